@@ -1,0 +1,109 @@
+"""Adapters: how a case becomes messages, and how a reply becomes the output a scorer sees.
+
+Built in: ``extract`` (JSON against the field schema) and ``chat`` (free text). A suite may name
+its own as ``module:attribute``; see :func:`evalcore.plugins.resolve`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from evalcore.records import Case
+from evalcore.schema import FieldSpec, check_value
+
+
+@dataclass
+class Parsed:
+    """What the adapter made of a reply: the output, and why it is unusable (None when usable)."""
+
+    output: Any
+    problem: str | None = None
+    #: Fields whose value has the wrong type: {field: reason}. The output keeps them; they score 0.
+    type_errors: dict[str, str] | None = None
+
+
+@dataclass
+class Context:
+    """What an adapter knows about the suite beyond the case."""
+
+    instructions: str
+    fields: tuple[FieldSpec, ...]
+
+
+class Adapter(Protocol):
+    name: str
+    #: Sent as ``response_format``; None for free text.
+    response_format: dict[str, Any] | None
+
+    def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]: ...
+
+    def parse(self, raw: str, context: Context) -> Parsed: ...
+
+
+def _input_text(case: Case) -> str:
+    return case.input if isinstance(case.input, str) else json.dumps(case.input, ensure_ascii=False, indent=1)
+
+
+class ChatAdapter:
+    """Free text: the instructions as the system message, the input as the user message."""
+
+    name = "chat"
+    response_format = None
+
+    def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
+        messages = [{"role": "system", "content": context.instructions}] if context.instructions else []
+        return messages + [{"role": "user", "content": _input_text(case)}]
+
+    def parse(self, raw: str, context: Context) -> Parsed:
+        return Parsed(output=raw.strip())
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+class ExtractAdapter:
+    """JSON extraction against the field schema; an unparseable reply is a model error."""
+
+    name = "extract"
+    response_format = {"type": "json_object"}
+
+    def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
+        system = "\n\n".join(p for p in (context.instructions.strip(), _schema_text(context.fields)) if p)
+        return [
+            {"role": "system", "content": system},
+            {"role": "user", "content": _input_text(case)},
+        ]
+
+    def parse(self, raw: str, context: Context) -> Parsed:
+        match = _FENCE.match(raw)
+        text = match.group(1) if match else raw
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return Parsed(output=None, problem=f"reply is not valid JSON: {exc.msg} at char {exc.pos}")
+        if not isinstance(data, dict):
+            return Parsed(output=None, problem=f"reply is JSON {type(data).__name__}, not an object")
+        errors = {}
+        for spec in context.fields:
+            problem = check_value(spec, data.get(spec.name))
+            if problem:
+                errors[spec.name] = problem
+        return Parsed(output=data, type_errors=errors or None)
+
+
+def _schema_text(fields: tuple[FieldSpec, ...]) -> str:
+    lines = ["Reply with one JSON object with exactly these keys. Use null when the message does not "
+             "settle a value."]
+    for spec in fields:
+        kind = {"enum": f"one of {list(spec.values)}",
+                "multi_enum": f"a list of values from {list(spec.values)}"}.get(spec.type, spec.type)
+        nullable = " or null" if spec.nullable else ""
+        about = f": {spec.description}" if spec.description else ""
+        lines.append(f"- {spec.name} ({kind}{nullable}){about}")
+    return "\n".join(lines)
+
+
+ADAPTERS: dict[str, type] = {"extract": ExtractAdapter, "chat": ChatAdapter}

@@ -1,0 +1,386 @@
+"""The ``evalcore`` command line. Heavy modules (pandas, litellm) are imported only by the commands that need them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evalcore import __version__
+
+EPILOG = """\
+examples:
+  evalcore cases  data/suites/intake             list every case; calls nothing
+  evalcore verify data/suites/intake             offline checks of the suite
+  evalcore plan   data/suites/intake             what a run would call
+  evalcore run    data/suites/intake             run the bundled fake lineup offline
+  evalcore run    data/suites/intake -m openai/gpt-4o-mini -d tax_preparation -e low,high -t 0,0.7
+  evalcore runs                                  run history
+  evalcore leaderboard RUN_ID --weights score=0.6,cost=-0.4
+  evalcore export RUN_ID -o run.json.gz          write the run file
+  evalcore import run.json.gz                    read a run file into the store
+  evalcore run --resume RUN_ID                   finish an interrupted run
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``evalcore`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 0
+    from evalcore.errors import EvalcoreError
+
+    try:
+        return int(args.handler(args) or 0)
+    except EvalcoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evalcore", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        description="Which model, prompt and settings should we ship? Run eval suites over lineups of "
+                    "models and compare them on leaderboards.")
+    parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for name, (add, handler, summary, example) in COMMANDS.items():
+        p = sub.add_parser(name, help=summary, description=summary, epilog=f"example:\n  {example}",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        add(p)
+        p.set_defaults(handler=handler)
+    return parser
+
+
+# --- arguments -------------------------------------------------------------------------------------
+
+
+def _db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", help="SQLite store (default: $EVALCORE_DB or data/evalcore.db)")
+
+
+def _suite_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suite", help="suite folder (holding evalcore.yaml)")
+
+
+def _selection(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-d", "--dataset", action="append", default=[], help="only these datasets (repeat or comma-separate)")
+    p.add_argument("--variant", action="append", default=[], help="only these variants (repeat or comma-separate)")
+    p.add_argument("--limit", type=int, help="at most N cases per dataset")
+    p.add_argument("-m", "--model", action="append", default=[],
+                   help="replace the lineup with these models (repeat or comma-separate)")
+    p.add_argument("-e", "--effort", help="reasoning_effort values, e.g. low,high (one contender each)")
+    p.add_argument("-t", "--temperature", help="temperature values, e.g. 0,0.7 (one contender each)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=V1,V2",
+                   help="any other setting, e.g. --set max_tokens=300")
+    p.add_argument("--api-base", help="send every real model's calls to this endpoint (local servers)")
+    p.add_argument("--samples", type=int, help="repetitions per case")
+
+
+def _add_cases(p: argparse.ArgumentParser) -> None:
+    _suite_arg(p)
+    _selection(p)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+
+
+def _add_verify(p: argparse.ArgumentParser) -> None:
+    _suite_arg(p)
+
+
+def _add_plan(p: argparse.ArgumentParser) -> None:
+    _suite_arg(p)
+    _selection(p)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+
+
+def _add_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suite", nargs="?", help="suite folder (omit with --resume)")
+    _selection(p)
+    _db(p)
+    p.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run: only what is missing is called")
+    p.add_argument("--force", action="store_true", help="resume even if evalcore.yaml changed since the run")
+    p.add_argument("--parallelism", type=int, help="contenders in flight at once")
+    p.add_argument("--concurrency", type=int, help="cases in flight per contender")
+    p.add_argument("--max-attempts", type=int, help="calls per case, retries included")
+    p.add_argument("--timeout", type=float, help="seconds per call")
+    p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
+    p.add_argument("-o", "--output", help="also write the run file here (.json or .json.gz)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _add_runs(p: argparse.ArgumentParser) -> None:
+    _db(p)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+
+
+def _add_export(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_id")
+    p.add_argument("-o", "--output", required=True, help="file to write (.json, or .json.gz for gzip)")
+    _db(p)
+
+
+def _add_import(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", help="run file (.json or .json.gz)")
+    p.add_argument("--replace", action="store_true", help="replace a stored run with the same id")
+    _db(p)
+
+
+def _add_delete(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_id")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    _db(p)
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+
+def _split(values: list[str] | str | None) -> list[str]:
+    if not values:
+        return []
+    items = [values] if isinstance(values, str) else values
+    return [v.strip() for item in items for v in item.split(",") if v.strip()]
+
+
+def _setting_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _options(args: argparse.Namespace):  # noqa: ANN202
+    from evalcore.errors import ConfigError
+    from evalcore.lineup import Overrides
+    from evalcore.plan import RunOptions
+
+    settings: dict[str, list[Any]] = {}
+    if args.effort:
+        settings["reasoning_effort"] = _split(args.effort)
+    if args.temperature:
+        settings["temperature"] = [_setting_value(v) for v in _split(args.temperature)]
+    for item in args.set:
+        key, sep, values = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r}: write KEY=VALUE or KEY=V1,V2")
+        settings[key.strip()] = [_setting_value(v) for v in _split(values)]
+    return RunOptions(
+        datasets=_split(args.dataset), variants=_split(args.variant), limit=args.limit, samples=args.samples,
+        parallelism=getattr(args, "parallelism", None), concurrency=getattr(args, "concurrency", None),
+        max_attempts=getattr(args, "max_attempts", None), timeout_s=getattr(args, "timeout", None),
+        revision=getattr(args, "revision", None),
+        overrides=Overrides(models=_split(args.model), settings=settings, api_base=args.api_base),
+    )
+
+
+def _plan(args: argparse.Namespace):  # noqa: ANN202
+    from evalcore.plan import make_plan
+    from evalcore.suite import load_suite
+
+    return make_plan(load_suite(args.suite), _options(args))
+
+
+def _store(args: argparse.Namespace):  # noqa: ANN202
+    from evalcore.store import Store, default_db_path
+
+    return Store(args.db or default_db_path())
+
+
+def _table(rows: list[list[Any]], header: list[str]) -> str:
+    cells = [header] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _print_refused(plan) -> None:  # noqa: ANN001
+    for r in plan.refused:
+        settings = " ".join(f"{k}={v}" for k, v in r.settings.items())
+        print(f"refused: {r.model} {settings}: {r.reason}")
+
+
+# --- commands --------------------------------------------------------------------------------------
+
+
+def cmd_cases(args: argparse.Namespace) -> int:
+    plan = _plan(args)
+    rows = [[c.dataset, c.variant, c.id, _words(c.input), _summary(c.expected)] for c in plan.cases]
+    if args.format == "json":
+        print(json.dumps([dict(zip(["dataset", "variant", "id", "words", "expected"], r, strict=True))
+                          for r in rows], indent=1))
+        return 0
+    print(_table(rows, ["dataset", "variant", "id", "words", "expected"]))
+    print(f"\n{len(rows)} cases in {len({r[0] for r in rows})} datasets")
+    _print_refused(plan)
+    return 0
+
+
+def _words(value: Any) -> int:
+    return len((value if isinstance(value, str) else json.dumps(value)).split())
+
+
+def _summary(expected: Any) -> str:
+    if isinstance(expected, dict):
+        known = sum(v is not None for v in expected.values())
+        return f"{known}/{len(expected)} fields set"
+    text = json.dumps(expected, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from evalcore.verify import verify_suite
+
+    report = verify_suite(args.suite)
+    for line in report.lines:
+        print(line)
+    return 0 if report.ok else 1
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from evalcore.estimate import estimate_cost
+
+    plan = _plan(args)
+    datasets = sorted({c.dataset for c in plan.cases})
+    matrix = plan.matrix()
+    cost = estimate_cost(plan)
+    if args.format == "json":
+        print(json.dumps({"matrix": matrix, "calls": plan.calls, "estimated_cost_usd": cost,
+                          "refused": [r.__dict__ for r in plan.refused], "missing_keys": plan.missing_keys},
+                         indent=1))
+        return 0
+    rows = [[cid] + [m.get(d, 0) for d in datasets] + [sum(m.values())] for cid, m in matrix.items()]
+    print(_table(rows, ["contender"] + datasets + ["calls"]))
+    print(f"\n{plan.calls} calls: {len(plan.contenders)} contenders x {len(plan.cases)} cases x "
+          f"{plan.samples} sample(s); {plan.parallelism} contenders in flight, {plan.concurrency} cases each")
+    print("estimated cost: " + (f"${cost:.4f}" if cost is not None else "unknown (no prices for some models)"))
+    _print_refused(plan)
+    for model, keys in plan.missing_keys.items():
+        print(f"missing API key: {model} needs {', '.join(keys)}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from evalcore.errors import ConfigError
+    from evalcore.progress import StderrBars
+    from evalcore.runner import execute_plan, resume_plan, start_run
+
+    store = _store(args)
+    if args.resume:
+        plan, run, done = resume_plan(store, args.resume, force=args.force)
+        print(f"resuming run {run.info.id}: {len(done)} results stored, "
+              f"{plan.calls - len(done)} to go", file=sys.stderr)
+        store.set_status(run.info.id, "running")
+    elif args.suite:
+        plan, done = _plan(args), set()
+        _print_refused(plan)
+        run = start_run(plan, store)
+        print(f"run {run.info.id}: {plan.calls} calls", file=sys.stderr)
+    else:
+        raise ConfigError("name a suite folder, or --resume RUN_ID")
+    bars = None if args.quiet else StderrBars()
+    try:
+        status = asyncio.run(execute_plan(plan, store, run, done, on_progress=bars))
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished results are stored. Resume with: evalcore run --resume {run.info.id}",
+              file=sys.stderr)
+        return 130
+    _after_run(args, store, run.info.id, status)
+    return 0 if status == "completed" else 1
+
+
+def _after_run(args: argparse.Namespace, store, run_id: str, status: str) -> None:  # noqa: ANN001
+    from evalcore.report import print_run_leaderboard
+
+    print_run_leaderboard(store.load_run(run_id))
+    print(f"\nrun {run_id}: {status}")
+    if args.output:
+        from evalcore.runfile import write_run_file
+
+        write_run_file(store.load_run(run_id), Path(args.output))
+        print(f"wrote {args.output}")
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    runs = _store(args).list_runs()
+    if args.format == "json":
+        print(json.dumps(runs, indent=1, default=str))
+        return 0
+    if not runs:
+        print("no runs yet: try `evalcore run data/suites/intake`")
+        return 0
+    keys = ["id", "suite", "created_at", "status", "contenders", "cases", "results", "errors", "cost_usd"]
+    rows = [[_cell(r.get(k)) for k in keys] for r in runs]
+    print(_table(rows, keys))
+    return 0
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return "–" if value is None else str(value)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from evalcore.runfile import write_run_file
+
+    run = _store(args).load_run(args.run_id)
+    write_run_file(run, Path(args.output))
+    print(f"wrote {args.output}: {len(run.results)} results")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from evalcore.runfile import read_run_file
+
+    run = read_run_file(Path(args.path))
+    _store(args).import_run(run, replace=args.replace)
+    print(f"imported run {run.info.id} ({run.info.suite}, {len(run.results)} results)")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    store = _store(args)
+    if not args.yes:
+        answer = input(f"delete run {args.run_id} and all its results? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("kept")
+            return 1
+    store.delete_run(args.run_id)
+    print(f"deleted run {args.run_id}")
+    return 0
+
+
+Adder = Callable[[argparse.ArgumentParser], None]
+Handler = Callable[[argparse.Namespace], int]
+COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
+    "cases": (_add_cases, cmd_cases, "list every case: dataset, variant, id, words, expected summary; calls nothing",
+              "evalcore cases data/suites/intake -d roofing"),
+    "verify": (_add_verify, cmd_verify, "check a suite offline: config, cases, expected answers, adapter, scorer",
+               "evalcore verify data/suites/intake"),
+    "plan": (_add_plan, cmd_plan, "show the contender x dataset matrix, calls, cost estimate and refusals; calls nothing",
+             "evalcore plan data/suites/intake -m openai/gpt-4o-mini -e low,high"),
+    "run": (_add_run, cmd_run, "run a suite (or --resume a run), storing results as they complete",
+            "evalcore run data/suites/intake -d roofing --samples 3"),
+    "runs": (_add_runs, cmd_runs, "list stored runs", "evalcore runs --format json"),
+    "export": (_add_export, cmd_export, "write a stored run as a run file (.json or .json.gz)",
+               "evalcore export 3f2c... -o run.json.gz"),
+    "import": (_add_import, cmd_import, "read a run file into the store; atomic",
+               "evalcore import run.json.gz --replace"),
+    "delete": (_add_delete, cmd_delete, "delete a stored run and its results", "evalcore delete 3f2c... --yes"),
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""The exceptions evalcore raises.
+
+::
+
+    EvalcoreError                 anything evalcore reports to a user
+     ├── ConfigError              a suite folder, evalcore.yaml or a case is wrong (names file, key, fix)
+     ├── RunFileError             a run file is not valid (lists ``path.to.field: message`` problems)
+     ├── StoreError               the SQLite store refused an operation (unknown run id, duplicate id …)
+     ├── WeightsError             weights name something that cannot be weighted
+     └── CallFailed               a model call failed after its retries (carries ``kind`` and ``attempts``)
+"""
+
+from __future__ import annotations
+
+
+class EvalcoreError(Exception):
+    """Base class: every error evalcore shows to a user."""
+
+
+class ConfigError(EvalcoreError):
+    """A suite, its configuration or one of its cases is wrong."""
+
+
+class RunFileError(EvalcoreError):
+    """A run file failed validation; ``problems`` holds one ``path: message`` line per problem."""
+
+    def __init__(self, message: str, problems: list[str] | None = None):
+        self.problems = problems or []
+        detail = "".join(f"\n  {p}" for p in self.problems)
+        super().__init__(message + detail)
+
+
+class StoreError(EvalcoreError):
+    """The store cannot do what was asked."""
+
+
+class WeightsError(EvalcoreError):
+    """Weights name something that cannot be weighted."""
+
+
+class CallFailed(EvalcoreError):
+    """A model call gave no usable reply after its retries.
+
+    Attributes:
+        kind: one of ``transport``, ``timeout``, ``rate_limit``, ``auth``, ``bad_request``, ``other``.
+        attempts: calls made, retries included.
+        latency_s: wall time of the last attempt, when known.
+    """
+
+    def __init__(self, kind: str, message: str, attempts: int = 1, latency_s: float | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.attempts = attempts
+        self.latency_s = latency_s
