@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -276,6 +277,16 @@ async def execute_plan(plan: Plan, store: Store, run: Run, done: set[Key] | None
         execution.progress.message = str(exc)
         execution._finish("failed")
         raise
+    finally:
+        await _close_model_clients()
+
+
+async def _close_model_clients() -> None:
+    # litellm caches HTTP clients per event loop; close them before this loop ends.
+    if "litellm" in sys.modules:
+        from evalcore.llm import close_clients
+
+        await close_clients()
 
 
 def start_run(plan: Plan, store: Store, run_id: str | None = None) -> Run:

@@ -1,0 +1,86 @@
+"""Shared fixtures. No test reaches the network: every connection off the loopback is blocked."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.openai_server import OpenAIServer
+
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+
+class NetworkBlocked(OSError):
+    """A test tried to reach a host that is not this machine."""
+
+
+def _is_loopback(host: Any) -> bool:
+    if host in (None, "", "localhost", b"localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.decode() if isinstance(host, bytes) else host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check(address: Any, blocked: list[Any]) -> None:
+    """Raise for an internet address; unix socket paths (str or bytes) are local."""
+    if isinstance(address, tuple) and not _is_loopback(address[0]):
+        blocked.append(address)
+        raise NetworkBlocked(
+            f"tests must not reach the network: connection to {address!r} blocked by conftest"
+        )
+
+
+@pytest.fixture(autouse=True)
+def network_guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
+    """Block non-loopback connections; a test that tried one fails even if the error was swallowed.
+
+    Yields the list of blocked addresses (a test of the guard clears it).
+    """
+    blocked: list[Any] = []
+    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+    create_connection, getaddrinfo = socket.create_connection, socket.getaddrinfo
+
+    def guarded_connect(sock: socket.socket, address: Any) -> None:
+        _check(address, blocked)
+        return connect(sock, address)
+
+    def guarded_connect_ex(sock: socket.socket, address: Any) -> int:
+        _check(address, blocked)
+        return connect_ex(sock, address)
+
+    def guarded_create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        _check(address, blocked)
+        return create_connection(address, *args, **kwargs)
+
+    def guarded_getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        _check((host, port), blocked)
+        return getaddrinfo(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    monkeypatch.setattr(socket, "create_connection", guarded_create_connection)
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+    yield blocked
+    assert not blocked, f"the test tried to reach the network: {blocked}"
+
+
+@pytest.fixture
+def openai_server() -> Iterator[OpenAIServer]:
+    """A started OpenAI-compatible server on 127.0.0.1; script faults with ``server.script(...)``."""
+    with OpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def tmp_db(tmp_path: Path) -> Path:
+    """Where a test's SQLite store lives."""
+    return tmp_path / "evalcore.db"

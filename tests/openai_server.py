@@ -1,0 +1,174 @@
+"""A small OpenAI-compatible chat server on 127.0.0.1 for tests, with scriptable faults.
+
+Each call to ``POST /v1/chat/completions`` takes the next script from :attr:`OpenAIServer.scripts`
+(``ok`` once the queue is empty). Scripts:
+
+- ``ok`` or ``ok:<content>``: a normal chat completion with ``usage``.
+- ``status:<code>`` or ``status:<code>:<retry-after>``: an error reply, e.g. ``status:429:0.2``.
+- ``slow:<seconds>``: sleep, then ``ok``.
+- ``drop``: close the connection without a reply.
+- ``malformed``: 200 with a body that is not JSON.
+- ``no_choices``: 200 with ``choices: []``.
+- ``bad_content``: 200 with content that is not JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Content = str | Callable[[dict[str, Any]], str]
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet when a client hung up (a timed-out call); report anything else."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class OpenAIServer:
+    """An OpenAI-compatible server; ``base_url`` is what litellm takes as ``api_base``."""
+
+    def __init__(self, content: Content = '{"answer": 42}'):
+        self.content: Content = content
+        self.scripts: deque[str] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def calls(self) -> int:
+        """Chat completion requests received so far."""
+        return len(self.requests)
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def script(self, *scripts: str) -> None:
+        """Queue fault scripts, consumed one per call in order."""
+        self.scripts.extend(scripts)
+
+    def start(self) -> OpenAIServer:
+        self._httpd = _QuietServer(("127.0.0.1", 0), _handler_for(self))
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> OpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _record(self, body: dict[str, Any], headers: dict[str, str]) -> str:
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            return self.scripts.popleft() if self.scripts else "ok"
+
+    def _content_for(self, body: dict[str, Any]) -> str:
+        return self.content(body) if callable(self.content) else self.content
+
+
+def completion(body: dict[str, Any], content: str) -> dict[str, Any]:
+    """A chat completion reply; token counts are words, so tests can predict them."""
+    prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+    prompt_tokens, completion_tokens = len(prompt.split()), len(content.split())
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "test-model"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            self._run(server._record(body, dict(self.headers)), body)
+
+        def _run(self, script: str, body: dict[str, Any]) -> None:
+            name, _, arg = script.partition(":")
+            if name == "ok":
+                self._send(200, completion(body, arg or server._content_for(body)))
+            elif name == "slow":
+                time.sleep(float(arg))
+                self._send(200, completion(body, server._content_for(body)))
+            elif name == "status":
+                self._status(arg)
+            elif name == "drop":
+                self.close_connection = True
+                self.connection.close()
+            elif name == "malformed":
+                self._send_raw(200, b'{"id": "chatcmpl-test", "choices": [')
+            elif name == "no_choices":
+                self._send(200, {**completion(body, ""), "choices": []})
+            elif name == "bad_content":
+                self._send(200, completion(body, "this is not json {"))
+            else:
+                raise ValueError(f"unknown script {script!r}")
+
+        def _status(self, arg: str) -> None:
+            code, _, retry_after = arg.partition(":")
+            headers = {"Retry-After": retry_after} if retry_after else {}
+            error = {"error": {"message": f"scripted {code}", "type": "test_error", "code": code}}
+            self._send(int(code), error, headers)
+
+        def _send(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            self._send_raw(code, json.dumps(payload).encode(), headers)
+
+        def _send_raw(self, code: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
