@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name, (add, handler, summary, example) in COMMANDS.items():
-        p = sub.add_parser(name, help=summary, description=summary, epilog=f"example:\n  {example}",
+        p = sub.add_parser(name, help=summary, description=summary.replace("%%", "%"), epilog=f"example:\n  {example}",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         add(p)
         p.set_defaults(handler=handler)
@@ -74,7 +74,8 @@ def _suite_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _selection(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-d", "--dataset", action="append", default=[], help="only these datasets (repeat or comma-separate)")
+    p.add_argument("-d", "--dataset", action="append", default=[],
+                   help="only these datasets (repeat or comma-separate)")
     p.add_argument("--variant", action="append", default=[], help="only these variants (repeat or comma-separate)")
     p.add_argument("--limit", type=int, help="at most N cases per dataset")
     p.add_argument("-m", "--model", action="append", default=[],
@@ -301,8 +302,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _after_run(args: argparse.Namespace, store, run_id: str, status: str) -> None:  # noqa: ANN001
-    from evalcore.report import print_run_leaderboard
-
     print_run_leaderboard(store.load_run(run_id))
     print(f"\nrun {run_id}: {status}")
     if args.output:
@@ -362,6 +361,145 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_leaderboard(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", help="a run id in the store, or a run file (.json / .json.gz)")
+    _filters(p)
+    p.add_argument("--weights", help="e.g. score=0.6,hallucinated_rate=-0.2,cost=-0.2 (default: the run's)")
+    p.add_argument("--average", choices=["micro", "macro"], default="micro",
+                   help="micro: mean over cases (default); macro: mean of per-dataset values")
+    p.add_argument("--by-dataset", action="store_true", help="one table per dataset")
+    p.add_argument("--best-value-points", type=float, default=2.0,
+                   help="best value: cheapest row within this many points of the top score (default 2)")
+    p.add_argument("--no-intervals", action="store_true", help="skip the bootstrap intervals and P(best)")
+    p.add_argument("--format", choices=["table", "json", "csv", "markdown"], default="table")
+    _db(p)
+
+
+def _filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-d", "--dataset", action="append", default=[], help="only these datasets")
+    p.add_argument("--variant", action="append", default=[], help="only these variants")
+    p.add_argument("-c", "--contender", action="append", default=[], help="only these contenders (exact ids)")
+    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="only cases whose metadata KEY equals VALUE, e.g. --where difficulty=hard")
+
+
+def _add_weights(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", help="a suite folder, a run id in the store, or a run file")
+    p.add_argument("--weights", help="weights to explain instead of the suite's or run's own")
+    _db(p)
+
+
+def _add_significance(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", help="a run id in the store, or a run file")
+    p.add_argument("--metric", default="score", help="score (default) or a declared metric")
+    _filters(p)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    _db(p)
+
+
+def _open_run(ref: str, args: argparse.Namespace):  # noqa: ANN202
+    """A run from a file path or the store, with its results frame."""
+    from evalcore.frames import results_frame
+
+    path = Path(ref)
+    if path.is_file():
+        from evalcore.runfile import read_run_file
+
+        run = read_run_file(path)
+    else:
+        run = _store(args).load_run(ref)
+    return run, results_frame(run)
+
+
+def _metadata_filter(items: list[str]) -> dict[str, list[str]]:
+    from evalcore.errors import ConfigError
+
+    wanted: dict[str, list[str]] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--where {item!r}: write KEY=VALUE, e.g. difficulty=hard")
+        wanted.setdefault(key.strip(), []).append(value.strip())
+    return wanted
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from evalcore.leaderboard import leaderboard, parse_weights
+    from evalcore.report import format_leaderboard
+
+    run, frame = _open_run(args.run, args)
+    weights = parse_weights(args.weights) if args.weights is not None else run.info.weights
+    table = leaderboard(frame, run.metrics, weights, datasets=_split(args.dataset) or None,
+                        variants=_split(args.variant) or None, contenders=args.contender or None,
+                        metadata=_metadata_filter(args.where) or None,
+                        by=("contender", "dataset") if args.by_dataset else ("contender",),
+                        average=args.average, best_value_points=args.best_value_points / 100,
+                        ci=not args.no_intervals)
+    print(format_leaderboard(table, run.metrics, args.format, weights=weights,
+                             best_value_points=args.best_value_points / 100), end="")
+    return 0
+
+
+def print_run_leaderboard(run) -> None:  # noqa: ANN001
+    """The leaderboard ``evalcore run`` prints when it finishes."""
+    from evalcore.frames import results_frame
+    from evalcore.leaderboard import leaderboard
+    from evalcore.report import format_leaderboard
+
+    frame = results_frame(run)
+    if frame.empty:
+        print("no results")
+        return
+    table = leaderboard(frame, run.metrics, run.info.weights)
+    print(format_leaderboard(table, run.metrics, "table", weights=run.info.weights), end="")
+
+
+def cmd_weights(args: argparse.Namespace) -> int:
+    from evalcore.leaderboard import parse_weights, validate_weights, weight_shares
+
+    source = Path(args.source)
+    if source.is_dir():
+        from evalcore.plugins import build_scorer
+        from evalcore.suite import load_suite
+
+        suite = load_suite(source)
+        metrics, weights = build_scorer(suite.scorer_ref, suite.path).metrics, suite.weights
+    else:
+        run, _ = _open_run(args.source, args)
+        metrics, weights = run.metrics, run.info.weights
+    if args.weights is not None:
+        weights = parse_weights(args.weights)
+    weights = validate_weights(weights, metrics)
+    if not weights:
+        print("no weights: contenders rank by score, then cost")
+        return 0
+    rows = [[s["name"], f"{s['weight']:g}", s["direction"], f"{100 * s['share']:.1f}%"]
+            for s in weight_shares(weights)]
+    print(_table(rows, ["name", "weight", "direction", "share of wscore"]))
+    if "errors" in weights:
+        print("\nerrors: each row with n >= 1 failed calls loses 15 + 5n points (20, 25, 30 ...)")
+    return 0
+
+
+def cmd_significance(args: argparse.Namespace) -> int:
+    from evalcore.leaderboard import select_results
+    from evalcore.stats import pairwise
+
+    run, frame = _open_run(args.run, args)
+    selected = select_results(frame, _split(args.dataset) or None, _split(args.variant) or None,
+                              args.contender or None, _metadata_filter(args.where) or None)
+    pairs = pairwise(selected, metric=args.metric)
+    if args.format == "json":
+        print(pairs.to_json(orient="records", indent=1))
+        return 0
+    rows = [[r.a, r.b, r.n, f"{r.mean_diff:+.3f}", f"[{r.lo:+.3f}, {r.hi:+.3f}]", f"{r.p_value:.3f}",
+             "yes" if r.significant else "no"] for r in pairs.itertuples() if r.a < r.b]
+    print(_table(rows, ["a", "b", "cases", f"mean {args.metric} a-b", "95% interval", "p", "p<0.05"]))
+    print("\npaired over shared cases; interval: paired bootstrap over cases; p: two-sided sign-flip "
+          "permutation test")
+    return 0
+
+
 Adder = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
@@ -369,7 +507,8 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
               "evalcore cases data/suites/intake -d roofing"),
     "verify": (_add_verify, cmd_verify, "check a suite offline: config, cases, expected answers, adapter, scorer",
                "evalcore verify data/suites/intake"),
-    "plan": (_add_plan, cmd_plan, "show the contender x dataset matrix, calls, cost estimate and refusals; calls nothing",
+    "plan": (_add_plan, cmd_plan,
+             "show the contender x dataset matrix, calls, cost estimate and refusals; calls nothing",
              "evalcore plan data/suites/intake -m openai/gpt-4o-mini -e low,high"),
     "run": (_add_run, cmd_run, "run a suite (or --resume a run), storing results as they complete",
             "evalcore run data/suites/intake -d roofing --samples 3"),
@@ -379,6 +518,14 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     "import": (_add_import, cmd_import, "read a run file into the store; atomic",
                "evalcore import run.json.gz --replace"),
     "delete": (_add_delete, cmd_delete, "delete a stored run and its results", "evalcore delete 3f2c... --yes"),
+    "leaderboard": (_add_leaderboard, cmd_leaderboard,
+                    "rank the contenders of a run: weighted score, intervals, P(best), best and best value",
+                    "evalcore leaderboard RUN_ID --weights score=0.6,cost=-0.4 --format json"),
+    "weights": (_add_weights, cmd_weights, "each weighted name, its direction and its real share of the wscore",
+                "evalcore weights data/suites/intake --weights score=1,cost=-0.5"),
+    "significance": (_add_significance, cmd_significance,
+                     "pairwise differences between contenders: mean, 95%% interval, p-value",
+                     "evalcore significance RUN_ID --metric hallucinated_rate"),
 }
 
 

@@ -50,7 +50,7 @@ FAKES: dict[str, FakeSpec] = {
     "guesser": FakeSpec(0.5, 1.5e-7, 6.0e-7, takes_reasoning_effort=True, slip=0.04, invent=0.55),
     "cautious": FakeSpec(0.9, 1.0e-6, 4.0e-6, takes_reasoning_effort=True, omit=0.25),
     "flaky": FakeSpec(0.8, 5.0e-7, 2.0e-6, fail=0.5),
-    "sloppy": FakeSpec(0.3, 5.0e-8, 2.0e-7, slip=0.08, garble=0.2),
+    "sloppy": FakeSpec(0.3, 5.0e-8, 2.0e-7, slip=0.08, invent=0.15, garble=0.2),
 }
 
 

@@ -18,8 +18,8 @@ def test_loads_cases_with_variant_and_numbered_ids(tmp_path):
 
 
 def test_a_folder_named_like_a_word_is_the_variant_and_the_id(tmp_path):
-    root = write_suite(tmp_path / "s", cases={"noisy": ("text", {k: None for k in
-                                                                  ["name", "kind", "count", "amount", "urgent", "tags"]})})
+    blank = dict.fromkeys(["name", "kind", "count", "amount", "urgent", "tags"])
+    root = write_suite(tmp_path / "s", cases={"noisy": ("text", blank)})
     case = load_suite(root).cases[0]
     assert (case.id, case.variant) == ("noisy", "noisy")
 

@@ -1,0 +1,140 @@
+"""Results as a pandas DataFrame: one row per result, the shape every table and chart starts from.
+
+Columns, in order: ``contender, dataset, case, variant, sample, status, error_kind, score``, one
+``m_<metric>`` per declared metric, ``cost_usd, latency_s, input_tokens, output_tokens``, then one
+``meta_<key>`` per metadata key of the run's cases (first appearance order). Numbers are float64
+with NaN for null (``sample`` is int64); names are categoricals; rows are sorted by contender, case
+(both in the run's order) and sample.
+
+:func:`results_frame` builds it from an in-memory run (an uploaded run file);
+``Store.load_results_frame`` builds the same frame from SQLite. Both feed :func:`build_frame` with
+the same row tuples, so their columns and dtypes cannot drift apart. pandas is imported inside the
+functions: commands that never build a frame never pay for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from evalcore import records
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: The row tuple both sources produce: these, the metric values, then :data:`TAIL_FIELDS`.
+HEAD_FIELDS = ("contender_code", "case_code", "sample", "is_error", "error_kind_code", "score")
+TAIL_FIELDS = ("cost_usd", "latency_s", "input_tokens", "output_tokens")
+STATUSES = ("scored", "error")
+ERROR_KIND_CODES = {kind: i for i, kind in enumerate(records.ERROR_KINDS)}
+
+#: A case's part of a row: dataset, id, variant and metadata.
+CaseRow = tuple[str, str, str, dict[str, Any]]
+
+
+def results_frame(run: records.Run) -> pd.DataFrame:
+    """The results of an in-memory run as a DataFrame (see the module docstring for its shape).
+
+    Raises:
+        ValueError: a result names a contender or case the run does not hold.
+    """
+    names = [m.name for m in run.metrics]
+    contender_codes = {c.id: i for i, c in enumerate(run.contenders)}
+    case_codes = {c.key: i for i, c in enumerate(run.cases)}
+    try:
+        rows = [_row(r, contender_codes[r.contender], case_codes[(r.dataset, r.case)], names) for r in run.results]
+    except KeyError as e:
+        raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
+    cases = [(c.dataset, c.id, c.variant, c.metadata) for c in run.cases]
+    return build_frame(rows, [c.id for c in run.contenders], cases, names)
+
+
+def _row(r: records.Result, contender: int, case: int, names: list[str]) -> tuple:
+    kind = ERROR_KIND_CODES.get(r.error.kind, -1) if r.error else -1
+    u = r.usage
+    values = [r.metrics.get(n) for n in names]
+    head = (contender, case, r.sample, r.status == "error", kind, r.score)
+    return (*head, *values, u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens)
+
+
+def build_frame(
+    rows: Sequence[tuple], contenders: Sequence[str], cases: Sequence[CaseRow], metric_names: Sequence[str]
+) -> pd.DataFrame:
+    """Assemble the results frame from row tuples.
+
+    Args:
+        rows: one tuple per result: :data:`HEAD_FIELDS`, the metric values in ``metric_names``
+            order, then :data:`TAIL_FIELDS`; codes index ``contenders`` and ``cases``; an error
+            kind code indexes ``records.ERROR_KINDS`` (-1: none); None for unknown numbers.
+        contenders: contender ids, in the run's order.
+        cases: (dataset, id, variant, metadata) per case, in the run's order.
+        metric_names: the declared metrics.
+    """
+    import numpy as np
+    import pandas as pd
+
+    table = np.array(rows, dtype=_row_dtype(metric_names))
+    contender, case, sample = table["contender_code"], table["case_code"], table["sample"]
+    table = table[np.lexsort((sample, case, contender))]
+    contender, case = table["contender_code"], table["case_code"]
+    columns: dict[str, Any] = {
+        "contender": pd.Categorical.from_codes(contender, categories=list(contenders)),
+        **_case_columns(cases, case),
+        "sample": table["sample"],
+        "status": pd.Categorical.from_codes(table["is_error"], categories=STATUSES),
+        "error_kind": pd.Categorical.from_codes(table["error_kind_code"], categories=records.ERROR_KINDS),
+        "score": table["score"],
+    }
+    columns |= {f"m_{n}": table[f"m_{n}"] for n in metric_names}
+    columns |= {name: table[name] for name in TAIL_FIELDS}
+    columns |= _metadata_columns(cases, case)
+    return pd.DataFrame({k: _contiguous(v) for k, v in columns.items()})
+
+
+def _row_dtype(metric_names: Sequence[str]) -> Any:
+    """Integers for codes and samples (exact), float64 for the rest: None becomes NaN."""
+    import numpy as np
+
+    floats = ["score", *(f"m_{n}" for n in metric_names), *TAIL_FIELDS]
+    return np.dtype([(f, np.int64) for f in HEAD_FIELDS[:5]] + [(f, np.float64) for f in floats])
+
+
+def _contiguous(column: Any) -> Any:
+    import numpy as np
+
+    return np.ascontiguousarray(column) if isinstance(column, np.ndarray) else column
+
+
+def _case_columns(cases: Sequence[CaseRow], case: Any) -> dict[str, Any]:
+    """dataset, case (id) and variant, looked up per row from the case codes."""
+    return {name: _categorical([c[i] for c in cases], case) for i, name in enumerate(("dataset", "case", "variant"))}
+
+
+def _categorical(per_case: list[Any], case: Any) -> Any:
+    import numpy as np
+    import pandas as pd
+
+    categories = list(dict.fromkeys(v for v in per_case if v is not None))
+    index = {v: i for i, v in enumerate(categories)}
+    codes = np.array([index.get(v, -1) if v is not None else -1 for v in per_case], dtype=np.int64)
+    return pd.Categorical.from_codes(codes[case], categories=categories)
+
+
+def _metadata_columns(cases: Sequence[CaseRow], case: Any) -> dict[str, Any]:
+    keys = dict.fromkeys(k for c in cases for k in c[3])
+    return {f"meta_{k}": _metadata_column([c[3].get(k) for c in cases], case) for k in keys}
+
+
+def _metadata_column(per_case: list[Any], case: Any) -> Any:
+    """Strings become a categorical, numbers float64; anything else stays object (JSON for containers)."""
+    import numpy as np
+
+    known = [v for v in per_case if v is not None]
+    if known and all(isinstance(v, str) for v in known):
+        return _categorical(per_case, case)
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in known):
+        return np.array([np.nan if v is None else v for v in per_case], dtype=np.float64)[case]
+    cells = np.empty(len(per_case), dtype=object)
+    cells[:] = [json.dumps(v, ensure_ascii=False) if isinstance(v, dict | list) else v for v in per_case]
+    return cells[case]

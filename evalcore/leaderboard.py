@@ -1,0 +1,432 @@
+"""Leaderboard math: select results, aggregate them per contender, weight and rank the rows.
+
+Every rule here is "Leaderboard semantics" of the run-file spec (schema version 1), to the letter.
+The functions are pure: a results frame in, a table out, no IO. The results frame has one row per
+result, with the columns ``contender, dataset, case, variant, sample, status, error_kind, score,
+m_<metric>..., cost_usd, latency_s, input_tokens, output_tokens, meta_<key>...`` (NaN for null;
+string columns may be categoricals).
+
+``aggregate`` is what a filter change costs; ``rank`` is what a weight change costs, so a slider
+recomputes only ``rank`` on cached aggregates.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TypedDict
+
+import numpy as np
+import pandas as pd
+
+from evalcore.errors import EvalcoreError, WeightsError
+from evalcore.records import Metric
+
+log = logging.getLogger(__name__)
+
+#: Names any suite may weight, besides its declared metrics.
+BASE_WEIGHT_NAMES = ("score", "errors", "cost", "time")
+#: Table columns, in order, around the metric columns.
+COUNT_COLUMNS = ("cases", "scored", "errors")
+USAGE_COLUMNS = ("cost", "time", "input_tokens", "output_tokens")
+#: Where each usage column comes from in the results frame.
+USAGE_SOURCES = {"cost": "cost_usd", "time": "latency_s", "input_tokens": "input_tokens",
+                 "output_tokens": "output_tokens"}
+GROUPINGS = (("contender",), ("contender", "dataset"))
+AVERAGES = ("micro", "macro")
+#: wscores equal to 9 decimals tie: float noise (all weights scaled by k, say) must not reorder rows.
+TIE_DECIMALS = 9
+#: "within 0.02 of the top score" includes 0.88 against 0.90, whose float difference is 0.0200…02.
+POINTS_TOLERANCE = 1e-9
+_WEIGHT_ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*")
+
+
+def select_results(
+    df: pd.DataFrame,
+    datasets: Iterable[str] | None = None,
+    variants: Iterable[str] | None = None,
+    contenders: Iterable[str] | None = None,
+    metadata: Mapping[str, Iterable[str]] | None = None,
+) -> pd.DataFrame:
+    """Keep the results that pass every filter.
+
+    Args:
+        df: the results frame.
+        datasets, variants, contenders: the values to keep; None or empty keeps all.
+        metadata: case metadata key → values to keep, e.g. ``{"difficulty": ["hard"]}``, matched
+            against the ``meta_<key>`` column (as numbers when it holds numbers, else as strings).
+
+    Raises:
+        EvalcoreError: a metadata key no case has; the message lists the known keys.
+    """
+    mask = np.ones(len(df), dtype=bool)
+    for column, wanted in (("dataset", datasets), ("variant", variants), ("contender", contenders)):
+        if wanted:
+            mask &= df[column].isin(_as_list(wanted)).to_numpy()
+    for key, wanted in (metadata or {}).items():
+        mask &= _metadata_mask(df, key, _as_list(wanted))
+    return df[mask]
+
+
+def _as_list(values: Iterable[str] | str) -> list[str]:
+    # A lone string is one value, not its characters.
+    return [values] if isinstance(values, str) else list(values)
+
+
+def _metadata_mask(df: pd.DataFrame, key: str, wanted: list[str]) -> np.ndarray:
+    column = f"meta_{key}"
+    if column not in df.columns:
+        known = sorted(c.removeprefix("meta_") for c in df.columns if c.startswith("meta_"))
+        raise EvalcoreError(f"metadata filter {key!r}: no case has this key; known keys: {known}")
+    values = df[column]
+    # Filters come from a command line as strings; metadata from YAML/JSON may be numbers.
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        return values.isin([n for n in map(_finite, map(str, wanted)) if n is not None]).to_numpy()
+    return (values.notna() & values.astype(str).isin({str(v) for v in wanted})).to_numpy()
+
+
+def result_values(df: pd.DataFrame, metrics: Sequence[Metric]) -> dict[str, np.ndarray]:
+    """The per-result numbers every aggregate is built from, as float arrays (NaN for null).
+
+    Keys: ``scored`` and ``errors`` (1.0 or 0.0), ``score`` and each metric name (NaN unless the
+    result is scored, so a stray value on an error never counts), then ``cost, time,
+    input_tokens, output_tokens``.
+    """
+    scored = (df["status"] == "scored").to_numpy(dtype=bool)
+    values = {"scored": scored.astype(float), "errors": (df["status"] == "error").to_numpy(float)}
+    sources = {"score": "score", **{m.name: f"m_{m.name}" for m in metrics}}
+    for name, source in sources.items():
+        values[name] = np.where(scored, _floats(df, source), np.nan)
+    for name, source in USAGE_SOURCES.items():
+        values[name] = _floats(df, source)
+    return values
+
+
+def _floats(df: pd.DataFrame, column: str) -> np.ndarray:
+    if column not in df.columns:
+        return np.full(len(df), np.nan)
+    return df[column].to_numpy(dtype=float, na_value=np.nan)
+
+
+def aggregate(
+    df: pd.DataFrame,
+    metrics: Sequence[Metric],
+    by: Sequence[str] = ("contender",),
+    average: str = "micro",
+) -> pd.DataFrame:
+    """Aggregate results into leaderboard rows, one per group.
+
+    Args:
+        df: the (selected) results frame.
+        metrics: the suite's declared metrics; each gets a column named by the bare metric name.
+        by: ``("contender",)`` for the overall table, ``("contender", "dataset")`` per dataset.
+        average: ``"micro"`` (mean over results, the default) or ``"macro"``: each value is first
+            computed per dataset, then averaged over the datasets that have one; counts are summed.
+            Grouped by dataset, both are the same.
+
+    Returns:
+        Columns ``contender`` (+ ``dataset``), ``cases, scored, errors, score, <metrics>..., cost,
+        time, input_tokens, output_tokens``, sorted by the grouping keys.
+    """
+    keys = list(by) if tuple(by) in GROUPINGS else None
+    if keys is None or average not in AVERAGES:
+        raise ValueError(f"by={tuple(by)!r}, average={average!r}: "
+                         f"use by in {GROUPINGS} and average in {AVERAGES}")
+    values = _values_frame(df, metrics)
+    if average == "macro" and "dataset" not in keys:
+        per_dataset = _group_means(values, [*keys, "dataset"])
+        grouped = per_dataset.groupby(keys, sort=True)
+        table = pd.concat([grouped[list(COUNT_COLUMNS)].sum(), grouped[_value_names(metrics)].mean()], axis=1)
+        return table.reset_index()
+    return _group_means(values, keys)
+
+
+def _values_frame(df: pd.DataFrame, metrics: Sequence[Metric]) -> pd.DataFrame:
+    values = result_values(df, metrics)
+    keys = {key: df[key].reset_index(drop=True) for key in ("contender", "dataset")}
+    return pd.DataFrame({**keys, **values}, copy=False)
+
+
+def _value_names(metrics: Sequence[Metric]) -> list[str]:
+    return ["score", *(m.name for m in metrics), *USAGE_COLUMNS]
+
+
+def _group_means(values: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    names = [c for c in values.columns if c not in ("contender", "dataset", "scored", "errors")]
+    grouped = values.groupby(keys, observed=True, sort=True)
+    # groupby mean skips NaN and gives NaN for a group with no value: the spec's "null when none".
+    counts = grouped[["scored", "errors"]].sum().astype("int64")
+    table = pd.concat([grouped.size().rename("cases"), counts, grouped[names].mean()], axis=1).reset_index()
+    for key in keys:
+        table[key] = table[key].astype(str)
+    return table
+
+
+def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float]:
+    """Check weight names and drop zero weights.
+
+    A name that cannot be weighted is refused even with a zero weight: it is a typo either way.
+
+    Raises:
+        WeightsError: a name other than ``score, errors, cost, time`` and the declared metrics, or a
+            weight that is not a finite number; the message lists the allowed names.
+    """
+    allowed = [*BASE_WEIGHT_NAMES, *(m.name for m in metrics)]
+    weights = dict(weights or {})
+    unknown = [name for name in weights if name not in allowed]
+    if unknown:
+        raise WeightsError(f"cannot weight {', '.join(map(repr, unknown))}: "
+                           f"allowed names are {', '.join(allowed)}")
+    for name, weight in weights.items():
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight):
+            raise WeightsError(f"weight {name}={weight!r} is not a finite number")
+    _warn_against_direction(weights, metrics)
+    return {name: float(weight) for name, weight in weights.items() if weight != 0}
+
+
+def _warn_against_direction(weights: Mapping[str, float], metrics: Sequence[Metric]) -> None:
+    # The sign alone sets the direction (spec); a sign against the metric's own direction is legal
+    # but almost always a mistake, so say so where the CLI can show it.
+    for metric in metrics:
+        weight = weights.get(metric.name, 0)
+        if weight and (weight > 0) != metric.higher_is_better:
+            log.warning("weight %s=%s rewards %s values, but the metric is %s is better", metric.name,
+                        weight, "higher" if weight > 0 else "lower",
+                        "higher" if metric.higher_is_better else "lower")
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """Parse ``"score=0.4,cost=-0.2"`` into ``{"score": 0.4, "cost": -0.2}``; blank text gives ``{}``.
+
+    Raises:
+        WeightsError: an item that is not ``name=number``, or a name given twice.
+    """
+    weights: dict[str, float] = {}
+    if not text.strip():
+        return weights
+    for item in text.split(","):
+        match = _WEIGHT_ITEM.fullmatch(item)
+        number = _finite(match.group(2)) if match else None
+        if match is None or number is None:
+            raise WeightsError(f"weights {text!r}: {item.strip()!r} is not name=number; "
+                               "write pairs separated by commas, e.g. score=0.4,cost=-0.2")
+        if match.group(1) in weights:
+            raise WeightsError(f"weights {text!r}: {match.group(1)!r} is given twice")
+        weights[match.group(1)] = number
+    return weights
+
+
+def _finite(text: str) -> float | None:
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+class WeightShare(TypedDict):
+    """One weighted name as a product brief reads it."""
+
+    name: str
+    weight: float
+    #: ``|w| / Σ|w|``, from 0 to 1.
+    share: float
+    #: ``"higher is better"`` or ``"lower is better"``.
+    direction: str
+
+
+def weight_shares(weights: Mapping[str, float]) -> list[WeightShare]:
+    """Each weighted name's share of the wscore, ``|w| / Σ|w|``, and its direction, in the given order.
+
+    Returns:
+        One ``{"name", "weight", "share", "direction"}`` per non-zero weight; direction is
+        ``"higher is better"`` for a positive weight, ``"lower is better"`` for a negative one.
+    """
+    nonzero = {name: float(w) for name, w in weights.items() if w != 0}
+    total = sum(abs(w) for w in nonzero.values())
+    return [
+        WeightShare(name=name, weight=w, share=abs(w) / total,
+                    direction="higher is better" if w > 0 else "lower is better")
+        for name, w in nonzero.items()
+    ]
+
+
+def log_scale(values: np.ndarray) -> np.ndarray:
+    """``t(x)`` of the spec along the last axis (one table per slice); NaN stays NaN.
+
+    ``lo`` is the smallest positive value, ``hi`` the largest; ``t = 0`` when ``x ≤ lo``, else
+    ``(ln x − ln lo) / (ln hi − ln lo)`` clipped to [0, 1]; ``t = 0`` everywhere when there is no
+    positive value or ``lo = hi``.
+    """
+    x = np.asarray(values, dtype=float)
+    lo = np.where(x > 0, x, np.inf).min(axis=-1, keepdims=True, initial=np.inf)
+    hi = np.where(np.isnan(x), -np.inf, x).max(axis=-1, keepdims=True, initial=-np.inf)
+    usable = np.isfinite(lo) & (hi > lo)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (np.log(x) - np.log(lo)) / (np.log(hi) - np.log(lo))
+    t = np.where(usable & (x > lo), np.clip(t, 0.0, 1.0), 0.0)
+    return np.where(np.isnan(x), np.nan, t)
+
+
+def goodness_matrix(columns: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.ndarray:
+    """Goodness ``g`` in [0, 1] of every row for every weighted name, shape ``(..., rows, names)``.
+
+    Args:
+        columns: name → values with shape ``(..., rows)``; the last axis is one table (the log
+            scale of cost and time is computed along it).
+        weights: validated, non-zero weights; their order is the order of the last axis.
+    """
+    parts = []
+    for name, weight in weights.items():
+        if name == "errors":
+            value = np.ones_like(columns["errors"], dtype=float)  # errors are charged by the penalty
+        else:
+            value = log_scale(columns[name]) if name in ("cost", "time") else np.asarray(columns[name], float)
+            value = value if weight > 0 else 1.0 - value
+        parts.append(value)
+    return np.stack(parts, axis=-1)
+
+
+def wscores(columns: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.ndarray:
+    """The spec's wscore for rows of shape ``(..., rows)``: NaN without weights or for a missing value.
+
+    Args:
+        columns: name → values (``errors`` always, plus every weighted name).
+        weights: validated, non-zero weights.
+    """
+    errors = np.asarray(columns["errors"], dtype=float)
+    if not weights:
+        return np.full(errors.shape, np.nan)
+    magnitudes = np.abs(np.fromiter(weights.values(), dtype=float))
+    raw = 100.0 * (goodness_matrix(columns, weights) @ magnitudes) / magnitudes.sum()
+    return np.maximum(raw - errors_penalty(errors, weights), 0.0)
+
+
+def errors_penalty(errors: np.ndarray, weights: Mapping[str, float]) -> np.ndarray | float:
+    """Points taken off each row: ``15 + 5n`` for ``n ≥ 1`` errors when ``errors`` is weighted, else 0."""
+    if "errors" not in weights:
+        return 0.0
+    return np.where(errors >= 1, 15.0 + 5.0 * errors, 0.0)
+
+
+def rank_order(wscore: np.ndarray, score: np.ndarray, cost: np.ndarray, id_rank: np.ndarray) -> np.ndarray:
+    """Indices that sort rows by the spec's ranking, along the last axis.
+
+    wscore descending (NaN last; all NaN means no weights, so score decides), then score
+    descending (NaN last), then cost ascending (NaN last), then contender id (``id_rank``: the
+    position of each id in sorted order).
+    """
+    keys = (id_rank, _nan_last(cost), _nan_last(-np.asarray(score, float)),
+            _nan_last(-np.round(wscore, TIE_DECIMALS)))
+    return np.lexsort(np.broadcast_arrays(*keys), axis=-1)
+
+
+def _nan_last(values: np.ndarray) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    return np.where(np.isnan(values), np.inf, values)
+
+
+def rank(
+    table: pd.DataFrame,
+    weights: Mapping[str, float] | None,
+    metrics: Sequence[Metric],
+    best_value_points: float = 0.02,
+) -> pd.DataFrame:
+    """Add ``wscore``, ``rank``, ``best`` and ``best_value`` to an aggregated table, sorted by rank.
+
+    A table with a ``dataset`` column is ranked per dataset (each dataset is its own table, with
+    its own log scale for cost and time), sorted by dataset then rank.
+
+    Args:
+        table: output of :func:`aggregate`.
+        weights: name → weight; validated here (zeros dropped, unknown names refused).
+        metrics: the suite's declared metrics.
+        best_value_points: how far below the table's highest score a best-value row may be.
+
+    Raises:
+        WeightsError: a weight names something that cannot be weighted.
+    """
+    weights = validate_weights(weights, metrics)
+    if "dataset" in table.columns and len(table):
+        parts = [_rank_table(part, weights, best_value_points)
+                 for _, part in table.groupby("dataset", sort=True)]
+        return pd.concat(parts, ignore_index=True)
+    return _rank_table(table, weights, best_value_points)
+
+
+def _rank_table(table: pd.DataFrame, weights: dict[str, float], points: float) -> pd.DataFrame:
+    columns = {name: table[name].to_numpy(dtype=float) for name in {"errors", "score", "cost", *weights}}
+    wscore = wscores(columns, weights)
+    id_rank = np.unique(table["contender"].to_numpy(dtype=object), return_inverse=True)[1]
+    order = rank_order(wscore, columns["score"], columns["cost"], id_rank)
+    ranked = table.iloc[order].reset_index(drop=True)
+    ranked["wscore"] = wscore[order]
+    ranked["rank"] = np.arange(1, len(ranked) + 1)
+    rated = ranked["wscore"] if weights else ranked["score"]
+    ranked["best"] = _first(rated.notna().to_numpy() & (ranked["errors"] == 0).to_numpy())
+    ranked["best_value"] = _best_value(ranked, id_rank[order], points)
+    return ranked
+
+
+def _first(mask: np.ndarray) -> np.ndarray:
+    chosen = np.zeros(len(mask), dtype=bool)
+    if mask.any():
+        chosen[np.argmax(mask)] = True
+    return chosen
+
+
+def _best_value(ranked: pd.DataFrame, id_rank: np.ndarray, points: float) -> np.ndarray:
+    score, cost = ranked["score"].to_numpy(float), ranked["cost"].to_numpy(float)
+    # "The highest score in the table": every row's, errors or not (spec, read literally).
+    top = np.where(np.isnan(score), -np.inf, score).max(initial=-np.inf)
+    eligible = (ranked["errors"].to_numpy() == 0) & ~np.isnan(score) & ~np.isnan(cost)
+    eligible &= score >= top - points - POINTS_TOLERANCE
+    chosen = np.zeros(len(ranked), dtype=bool)
+    if eligible.any():
+        rows = np.flatnonzero(eligible)
+        chosen[rows[np.lexsort((id_rank[rows], -score[rows], cost[rows]))[0]]] = True
+    return chosen
+
+
+def leaderboard(
+    df: pd.DataFrame,
+    metrics: Sequence[Metric],
+    weights: Mapping[str, float] | None = None,
+    *,
+    datasets: Iterable[str] | None = None,
+    variants: Iterable[str] | None = None,
+    contenders: Iterable[str] | None = None,
+    metadata: Mapping[str, Iterable[str]] | None = None,
+    by: Sequence[str] = ("contender",),
+    average: str = "micro",
+    best_value_points: float = 0.02,
+    ci: bool = True,
+    seed: int = 0,
+    B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
+) -> pd.DataFrame:
+    """Select, aggregate and rank results in one call; with ``ci``, add intervals and P(best).
+
+    The interval columns are ``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo,
+    wscore_hi`` and ``p_best`` (see :func:`evalcore.stats.bootstrap`); a per-dataset table gets
+    them per dataset.
+
+    Raises:
+        WeightsError: before anything is computed, when a weight cannot be used.
+    """
+    # stats builds on this module's math, so it is imported here rather than at the top.
+    from evalcore.stats import bootstrap
+
+    weights = validate_weights(weights, metrics)
+    selected = select_results(df, datasets, variants, contenders, metadata)
+    table = rank(aggregate(selected, metrics, by, average), weights, metrics, best_value_points)
+    if not ci or table.empty:
+        return table
+    if "dataset" not in table.columns:
+        intervals = bootstrap(selected, metrics, weights, average=average, B=B, seed=seed)
+        return table.merge(intervals, on="contender", how="left")
+    parts = [bootstrap(part, metrics, weights, B=B, seed=seed).assign(dataset=str(name))
+             for name, part in selected.groupby("dataset", observed=True, sort=True)]
+    return table.merge(pd.concat(parts, ignore_index=True), on=["contender", "dataset"], how="left")

@@ -1,0 +1,159 @@
+"""Hand-built runs for tests: deterministic, valid by the run-file spec, general enough to reuse."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from evalcore import records
+
+FAKE_MODELS = ("fake/perfect", "fake/guesser", "fake/lazy", "fake/flaky", "fake/garbler")
+DATASETS = ("tax_preparation", "roofing", "immigration_law")
+VARIANTS = ("complete", "partial", "vague", "noisy")
+CREATED_AT = datetime(2026, 11, 29, 18, 4, 5, 123000, tzinfo=UTC)
+
+METRICS = [
+    records.Metric("field_accuracy", "Mean per-field correctness.", higher_is_better=True, primary=True),
+    records.Metric("exact_match", "Every field is right.", higher_is_better=True),
+    records.Metric("restraint", "Share of the fields left open that stay null.", higher_is_better=True),
+    records.Metric("hallucinated_rate", "Share of the open fields given a value.", higher_is_better=False),
+]
+
+
+def timestamp(seconds: float = 0.0) -> str:
+    """An RFC 3339 UTC timestamp ``seconds`` after the factory's fixed start."""
+    moment = CREATED_AT + timedelta(seconds=seconds)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def make_contender(i: int) -> records.Contender:
+    """The ``i``-th contender: a fake model, with a temperature that makes the id unique."""
+    model = FAKE_MODELS[i % len(FAKE_MODELS)]
+    temperature = round(0.5 * (i // len(FAKE_MODELS)), 1)
+    settings = {"temperature": temperature, "max_tokens": 256}
+    return records.Contender(id=f"{model} · t={temperature}", model=model, settings=settings)
+
+
+def make_case(j: int) -> records.Case:
+    """The ``j``-th case: datasets and variants cycle; every fourth input is an object."""
+    dataset, variant = DATASETS[j % len(DATASETS)], VARIANTS[(j // len(DATASETS)) % len(VARIANTS)]
+    text = f"Hi, I'm Client {j} and I need help with my {dataset.replace('_', ' ')}."
+    metadata: dict[str, Any] = {"words": 12 + j}
+    if j % 2 == 0:
+        metadata["difficulty"] = ("easy", "medium", "hard")[j % 3]
+    return records.Case(
+        dataset=dataset,
+        id=f"{variant}/{j:03d}",
+        variant=variant,
+        input={"subject": f"Case {j}", "body": text} if j % 4 == 3 else text,
+        expected={"client_name": f"Client {j}", "dependents": j % 3 or None},
+        metadata=metadata,
+    )
+
+
+def make_result(contender: records.Contender, ci: int, case: records.Case, j: int, sample: int) -> records.Result:
+    """A scored result whose numbers follow from the indexes."""
+    value = ((ci * 7 + j * 3 + sample * 5) % 9) / 8
+    metrics: dict[str, float | None] = {
+        "field_accuracy": value,
+        "exact_match": 1.0 if value == 1.0 else 0.0,
+        "restraint": None if j % 3 == 2 else 1.0 - value / 2,
+        "hallucinated_rate": value / 4,
+    }
+    output = {"client_name": f"Client {j}" if value >= 0.5 else None, "dependents": j % 3 or None}
+    usage = records.Usage(input_tokens=100 + 10 * j, output_tokens=20 + ci, cost_usd=(ci + 1) * (150 + 10 * j) * 1e-6)
+    return records.Result(
+        contender=contender.id,
+        dataset=case.dataset,
+        case=case.id,
+        sample=sample,
+        status="scored",
+        score=value,
+        metrics=metrics,
+        output=output,
+        raw=f'{{"client_name": "{output["client_name"]}"}}',
+        diagnostics={} if value == 1.0 else {"client_name": {"want": f"Client {j}", "got": output["client_name"]}},
+        usage=usage,
+        latency_s=0.25 + 0.1 * ci + 0.01 * j,
+        attempts=1,
+        started_at=timestamp(ci + j + sample),
+    )
+
+
+def failed(result: records.Result, kind: str = "transport") -> records.Result:
+    """``result`` turned into a call that failed after its retries (status ``error``)."""
+    result.status, result.score, result.metrics = "error", None, {}
+    result.output, result.raw, result.diagnostics = None, None, {}
+    result.error = records.ErrorInfo(kind, f"{kind}: gave up after 3 attempts")
+    result.usage, result.attempts, result.latency_s = records.Usage(), 3, 30.0
+    return result
+
+
+def unusable(result: records.Result) -> records.Result:
+    """``result`` turned into an unusable reply: scored 0 with error kind ``model``."""
+    result.score = 0.0
+    result.metrics = {"field_accuracy": 0.0, "exact_match": 0.0, "restraint": None, "hallucinated_rate": 0.0}
+    result.output, result.raw = None, "Sure! Here is the JSON you asked for"
+    result.error = records.ErrorInfo("model", "reply is not valid JSON")
+    return result
+
+
+def make_run(
+    n_contenders: int = 2,
+    n_cases: int = 3,
+    samples: int = 1,
+    with_errors: bool = True,
+    *,
+    run_id: str = "run-0001",
+    suite: str = "intake",
+    status: records.RunStatus = "completed",
+) -> records.Run:
+    """A complete, valid run: every contender × case × sample has a result.
+
+    With ``with_errors``, the last contender's first result failed (status ``error``, kind
+    ``transport``) and its second (when there is one) is an unusable reply (kind ``model``, scored 0).
+    Case metadata: ``words`` on every case, ``difficulty`` on even cases only.
+    """
+    contenders = [make_contender(i) for i in range(n_contenders)]
+    cases = [make_case(j) for j in range(n_cases)]
+    results = [
+        make_result(c, ci, case, j, s)
+        for ci, c in enumerate(contenders)
+        for j, case in enumerate(cases)
+        for s in range(samples)
+    ]
+    if with_errors and results:
+        last = (n_contenders - 1) * n_cases * samples
+        failed(results[last])
+        if last + 1 < len(results):
+            unusable(results[last + 1])
+    return records.Run(
+        info=make_info(run_id, suite, status, samples, cases),
+        metrics=list(METRICS),
+        contenders=contenders,
+        cases=cases,
+        results=results,
+        refused=[records.Refusal("fake/embedder", {"temperature": 0.2}, "fake/embedder is not a chat model")],
+    )
+
+
+def make_info(
+    run_id: str, suite: str, status: records.RunStatus, samples: int, cases: list[records.Case]
+) -> records.RunInfo:
+    """A run header with full provenance."""
+    datasets = sorted({c.dataset for c in cases})
+    return records.RunInfo(
+        id=run_id,
+        suite=suite,
+        created_at=timestamp(),
+        finished_at=timestamp(300) if status in ("completed", "failed") else None,
+        status=status,
+        weights={"score": 1.0, "cost": -0.5, "errors": 1.0},
+        settings={"parallelism": 4, "samples": samples, "selection": {"datasets": None}, "flags": []},
+        provenance={
+            "tool": {"name": "evalcore", "version": "0.1.0"},
+            "suite_hash": "sha256:5be1c0de",
+            "dataset_hashes": {d: f"sha256:{d}" for d in datasets},
+            "revision": None,
+        },
+    )
