@@ -2,12 +2,12 @@ import asyncio
 import threading
 
 import pytest
-from evalcore.store import Store
 
 from evalcore.errors import ConfigError
 from evalcore.lineup import Overrides
 from evalcore.plan import RunOptions, make_plan
 from evalcore.runner import execute_plan, resume_plan, run_suite, start_run
+from evalcore.store import Store
 from evalcore.suite import load_suite
 from tests.suites import write_suite
 
