@@ -154,3 +154,65 @@ def test_resumed_results_equal_an_uninterrupted_run(suite, tmp_db, tmp_path):
         return {r.key: (r.status, r.score, r.metrics, r.output, r.raw) for r in results}
 
     assert comparable(store.load_run(run.info.id).results) == comparable(whole.load_run(whole_id).results)
+
+
+def _start_cli_run(suite_dir, db, *extra):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "EVALCORE_FAKE_LATENCY_SCALE": "0.05"}
+    return subprocess.Popen([sys.executable, "-m", "evalcore.cli", "run", str(suite_dir), "--db", str(db),
+                             "--quiet", "--concurrency", "1", "--parallelism", "1", "--samples", "8", *extra],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _wait_for_results(db, at_least, timeout=60.0):
+    import sqlite3
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with sqlite3.connect(db) as conn:
+                if conn.execute("SELECT count(*) FROM results").fetchone()[0] >= at_least:
+                    return
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {at_least} results stored in {timeout}s")
+
+
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGINT"])
+def test_a_killed_run_resumes_to_the_same_results_as_an_uninterrupted_one(suite, tmp_path, signal_name):
+    import signal
+    import sqlite3
+
+    db = tmp_path / "killed.db"
+    process = _start_cli_run(suite.path, db)
+    _wait_for_results(db, 10)
+    process.send_signal(getattr(signal, signal_name))
+    process.wait(timeout=30)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    store = Store(db)
+    (summary,) = store.list_runs()
+    expected_status = "interrupted" if signal_name == "SIGINT" else "running"
+    assert summary["status"] == expected_status
+    stored = _results(store, summary["id"])
+    assert 10 <= len(stored) < 3 * 3 * 8
+
+    plan, run, done = resume_plan(store, summary["id"])
+    assert done == set(stored)
+    assert asyncio.run(execute_plan(plan, store, run, done)) == "completed"
+    resumed = _results(store, summary["id"])
+    for key, result in stored.items():
+        assert resumed[key].started_at == result.started_at  # stored results were not called again
+
+    whole = Store(tmp_path / "whole.db")
+    whole_id, _ = run_suite(make_plan(suite, RunOptions(samples=8)), whole)
+
+    def comparable(results):
+        return {k: (r.status, r.score, r.metrics, r.output, r.raw, r.usage) for k, r in results.items()}
+
+    assert comparable(resumed) == comparable(_results(whole, whole_id))
