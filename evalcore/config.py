@@ -86,7 +86,7 @@ class SuiteModel(_Strict):
     fields: dict[str, FieldModel] | None = None
     datasets: dict[str, DatasetModel] = Field(default_factory=dict)
     defaults: dict[str, SettingValue] = Field(default_factory=dict)
-    run: RunModel = Field(default_factory=RunModel)
+    run: RunModel = Field(default_factory=RunModel)  # type: ignore[arg-type]
     lineup: list[LineupEntryModel] = Field(default_factory=list)
     prices: dict[str, PriceModel] = Field(default_factory=dict)
     api_base: str | None = None

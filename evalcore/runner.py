@@ -22,7 +22,7 @@ from evalcore.errors import CallFailed, ConfigError, EvalcoreError
 from evalcore.plan import Plan, RunOptions, make_plan, new_run, now
 from evalcore.plugins import build_adapter, build_scorer
 from evalcore.providers import Request, get_provider
-from evalcore.records import Case, Contender, ErrorInfo, Result, Run
+from evalcore.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.store import Store
 
 log = logging.getLogger(__name__)
@@ -141,9 +141,9 @@ class _Execution:
         self.writer.start()
         work = asyncio.create_task(self._run_all())
         watcher = asyncio.create_task(self._watch_stop(work))
+        status: RunStatus = "completed"
         try:
             await work
-            status = "completed"
         except asyncio.CancelledError:
             status = "interrupted"
             me = asyncio.current_task()
@@ -163,7 +163,7 @@ class _Execution:
         except BaseExceptionGroup as failures:
             raise _first_leaf(failures) from None
 
-    def _finish(self, status: str) -> str:
+    def _finish(self, status: RunStatus) -> str:
         if self.writer.is_alive():
             self.writer.close()
         if self.writer.error is not None:
