@@ -29,7 +29,6 @@ _EXPORTS = {
     "read_run_file": "evalcore.runfile",
     "write_run_file": "evalcore.runfile",
     "results_frame": "evalcore.frames",
-    "leaderboard": "evalcore.leaderboard",
     "aggregate": "evalcore.leaderboard",
     "rank": "evalcore.leaderboard",
     "parse_weights": "evalcore.leaderboard",
