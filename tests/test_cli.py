@@ -181,3 +181,23 @@ def test_help_does_not_import_pandas_or_litellm():
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "assert 'pandas' not in sys.modules and 'litellm' not in sys.modules, sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+def test_run_against_an_openai_compatible_server_records_usage_cost_and_faults(
+        capsys, suite, tmp_db, openai_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    openai_server.content = json.dumps({"name": "Ann", "kind": "a", "count": 2, "amount": 10.5,
+                                        "urgent": True, "tags": ["x", "y"]})
+    openai_server.script("status:429:0", "ok", "status:401")
+    code, out, err = _run(capsys, "run", suite, "--db", tmp_db, "--quiet", "-m", "openai/local-model",
+                          "--api-base", openai_server.base_url, "--concurrency", "1", "-d", "shop")
+    assert code == 0, err
+    run = Store(tmp_db).load_run(json.loads(_run(capsys, "runs", "--db", tmp_db, "--format", "json")[1])[0]["id"])
+    by_case = {r.case: r for r in run.results}
+    assert by_case["complete/001"].attempts == 2 and by_case["complete/001"].score == 1.0
+    assert by_case["complete/001"].usage.input_tokens > 0
+    assert by_case["complete/002"].status == "error" and by_case["complete/002"].error.kind == "auth"
+    assert by_case["vague/001"].status == "scored" and by_case["vague/001"].metrics["hallucinated_rate"] == 1.0
+    body = openai_server.requests[0]
+    assert body["response_format"] == {"type": "json_object"} and body["model"] == "local-model"
+    assert "sk-test-not-a-real-key" not in tmp_db.read_bytes().decode("latin-1")
