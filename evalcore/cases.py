@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,16 @@ def load_dataset_cases(folder: Path, dataset: str) -> list[Case]:
 
 
 def _load_case_folders(root: Path, dataset: str) -> list[Case]:
-    folders = sorted({p.parent for name in INPUT_FILES for p in root.rglob(name)})
-    stray = sorted(p for p in root.rglob("expected.json") if p.parent not in folders)
-    if stray:
-        raise ConfigError(f"{stray[0].parent}: expected.json without input.txt or input.json. "
-                          "Add the input, or remove the folder.")
-    return [_load_case_folder(f, root, dataset) for f in folders]
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        names = set(filenames)
+        if names.intersection(INPUT_FILES):
+            found.append(Path(dirpath))
+        elif "expected.json" in names:
+            raise ConfigError(f"{dirpath}: expected.json without input.txt or input.json. "
+                              "Add the input, or remove the folder.")
+    return [_load_case_folder(f, root, dataset) for f in sorted(found)]
 
 
 def _load_case_folder(folder: Path, root: Path, dataset: str) -> Case:

@@ -36,6 +36,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     ValidationError,
     WithJsonSchema,
     model_validator,
@@ -298,18 +299,21 @@ class RunFileV1(_Model):
     refused: list[RefusalEntry]
     """Lineup entries left out by name, with why (may be empty)."""
 
-    @model_validator(mode="after")
-    def _cross_references(self) -> RunFileV1:
-        problems = [
-            *_metric_problems(self.metrics),
-            *_duplicates("contenders", [(c.id,) for c in self.contenders], ("id",)),
-            *_duplicates("cases", [(c.dataset, c.id) for c in self.cases], ("id",)),
-            *_weight_problems(self.run.weights, self.metrics),
-            *_result_problems(self),
-        ]
+    @model_validator(mode="wrap")
+    @classmethod
+    def _cross_references(cls, data: Any, handler: ModelWrapValidatorHandler[RunFileV1]) -> RunFileV1:
+        # The cross-field rules read the input itself, so they are reported even when some
+        # field is invalid: a user fixes every problem in one pass, not one layer at a time.
+        if not isinstance(data, dict):
+            return handler(data)
+        try:
+            model = handler(data)
+        except ValidationError as e:
+            raise _Problems([*_field_problems(e), *_cross_problems(data)]) from None
+        problems = list(_cross_problems(data))
         if problems:
             raise _Problems(problems)
-        return self
+        return model
 
 
 #: The models by schema version: a reader picks one from ``schema_version``.
@@ -348,60 +352,98 @@ def _status_problems(r: ResultEntry) -> Iterator[tuple[Loc, str]]:
         yield ("error", "kind"), f"{r.error.kind!r} is a call failure: status must be 'error', not 'scored'"
 
 
-def _metric_problems(metrics: list[MetricEntry]) -> Iterator[tuple[Loc, str]]:
-    yield from _duplicates("metrics", [(m.name,) for m in metrics], ("name",))
-    primaries = [i for i, m in enumerate(metrics) if m.primary]
+def _field_problems(error: ValidationError) -> Iterator[tuple[Loc, str]]:
+    for err in error.errors():
+        cause = err.get("ctx", {}).get("error")
+        if isinstance(cause, _Problems):
+            yield from ((err["loc"] + loc, msg) for loc, msg in cause.items)
+        else:
+            yield err["loc"], _describe(err)
+
+
+def _entries(data: Any, key: str) -> list[tuple[int, dict[str, Any]]]:
+    """The objects in ``data[key]`` with their indexes; anything malformed is left to the fields."""
+    items = data.get(key) if isinstance(data, dict) else None
+    return [(i, x) for i, x in enumerate(items) if isinstance(x, dict)] if isinstance(items, list) else []
+
+
+def _cross_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
+    metrics = _entries(data, "metrics")
+    yield from _metric_problems(metrics)
+    yield from _duplicates("contenders", [(i, (c.get("id"),)) for i, c in _entries(data, "contenders")], "id")
+    cases = [(i, (c.get("dataset"), c.get("id"))) for i, c in _entries(data, "cases")]
+    yield from _duplicates("cases", cases, "id")
+    yield from _weight_problems(data.get("run"), [m.get("name") for _, m in metrics])
+    yield from _result_problems(data)
+
+
+def _metric_problems(metrics: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[Loc, str]]:
+    yield from _duplicates("metrics", [(i, (m.get("name"),)) for i, m in metrics], "name")
+    primaries = [(i, m.get("name")) for i, m in metrics if m.get("primary") is True]
     if not primaries:
         yield ("metrics",), 'no metric is primary: mark exactly one with "primary": true'
-    for i in primaries[1:]:
-        first = metrics[primaries[0]].name
-        yield ("metrics", i, "primary"), f"exactly one metric may be primary ({first!r} already is)"
+    for i, _ in primaries[1:]:
+        yield ("metrics", i, "primary"), f"exactly one metric may be primary ({primaries[0][1]!r} already is)"
 
 
-def _duplicates(section: str, keys: list[tuple], field: Loc) -> Iterator[tuple[Loc, str]]:
+def _duplicates(section: str, keys: list[tuple[int, tuple]], field: str) -> Iterator[tuple[Loc, str]]:
     first: dict[tuple, int] = {}
-    for i, key in enumerate(keys):
+    for i, key in keys:
+        if not _hashable(key):
+            continue
         if key in first:
             shown = key[0] if len(key) == 1 else key
-            yield (section, i, *field), f"duplicate {shown!r}: already at {section}.{first[key]}"
+            yield (section, i, field), f"duplicate {shown!r}: already at {section}.{first[key]}"
         else:
             first[key] = i
 
 
-def _weight_problems(weights: dict[str, float], metrics: list[MetricEntry]) -> Iterator[tuple[Loc, str]]:
-    allowed = ["score", "errors", "cost", "time", *(m.name for m in metrics)]
-    for name in weights:
+def _hashable(key: tuple) -> bool:
+    return all(isinstance(part, str | int) for part in key)
+
+
+def _weight_problems(run: Any, metric_names: list[Any]) -> Iterator[tuple[Loc, str]]:
+    weights = run.get("weights") if isinstance(run, dict) else None
+    allowed = ["score", "errors", "cost", "time", *(n for n in metric_names if isinstance(n, str))]
+    for name in weights if isinstance(weights, dict) else ():
         if name not in allowed:
             yield ("run", "weights", name), f"{name!r} cannot be weighted; allowed: {', '.join(allowed)}"
 
 
-def _result_problems(f: RunFileV1) -> Iterator[tuple[Loc, str]]:
-    contenders = {c.id for c in f.contenders}
-    cases = {(c.dataset, c.id) for c in f.cases}
-    declared = {m.name for m in f.metrics}
-    primary = next((m.name for m in f.metrics if m.primary), None)
+def _result_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
+    contenders = {c.get("id") for _, c in _entries(data, "contenders") if isinstance(c.get("id"), str)}
+    cases = {k for _, c in _entries(data, "cases") if _hashable(k := (c.get("dataset"), c.get("id")))}
+    metrics = [m for _, m in _entries(data, "metrics")]
+    declared: set[str] = {n for m in metrics if isinstance(n := m.get("name"), str)}
+    primary = next((m.get("name") for m in metrics if m.get("primary") is True), None)
     seen: dict[tuple, int] = {}
-    for i, r in enumerate(f.results):
-        key = (r.contender, r.dataset, r.case, r.sample)
+    for i, r in _entries(data, "results"):
+        key = (r.get("contender"), r.get("dataset"), r.get("case"), r.get("sample"))
+        if not _hashable(key):
+            continue
         if key in seen:
             yield ("results", i), f"duplicate result {key!r}: already at results.{seen[key]}"
         seen.setdefault(key, i)
-        if r.contender not in contenders:
-            yield ("results", i, "contender"), f"{r.contender!r} is not a contenders[].id"
-        if (r.dataset, r.case) not in cases:
-            yield ("results", i, "case"), f"({r.dataset!r}, {r.case!r}) is not a (dataset, id) in cases[]"
+        if key[0] not in contenders and isinstance(data.get("contenders"), list):
+            yield ("results", i, "contender"), f"{key[0]!r} is not a contenders[].id"
+        if key[1:3] not in cases and isinstance(data.get("cases"), list):
+            yield ("results", i, "case"), f"({key[1]!r}, {key[2]!r}) is not a (dataset, id) in cases[]"
         yield from _result_metric_problems(i, r, declared, primary)
 
 
 def _result_metric_problems(
-    i: int, r: ResultEntry, declared: set[str], primary: str | None
+    i: int, r: dict[str, Any], declared: set[str], primary: str | None
 ) -> Iterator[tuple[Loc, str]]:
-    for name in r.metrics:
+    values = r.get("metrics")
+    if not isinstance(values, dict):
+        return
+    for name in values:
         if name not in declared:
             yield ("results", i, "metrics", name), f"{name!r} is not a declared metric ({_names(declared)})"
-    if r.status == "scored" and primary in r.metrics and r.metrics[primary] != r.score:
-        value = r.metrics[primary]
-        yield ("results", i, "score"), f"{r.score!r} differs from the primary metric {primary!r} ({value!r})"
+    score = r.get("score")
+    if r.get("status") == "scored" and primary in values and values[primary] != score:
+        shown = values[primary]
+        yield ("results", i, "score"), f"{score!r} differs from the primary metric {primary!r} ({shown!r})"
 
 
 def _names(names: Iterable[str]) -> str:
@@ -475,7 +517,7 @@ def _read_capped(f: BinaryIO, name: str, max_bytes: int) -> bytes:
     magic = f.read(2)
     f.seek(0)
     try:
-        stream: BinaryIO = gz.GzipFile(fileobj=f, mode="rb") if magic == _GZIP_MAGIC else f
+        stream: BinaryIO | gz.GzipFile = gz.GzipFile(fileobj=f, mode="rb") if magic == _GZIP_MAGIC else f
         data = stream.read(max_bytes + 1)
     except (OSError, EOFError, zlib.error) as e:
         raise _invalid(name, [f"(file): not valid gzip data: {e}"]) from None
@@ -565,14 +607,7 @@ def _model_for(data: Any, name: str) -> type[RunFileV1]:
 
 
 def _problem_lines(error: ValidationError) -> list[str]:
-    lines: list[str] = []
-    for err in error.errors():
-        cause = err.get("ctx", {}).get("error")
-        if isinstance(cause, _Problems):
-            lines.extend(f"{_join(err['loc'] + loc)}: {msg}" for loc, msg in cause.items)
-        else:
-            lines.append(f"{_join(err['loc'])}: {_describe(err)}")
-    return lines
+    return [f"{_join(loc)}: {msg}" for loc, msg in _field_problems(error)]
 
 
 def _describe(err: Any) -> str:
@@ -583,6 +618,8 @@ def _describe(err: Any) -> str:
         return f"unknown key{_allowed_keys(err['loc'][:-1])}"
     if kind in ("value_error", "assertion_error"):
         return str(err["ctx"]["error"])
+    if kind == "model_type":
+        return f"should be an object (got {_short(err['input'])})"
     return f"{err['msg']} (got {_short(err['input'])})"
 
 

@@ -1,7 +1,7 @@
 """The SQLite store: run history, every result, and a fast path to a results DataFrame.
 
 One :class:`Store` per database file, built on sqlite-utils with the schema in numbered
-:data:`MIGRATIONS`. The connection runs in WAL mode with foreign keys on and a busy timeout, and is
+migrations (:func:`migrations`). The connection runs in WAL mode with foreign keys on and a busy timeout, and is
 shared by threads (``check_same_thread=False``, every use under one lock). Writes take
 ``BEGIN IMMEDIATE`` so concurrent writers queue instead of failing with "database is locked";
 results go in one transaction per batch with ``executemany``, never a commit per result.
@@ -14,6 +14,10 @@ Tables (deleting a run cascades to the rest)::
     results     UNIQUE (run_id, contender, dataset, case, sample), status, score, metrics, …
 
 JSON columns hold canonical JSON text; ``position`` keeps the run's order of contenders and cases.
+
+sqlite-utils imports pandas and numpy as soon as it is imported, when they are installed. So the
+store imports it only to apply pending migrations (and for :attr:`Store.db`); once the schema is
+current, opening a store and everything but :meth:`Store.load_results_frame` stay pandas-free.
 """
 
 from __future__ import annotations
@@ -24,19 +28,19 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import sqlite_utils
 
 from evalcore import frames, records
 from evalcore.errors import StoreError
 
 if TYPE_CHECKING:
     import pandas as pd
+    import sqlite_utils
 
 logger = logging.getLogger(__name__)
 
@@ -47,13 +51,24 @@ RUN_STATUSES = ("running", "completed", "interrupted", "failed")
 _METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
-MIGRATIONS = sqlite_utils.Migrations("evalcore")
+MIGRATION_SET = "evalcore"
+#: The migrations in order; :func:`migrations` registers one function per name.
+MIGRATION_NAMES = ("0001_initial",)
 
 
-@MIGRATIONS(name="0001_initial")
-def _m0001_initial(db: sqlite_utils.Database) -> None:
-    for statement in _SCHEMA_V1:
-        db.execute(statement)
+@cache
+def migrations() -> sqlite_utils.Migrations:
+    """The store's schema as numbered sqlite-utils migrations (imports sqlite-utils, hence pandas)."""
+    import sqlite_utils
+
+    steps = sqlite_utils.Migrations(MIGRATION_SET)
+
+    @steps(name="0001_initial")
+    def _m0001_initial(db: sqlite_utils.Database) -> None:
+        for statement in _SCHEMA_V1:
+            db.execute(statement)
+
+    return steps
 
 
 # In results, keys and numbers come first and the big text (output, raw) last: the frame query
@@ -134,11 +149,38 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: this class begins and commits every transaction itself.
         conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
-        self.db = sqlite_utils.Database(conn, execute_plugins=False)
         self.conn = conn
         self._lock = threading.RLock()
+        self._db: sqlite_utils.Database | None = None
         self._configure(timeout)
-        MIGRATIONS.apply(self.db)
+        self._migrate()
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The sqlite-utils view of the connection (imported on first use)."""
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self.conn, execute_plugins=False)
+        return self._db
+
+    def _migrate(self) -> None:
+        if self._applied() == list(MIGRATION_NAMES):
+            return
+        # IMMEDIATE: two processes opening a new file migrate one after the other.
+        with self._transaction():
+            if self._applied() != list(MIGRATION_NAMES):
+                migrations().apply(self.db)
+                logger.info("migrated %s to %s", self.path, MIGRATION_NAMES[-1])
+
+    def _applied(self) -> list[str]:
+        try:
+            rows = self.conn.execute(
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid", (MIGRATION_SET,)
+            )
+        except sqlite3.OperationalError:  # a new file: no migrations table yet
+            return []
+        return [row[0] for row in rows]
 
     def _configure(self, timeout: float) -> None:
         self.conn.execute("PRAGMA journal_mode = WAL")
@@ -338,8 +380,9 @@ class Store:
     def load_results_frame(self, run_id: str) -> pd.DataFrame:
         """A run's results as a DataFrame, the same as :func:`evalcore.frames.results_frame` gives.
 
-        Metric values come out of SQLite with ``json_extract``; names travel as integer positions
-        and become categoricals, so a million rows take a few seconds at most.
+        Metric values come out of SQLite with ``json_extract``; contenders and cases travel as
+        integer positions and become categoricals; rows stream from the cursor into one NumPy
+        array, so a million results take seconds and no list of a million tuples.
 
         Raises:
             StoreError: the run is unknown.
@@ -356,16 +399,17 @@ class Store:
                     "SELECT dataset, id, variant, metadata FROM cases WHERE run_id = ? ORDER BY position", (run_id,)
                 )
             ]
-            rows = _frame_rows(conn, run_id, metrics)
-        return frames.build_frame(rows, contenders, cases, metrics)
+            count, rows = _frame_rows(conn, run_id, metrics)
+            return frames.build_frame(rows, contenders, cases, metrics, count=count)
 
 
-def _frame_rows(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> list[tuple]:
-    """:func:`evalcore.frames.build_frame`'s row tuples for a run, straight from SQLite."""
-    lo, hi = conn.execute("SELECT min(rowid), max(rowid) FROM results WHERE run_id = ?", (run_id,)).fetchone()
-    if lo is None:
-        return []
-    return conn.execute(_frame_query(metrics), (*(f"$.{m}" for m in metrics), lo, hi, run_id)).fetchall()
+def _frame_rows(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> tuple[int, Iterable[tuple]]:
+    """How many results a run has, and a cursor over :func:`evalcore.frames.build_frame`'s rows."""
+    sql = "SELECT count(*), min(rowid), max(rowid) FROM results WHERE run_id = ?"
+    count, lo, hi = conn.execute(sql, (run_id,)).fetchone()
+    if not count:
+        return 0, []
+    return count, conn.execute(_frame_query(metrics), (*(f"$.{m}" for m in metrics), lo, hi, run_id))
 
 
 def _frame_query(metrics: list[str]) -> str:

@@ -7,6 +7,7 @@ when the YAML has one), what is wrong and how to fix it. Nothing is half-loaded.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,9 +223,11 @@ def _sha(data: bytes) -> str:
 
 
 def _hash_tree(folder: Path) -> str:
+    top = str(folder)
+    files = sorted(os.path.join(d[len(top) + 1:], f) for d, _, fs in os.walk(top) for f in fs)
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(folder)).encode())
-        digest.update(b"\0")
-        digest.update(path.read_bytes())
+    for name in files:
+        digest.update(name.encode() + b"\0")
+        with open(os.path.join(folder, name), "rb") as handle:
+            digest.update(handle.read())
     return "sha256:" + digest.hexdigest()
