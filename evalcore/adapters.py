@@ -6,6 +6,7 @@ its own as ``module:attribute``; see :func:`evalcore.plugins.resolve`.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -94,6 +95,7 @@ class ExtractAdapter:
         return Parsed(output=data, type_errors=errors or None)
 
 
+@functools.lru_cache(maxsize=64)
 def _schema_text(fields: tuple[FieldSpec, ...]) -> str:
     lines = ["Reply with one JSON object with exactly these keys. Use null when the message does not "
              "settle a value."]

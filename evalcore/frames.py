@@ -79,26 +79,60 @@ def build_frame(
         metric_names: the declared metrics.
         count: the number of rows, when known (saves regrowing the array).
     """
-    import numpy as np
     import pandas as pd
 
-    with gc_paused():
-        table = np.fromiter(rows, dtype=_row_dtype(metric_names), count=count)
-    contender, case, sample = table["contender_code"], table["case_code"], table["sample"]
-    table = table[np.lexsort((sample, case, contender))]
+    table = _sorted(_table(rows, metric_names, count), len(contenders), len(cases))
     contender, case = table["contender_code"], table["case_code"]
-    columns: dict[str, Any] = {
+    head = {
         "contender": pd.Categorical.from_codes(contender, categories=list(contenders)),
         **_case_columns(cases, case),
-        "sample": table["sample"],
+        "sample": table["sample"].copy(),
         "status": pd.Categorical.from_codes(table["is_error"], categories=STATUSES),
         "error_kind": pd.Categorical.from_codes(table["error_kind_code"], categories=records.ERROR_KINDS),
-        "score": table["score"],
     }
-    columns |= {f"m_{n}": table[f"m_{n}"] for n in metric_names}
-    columns |= {name: table[name] for name in TAIL_FIELDS}
-    columns |= _metadata_columns(cases, case)
-    return pd.DataFrame({k: _contiguous(v) for k, v in columns.items()})
+    names = _float_fields(metric_names)
+    numbers = pd.DataFrame(_float_block(table, names).T, columns=names, copy=False)
+    parts = [pd.DataFrame(head), numbers, pd.DataFrame(_metadata_columns(cases, case), index=numbers.index)]
+    return pd.concat(parts, axis=1)
+
+
+def _table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> Any:
+    """The rows as one structured array: from a list at once, from a cursor row by row."""
+    import numpy as np
+
+    dtype = np.dtype([(f, np.int64) for f in HEAD_FIELDS[:5]] + [(f, np.float64) for f in _float_fields(metric_names)])
+    with gc_paused():
+        if isinstance(rows, list):
+            return np.array(rows, dtype=dtype)
+        return np.fromiter(rows, dtype=dtype, count=count)
+
+
+def _sorted(table: Any, n_contenders: int, n_cases: int) -> Any:
+    """Rows by contender, case and sample, in the run's order (untouched when already so)."""
+    import numpy as np
+
+    contender, case, sample = table["contender_code"], table["case_code"], table["sample"]
+    span = int(sample.max()) + 1 if len(table) else 1
+    if n_contenders * n_cases * span >= 2**62:  # a single sort key would overflow
+        return table[np.lexsort((sample, case, contender))]
+    key = (contender * n_cases + case) * span + sample
+    if bool(np.all(key[1:] >= key[:-1])):
+        return table
+    return table[np.argsort(key, kind="stable")]
+
+
+def _float_fields(metric_names: Sequence[str]) -> list[str]:
+    return ["score", *(f"m_{n}" for n in metric_names), *TAIL_FIELDS]
+
+
+def _float_block(table: Any, names: list[str]) -> Any:
+    """The float fields as one (field, row) array: pandas keeps it as its block, without a copy."""
+    import numpy as np
+
+    block = np.empty((len(names), len(table)), dtype=np.float64)
+    for i, name in enumerate(names):
+        block[i] = table[name]
+    return block
 
 
 @contextmanager
@@ -115,20 +149,6 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def _row_dtype(metric_names: Sequence[str]) -> Any:
-    """Integers for codes and samples (exact), float64 for the rest: None becomes NaN."""
-    import numpy as np
-
-    floats = ["score", *(f"m_{n}" for n in metric_names), *TAIL_FIELDS]
-    return np.dtype([(f, np.int64) for f in HEAD_FIELDS[:5]] + [(f, np.float64) for f in floats])
-
-
-def _contiguous(column: Any) -> Any:
-    import numpy as np
-
-    return np.ascontiguousarray(column) if isinstance(column, np.ndarray) else column
 
 
 def _case_columns(cases: Sequence[CaseRow], case: Any) -> dict[str, Any]:

@@ -59,8 +59,6 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _METRIC_NAME = r"^[a-z][a-z0-9_]*$"
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)$")
 _TIMESTAMP_SCHEMA = {"type": "string", "format": "date-time", "pattern": _TIMESTAMP.pattern}
-# Cheap triggers for the slow tree walk: a surrogate escape or a huge exponent may hide a bad value.
-_SUSPECT = re.compile(r"\\u[dD][89a-fA-F]|[eE][+]?\d{3}")
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
 
@@ -534,14 +532,35 @@ def _parse_json(data: bytes, name: str) -> Any:
         line, column = _position(data, e.start)
         bad = data[e.start : e.end]
         raise _invalid(name, [f"line {line}, byte {column}: invalid UTF-8 ({e.reason}: {bad!r})"]) from None
+    suspects: list[str] = []
     try:
-        value = json.loads(text, parse_constant=_BadNumber)
+        value = json.loads(text, parse_constant=_bad_number(suspects), parse_float=_checked_float(suspects))
     except json.JSONDecodeError as e:
         raise _invalid(name, [f"line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}"]) from None
     except RecursionError:
         raise _invalid(name, ["(file): invalid JSON: nested too deeply"]) from None
-    _check_values(value, text, name)
+    # Only a flagged number or a surrogate escape sends the whole tree through the (slow) walk.
+    if suspects or "\\ud" in text or "\\uD" in text:
+        _check_values(value, name)
     return value
+
+
+def _bad_number(suspects: list[str]) -> Any:
+    def constant(literal: str) -> _BadNumber:
+        suspects.append(literal)
+        return _BadNumber(literal)
+
+    return constant
+
+
+def _checked_float(suspects: list[str]) -> Any:
+    def number(text: str, _float: Any = float, _isinf: Any = math.isinf) -> float:
+        value = _float(text)
+        if _isinf(value):
+            suspects.append(text)
+        return value
+
+    return number
 
 
 def _position(data: bytes, offset: int) -> tuple[int, int]:
@@ -553,9 +572,7 @@ class _BadNumber(str):
     """A ``NaN`` / ``Infinity`` literal, kept so the tree walk can say where it was."""
 
 
-def _check_values(value: Any, text: str, name: str) -> None:
-    if not (_SUSPECT.search(text) or "NaN" in text or "Infinity" in text):
-        return
+def _check_values(value: Any, name: str) -> None:
     try:
         problems = [f"{_join(loc)}: {msg}" for loc, msg in _bad_values(value, ())]
     except RecursionError:

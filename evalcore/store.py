@@ -1,8 +1,8 @@
 """The SQLite store: run history, every result, and a fast path to a results DataFrame.
 
 One :class:`Store` per database file, built on sqlite-utils with the schema in numbered
-migrations (:func:`migrations`). The connection runs in WAL mode with foreign keys on and a busy timeout, and is
-shared by threads (``check_same_thread=False``, every use under one lock). Writes take
+migrations (:func:`migrations`). The connection runs in WAL mode with foreign keys on and a busy
+timeout, and is shared by threads (``check_same_thread=False``, every use under one lock). Writes take
 ``BEGIN IMMEDIATE`` so concurrent writers queue instead of failing with "database is locked";
 results go in one transaction per batch with ``executemany``, never a commit per result.
 
@@ -53,7 +53,7 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",",
 
 MIGRATION_SET = "evalcore"
 #: The migrations in order; :func:`migrations` registers one function per name.
-MIGRATION_NAMES = ("0001_initial",)
+MIGRATION_NAMES = ("0001_initial", "0002_position_indexes")
 
 
 @cache
@@ -67,6 +67,13 @@ def migrations() -> sqlite_utils.Migrations:
     def _m0001_initial(db: sqlite_utils.Database) -> None:
         for statement in _SCHEMA_V1:
             db.execute(statement)
+
+    @steps(name="0002_position_indexes")
+    def _m0002_position_indexes(db: sqlite_utils.Database) -> None:
+        # Covering indexes: the frame query turns each result's names into positions without
+        # a second lookup into the contenders and cases tables.
+        db.execute("CREATE INDEX contenders_position ON contenders (run_id, id, position)")
+        db.execute("CREATE INDEX cases_position ON cases (run_id, dataset, id, position)")
 
     return steps
 
@@ -104,6 +111,9 @@ _RESULT_FIELDS = (
 )  # fmt: skip
 _RESULT_COLUMNS = ", ".join(_RESULT_FIELDS)
 _INSERT_RESULT = f"INSERT OR REPLACE INTO results ({_RESULT_COLUMNS}) VALUES ({', '.join('?' * len(_RESULT_FIELDS))})"
+
+_HAS_CONTENDER = "SELECT 1 FROM contenders WHERE run_id = ? AND id = ?"
+_HAS_CASE = "SELECT 1 FROM cases WHERE run_id = ? AND dataset = ? AND id = ?"
 
 _LIST_RUNS = """
 SELECT r.id, r.suite, r.created_at, r.finished_at, r.status,
@@ -152,8 +162,12 @@ class Store:
         self.conn = conn
         self._lock = threading.RLock()
         self._db: sqlite_utils.Database | None = None
-        self._configure(timeout)
-        self._migrate()
+        try:
+            self._configure(timeout)
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            conn.close()
+            raise StoreError(f"{self.path}: cannot open the store: {e}") from e
 
     @property
     def db(self) -> sqlite_utils.Database:
@@ -186,7 +200,8 @@ class Store:
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        self.conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL: a crash loses no committed run
+        # With WAL, NORMAL never corrupts: a killed process loses nothing, a power cut the last batches.
+        self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # reads of big runs skip a syscall per page
 
     def close(self) -> None:
@@ -203,14 +218,17 @@ class Store:
     @contextmanager
     def _transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
         with self._lock:
-            self.conn.execute(f"BEGIN {mode}")
+            try:
+                self.conn.execute(f"BEGIN {mode}")
+            except sqlite3.OperationalError as e:
+                raise StoreError(f"{self.path}: the store is busy or unreadable ({e}); try again") from e
             try:
                 yield self.conn
+                self.conn.execute("COMMIT")
             except BaseException:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
                 raise
-            self.conn.execute("COMMIT")
 
     # --- writing ---------------------------------------------------------------------------------
 
@@ -245,19 +263,21 @@ class Store:
         logger.info("stored run %s (%d results)", run.info.id, len(run.results))
 
     def _insert_run(self, conn: sqlite3.Connection, run: records.Run) -> None:
-        conn.execute(
-            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            _run_row(run),
-        )
-        conn.executemany(
-            "INSERT INTO contenders VALUES (?, ?, ?, ?, ?)",
-            [(run.info.id, c.id, c.model, _json(c.settings), i) for i, c in enumerate(run.contenders)],
-        )
-        conn.executemany(
-            "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(run.info.id, *_case_row(c), i) for i, c in enumerate(run.cases)],
-        )
-        self._insert_results(conn, run.info.id, run.results)
+        run_id = run.info.id
+        try:
+            conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", _run_row(run))
+            conn.executemany(
+                "INSERT INTO contenders VALUES (?, ?, ?, ?, ?)",
+                [(run_id, c.id, c.model, _json(c.settings), i) for i, c in enumerate(run.contenders)],
+            )
+            conn.executemany(
+                "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, *_case_row(c), i) for i, c in enumerate(run.cases)],
+            )
+        except (sqlite3.IntegrityError, ValueError, TypeError, OverflowError) as e:
+            # e.g. two contenders with one id, two cases with one (dataset, id), NaN in settings
+            raise StoreError(f"run {run_id!r} cannot be stored: {e}") from e
+        self._insert_results(conn, run_id, run.results)
 
     def add_results(self, run_id: str, results: Sequence[records.Result]) -> None:
         """Store a batch of results in one transaction; a result with the same key is replaced.
@@ -280,13 +300,16 @@ class Store:
             raise StoreError(f"run {run_id!r}: a result cannot be stored: {e}") from e
 
     def _check_references(self, conn: sqlite3.Connection, run_id: str, results: Sequence[records.Result]) -> None:
-        contenders = {row[0] for row in conn.execute("SELECT id FROM contenders WHERE run_id = ?", (run_id,))}
-        cases = set(conn.execute("SELECT dataset, id FROM cases WHERE run_id = ?", (run_id,)))
-        for r in results:
-            if r.contender not in contenders:
-                raise StoreError(f"run {run_id!r}: result {r.key!r} names an unknown contender {r.contender!r}")
-            if (r.dataset, r.case) not in cases:
-                raise StoreError(f"run {run_id!r}: result {r.key!r} names an unknown case ({r.dataset!r}, {r.case!r})")
+        # Only the batch's own keys are looked up (point queries: ids may hold any character),
+        # so the check costs the same in a run of any size.
+        for contender in dict.fromkeys(r.contender for r in results):
+            if conn.execute(_HAS_CONTENDER, (run_id, contender)).fetchone() is None:
+                culprit = next(r for r in results if r.contender == contender)
+                raise StoreError(f"run {run_id!r}: result {culprit.key!r} names an unknown contender {contender!r}")
+        for key in dict.fromkeys((r.dataset, r.case) for r in results):
+            if conn.execute(_HAS_CASE, (run_id, *key)).fetchone() is None:
+                culprit = next(r for r in results if (r.dataset, r.case) == key)
+                raise StoreError(f"run {run_id!r}: result {culprit.key!r} names an unknown case {key!r}")
 
     def set_status(self, run_id: str, status: records.RunStatus, finished_at: str | None = None) -> None:
         """Set a run's status.

@@ -84,3 +84,9 @@ def openai_server() -> Iterator[OpenAIServer]:
 def tmp_db(tmp_path: Path) -> Path:
     """Where a test's SQLite store lives."""
     return tmp_path / "evalcore.db"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run browser tests last: Playwright's sync API keeps an event loop running in the main thread
+    until the session ends, and every later ``asyncio.run`` would fail."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from hypothesis import strategies as st
+
 from evalcore import records
 
 FAKE_MODELS = ("fake/perfect", "fake/guesser", "fake/lazy", "fake/flaky", "fake/garbler")
@@ -157,3 +159,109 @@ def make_info(
             "revision": None,
         },
     )
+
+
+# --- hypothesis strategies -----------------------------------------------------------------------
+
+_scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
+)
+_json = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+_objects = st.dictionaries(st.text(max_size=6), _json, max_size=3)
+_names = st.text(min_size=1, max_size=10)
+_unit = st.floats(min_value=0.0, max_value=1.0)
+_counts = st.integers(min_value=0, max_value=2**63 - 1)
+_metric_names = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(lambda n: n not in records.RESERVED_NAMES)
+
+
+@st.composite
+def _timestamps(draw: st.DrawFn) -> str:
+    moment = draw(
+        st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(9999, 12, 31), timezones=st.just(UTC))
+    )
+    spec = draw(st.sampled_from(["seconds", "milliseconds", "microseconds"]))
+    return moment.isoformat(timespec=spec).replace("+00:00", draw(st.sampled_from(["Z", "+00:00"])))
+
+
+@st.composite
+def _results(draw: st.DrawFn, key: tuple[str, str, str, int], metrics: list[records.Metric]) -> records.Result:
+    contender, dataset, case, sample = key
+    usage = records.Usage(
+        draw(_counts | st.none()),
+        draw(_counts | st.none()),
+        draw(st.floats(min_value=0, allow_infinity=False) | st.none()),
+    )
+    common = dict(
+        output=draw(_json),
+        raw=draw(st.text(max_size=20) | st.none()),
+        diagnostics=draw(_objects),
+        usage=usage,
+        latency_s=draw(st.floats(min_value=0, allow_infinity=False) | st.none()),
+        attempts=draw(st.integers(min_value=1, max_value=2**63 - 1)),
+        started_at=draw(_timestamps() | st.none()),
+    )
+    if draw(st.booleans()):
+        kind = draw(st.sampled_from([k for k in records.ERROR_KINDS if k != "model"]))
+        error = records.ErrorInfo(kind, draw(st.text(max_size=20)))
+        return records.Result(contender, dataset, case, sample, "error", None, {}, error=error, **common)
+    values = draw(st.dictionaries(st.sampled_from([m.name for m in metrics]), _unit | st.none(), max_size=len(metrics)))
+    score = draw(_unit)
+    primary = next(m.name for m in metrics if m.primary)
+    if primary in values:
+        values[primary] = score
+    error = draw(st.none() | st.builds(records.ErrorInfo, st.just("model"), st.text(max_size=10)))
+    return records.Result(contender, dataset, case, sample, "scored", score, values, error=error, **common)
+
+
+@st.composite
+def valid_runs(draw: st.DrawFn) -> records.Run:
+    """Hypothesis strategy: any run the run-file spec allows (small, with free-form JSON everywhere)."""
+    names = draw(st.lists(_metric_names, min_size=1, max_size=4, unique=True))
+    primary = draw(st.integers(0, len(names) - 1))
+    metrics = [
+        records.Metric(n, draw(st.text(max_size=20)), draw(st.booleans()), i == primary) for i, n in enumerate(names)
+    ]
+    contenders = [
+        records.Contender(cid, draw(_names), draw(_objects))
+        for cid in draw(st.lists(_names, min_size=1, max_size=3, unique=True))
+    ]
+    cases = [
+        records.Case(
+            d, cid, draw(st.text(max_size=8)), draw(st.text(max_size=20) | _objects), draw(_json), draw(_objects)
+        )
+        for d, cid in draw(st.lists(st.tuples(_names, _names), min_size=1, max_size=3, unique=True))
+    ]
+    keys = st.tuples(
+        st.sampled_from([c.id for c in contenders]), st.sampled_from([c.key for c in cases]), st.integers(0, 3)
+    )
+    results = [draw(_results((c, *k, s), metrics)) for c, k, s in draw(st.lists(keys, max_size=6, unique=True))]
+    status = draw(st.sampled_from(["running", "completed", "interrupted", "failed"]))
+    info = records.RunInfo(
+        id=draw(_names),
+        suite=draw(st.text(max_size=10)),
+        created_at=draw(_timestamps()),
+        finished_at=None if status in ("running", "interrupted") else draw(_timestamps() | st.none()),
+        status=status,
+        weights=draw(
+            st.dictionaries(
+                st.sampled_from(["score", "errors", "cost", "time", *names]),
+                st.floats(allow_nan=False, allow_infinity=False),
+            )
+        ),
+        settings=draw(_objects),
+        provenance={
+            "tool": {"name": draw(st.text(max_size=8)), "version": draw(st.text(max_size=8)), **draw(_objects)},
+            "suite_hash": draw(st.text(max_size=8)),
+            "dataset_hashes": draw(st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=2)),
+            "revision": draw(st.text(max_size=8) | st.none()),
+        },
+    )
+    refused = [
+        records.Refusal(draw(_names), draw(_objects), draw(st.text(max_size=20)))
+        for _ in range(draw(st.integers(0, 2)))
+    ]
+    return records.Run(info, metrics, contenders, cases, results, refused)

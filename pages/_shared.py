@@ -1,0 +1,360 @@
+"""The explorer's shared frame: session-state keys, cached loaders, the sidebar, table and error display.
+
+Every session-state key the app uses is a constant of :class:`Keys`, owned here. Pages import this
+module, call one or two ``evalcore`` functions and render; nothing here computes a number.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import streamlit as st
+
+from evalcore import explorer
+from evalcore.errors import EvalcoreError
+from evalcore.records import Run
+from evalcore.store import Store, default_db_path
+
+log = logging.getLogger("evalcore.app")
+
+UPLOAD_PREFIX = "upload:"
+DEMO_SUITE = Path("data/suites/intake")
+#: Bundled run files, imported into an empty store (a fresh deployment).
+RUNS_DIR_ENV = "EVALCORE_RUNS_DIR"
+MAX_UPLOADS = 8
+LEADERBOARD, CASES, RUN, RUNS, UPLOAD = ("pages/leaderboard.py", "pages/cases.py", "pages/run.py",
+                                         "pages/runs.py", "pages/upload.py")
+
+
+class Keys:
+    """Every session-state key, in one place."""
+
+    RUN = "run"                      # the run picker: a store run id or "upload:<digest>"
+    PENDING_RUN = "pending_run"      # a run to select on the next script run (set by pages)
+    UPLOADS = "uploads"              # refs of runs uploaded in this session
+    WEIGHTS_FOR = "weights_for"      # the run the weight sliders were last set for
+    WEIGHT = "w_"                    # + weight name: one slider each
+    FILTERS_FOR = "filters_for"      # the run the leaderboard filters belong to
+    FILTER = "f_"                    # + dataset / variant / contender / meta_<key>
+    QUERY_READ = "query_read"        # the address bar was read into the session
+    URL_WEIGHTS = "url_weights"      # weights from the address bar, for the sliders to take once
+    CASE_CONTENDER = "case_contender"
+    CASE_COMPARE = "case_compare"
+    CASE_TABLE = "case_table"
+    LEADERBOARD_TABLE = "leaderboard_table"
+    DATASET_TAB = "dataset_tab"
+    CHART_TAB = "chart_tab"
+    JOB = "job"                      # the run launched or resumed from this session
+    CONFIRM_DELETE = "confirm_delete"
+
+
+class Current(NamedTuple):
+    ref: str
+    run: Run
+    frame: Any
+    label: str
+
+
+def use_app_navigation() -> None:
+    """Make sure this script run goes through app.py's ``st.navigation``.
+
+    Streamlit takes a folder named ``pages/`` next to the entry point for its legacy multipage mode
+    until the first ``st.navigation`` call: the first visitor of a fresh server who opens a deep link
+    (``/cases?run=…``) would get that page alone, with no shared sidebar, and the whole server would
+    stay in legacy mode. Every page calls this first; it turns the legacy mode off and reruns,
+    which runs app.py, which routes to the same page by its URL path.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+# --- loaders --------------------------------------------------------------------------------------
+
+
+def db_path() -> str:
+    return str(default_db_path())
+
+
+@st.cache_resource(show_spinner=False)
+def _store(path: str) -> Store:
+    store = Store(path)
+    imported = explorer.seed_store_from_bundled(store, os.environ.get(RUNS_DIR_ENV) or "data/runs")
+    if imported:
+        log.info("seeded %s with bundled runs %s", path, imported)
+    return store
+
+
+def store() -> Store:
+    """The store at ``$EVALCORE_DB`` (seeded from the bundled run files when empty)."""
+    return _store(db_path())
+
+
+@st.cache_resource(show_spinner=False)
+def _uploads() -> OrderedDict[str, Run]:
+    return OrderedDict()
+
+
+def remember_upload(data: bytes, run: Run) -> str:
+    """Keep an uploaded run for this session's picker; returns its ref."""
+    ref = UPLOAD_PREFIX + hashlib.sha256(data).hexdigest()[:16]
+    uploads = _uploads()
+    uploads[ref] = run
+    while len(uploads) > MAX_UPLOADS:
+        uploads.popitem(last=False)
+    mine = st.session_state.setdefault(Keys.UPLOADS, [])
+    if ref not in mine:
+        mine.append(ref)
+    return ref
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _load(path: str, ref: str, version: tuple) -> tuple[Run, Any]:
+    if ref.startswith(UPLOAD_PREFIX):
+        from evalcore.frames import results_frame
+
+        run = _uploads()[ref]
+        return run, results_frame(run)
+    s = _store(path)
+    return s.load_run(ref), s.load_results_frame(ref)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_view(path: str, ref: str, version: tuple, weights: tuple, filters: tuple) -> explorer.LeaderboardView:
+    run, frame = _load(path, ref, version)
+    f = explorer.Filters(list(filters[0]), list(filters[1]), list(filters[2]), {k: list(v) for k, v in filters[3]})
+    return explorer.leaderboard_view(frame, run.metrics, dict(weights), f, run.contenders)
+
+
+@st.cache_resource(show_spinner=False)
+def jobs() -> dict[str, explorer.RunJob]:
+    """Runs working in this server process, by run id (they outlive any browser tab)."""
+    return {}
+
+
+def runs_index() -> dict[str, dict]:
+    """Store runs by id, newest first, then this session's uploads."""
+    index = {info["id"]: info for info in store().list_runs()}
+    for ref in st.session_state.get(Keys.UPLOADS, []):
+        run = _uploads().get(ref)
+        if run is not None:
+            index[ref] = {"id": ref, "suite": run.info.suite, "created_at": run.info.created_at,
+                          "status": "uploaded", "results": len(run.results)}
+    return index
+
+
+def version(info: dict) -> tuple:
+    return (info.get("status"), info.get("results"), info.get("finished_at"))
+
+
+def current() -> Current | None:
+    """The selected run with its results frame; the newest run when none is picked; None when there is none."""
+    index = runs_index()
+    if not index:
+        return None
+    ref = st.session_state.get(Keys.RUN)
+    if ref not in index:
+        ref = explorer.default_run(list(index.values()))
+    try:
+        run, frame = _load(db_path(), ref, version(index[ref]))
+    except (EvalcoreError, KeyError) as exc:
+        log.warning("run %s cannot be shown: %s", ref, exc)
+        return None
+    return Current(ref, run, frame, explorer.run_label(index[ref]))
+
+
+# --- the sidebar ----------------------------------------------------------------------------------
+
+
+def read_address_bar() -> None:
+    """Once per session: the run, filters and weights of a shared URL become the session's state."""
+    if st.session_state.get(Keys.QUERY_READ):
+        return
+    st.session_state[Keys.QUERY_READ] = True
+    state = explorer.decode_query({k: st.query_params.get_all(k) for k in st.query_params})
+    if state.run:
+        st.session_state[Keys.RUN] = state.run
+    st.session_state[Keys.FILTERS_FOR] = state.run
+    for attr, key in (("datasets", "dataset"), ("variants", "variant"), ("contenders", "contender")):
+        if getattr(state.filters, attr):
+            st.session_state[Keys.FILTER + key] = getattr(state.filters, attr)
+    for key, values in state.filters.metadata.items():
+        st.session_state[Keys.FILTER + "meta_" + key] = values
+    if state.weights is not None:
+        st.session_state[Keys.URL_WEIGHTS] = state.weights
+
+
+def sidebar() -> None:
+    """The run picker and the weight sliders, shown on every page."""
+    index = runs_index()
+    if Keys.PENDING_RUN in st.session_state:
+        st.session_state[Keys.RUN] = st.session_state.pop(Keys.PENDING_RUN)
+    if not index:
+        st.sidebar.caption("No runs yet.")
+        return
+    if st.session_state.get(Keys.RUN) not in index:
+        st.session_state[Keys.RUN] = explorer.default_run(list(index.values()))
+    st.sidebar.selectbox("Run", list(index), key=Keys.RUN, format_func=lambda ref: explorer.run_label(index[ref]),
+                         help="A run from the history, or a file you uploaded")
+    now = current()
+    if now is not None:
+        weight_sliders(now)
+
+
+def run_weights(now: Current) -> dict[str, float]:
+    return explorer.usable_weights(now.run.info.weights, now.run.metrics) or {}
+
+
+def weight_sliders(now: Current) -> None:
+    names = explorer.weight_names(now.run.metrics)
+    if Keys.URL_WEIGHTS in st.session_state:
+        set_weights(explorer.usable_weights(st.session_state.pop(Keys.URL_WEIGHTS), now.run.metrics) or {}, names)
+        st.session_state[Keys.WEIGHTS_FOR] = now.ref
+    elif st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
+        set_weights(run_weights(now), names)
+        st.session_state[Keys.WEIGHTS_FOR] = now.ref
+    st.sidebar.subheader("Weights")
+    shares = explorer.live_shares(weights(now))
+    for name in names:
+        st.sidebar.slider(name, -explorer.SLIDER_MAX, explorer.SLIDER_MAX, step=1, key=Keys.WEIGHT + name,
+                          help=explorer.weight_hint(name, now.run.metrics), format="%+d")
+        share = shares.get(name, 0.0)
+        direction = "lower is better" if st.session_state[Keys.WEIGHT + name] < 0 else "higher is better"
+        st.sidebar.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
+    st.sidebar.button("Reset to the run's weights", on_click=set_weights, args=(run_weights(now), names),
+                      use_container_width=True)
+
+
+def set_weights(values: dict[str, float], names: list[str]) -> None:
+    positions = explorer.slider_values(values)
+    for name in names:
+        st.session_state[Keys.WEIGHT + name] = positions.get(name, 0)
+
+
+def weights(now: Current) -> dict[str, float]:
+    """The sliders' weights (non-zero ones) when the sliders are set for this run, else the run's own."""
+    if st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
+        return explorer.slider_weights(explorer.slider_values(run_weights(now)))
+    names = explorer.weight_names(now.run.metrics)  # a stable order keeps the address stable
+    return explorer.slider_weights({n: st.session_state.get(Keys.WEIGHT + n, 0) for n in names})
+
+
+def filters() -> explorer.Filters:
+    s = st.session_state
+    metadata = {k.removeprefix(Keys.FILTER + "meta_"): list(v) for k, v in s.items()
+                if isinstance(k, str) and k.startswith(Keys.FILTER + "meta_") and v}
+    return explorer.Filters(list(s.get(Keys.FILTER + "dataset", [])), list(s.get(Keys.FILTER + "variant", [])),
+                            list(s.get(Keys.FILTER + "contender", [])), metadata)
+
+
+def write_address_bar() -> None:
+    """Put the run, filters and weights in the address bar, so copying it shares this view."""
+    now = current()
+    if now is None or now.ref.startswith(UPLOAD_PREFIX):
+        return
+    chosen = weights(now)
+    changed = chosen != explorer.slider_weights(explorer.slider_values(run_weights(now)))
+    state = explorer.ViewState(now.ref, filters(), chosen if changed else None)
+    wanted = explorer.encode_query(state)
+    if {k: st.query_params.get_all(k) for k in st.query_params} != {
+            k: v if isinstance(v, list) else [v] for k, v in wanted.items()}:
+        st.query_params.from_dict(wanted)
+
+
+def view_for(ref: str, chosen: dict[str, float], f: explorer.Filters | None = None) -> explorer.LeaderboardView:
+    """The (cached) leaderboard of a run under these weights and filters."""
+    f = f or explorer.Filters()
+    key = (tuple(f.datasets), tuple(f.variants), tuple(f.contenders),
+           tuple(sorted((k, tuple(v)) for k, v in f.metadata.items())))
+    info = runs_index().get(ref, {})
+    return cached_view(db_path(), ref, version(info), tuple(sorted(chosen.items())), key)
+
+
+def leaderboard_of(now: Current) -> explorer.LeaderboardView:
+    """The selected run's leaderboard under the sliders' weights and the page's filters."""
+    return view_for(now.ref, weights(now), filters())
+
+
+# --- display helpers ------------------------------------------------------------------------------
+
+
+def viewer() -> bool:
+    """Viewer mode: ``EVALCORE_VIEWER`` in the environment or in ``st.secrets``."""
+    try:
+        secret = st.secrets.get(explorer.VIEWER_ENV)
+    except Exception:  # noqa: BLE001 - no secrets.toml at all raises; that just means "not set"
+        secret = None
+    return explorer.viewer_mode(os.environ, secret)
+
+
+def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
+    cc = st.column_config
+    kinds = {
+        explorer.PERCENT: lambda c: cc.ProgressColumn(c.name, help=c.help, min_value=0, max_value=100,
+                                                      format="%.1f%%"),
+        explorer.POINTS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.1f"),
+        explorer.MONEY: lambda c: cc.NumberColumn(c.name, help=c.help, format=c.format or "$%.4f"),
+        explorer.SECONDS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.2f s"),
+        explorer.COUNT: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.0f"),
+        explorer.TEXT: lambda c: cc.TextColumn(c.name, help=c.help),
+    }
+    config = {c.name: kinds[c.kind](c) for c in columns}
+    config["P(best)"] = cc.NumberColumn("P(best)", help="Share of bootstrap resamples in which the row ranks first",
+                                        format="%.0f%%")
+    config["rank"] = cc.NumberColumn("rank", pinned=True, format="%d", width=50)
+    config["contender"] = cc.TextColumn("contender", pinned=True, help="Model and the settings it varied")
+    return config
+
+
+def show_table(table: Any, columns: list[explorer.Column], key: str | None = None) -> Any:
+    """A leaderboard table, sortable, with progress bars for scores; clicking a row selects it."""
+    height = min(38 + 35 * len(table), 600)
+    if key is None:
+        return st.dataframe(table, column_config=column_config(columns), hide_index=True, height=height)
+    return st.dataframe(table, column_config=column_config(columns), hide_index=True, height=height,
+                        on_select="rerun", selection_mode="single-row", key=key)
+
+
+def plain(text: object) -> str:
+    """Untrusted text made safe for a Markdown label (tabs, captions, metrics)."""
+    return explorer.escape_markdown(str(text))
+
+
+def fail(message: object) -> None:
+    """An error in plain words."""
+    st.error(plain(message), icon=":material/error:")
+
+
+def open_cases(contender: str) -> None:
+    st.session_state[Keys.CASE_CONTENDER] = contender
+    st.switch_page(CASES)
+
+
+def open_run(ref: str, page: str = LEADERBOARD) -> None:
+    st.session_state[Keys.PENDING_RUN] = ref
+    st.switch_page(page)
+
+
+def launch_demo() -> None:
+    """Start the demo suite with its fake lineup, and watch it on the Run page."""
+    from evalcore.suite import load_suite
+
+    job = explorer.launch_run(explorer.build_plan(load_suite(DEMO_SUITE)), db_path())
+    jobs()[job.run_id] = job
+    st.session_state[Keys.JOB] = job.run_id
+    st.switch_page(RUN)
+
+
+def empty_store() -> None:
+    """What a page shows when there is no run yet."""
+    st.info("No runs yet. Run the demo suite (fake models, offline, about half a minute), or upload a run file.")
+    if not viewer() and st.button("Run the demo suite", type="primary", icon=":material/play_arrow:"):
+        launch_demo()
+    st.page_link(UPLOAD, label="Upload a run file", icon=":material/upload:")

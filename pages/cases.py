@@ -1,0 +1,88 @@
+"""Cases: every answer of a contender, and for one case the input, the expected answer and the output side
+by side, the wrong fields want vs got, the raw reply and its usage; another contender's answer beside it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore import explorer
+from pages import _shared as shared
+from pages._shared import Keys, plain
+
+ALL = "All contenders"
+
+shared.use_app_navigation()
+st.title("Cases")
+now = shared.current()
+if now is None:
+    shared.empty_store()
+    st.stop()
+run = now.run
+contenders = [c.id for c in run.contenders]
+if st.session_state.get(Keys.CASE_CONTENDER) not in [ALL, *contenders]:
+    st.session_state[Keys.CASE_CONTENDER] = ALL
+
+options = explorer.filter_options(now.frame)
+left, middle, right, search = st.columns([3, 2, 2, 3])
+contender = left.selectbox("Contender", [ALL, *contenders], key=Keys.CASE_CONTENDER)
+datasets = middle.multiselect("Datasets", options["datasets"], placeholder="all")
+variants = right.multiselect("Variants", options["variants"], placeholder="all")
+text = search.text_input("Search the inputs", placeholder="words in the input text")
+checks = st.columns(4)
+failures = checks[0].toggle("Failures only", help="Errors and scores below 100%")
+errors = checks[1].toggle("Errors only", help="Failed calls and unusable replies")
+has_hallucinations = any(m.name == explorer.HALLUCINATION_METRIC for m in run.metrics)
+hallucinations = checks[2].toggle("Hallucinations only", disabled=not has_hallucinations,
+                                  help="Answers that filled in a field the text leaves open")
+
+table = explorer.cases_view(run, explorer.CaseFilters(
+    None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text))
+st.caption(f"{len(table)} results. Click a row to see the case.")
+percent = {name: st.column_config.ProgressColumn(name, min_value=0, max_value=100, format="%.0f%%")
+           for name in ["score", *(m.name for m in run.metrics)]}
+event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key=Keys.CASE_TABLE,
+                     height=min(38 + 35 * len(table), 420),
+                     column_config={**percent, "input": st.column_config.TextColumn("input", width="large")})
+rows = [r for r in event.selection.rows if r < len(table)]
+if not rows:
+    st.info("Select a row to see its input, expected answer and output side by side.", icon=":material/touch_app:")
+    st.stop()
+
+row = table.iloc[rows[0]]
+detail = explorer.case_detail(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
+st.subheader(plain(f"{row['dataset']} / {row['case']}"))
+st.caption(plain(f"{row['contender']} · variant {detail['variant']} · sample {row['sample']}"))
+numbers = st.columns(6)
+numbers[0].metric("Score", "–" if detail["score"] != detail["score"] else f"{detail['score']:.0f}%")
+numbers[1].metric("Wrong fields", detail["wrong"])
+numbers[2].metric("Latency", "–" if detail["latency_s"] is None else f"{detail['latency_s']:.2f} s")
+numbers[3].metric("Attempts", detail["attempts"])
+usage = detail["usage"]
+numbers[4].metric("Tokens in / out", f"{usage['input tokens'] or '–'} / {usage['output tokens'] or '–'}")
+cost = usage["cost (USD)"]
+numbers[5].metric("Cost", "–" if cost is None else plain(explorer.money_format([cost]) % cost))
+if detail["error"]:
+    shared.fail(detail["error"])
+
+inputs, expected, output = st.columns(3)
+inputs.markdown("**Input**")
+inputs.code(detail["input"], language=None, wrap_lines=True)
+expected.markdown("**Expected**")
+expected.code(detail["expected"], language="json", wrap_lines=True)
+output.markdown("**Output**")
+output.code(detail["output"], language="json", wrap_lines=True)
+
+st.markdown("**Want vs got**")
+fields = detail["fields"]
+styled = fields.style.apply(lambda r: [("" if r["right"] else "background-color: rgba(255, 75, 75, 0.25)")] * len(r),
+                            axis=1)
+st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
+with st.expander("Raw reply"):
+    st.code(detail["raw"] if detail["raw"] is not None else "(no reply)", language=None, wrap_lines=True)
+
+others = [c for c in contenders if c != row["contender"]]
+if others:
+    st.markdown("**Compare with another contender**")
+    other = st.selectbox("Contender to compare", others, key=Keys.CASE_COMPARE, label_visibility="collapsed")
+    st.dataframe(explorer.compare_answers(run, [row["contender"], other], row["dataset"], row["case"],
+                                          int(row["sample"])), hide_index=True)

@@ -1,0 +1,108 @@
+"""Run: pick a suite, datasets and contenders, read the plan, launch it and watch it work in the background."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from evalcore import explorer
+from evalcore.errors import EvalcoreError
+from evalcore.report import format_cost
+from pages import _shared as shared
+from pages._shared import Keys, plain
+
+OTHER = "another folder…"
+
+shared.use_app_navigation()
+st.title("Run")
+if shared.viewer():
+    st.info("Launching runs is turned off in this deployment (viewer mode).", icon=":material/lock:")
+    st.stop()
+
+
+@st.cache_resource(show_spinner="Reading the suite…", ttl=30)
+def load_suite(path: str):  # noqa: ANN201
+    from evalcore.suite import load_suite as load
+
+    return load(path)
+
+
+def progress_panel(run_id: str, polling: bool) -> None:
+    job = shared.jobs().get(run_id)
+    if job is None:
+        return
+    title, cancel = st.columns([4, 1], vertical_alignment="bottom")
+    title.subheader("Progress" if job.alive else f"Run {job.status}")
+    if job.alive:
+        cancel.button("Cancel", on_click=job.cancel, icon=":material/stop:", key=f"cancel_{run_id}",
+                      help="Stop after the calls in flight; finished results stay stored and the run can be resumed")
+    for r in job.rows().itertuples():
+        st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {r.errors} errors"))
+    frame = shared.store().load_results_frame(run_id)
+    if len(frame):
+        view = explorer.leaderboard_view(frame, job.run.metrics, job.run.info.weights, ci=False,
+                                         contenders=job.run.contenders)
+        st.caption("Leaderboard so far" if job.alive else "Leaderboard")
+        shared.show_table(view.overall, view.columns)
+    if job.alive:
+        return
+    if polling:
+        st.rerun(scope="app")  # stop polling: the panel is drawn once more, without run_every
+    if job.error:
+        shared.fail(job.error)
+    elif job.status == "completed":
+        st.success("The run is complete.", icon=":material/check_circle:")
+    else:
+        st.warning(f"The run stopped ({job.status}): finished results are stored; resume it from Runs.")
+    if st.button("Open the leaderboard", type="primary", icon=":material/leaderboard:"):
+        shared.open_run(run_id)
+
+
+active = st.session_state.get(Keys.JOB)
+if active in shared.jobs():
+    alive = shared.jobs()[active].alive
+    st.fragment(progress_panel, run_every="500ms" if alive else None)(active, alive)
+    st.divider()
+
+suites = {name: str(path) for name, path in explorer.bundled_suites("data/suites").items()}
+choice = st.selectbox("Suite", [*suites, OTHER], help="A bundled suite, or any suite folder on this machine")
+path = suites.get(choice) or st.text_input("Suite folder", placeholder="path/to/suite")
+if not path:
+    st.stop()
+try:
+    suite = load_suite(str(Path(path)))
+except EvalcoreError as exc:
+    shared.fail(exc)
+    st.stop()
+
+lineup = [c.id for c in explorer.build_plan(suite).contenders]
+left, right = st.columns(2)
+datasets = left.multiselect("Datasets", list(suite.datasets), placeholder="all")
+contenders = right.multiselect("Contenders", lineup, placeholder="the whole lineup")
+a, b, c = st.columns(3)
+samples = a.number_input("Samples per case", 1, 20, suite.config.run.samples)
+parallelism = b.number_input("Contenders at once", 1, 32, suite.config.run.parallelism)
+limit = c.number_input("Cases per dataset (0: all)", 0, 10_000, 0)
+
+plan = explorer.build_plan(suite, datasets, contenders, int(samples), int(parallelism), int(limit) or None)
+summary = explorer.plan_summary(plan)
+st.subheader("Plan")
+m1, m2, m3 = st.columns(3)
+m1.metric("Calls", summary["calls"], border=True)
+m2.metric("Estimated cost", "unknown" if summary["cost"] is None else plain(format_cost(summary["cost"])),
+          border=True, help="From the suite's prices or the fake models' own; unknown when a model has none")
+m3.metric("Refused", len(summary["refused"]), border=True)
+st.dataframe(summary["matrix"], hide_index=True)
+if len(summary["refused"]):
+    st.caption("Refused lineup entries (never called):")
+    st.dataframe(summary["refused"], hide_index=True)
+for model, keys in summary["missing_keys"].items():
+    shared.fail(f"{model} needs {', '.join(keys)} in the environment (or in st.secrets). Set it and reload.")
+
+ready = summary["calls"] > 0 and not summary["missing_keys"]
+if st.button("Launch", type="primary", icon=":material/play_arrow:", disabled=not ready):
+    job = explorer.launch_run(plan, shared.db_path())
+    shared.jobs()[job.run_id] = job
+    st.session_state[Keys.JOB] = job.run_id
+    st.rerun()

@@ -1,0 +1,120 @@
+"""A real ``streamlit run app.py`` on a free port, driven by Playwright through Debian's Chromium.
+
+The server gets its own store and bundled-runs folder (one demo run file, made once per session with
+the fake lineup), so the app opens exactly as a fresh deployment would: seeded from run files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "tests" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+#: Fake models sleep this share of their realistic latency: runs take seconds, times are not all zero.
+LATENCY_SCALE = "0.05"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
+                if reply.read().strip() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f}s")
+
+
+@pytest.fixture(scope="session")
+def demo_run_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo suite run once with the fake lineup, exported as a run file."""
+    folder = tmp_path_factory.mktemp("bundled")
+    target = folder / "intake-demo.json.gz"
+    env = {**os.environ, "EVALCORE_FAKE_LATENCY_SCALE": "0.01"}
+    subprocess.run([sys.executable, "-m", "evalcore.cli", "run", "data/suites/intake", "--quiet",
+                    "--db", str(folder.parent / "make-demo.db"), "-o", str(target)],
+                   cwd=REPO, env=env, check=True, capture_output=True)
+    return target
+
+
+@contextlib.contextmanager
+def streamlit_server(db: Path, bundled: Path, log_path: Path) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port with its own store; yields the base URL."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium fonts-dejavu-core")
+    port = _free_port()
+    env = {**os.environ, "EVALCORE_DB": str(db), "EVALCORE_RUNS_DIR": str(bundled),
+           "EVALCORE_FAKE_LATENCY_SCALE": LATENCY_SCALE}
+    env.pop("EVALCORE_VIEWER", None)
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
+             "--server.address=127.0.0.1", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
+            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(url, process)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.fixture(scope="session")
+def app_url(demo_run_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The server every flow shares (one store: runs launched by one test are seen by the next)."""
+    folder = tmp_path_factory.mktemp("server")
+    with streamlit_server(folder / "evalcore.db", demo_run_file.parent, folder / "streamlit.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser(app_url: str):  # noqa: ANN201
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM,
+                                              args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, request: pytest.FixtureRequest):  # noqa: ANN001, ANN201
+    """A fresh browser tab (its own Streamlit session) at 1280 px wide; screenshots go to tests/screenshots/."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def screenshot(page, name: str) -> Path:  # noqa: ANN001
+    """Save the whole window as tests/screenshots/<name>.png."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path

@@ -1,0 +1,161 @@
+"""The flows a person uses, in a real browser against ``streamlit run app.py``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.browser
+expect = pytest.importorskip("playwright.sync_api").expect
+
+
+def winner(page) -> str:  # noqa: ANN001
+    alert = page.get_by_text(re.compile(r"^Winner: "))
+    expect(alert).to_be_visible()
+    return alert.inner_text().removeprefix("Winner: ").strip()
+
+
+def open_app(page, url: str, path: str = "") -> None:  # noqa: ANN001
+    page.goto(f"{url}/{path}")
+    expect(page.get_by_test_id("stSidebarNavLink").first).to_be_visible()
+
+
+def click_first_row(page, table) -> None:  # noqa: ANN001
+    """The dataframe is a canvas: click the selection box of its first data row by coordinates."""
+    expect(table).to_be_visible()
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)
+
+
+def test_the_leaderboard_opens_on_the_bundled_demo_run(page, app_url):
+    open_app(page, app_url)
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    expect(page.get_by_text("intake ·").first).to_be_visible()
+    assert winner(page)
+    screenshot(page, "leaderboard")
+    chart = page.get_by_test_id("stPlotlyChart").first
+    chart.scroll_into_view_if_needed()
+    expect(chart).to_be_visible()
+    expect(chart.get_by_text("Pareto frontier")).to_be_visible()
+    screenshot(page, "leaderboard_charts")
+
+
+def expected_winner(run_file, **changes) -> str:  # noqa: ANN001
+    from evalcore.explorer import leaderboard_view
+    from evalcore.frames import results_frame
+    from evalcore.runfile import read_run_file
+
+    run = read_run_file(run_file)
+    view = leaderboard_view(results_frame(run), run.metrics, {**run.info.weights, **changes}, ci=False)
+    return view.winner
+
+
+def slider(page, name: str):  # noqa: ANN001, ANN201
+    return page.get_by_test_id("stSlider").filter(has=page.get_by_text(name, exact=True))
+
+
+def test_moving_a_weight_re_ranks_and_the_address_bar_shares_it(page, app_url, browser, demo_run_file):
+    cheap_wins = expected_winner(demo_run_file, cost=-1.0)
+    open_app(page, app_url)
+    assert winner(page).startswith(expected_winner(demo_run_file))
+    assert not winner(page).startswith(cheap_wins)
+    slider(page, "cost").get_by_role("slider").press("Home")  # cost weight to -1: cheaper is better
+    expect(page.get_by_text(re.compile(r"^Winner: "))).to_have_text(re.compile(re.escape(cheap_wins)))
+    expect(page).to_have_url(re.compile(r"w=.*cost%3A-1"))
+    screenshot(page, "weights_moved")
+
+    shared = browser.new_page(viewport={"width": 1280, "height": 1000})
+    try:
+        shared.goto(page.url)
+        expect(shared.get_by_text(re.compile(r"^Winner: "))).to_have_text(re.compile(re.escape(cheap_wins)))
+        expect(slider(shared, "cost")).to_contain_text("-100")
+        screenshot(shared, "shared_url")
+    finally:
+        shared.close()
+
+
+def test_uploading_a_run_file_shows_its_table(page, app_url, demo_run_file):
+    open_app(page, app_url, "upload")
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(demo_run_file))
+    expect(page.get_by_text("Valid run file")).to_be_visible()
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    screenshot(page, "upload")
+
+
+def test_a_bad_upload_lists_its_problems(page, app_url, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "evalcore.run", "schema_version": 1, "run": {}}')
+    open_app(page, app_url, "upload")
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(bad))
+    expect(page.get_by_text("This is not a valid run file")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^run\.id: "))).to_be_visible()
+    screenshot(page, "upload_bad")
+
+
+def test_launching_the_demo_shows_progress_then_results(page, app_url):
+    open_app(page, app_url, "run")
+    page.get_by_role("button", name="Launch").click()
+    expect(page.get_by_test_id("stProgress").first).to_be_visible()
+    expect(page.get_by_text("The run is complete.")).to_be_visible(timeout=60_000)
+    page.get_by_text("Run completed").scroll_into_view_if_needed()
+    screenshot(page, "run_complete")
+    page.get_by_role("button", name="Open the leaderboard").click()
+    expect(page.get_by_text(re.compile(r"^Winner: "))).to_be_visible()
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+
+
+def test_cancelling_a_run_stops_it_and_keeps_it_resumable(page, app_url):
+    open_app(page, app_url, "run")
+    samples = page.get_by_label("Samples per case")
+    samples.fill("10")
+    samples.press("Enter")
+    expect(page.get_by_text("4800", exact=True)).to_be_visible()
+    page.get_by_role("button", name="Launch").click()
+    page.get_by_role("button", name="Cancel").click()
+    expect(page.get_by_text(re.compile(r"The run stopped \(interrupted\)"))).to_be_visible(timeout=30_000)
+    page.get_by_text("Run interrupted").scroll_into_view_if_needed()
+    screenshot(page, "run_cancelled")
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Runs").click()
+    expect(page.get_by_role("heading", name="Runs")).to_be_visible()
+    click_first_row(page, page.get_by_test_id("stDataFrame").first)  # the newest run: the one just cancelled
+    expect(page.get_by_role("button", name="Resume")).to_be_visible()
+    screenshot(page, "runs_resume")
+
+
+def test_a_case_shows_want_vs_got(page, app_url):
+    open_app(page, app_url, "cases")
+    page.get_by_text("Failures only").click()
+    click_first_row(page, page.get_by_test_id("stDataFrame").first)
+    expect(page.get_by_text("Want vs got")).to_be_visible()
+    expect(page.get_by_text("Expected", exact=True)).to_be_visible()
+    page.get_by_text("Want vs got").scroll_into_view_if_needed()
+    screenshot(page, "case_detail")
+
+
+def test_clicking_a_leaderboard_row_opens_that_contenders_cases(page, app_url):
+    open_app(page, app_url)
+    first = winner(page)
+    click_first_row(page, page.get_by_test_id("stDataFrame").first)
+    expect(page).to_have_url(re.compile(r"/cases"))
+    expect(page.get_by_role("combobox", name="Contender")).to_have_value(first.split(";")[0])
+
+
+def test_a_deep_link_opened_first_on_a_fresh_server_keeps_the_shared_frame(browser, demo_run_file, tmp_path):
+    from tests.browser.conftest import streamlit_server
+
+    with streamlit_server(tmp_path / "evalcore.db", demo_run_file.parent, tmp_path / "streamlit.log") as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        try:
+            page.goto(f"{url}/cases")
+            expect(page.get_by_role("heading", name="Cases")).to_be_visible()
+            expect(page.get_by_test_id("stSlider").first).to_be_visible()  # the shared sidebar is there
+            nav = page.get_by_test_id("stSidebarNavLink")
+            expect(nav).to_have_count(5)
+            expect(nav.filter(has_text="shared")).to_have_count(0)
+            expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+            screenshot(page, "deep_link_first")
+        finally:
+            page.close()

@@ -1,0 +1,141 @@
+"""pages/leaderboard.py under AppTest: tables, headline, weights, filters, charts, empty store, viewer mode."""
+
+from __future__ import annotations
+
+import json
+
+from tests.test_app_shared import demo_run, open_page, record_page_switches, seed, texts
+
+PAGE = "pages/leaderboard.py"
+
+
+def charts(at):
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def test_overall_and_per_dataset_tables_rank_every_contender(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    overall = at.dataframe[0].value
+    assert list(overall["rank"]) == [1, 2, 3, 4]
+    assert len(at.dataframe) == 1 + 1  # overall, then the open dataset tab's (tabs are lazy)
+    assert [t.label for t in at.tabs][:3] == ["immigration\\_law", "roofing", "tax\\_preparation"]
+    assert set(at.dataframe[1].value["contender"]) == set(overall["contender"])
+    assert "★ best" in overall["mark"].iloc[0] or overall["errors"].iloc[0] > 0
+
+
+def test_another_dataset_tab_draws_its_own_table(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    first = open_page(PAGE).dataframe[1].value
+    at = open_page(PAGE, dataset_tab="roofing")
+    assert len(at.dataframe) == 2
+    assert list(at.dataframe[1].value["wscore"]) != list(first["wscore"])
+
+
+def test_the_headline_names_the_winner_and_how_sure_we_are(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    headline = at.success[0].value
+    assert headline.startswith("**Winner: ") and "weight jitters" in headline and "bootstrap" in headline
+
+
+def test_weights_from_the_sliders_re_rank_the_table(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    cheapest = open_page(PAGE, weights_for="run-demo", w_cost=-100).dataframe[0].value
+    assert list(cheapest["cost"]) == sorted(cheapest["cost"])
+    best_score = open_page(PAGE, weights_for="run-demo", w_score=100).dataframe[0].value
+    assert list(best_score["score"]) == sorted(best_score["score"], reverse=True)
+
+
+def test_filters_keep_only_the_chosen_contenders(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    chosen = [run.contenders[0].id, run.contenders[1].id]
+    at = open_page(PAGE, filters_for="run-demo", f_contender=chosen)
+    assert sorted(at.dataframe[0].value["contender"]) == sorted(chosen)
+
+
+def test_the_first_chart_is_score_vs_cost_with_the_pareto_frontier(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    specs = charts(open_page(PAGE))
+    assert len(specs) == 1  # chart tabs are lazy: only the open one is drawn
+    assert any(trace.get("name") == "Pareto frontier" for trace in specs[0]["data"])
+    assert specs[0]["layout"]["xaxis"]["type"] == "log"
+
+
+def test_each_chart_tab_draws_its_chart(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    kinds = {tab: charts(open_page(PAGE, chart_tab=tab))[0]["data"][0]["type"]
+             for tab in ("Score vs time", "Metrics", "Contender × dataset")}
+    assert kinds == {"Score vs time": "scatter", "Metrics": "bar", "Contender × dataset": "heatmap"}
+
+
+def test_glossary_comes_from_the_metric_descriptions(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    assert "hallucinated_rate: Share of the open fields given a value." in texts(open_page(PAGE))
+
+
+def test_empty_store_offers_the_demo_run(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    assert "No runs yet" in texts(at)
+    assert [b.label for b in at.button] == ["Run the demo suite"]
+
+
+def test_viewer_mode_shows_runs_but_never_offers_to_launch(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run(), viewer=True)
+    at = open_page(PAGE)
+    assert len(at.dataframe[0].value) == 4
+    assert not at.button
+
+
+def test_viewer_mode_with_an_empty_store_offers_no_launch(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, viewer=True)
+    at = open_page(PAGE)
+    assert "No runs yet" in texts(at) and not at.button
+
+
+def test_html_in_a_run_file_is_never_rendered(monkeypatch, tmp_path):
+    run = demo_run()
+    run.metrics[1] = type(run.metrics[1])("exact_match", "<img src=x onerror=alert(1)> [link](http://evil)")
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE)
+    assert not at.exception
+    glossary = next(t.value for t in at.text)
+    assert "<img src=x onerror=alert(1)>" in glossary  # shown as text, in st.text
+    assert all("<img" not in m.value for m in at.markdown)
+
+
+def test_clicking_a_row_opens_that_contenders_cases(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    second = open_page(PAGE).dataframe[0].value["contender"].iloc[1]
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE, leaderboard_table={"selection": {"rows": [1], "columns": [], "cells": []}})
+    assert switches == ["pages/cases.py"]
+    assert at.session_state["case_contender"] == second
+
+
+def test_clicking_a_chart_point_opens_that_contenders_cases(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    switches = record_page_switches(monkeypatch)
+    click = {"selection": {"points": [{"customdata": run.contenders[2].id}], "point_indices": [0], "box": [],
+                           "lasso": []}}
+    at = open_page(PAGE, **{"chart_Score vs cost": click})
+    assert switches == ["pages/cases.py"]
+    assert at.session_state["case_contender"] == run.contenders[2].id
+
+
+def test_the_demo_button_launches_the_demo_suite_and_opens_the_run_page(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE)
+    at.button[0].click().run()
+    assert switches == ["pages/run.py"]
+    from pages._shared import jobs
+
+    job = jobs()[at.session_state["job"]]
+    job.join(timeout=60)
+    assert job.status == "completed", job.error
+    assert len(job.run.contenders) == 10

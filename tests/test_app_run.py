@@ -1,0 +1,78 @@
+"""pages/run.py under AppTest: the plan, launching in the background, progress, viewer mode, bad input."""
+
+from __future__ import annotations
+
+from tests.suites import write_suite
+from tests.test_app_shared import open_page, seed, texts, unescaped
+
+PAGE = "pages/run.py"
+
+
+def metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_the_plan_of_the_demo_suite_counts_calls_cost_and_refusals(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    assert metric(at, "Calls") == "480"
+    assert unescaped(metric(at, "Estimated cost")).startswith("$0")
+    assert metric(at, "Refused") == "1"
+    assert len(at.dataframe[0].value) == 10
+    assert "does not take reasoning_effort" in at.dataframe[1].value["reason"].iloc[0]
+
+
+def test_choosing_datasets_and_contenders_changes_the_plan(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    at.multiselect[0].select("roofing").run()
+    at.multiselect[1].select("fake/oracle · t=0").select("fake/sloppy").run()
+    at.number_input[0].set_value(2).run()
+    assert metric(at, "Calls") == str(2 * 16 * 2)
+
+
+def test_launching_runs_in_the_background_and_ends_with_a_leaderboard(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    at.multiselect[1].select("fake/oracle · t=0").select("fake/flaky").run()
+    at.number_input[2].set_value(2).run()  # two cases per dataset: 12 calls
+    next(b for b in at.button if b.label == "Launch").click().run()
+    from pages._shared import jobs
+
+    job = jobs()[at.session_state["job"]]
+    job.join(timeout=30)
+    at.run()
+    assert job.status == "completed", job.error
+    assert "The run is complete." in texts(at)
+    assert [p.value for p in at.progress] == [100, 100]
+    assert len(at.dataframe[0].value) == 2  # the leaderboard of the finished run
+    assert any(b.label == "Open the leaderboard" for b in at.button)
+
+
+def test_a_missing_suite_folder_is_explained_not_a_traceback(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    at.selectbox[0].select("another folder…").run()
+    at.text_input[0].input(str(tmp_path / "nowhere")).run()
+    assert not at.exception
+    assert "nowhere: no evalcore.yaml here" in texts(at)
+
+
+def test_a_missing_api_key_is_named_and_launch_is_disabled(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    suite = write_suite(tmp_path / "suite", {"lineup": [{"model": "openai/gpt-4o-mini"}]})
+    at = open_page(PAGE)
+    at.selectbox[0].select("another folder…").run()
+    at.text_input[0].input(str(suite)).run()
+    assert not at.exception
+    assert "openai/gpt-4o-mini needs OPENAI_API_KEY" in texts(at)
+    assert next(b for b in at.button if b.label == "Launch").disabled
+
+
+def test_viewer_mode_refuses_to_launch(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, viewer=True)
+    at = open_page(PAGE)
+    assert "turned off" in texts(at)
+    assert not at.button and not at.dataframe

@@ -1,0 +1,176 @@
+"""app.py (the shared frame: navigation, run picker, weight sliders, the address bar) and helpers the
+other AppTest files use."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evalcore.runfile import write_run_file
+from tests.factories import make_run
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def seed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *runs, viewer: bool = False) -> Path:
+    """A fresh store at a temporary EVALCORE_DB, seeded from these runs as bundled run files."""
+    bundled = tmp_path / "bundled"
+    bundled.mkdir()
+    for run in runs:
+        write_run_file(run, bundled / f"{run.info.id}.json")
+    monkeypatch.setenv("EVALCORE_DB", str(tmp_path / "evalcore.db"))
+    monkeypatch.setenv("EVALCORE_RUNS_DIR", str(bundled))
+    if viewer:
+        monkeypatch.setenv("EVALCORE_VIEWER", "1")
+    else:
+        monkeypatch.delenv("EVALCORE_VIEWER", raising=False)
+    monkeypatch.chdir(REPO)
+    return bundled
+
+
+def demo_run():
+    """A small run by the factory: 4 contenders (the last with errors), 9 cases over 3 datasets."""
+    return make_run(n_contenders=4, n_cases=9, run_id="run-demo")
+
+
+def open_page(name: str, **state) -> AppTest:
+    """Run one page file on its own, without app.py around it (no sidebar: weights are the run's own)."""
+    at = AppTest.from_file(str(REPO / name), default_timeout=30)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def unescaped(markdown: str) -> str:
+    """Markdown the app escaped (names from run files) as the reader sees it."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def record_page_switches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Page switches a page asks for (a page run on its own cannot switch: there is no app.py around it)."""
+    import streamlit as st
+
+    switches: list[str] = []
+
+    def switch_page(page: str, **_: object) -> None:
+        switches.append(str(page))
+        st.stop()
+
+    monkeypatch.setattr(st, "switch_page", switch_page)
+    return switches
+
+
+def texts(at: AppTest) -> str:
+    """Everything the page wrote, as one string to search, as the reader sees it."""
+    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "text", "code",
+                                  "subheader", "title") for e in getattr(at, kind)]
+    return unescaped("\n".join(str(p) for p in parts))
+
+
+def test_app_opens_on_the_leaderboard_with_run_picker_and_weight_sliders(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
+    assert not at.exception and not at.error
+    assert at.title[0].value == "Leaderboard"
+    assert at.sidebar.selectbox(key="run").value == "run-demo"
+    names = [s.label for s in at.sidebar.slider]
+    assert names == ["score", "field_accuracy", "exact_match", "restraint", "hallucinated_rate", "errors", "cost",
+                     "time"]
+    assert at.sidebar.slider(key="w_cost").value == -50  # the run's weights: score 1, cost -0.5, errors 1
+    assert at.query_params["run"] == "run-demo"
+
+
+def test_a_shared_address_sets_the_weights(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    at.query_params["run"] = "run-demo"
+    at.query_params["w"] = "score:0.3,cost:-1"
+    at.run()
+    assert not at.exception
+    assert at.sidebar.slider(key="w_score").value == 30 and at.sidebar.slider(key="w_cost").value == -100
+    assert at.sidebar.slider(key="w_errors").value == 0
+
+
+def test_app_with_an_empty_store_offers_the_demo(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
+    assert not at.exception
+    assert "No runs yet" in texts(at)
+    assert at.button[0].label == "Run the demo suite"
+
+
+def test_viewer_mode_says_so_and_hides_the_demo_button(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, viewer=True)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
+    assert not at.exception
+    assert any("Viewer mode" in c.value for c in at.sidebar.caption)
+    assert not at.button
+
+
+def test_opening_the_app_never_imports_litellm(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    probe = ("import json, sys\n"
+             "from streamlit.testing.v1 import AppTest\n"
+             "at = AppTest.from_file('app.py', default_timeout=30).run()\n"
+             "print(json.dumps(['litellm' in sys.modules, len(at.exception), len(at.dataframe)]))\n")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, 0, 2]
+
+
+def app() -> AppTest:
+    return AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
+
+
+def test_moving_a_slider_re_ranks_and_puts_the_weights_in_the_address(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.sidebar.slider(key="w_score").set_value(0).run()
+    at.sidebar.slider(key="w_errors").set_value(0).run()
+    table = at.dataframe[0].value
+    assert list(table["cost"]) == sorted(table["cost"])  # cost is all that is weighted now
+    assert at.query_params["w"] == "cost:-0.5"
+    assert any(c.value.startswith("100% of the weighted score") for c in at.sidebar.caption)
+
+
+def test_reset_brings_back_the_runs_weights(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.sidebar.slider(key="w_score").set_value(0).run()
+    at.sidebar.button[0].click().run()
+    assert at.sidebar.slider(key="w_score").value == 100
+    assert "w" not in at.query_params
+
+
+def test_the_sidebar_stays_when_switching_pages(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.sidebar.slider(key="w_cost").set_value(-100).run()
+    at.switch_page("pages/cases.py").run()
+    assert at.title[0].value == "Cases" and not at.exception
+    assert at.sidebar.slider(key="w_cost").value == -100
+
+
+def test_picking_another_run_takes_its_weights_and_drops_the_filters(monkeypatch, tmp_path):
+    other = make_run(2, 3, run_id="run-other")
+    other.info.weights = {"score": 1.0}
+    seed(monkeypatch, tmp_path, demo_run(), other)
+    at = app()
+    at.session_state["f_dataset"] = ["roofing"]
+    at.sidebar.selectbox(key="run").select("run-other").run()
+    assert not at.exception
+    assert at.sidebar.slider(key="w_cost").value == 0 and at.sidebar.slider(key="w_score").value == 100
+    assert at.multiselect(key="f_dataset").value == []
+
+
+def test_the_address_follows_the_weights_on_every_page(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.switch_page("pages/cases.py").run()  # the Cases page stops early until a case is picked
+    at.sidebar.slider(key="w_errors").set_value(0).run()
+    assert at.query_params["w"] == "score:1,cost:-0.5"
