@@ -101,7 +101,7 @@ def _table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> An
     import numpy as np
 
     dtype = np.dtype([(f, np.int64) for f in HEAD_FIELDS[:5]] + [(f, np.float64) for f in _float_fields(metric_names)])
-    with gc_paused():
+    with _gc_paused():
         if isinstance(rows, list):
             return np.array(rows, dtype=dtype)
         return np.fromiter(rows, dtype=dtype, count=count)
@@ -136,7 +136,7 @@ def _float_block(table: Any, names: list[str]) -> Any:
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
+def _gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector.
 
     A million row tuples would otherwise set off full collections that walk every live object
