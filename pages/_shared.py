@@ -15,8 +15,9 @@ from typing import Any, NamedTuple
 
 import streamlit as st
 
-from evalcore import explorer
+from evalcore import explorer, sharing
 from evalcore.errors import EvalcoreError
+from evalcore.jobs import RunJob, build_plan, launch_run
 from evalcore.records import Run
 from evalcore.store import Store, default_db_path
 
@@ -86,7 +87,7 @@ def db_path() -> str:
 @st.cache_resource(show_spinner=False)
 def _store(path: str) -> Store:
     store = Store(path)
-    imported = explorer.seed_store_from_bundled(store, os.environ.get(RUNS_DIR_ENV) or "data/runs")
+    imported = sharing.seed_store_from_bundled(store, os.environ.get(RUNS_DIR_ENV) or "data/runs")
     if imported:
         log.info("seeded %s with bundled runs %s", path, imported)
     return store
@@ -134,7 +135,7 @@ def cached_view(path: str, ref: str, version: tuple, weights: tuple, filters: tu
 
 
 @st.cache_resource(show_spinner=False)
-def jobs() -> dict[str, explorer.RunJob]:
+def jobs() -> dict[str, RunJob]:
     """Runs working in this server process, by run id (they outlive any browser tab)."""
     return {}
 
@@ -161,13 +162,13 @@ def current() -> Current | None:
         return None
     ref = st.session_state.get(Keys.RUN)
     if ref not in index:
-        ref = explorer.default_run(list(index.values()))
+        ref = sharing.default_run(list(index.values()))
     try:
         run, frame = _load(db_path(), ref, version(index[ref]))
     except (EvalcoreError, KeyError) as exc:
         log.warning("run %s cannot be shown: %s", ref, exc)
         return None
-    return Current(ref, run, frame, explorer.run_label(index[ref]))
+    return Current(ref, run, frame, sharing.run_label(index[ref]))
 
 
 # --- the sidebar ----------------------------------------------------------------------------------
@@ -178,7 +179,7 @@ def read_address_bar() -> None:
     if st.session_state.get(Keys.QUERY_READ):
         return
     st.session_state[Keys.QUERY_READ] = True
-    state = explorer.decode_query({k: st.query_params.get_all(k) for k in st.query_params})
+    state = sharing.decode_query({k: st.query_params.get_all(k) for k in st.query_params})
     if state.run:
         st.session_state[Keys.RUN] = state.run
     st.session_state[Keys.FILTERS_FOR] = state.run
@@ -200,8 +201,8 @@ def sidebar() -> None:
         st.sidebar.caption("No runs yet.")
         return
     if st.session_state.get(Keys.RUN) not in index:
-        st.session_state[Keys.RUN] = explorer.default_run(list(index.values()))
-    st.sidebar.selectbox("Run", list(index), key=Keys.RUN, format_func=lambda ref: explorer.run_label(index[ref]),
+        st.session_state[Keys.RUN] = sharing.default_run(list(index.values()))
+    st.sidebar.selectbox("Run", list(index), key=Keys.RUN, format_func=lambda ref: sharing.run_label(index[ref]),
                          help="A run from the history, or a file you uploaded")
     now = current()
     if now is not None:
@@ -209,13 +210,13 @@ def sidebar() -> None:
 
 
 def run_weights(now: Current) -> dict[str, float]:
-    return explorer.usable_weights(now.run.info.weights, now.run.metrics) or {}
+    return sharing.usable_weights(now.run.info.weights, now.run.metrics) or {}
 
 
 def weight_sliders(now: Current) -> None:
     names = explorer.weight_names(now.run.metrics)
     if Keys.URL_WEIGHTS in st.session_state:
-        set_weights(explorer.usable_weights(st.session_state.pop(Keys.URL_WEIGHTS), now.run.metrics) or {}, names)
+        set_weights(sharing.usable_weights(st.session_state.pop(Keys.URL_WEIGHTS), now.run.metrics) or {}, names)
         st.session_state[Keys.WEIGHTS_FOR] = now.ref
     elif st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
         set_weights(run_weights(now), names)
@@ -262,7 +263,7 @@ def write_address_bar() -> None:
     chosen = weights(now)
     changed = chosen != explorer.slider_weights(explorer.slider_values(run_weights(now)))
     state = explorer.ViewState(now.ref, filters(), chosen if changed else None)
-    wanted = explorer.encode_query(state)
+    wanted = sharing.encode_query(state)
     if {k: st.query_params.get_all(k) for k in st.query_params} != {
             k: v if isinstance(v, list) else [v] for k, v in wanted.items()}:
         st.query_params.from_dict(wanted)
@@ -288,10 +289,10 @@ def leaderboard_of(now: Current) -> explorer.LeaderboardView:
 def viewer() -> bool:
     """Viewer mode: ``EVALCORE_VIEWER`` in the environment or in ``st.secrets``."""
     try:
-        secret = st.secrets.get(explorer.VIEWER_ENV)
+        secret = st.secrets.get(sharing.VIEWER_ENV)
     except Exception:  # noqa: BLE001 - no secrets.toml at all raises; that just means "not set"
         secret = None
-    return explorer.viewer_mode(os.environ, secret)
+    return sharing.viewer_mode(os.environ, secret)
 
 
 def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
@@ -346,7 +347,7 @@ def launch_demo() -> None:
     """Start the demo suite with its fake lineup, and watch it on the Run page."""
     from evalcore.suite import load_suite
 
-    job = explorer.launch_run(explorer.build_plan(load_suite(DEMO_SUITE)), db_path())
+    job = launch_run(build_plan(load_suite(DEMO_SUITE)), db_path())
     jobs()[job.run_id] = job
     st.session_state[Keys.JOB] = job.run_id
     st.switch_page(RUN)

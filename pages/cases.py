@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import explorer
+from evalcore import drilldown, explorer
 from pages import _shared as shared
 from pages._shared import Keys, plain
 
@@ -31,11 +31,11 @@ text = search.text_input("Search the inputs", placeholder="words in the input te
 checks = st.columns(4)
 failures = checks[0].toggle("Failures only", help="Errors and scores below 100%")
 errors = checks[1].toggle("Errors only", help="Failed calls and unusable replies")
-has_hallucinations = any(m.name == explorer.HALLUCINATION_METRIC for m in run.metrics)
+has_hallucinations = any(m.name == drilldown.HALLUCINATION_METRIC for m in run.metrics)
 hallucinations = checks[2].toggle("Hallucinations only", disabled=not has_hallucinations,
                                   help="Answers that filled in a field the text leaves open")
 
-table = explorer.cases_view(run, explorer.CaseFilters(
+table = drilldown.cases_view(run, drilldown.CaseFilters(
     None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text))
 st.caption(f"{len(table)} results. Click a row to see the case.")
 percent = {name: st.column_config.ProgressColumn(name, min_value=0, max_value=100, format="%.0f%%")
@@ -49,7 +49,7 @@ if not rows:
     st.stop()
 
 row = table.iloc[rows[0]]
-detail = explorer.case_detail(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
+detail = drilldown.case_detail(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 st.subheader(plain(f"{row['dataset']} / {row['case']}"))
 st.caption(plain(f"{row['contender']} · variant {detail['variant']} · sample {row['sample']}"))
 numbers = st.columns(6)
@@ -84,5 +84,5 @@ others = [c for c in contenders if c != row["contender"]]
 if others:
     st.markdown("**Compare with another contender**")
     other = st.selectbox("Contender to compare", others, key=Keys.CASE_COMPARE, label_visibility="collapsed")
-    st.dataframe(explorer.compare_answers(run, [row["contender"], other], row["dataset"], row["case"],
+    st.dataframe(drilldown.compare_answers(run, [row["contender"], other], row["dataset"], row["case"],
                                           int(row["sample"])), hide_index=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from evalcore import explorer
+from evalcore import explorer, jobs, sharing
 from evalcore.errors import EvalcoreError
 from evalcore.report import format_cost
 from pages import _shared as shared
@@ -65,7 +65,7 @@ if active in shared.jobs():
     st.fragment(progress_panel, run_every="500ms" if alive else None)(active, alive)
     st.divider()
 
-suites = {name: str(path) for name, path in explorer.bundled_suites("data/suites").items()}
+suites = {name: str(path) for name, path in sharing.bundled_suites("data/suites").items()}
 choice = st.selectbox("Suite", [*suites, OTHER], help="A bundled suite, or any suite folder on this machine")
 path = suites.get(choice) or st.text_input("Suite folder", placeholder="path/to/suite")
 if not path:
@@ -76,7 +76,7 @@ except EvalcoreError as exc:
     shared.fail(exc)
     st.stop()
 
-lineup = [c.id for c in explorer.build_plan(suite).contenders]
+lineup = [c.id for c in jobs.build_plan(suite).contenders]
 left, right = st.columns(2)
 datasets = left.multiselect("Datasets", list(suite.datasets), placeholder="all")
 contenders = right.multiselect("Contenders", lineup, placeholder="the whole lineup")
@@ -85,8 +85,8 @@ samples = a.number_input("Samples per case", 1, 20, suite.config.run.samples)
 parallelism = b.number_input("Contenders at once", 1, 32, suite.config.run.parallelism)
 limit = c.number_input("Cases per dataset (0: all)", 0, 10_000, 0)
 
-plan = explorer.build_plan(suite, datasets, contenders, int(samples), int(parallelism), int(limit) or None)
-summary = explorer.plan_summary(plan)
+plan = jobs.build_plan(suite, datasets, contenders, int(samples), int(parallelism), int(limit) or None)
+summary = jobs.plan_summary(plan)
 st.subheader("Plan")
 m1, m2, m3 = st.columns(3)
 m1.metric("Calls", summary["calls"], border=True)
@@ -102,7 +102,7 @@ for model, keys in summary["missing_keys"].items():
 
 ready = summary["calls"] > 0 and not summary["missing_keys"]
 if st.button("Launch", type="primary", icon=":material/play_arrow:", disabled=not ready):
-    job = explorer.launch_run(plan, shared.db_path())
+    job = jobs.launch_run(plan, shared.db_path())
     shared.jobs()[job.run_id] = job
     st.session_state[Keys.JOB] = job.run_id
     st.rerun()

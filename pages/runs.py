@@ -6,7 +6,7 @@ import gzip
 
 import streamlit as st
 
-from evalcore import explorer
+from evalcore import explorer, jobs, sharing
 from evalcore.errors import EvalcoreError
 from pages import _shared as shared
 from pages._shared import Keys, plain
@@ -17,7 +17,7 @@ st.title("Runs")
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def summaries(path: str, versions: tuple):  # noqa: ANN201
-    return explorer.run_summaries(shared.store())
+    return sharing.run_summaries(shared.store())
 
 
 @st.cache_data(show_spinner="Writing the run file…", max_entries=4)
@@ -44,7 +44,7 @@ if not rows:
 
 info = next(i for i in index if i["id"] == table["id"].iloc[rows[0]])
 run_id = info["id"]
-st.subheader(plain(explorer.run_label(info)))
+st.subheader(plain(sharing.run_label(info)))
 buttons = st.columns(5)
 if buttons[0].button("Open", type="primary", icon=":material/leaderboard:"):
     shared.open_run(run_id)
@@ -60,7 +60,7 @@ working = run_id in shared.jobs() and shared.jobs()[run_id].alive
 if info["status"] != "completed" and not working and buttons[3].button("Resume", icon=":material/replay:",
                                                                        help="Call only what is missing"):
     try:
-        job = explorer.resume_run(run_id, shared.db_path())
+        job = jobs.resume_run(run_id, shared.db_path())
     except EvalcoreError as exc:
         shared.fail(exc)
     else:
