@@ -63,7 +63,7 @@ def _load_case_folder(folder: Path, root: Path, dataset: str) -> Case:
         input=_read_input(folder),
         expected=_read_json(folder / "expected.json", required=True),
         metadata=_read_metadata(folder / "metadata.json"),
-        source=str(folder),
+        source=str(folder / "expected.json"),  # what check_expected reports on
     )
 
 
@@ -130,7 +130,9 @@ def _load_yaml_case(path: Path, dataset: str) -> Case:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f": line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: not valid YAML") from None
+        problem = getattr(exc, "problem", None) or "cannot be parsed"
+        raise ConfigError(f"{path}{line}: not valid YAML: {problem}. Check the indentation and quoting around "
+                          "that line.") from None
     return _case_from_mapping(data, dataset, str(path), default_id=path.stem)
 
 

@@ -72,8 +72,8 @@ def weight_names(metrics: Sequence[Metric]) -> list[str]:
 
 
 def weight_hint(name: str, metrics: Sequence[Metric]) -> str:
-    """What a weight on ``name`` means, for a slider's help text."""
-    described = {m.name: m.description for m in metrics}
+    """What a weight on ``name`` means, for a slider's help text (Markdown: descriptions are escaped)."""
+    described = {m.name: escape_markdown(m.description) for m in metrics}
     fixed = {"score": "The primary metric.", "errors": "Failed calls; a row with n errors loses 15 + 5n points.",
              "cost": "USD per case, on a log scale.", "time": "Seconds per call, on a log scale."}
     return f"{described.get(name) or fixed.get(name, name)} Positive: higher is better; negative: lower is better."
@@ -240,7 +240,9 @@ def display_columns(metrics: Sequence[Metric], money: str = "$%.4f", intervals: 
                  Column("P(best)", PERCENT, "Share of bootstrap resamples in which the row ranks first")]
     cols += [Column("score", PERCENT, f"{primary}, mean over scored results")]
     cols += [Column("score 95% CI", TEXT, "95% bootstrap interval of the score")] if intervals else []
-    cols += [Column(m.name, PERCENT, f"{m.description} ({'higher' if m.higher_is_better else 'lower'} is better)")
+    # A tooltip renders Markdown, and a description comes from a run file.
+    cols += [Column(m.name, PERCENT,
+                    f"{escape_markdown(m.description)} ({'higher' if m.higher_is_better else 'lower'} is better)")
              for m in metrics if not m.primary]
     return cols + [Column("errors", COUNT, "Calls that failed after retries; never scored"),
                    Column("cases", COUNT, "Results counted (cases × samples)"),

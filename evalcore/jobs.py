@@ -121,10 +121,13 @@ def launch_run(plan: Any, db_path: str | Path) -> RunJob:
 
     Raises:
         ConfigError: the plan cannot run (nothing to run, a missing API key); nothing was stored.
+        EvalcoreError: viewer mode is on (``EVALCORE_VIEWER``); nothing was stored.
     """
     from evalcore.runner import execute_plan, start_run
+    from evalcore.sharing import refuse_in_viewer_mode
     from evalcore.store import Store
 
+    refuse_in_viewer_mode("Launching a run")
     store = Store(db_path)
     run = start_run(plan, store, str(uuid.uuid4()))
 
@@ -139,10 +142,13 @@ def resume_run(run_id: str, db_path: str | Path) -> RunJob:
 
     Raises:
         ConfigError: the run is completed, or its suite changed or is gone.
+        EvalcoreError: viewer mode is on (``EVALCORE_VIEWER``); nothing was changed.
     """
     from evalcore.runner import execute_plan, resume_plan
+    from evalcore.sharing import refuse_in_viewer_mode
     from evalcore.store import Store
 
+    refuse_in_viewer_mode("Resuming a run")
     store = Store(db_path)
     plan, run, done = resume_plan(store, run_id)
     store.set_status(run_id, "running")

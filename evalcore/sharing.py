@@ -124,6 +124,16 @@ def viewer_mode(environ: Mapping[str, str] | None = None, secret: Any = None) ->
     return str(value).strip().lower() in _TRUE
 
 
+def refuse_in_viewer_mode(action: str, environ: Mapping[str, str] | None = None, secret: Any = None) -> None:
+    """Raise when viewer mode is on: ``action`` (e.g. "Launching a run") would change the store.
+
+    Raises:
+        EvalcoreError: viewer mode is on.
+    """
+    if viewer_mode(environ, secret):
+        raise EvalcoreError(f"{action} is turned off in this deployment (viewer mode: {VIEWER_ENV} is set).")
+
+
 # --- the address bar ------------------------------------------------------------------------------
 
 _LIST_KEYS = {"dataset": "datasets", "variant": "variants", "contender": "contenders"}

@@ -215,7 +215,15 @@ def check_expected(case: Case, fields: tuple[FieldSpec, ...]) -> None:
     for spec in fields:
         problem = check_value(spec, expected[spec.name])
         if problem:
-            raise ConfigError(f"{where}: {spec.name}: {problem}")
+            raise ConfigError(f"{where}: {spec.name}: {problem}. {_expected_fix(spec)}")
+
+
+def _expected_fix(spec: FieldSpec) -> str:
+    if spec.type in ("enum", "multi_enum"):
+        return f"Use one of the values, or add it to fields.{spec.name}.values in evalcore.yaml."
+    null = " or null" if spec.nullable else ""
+    article = "an" if spec.type[0] in "aeiou" else "a"
+    return f"Write {article} {spec.type}{null} here, or change fields.{spec.name}.type in evalcore.yaml."
 
 
 def _sha(data: bytes) -> str:

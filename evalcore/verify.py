@@ -9,6 +9,7 @@ from evalcore.adapters import Context, Parsed
 from evalcore.errors import EvalcoreError
 from evalcore.lineup import expand_lineup, missing_api_keys, split_refused
 from evalcore.plugins import build_adapter, build_scorer
+from evalcore.runner import check_weights
 from evalcore.suite import Suite, load_suite
 
 
@@ -26,6 +27,7 @@ def verify_suite(path: str | Path) -> Report:
     try:
         suite = load_suite(path)
         _check_cases(suite, report)
+        check_weights(suite)
         _check_lineup(suite, report)
     except EvalcoreError as exc:
         report.ok = False

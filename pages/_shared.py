@@ -288,11 +288,35 @@ def leaderboard_of(now: Current) -> explorer.LeaderboardView:
 
 def viewer() -> bool:
     """Viewer mode: ``EVALCORE_VIEWER`` in the environment or in ``st.secrets``."""
+    return sharing.viewer_mode(os.environ, _viewer_secret())
+
+
+def _viewer_secret() -> Any:
     try:
-        secret = st.secrets.get(sharing.VIEWER_ENV)
+        return st.secrets.get(sharing.VIEWER_ENV)
     except Exception:  # noqa: BLE001 - no secrets.toml at all raises; that just means "not set"
-        secret = None
-    return sharing.viewer_mode(os.environ, secret)
+        return None
+
+
+def refuse_in_viewer_mode(action: str) -> None:
+    """Every action that changes the store checks this, even where its button is hidden.
+
+    Raises:
+        EvalcoreError: viewer mode is on.
+    """
+    sharing.refuse_in_viewer_mode(action, os.environ, _viewer_secret())
+
+
+def save_run(run: Run) -> None:
+    """Store an uploaded run in the history (refused in viewer mode)."""
+    refuse_in_viewer_mode("Saving a run")
+    store().import_run(run)
+
+
+def delete_run(run_id: str) -> None:
+    """Delete a stored run (refused in viewer mode)."""
+    refuse_in_viewer_mode("Deleting a run")
+    store().delete_run(run_id)
 
 
 def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
@@ -347,6 +371,7 @@ def launch_demo() -> None:
     """Start the demo suite with its fake lineup, and watch it on the Run page."""
     from evalcore.suite import load_suite
 
+    refuse_in_viewer_mode("Launching a run")
     job = launch_run(build_plan(load_suite(DEMO_SUITE)), db_path())
     jobs()[job.run_id] = job
     st.session_state[Keys.JOB] = job.run_id

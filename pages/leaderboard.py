@@ -37,7 +37,7 @@ with st.expander("Filters", icon=":material/filter_list:"):
     filter_widget(middle, "Variants", "variant", options["variants"])
     filter_widget(right, "Contenders", "contender", options["contenders"])
     for column, (key, values) in zip(st.columns(3) * 9, options["metadata"].items(), strict=False):
-        filter_widget(column, f"metadata: {key}", f"meta_{key}", values)
+        filter_widget(column, f"metadata: {plain(key)}", f"meta_{key}", values)  # the key is from a run file
 
 view = shared.leaderboard_of(now)
 if view.overall.empty:

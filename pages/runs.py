@@ -73,7 +73,7 @@ if st.session_state.get(Keys.CONFIRM_DELETE) == run_id:
     st.warning(plain(f"Delete run {run_id} and its {info['results']} results? This cannot be undone."))
     yes, no = st.columns([1, 6])
     if yes.button("Yes, delete", type="primary"):
-        shared.store().delete_run(run_id)
+        shared.delete_run(run_id)
         del st.session_state[Keys.CONFIRM_DELETE]
         st.toast("Run deleted.")
         st.rerun()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.errors import RunFileError, StoreError
-from evalcore.runfile import read_run_file
+from evalcore.uploads import read_upload, too_large
 from pages import _shared as shared
 from pages._shared import plain
 
@@ -22,10 +22,13 @@ if upload is None:
 
 data = upload.getvalue()
 try:
-    run = read_run_file(data, name="the uploaded file")
+    run = read_upload(data)
 except RunFileError as exc:
-    st.error(f"This is not a valid run file: {len(exc.problems) or 1} problem(s). Nothing was stored.",
-             icon=":material/error:")
+    if too_large(data):
+        st.error("This file is too large to upload. Nothing was read or stored.", icon=":material/error:")
+    else:
+        st.error(f"This is not a valid run file: {len(exc.problems) or 1} problem(s). Nothing was stored.",
+                 icon=":material/error:")
     st.code("\n".join(exc.problems) or str(exc), language=None, wrap_lines=True)
     st.stop()
 
@@ -40,7 +43,7 @@ if left.button("Open on the leaderboard", type="primary", icon=":material/leader
     shared.open_run(ref)
 if not shared.viewer() and right.button("Save to the history", icon=":material/save:"):
     try:
-        shared.store().import_run(run)
+        shared.save_run(run)
     except StoreError as exc:
         shared.fail(f"{exc}. It is already in the history: open it from Runs.")
     else:

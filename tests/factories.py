@@ -254,7 +254,8 @@ def valid_runs(draw: st.DrawFn) -> records.Run:
         ),
         settings=draw(_objects),
         provenance={
-            "tool": {"name": draw(st.text(max_size=8)), "version": draw(st.text(max_size=8)), **draw(_objects)},
+            # Free-form keys first: one named "name" or "version" must not replace the required strings.
+            "tool": {**draw(_objects), "name": draw(st.text(max_size=8)), "version": draw(st.text(max_size=8))},
             "suite_hash": draw(st.text(max_size=8)),
             "dataset_hashes": draw(st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=2)),
             "revision": draw(st.text(max_size=8) | st.none()),

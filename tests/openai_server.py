@@ -10,16 +10,22 @@ Each call to ``POST /v1/chat/completions`` takes the next script from :attr:`Ope
 - ``malformed``: 200 with a body that is not JSON.
 - ``no_choices``: 200 with ``choices: []``.
 - ``bad_content``: 200 with content that is not JSON.
+- ``echo_auth`` or ``echo_auth:<code>``: an error reply (401 by default) whose message quotes the
+  request's ``Authorization`` header, as a careless provider might.
+
+:meth:`OpenAIServer.inject` adds seeded random faults: each call with no queued script gets a fault
+drawn from a list with a given probability; :attr:`OpenAIServer.served` records what every call got.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -28,6 +34,9 @@ Content = str | Callable[[dict[str, Any]], str]
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
+    # Room for every connection a concurrent run opens at once: with the default backlog of 5, a
+    # burst of connects waits for a SYN retransmit (1 s) and a short client timeout fires first.
+    request_queue_size = 256
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Stay quiet when a client hung up (a timed-out call); report anything else."""
@@ -43,6 +52,13 @@ class OpenAIServer:
         self.scripts: deque[str] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        #: The script each call got, in the order the calls arrived.
+        self.served: list[str] = []
+        self._fault_rate = 0.0
+        self._faults: tuple[str, ...] = ()
+        self._random = random.Random(0)
+        self._exact = False
+        self._deck: list[str] = []
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -64,6 +80,18 @@ class OpenAIServer:
     def script(self, *scripts: str) -> None:
         """Queue fault scripts, consumed one per call in order."""
         self.scripts.extend(scripts)
+
+    def inject(self, rate: float, faults: Sequence[str], seed: int = 0, exact: bool = False) -> None:
+        """From now on, a call with no queued script gets one of ``faults`` (uniformly) with probability
+        ``rate``, else ``ok``. The draws are seeded: the n-th call to arrive always gets the same script.
+
+        With ``exact``, every block of 100 calls holds exactly ``round(100 * rate)`` faults, in shuffled
+        places, cycling through ``faults`` in order (so a list of 30 transient faults and one other
+        fault, at ``rate=0.31``, gives 30% transient faults and 1% of the other).
+        """
+        with self._lock:
+            self._fault_rate, self._faults, self._random = rate, tuple(faults), random.Random(seed)
+            self._exact, self._deck = exact, []
 
     def start(self) -> OpenAIServer:
         self._httpd = _QuietServer(("127.0.0.1", 0), _handler_for(self))
@@ -87,7 +115,20 @@ class OpenAIServer:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
-            return self.scripts.popleft() if self.scripts else "ok"
+            script = self.scripts.popleft() if self.scripts else self._draw()
+            self.served.append(script)
+            return script
+
+    def _draw(self) -> str:
+        if self._exact and self._faults:
+            if not self._deck:
+                count = round(100 * self._fault_rate)
+                self._deck = [self._faults[i % len(self._faults)] for i in range(count)] + ["ok"] * (100 - count)
+                self._random.shuffle(self._deck)
+            return self._deck.pop()
+        if self._faults and self._random.random() < self._fault_rate:
+            return self._random.choice(self._faults)
+        return "ok"
 
     def _content_for(self, body: dict[str, Any]) -> str:
         return self.content(body) if callable(self.content) else self.content
@@ -150,6 +191,9 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, {**completion(body, ""), "choices": []})
             elif name == "bad_content":
                 self._send(200, completion(body, "this is not json {"))
+            elif name == "echo_auth":
+                message = f"Incorrect API key provided: {self.headers.get('Authorization')}"
+                self._send(int(arg or 401), {"error": {"message": message, "type": "invalid_request_error"}})
             else:
                 raise ValueError(f"unknown script {script!r}")
 

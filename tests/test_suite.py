@@ -49,7 +49,7 @@ def test_enum_value_not_in_the_list_names_file_field_and_values(tmp_path):
     data = json.loads(path.read_text())
     data["kind"] = "d"
     path.write_text(json.dumps(data))
-    with pytest.raises(ConfigError, match=r"complete/001: kind: 'd' is not one of \['a', 'b', 'c'\]"):
+    with pytest.raises(ConfigError, match=r"complete/001/expected.json: kind: 'd' is not one of \['a', 'b', 'c'\]"):
         load_suite(root)
 
 
@@ -64,7 +64,7 @@ def test_expected_must_list_every_field(tmp_path):
     root = write_suite(tmp_path / "s")
     path = root / "datasets/shop/cases/vague/001/expected.json"
     path.write_text(json.dumps({"name": None}))
-    with pytest.raises(ConfigError, match=r"vague/001: kind: missing. Every field appears"):
+    with pytest.raises(ConfigError, match=r"vague/001/expected.json: kind: missing. Every field appears"):
         load_suite(root)
 
 
