@@ -401,14 +401,18 @@ def _open_run(ref: str, args: argparse.Namespace):  # noqa: ANN202
     """A run from a file path or the store, with its results frame."""
     from evalcore.frames import results_frame
 
+    run = _read_run(ref, args)
+    return run, results_frame(run)
+
+
+def _read_run(ref: str, args: argparse.Namespace):  # noqa: ANN202
+    """A run from a file path or the store (no frame: pandas stays unloaded)."""
     path = Path(ref)
     if path.is_file():
         from evalcore.runfile import read_run_file
 
-        run = read_run_file(path)
-    else:
-        run = _store(args).load_run(ref)
-    return run, results_frame(run)
+        return read_run_file(path)
+    return _store(args).load_run(ref)
 
 
 def _metadata_filter(items: list[str]) -> dict[str, list[str]]:
@@ -455,7 +459,7 @@ def print_run_leaderboard(run) -> None:  # noqa: ANN001
 
 
 def cmd_weights(args: argparse.Namespace) -> int:
-    from evalcore.leaderboard import parse_weights, validate_weights, weight_shares
+    from evalcore.weights import parse_weights, validate_weights, weight_shares
 
     source = Path(args.source)
     if source.is_dir():
@@ -465,7 +469,7 @@ def cmd_weights(args: argparse.Namespace) -> int:
         suite = load_suite(source)
         metrics, weights = build_scorer(suite.scorer_ref, suite.path).metrics, suite.weights
     else:
-        run, _ = _open_run(args.source, args)
+        run = _read_run(args.source, args)
         metrics, weights = run.metrics, run.info.weights
     if args.weights is not None:
         weights = parse_weights(args.weights)

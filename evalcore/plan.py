@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -101,8 +102,18 @@ def select_cases(suite: Suite, options: RunOptions) -> list[Case]:
 
 
 def now() -> str:
-    """The current time, RFC 3339 UTC with milliseconds."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The current time, RFC 3339 UTC with milliseconds (``2026-11-29T18:04:05.123Z``)."""
+    global _last_second
+    clock = time.time()
+    second = int(clock)
+    # Every result is stamped: format the date and time once per second, the milliseconds each time.
+    cached = _last_second  # one read: another thread may replace it meanwhile, never half of it
+    if cached[0] != second:
+        cached = _last_second = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
+    return f"{cached[1]}.{int((clock - second) * 1000):03d}Z"
+
+
+_last_second: tuple[int, str] = (-1, "")
 
 
 def new_run(plan: Plan, run_id: str | None = None) -> Run:

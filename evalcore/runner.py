@@ -286,7 +286,7 @@ def check_ready(plan: Plan) -> None:
 def check_weights(suite: Suite) -> None:
     """Refuse suite weights that name no weightable column: a typo would otherwise surface only after
     every model was called, when the leaderboard is drawn (and the run file could not be written)."""
-    from evalcore.leaderboard import validate_weights
+    from evalcore.weights import validate_weights
 
     try:
         validate_weights(suite.weights, build_scorer(suite.scorer_ref, suite.path).metrics)

@@ -78,6 +78,12 @@ _CHECKS = {
 }
 
 
+#: Field types whose rule (below) gives full credit to equal values of one type: any type for these,
+_ANY_EQUAL = frozenset({"enum", "boolean"})
+#: only these types for these (bools are not numbers, and a multi_enum compares as sets of text).
+_EQUAL_KINDS: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int, float), "number": (int, float)}
+
+
 def field_credit(spec: FieldSpec, want: Any, got: Any) -> float:
     """How right ``got`` is against ``want``, from 0 to 1.
 
@@ -86,6 +92,9 @@ def field_credit(spec: FieldSpec, want: Any, got: Any) -> float:
     """
     if want is None or got is None:
         return 1.0 if want is None and got is None else 0.0
+    kind = type(got)
+    if kind is type(want) and got == want and (spec.type in _ANY_EQUAL or kind in _EQUAL_KINDS.get(spec.type, ())):
+        return 1.0  # the common case, settled before normalising; each rule below agrees
     if spec.type in ("integer", "number"):
         ok = _is_number(got) and math.isclose(float(want), float(got), rel_tol=1e-9, abs_tol=1e-9)
         return 1.0 if ok else 0.0
