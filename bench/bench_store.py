@@ -4,7 +4,8 @@ Run: ``python bench/bench_store.py [--contenders 40 --cases 25000]``.
 
 Write: ``Store.add_results`` in the runner's batches (500 results, one transaction each), against a
 raw ``executemany`` of the same results into the same table in the same batches, each row built
-the plain way (``json.dumps`` for the JSON columns). Load: ``Store.load_results_frame`` against a
+the plain way (``json.dumps`` for the JSON columns, ``struct.pack`` for the packed numbers, the
+positions from a dict made once). Load: ``Store.load_results_frame`` against a
 raw ``SELECT`` of the columns the frame needs (metric values with ``json_extract``) read into
 ``pandas.DataFrame.from_records``. Rows per second each way; target: within 1.5x of the raw path.
 """
@@ -13,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sqlite3
+import struct
 import tempfile
 from pathlib import Path
 
@@ -21,15 +24,23 @@ from _common import best_of, report, synthetic_run
 
 TARGET = 1.5
 BATCH = 500
+KINDS = {k: i for i, k in enumerate(("model", "transport", "timeout", "rate_limit", "auth", "bad_request", "other"))}
 
 
-def raw_row(run_id: str, r, positions: dict) -> tuple:  # noqa: ANN001
+def raw_row(run_id: str, r, positions: dict, metrics: list[str]) -> tuple:  # noqa: ANN001
     """A result row as someone would write it by hand for the store's table."""
     u, e = r.usage, r.error
     row = (run_id, r.contender, r.dataset, r.case, r.sample, r.status, r.score, e.kind if e else None, u.cost_usd,
            r.latency_s, u.input_tokens, u.output_tokens, r.attempts, r.started_at, json.dumps(r.metrics),
            e.message if e else None, json.dumps(r.diagnostics), json.dumps(r.output), r.raw)
-    return row + positions[(r.contender, r.dataset, r.case)] if positions else row
+    if not positions:
+        return row
+    contender, case = positions[(r.contender, r.dataset, r.case)]
+    kind = KINDS.get(e.kind, -1) if e else -1
+    floats = [r.score, *(r.metrics.get(m) for m in metrics), u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens]
+    numbers = struct.pack(f"<5q{len(floats)}d", contender, case, r.sample, r.status == "error", kind,
+                          *(math.nan if v is None else v for v in floats))
+    return (*row, contender, case, numbers)
 
 
 def columns(conn: sqlite3.Connection) -> list[str]:
@@ -40,19 +51,20 @@ def write_raw(conn: sqlite3.Connection, run, run_id: str) -> None:  # noqa: ANN0
     """Raw executemany in the runner's batches, into the store's own results table."""
     names = columns(conn)
     positions = {}
-    if "contender_pos" in names:  # the table carries positions: look them up the plain way, once
+    if "contender_pos" in names:  # the table carries positions and packed numbers: compute them the plain way
         contender_pos = {c.id: i for i, c in enumerate(run.contenders)}
         case_pos = {c.key: i for i, c in enumerate(run.cases)}
         positions = {(r.contender, r.dataset, r.case): (contender_pos[r.contender], case_pos[(r.dataset, r.case)])
                      for r in run.results}
     order = ["run_id", "contender", "dataset", "case", "sample", "status", "score", "error_kind", "cost_usd",
              "latency_s", "input_tokens", "output_tokens", "attempts", "started_at", "metrics", "error_message",
-             "diagnostics", "output", "raw"] + (["contender_pos", "case_pos"] if positions else [])
+             "diagnostics", "output", "raw"] + (["contender_pos", "case_pos", "numbers"] if positions else [])
+    metrics = [m.name for m in run.metrics]
     sql = f"INSERT INTO results ({', '.join(map(_quote, order))}) VALUES ({', '.join('?' * len(order))})"
     results = run.results
     for start in range(0, len(results), BATCH):
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany(sql, [raw_row(run_id, r, positions) for r in results[start : start + BATCH]])
+        conn.executemany(sql, [raw_row(run_id, r, positions, metrics) for r in results[start : start + BATCH]])
         conn.execute("COMMIT")
 
 

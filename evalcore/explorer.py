@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.leaderboard import BASE_WEIGHT_NAMES, leaderboard, validate_weights, weight_shares
+from evalcore.leaderboard import BASE_WEIGHT_NAMES, Prepared, finish, prepare, validate_weights, weight_shares
 from evalcore.records import Contender, Metric
 from evalcore.report import BEST_MARK, VALUE_MARK, glossary
 
@@ -56,7 +56,13 @@ class ViewState:
 def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
     """The values each filter can take in a results frame: datasets, variants, contenders, metadata."""
     def values(column: str) -> list[str]:
-        return sorted(frame[column].dropna().astype(str).unique()) if column in frame.columns else []
+        if column not in frame.columns:
+            return []
+        series = frame[column]
+        if isinstance(series.dtype, pd.CategoricalDtype):  # the categories in use, not a million cells as text
+            codes = series.cat.codes.to_numpy()
+            return sorted({str(v) for v in series.cat.categories[np.unique(codes[codes >= 0])]})
+        return sorted(series.dropna().astype(str).unique())
 
     # Numbers (word counts) and keys with one value or dozens (ids) are no use as a pick list.
     labels = [c for c in frame.columns if c.startswith("meta_") and not pd.api.types.is_float_dtype(frame[c])]
@@ -162,14 +168,49 @@ def leaderboard_view(
         WeightsError: a weight names something that cannot be weighted.
         EvalcoreError: a metadata filter on a key no case has.
     """
-    from evalcore.stats import weight_stability
-
     weights = validate_weights(weights, metrics)
+    return view_of(prepare_view(frame, metrics, filters, ci=ci, B=B), metrics, weights, contenders)
+
+
+@dataclass
+class PreparedView:
+    """The weight-independent half of a :class:`LeaderboardView` (aggregates and bootstrap resamples).
+
+    It depends on the run and the filters only: cache it, and a weight slider costs only :func:`view_of`.
+    """
+
+    overall: Prepared
+    by_dataset: Prepared
+    ci: bool
+
+
+def prepare_view(frame: pd.DataFrame, metrics: Sequence[Metric], filters: Filters | None = None, *,
+                 ci: bool = True, B: int = 1000) -> PreparedView:  # noqa: N803
+    """Aggregate a run's results overall and per dataset, with bootstrap resamples when ``ci``.
+
+    Raises:
+        EvalcoreError: a metadata filter on a key no case has.
+    """
     f = filters or Filters()
     common: dict[str, Any] = dict(datasets=f.datasets or None, variants=f.variants or None,
                                   contenders=f.contenders or None, metadata=f.metadata or None, ci=ci, B=B)
-    ranked = leaderboard(frame, metrics, weights, **common)
-    by_dataset = leaderboard(frame, metrics, weights, by=("contender", "dataset"), **common)
+    return PreparedView(prepare(frame, metrics, **common), prepare(frame, metrics, by=("contender", "dataset"),
+                                                                    **common), ci)
+
+
+def view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: Mapping[str, float] | None,
+            contenders: Sequence[Contender] = ()) -> LeaderboardView:
+    """Rank a prepared view under these weights (see :func:`leaderboard_view`).
+
+    Raises:
+        WeightsError: a weight names something that cannot be weighted.
+    """
+    from evalcore.stats import weight_stability
+
+    weights = validate_weights(weights, metrics)
+    ci = prepared.ci
+    ranked = finish(prepared.overall, metrics, weights)
+    by_dataset = finish(prepared.by_dataset, metrics, weights)
     money = money_format(np.concatenate([ranked["cost"].to_numpy(float), by_dataset["cost"].to_numpy(float)]))
     columns = display_columns(metrics, money, intervals=ci)
     settings = {c.id: format_settings(c.settings) for c in contenders}

@@ -79,9 +79,27 @@ def build_frame(
         metric_names: the declared metrics.
         count: the number of rows, when known (saves regrowing the array).
     """
+    return frame_from_table(_table(rows, metric_names, count), contenders, cases, metric_names)
+
+
+def row_dtype(metric_names: Sequence[str]) -> Any:
+    """The NumPy structured dtype of one row: int64 :data:`HEAD_FIELDS` (score excepted), then float64.
+
+    Little-endian and unpadded, so the store can keep each row's numbers as bytes of this layout.
+    """
+    import numpy as np
+
+    ints = [(f, "<i8") for f in HEAD_FIELDS[:5]]
+    return np.dtype(ints + [(f, "<f8") for f in _float_fields(metric_names)])
+
+
+def frame_from_table(
+    table: Any, contenders: Sequence[str], cases: Sequence[CaseRow], metric_names: Sequence[str]
+) -> pd.DataFrame:
+    """Assemble the results frame from a structured array of :func:`row_dtype` (see :func:`build_frame`)."""
     import pandas as pd
 
-    table = _sorted(_table(rows, metric_names, count), len(contenders), len(cases))
+    table = _sorted(table, len(contenders), len(cases))
     contender, case = table["contender_code"], table["case_code"]
     head = {
         "contender": pd.Categorical.from_codes(contender, categories=list(contenders)),
@@ -100,7 +118,7 @@ def _table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> An
     """The rows as one structured array: from a list at once, from a cursor row by row."""
     import numpy as np
 
-    dtype = np.dtype([(f, np.int64) for f in HEAD_FIELDS[:5]] + [(f, np.float64) for f in _float_fields(metric_names)])
+    dtype = row_dtype(metric_names)
     with _gc_paused():
         if isinstance(rows, list):
             return np.array(rows, dtype=dtype)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -303,6 +305,73 @@ def _best_value(ranked: pd.DataFrame, id_rank: np.ndarray, points: float) -> np.
     return chosen
 
 
+@dataclass
+class Prepared:
+    """A selection aggregated, with its bootstrap resamples: all of a leaderboard but the weights.
+
+    A weight change re-ranks it with :func:`finish` in milliseconds; computing it is what a filter
+    change costs.
+
+    Attributes:
+        table: the aggregated table (:func:`aggregate`).
+        resampled: (dataset or None, resamples) per table the intervals come from; empty without ``ci``.
+    """
+
+    table: pd.DataFrame
+    resampled: list[tuple[str | None, Any]]
+
+
+def prepare(
+    df: pd.DataFrame,
+    metrics: Sequence[Metric],
+    *,
+    datasets: Iterable[str] | None = None,
+    variants: Iterable[str] | None = None,
+    contenders: Iterable[str] | None = None,
+    metadata: Mapping[str, Iterable[str]] | None = None,
+    by: Sequence[str] = ("contender",),
+    average: str = "micro",
+    ci: bool = True,
+    seed: int = 0,
+    B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
+) -> Prepared:
+    """Select and aggregate results and, with ``ci``, draw the bootstrap resamples (see :func:`leaderboard`)."""
+    # stats builds on this module's math, so it is imported here rather than at the top.
+    from evalcore.stats import resample
+
+    selected = select_results(df, datasets, variants, contenders, metadata)
+    table = aggregate(selected, metrics, by, average)
+    if not ci or table.empty:
+        return Prepared(table, [])
+    if "dataset" not in table.columns:
+        return Prepared(table, [(None, resample(selected, metrics, average=average, B=B, seed=seed))])
+    return Prepared(table, [(str(name), resample(part, metrics, B=B, seed=seed))
+                            for name, part in selected.groupby("dataset", observed=True, sort=True)])
+
+
+def finish(
+    prepared: Prepared,
+    metrics: Sequence[Metric],
+    weights: Mapping[str, float] | None = None,
+    best_value_points: float = 0.02,
+) -> pd.DataFrame:
+    """Rank a prepared leaderboard under these weights, with its intervals and P(best) when it has resamples.
+
+    Raises:
+        WeightsError: a weight cannot be used.
+    """
+    from evalcore.stats import intervals
+
+    weights = validate_weights(weights, metrics)
+    table = rank(prepared.table, weights, metrics, best_value_points)
+    if not prepared.resampled:
+        return table
+    if "dataset" not in table.columns:
+        return table.merge(intervals(prepared.resampled[0][1], metrics, weights), on="contender", how="left")
+    parts = [intervals(resampled, metrics, weights).assign(dataset=name) for name, resampled in prepared.resampled]
+    return table.merge(pd.concat(parts, ignore_index=True), on=["contender", "dataset"], how="left")
+
+
 def leaderboard(
     df: pd.DataFrame,
     metrics: Sequence[Metric],
@@ -323,22 +392,12 @@ def leaderboard(
 
     The interval columns are ``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo,
     wscore_hi`` and ``p_best`` (see :func:`evalcore.stats.bootstrap`); a per-dataset table gets
-    them per dataset.
+    them per dataset. The same as :func:`finish` of :func:`prepare`.
 
     Raises:
         WeightsError: before anything is computed, when a weight cannot be used.
     """
-    # stats builds on this module's math, so it is imported here rather than at the top.
-    from evalcore.stats import bootstrap
-
     weights = validate_weights(weights, metrics)
-    selected = select_results(df, datasets, variants, contenders, metadata)
-    table = rank(aggregate(selected, metrics, by, average), weights, metrics, best_value_points)
-    if not ci or table.empty:
-        return table
-    if "dataset" not in table.columns:
-        intervals = bootstrap(selected, metrics, weights, average=average, B=B, seed=seed)
-        return table.merge(intervals, on="contender", how="left")
-    parts = [bootstrap(part, metrics, weights, B=B, seed=seed).assign(dataset=str(name))
-             for name, part in selected.groupby("dataset", observed=True, sort=True)]
-    return table.merge(pd.concat(parts, ignore_index=True), on=["contender", "dataset"], how="left")
+    prepared = prepare(df, metrics, datasets=datasets, variants=variants, contenders=contenders, metadata=metadata,
+                       by=by, average=average, ci=ci, seed=seed, B=B)
+    return finish(prepared, metrics, weights, best_value_points)

@@ -32,7 +32,7 @@ from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
-from evalcore import records
+from evalcore import records, runfile_fast
 from evalcore.errors import RunFileError
 from evalcore.runfile_models import (  # noqa: F401 - the models are part of this module's API
     INT64_MAX,
@@ -89,7 +89,10 @@ def read_run_file(
     if name is None:
         name = "run file" if isinstance(source, bytes | bytearray) else str(source)
     data = _read_bytes(source, name, max_bytes)
-    return run_from_dict(_parse_json(data, name), name=name)
+    # A canonical file (as dump_run writes it) that breaks no rule is read without pydantic models;
+    # anything else goes the whole way, which names every problem.
+    run = runfile_fast.read_canonical(data)
+    return run if run is not None else run_from_dict(_parse_json(data, name), name=name)
 
 
 def run_from_dict(data: Any, *, name: str = "run file") -> records.Run:
@@ -98,7 +101,10 @@ def run_from_dict(data: Any, *, name: str = "run file") -> records.Run:
     Raises:
         RunFileError: with one ``path.to.field: message`` line per problem.
     """
-    return _to_records(data if isinstance(data, RunFileV1) else validate_run_dict(data, name=name))
+    if isinstance(data, RunFileV1):
+        return _to_records(data)
+    run = runfile_fast.run_from_tree(data)
+    return run if run is not None else _to_records(validate_run_dict(data, name=name))
 
 
 def validate_run_dict(data: Any, *, name: str = "run file") -> RunFileV1:
@@ -397,7 +403,7 @@ def dump_run(run: records.Run, *, validate: bool = True) -> bytes:
     """
     data = run_to_dict(run)
     name = f"run {run.info.id!r}"
-    if validate:
+    if validate and not runfile_fast.tree_is_valid(data):
         validate_run_dict(data, name=name)
     try:
         return _encode(data)

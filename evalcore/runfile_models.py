@@ -348,6 +348,14 @@ def _cross_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     yield from _result_problems(data)
 
 
+def header_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
+    """The cross-field problems of the metrics, the contenders and the weights (cases and results aside)."""
+    metrics = _entries(data, "metrics")
+    yield from _metric_problems(metrics)
+    yield from _duplicates("contenders", [(i, (c.get("id"),)) for i, c in _entries(data, "contenders")], "id")
+    yield from _weight_problems(data.get("run"), [m.get("name") for _, m in metrics])
+
+
 def _metric_problems(metrics: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[Loc, str]]:
     yield from _duplicates("metrics", [(i, (m.get("name"),)) for i, m in metrics], "name")
     primaries = [(i, m.get("name")) for i, m in metrics if m.get("primary") is True]

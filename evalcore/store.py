@@ -11,9 +11,13 @@ Tables (deleting a run cascades to the rest)::
     runs        id, suite, created_at, finished_at, status, weights, settings, provenance, metrics, refused
     contenders  (run_id, id), model, settings, position
     cases       (run_id, dataset, id), variant, input, expected, metadata, position
-    results     UNIQUE (run_id, contender, dataset, case, sample), status, score, metrics, …
+    results     UNIQUE (run_id, contender, dataset, case, sample), contender_pos, case_pos, status,
+                score, …, numbers, metrics, …, output, raw
 
-JSON columns hold canonical JSON text; ``position`` keeps the run's order of contenders and cases.
+JSON columns hold canonical JSON text; ``position`` keeps the run's order of contenders and cases,
+and each result repeats its contender's and case's (``contender_pos``, ``case_pos``). ``numbers``
+packs a result's row of the results frame (:func:`evalcore.frames.row_dtype`): a copy of the
+columns beside it, written with them, read in bulk by :meth:`Store.load_results_frame`.
 
 sqlite-utils imports pandas and numpy as soon as it is imported, when they are installed. So the
 store imports it only to apply pending migrations (and for :attr:`Store.db`); once the schema is
@@ -27,8 +31,9 @@ import logging
 import os
 import re
 import sqlite3
+import struct
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cache
@@ -53,7 +58,7 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",",
 
 MIGRATION_SET = "evalcore"
 #: The migrations in order; :func:`migrations` registers one function per name.
-MIGRATION_NAMES = ("0001_initial", "0002_position_indexes")
+MIGRATION_NAMES = ("0001_initial", "0002_position_indexes", "0003_result_numbers")
 
 
 @cache
@@ -75,7 +80,44 @@ def migrations() -> sqlite_utils.Migrations:
         db.execute("CREATE INDEX contenders_position ON contenders (run_id, id, position)")
         db.execute("CREATE INDEX cases_position ON cases (run_id, dataset, id, position)")
 
+    @steps(name="0003_result_numbers")
+    def _m0003_result_numbers(db: sqlite_utils.Database) -> None:
+        # Each result carries its contender's and case's positions, and its numbers packed as one
+        # blob (see _numbers): the frame is then read with no join and no Python object per value,
+        # and the covering indexes of 0002 have nothing left to cover. SQLite adds columns only at
+        # the end of a row, after the big text; a rebuild puts them up front. run_totals (kept by
+        # triggers) lets list_runs skip scanning every result.
+        db.execute(_SCHEMA_V3_RESULTS.replace("CREATE TABLE results", "CREATE TABLE results_v3"))
+        moved = [f for f in _RESULT_FIELDS if f not in ("contender_pos", "case_pos", "numbers")]
+        db.execute(f"""INSERT INTO results_v3 ({", ".join(moved)}, contender_pos, case_pos, numbers)
+            SELECT {", ".join("r." + f for f in moved)}, ct.position, c.position, x''
+            FROM results r JOIN contenders ct ON ct.run_id = r.run_id AND ct.id = r.contender
+            JOIN cases c ON c.run_id = r.run_id AND c.dataset = r.dataset AND c.id = r."case" """)
+        db.execute("DROP TABLE results")
+        db.execute("ALTER TABLE results_v3 RENAME TO results")
+        db.execute("DROP INDEX contenders_position")
+        db.execute("DROP INDEX cases_position")
+        for statement in _RUN_TOTALS:
+            db.execute(statement)
+        for run_id, metrics in db.execute("SELECT id, metrics FROM runs").fetchall():
+            _backfill_numbers(db.conn, run_id, [m["name"] for m in json.loads(metrics)])
+
     return steps
+
+
+def _backfill_numbers(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> None:
+    """Pack the numbers of a run's results stored before migration 0003."""
+    pack = _numbers_struct(len(metrics)).pack
+    rows = conn.execute(
+        "SELECT rowid, contender_pos, case_pos, sample, status, error_kind, score, metrics, cost_usd, latency_s, "
+        "input_tokens, output_tokens FROM results WHERE run_id = ?", (run_id,)).fetchall()
+    updates = []
+    for rowid, contender, case, sample, status, kind, score, values, cost, latency, tokens_in, tokens_out in rows:
+        usage = records.Usage(tokens_in, tokens_out, cost)
+        result = records.Result("", "", "", sample, status, score, json.loads(values), latency_s=latency, usage=usage,
+                                error=records.ErrorInfo(kind, "") if kind is not None else None)
+        updates.append((_numbers(pack, contender, case, result, metrics), rowid))
+    conn.executemany("UPDATE results SET numbers = ? WHERE rowid = ?", updates)
 
 
 # In results, keys and numbers come first and the big text (output, raw) last: the frame query
@@ -104,34 +146,66 @@ _SCHEMA_V1 = (
         UNIQUE (run_id, contender, dataset, "case", sample))""",
 )
 
-_RESULT_FIELDS = (
-    "run_id", "contender", "dataset", '"case"', "sample", "status", "score", "error_kind", "cost_usd",
-    "latency_s", "input_tokens", "output_tokens", "attempts", "started_at", "metrics", "error_message",
-    "diagnostics", "output", "raw",
-)  # fmt: skip
-_RESULT_COLUMNS = ", ".join(_RESULT_FIELDS)
-_INSERT_RESULT = f"INSERT OR REPLACE INTO results ({_RESULT_COLUMNS}) VALUES ({', '.join('?' * len(_RESULT_FIELDS))})"
+#: results since migration 0003: positions after the key, ``numbers`` (see :func:`_numbers`) before the text.
+_SCHEMA_V3_RESULTS = """CREATE TABLE results (
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, contender TEXT NOT NULL,
+    dataset TEXT NOT NULL, "case" TEXT NOT NULL, sample INTEGER NOT NULL, contender_pos INTEGER NOT NULL,
+    case_pos INTEGER NOT NULL, status TEXT NOT NULL, score REAL, error_kind TEXT, cost_usd REAL, latency_s REAL,
+    input_tokens INTEGER, output_tokens INTEGER, attempts INTEGER NOT NULL, started_at TEXT,
+    numbers BLOB NOT NULL, metrics TEXT NOT NULL, error_message TEXT, diagnostics TEXT NOT NULL, output TEXT,
+    raw TEXT, UNIQUE (run_id, contender, dataset, "case", sample))"""
 
-_HAS_CONTENDER = "SELECT 1 FROM contenders WHERE run_id = ? AND id = ?"
-_HAS_CASE = "SELECT 1 FROM cases WHERE run_id = ? AND dataset = ? AND id = ?"
+_RESULT_FIELDS = (
+    "run_id", "contender", "dataset", '"case"', "sample", "contender_pos", "case_pos", "status", "score",
+    "error_kind", "cost_usd", "latency_s", "input_tokens", "output_tokens", "attempts", "started_at", "numbers",
+    "metrics", "error_message", "diagnostics", "output", "raw",
+)  # fmt: skip
+_INSERT_RESULT = (f"INSERT OR REPLACE INTO results ({', '.join(_RESULT_FIELDS)}) "
+                  f"VALUES ({', '.join('?' * len(_RESULT_FIELDS))})")
+#: What a run's results load back as (the record's fields, in :func:`_result_from_row`'s order).
+_RECORD_FIELDS = tuple(f for f in _RESULT_FIELDS if f not in ("contender_pos", "case_pos", "numbers"))
+#: A batch's case keys, as a JSON array of [dataset, id] pairs, to their positions in one query.
+#: CROSS JOIN keeps the keys outside: one primary-key lookup per key, never a scan of the run's cases per key.
+_CASE_POSITIONS = """SELECT c.dataset, c.id, c.position FROM json_each(?) k CROSS JOIN cases c
+ON c.run_id = ? AND c.dataset = json_extract(k.value, '$[0]') AND c.id = json_extract(k.value, '$[1]')"""
+#: Rowids per read of packed numbers: a bounded blob (about 30 MB) per query, whatever the run's size.
+_FRAME_CHUNK = 1 << 18
 
 _LIST_RUNS = """
 SELECT r.id, r.suite, r.created_at, r.finished_at, r.status,
        COALESCE(ct.n, 0) AS contenders, COALESCE(cs.n, 0) AS cases,
-       COALESCE(rs.n, 0) AS results, COALESCE(rs.errors, 0) AS errors, rs.cost_usd
+       COALESCE(t.results, 0) AS results, COALESCE(t.errors, 0) AS errors,
+       CASE WHEN t.costs > 0 THEN t.cost_usd END AS cost_usd
 FROM runs r
 LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM contenders GROUP BY run_id) ct ON ct.run_id = r.id
 LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM cases GROUP BY run_id) cs ON cs.run_id = r.id
-LEFT JOIN (SELECT run_id, COUNT(*) AS n, SUM(status = 'error') AS errors, SUM(cost_usd) AS cost_usd
-           FROM results GROUP BY run_id) rs ON rs.run_id = r.id
+LEFT JOIN run_totals t ON t.run_id = r.id
 ORDER BY r.created_at DESC, r.id
 """
 
+#: Per-run totals of results, kept by triggers on every insert and delete (a REPLACE is both, with
+#: ``recursive_triggers`` on), so listing the runs never scans the results.
+_RUN_TOTALS = (
+    """CREATE TABLE run_totals (
+        run_id TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE, results INTEGER NOT NULL,
+        errors INTEGER NOT NULL, costs INTEGER NOT NULL, cost_usd REAL NOT NULL)""",
+    """INSERT INTO run_totals SELECT run_id, COUNT(*), SUM(status = 'error'), COUNT(cost_usd),
+        COALESCE(SUM(cost_usd), 0) FROM results GROUP BY run_id""",
+    """CREATE TRIGGER results_totals_insert AFTER INSERT ON results BEGIN
+        INSERT INTO run_totals VALUES (NEW.run_id, 1, NEW.status = 'error', NEW.cost_usd IS NOT NULL,
+            COALESCE(NEW.cost_usd, 0))
+        ON CONFLICT (run_id) DO UPDATE SET results = results + 1, errors = errors + excluded.errors,
+            costs = costs + excluded.costs, cost_usd = cost_usd + excluded.cost_usd;
+    END""",
+    """CREATE TRIGGER results_totals_delete AFTER DELETE ON results BEGIN
+        UPDATE run_totals SET results = results - 1, errors = errors - (OLD.status = 'error'),
+            costs = costs - (OLD.cost_usd IS NOT NULL), cost_usd = cost_usd - COALESCE(OLD.cost_usd, 0)
+        WHERE run_id = OLD.run_id;
+    END""",
+)
+
 _ORDERED_RESULTS = f"""
-SELECT {", ".join("r." + f for f in _RESULT_FIELDS)} FROM results r
-JOIN contenders ct ON ct.run_id = r.run_id AND ct.id = r.contender
-JOIN cases c ON c.run_id = r.run_id AND c.dataset = r.dataset AND c.id = r."case"
-WHERE r.run_id = ? ORDER BY ct.position, c.position, r.sample
+SELECT {", ".join(_RECORD_FIELDS)} FROM results WHERE run_id = ? ORDER BY contender_pos, case_pos, sample
 """
 
 
@@ -203,6 +277,8 @@ class Store:
         # With WAL, NORMAL never corrupts: a killed process loses nothing, a power cut the last batches.
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # reads of big runs skip a syscall per page
+        # A REPLACE of a result then fires the delete trigger too, and run_totals stays exact.
+        self.conn.execute("PRAGMA recursive_triggers = ON")
 
     def close(self) -> None:
         """Close the connection."""
@@ -277,7 +353,9 @@ class Store:
         except (sqlite3.IntegrityError, ValueError, TypeError, OverflowError) as e:
             # e.g. two contenders with one id, two cases with one (dataset, id), NaN in settings
             raise StoreError(f"run {run_id!r} cannot be stored: {e}") from e
-        self._insert_results(conn, run_id, run.results)
+        contenders = {c.id: i for i, c in enumerate(run.contenders)}
+        cases = {c.key: i for i, c in enumerate(run.cases)}
+        self._insert_results(conn, run_id, run.results, [m.name for m in run.metrics], contenders, cases)
 
     def add_results(self, run_id: str, results: Sequence[records.Result]) -> None:
         """Store a batch of results in one transaction; a result with the same key is replaced.
@@ -288,28 +366,31 @@ class Store:
         if not results:
             return
         with self._transaction() as conn:
-            self._require(run_id)
-            self._insert_results(conn, run_id, results)
+            metrics = self._metric_names(conn, run_id)
+            contenders = dict(conn.execute("SELECT id, position FROM contenders WHERE run_id = ?", (run_id,)))
+            # Only the batch's own cases are looked up, so a batch costs the same in a run of any size.
+            keys = _ENCODE(list(dict.fromkeys((r.dataset, r.case) for r in results)))
+            cases = {(d, c): i for d, c, i in conn.execute(_CASE_POSITIONS, (keys, run_id))}
+            self._insert_results(conn, run_id, results, metrics, contenders, cases)
         logger.debug("stored %d results for run %s", len(results), run_id)
 
-    def _insert_results(self, conn: sqlite3.Connection, run_id: str, results: Sequence[records.Result]) -> None:
-        self._check_references(conn, run_id, results)
-        try:
-            conn.executemany(_INSERT_RESULT, (_result_row(run_id, r) for r in results))
-        except (ValueError, TypeError, OverflowError) as e:
-            raise StoreError(f"run {run_id!r}: a result cannot be stored: {e}") from e
+    def _metric_names(self, conn: sqlite3.Connection, run_id: str) -> list[str]:
+        row = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise self._unknown(run_id)
+        return [m["name"] for m in json.loads(row[0])]
 
-    def _check_references(self, conn: sqlite3.Connection, run_id: str, results: Sequence[records.Result]) -> None:
-        # Only the batch's own keys are looked up (point queries: ids may hold any character),
-        # so the check costs the same in a run of any size.
-        for contender in dict.fromkeys(r.contender for r in results):
-            if conn.execute(_HAS_CONTENDER, (run_id, contender)).fetchone() is None:
-                culprit = next(r for r in results if r.contender == contender)
-                raise StoreError(f"run {run_id!r}: result {culprit.key!r} names an unknown contender {contender!r}")
-        for key in dict.fromkeys((r.dataset, r.case) for r in results):
-            if conn.execute(_HAS_CASE, (run_id, *key)).fetchone() is None:
-                culprit = next(r for r in results if (r.dataset, r.case) == key)
-                raise StoreError(f"run {run_id!r}: result {culprit.key!r} names an unknown case {key!r}")
+    def _insert_results(self, conn: sqlite3.Connection, run_id: str, results: Sequence[records.Result],
+                        metrics: list[str], contenders: dict[str, int], cases: dict[tuple[str, str], int]) -> None:
+        """Insert results whose contenders and cases sit at these positions (a name not there is refused)."""
+        _check_references(run_id, results, contenders, cases)
+        pack = _numbers_struct(len(metrics)).pack
+        try:
+            rows = [_result_row(run_id, r, contenders[r.contender], cases[(r.dataset, r.case)], pack, metrics)
+                    for r in results]
+            conn.executemany(_INSERT_RESULT, rows)
+        except (ValueError, TypeError, OverflowError, struct.error) as e:
+            raise StoreError(f"run {run_id!r}: a result cannot be stored: {e}") from e
 
     def set_status(self, run_id: str, status: records.RunStatus, finished_at: str | None = None) -> None:
         """Set a run's status.
@@ -353,7 +434,10 @@ class Store:
 
     def _require(self, run_id: str) -> None:
         if not self._exists(run_id):
-            raise StoreError(f"no run {run_id!r} in {self.path}: `evalcore runs` lists the stored runs")
+            raise self._unknown(run_id)
+
+    def _unknown(self, run_id: str) -> StoreError:
+        return StoreError(f"no run {run_id!r} in {self.path}: `evalcore runs` lists the stored runs")
 
     def list_runs(self) -> list[dict[str, Any]]:
         """Every run, newest first, with counts of contenders, cases, results and errors, and total cost.
@@ -381,8 +465,13 @@ class Store:
             self._require(run_id)
             return set(conn.execute(sql, (run_id,)))
 
-    def load_run(self, run_id: str) -> records.Run:
+    def load_run(self, run_id: str, *, results: bool = True) -> records.Run:
         """Everything stored about a run (for export); results in contender, case, sample order.
+
+        Args:
+            run_id: the run.
+            results: False for the header, contenders and cases only (``results`` left empty): what
+                a leaderboard needs beside :meth:`load_results_frame`, without reading every reply.
 
         Raises:
             StoreError: the run is unknown.
@@ -397,22 +486,22 @@ class Store:
                 "SELECT dataset, id, variant, input, expected, metadata FROM cases WHERE run_id = ? ORDER BY position",
                 (run_id,),
             ).fetchall()
-            results = conn.execute(_ORDERED_RESULTS, (run_id,)).fetchall()
-        return _run_from_rows(row, contenders, cases, results)
+            rows = conn.execute(_ORDERED_RESULTS, (run_id,)).fetchall() if results else []
+        return _run_from_rows(row, contenders, cases, rows)
 
     def load_results_frame(self, run_id: str) -> pd.DataFrame:
         """A run's results as a DataFrame, the same as :func:`evalcore.frames.results_frame` gives.
 
-        Metric values come out of SQLite with ``json_extract``; contenders and cases travel as
-        integer positions and become categoricals; rows stream from the cursor into one NumPy
-        array, so a million results take seconds and no list of a million tuples.
+        Every result's numbers are stored packed (the ``numbers`` column): SQLite concatenates a
+        run's blobs and NumPy reads them as one structured array, so a million results take well
+        under a second and no Python object per value; contenders and cases travel as integer
+        positions and become categoricals.
 
         Raises:
             StoreError: the run is unknown.
         """
         with self._transaction("DEFERRED") as conn:
-            self._require(run_id)
-            metrics = [m["name"] for m in json.loads(_one(conn, "SELECT metrics FROM runs WHERE id = ?", run_id))]
+            metrics = self._metric_names(conn, run_id)
             contenders = [
                 r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position", (run_id,))
             ]
@@ -422,35 +511,35 @@ class Store:
                     "SELECT dataset, id, variant, metadata FROM cases WHERE run_id = ? ORDER BY position", (run_id,)
                 )
             ]
-            count, rows = _frame_rows(conn, run_id, metrics)
-            return frames.build_frame(rows, contenders, cases, metrics, count=count)
+            table = _frame_table(conn, run_id, metrics)
+            return frames.frame_from_table(table, contenders, cases, metrics)
 
 
-def _frame_rows(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> tuple[int, Iterable[tuple]]:
-    """How many results a run has, and a cursor over :func:`evalcore.frames.build_frame`'s rows."""
+def _frame_table(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> Any:
+    """A run's packed numbers as one structured array of :func:`evalcore.frames.row_dtype`.
+
+    SQLite concatenates the blobs itself (``group_concat`` over a rowid range, cast back to a
+    blob): a million results come back as a few bytes objects instead of fifteen million Python
+    numbers. A run's results sit in one rowid range (written while it ran); scanning that range in
+    table order beats a rowid lookup per entry of the unique index, and the run_id test drops
+    strangers. Each blob holds its own positions, so the order rows come back in does not matter.
+    """
+    import numpy as np
+
+    dtype = frames.row_dtype(metrics)
     sql = "SELECT count(*), min(rowid), max(rowid) FROM results WHERE run_id = ?"
     count, lo, hi = conn.execute(sql, (run_id,)).fetchone()
     if not count:
-        return 0, []
-    return count, conn.execute(_frame_query(metrics), (*(f"$.{m}" for m in metrics), lo, hi, run_id))
-
-
-def _frame_query(metrics: list[str]) -> str:
-    # A run's results sit in one rowid range (written while it ran): scanning that range in table
-    # order beats a rowid lookup per entry of the unique index; the run_id test drops strangers.
-    kinds = " ".join(f"WHEN '{k}' THEN {i}" for k, i in frames.ERROR_KIND_CODES.items())
-    extracts = "".join("json_extract(r.metrics, ?), " for _ in metrics)
-    return f"""
-    SELECT ct.position, c.position, r.sample, r.status = 'error', CASE r.error_kind {kinds} ELSE -1 END,
-           r.score, {extracts}r.cost_usd, r.latency_s, r.input_tokens, r.output_tokens
-    FROM results r NOT INDEXED
-    JOIN contenders ct ON ct.run_id = r.run_id AND ct.id = r.contender
-    JOIN cases c ON c.run_id = r.run_id AND c.dataset = r.dataset AND c.id = r."case"
-    WHERE r.rowid BETWEEN ? AND ? AND r.run_id = ?"""
-
-
-def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
-    return conn.execute(sql, params).fetchone()[0]
+        return np.empty(0, dtype=dtype)
+    chunk = ("SELECT CAST(group_concat(numbers, '') AS BLOB) FROM results NOT INDEXED "
+             "WHERE rowid BETWEEN ? AND ? AND run_id = ?")
+    parts = [conn.execute(chunk, (start, min(start + _FRAME_CHUNK - 1, hi), run_id)).fetchone()[0] or b""
+             for start in range(lo, hi + 1, _FRAME_CHUNK)]
+    data = b"".join(parts)
+    if len(data) != count * dtype.itemsize:
+        raise StoreError(f"run {run_id!r}: packed numbers of {len(data)} bytes for {count} results of "
+                         f"{dtype.itemsize} bytes each; the store is damaged (re-import the run from its file)")
+    return np.frombuffer(data, dtype=dtype)
 
 
 def _check_metric_names(run: records.Run) -> None:
@@ -492,14 +581,50 @@ def _case_row(c: records.Case) -> tuple:
     return (c.dataset, c.id, c.variant, _json(c.input), _json_or_null(c.expected), _json(c.metadata))
 
 
-def _result_row(run_id: str, r: records.Result) -> tuple:
+def _check_references(run_id: str, results: Sequence[records.Result], contenders: dict[str, int],
+                      cases: dict[tuple[str, str], int]) -> None:
+    for r in results:
+        if r.contender not in contenders:
+            raise StoreError(f"run {run_id!r}: result {r.key!r} names an unknown contender {r.contender!r}")
+    for r in results:
+        if (r.dataset, r.case) not in cases:
+            key = (r.dataset, r.case)
+            raise StoreError(f"run {run_id!r}: result {r.key!r} names an unknown case {key!r}")
+
+
+def _result_row(run_id: str, r: records.Result, contender: int, case: int, pack: Any, metrics: list[str]) -> tuple:
     u, e = r.usage, r.error
     return (
-        run_id, r.contender, r.dataset, r.case, r.sample, r.status, r.score, e.kind if e else None,
-        u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens, r.attempts, r.started_at,
-        _ENCODE(r.metrics), e.message if e else None, _ENCODE(r.diagnostics) if r.diagnostics else "{}",
-        None if r.output is None else _ENCODE(r.output), r.raw,
+        run_id, r.contender, r.dataset, r.case, r.sample, contender, case, r.status, r.score,
+        e.kind if e else None, u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens, r.attempts, r.started_at,
+        _numbers(pack, contender, case, r, metrics), _ENCODE(r.metrics), e.message if e else None,
+        _ENCODE(r.diagnostics) if r.diagnostics else "{}", None if r.output is None else _ENCODE(r.output), r.raw,
     )  # fmt: skip
+
+
+@cache
+def _numbers_struct(n_metrics: int) -> struct.Struct:
+    """The layout of :func:`evalcore.frames.row_dtype` for a run with ``n_metrics`` metrics."""
+    return struct.Struct(f"<5q{n_metrics + 5}d")
+
+
+def _numbers(pack: Any, contender: int, case: int, r: records.Result, metrics: list[str]) -> bytes:
+    """A result's row of the results frame as bytes: positions, sample, error flags, then the numbers.
+
+    A denormalised copy of columns stored beside it (the metric values are also in ``metrics``),
+    written with them and never apart: the results frame of a million results reads it in one go.
+    """
+    u, e = r.usage, r.error
+    values = r.metrics
+    return pack(
+        contender, case, r.sample, r.status == "error", frames.ERROR_KIND_CODES.get(e.kind, -1) if e else -1,
+        _NAN if r.score is None else r.score, *[_NAN if (v := values.get(m)) is None else v for m in metrics],
+        _NAN if u.cost_usd is None else u.cost_usd, _NAN if r.latency_s is None else r.latency_s,
+        _NAN if u.input_tokens is None else u.input_tokens, _NAN if u.output_tokens is None else u.output_tokens,
+    )  # fmt: skip
+
+
+_NAN = float("nan")
 
 
 def _run_from_rows(row: tuple, contenders: list[tuple], cases: list[tuple], results: list[tuple]) -> records.Run:

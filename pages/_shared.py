@@ -118,20 +118,40 @@ def remember_upload(data: bytes, run: Run) -> str:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _load(path: str, ref: str, version: tuple) -> tuple[Run, Any]:
+    """The run (a stored one without its results: the leaderboard reads the frame) and its results frame."""
     if ref.startswith(UPLOAD_PREFIX):
         from evalcore.frames import results_frame
 
         run = _uploads()[ref]
         return run, results_frame(run)
     s = _store(path)
-    return s.load_run(ref), s.load_results_frame(ref)
+    return s.load_run(ref, results=False), s.load_results_frame(ref)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _load_with_results(path: str, ref: str, version: tuple) -> Run:
+    return _store(path).load_run(ref)
+
+
+def run_with_results(now: Current) -> Run:
+    """The current run with every result (the Cases page reads them; the leaderboard does not)."""
+    if now.ref.startswith(UPLOAD_PREFIX):
+        return now.run
+    return _load_with_results(db_path(), now.ref, version(runs_index().get(now.ref, {})))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> explorer.PreparedView:
+    """Aggregates and bootstrap resamples: they depend on the run and the filters, not on the weights."""
+    run, frame = _load(path, ref, version)
+    f = explorer.Filters(list(filters[0]), list(filters[1]), list(filters[2]), {k: list(v) for k, v in filters[3]})
+    return explorer.prepare_view(frame, run.metrics, f)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_view(path: str, ref: str, version: tuple, weights: tuple, filters: tuple) -> explorer.LeaderboardView:
-    run, frame = _load(path, ref, version)
-    f = explorer.Filters(list(filters[0]), list(filters[1]), list(filters[2]), {k: list(v) for k, v in filters[3]})
-    return explorer.leaderboard_view(frame, run.metrics, dict(weights), f, run.contenders)
+    run, _ = _load(path, ref, version)
+    return explorer.view_of(_prepared(path, ref, version, filters), run.metrics, dict(weights), run.contenders)
 
 
 @st.cache_resource(show_spinner=False)

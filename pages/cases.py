@@ -17,7 +17,7 @@ now = shared.current()
 if now is None:
     shared.empty_store()
     st.stop()
-run = now.run
+run = shared.run_with_results(now)
 contenders = [c.id for c in run.contenders]
 if st.session_state.get(Keys.CASE_CONTENDER) not in [ALL, *contenders]:
     st.session_state[Keys.CASE_CONTENDER] = ALL

@@ -41,11 +41,11 @@ def test_migrations_create_the_schema(store: Store) -> None:
     tables = set(store.db.table_names())
     assert {"runs", "contenders", "cases", "results", "_sqlite_migrations"} <= tables
     assert [m.name for m in migrations().applied(store.db)] == list(MIGRATION_NAMES)
-    assert MIGRATION_NAMES == ("0001_initial", "0002_position_indexes")
+    assert MIGRATION_NAMES == ("0001_initial", "0002_position_indexes", "0003_result_numbers")
     assert set(store.db["results"].columns_dict) == {
         "run_id", "contender", "dataset", "case", "sample", "status", "score", "metrics", "output", "raw",
         "error_kind", "error_message", "diagnostics", "input_tokens", "output_tokens", "cost_usd", "latency_s",
-        "attempts", "started_at",
+        "attempts", "started_at", "contender_pos", "case_pos", "numbers",
     }  # fmt: skip
     unique = [i.columns for i in store.db["results"].indexes if i.unique]
     assert ["run_id", "contender", "dataset", "case", "sample"] in unique
@@ -90,7 +90,7 @@ def test_an_older_schema_is_migrated_on_open(tmp_path: Path) -> None:
     old.conn.close()
     with Store(tmp_path / "old.db") as s:
         assert [m.name for m in migrations().applied(s.db)] == list(MIGRATION_NAMES)
-        assert "cases_position" in {i.name for i in s.db["cases"].indexes}
+        assert "numbers" in s.db["results"].columns_dict
 
 
 def test_migration_names_match_the_registered_migrations() -> None:

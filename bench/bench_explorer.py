@@ -1,0 +1,213 @@
+"""6. Explorer: the leaderboard over a 1,000,000-result store, and a cold start in Chromium.
+
+Run: ``python bench/bench_explorer.py [--contenders 40 --cases 25000] [--skip-browser]``.
+
+- AppTest (``app.py``: the shared sidebar with its weight sliders, then the leaderboard page) on a
+  store holding one run of 1,000,000 results, each timing in a fresh process: the first run (the
+  store opened, the run and its frame loaded, every table computed), then a weight slider moved.
+  Baseline: the same AppTest timings of a one-line page (``st.dataframe`` of a 3-row frame).
+  Targets: first run under 2 s, slider under 150 ms.
+- Cold start: ``streamlit run app.py`` on the bundled demo with an empty store (a fresh deployment:
+  the app seeds it from ``data/runs``), Chromium opening the page as soon as ``/_stcore/health``
+  answers, timed to the first leaderboard table on screen. Baseline: the same for the one-line page.
+  Target: under 2 s after the server answers.
+- litellm on that path: the server runs with ``-X importtime``, and its import log must not name it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+from _common import ROOT, note, report, synthetic_run
+
+CHROMIUM = "/usr/bin/chromium"
+TARGET_FIRST_S, TARGET_SLIDER_S, TARGET_COLD_S = 2.0, 0.150, 2.0
+TRIVIAL_PAGE = """import pandas as pd
+import streamlit as st
+st.slider("weight", -100, 100, 0, key="w")
+st.dataframe(pd.DataFrame({"contender": ["a", "b", "c"], "score": [0.9, 0.8, 0.7]}))
+"""
+
+
+def build_store(path: Path, contenders: int, cases: int) -> int:
+    from evalcore.store import Store
+
+    run = synthetic_run(contenders, cases)
+    with Store(path) as store:
+        store.import_run(run)
+    return len(run.results)
+
+
+def apptest_child(script: str) -> None:
+    """In this fresh process: time AppTest's first run of ``script``, then one slider move."""
+    from streamlit.testing.v1 import AppTest  # noqa: TID251 - the bench drives the app
+
+    at = AppTest.from_file(script, default_timeout=600)
+    start = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - start
+    problems = [str(e.value) for e in (*at.exception, *at.error)]
+    sliders = at.sidebar.slider if len(at.sidebar.slider) else at.slider
+    slider = sliders[0]
+    slider.set_value(slider.value - 7 if slider.value > -90 else slider.value + 7)
+    start = time.perf_counter()
+    at.run()
+    moved = time.perf_counter() - start
+    problems += [str(e.value) for e in (*at.exception, *at.error)]
+    tables = len(at.dataframe)
+    print(json.dumps({"first": first, "slider": moved, "tables": tables, "problems": problems,
+                      "litellm": "litellm" in sys.modules}))
+
+
+def apptest(script: Path, env: dict[str, str]) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--apptest", str(script)], capture_output=True, text=True,
+                         env=env, cwd=ROOT, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def server(script: Path, env: dict[str, str], log: Path, importtime: bool = False) -> Iterator[tuple[str, float]]:
+    """``streamlit run script``; yields the URL and the time it took to answer /_stcore/health."""
+    port = _free_port()
+    flags = ["-X", "importtime"] if importtime else []
+    command = [sys.executable, *flags, "-m", "streamlit", "run", str(script), "--server.headless=true",
+               f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
+               "--server.fileWatcherType=none"]
+    url = f"http://127.0.0.1:{port}"
+    with log.open("w") as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            while True:
+                if process.poll() is not None:
+                    raise RuntimeError(f"streamlit exited with {process.returncode}; see {log}")
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as reply:
+                        if reply.read().strip() == b"ok":
+                            break
+                except OSError:
+                    time.sleep(0.02)
+            yield url, time.perf_counter() - start
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def cold_start(script: Path, env: dict[str, str], log: Path, browser) -> tuple[float, float]:  # noqa: ANN001
+    """Seconds from the server answering to the first table on screen, and the server's start."""
+    from playwright.sync_api import expect
+
+    with server(script, env, log) as (url, started):
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        start = time.perf_counter()
+        page.goto(url)
+        expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=60_000)
+        elapsed = time.perf_counter() - start
+        page.close()
+    return elapsed, started
+
+
+def imports_litellm(env: dict[str, str], log: Path) -> bool:
+    """Open the leaderboard once in a server started with -X importtime; does its import log name litellm?"""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
+                                                                     "--disable-dev-shm-usage"])
+        with server(ROOT / "app.py", env, log, importtime=True) as (url, _):
+            page = browser.new_page()
+            page.goto(url)
+            page.get_by_test_id("stDataFrame").first.wait_for(timeout=60_000)
+            page.close()
+        browser.close()
+    lines = log.read_text().splitlines()
+    assert any("evalcore.leaderboard" in line for line in lines), "no import log: was -X importtime applied?"
+    return any(line.startswith("import time:") and line.rstrip().endswith("litellm") for line in lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--contenders", type=int, default=40)
+    parser.add_argument("--cases", type=int, default=25_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-browser", action="store_true")
+    parser.add_argument("--apptest", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.apptest:
+        apptest_child(args.apptest)
+        return
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        trivial = tmp_path / "trivial.py"
+        trivial.write_text(TRIVIAL_PAGE)
+        empty = tmp_path / "no-bundled-runs"
+        empty.mkdir()
+        db = tmp_path / "big.db"
+        start = time.perf_counter()
+        n = build_store(db, args.contenders, args.cases)
+        print(f"explorer store: {n:,} results ({db.stat().st_size / 1e6:.0f} MB) built in "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        env = {**os.environ, "EVALCORE_DB": str(db), "EVALCORE_RUNS_DIR": str(empty)}
+        env.pop("EVALCORE_VIEWER", None)
+        ours = [apptest(ROOT / "app.py", env) for _ in range(args.repeat)]
+        base = [apptest(trivial, env) for _ in range(args.repeat)]
+        assert not any(o["problems"] for o in ours), ours[0]["problems"]
+        assert all(o["tables"] >= 2 for o in ours), ours
+        first, slider = min(o["first"] for o in ours), min(o["slider"] for o in ours)
+        base_first, base_slider = min(b["first"] for b in base), min(b["slider"] for b in base)
+        report(f"explorer AppTest first run ({n:,} results)", f"evalcore {first:.2f} s",
+               f"one-line page {base_first:.2f} s", first / base_first, f"< {TARGET_FIRST_S} s",
+               first < TARGET_FIRST_S)
+        report(f"explorer AppTest slider move ({n:,} results)", f"evalcore {slider * 1000:.0f} ms",
+               f"one-line page {base_slider * 1000:.0f} ms", slider / base_slider, f"< {TARGET_SLIDER_S * 1000:.0f} ms",
+               slider < TARGET_SLIDER_S)
+        note("explorer AppTest litellm imported", str(any(o["litellm"] for o in ours)))
+
+        if args.skip_browser or not Path(CHROMIUM).exists():
+            note("explorer cold start", f"skipped ({CHROMIUM} missing or --skip-browser)")
+            return
+        from playwright.sync_api import sync_playwright
+
+        demo_env = {**os.environ, "EVALCORE_RUNS_DIR": str(ROOT / "data" / "runs")}
+        demo_env.pop("EVALCORE_VIEWER", None)
+        cold, cold_base, served = [], [], []
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
+                                                                         "--disable-dev-shm-usage"])
+            for i in range(args.repeat):
+                demo_env["EVALCORE_DB"] = str(tmp_path / f"demo-{i}.db")  # empty: seeded on first open
+                elapsed, started = cold_start(ROOT / "app.py", demo_env, tmp_path / "server.log", browser)
+                cold.append(elapsed)
+                served.append(started)
+                cold_base.append(cold_start(trivial, demo_env, tmp_path / "trivial.log", browser)[0])
+            browser.close()
+        report("explorer cold start to the first leaderboard (bundled demo, Chromium)",
+               f"evalcore {min(cold):.2f} s after the server answers (server up in {min(served):.2f} s)",
+               f"one-line page {min(cold_base):.2f} s", min(cold) / min(cold_base), f"< {TARGET_COLD_S} s",
+               min(cold) < TARGET_COLD_S)
+        demo_env["EVALCORE_DB"] = str(tmp_path / "demo-importtime.db")
+        litellm = imports_litellm(demo_env, tmp_path / "importtime.log")
+        note("explorer server imports litellm on the leaderboard path",
+             f"{'YES' if litellm else 'no'} (server run with -X importtime) {'MISSED' if litellm else 'ok'}")
+
+
+if __name__ == "__main__":
+    main()
