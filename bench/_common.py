@@ -191,7 +191,11 @@ class InstantProvider:
     """
 
     def __init__(self) -> None:
+        from evalcore.providers import Reply
+        from evalcore.records import Usage
+
         self.replies: dict[tuple[str, str], str] = {}
+        self.reply, self.usage = Reply, Usage
 
     def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
         return None
@@ -200,14 +204,11 @@ class InstantProvider:
         return []
 
     async def complete(self, request: Any) -> Any:
-        from evalcore.providers import Reply
-        from evalcore.records import Usage
-
         case = request.case
         text = self.replies.get(case.key)
         if text is None:
             text = self.replies[case.key] = json.dumps(case.expected)
-        return Reply(text=text, usage=Usage(120, 40, 0.0002), latency_s=0.0, attempts=1)
+        return self.reply(text=text, usage=self.usage(120, 40, 0.0002), latency_s=0.0, attempts=1)
 
 
 def register_instant(prefix: str = "bench/") -> InstantProvider:

@@ -30,8 +30,9 @@ TARGET_US = 100.0
 BATCH = 500
 
 
-def run_evalcore(suite_dir: Path, db: Path, model: str = "bench/instant") -> tuple[str, int]:
-    """Load, plan and run the suite; returns the final status and the results stored."""
+def run_evalcore(suite_dir: Path, db: Path, model: str = "bench/instant", models: list[str] | None = None
+                 ) -> tuple[str, int]:
+    """Load, plan and run the suite (with ``models`` as the lineup); returns the final status and the results stored."""
     from evalcore.lineup import Overrides
     from evalcore.plan import RunOptions, make_plan
     from evalcore.runner import run_suite
@@ -39,7 +40,7 @@ def run_evalcore(suite_dir: Path, db: Path, model: str = "bench/instant") -> tup
     from evalcore.suite import load_suite
 
     suite = load_suite(suite_dir)
-    plan = make_plan(suite, RunOptions(concurrency=50, overrides=Overrides(models=[model])))
+    plan = make_plan(suite, RunOptions(concurrency=50, overrides=Overrides(models=models or [model])))
     with Store(db) as store:
         run_id, status = run_suite(plan, store)
         stored = store.conn.execute("SELECT count(*) FROM results WHERE run_id = ?", (run_id,)).fetchone()[0]

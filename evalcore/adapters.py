@@ -72,9 +72,8 @@ class ExtractAdapter:
     response_format = {"type": "json_object"}
 
     def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
-        system = "\n\n".join(p for p in (context.instructions.strip(), _schema_text(context.fields)) if p)
         return [
-            {"role": "system", "content": system},
+            {"role": "system", "content": _system_text(context.instructions, context.fields)},
             {"role": "user", "content": _input_text(case)},
         ]
 
@@ -93,6 +92,12 @@ class ExtractAdapter:
             if problem:
                 errors[spec.name] = problem
         return Parsed(output=data, type_errors=errors or None)
+
+
+@functools.lru_cache(maxsize=64)
+def _system_text(instructions: str, fields: tuple[FieldSpec, ...]) -> str:
+    # One string for every case of a dataset, not a copy per case (a kilobyte each, 20 MB in a big run).
+    return "\n\n".join(p for p in (instructions.strip(), _schema_text(fields)) if p)
 
 
 @functools.lru_cache(maxsize=64)

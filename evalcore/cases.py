@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,15 @@ def _case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> 
         raise ConfigError(f"{where}: metadata: must be an object.")
     variant = str(data.get("variant") or "default")
     return Case(dataset=dataset, id=str(data.get("id") or default_id), variant=variant, input=value,
-                expected=data["expected"], metadata=metadata, source=where)
+                expected=_shared_keys(data["expected"]), metadata=_shared_keys(metadata), source=where)
+
+
+def _shared_keys(value: Any) -> Any:
+    """The object with its keys interned: each line of a JSONL file is parsed on its own, and a
+    copy of every key per case cost a few hundred bytes a case (megabytes in a big suite)."""
+    if not isinstance(value, dict):
+        return value
+    return {sys.intern(k) if isinstance(k, str) else k: v for k, v in value.items()}
 
 
 def _check_unique(cases: list[Case], folder: Path) -> None:

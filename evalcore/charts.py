@@ -4,6 +4,8 @@ Every function takes a ranked table (:func:`evalcore.leaderboard.leaderboard`) a
 ``plotly.graph_objects.Figure``; nothing here draws on a screen or imports streamlit. Each point and
 bar carries its contender id in ``customdata``, so a page can open that contender's cases on a click.
 Colours come from the theme the figure is shown in (light or dark); only the frontier is styled here.
+Plotly takes about a second to import, so it is imported when a figure is made, not with this module:
+a page draws its tables first.
 Plotly reads tags such as ``<a href>`` in any text it draws, so every name from a run file is
 escaped before it becomes a label, a legend entry or a hover line (``customdata`` keeps the raw id).
 """
@@ -12,13 +14,16 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from evalcore.records import Metric
 from evalcore.stats import pareto_front
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 #: How each x quantity is labelled and shown on hover.
 AXES = {"cost": ("cost per case (USD, log scale)", "$%{x:.3g}"), "time": ("seconds per call", "%{x:.3g} s")}
@@ -35,6 +40,8 @@ def score_vs(table: pd.DataFrame, x: str = "cost", log_x: bool | None = None) ->
         log_x: a log x axis; by default for cost only. On a log axis rows with ``x ≤ 0`` cannot be
             placed and are left out (the title says how many).
     """
+    import plotly.graph_objects as go  # about a second: only when a chart is drawn
+
     if x not in AXES:
         raise ValueError(f"x={x!r}: use one of {sorted(AXES)}")
     log_x = x == "cost" if log_x is None else log_x
@@ -80,6 +87,8 @@ def _label(contender: str, width: int = 28) -> str:
 def metric_bars(table: pd.DataFrame, metrics: Sequence[Metric]) -> go.Figure:
     """Grouped bars: for each metric (%), one bar per contender, with 95% interval whiskers when the
     table has them (``<metric>_lo`` / ``<metric>_hi``)."""
+    import plotly.graph_objects as go  # about a second: only when a chart is drawn
+
     names = [m.name for m in metrics]
     fig = go.Figure()
     for row in table.to_dict("records"):
@@ -110,6 +119,8 @@ def _value(row: dict, name: str) -> float:
 def dataset_heatmap(table: pd.DataFrame, value: str = "score") -> go.Figure:
     """Contender (rows, in the order first seen) × dataset (columns) of ``value`` in %, with the numbers
     written in the cells; a cell with no value stays empty."""
+    import plotly.graph_objects as go  # about a second: only when a chart is drawn
+
     contenders = list(dict.fromkeys(table["contender"].astype(str)))
     grid = table.pivot_table(index="contender", columns="dataset", values=value, aggfunc="first", dropna=False)
     grid = grid.reindex(index=contenders)

@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 FLUSH_EVERY_S = 0.5
 FLUSH_BATCH = 500
+#: Results the writer may fall behind by before the event loop waits for it (only instant fakes get here).
+MAX_PENDING = 4 * FLUSH_BATCH
 
 Key = tuple[str, str, str, int]
 
@@ -86,14 +88,20 @@ class _Writer(threading.Thread):
         self.store, self.run_id = store, run_id
         self.pending: deque[Result] = deque()
         self.wake = threading.Event()
+        self.taken = threading.Event()
         self.closing = False
         self.error: BaseException | None = None
 
     def put(self, result: Result) -> None:
         """Hand a result over (from the event loop's thread)."""
-        self.pending.append(result)
-        if len(self.pending) >= FLUSH_BATCH:
+        pending = self.pending
+        pending.append(result)
+        if len(pending) >= FLUSH_BATCH:
             self.wake.set()
+            # Backpressure: a writer far behind would otherwise hold every result in memory.
+            while len(pending) >= MAX_PENDING and self.is_alive():
+                self.taken.wait(0.05)
+                self.taken.clear()
 
     def run(self) -> None:
         while True:
@@ -110,6 +118,7 @@ class _Writer(threading.Thread):
         pending, batch = self.pending, []
         for _ in range(len(pending)):
             batch.append(pending.popleft())
+        self.taken.set()
         return batch
 
     def _flush(self, batch: list[Result]) -> None:

@@ -53,7 +53,9 @@ def run_summaries(store: Any) -> pd.DataFrame:
     rows = []
     for info in store.list_runs():
         try:
-            winner = winner_of(store.load_run(info["id"])) if info.get("results") else None
+            # The header and the packed frame: reading every reply of a big run would take minutes.
+            winner = winner_of(store.load_run(info["id"], results=False),
+                               store.load_results_frame(info["id"])) if info.get("results") else None
         except EvalcoreError as exc:
             log.warning("run %s: no winner: %s", info["id"], exc)
             winner = None

@@ -470,8 +470,9 @@ class Store:
 
         Args:
             run_id: the run.
-            results: False for the header, contenders and cases only (``results`` left empty): what
-                a leaderboard needs beside :meth:`load_results_frame`, without reading every reply.
+            results: False for the header, metrics, contenders and refused entries only (``cases``
+                and ``results`` left empty): what a leaderboard needs beside
+                :meth:`load_results_frame`, without reading every input and reply.
 
         Raises:
             StoreError: the run is unknown.
@@ -485,7 +486,7 @@ class Store:
             cases = conn.execute(
                 "SELECT dataset, id, variant, input, expected, metadata FROM cases WHERE run_id = ? ORDER BY position",
                 (run_id,),
-            ).fetchall()
+            ).fetchall() if results else []
             rows = conn.execute(_ORDERED_RESULTS, (run_id,)).fetchall() if results else []
         return _run_from_rows(row, contenders, cases, rows)
 

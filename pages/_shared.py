@@ -118,7 +118,7 @@ def remember_upload(data: bytes, run: Run) -> str:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _load(path: str, ref: str, version: tuple) -> tuple[Run, Any]:
-    """The run (a stored one without its results: the leaderboard reads the frame) and its results frame."""
+    """The run (a stored one without its cases and results: the leaderboard reads the frame) and its frame."""
     if ref.startswith(UPLOAD_PREFIX):
         from evalcore.frames import results_frame
 

@@ -41,8 +41,13 @@ class MemoryStore:
                  "results": len(r.results), "errors": sum(x.status == "error" for x in r.results),
                  "cost_usd": 0.01} for r in self.runs.values()]
 
-    def load_run(self, run_id):
+    def load_run(self, run_id, *, results=True):
         return self.runs[run_id]
+
+    def load_results_frame(self, run_id):
+        from evalcore.frames import results_frame
+
+        return results_frame(self.runs[run_id])
 
     def import_run(self, run, replace=False):
         self.runs[run.info.id] = run
