@@ -194,8 +194,8 @@ def prepare_view(frame: pd.DataFrame, metrics: Sequence[Metric], filters: Filter
     f = filters or Filters()
     common: dict[str, Any] = dict(datasets=f.datasets or None, variants=f.variants or None,
                                   contenders=f.contenders or None, metadata=f.metadata or None, ci=ci, B=B)
-    return PreparedView(prepare(frame, metrics, **common), prepare(frame, metrics, by=("contender", "dataset"),
-                                                                    **common), ci)
+    overall = prepare(frame, metrics, **common)
+    return PreparedView(overall, prepare(frame, metrics, by=("contender", "dataset"), overall=overall, **common), ci)
 
 
 def view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: Mapping[str, float] | None,

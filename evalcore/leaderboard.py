@@ -334,8 +334,15 @@ def prepare(
     ci: bool = True,
     seed: int = 0,
     B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
+    overall: Prepared | None = None,
 ) -> Prepared:
-    """Select and aggregate results and, with ``ci``, draw the bootstrap resamples (see :func:`leaderboard`)."""
+    """Select and aggregate results and, with ``ci``, draw the bootstrap resamples (see :func:`leaderboard`).
+
+    Args:
+        overall: for a per-dataset table, the overall table prepared from the same selection, micro
+            average, seed and B: when the selection has one dataset its resamples are that dataset's
+            (the same results drawn the same way), and are not drawn twice.
+    """
     # stats builds on this module's math, so it is imported here rather than at the top.
     from evalcore.stats import resample
 
@@ -345,8 +352,10 @@ def prepare(
         return Prepared(table, [])
     if "dataset" not in table.columns:
         return Prepared(table, [(None, resample(selected, metrics, average=average, B=B, seed=seed))])
-    return Prepared(table, [(str(name), resample(part, metrics, B=B, seed=seed))
-                            for name, part in selected.groupby("dataset", observed=True, sort=True)])
+    parts = list(selected.groupby("dataset", observed=True, sort=True))
+    if overall is not None and overall.resampled and len(parts) == 1:
+        return Prepared(table, [(str(parts[0][0]), overall.resampled[0][1])])
+    return Prepared(table, [(str(name), resample(part, metrics, B=B, seed=seed)) for name, part in parts])
 
 
 def finish(

@@ -60,3 +60,13 @@ def test_a_prepared_leaderboard_finishes_as_the_one_call_does() -> None:
         for weights in ({"score": 1.0}, {"hallucinated_rate": -0.3, "time": -0.2}):
             pd.testing.assert_frame_equal(finish(prepared, METRICS, weights),
                                           leaderboard(frame, METRICS, weights, by=by, B=100))
+
+
+def test_a_single_dataset_table_reuses_the_overall_resamples_and_ranks_the_same() -> None:
+    frame = results_frame(make_run(4, 9, samples=2))
+    frame = frame[frame["dataset"] == frame["dataset"].iloc[0]]
+    overall = prepare(frame, METRICS, B=150)
+    shared = prepare(frame, METRICS, by=("contender", "dataset"), B=150, overall=overall)
+    assert shared.resampled[0][1] is overall.resampled[0][1]
+    pd.testing.assert_frame_equal(finish(shared, METRICS, {"score": 1.0}),
+                                  leaderboard(frame, METRICS, {"score": 1.0}, by=("contender", "dataset"), B=150))
