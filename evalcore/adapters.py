@@ -12,8 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from evalcore import jsonfast
+from evalcore.fieldrules import type_problems
 from evalcore.records import Case
-from evalcore.schema import FieldSpec, check_value
+from evalcore.schema import FieldSpec
 
 
 @dataclass
@@ -73,25 +75,36 @@ class ExtractAdapter:
 
     def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
         return [
-            {"role": "system", "content": _system_text(context.instructions, context.fields)},
+            {"role": "system", "content": _system_text_of(context)},
             {"role": "user", "content": _input_text(case)},
         ]
 
     def parse(self, raw: str, context: Context) -> Parsed:
-        match = _FENCE.match(raw)
+        match = _FENCE.match(raw) if "```" in raw else None  # no fence, no need to ask the pattern
         text = match.group(1) if match else raw
         try:
-            data = json.loads(text)
+            data = jsonfast.loads(text)
         except json.JSONDecodeError as exc:
             return Parsed(output=None, problem=f"reply is not valid JSON: {exc.msg} at char {exc.pos}")
         if not isinstance(data, dict):
             return Parsed(output=None, problem=f"reply is JSON {type(data).__name__}, not an object")
-        errors = {}
-        for spec in context.fields:
-            problem = check_value(spec, data.get(spec.name))
-            if problem:
-                errors[spec.name] = problem
-        return Parsed(output=data, type_errors=errors or None)
+        return Parsed(output=data, type_errors=type_problems(context.fields, data) or None)
+
+
+#: {id(fields): (fields, instructions, system text)}: the runner builds every case's messages up front.
+_SYSTEM_TEXTS: dict[int, tuple[tuple[FieldSpec, ...], str, str]] = {}
+
+
+def _system_text_of(context: Context) -> str:
+    """:func:`_system_text` of the context, found by the identity of its fields: the lru_cache's key
+    hashes every field spec, for every case."""
+    fields, instructions = context.fields, context.instructions
+    entry = _SYSTEM_TEXTS.get(id(fields))
+    if entry is None or entry[0] is not fields or entry[1] != instructions:
+        if len(_SYSTEM_TEXTS) >= 64:
+            _SYSTEM_TEXTS.clear()
+        entry = _SYSTEM_TEXTS[id(fields)] = (fields, instructions, _system_text(instructions, fields))
+    return entry[2]
 
 
 @functools.lru_cache(maxsize=64)

@@ -60,8 +60,10 @@ def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
             return []
         series = frame[column]
         if isinstance(series.dtype, pd.CategoricalDtype):  # the categories in use, not a million cells as text
-            codes = series.cat.codes.to_numpy()
-            return sorted({str(v) for v in series.cat.categories[np.unique(codes[codes >= 0])]})
+            # Counted, not sorted (np.unique): -1 (no value) lands in the first bin, left out.
+            counts = np.bincount(series.cat.codes.to_numpy().astype(np.intp) + 1,
+                                 minlength=len(series.cat.categories) + 1)
+            return sorted({str(v) for v in series.cat.categories[np.flatnonzero(counts[1:])]})
         return sorted(series.dropna().astype(str).unique())
 
     # Numbers (word counts) and keys with one value or dozens (ids) are no use as a pick list.

@@ -97,21 +97,47 @@ def frame_from_table(
     table: Any, contenders: Sequence[str], cases: Sequence[CaseRow], metric_names: Sequence[str]
 ) -> pd.DataFrame:
     """Assemble the results frame from a structured array of :func:`row_dtype` (see :func:`build_frame`)."""
+    return frame_from_chunks([table], contenders, cases, metric_names)
+
+
+def frame_from_chunks(
+    chunks: Sequence[Any], contenders: Sequence[str], cases: Sequence[CaseRow], metric_names: Sequence[str]
+) -> pd.DataFrame:
+    """Assemble the results frame from rows of :func:`row_dtype` in several pieces, in any order.
+
+    Args:
+        chunks: structured arrays of :func:`row_dtype`, or buffers of such rows (as the store reads
+            them): each is taken apart into the frame's columns as it comes, never joined into one.
+        contenders, cases, metric_names: as for :func:`build_frame`.
+    """
+    import numpy as np
     import pandas as pd
 
-    table = _sorted(table, len(contenders), len(cases))
-    contender, case = table["contender_code"], table["case_code"]
+    dtype = row_dtype(metric_names)
+    tables = [c if isinstance(c, np.ndarray) else np.frombuffer(c, dtype=dtype) for c in chunks]
+    names = _float_fields(metric_names)
+    count = sum(len(t) for t in tables)
+    ints, floats = np.empty((len(_INT_FIELDS), count), dtype=np.int64), np.empty((len(names), count))
+    start = 0
+    for t in tables:
+        _take_apart(t, names, ints[:, start : start + len(t)], floats[:, start : start + len(t)])
+        start += len(t)
+    ints, floats = _sorted(ints, floats, len(contenders), len(cases))
+    contender, case, sample, is_error, error_kind = ints
     head = {
         "contender": pd.Categorical.from_codes(contender, categories=list(contenders)),
         **_case_columns(cases, case),
-        "sample": table["sample"].copy(),
-        "status": pd.Categorical.from_codes(table["is_error"], categories=STATUSES),
-        "error_kind": pd.Categorical.from_codes(table["error_kind_code"], categories=records.ERROR_KINDS),
+        "sample": sample.copy(),
+        "status": pd.Categorical.from_codes(is_error, categories=STATUSES),
+        "error_kind": pd.Categorical.from_codes(error_kind, categories=records.ERROR_KINDS),
     }
-    names = _float_fields(metric_names)
-    numbers = pd.DataFrame(_float_block(table, names).T, columns=names, copy=False)
+    numbers = pd.DataFrame(floats.T, columns=names, copy=False)
     parts = [pd.DataFrame(head), numbers, pd.DataFrame(_metadata_columns(cases, case), index=numbers.index)]
     return pd.concat(parts, axis=1)
+
+
+#: The int64 fields of a row, in order.
+_INT_FIELDS = HEAD_FIELDS[:5]
 
 
 def _table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> Any:
@@ -125,32 +151,49 @@ def _table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> An
         return np.fromiter(rows, dtype=dtype, count=count)
 
 
-def _sorted(table: Any, n_contenders: int, n_cases: int) -> Any:
+def _sorted(ints: Any, floats: Any, n_contenders: int, n_cases: int) -> tuple[Any, Any]:
     """Rows by contender, case and sample, in the run's order (untouched when already so)."""
     import numpy as np
 
-    contender, case, sample = table["contender_code"], table["case_code"], table["sample"]
-    span = int(sample.max()) + 1 if len(table) else 1
+    contender, case, sample = ints[0], ints[1], ints[2]
+    span = int(sample.max()) + 1 if len(sample) else 1
     if n_contenders * n_cases * span >= 2**62:  # a single sort key would overflow
-        return table[np.lexsort((sample, case, contender))]
-    key = (contender * n_cases + case) * span + sample
-    if bool(np.all(key[1:] >= key[:-1])):
-        return table
-    return table[np.argsort(key, kind="stable")]
+        order = np.lexsort((sample, case, contender))
+    else:
+        key = (contender * n_cases + case) * span + sample
+        if bool(np.all(key[1:] >= key[:-1])):
+            return ints, floats
+        order = np.argsort(key, kind="stable")
+    return ints[:, order], floats[:, order]
 
 
 def _float_fields(metric_names: Sequence[str]) -> list[str]:
     return ["score", *(f"m_{n}" for n in metric_names), *TAIL_FIELDS]
 
 
-def _float_block(table: Any, names: list[str]) -> Any:
-    """The float fields as one (field, row) array: pandas keeps it as its block, without a copy."""
+def _take_apart(table: Any, names: list[str], ints: Any, floats: Any) -> None:
+    """Copy a structured array's int fields into the rows of ``ints`` and its float fields into those of ``floats``."""
     import numpy as np
 
-    block = np.empty((len(names), len(table)), dtype=np.float64)
-    for i, name in enumerate(names):
-        block[i] = table[name]
-    return block
+    fields = table.dtype.fields
+    width = table.dtype.itemsize // 8
+    packed = table.flags.c_contiguous and table.dtype.itemsize % 8 == 0 and all(
+        fields[name][0] == np.dtype(kind) and fields[name][1] == 8 * i
+        for i, (name, kind) in enumerate([*((f, "<i8") for f in _INT_FIELDS), *((f, "<f8") for f in names)]))
+    if not packed or not len(table):
+        for i, name in enumerate(_INT_FIELDS):
+            ints[i] = table[name]
+        for i, name in enumerate(names):
+            floats[i] = table[name]
+        return
+    # Fields lie side by side in a row: transpose a slice of rows at a time, which stays in the cache
+    # (a field at a time reads every row once per field): half the time.
+    whole = table.view(np.int64).reshape(len(table), width)
+    step = 8192
+    for start in range(0, len(table), step):
+        rows = whole[start : start + step]
+        ints[:, start : start + step] = rows[:, : len(_INT_FIELDS)].T
+        floats[:, start : start + step] = rows[:, len(_INT_FIELDS) : len(_INT_FIELDS) + len(names)].view(np.float64).T
 
 
 @contextmanager
@@ -180,7 +223,9 @@ def _categorical(per_case: list[Any], case: Any) -> Any:
 
     categories = list(dict.fromkeys(v for v in per_case if v is not None))
     index = {v: i for i, v in enumerate(categories)}
-    codes = np.array([index.get(v, -1) if v is not None else -1 for v in per_case], dtype=np.int64)
+    # Codes in the width pandas keeps them in: a million of them gathered once, never narrowed after.
+    width = next(t for t in (np.int8, np.int16, np.int32, np.int64) if len(categories) < np.iinfo(t).max)
+    codes = np.array([index.get(v, -1) if v is not None else -1 for v in per_case], dtype=width)
     return pd.Categorical.from_codes(codes[case], categories=categories)
 
 

@@ -110,10 +110,12 @@ def now() -> str:
     cached = _last_second  # one read: another thread may replace it meanwhile, never half of it
     if cached[0] != second:
         cached = _last_second = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
-    return f"{cached[1]}.{int((clock - second) * 1000):03d}Z"
+    return cached[1] + _MILLIS[int((clock - second) * 1000)]
 
 
 _last_second: tuple[int, str] = (-1, "")
+#: ``f".{ms:03d}Z"`` for every millisecond (and 1000, should rounding ever reach it).
+_MILLIS = tuple(f".{ms:03d}Z" for ms in range(1001))
 
 
 def new_run(plan: Plan, run_id: str | None = None) -> Run:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from evalcore.adapters import Context
 from evalcore.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
+from evalcore.gcpause import gc_frozen, gc_paused
 from evalcore.plan import Plan, RunOptions, make_plan, new_run, now
 from evalcore.plugins import build_adapter, build_scorer
 from evalcore.providers import Request, get_provider
@@ -97,7 +98,8 @@ class _Writer(threading.Thread):
         pending = self.pending
         pending.append(result)
         if len(pending) >= FLUSH_BATCH:
-            self.wake.set()
+            if not self.wake.is_set():  # set() takes a lock, on every result until the writer wakes
+                self.wake.set()
             # Backpressure: a writer far behind would otherwise hold every result in memory.
             while len(pending) >= MAX_PENDING and self.is_alive():
                 self.taken.wait(0.05)
@@ -147,16 +149,18 @@ class _Execution:
         self.primary = next(m.name for m in self.scorer.metrics if m.primary)
         self.contexts = {name: Context(_instructions(suite.config.instructions, d.instructions), d.fields)
                          for name, d in suite.datasets.items()}
-        self.messages = {c.key: self.adapter.build_messages(c, self.contexts[c.dataset]) for c in plan.cases}
+        with gc_paused():  # a list and two dicts per case, none of them ever garbage during the run
+            self.messages = {c.key: self.adapter.build_messages(c, self.contexts[c.dataset]) for c in plan.cases}
         self.on_progress, self.stop = on_progress, stop
         self.progress = Progress(run.info.id)
         self.writer = _Writer(store, run.info.id)
         self._last_report = 0.0
 
     def work_for(self, contender: Contender) -> Iterator[tuple[Case, int]]:
+        done, samples = self.done, range(self.plan.samples)
         for case in self.plan.cases:
-            for sample in range(self.plan.samples):
-                if (contender.id, case.dataset, case.id, sample) not in self.done:
+            for sample in samples:
+                if not done or (contender.id, case.dataset, case.id, sample) not in done:
                     yield case, sample
 
     async def execute(self) -> str:
@@ -310,7 +314,8 @@ async def execute_plan(plan: Plan, store: Store, run: Run, done: set[Key] | None
     """Call everything the plan needs that is not in ``done``; returns the run's final status."""
     execution = _Execution(plan, run, store, done or set(), on_progress, stop)
     try:
-        return await execution.execute()
+        with gc_frozen():  # full collections would walk every case and message of the plan, several times a run
+            return await execution.execute()
     except EvalcoreError as exc:
         execution.progress.message = str(exc)
         execution._finish("failed")

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from evalcore.adapters import Context, Parsed
 from evalcore.errors import ConfigError
+from evalcore.fieldrules import credit_is_full, rules_for
 from evalcore.records import Case, Metric
 from evalcore.schema import FieldSpec, field_credit
 
@@ -49,10 +50,17 @@ def score_fields(expected: dict[str, Any], output: dict[str, Any], fields: tuple
     type_errors = type_errors or {}
     credits, diagnostics = [], {}
     n_open = n_left_null = n_settled = n_missed = 0
-    for spec in fields:  # one pass: this runs once per result, thousands of times a second
-        name = spec.name
+    for rule in rules_for(fields):  # one pass: this runs once per result, thousands of times a second
+        name = rule[0]
         want, got = expected.get(name), output.get(name)
-        credit = 0.0 if name in type_errors else field_credit(spec, want, got)
+        kind = type(got)
+        if name in type_errors:
+            credit = 0.0
+        elif (kind is type(want) and got == want and kind in rule[6]) or credit_is_full(rule, want, got):
+            # field_credit's verdict on equal answers (the usual case), without its lookups
+            credit = 1.0
+        else:
+            credit = field_credit(rule[1], want, got)
         credits.append(credit)
         if credit < 1.0:
             diagnostics[name] = {"want": want, "got": got}
@@ -66,7 +74,7 @@ def score_fields(expected: dict[str, Any], output: dict[str, Any], fields: tuple
             n_missed += got is None
     metrics = {
         "field_accuracy": _mean(credits),
-        "exact_match": 1.0 if all(c == 1.0 for c in credits) else 0.0,
+        "exact_match": 1.0 if credits.count(1.0) == len(credits) else 0.0,  # all(c == 1.0 …), without a generator
         "restraint": n_left_null / n_open if n_open else None,
         "hallucinated_rate": 1 - n_left_null / n_open if n_open else None,
         "missed_rate": n_missed / n_settled if n_settled else None,

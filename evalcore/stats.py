@@ -45,49 +45,216 @@ class CaseMatrix:
         contenders: contender ids, sorted; the last axis of the arrays.
         case_dataset: for each case, the index of its dataset.
         names: the averaged quantities: ``score``, each metric, ``cost``, ``time``.
-        sums: (cases, names, contenders) sums of the non-null values.
-        counts: (cases, names, contenders) numbers of non-null values.
-        errors: (cases, contenders) numbers of error results.
+        product: the distinct (cases, contenders) blocks of :attr:`stacked` as a resample multiplies
+            them (equal blocks once: a run's score is its primary metric; most names are known together).
     """
 
     contenders: np.ndarray
     case_dataset: np.ndarray
     names: list[str]
-    sums: np.ndarray
-    counts: np.ndarray
-    errors: np.ndarray
+    product: _Product
+
+    @cached_property
+    def blocks(self) -> list[np.ndarray]:
+        """(cases, contenders) float64 arrays in :attr:`stacked` order: the sums of each name's non-null
+        values, the numbers of its non-null values, then the numbers of error results."""
+        p, c = self.product, len(self.contenders)
+        if not c:
+            return [np.zeros((len(self.case_dataset), 0)) for _ in range(2 * len(self.names) + 1)]
+        k, out = p.wide.shape[1], []
+        for first in p.source[::c]:
+            out.append(p.wide[:, first : first + c] if first < k else
+                       p.narrow[:, first - k : first - k + c].astype(np.float64) * p.unscale[first - k : first - k + c])
+        return out
+
+    @property
+    def sums(self) -> np.ndarray:
+        """(cases, names, contenders) sums of the non-null values."""
+        return np.stack(self.blocks[: len(self.names)], axis=1).astype(np.float64, copy=False)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """(cases, names, contenders) numbers of non-null values."""
+        return np.stack(self.blocks[len(self.names) : 2 * len(self.names)], axis=1).astype(np.float64, copy=False)
+
+    @property
+    def errors(self) -> np.ndarray:
+        """(cases, contenders) numbers of error results."""
+        return self.blocks[-1].astype(np.float64)
 
     @cached_property
     def stacked(self) -> np.ndarray:
-        """Sums, counts and errors side by side, (cases, 2 x names x contenders + contenders).
+        """Sums, counts and errors side by side, (cases, 2 x names x contenders + contenders)."""
+        return np.concatenate(self.blocks, axis=1).astype(np.float64, copy=False)
 
-        A block of resamples is then one matrix product.
+
+#: Integers below this add up exactly in float32 (its 24-bit significand).
+_FLOAT32_EXACT = float(2**24)
+#: Products with fewer multiply-adds than this are done in one piece (see :meth:`_Product.times`): ten
+#: times the smallest split product seen to match the whole one bit for bit here (1.6 * 10**6), far below
+#: a big run's (10**9 at 25,000 cases and 40 contenders).
+_SPLIT_PRODUCT = 10**7
+
+
+@dataclass
+class _Product:
+    """The distinct blocks of :attr:`CaseMatrix.stacked`, ready for ``counts @ stacked``.
+
+    Equal blocks are multiplied once. Blocks of whole numbers (counts, errors, sums of 0/1 scores),
+    or of numbers that a power of two makes whole (scores in halves, quarters, eighths), are
+    multiplied in float32, scaled, when every partial sum stays a whole number below 2**24: neither
+    float32 nor float64 then rounds at all, so the product is the float64 one, bit for bit, at a
+    fraction of the cost. The rest is float64, as before.
+
+    Attributes:
+        wide: (cases, k) float64 blocks.
+        narrow: (cases, k') float32 blocks of whole numbers (values times ``1 / unscale``).
+        narrow_max: at least the largest magnitude in ``narrow``.
+        unscale: (k',) the power of two that takes each column of ``narrow`` back to its values.
+        source: for each column of ``stacked``, its column in ``[wide | narrow]``.
+    """
+
+    wide: np.ndarray
+    narrow: np.ndarray
+    narrow_max: float
+    unscale: np.ndarray
+    source: np.ndarray
+
+    def times(self, counts: np.ndarray, cases: slice | np.ndarray) -> np.ndarray | None:
+        """``counts @ stacked[cases]``, (resamples, columns of stacked); None for a product too small to split.
+
+        BLAS multiplies small matrices with other kernels, whose rounding can depend on the shape: a
+        narrower product there could move a sum by its last bit. A big product runs the blocked
+        kernels, where each column's sums come out the same whatever its neighbours (a test checks).
         """
-        n_cases, q, c = self.sums.shape
-        return np.concatenate([self.sums.reshape(n_cases, q * c), self.counts.reshape(n_cases, q * c), self.errors],
-                              axis=1)
+        if 0 < counts.shape[0] * counts.shape[1] * self.wide.shape[1] < _SPLIT_PRODUCT:
+            return None
+        wide, narrow = self.wide[cases], self.narrow[cases]
+        parts = [counts @ wide]
+        if narrow.shape[1]:
+            exact = counts.sum(axis=1).max(initial=0.0) * self.narrow_max < _FLOAT32_EXACT
+            whole = ((counts.astype(np.float32) @ narrow).astype(np.float64) if exact
+                     else counts @ narrow.astype(np.float64))
+            parts.append(whole * self.unscale)  # a power of two: exact
+        return np.concatenate(parts, axis=1)[:, self.source]
 
 
-def case_matrix(df: pd.DataFrame, metrics: Sequence[Metric]) -> CaseMatrix:
-    """Fold a results frame into per-case sums and counts (see :class:`CaseMatrix`)."""
+def case_matrix(df: pd.DataFrame, metrics: Sequence[Metric],
+                values: Mapping[str, np.ndarray] | None = None) -> CaseMatrix:
+    """Fold a results frame into per-case sums and counts (see :class:`CaseMatrix`).
+
+    Args:
+        df: the results.
+        metrics: the declared metrics.
+        values: :func:`evalcore.leaderboard.result_values` of ``df``, when already computed.
+    """
     contender_codes, contenders = _sorted_codes(df["contender"])
     case_codes = _case_codes(df)
     dataset_codes = _sorted_codes(df["dataset"])[0]
     n_cases, n_contenders = int(case_codes.max(initial=-1)) + 1, len(contenders)
     case_dataset = np.zeros(n_cases, dtype=np.int64)
     case_dataset[case_codes] = dataset_codes
-    flat, size = case_codes * n_contenders + contender_codes, n_cases * n_contenders
-    values = result_values(df, metrics)
+    flat = case_codes * n_contenders + contender_codes
+    values = result_values(df, metrics) if values is None else values
     names = ["score", *(m.name for m in metrics), "cost", "time"]
-
-    def fold(weights: np.ndarray) -> np.ndarray:
-        return np.bincount(flat, weights=weights, minlength=size).reshape(n_cases, n_contenders)
-
     known = {name: ~np.isnan(values[name]) for name in names}
-    sums = np.stack([fold(np.where(known[n], values[n], 0.0)) for n in names], axis=1)
-    counts = np.stack([fold(known[n].astype(float)) for n in names], axis=1)
-    return CaseMatrix(np.asarray(contenders, dtype=object), case_dataset, names, sums, counts,
-                      fold(values["errors"]))
+    product = _product_of(flat, (n_cases, n_contenders), names, values, known)
+    return CaseMatrix(np.asarray(contenders, dtype=object), case_dataset, names, product)
+
+
+def _product_of(flat: np.ndarray, shape: tuple[int, int], names: list[str], values: Mapping[str, np.ndarray],
+                known: Mapping[str, np.ndarray]) -> _Product:
+    """Fold each distinct block once, straight into the float64 or float32 matrix it belongs to.
+
+    Args:
+        flat: each result's cell, ``case * contenders + contender``.
+        shape: (cases, contenders).
+        names, values, known: the averaged names, each result's values and whether each is known.
+    """
+    (n_cases, n_contenders), size = shape, shape[0] * shape[1]
+    most = int(np.bincount(flat, minlength=size).max(initial=0))  # results in the fullest cell
+    # Names with equal values have equal sums; names known together have equal counts.
+    entries = ([("sum", i) for i in _first_equal([values[n] for n in names])]
+               + [("count", i) for i in _first_equal([known[n] for n in names])] + [("errors", 0)])
+    distinct = list(dict.fromkeys(entries))
+    scales = {e: _block_scale(e, names, values, known, most) for e in distinct}
+    narrow_entries = [e for e in distinct if scales[e] is not None]
+    wide_entries = [e for e in distinct if scales[e] is None]
+    wide = np.zeros((n_cases, len(wide_entries) * n_contenders))
+    narrow = np.zeros((n_cases, len(narrow_entries) * n_contenders), dtype=np.float32)
+    place = {e: (wide, i) for i, e in enumerate(wide_entries)} | {e: (narrow, i) for i, e in enumerate(narrow_entries)}
+    # One result per cell (one sample, the usual run): folding is placing, into one reused buffer.
+    scratch = np.zeros(size) if most <= 1 else None
+    for entry in distinct:
+        target, i = place[entry]
+        factor = scales[entry][0] if target is narrow else 1.0  # type: ignore[index]
+        weights = _block_weights(entry, names, values, known)
+        if scratch is None:
+            block = np.bincount(flat, weights=weights, minlength=size) * factor
+        else:
+            if len(flat) < size:
+                scratch.fill(0.0)
+            scratch[flat] = weights
+            scratch += 0.0  # as bincount's 0.0 + w: -0.0 becomes 0.0
+            block = scratch * factor if factor != 1.0 else scratch
+        target[:, i * n_contenders : (i + 1) * n_contenders] = block.reshape(n_cases, n_contenders)
+    columns = {e: np.arange(i * n_contenders, (i + 1) * n_contenders) + (0 if target is wide else wide.shape[1])
+               for e, (target, i) in place.items()}
+    unscale = np.repeat([1.0 / scales[e][0] for e in narrow_entries], n_contenders)  # type: ignore[index]
+    return _Product(wide, narrow, max((scales[e][1] for e in narrow_entries), default=0.0),  # type: ignore[index]
+                    unscale, np.concatenate([columns[e] for e in entries]))
+
+
+def _block_weights(entry: tuple[str, int], names: list[str], values: Mapping[str, np.ndarray],
+                   known: Mapping[str, np.ndarray]) -> np.ndarray:
+    """What each result adds to a block: its value (0 when unknown), 1 when known, 1 when an error."""
+    kind, i = entry
+    if kind == "sum":
+        return np.where(known[names[i]], values[names[i]], 0.0)
+    return known[names[i]].astype(float) if kind == "count" else np.asarray(values["errors"], dtype=float)
+
+
+def _block_scale(entry: tuple[str, int], names: list[str], values: Mapping[str, np.ndarray],
+                 known: Mapping[str, np.ndarray], most: int) -> tuple[float, float] | None:
+    """For a block float32 multiplies exactly: the power of two that makes it whole, and at least its
+    largest cell once scaled; None for any other block."""
+    if entry[0] != "sum":
+        return 1.0, float(most)
+    scale = _whole_scale(values[names[entry[1]]][known[names[entry[1]]]])
+    return None if scale is None or scale[1] * most >= _FLOAT32_EXACT else (scale[0], scale[1] * most)
+
+
+#: The finest fraction a block may hold and still be multiplied whole (scaled) in float32.
+_FINEST = 2.0**16
+
+
+def _whole_scale(known_values: np.ndarray) -> tuple[float, float] | None:
+    """The smallest power of two (at most 2**16) that makes every value whole, and the largest value times it.
+
+    None when none does, or when the scaled values are too big for float32 to add exactly.
+    """
+    top = float(np.abs(known_values).max(initial=0.0))
+    if top * _FINEST >= 2.0**62:
+        return None
+    fine = known_values * _FINEST  # exact: a power of two
+    if not np.array_equal(fine, np.trunc(fine)):
+        return None
+    bits = int(np.bitwise_or.reduce(np.abs(fine).astype(np.int64), initial=0))
+    shift = 16 - min(16, (bits & -bits).bit_length() - 1) if bits else 0
+    scale = 2.0**shift
+    return (scale, top * scale) if top * scale < _FLOAT32_EXACT else None
+
+
+def _first_equal(arrays: list[np.ndarray]) -> list[int]:
+    """For each array, the position of the first array equal to it (NaN equal to NaN)."""
+    firsts: list[int] = []
+    for i, a in enumerate(arrays):
+        step = max(1, len(a) // 64)  # a look at a few values before a full comparison
+        match = (j for j in dict.fromkeys(firsts) if arrays[j].dtype == a.dtype
+                 and arrays[j][::step].tobytes() == a[::step].tobytes()
+                 and np.array_equal(arrays[j], a, equal_nan=a.dtype.kind == "f"))
+        firsts.append(next(match, i))
+    return firsts
 
 
 def _sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -114,7 +281,13 @@ def _case_codes(df: pd.DataFrame) -> np.ndarray:
         return df.groupby(["dataset", "case"], observed=True, sort=True).ngroup().to_numpy()
     # groupby sorts categoricals by their categories' order, which is the codes' order.
     key = dataset.cat.codes.to_numpy(np.int64) * len(case.cat.categories) + case.cat.codes.to_numpy(np.int64)
-    return np.unique(key, return_inverse=True)[1].reshape(-1)
+    size = len(dataset.cat.categories) * len(case.cat.categories)
+    if size > 4 * len(key) + 1024:
+        return np.unique(key, return_inverse=True)[1].reshape(-1)
+    # Few possible keys: rank the ones present by marking them, as np.unique would by sorting a million.
+    present = np.zeros(size, dtype=bool)
+    present[key] = True
+    return (np.cumsum(present) - 1)[key]
 
 
 def resample_counts(strata: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray:  # noqa: N803
@@ -152,11 +325,13 @@ def resampled_tables(matrix: CaseMatrix, counts: np.ndarray, average: str = "mic
     """
     groups = [slice(None)] if average == "micro" else [
         np.flatnonzero(matrix.case_dataset == d) for d in np.unique(matrix.case_dataset)]
-    q, c = matrix.sums.shape[1:]
-    both = matrix.stacked
-    means, errors = [], 0.0
+    q, c = len(matrix.names), len(matrix.contenders)
+    means: list[np.ndarray] = []
+    errors: np.ndarray | float = 0.0
     for cases in groups:
-        out = counts[:, cases] @ both[cases]
+        part = counts[:, cases]
+        out = matrix.product.times(part, cases)
+        out = part @ matrix.stacked[cases] if out is None else out
         means.append(_ratio(out[:, : q * c].reshape(-1, q, c), out[:, q * c : 2 * q * c].reshape(-1, q, c)))
         errors = errors + out[:, 2 * q * c :]
     stacked = np.stack(means)
@@ -239,11 +414,16 @@ def resample(
     average: str = "micro",
     B: int = 1000,  # noqa: N803
     seed: int = 0,
+    values: Mapping[str, np.ndarray] | None = None,
 ) -> Resampled:
-    """Draw the B paired case resamples of :func:`bootstrap` and compute every resampled table."""
+    """Draw the B paired case resamples of :func:`bootstrap` and compute every resampled table.
+
+    Args:
+        values: :func:`evalcore.leaderboard.result_values` of ``df``, when already computed.
+    """
     if df.empty:
         return Resampled(np.asarray([], dtype=object), {})
-    matrix = case_matrix(df, metrics)
+    matrix = case_matrix(df, metrics, values)
     strata = matrix.case_dataset if average == "macro" else np.zeros_like(matrix.case_dataset)
     rng = np.random.default_rng(seed)
     blocks = [resampled_tables(matrix, counts, average) for counts in _count_blocks(strata, B, rng)] or \
@@ -265,9 +445,10 @@ def _count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator, rows: in
     block = np.empty((rows, n_cases))
     for start in range(0, B, rows):
         n = min(rows, B - start)
-        drawn = rng.integers(0, n_cases, size=(n, n_cases))
+        # One row at a time, as 32-bit integers: the same draws (both take 32 bits per case from the
+        # generator), with no (rows x cases) index array for a fresh process to fault in every block.
         for i in range(n):
-            block[i] = np.bincount(drawn[i], minlength=n_cases)
+            block[i] = np.bincount(rng.integers(0, n_cases, size=n_cases, dtype=np.int32), minlength=n_cases)
         yield block[:n]
 
 

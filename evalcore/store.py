@@ -37,11 +37,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cache
+from itertools import chain
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore import frames, records
 from evalcore.errors import StoreError
+from evalcore.gcpause import gc_paused
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,7 +57,39 @@ BUSY_TIMEOUT_S = 30.0
 MMAP_BYTES = 1 << 30
 RUN_STATUSES = ("running", "completed", "interrupted", "failed")
 _METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+class _FastEncoder(threading.local):
+    """This thread's C encoder with :data:`_ENCODER`'s settings, built once.
+
+    ``JSONEncoder.encode`` builds a new C encoder (and a Python closure) on every call, a third of
+    its cost for a result's small objects. One per thread: the encoder keeps its circular-reference
+    markers in a dict of its own while it works.
+    """
+
+    def __init__(self) -> None:
+        self.markers: dict[int, Any] = {}
+        self.encode = c_make_encoder(self.markers, _ENCODER.default, encode_basestring, None,
+                                     _ENCODER.key_separator, _ENCODER.item_separator, _ENCODER.sort_keys,
+                                     _ENCODER.skipkeys, _ENCODER.allow_nan) if c_make_encoder else None
+
+
+_FAST = _FastEncoder()
+
+
+def _ENCODE(value: Any) -> str:  # noqa: N802 - the name it had as a bound method
+    """``_ENCODER.encode(value)``: the same text and the same errors, faster."""
+    if isinstance(value, str):
+        return encode_basestring(value)
+    fast = _FAST
+    if fast.encode is None:
+        return _ENCODER.encode(value)
+    try:
+        return "".join(fast.encode(value, 0))
+    except BaseException:
+        fast.markers.clear()  # a failed encode leaves its open containers marked
+        raise
 
 MIGRATION_SET = "evalcore"
 #: The migrations in order; :func:`migrations` registers one function per name.
@@ -160,16 +195,22 @@ _RESULT_FIELDS = (
     "error_kind", "cost_usd", "latency_s", "input_tokens", "output_tokens", "attempts", "started_at", "numbers",
     "metrics", "error_message", "diagnostics", "output", "raw",
 )  # fmt: skip
-_INSERT_RESULT = (f"INSERT OR REPLACE INTO results ({', '.join(_RESULT_FIELDS)}) "
-                  f"VALUES ({', '.join('?' * len(_RESULT_FIELDS))})")
+#: Followed by rows of ``len(_RESULT_FIELDS)`` values (see :func:`_insert_rows`).
+_INSERT_RESULTS_HEAD = f"INSERT OR REPLACE INTO results ({', '.join(_RESULT_FIELDS)}) VALUES"
 #: What a run's results load back as (the record's fields, in :func:`_result_from_row`'s order).
 _RECORD_FIELDS = tuple(f for f in _RESULT_FIELDS if f not in ("contender_pos", "case_pos", "numbers"))
-#: A batch's case keys, as a JSON array of [dataset, id] pairs, to their positions in one query.
-#: CROSS JOIN keeps the keys outside: one primary-key lookup per key, never a scan of the run's cases per key.
-_CASE_POSITIONS = """SELECT c.dataset, c.id, c.position FROM json_each(?) k CROSS JOIN cases c
-ON c.run_id = ? AND c.dataset = json_extract(k.value, '$[0]') AND c.id = json_extract(k.value, '$[1]')"""
-#: Rowids per read of packed numbers: a bounded blob (about 30 MB) per query, whatever the run's size.
-_FRAME_CHUNK = 1 << 18
+#: What storing a batch needs, in one statement (one row: a statement per lookup, or a row per key, is a
+#: hand-over of the GIL each, see _insert_rows): the run's metrics, its contenders' positions as a JSON array
+#: of [id, position], and the positions of the batch's case keys (a JSON array of [dataset, id] pairs) as
+#: one of [dataset, id, position]. No row: no such run. CROSS JOIN keeps the keys outside: one primary-key
+#: lookup per key, never a scan of the run's cases per key.
+_BATCH_LOOKUP = """SELECT r.metrics,
+    (SELECT json_group_array(json_array(ct.id, ct.position)) FROM contenders ct WHERE ct.run_id = r.id),
+    (SELECT json_group_array(json_array(c.dataset, c.id, c.position)) FROM json_each(?1) k CROSS JOIN cases c
+     ON c.run_id = r.id AND c.dataset = json_extract(k.value, '$[0]') AND c.id = json_extract(k.value, '$[1]'))
+FROM runs r WHERE r.id = ?2"""
+#: Rowids per read of packed numbers: a bounded blob (about 8 MB) per query, whatever the run's size.
+_FRAME_CHUNK = 1 << 16
 
 _LIST_RUNS = """
 SELECT r.id, r.suite, r.created_at, r.finished_at, r.status,
@@ -335,7 +376,8 @@ class Store:
                         " replace (evalcore import --replace)"
                     )
                 conn.execute("DELETE FROM runs WHERE id = ?", (run.info.id,))
-            self._insert_run(conn, run)
+            with gc_paused():  # a row of plain values per case and result: nothing for the collector
+                self._insert_run(conn, run)
         logger.info("stored run %s (%d results)", run.info.id, len(run.results))
 
     def _insert_run(self, conn: sqlite3.Connection, run: records.Run) -> None:
@@ -346,13 +388,13 @@ class Store:
                 "INSERT INTO contenders VALUES (?, ?, ?, ?, ?)",
                 [(run_id, c.id, c.model, _json(c.settings), i) for i, c in enumerate(run.contenders)],
             )
-            conn.executemany(
-                "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, *_case_row(c), i) for i, c in enumerate(run.cases)],
-            )
+            _insert_rows(conn, "INSERT INTO cases VALUES", 8,
+                         [(run_id, *_case_row(c), i) for i, c in enumerate(run.cases)])
         except (sqlite3.IntegrityError, ValueError, TypeError, OverflowError) as e:
             # e.g. two contenders with one id, two cases with one (dataset, id), NaN in settings
             raise StoreError(f"run {run_id!r} cannot be stored: {e}") from e
+        if not run.results:  # a run about to start: no positions to look up
+            return
         contenders = {c.id: i for i, c in enumerate(run.contenders)}
         cases = {c.key: i for i, c in enumerate(run.cases)}
         self._insert_results(conn, run_id, run.results, [m.name for m in run.metrics], contenders, cases)
@@ -365,12 +407,15 @@ class Store:
         """
         if not results:
             return
+        # Only the batch's own cases are looked up, so a batch costs the same in a run of any size.
+        keys = _ENCODE(list(dict.fromkeys((r.dataset, r.case) for r in results)))
         with self._transaction() as conn:
-            metrics = self._metric_names(conn, run_id)
-            contenders = dict(conn.execute("SELECT id, position FROM contenders WHERE run_id = ?", (run_id,)))
-            # Only the batch's own cases are looked up, so a batch costs the same in a run of any size.
-            keys = _ENCODE(list(dict.fromkeys((r.dataset, r.case) for r in results)))
-            cases = {(d, c): i for d, c, i in conn.execute(_CASE_POSITIONS, (keys, run_id))}
+            row = conn.execute(_BATCH_LOOKUP, (keys, run_id)).fetchone()
+            if row is None:
+                raise self._unknown(run_id)
+            metrics = [m["name"] for m in json.loads(row[0])]
+            contenders = {c: i for c, i in json.loads(row[1])}
+            cases = {(d, c): i for d, c, i in json.loads(row[2])}
             self._insert_results(conn, run_id, results, metrics, contenders, cases)
         logger.debug("stored %d results for run %s", len(results), run_id)
 
@@ -388,7 +433,7 @@ class Store:
         try:
             rows = [_result_row(run_id, r, contenders[r.contender], cases[(r.dataset, r.case)], pack, metrics)
                     for r in results]
-            conn.executemany(_INSERT_RESULT, rows)
+            _insert_rows(conn, _INSERT_RESULTS_HEAD, len(_RESULT_FIELDS), rows)
         except (ValueError, TypeError, OverflowError, struct.error) as e:
             raise StoreError(f"run {run_id!r}: a result cannot be stored: {e}") from e
 
@@ -506,41 +551,76 @@ class Store:
             contenders = [
                 r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position", (run_id,))
             ]
-            cases = [
-                (dataset, case_id, variant, json.loads(metadata))
-                for dataset, case_id, variant, metadata in conn.execute(
-                    "SELECT dataset, id, variant, metadata FROM cases WHERE run_id = ? ORDER BY position", (run_id,)
-                )
-            ]
-            table = _frame_table(conn, run_id, metrics)
-            return frames.frame_from_table(table, contenders, cases, metrics)
+            rows = conn.execute(
+                "SELECT dataset, id, variant, metadata FROM cases WHERE run_id = ? ORDER BY position", (run_id,)
+            ).fetchall()
+            # One parse of every case's metadata as one array: 25,000 json.loads calls cost ten times more.
+            metadata = json.loads(f"[{','.join(row[3] for row in rows)}]")
+            cases = [(dataset, case_id, variant, meta) for (dataset, case_id, variant, _), meta in
+                     zip(rows, metadata, strict=True)]
+            chunks = _frame_chunks(conn, run_id, metrics)
+            return frames.frame_from_chunks(chunks, contenders, cases, metrics)
 
 
-def _frame_table(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> Any:
-    """A run's packed numbers as one structured array of :func:`evalcore.frames.row_dtype`.
+def _frame_chunks(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> list[bytes]:
+    """A run's packed numbers (rows of :func:`evalcore.frames.row_dtype`) as a few buffers.
 
     SQLite concatenates the blobs itself (``group_concat`` over a rowid range, cast back to a
     blob): a million results come back as a few bytes objects instead of fifteen million Python
-    numbers. A run's results sit in one rowid range (written while it ran); scanning that range in
-    table order beats a rowid lookup per entry of the unique index, and the run_id test drops
-    strangers. Each blob holds its own positions, so the order rows come back in does not matter.
+    numbers, and NumPy takes them apart without joining them first. A run's results sit in one
+    rowid range (written while it ran); scanning that range in table order beats a rowid lookup per
+    entry of the unique index, and the run_id test drops strangers. Each blob holds its own
+    positions, so the order rows come back in does not matter.
     """
-    import numpy as np
+    size = frames.row_dtype(metrics).itemsize
+    totals = conn.execute("SELECT results FROM run_totals WHERE run_id = ?", (run_id,)).fetchone()
+    some = conn.execute("SELECT rowid FROM results WHERE run_id = ? LIMIT 1", (run_id,)).fetchone()
+    if some is None:
+        return []
+    count = totals[0] if totals else -1
+    chunks = _numbers_around(conn, run_id, some[0], count, size)
+    if sum(map(len, chunks)) != count * size:  # run_totals out of step (a writer without our triggers): count
+        count, lo, hi = conn.execute("SELECT count(*), min(rowid), max(rowid) FROM results WHERE run_id = ?",
+                                     (run_id,)).fetchone()
+        chunks = _numbers_between(conn, run_id, lo, hi)
+    got = sum(map(len, chunks))
+    if got != count * size or any(len(c) % size for c in chunks):
+        raise StoreError(f"run {run_id!r}: packed numbers of {got} bytes for {count} results of "
+                         f"{size} bytes each; the store is damaged (re-import the run from its file)")
+    return [c for c in chunks if c]
 
-    dtype = frames.row_dtype(metrics)
-    sql = "SELECT count(*), min(rowid), max(rowid) FROM results WHERE run_id = ?"
-    count, lo, hi = conn.execute(sql, (run_id,)).fetchone()
-    if not count:
-        return np.empty(0, dtype=dtype)
-    chunk = ("SELECT CAST(group_concat(numbers, '') AS BLOB) FROM results NOT INDEXED "
-             "WHERE rowid BETWEEN ? AND ? AND run_id = ?")
-    parts = [conn.execute(chunk, (start, min(start + _FRAME_CHUNK - 1, hi), run_id)).fetchone()[0] or b""
-             for start in range(lo, hi + 1, _FRAME_CHUNK)]
-    data = b"".join(parts)
-    if len(data) != count * dtype.itemsize:
-        raise StoreError(f"run {run_id!r}: packed numbers of {len(data)} bytes for {count} results of "
-                         f"{dtype.itemsize} bytes each; the store is damaged (re-import the run from its file)")
-    return np.frombuffer(data, dtype=dtype)
+
+_NUMBERS_BETWEEN = ("SELECT CAST(group_concat(numbers, '') AS BLOB) FROM results NOT INDEXED "
+                    "WHERE rowid BETWEEN ? AND ? AND run_id = ?")
+
+
+def _numbers_between(conn: sqlite3.Connection, run_id: str, lo: int, hi: int) -> list[bytes]:
+    """The run's packed numbers with rowids in [lo, hi], a chunk of rowids per query."""
+    return [conn.execute(_NUMBERS_BETWEEN, (start, min(start + _FRAME_CHUNK - 1, hi), run_id)).fetchone()[0] or b""
+            for start in range(lo, hi + 1, _FRAME_CHUNK)]
+
+
+def _numbers_around(conn: sqlite3.Connection, run_id: str, some: int, count: int, size: int) -> list[bytes]:
+    """The run's packed numbers, read in chunks of rowids outwards from one of its rows until all ``count`` are in.
+
+    Finding the run's first and last rowid (``min(rowid), max(rowid)``) walks every index entry of the
+    run: 0.15 s at a million results. ``run_totals`` knows how many there are, so reading stops when
+    they are all in, at most a chunk past either end; in rowid order, as a scan of the range gives them.
+    """
+    lo, hi = conn.execute("SELECT (SELECT min(rowid) FROM results), (SELECT max(rowid) FROM results)").fetchone()
+    below: list[bytes] = []
+    above: list[bytes] = []
+    down, up, got = some - 1, some, 0
+    while got < count and (up <= hi or down >= lo):
+        for going_up in (True, False):
+            if got >= count or not (up <= hi if going_up else down >= lo):
+                continue
+            start, end = (up, up + _FRAME_CHUNK - 1) if going_up else (max(down - _FRAME_CHUNK + 1, lo), down)
+            part = conn.execute(_NUMBERS_BETWEEN, (start, end, run_id)).fetchone()[0] or b""
+            (above if going_up else below).append(part)
+            got += len(part) // size
+            up, down = (end + 1, down) if going_up else (up, start - 1)
+    return below[::-1] + above
 
 
 def _check_metric_names(run: records.Run) -> None:
@@ -579,7 +659,9 @@ def _run_row(run: records.Run) -> tuple:
 
 
 def _case_row(c: records.Case) -> tuple:
-    return (c.dataset, c.id, c.variant, _json(c.input), _json_or_null(c.expected), _json(c.metadata))
+    expected = c.expected
+    return (c.dataset, c.id, c.variant, _ENCODE(c.input), None if expected is None else _ENCODE(expected),
+            _ENCODE(c.metadata))
 
 
 def _check_references(run_id: str, results: Sequence[records.Result], contenders: dict[str, int],
@@ -598,9 +680,63 @@ def _result_row(run_id: str, r: records.Result, contender: int, case: int, pack:
     return (
         run_id, r.contender, r.dataset, r.case, r.sample, contender, case, r.status, r.score,
         e.kind if e else None, u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens, r.attempts, r.started_at,
-        _numbers(pack, contender, case, r, metrics), _ENCODE(r.metrics), e.message if e else None,
+        _numbers(pack, contender, case, r, metrics), _metrics_json(r.metrics, metrics), e.message if e else None,
         _ENCODE(r.diagnostics) if r.diagnostics else "{}", None if r.output is None else _ENCODE(r.output), r.raw,
     )  # fmt: skip
+
+
+def _insert_rows(conn: sqlite3.Connection, head: str, width: int, rows: list[tuple]) -> None:
+    """``executemany(f"{head} (?, …)", rows)`` with a few statements of many rows each.
+
+    ``executemany`` steps SQLite once per row, releasing the GIL for each step and taking it back after;
+    while the event loop runs on without waiting (an instant model), every take waits for its switch
+    interval. One statement of many rows is one step: SQLite inserts them all without the GIL (and
+    skips a bind-and-reset per row). Chunks of 512, 256, … 1 rows: a few statements ever compiled.
+    """
+    # An SQLite built with a lower limit of variables (999 before 3.32) gets smaller statements.
+    limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width
+    start, size = 0, max(1, min(_MAX_ROWS_PER_INSERT, limit))
+    while start < len(rows):
+        while start + size > len(rows):
+            size //= 2
+        conn.execute(_insert_sql(head, width, size), list(chain.from_iterable(rows[start:start + size])))
+        start += size
+
+
+#: Rows per INSERT at most: 512 rows of 22 values stay under SQLite's default limit of 32,766 variables.
+_MAX_ROWS_PER_INSERT = 512
+
+
+@cache
+def _insert_sql(head: str, width: int, rows: int) -> str:
+    """An INSERT of ``rows`` rows of ``width`` values."""
+    one = f"({', '.join('?' * width)})"
+    return f"{head} {', '.join([one] * rows)}"
+
+
+def _metrics_json(values: dict[str, Any], names: list[str]) -> str:
+    """``_ENCODE(values)``, by a template when the keys are the run's metrics in order and every value
+    a finite float or None (every result of a built-in scorer): the same text, a third of the time."""
+    if list(values) != names:
+        return _ENCODE(values)
+    texts = []
+    for value in values.values():
+        if value is None:
+            texts.append("null")
+        elif type(value) is float and value - value == 0.0:  # finite (inf - inf and nan - nan are nan)
+            texts.append(_FLOAT_REPR(value))
+        else:
+            return _ENCODE(values)
+    return _metrics_template(tuple(names)) % tuple(texts)
+
+
+_FLOAT_REPR = float.__repr__  # what the JSON encoder writes for a float
+
+
+@cache
+def _metrics_template(names: tuple[str, ...]) -> str:
+    """``{"name":%s,…}`` for these metric names, each name as the JSON encoder writes it."""
+    return "{" + ",".join(f"{_ENCODE(n).replace('%', '%%')}:%s" for n in names) + "}"
 
 
 @cache

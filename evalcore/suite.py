@@ -6,7 +6,6 @@ when the YAML has one), what is wrong and how to fix it. Nothing is half-loaded.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -19,6 +18,8 @@ from pydantic import ValidationError
 from evalcore.cases import load_dataset_cases
 from evalcore.config import FieldModel, NamedRef, SuiteModel
 from evalcore.errors import ConfigError
+from evalcore.fieldrules import all_fit, names_of
+from evalcore.gcpause import gc_paused
 from evalcore.records import Case
 from evalcore.schema import FieldSpec, check_value
 
@@ -80,7 +81,8 @@ def load_suite(path: str | Path) -> Suite:
                           "and datasets/<name>/cases/ (see docs/suites.md).")
     text = config_path.read_text(encoding="utf-8")
     config = parse_suite_config(text, str(config_path))
-    datasets = _load_datasets(folder, config, str(config_path))
+    with gc_paused():  # cases are plain records: a big dataset would otherwise pay full collections
+        datasets = _load_datasets(folder, config, str(config_path))
     return Suite(
         name=config.suite,
         path=folder,
@@ -204,7 +206,7 @@ def check_expected(case: Case, fields: tuple[FieldSpec, ...]) -> None:
     if not isinstance(expected, dict):
         raise ConfigError(f"{where}: expected answer must be a JSON object with one key per field, "
                           f"got {type(expected).__name__}")
-    if expected.keys() != _field_names(fields):  # the usual case (every field, nothing else) skips this
+    if expected.keys() != names_of(fields):  # the usual case (every field, nothing else) skips this
         names = [f.name for f in fields]
         missing = [n for n in names if n not in expected]
         if missing:
@@ -213,6 +215,8 @@ def check_expected(case: Case, fields: tuple[FieldSpec, ...]) -> None:
         extra = [k for k in expected if k not in names]
         raise ConfigError(f"{where}: {extra[0]}: not a field of the schema {names}. Remove it or add the "
                           "field to evalcore.yaml.")
+    if all_fit(fields, expected):  # the usual case: every value plainly fits (check_value words the rest)
+        return
     for spec in fields:
         problem = check_value(spec, expected[spec.name])
         if problem:
@@ -225,11 +229,6 @@ def _expected_fix(spec: FieldSpec) -> str:
     null = " or null" if spec.nullable else ""
     article = "an" if spec.type[0] in "aeiou" else "a"
     return f"Write {article} {spec.type}{null} here, or change fields.{spec.name}.type in evalcore.yaml."
-
-
-@functools.lru_cache(maxsize=64)
-def _field_names(fields: tuple[FieldSpec, ...]) -> frozenset[str]:
-    return frozenset(f.name for f in fields)
 
 
 def _sha(data: bytes) -> str:

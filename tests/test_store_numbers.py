@@ -9,7 +9,7 @@ import pytest
 
 from evalcore.errors import StoreError
 from evalcore.frames import results_frame
-from evalcore.store import _CASE_POSITIONS, Store, _case_row, _json, _run_row, migrations
+from evalcore.store import _BATCH_LOOKUP, Store, _case_row, _json, _run_row, migrations
 from tests.factories import make_run
 
 _OLD_RESULT = ("run_id", "contender", "dataset", '"case"', "sample", "status", "score", "error_kind", "cost_usd",
@@ -72,7 +72,7 @@ def test_a_run_without_costs_has_no_total_cost(tmp_path: Path) -> None:
 
 def test_a_batch_looks_up_each_case_by_its_key_never_by_scanning_the_run(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
-        plan = " ".join(row[-1] for row in store.conn.execute(f"EXPLAIN QUERY PLAN {_CASE_POSITIONS}", ("[]", "r")))
+        plan = " ".join(row[-1] for row in store.conn.execute(f"EXPLAIN QUERY PLAN {_BATCH_LOOKUP}", ("[]", "r")))
     assert "(run_id=? AND dataset=? AND id=?)" in plan
 
 
