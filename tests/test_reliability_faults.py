@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from evalcore.errors import CallFailed
-from evalcore.llm import LiteLLMProvider, close_clients
+from evalcore.llm import LiteLLMProvider, _litellm, close_clients
 from evalcore.plan import make_plan
 from evalcore.providers import Reply, Request
 from evalcore.records import Contender
@@ -157,6 +157,7 @@ def test_each_transient_fault_is_retried_and_counted(openai_server, script):
 
 def test_a_reply_slower_than_the_timeout_is_a_timeout_then_retried(openai_server):
     openai_server.script("slow:1.5", "ok")
+    _litellm()  # imported before the clock starts: the first import alone can take seconds
     started = time.monotonic()
     reply = ask(openai_server, timeout_s=0.3)
     assert reply.attempts == 2 and time.monotonic() - started < 1.4

@@ -48,10 +48,18 @@ def assert_nothing_injected(page) -> None:  # noqa: ANN001
     assert page.evaluate(INJECTED) == CLEAN
 
 
-def hover_sidebar_help_icons(page) -> int:  # noqa: ANN001
+def hover_sidebar_help_icons(page, at_least: int) -> int:  # noqa: ANN001
     """Open each tooltip of the sidebar (they render Markdown; the weight sliders' hold the metric
-    descriptions), checking the page after each one."""
+    descriptions), checking the page after each one.
+
+    Waits (up to 10 s) for ``at_least`` of them first: on a busy machine the main area's table can be
+    on screen while the sidebar's sliders are still arriving.
+    """
     icons = page.get_by_test_id("stSidebar").get_by_test_id("stTooltipHoverTarget")
+    for _ in range(100):
+        if icons.count() >= at_least:
+            break
+        page.wait_for_timeout(100)
     count = icons.count()
     for i in range(count):
         icons.nth(i).hover(timeout=5_000)
@@ -69,7 +77,7 @@ def test_the_leaderboard_shows_injected_names_as_text(browser, untrusted_url):
         # The suite name and the winner's id appear literally, tags and all.
         expect(page.get_by_text(f"{PAYLOADS[1]} {PAYLOADS[3]} suite").first).to_be_visible()
         assert_nothing_injected(page)
-        assert hover_sidebar_help_icons(page) >= 4
+        assert hover_sidebar_help_icons(page, at_least=4) >= 4
         page.get_by_role("button", name="Help for field_accuracy").hover()
         expect(page.get_by_test_id("stTooltipContent")).to_contain_text("![tracker](x) metric field_accuracy")
         page.get_by_text("Filters").click()
