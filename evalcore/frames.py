@@ -14,13 +14,12 @@ functions: commands that never build a frame never pay for it.
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evalcore import records
+from evalcore.gcpause import gc_paused
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -145,7 +144,7 @@ def _table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> An
     import numpy as np
 
     dtype = row_dtype(metric_names)
-    with _gc_paused():
+    with gc_paused():
         if isinstance(rows, list):
             return np.array(rows, dtype=dtype)
         return np.fromiter(rows, dtype=dtype, count=count)
@@ -194,22 +193,6 @@ def _take_apart(table: Any, names: list[str], ints: Any, floats: Any) -> None:
         rows = whole[start : start + step]
         ints[:, start : start + step] = rows[:, : len(_INT_FIELDS)].T
         floats[:, start : start + step] = rows[:, len(_INT_FIELDS) : len(_INT_FIELDS) + len(names)].view(np.float64).T
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector.
-
-    A million row tuples would otherwise set off full collections that walk every live object
-    (in a process holding a big run, that doubles the time); the tuples hold no cycles.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _case_columns(cases: Sequence[CaseRow], case: Any) -> dict[str, Any]:

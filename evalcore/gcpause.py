@@ -5,7 +5,7 @@ the messages built from them). The collector's full passes walk every one of the
 a run, though none holds a cycle or dies before the run ends: measured, those passes cost as much
 as scoring every reply. Two tools, both process-wide and both undone on the way out:
 
-- :func:`gc_paused` while building such objects (reading a dataset, storing a run's cases);
+- :func:`gc_paused` while building such objects (reading a dataset or a run file, storing rows, building a frame);
 - :func:`gc_frozen` while a run executes: everything alive when it starts is left out of full
   passes until the last run in progress ends. Objects made during the run are collected as usual.
 """

@@ -19,19 +19,17 @@ accepting a file the models refuse; the tests hold it to that.
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, cast
 
 from pydantic import ValidationError
 
 from evalcore import records
+from evalcore.gcpause import gc_paused
 from evalcore.runfile_models import (
     INT64_MAX,
     ContenderEntry,
@@ -75,7 +73,7 @@ def read_canonical(data: bytes) -> records.Run | None:
     if not data.startswith(b'{\n"format":') or not data.endswith(b"\n}\n"):
         return None
     try:
-        with _gc_paused():
+        with gc_paused():
             return _Reader(data).run()
     except _DOUBT:
         return None
@@ -193,19 +191,6 @@ def _finite(text: str, _float: Any = float, _isinf: Any = math.isinf) -> float:
     if _isinf(value):  # a literal too large for a float
         raise _Unsure(text)
     return value
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a million records are built: they hold no cycles,
-    and full collections walking them all would double the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # --- checks ----------------------------------------------------------------------------------------
