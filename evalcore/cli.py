@@ -302,13 +302,30 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _after_run(args: argparse.Namespace, store, run_id: str, status: str) -> None:  # noqa: ANN001
-    print_run_leaderboard(store.load_run(run_id))
+    run = store.load_run(run_id)
+    print_run_leaderboard(run)
+    _print_errors(run)
     print(f"\nrun {run_id}: {status}")
     if args.output:
         from evalcore.runfile import write_run_file
 
-        write_run_file(store.load_run(run_id), Path(args.output))
+        write_run_file(run, Path(args.output))
         print(f"wrote {args.output}")
+
+
+def _print_errors(run) -> None:  # noqa: ANN001
+    """Why calls failed, per contender: counts by kind and the first message (a failed call is never scored)."""
+    from collections import Counter
+
+    kinds: dict[str, Counter[str]] = {}
+    first: dict[str, str] = {}
+    for r in run.results:
+        if r.status == "error" and r.error is not None:
+            kinds.setdefault(r.contender, Counter())[r.error.kind] += 1
+            first.setdefault(r.contender, r.error.message)
+    for contender, counts in kinds.items():
+        summary = ", ".join(f"{n} {kind}" for kind, n in counts.most_common())
+        print(f"errors: {contender}: {summary}; first: {first[contender]}", file=sys.stderr)
 
 
 def cmd_runs(args: argparse.Namespace) -> int:

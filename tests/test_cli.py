@@ -197,6 +197,7 @@ def test_run_against_an_openai_compatible_server_records_usage_cost_and_faults(
     assert by_case["complete/001"].attempts == 2 and by_case["complete/001"].score == 1.0
     assert by_case["complete/001"].usage.input_tokens > 0
     assert by_case["complete/002"].status == "error" and by_case["complete/002"].error.kind == "auth"
+    assert "errors: openai/local-model: 1 auth; first: openai/local-model: auth after 1 attempt" in err
     assert by_case["vague/001"].status == "scored" and by_case["vague/001"].metrics["hallucinated_rate"] == 1.0
     body = openai_server.requests[0]
     assert body["response_format"] == {"type": "json_object"} and body["model"] == "local-model"
