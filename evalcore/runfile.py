@@ -30,9 +30,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from evalcore import records, runfile_fast
+from evalcore import records, runfile_fast, runfile_models
 from evalcore.errors import RunFileError
 from evalcore.runfile_models import (  # noqa: F401 - the models are part of this module's API
     INT64_MAX,
@@ -464,7 +464,21 @@ def json_schema() -> dict[str, Any]:
     The cross-field rules (references, uniqueness, one primary metric, status rules) are beyond
     JSON Schema; :func:`read_run_file` checks them.
     """
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **RunFileV1.model_json_schema()}
+    schema = RunFileV1.model_json_schema()
+    # Every field's docstring as its description, as pydantic's use_attribute_docstrings would put it: a
+    # field inherits its base class's, a reference drops a description its target has, and keys stay sorted.
+    docs = runfile_models.attribute_docstrings()
+    models = {m.__name__: m for m in vars(runfile_models).values() if isinstance(m, type) and issubclass(m, BaseModel)}
+    defs = schema.get("$defs", {})
+    for name, definition in [(RunFileV1.__name__, schema), *defs.items()]:
+        texts = {f: t for base in reversed(models[name].__mro__) for f, t in docs.get(base.__name__, {}).items()}
+        properties = definition.get("properties", {})
+        for field, text in texts.items():
+            prop = properties.get(field)
+            target = defs.get(str(prop.get("$ref", "")).rpartition("/")[2], {}) if prop else {}
+            if prop is not None and "description" not in prop and target.get("description") != text:
+                properties[field] = dict(sorted({**prop, "description": text}.items()))
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 
 def main(argv: list[str] | None = None) -> int:
