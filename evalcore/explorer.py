@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.leaderboard import BASE_WEIGHT_NAMES, Prepared, finish, prepare, validate_weights, weight_shares
-from evalcore.records import Contender, Metric
+from evalcore.records import SHORT_NAMES, Contender, Metric
 from evalcore.report import BEST_MARK, VALUE_MARK, glossary
 
 #: Column kinds of a display table; a page maps each kind to one column configuration.
@@ -361,8 +361,6 @@ def money_format(values: Iterable[float]) -> str:
 
 def format_settings(settings: Mapping[str, Any]) -> str:
     """``{"temperature": 0, "reasoning_effort": "high"}`` → ``"effort=high · t=0"``."""
-    from evalcore.lineup import SHORT_NAMES
-
     parts = [f"{SHORT_NAMES.get(k, k)}={json.dumps(v) if not isinstance(v, str) else v}"
              for k, v in sorted(settings.items())]
     return " · ".join(parts)

@@ -8,10 +8,7 @@ from typing import Any
 
 from evalcore.config import LineupEntryModel, SuiteModel
 from evalcore.errors import ConfigError
-from evalcore.records import Contender, Refusal
-
-#: Short names in contender ids; other settings appear under their own name.
-SHORT_NAMES = {"reasoning_effort": "effort", "temperature": "t"}
+from evalcore.records import SHORT_NAMES, Contender, Refusal
 
 
 @dataclass

@@ -28,6 +28,9 @@ RESERVED_NAMES = frozenset(
     {"score", "errors", "cost", "time", "input_tokens", "output_tokens", "cases", "scored", "wscore"}
 )
 
+#: Short names of settings in contender ids and labels (``fake/oracle · t=0``); others keep their own name.
+SHORT_NAMES = {"reasoning_effort": "effort", "temperature": "t"}
+
 
 @dataclass(frozen=True)
 class Metric:
