@@ -174,3 +174,12 @@ def test_the_address_follows_the_weights_on_every_page(monkeypatch, tmp_path):
     at.switch_page("pages/cases.py").run()  # the Cases page stops early until a case is picked
     at.sidebar.slider(key="w_errors").set_value(0).run()
     assert at.query_params["w"] == "score:1,cost:-0.5"
+
+
+def test_the_server_skips_streamlits_full_collection_after_every_script_run():
+    """A full pass over a cached million-result run took 4 s after every click (see .streamlit/config.toml)."""
+    root = Path(__file__).resolve().parents[1]
+    probe = ("from streamlit import config; config.get_config_options(force_reparse=True); "
+             "print(config.get_option('runner.postScriptGC'))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
