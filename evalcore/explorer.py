@@ -186,23 +186,8 @@ class PreparedView:
     ci: bool
 
 
-#: Resamples of every bootstrap the explorer draws.
-BOOTSTRAP_B = 1000
-
-
-def prefetch(n_cases: int) -> None:
-    """Start drawing the resamples of a run's unfiltered view, over its ``n_cases`` cases, before its results load.
-
-    They depend on nothing else (see :func:`evalcore.stats.prefetch_counts`): :func:`prepare_view` then
-    finds them drawn. A wrong guess costs a background thread's time, never a number.
-    """
-    from evalcore.stats import prefetch_counts
-
-    prefetch_counts(n_cases, B=BOOTSTRAP_B, seed=0)  # prepare's seed
-
-
 def prepare_view(frame: pd.DataFrame, metrics: Sequence[Metric], filters: Filters | None = None, *,
-                 ci: bool = True, B: int = BOOTSTRAP_B) -> PreparedView:  # noqa: N803
+                 ci: bool = True, B: int = 1000) -> PreparedView:  # noqa: N803
     """Aggregate a run's results overall and per dataset, with bootstrap resamples when ``ci``.
 
     Raises:

@@ -13,10 +13,7 @@ tables come from one product of the (B × cases) multiplicity matrix with that a
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -38,8 +35,6 @@ from evalcore.records import Metric
 LEVEL = 0.95
 #: Significance threshold of :func:`pairwise`.
 ALPHA = 0.05
-#: Resamples per block of counts (see :func:`_count_blocks`).
-_BLOCK_ROWS = 125
 
 
 @dataclass
@@ -430,15 +425,13 @@ def resample(
         return Resampled(np.asarray([], dtype=object), {})
     matrix = case_matrix(df, metrics, values)
     strata = matrix.case_dataset if average == "macro" else np.zeros_like(matrix.case_dataset)
-    ahead = _take_prefetched(len(strata), B, seed) if not strata.any() else None
-    counts_blocks = ahead if ahead is not None else _count_blocks(strata, B, np.random.default_rng(seed))
-    blocks = [resampled_tables(matrix, counts, average) for counts in counts_blocks] or \
+    rng = np.random.default_rng(seed)
+    blocks = [resampled_tables(matrix, counts, average) for counts in _count_blocks(strata, B, rng)] or \
         [resampled_tables(matrix, np.zeros((0, len(strata))), average)]
     return Resampled(matrix.contenders, {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]})
 
 
-def _count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator,  # noqa: N803
-                  rows: int = _BLOCK_ROWS) -> Iterator[np.ndarray]:
+def _count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator, rows: int = 125) -> Iterator[np.ndarray]:  # noqa: N803
     """:func:`resample_counts` in blocks of ``rows`` resamples: the same draws, a tenth of the memory.
 
     With one stratum, drawing row by row gives what one (B x cases) draw gives, so no block of draws
@@ -457,60 +450,6 @@ def _count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator,  # noqa:
         for i in range(n):
             block[i] = np.bincount(rng.integers(0, n_cases, size=n_cases, dtype=np.int32), minlength=n_cases)
         yield block[:n]
-
-
-#: Counts drawn ahead by :func:`prefetch_counts`: (cases, B, seed) → their blocks, the newest last.
-_prefetched: OrderedDict[tuple[int, int, int], Future[list[np.ndarray]]] = OrderedDict()
-_prefetched_lock = threading.Lock()
-#: Unclaimed prefetches kept at most (one is B x cases 16-bit counts: 50 MB for 1,000 x 25,000).
-_PREFETCH_KEEP = 2
-
-
-def prefetch_counts(n_cases: int, B: int = 1000, seed: int = 0) -> None:  # noqa: N803
-    """Start drawing the resamples of a plain bootstrap over ``n_cases`` cases, in a background thread.
-
-    The draws depend on nothing but ``n_cases``, ``B`` and ``seed``, so a caller that knows what it is
-    about to show starts them before it has the data: the explorer does, as it reads a run's results
-    (NumPy draws and SQLite reads both release the GIL, so on two cores they overlap). The next
-    :func:`resample` of a plain (micro) bootstrap over that many cases, with that ``B`` and ``seed``,
-    takes them instead of drawing: the same numbers, drawn earlier. Unclaimed ones are dropped,
-    oldest first, beyond a couple.
-    """
-    key = (int(n_cases), int(B), int(seed))
-    with _prefetched_lock:
-        if key in _prefetched or n_cases <= 0 or B <= 0:
-            return
-        future: Future[list[np.ndarray]] = Future()
-        _prefetched[key] = future
-        while len(_prefetched) > _PREFETCH_KEEP:
-            _prefetched.popitem(last=False)
-
-    def draw() -> None:
-        try:
-            future.set_result(_draw_blocks(*key))
-        except BaseException as exc:  # noqa: BLE001 - handed to whoever claims it
-            future.set_exception(exc)
-
-    threading.Thread(target=draw, name="evalcore-prefetch-counts", daemon=True).start()
-
-
-def _draw_blocks(n_cases: int, B: int, seed: int) -> list[np.ndarray]:  # noqa: N803
-    """:func:`_count_blocks` of one stratum, kept: every block, as the smallest unsigned integers that hold it.
-
-    A case is drawn at most ``n_cases`` times per resample, so 16 bits hold every count below 65,536 cases.
-    """
-    dtype = np.uint16 if n_cases < 2**16 else np.uint32
-    return [block.astype(dtype) for block in _count_blocks(np.zeros(n_cases, dtype=np.int64), B,
-                                                            np.random.default_rng(seed))]
-
-
-def _take_prefetched(n_cases: int, B: int, seed: int) -> Iterator[np.ndarray] | None:  # noqa: N803
-    """The blocks :func:`prefetch_counts` drew for these arguments (waiting for them), claimed; else None."""
-    with _prefetched_lock:
-        future = _prefetched.pop((n_cases, B, seed), None)
-    if future is None:
-        return None
-    return (block.astype(np.float64) for block in future.result())
 
 
 def intervals(resampled: Resampled, metrics: Sequence[Metric], weights: Mapping[str, float] | None) -> pd.DataFrame:

@@ -474,11 +474,6 @@ class Store:
         with self._lock:
             return self._exists(run_id)
 
-    def case_count(self, run_id: str) -> int:
-        """How many cases a run has (0 for an unknown run)."""
-        with self._lock:
-            return self.conn.execute("SELECT count(*) FROM cases WHERE run_id = ?", (run_id,)).fetchone()[0]
-
     def _exists(self, run_id: str) -> bool:
         return self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
 

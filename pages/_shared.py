@@ -123,10 +123,8 @@ def _load(path: str, ref: str, version: tuple) -> tuple[Run, Any]:
         from evalcore.frames import results_frame
 
         run = _uploads()[ref]
-        explorer.prefetch(len(run.cases))
         return run, results_frame(run)
     s = _store(path)
-    explorer.prefetch(s.case_count(ref))  # the first view's resamples are drawn while the results load
     return s.load_run(ref, results=False), s.load_results_frame(ref)
 
 

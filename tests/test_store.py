@@ -418,9 +418,3 @@ def test_any_valid_run_round_trips_through_the_store(run: records.Run) -> None:
         pd.testing.assert_frame_equal(s.load_results_frame(run.info.id), results_frame(loaded))
         s.import_run(read_run_file(dump_run(loaded)), replace=True)
         assert dump_run(s.load_run(run.info.id)) == dump_run(loaded)
-
-
-def test_case_count_is_the_run_s_cases(store: Store) -> None:
-    store.import_run(make_run(2, 7))
-    assert store.case_count("run-0001") == 7
-    assert store.case_count("no-such-run") == 0
