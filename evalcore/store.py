@@ -248,6 +248,9 @@ _RUN_TOTALS = (
 _ORDERED_RESULTS = f"""
 SELECT {", ".join(_RECORD_FIELDS)} FROM results WHERE run_id = ? ORDER BY contender_pos, case_pos, sample
 """
+_CONTENDER_RESULTS = f"""
+SELECT {", ".join(_RECORD_FIELDS)} FROM results WHERE run_id = ? AND contender = ? ORDER BY case_pos, sample
+"""
 
 
 def default_db_path() -> Path:
@@ -510,7 +513,7 @@ class Store:
             self._require(run_id)
             return set(conn.execute(sql, (run_id,)))
 
-    def load_run(self, run_id: str, *, results: bool = True) -> records.Run:
+    def load_run(self, run_id: str, *, results: bool = True, contender: str | None = None) -> records.Run:
         """Everything stored about a run (for export); results in contender, case, sample order.
 
         Args:
@@ -518,6 +521,8 @@ class Store:
             results: False for the header, metrics, contenders and refused entries only (``cases``
                 and ``results`` left empty): what a leaderboard needs beside
                 :meth:`load_results_frame`, without reading every input and reply.
+            contender: only this contender's results (every case still comes): a page that shows one
+                contender's answers reads a fortieth of a forty-contender run.
 
         Raises:
             StoreError: the run is unknown.
@@ -532,7 +537,12 @@ class Store:
                 "SELECT dataset, id, variant, input, expected, metadata FROM cases WHERE run_id = ? ORDER BY position",
                 (run_id,),
             ).fetchall() if results else []
-            rows = conn.execute(_ORDERED_RESULTS, (run_id,)).fetchall() if results else []
+            if not results:
+                rows = []
+            elif contender is None:
+                rows = conn.execute(_ORDERED_RESULTS, (run_id,)).fetchall()
+            else:
+                rows = conn.execute(_CONTENDER_RESULTS, (run_id, contender)).fetchall()
         return _run_from_rows(row, contenders, cases, rows)
 
     def load_results_frame(self, run_id: str) -> pd.DataFrame:

@@ -6,10 +6,12 @@ module, call one or two ``evalcore`` functions and render; nothing here computes
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import os
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -128,16 +130,26 @@ def _load(path: str, ref: str, version: tuple) -> tuple[Run, Any]:
     return s.load_run(ref, results=False), s.load_results_frame(ref)
 
 
+#: Past this many results the Cases page reads one contender's at a time: every result of a run of a
+#: million, as records, took 42 s to read.
+CASES_ONE_CONTENDER_ABOVE = 100_000
+
+
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _load_with_results(path: str, ref: str, version: tuple) -> Run:
-    return _store(path).load_run(ref)
+def _load_with_results(path: str, ref: str, version: tuple, contender: str | None = None) -> Run:
+    return _store(path).load_run(ref, contender=contender)
 
 
-def run_with_results(now: Current) -> Run:
-    """The current run with every result (the Cases page reads them; the leaderboard does not)."""
+def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> Run:
+    """The current run with every result, or with those of ``contenders`` only (the Cases page reads them;
+    the leaderboard does not)."""
     if now.ref.startswith(UPLOAD_PREFIX):
         return now.run
-    return _load_with_results(db_path(), now.ref, version(runs_index().get(now.ref, {})))
+    at = version(runs_index().get(now.ref, {}))
+    if contenders is None:
+        return _load_with_results(db_path(), now.ref, at)
+    parts = [_load_with_results(db_path(), now.ref, at, c) for c in dict.fromkeys(contenders)]
+    return dataclasses.replace(parts[0], results=[r for part in parts for r in part.results])
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -17,10 +17,10 @@ now = shared.current()
 if now is None:
     shared.empty_store()
     st.stop()
-run = shared.run_with_results(now)
-contenders = [c.id for c in run.contenders]
+contenders = [c.id for c in now.run.contenders]
+big = len(now.frame) > shared.CASES_ONE_CONTENDER_ABOVE  # read one contender's results at a time
 if st.session_state.get(Keys.CASE_CONTENDER) not in [ALL, *contenders]:
-    st.session_state[Keys.CASE_CONTENDER] = ALL
+    st.session_state[Keys.CASE_CONTENDER] = contenders[0] if big and contenders else ALL
 
 options = explorer.filter_options(now.frame)
 left, middle, right, search = st.columns([3, 2, 2, 3])
@@ -31,6 +31,10 @@ text = search.text_input("Search the inputs", placeholder="words in the input te
 checks = st.columns(4)
 failures = checks[0].toggle("Failures only", help="Errors and scores below 100%")
 errors = checks[1].toggle("Errors only", help="Failed calls and unusable replies")
+if big:
+    st.caption(f"{len(now.frame):,} results: the list shows one contender's at a time. "
+               f"{ALL} reads every result, which takes about a minute per million.")
+run = shared.run_with_results(now, None if contender == ALL or not big else [contender])
 has_hallucinations = any(m.name == drilldown.HALLUCINATION_METRIC for m in run.metrics)
 hallucinations = checks[2].toggle("Hallucinations only", disabled=not has_hallucinations,
                                   help="Answers that filled in a field the text leaves open")
@@ -84,5 +88,6 @@ others = [c for c in contenders if c != row["contender"]]
 if others:
     st.markdown("**Compare with another contender**")
     other = st.selectbox("Contender to compare", others, key=Keys.CASE_COMPARE, label_visibility="collapsed")
-    st.dataframe(drilldown.compare_answers(run, [row["contender"], other], row["dataset"], row["case"],
+    pair = shared.run_with_results(now, [row["contender"], other]) if big and contender != ALL else run
+    st.dataframe(drilldown.compare_answers(pair, [row["contender"], other], row["dataset"], row["case"],
                                           int(row["sample"])), hide_index=True)

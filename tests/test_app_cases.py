@@ -69,3 +69,71 @@ def test_viewer_mode_reads_cases_like_anyone(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run(), viewer=True)
     at = open_page(PAGE, **picked(0))
     assert not at.exception and len(at.dataframe) == 3
+
+
+def big(monkeypatch) -> None:
+    """Make the demo run count as big: the page then reads one contender's results at a time."""
+    import pages._shared
+
+    monkeypatch.setattr(pages._shared, "CASES_ONE_CONTENDER_ABOVE", 10)
+
+
+def loads(monkeypatch) -> list:
+    """Record which contender each store read of results asked for (None: all of them)."""
+    from evalcore.store import Store
+
+    asked = []
+    load = Store.load_run
+
+    def spy(self, run_id, *, results=True, contender=None):
+        if results:
+            asked.append(contender)
+        return load(self, run_id, results=results, contender=contender)
+
+    monkeypatch.setattr(Store, "load_run", spy)
+    return asked
+
+
+def test_a_big_run_lists_one_contender_at_a_time(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    big(monkeypatch)
+    asked = loads(monkeypatch)
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    first = run.contenders[0].id
+    assert at.selectbox[0].value == first
+    assert set(at.dataframe[0].value["contender"]) == {first} and len(at.dataframe[0].value) == 9
+    assert asked == [first]
+    assert "36 results: the list shows one contender's at a time" in texts(at)
+    at.selectbox[0].set_value("All contenders").run()  # asked for: every result
+    assert len(at.dataframe[0].value) == 36 and asked == [first, None]
+
+
+def test_a_big_run_compares_with_a_contender_it_had_not_read(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    big(monkeypatch)
+    asked = loads(monkeypatch)
+    at = open_page(PAGE, **picked(1))
+    assert not at.exception and not at.error
+    compared = at.dataframe[2].value
+    assert len(compared.columns) == 4 and asked == [run.contenders[0].id, run.contenders[1].id]
+    import pages._shared
+
+    monkeypatch.setattr(pages._shared, "CASES_ONE_CONTENDER_ABOVE", 100_000)  # small again: every result read
+    small = open_page(PAGE, case_contender=run.contenders[0].id, **picked(1))
+    assert asked[-1] is None
+    assert compared.equals(small.dataframe[2].value)
+
+
+def test_the_store_reads_one_contender_s_results(tmp_path):
+    from evalcore.store import Store
+
+    run = demo_run()
+    with Store(tmp_path / "s.db") as store:
+        store.import_run(run)
+        one = store.load_run(run.info.id, contender=run.contenders[2].id)
+        assert one.cases == store.load_run(run.info.id).cases
+        assert one.results == [r for r in run.results if r.contender == run.contenders[2].id]
+        assert store.load_run(run.info.id, contender="nobody").results == []
