@@ -20,11 +20,15 @@ def summaries(path: str, versions: tuple):  # noqa: ANN201
     return sharing.run_summaries(shared.store())
 
 
-@st.cache_data(show_spinner="Writing the run file…", max_entries=4)
-def run_file(path: str, run_id: str, version: tuple) -> bytes:
+def run_file(path: str, run_id: str) -> bytes:
+    """The run as a run file. Made only when a download button is clicked (Streamlit calls this on a thread
+    of its own, hence a connection of its own): a run of a million results takes about a minute and a
+    gigabyte, which selecting it in the list used to cost."""
     from evalcore.runfile import dump_run
+    from evalcore.store import Store
 
-    return dump_run(shared.store().load_run(run_id))
+    with Store(path) as store:
+        return dump_run(store.load_run(run_id))
 
 
 index = shared.store().list_runs()
@@ -48,11 +52,11 @@ st.subheader(plain(sharing.run_label(info)))
 buttons = st.columns(5)
 if buttons[0].button("Open", type="primary", icon=":material/leaderboard:"):
     shared.open_run(run_id)
-data = run_file(shared.db_path(), run_id, shared.version(info))
-buttons[1].download_button("Export .json", data, file_name=f"run-{run_id[:8]}.json", mime="application/json",
-                           icon=":material/download:")
-buttons[2].download_button("Export .json.gz", gzip.compress(data, mtime=0), file_name=f"run-{run_id[:8]}.json.gz",
-                           mime="application/gzip", icon=":material/download:")
+path = shared.db_path()
+buttons[1].download_button("Export .json", lambda: run_file(path, run_id), file_name=f"run-{run_id[:8]}.json",
+                           mime="application/json", icon=":material/download:")
+buttons[2].download_button("Export .json.gz", lambda: gzip.compress(run_file(path, run_id), mtime=0),
+                           file_name=f"run-{run_id[:8]}.json.gz", mime="application/gzip", icon=":material/download:")
 
 if shared.viewer():
     st.stop()

@@ -159,3 +159,23 @@ def test_a_deep_link_opened_first_on_a_fresh_server_keeps_the_shared_frame(brows
             screenshot(page, "deep_link_first")
         finally:
             page.close()
+
+
+def test_a_run_is_exported_when_its_button_is_clicked(page, app_url, tmp_path):
+    """The run file is written on the click (not when the run is selected) and is a valid run file."""
+    import gzip
+
+    from evalcore.runfile import read_run_file
+
+    open_app(page, app_url, "runs")
+    click_first_row(page, page.get_by_test_id("stDataFrame").first)
+    files = {}
+    for label in ("Export .json", "Export .json.gz"):
+        with page.expect_download(timeout=30_000) as download:
+            page.get_by_role("button", name=label, exact=True).click()
+        files[label] = tmp_path / download.value.suggested_filename
+        download.value.save_as(files[label])
+    plain, packed = files["Export .json"].read_bytes(), files["Export .json.gz"].read_bytes()
+    assert gzip.decompress(packed) == plain
+    run = read_run_file(plain)
+    assert files["Export .json"].name == f"run-{run.info.id[:8]}.json" and run.results
