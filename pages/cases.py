@@ -41,7 +41,7 @@ hallucinations = checks[2].toggle("Hallucinations only", disabled=not has_halluc
 
 table = drilldown.cases_view(run, drilldown.CaseFilters(
     None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text))
-st.caption(f"{len(table)} results. Click a row to see the case.")
+st.caption(f"{len(table):,} results. Click a row to see the case.")
 percent = {name: st.column_config.ProgressColumn(name, min_value=0, max_value=100, format="%.0f%%")
            for name in ["score", *(m.name for m in run.metrics)]}
 event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key=Keys.CASE_TABLE,
