@@ -42,7 +42,7 @@ from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore import frames, records
+from evalcore import frames, jsonfast, records
 from evalcore.errors import StoreError
 from evalcore.gcpause import gc_paused
 
@@ -652,7 +652,8 @@ def _json_or_null(value: Any) -> str | None:
 
 
 def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
+    """A stored JSON text's value (None for SQL NULL)."""
+    return None if text is None else jsonfast.loads(text)
 
 
 def _run_row(run: records.Run) -> tuple:
@@ -790,7 +791,7 @@ def _run_from_rows(row: tuple, contenders: list[tuple], cases: list[tuple], resu
         info=info,
         metrics=[records.Metric(**m) for m in json.loads(metrics)],
         contenders=[records.Contender(cid, model, json.loads(s)) for cid, model, s in contenders],
-        cases=[records.Case(d, cid, v, json.loads(i), _loads(e), json.loads(m)) for d, cid, v, i, e, m in cases],
+        cases=[records.Case(d, cid, v, _loads(i), _loads(e), _loads(m)) for d, cid, v, i, e, m in cases],
         results=[_result_from_row(r) for r in results],
         refused=[records.Refusal(**x) for x in json.loads(refused)],
     )
@@ -806,11 +807,11 @@ def _result_from_row(row: tuple) -> records.Result:
         sample=sample,
         status=status,
         score=score,
-        metrics=json.loads(metrics),
+        metrics=jsonfast.loads(metrics),
         output=_loads(output),
         raw=raw,
         error=records.ErrorInfo(kind, message) if kind is not None else None,
-        diagnostics=json.loads(diagnostics),
+        diagnostics=jsonfast.loads(diagnostics),
         usage=records.Usage(tokens_in, tokens_out, cost),
         latency_s=latency,
         attempts=attempts,

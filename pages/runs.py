@@ -55,7 +55,7 @@ if buttons[0].button("Open", type="primary", icon=":material/leaderboard:"):
 path = shared.db_path()
 buttons[1].download_button("Export .json", lambda: run_file(path, run_id), file_name=f"run-{run_id[:8]}.json",
                            mime="application/json", icon=":material/download:")
-buttons[2].download_button("Export .json.gz", lambda: gzip.compress(run_file(path, run_id), mtime=0),
+buttons[2].download_button("Export .json.gz", lambda: gzip.compress(run_file(path, run_id), compresslevel=6, mtime=0),
                            file_name=f"run-{run_id[:8]}.json.gz", mime="application/gzip", icon=":material/download:")
 
 if shared.viewer():
