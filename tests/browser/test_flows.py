@@ -165,7 +165,7 @@ def test_a_run_is_exported_when_its_button_is_clicked(page, app_url, tmp_path):
     """The run file is written on the click (not when the run is selected) and is a valid run file."""
     import gzip
 
-    from evalcore.runfile import read_run_file
+    from evalcore.runfile import read_run_file, write_run_file
 
     open_app(page, app_url, "runs")
     click_first_row(page, page.get_by_test_id("stDataFrame").first)
@@ -179,3 +179,4 @@ def test_a_run_is_exported_when_its_button_is_clicked(page, app_url, tmp_path):
     assert gzip.decompress(packed) == plain
     run = read_run_file(plain)
     assert files["Export .json"].name == f"run-{run.info.id[:8]}.json" and run.results
+    assert write_run_file(run, tmp_path / "cli.json.gz").read_bytes() == packed  # as `evalcore export` writes it
