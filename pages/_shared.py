@@ -53,6 +53,7 @@ class Keys:
     DATASET_TAB = "dataset_tab"
     CHART_TAB = "chart_tab"
     JOB = "job"                      # the run launched or resumed from this session
+    SO_FAR = "so_far"                # the leaderboard so far of that run: (run id, when, took, results, view)
     CONFIRM_DELETE = "confirm_delete"
 
 
@@ -181,6 +182,30 @@ def runs_index() -> dict[str, dict]:
             index[ref] = {"id": ref, "suite": run.info.suite, "created_at": run.info.created_at,
                           "status": "uploaded", "results": len(run.results)}
     return index
+
+
+#: While a run goes on, its leaderboard so far is redrawn at most this often, and at most every four
+#: times what drawing it took: at a million results, reading and ranking them takes about a second.
+SO_FAR_EVERY_S = 2.0
+
+
+def leaderboard_so_far(run_id: str, job: RunJob) -> tuple[int, explorer.LeaderboardView | None]:
+    """How many results a run has stored and their leaderboard (no intervals), for its progress panel.
+
+    The panel polls twice a second; while the run is alive, the last leaderboard drawn is shown again
+    until it is old enough (see :data:`SO_FAR_EVERY_S`). A finished run's is always read afresh.
+    """
+    import time
+
+    kept = st.session_state.get(Keys.SO_FAR)
+    now = time.monotonic()
+    if job.alive and kept and kept[0] == run_id and now - kept[1] < max(SO_FAR_EVERY_S, 4 * kept[2]):
+        return kept[3], kept[4]
+    frame = store().load_results_frame(run_id)
+    view = explorer.leaderboard_view(frame, job.run.metrics, job.run.info.weights, ci=False,
+                                     contenders=job.run.contenders) if len(frame) else None
+    st.session_state[Keys.SO_FAR] = (run_id, now, time.monotonic() - now, len(frame), view)
+    return len(frame), view
 
 
 def version(info: dict) -> tuple:

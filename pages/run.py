@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from evalcore import explorer, jobs, sharing
+from evalcore import jobs, sharing
 from evalcore.errors import EvalcoreError
 from evalcore.report import format_cost
 from pages import _shared as shared
@@ -39,11 +39,9 @@ def progress_panel(run_id: str, polling: bool) -> None:
                       help="Stop after the calls in flight; finished results stay stored and the run can be resumed")
     for r in job.rows().itertuples():
         st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {r.errors} errors"))
-    frame = shared.store().load_results_frame(run_id)
-    if len(frame):
-        view = explorer.leaderboard_view(frame, job.run.metrics, job.run.info.weights, ci=False,
-                                         contenders=job.run.contenders)
-        st.caption("Leaderboard so far" if job.alive else "Leaderboard")
+    count, view = shared.leaderboard_so_far(run_id, job)
+    if view is not None:
+        st.caption(f"Leaderboard so far ({count:,} results)" if job.alive else "Leaderboard")
         shared.show_table(view.overall, view.columns)
     if job.alive:
         return

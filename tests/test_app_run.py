@@ -76,3 +76,50 @@ def test_viewer_mode_refuses_to_launch(monkeypatch, tmp_path):
     at = open_page(PAGE)
     assert "turned off" in texts(at)
     assert not at.button and not at.dataframe
+
+
+class _Working:
+    """A run in progress as the progress panel sees it (alive until told otherwise)."""
+
+    def __init__(self, run) -> None:  # noqa: ANN001
+        from evalcore.jobs import progress_rows
+        from evalcore.runner import ContenderProgress, Progress
+
+        self.run, self.alive, self.status, self.error = run, True, "running", None
+        self._rows = progress_rows(Progress(run.info.id, {c.id: ContenderProgress(9, 9) for c in run.contenders}))
+
+    def rows(self):  # noqa: ANN201
+        return self._rows
+
+    def cancel(self) -> None:
+        self.alive = False
+
+
+def test_the_leaderboard_so_far_is_read_again_only_when_old_enough(monkeypatch, tmp_path):
+    """Polled twice a second, the panel re-reads a million results at most every couple of seconds."""
+    import pages._shared
+    from evalcore.store import Store
+    from tests.test_app_shared import demo_run
+
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    reads = []
+    load = Store.load_results_frame
+    monkeypatch.setattr(Store, "load_results_frame", lambda self, run_id: reads.append(run_id) or load(self, run_id))
+    job = _Working(run)
+    pages._shared.jobs()[run.info.id] = job
+    try:
+        at = open_page(PAGE, job=run.info.id)
+        assert not at.exception
+        assert "Leaderboard so far (36 results)" in texts(at) and len(at.dataframe[0].value) == 4
+        at.run()
+        assert reads == [run.info.id]  # the same leaderboard, drawn again
+        kept = at.session_state["so_far"]
+        at.session_state["so_far"] = (kept[0], kept[1] - pages._shared.SO_FAR_EVERY_S - 60, *kept[2:])  # aged
+        at.run()
+        assert reads == [run.info.id] * 2
+        job.alive, job.status = False, "completed"
+        at.run()
+        assert len(reads) == 3 and "The run is complete." in texts(at)  # a finished run's is read afresh
+    finally:
+        pages._shared.jobs().pop(run.info.id, None)
