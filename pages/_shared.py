@@ -136,7 +136,7 @@ def _load(path: str, ref: str, version: tuple) -> tuple[Run, Any]:
 CASES_ONE_CONTENDER_ABOVE = 100_000
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner="Reading the run's results…", max_entries=4)
 def _load_with_results(path: str, ref: str, version: tuple, contender: str | None = None) -> Run:
     return _store(path).load_run(ref, contender=contender)
 
