@@ -545,6 +545,24 @@ class Store:
                 rows = conn.execute(_CONTENDER_RESULTS, (run_id, contender)).fetchall()
         return _run_from_rows(row, contenders, cases, rows)
 
+    def load_cases(self, run_id: str) -> list[records.Case]:
+        """A run's cases, in the run's order (none for an unknown run)."""
+        with self._transaction("DEFERRED") as conn:
+            rows = conn.execute(
+                "SELECT dataset, id, variant, input, expected, metadata FROM cases WHERE run_id = ? ORDER BY position",
+                (run_id,),
+            ).fetchall()
+        return [records.Case(d, cid, v, _loads(i), _loads(e), _loads(m)) for d, cid, v, i, e, m in rows]
+
+    def error_messages(self, run_id: str) -> dict[tuple[str, str, str, int], str | None]:
+        """The message of every result of a run that has an error, by ``(contender, dataset, case, sample)``."""
+        with self._transaction("DEFERRED") as conn:
+            rows = conn.execute(
+                'SELECT contender, dataset, "case", sample, error_message FROM results '
+                "WHERE run_id = ? AND error_kind IS NOT NULL", (run_id,),
+            ).fetchall()
+        return {(c, d, k, n): message for c, d, k, n, message in rows}
+
     def load_results_frame(self, run_id: str) -> pd.DataFrame:
         """A run's results as a DataFrame, the same as :func:`evalcore.frames.results_frame` gives.
 

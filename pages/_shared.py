@@ -20,7 +20,7 @@ import streamlit as st
 from evalcore import explorer, sharing
 from evalcore.errors import EvalcoreError
 from evalcore.jobs import RunJob, build_plan, launch_run
-from evalcore.records import Run
+from evalcore.records import Case, Run
 from evalcore.store import Store, default_db_path
 
 log = logging.getLogger("evalcore.app")
@@ -131,14 +131,30 @@ def _load(path: str, ref: str, version: tuple) -> tuple[Run, Any]:
     return s.load_run(ref, results=False), s.load_results_frame(ref)
 
 
-#: Past this many results the Cases page reads one contender's at a time: every result of a run of a
-#: million, as records, took 42 s to read.
+#: Past this many results the Cases page reads only the chosen contender's results, and lists "All
+#: contenders" from the run's frame: every result of a run of a million, as records, took 42 s to read.
 CASES_ONE_CONTENDER_ABOVE = 100_000
+#: Rows the Cases page lists at most for "All contenders" of such a run (the first in the run's order).
+CASES_LIST_AT_MOST = 10_000
 
 
 @st.cache_resource(show_spinner="Reading the run's results…", max_entries=4)
 def _load_with_results(path: str, ref: str, version: tuple, contender: str | None = None) -> Run:
     return _store(path).load_run(ref, contender=contender)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _cases_and_errors(path: str, ref: str, version: tuple) -> tuple[list[Case], dict]:
+    s = _store(path)
+    return s.load_cases(ref), s.error_messages(ref)
+
+
+def cases_and_errors(now: Current) -> tuple[list[Case], dict]:
+    """The current run's cases, and the message of each result with an error (see :meth:`Store.error_messages`)."""
+    if now.ref.startswith(UPLOAD_PREFIX):
+        errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in now.run.results if r.error}
+        return now.run.cases, errors
+    return _cases_and_errors(db_path(), now.ref, version(runs_index().get(now.ref, {})))
 
 
 def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> Run:

@@ -18,9 +18,9 @@ if now is None:
     shared.empty_store()
     st.stop()
 contenders = [c.id for c in now.run.contenders]
-big = len(now.frame) > shared.CASES_ONE_CONTENDER_ABOVE  # read one contender's results at a time
+big = len(now.frame) > shared.CASES_ONE_CONTENDER_ABOVE  # never read every result as a record
 if st.session_state.get(Keys.CASE_CONTENDER) not in [ALL, *contenders]:
-    st.session_state[Keys.CASE_CONTENDER] = contenders[0] if big and contenders else ALL
+    st.session_state[Keys.CASE_CONTENDER] = ALL
 
 options = explorer.filter_options(now.frame)
 left, middle, right, search = st.columns([3, 2, 2, 3])
@@ -31,19 +31,27 @@ text = search.text_input("Search the inputs", placeholder="words in the input te
 checks = st.columns(4)
 failures = checks[0].toggle("Failures only", help="Errors and scores below 100%")
 errors = checks[1].toggle("Errors only", help="Failed calls and unusable replies")
-if big:
-    st.caption(f"{len(now.frame):,} results: the list shows one contender's at a time. "
-               f"{ALL} reads every result, which takes about a minute per million.")
-run = shared.run_with_results(now, None if contender == ALL or not big else [contender])
-has_hallucinations = any(m.name == drilldown.HALLUCINATION_METRIC for m in run.metrics)
+metrics = now.run.metrics
+has_hallucinations = any(m.name == drilldown.HALLUCINATION_METRIC for m in metrics)
 hallucinations = checks[2].toggle("Hallucinations only", disabled=not has_hallucinations,
                                   help="Answers that filled in a field the text leaves open")
 
-table = drilldown.cases_view(run, drilldown.CaseFilters(
-    None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text))
-st.caption(f"{len(table):,} results. Click a row to see the case.")
+filters = drilldown.CaseFilters(None if contender == ALL else contender, datasets, variants, failures, errors,
+                                hallucinations, text)
+if big and contender == ALL:
+    # A big run's results are read a contender at a time: its list comes from the frame already in memory.
+    run = None
+    cases, messages = shared.cases_and_errors(now)
+    table, total = drilldown.cases_view_of_frame(now.frame, metrics, cases, messages, filters,
+                                                 limit=shared.CASES_LIST_AT_MOST)
+else:
+    run = shared.run_with_results(now, [contender] if big else None)
+    table = drilldown.cases_view(run, filters)
+    total = len(table)
+shown = f"; the first {len(table):,} are listed, narrow them with the filters" if total > len(table) else ""
+st.caption(f"{total:,} results{shown}. Click a row to see the case.")
 percent = {name: st.column_config.ProgressColumn(name, min_value=0, max_value=100, format="%.0f%%")
-           for name in ["score", *(m.name for m in run.metrics)]}
+           for name in ["score", *(m.name for m in metrics)]}
 event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key=Keys.CASE_TABLE,
                      height=min(38 + 35 * len(table), 420),
                      column_config={**percent, "input": st.column_config.TextColumn("input", width="large")})
@@ -53,6 +61,8 @@ if not rows:
     st.stop()
 
 row = table.iloc[rows[0]]
+if run is None:
+    run = shared.run_with_results(now, [row["contender"]])
 detail = drilldown.case_detail(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 st.subheader(plain(f"{row['dataset']} / {row['case']}"))
 st.caption(plain(f"{row['contender']} · variant {detail['variant']} · sample {row['sample']}"))
@@ -88,6 +98,6 @@ others = [c for c in contenders if c != row["contender"]]
 if others:
     st.markdown("**Compare with another contender**")
     other = st.selectbox("Contender to compare", others, key=Keys.CASE_COMPARE, label_visibility="collapsed")
-    pair = shared.run_with_results(now, [row["contender"], other]) if big and contender != ALL else run
+    pair = shared.run_with_results(now, [row["contender"], other]) if big else run
     st.dataframe(drilldown.compare_answers(pair, [row["contender"], other], row["dataset"], row["case"],
                                           int(row["sample"])), hide_index=True)

@@ -94,20 +94,33 @@ def loads(monkeypatch) -> list:
     return asked
 
 
-def test_a_big_run_lists_one_contender_at_a_time(monkeypatch, tmp_path):
+def test_a_big_run_lists_every_contender_from_its_frame(monkeypatch, tmp_path):
     run = demo_run()
     seed(monkeypatch, tmp_path, run)
+    small = open_page(PAGE).dataframe[0].value  # every result read as a record
     big(monkeypatch)
     asked = loads(monkeypatch)
     at = open_page(PAGE)
     assert not at.exception and not at.error
+    assert at.selectbox[0].value == "All contenders" and asked == []  # no result read as a record
+    assert at.dataframe[0].value.equals(small)
+    assert "36 results. Click a row to see the case." in texts(at)
     first = run.contenders[0].id
-    assert at.selectbox[0].value == first
-    assert set(at.dataframe[0].value["contender"]) == {first} and len(at.dataframe[0].value) == 9
-    assert asked == [first]
-    assert "36 results: the list shows one contender's at a time" in texts(at)
-    at.selectbox[0].set_value("All contenders").run()  # asked for: every result
-    assert len(at.dataframe[0].value) == 36 and asked == [first, None]
+    at.selectbox[0].set_value(first).run()
+    assert set(at.dataframe[0].value["contender"]) == {first} and asked == [first]
+
+
+def test_a_big_run_lists_at_most_so_many_rows(monkeypatch, tmp_path):
+    import pages._shared
+
+    seed(monkeypatch, tmp_path, demo_run())
+    big(monkeypatch)
+    monkeypatch.setattr(pages._shared, "CASES_LIST_AT_MOST", 10)
+    at = open_page(PAGE)
+    assert len(at.dataframe[0].value) == 10
+    assert "36 results; the first 10 are listed, narrow them with the filters." in texts(at)
+    at.toggle[1].set_value(True).run()  # errors only: two
+    assert len(at.dataframe[0].value) == 2 and "2 results. Click a row" in texts(at)
 
 
 def test_a_big_run_compares_with_a_contender_it_had_not_read(monkeypatch, tmp_path):
@@ -115,14 +128,14 @@ def test_a_big_run_compares_with_a_contender_it_had_not_read(monkeypatch, tmp_pa
     seed(monkeypatch, tmp_path, run)
     big(monkeypatch)
     asked = loads(monkeypatch)
-    at = open_page(PAGE, **picked(1))
+    at = open_page(PAGE, **picked(1))  # All contenders: row 1 is the first contender's
     assert not at.exception and not at.error
     compared = at.dataframe[2].value
     assert len(compared.columns) == 4 and asked == [run.contenders[0].id, run.contenders[1].id]
     import pages._shared
 
     monkeypatch.setattr(pages._shared, "CASES_ONE_CONTENDER_ABOVE", 100_000)  # small again: every result read
-    small = open_page(PAGE, case_contender=run.contenders[0].id, **picked(1))
+    small = open_page(PAGE, **picked(1))
     assert asked[-1] is None
     assert compared.equals(small.dataframe[2].value)
 

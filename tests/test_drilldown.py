@@ -110,3 +110,30 @@ def test_html_in_a_run_stays_text():
 def test_a_failed_call_has_no_score_in_the_cases_view():
     table = cases_view(make_run(1, 2))
     assert math.isnan(table["score"].iloc[0]) and table["error"].iloc[0].startswith("transport:")
+
+
+@pytest.mark.parametrize("samples", [1, 2])
+def test_the_list_from_a_frame_is_the_list_from_the_records(samples: int) -> None:
+    """Every filter, alone and together: the same rows, in the same order, with the same values."""
+    import itertools
+
+    import pandas as pd
+
+    from evalcore.drilldown import CaseFilters, cases_view_of_frame
+    from evalcore.frames import results_frame
+
+    run = make_run(4, 9, samples=samples)
+    frame = results_frame(run)
+    errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}
+    for contender, datasets, variants, failures, errs, hallucinations, text in itertools.product(
+            [None, run.contenders[3].id], [[], ["roofing"]], [[], ["partial"]], [False, True], [False, True],
+            [False, True], ["", "CLIENT 3", "nobody"]):
+        f = CaseFilters(contender, datasets, variants, failures, errs, hallucinations, text)
+        want = cases_view(run, f)
+        got, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f)
+        assert total == len(want)
+        pd.testing.assert_frame_equal(got, want, check_dtype=False)
+        some, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f, limit=3)
+        assert total == len(want)
+        pd.testing.assert_frame_equal(some, want.head(3), check_dtype=False)
+

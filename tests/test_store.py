@@ -418,3 +418,13 @@ def test_any_valid_run_round_trips_through_the_store(run: records.Run) -> None:
         pd.testing.assert_frame_equal(s.load_results_frame(run.info.id), results_frame(loaded))
         s.import_run(read_run_file(dump_run(loaded)), replace=True)
         assert dump_run(s.load_run(run.info.id)) == dump_run(loaded)
+
+
+def test_cases_and_error_messages_read_without_the_results(store: Store) -> None:
+    run = make_run(3, 5)
+    store.import_run(run)
+    assert store.load_cases(run.info.id) == run.cases
+    assert store.error_messages(run.info.id) == {
+        (r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}
+    assert store.error_messages(run.info.id)  # the factory's last contender has errors
+    assert store.load_cases("no-such-run") == [] and store.error_messages("no-such-run") == {}
