@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from evalcore.errors import EvalcoreError
@@ -83,8 +84,6 @@ def cases_view_of_frame(
     Returns:
         The table, and how many results pass the filters.
     """
-    import numpy as np
-
     f = filters or CaseFilters()
     keep = np.ones(len(frame), dtype=bool)
     if f.contender:

@@ -437,10 +437,15 @@ def write_run_file(run: records.Run, path: str | os.PathLike[str], gzip: bool | 
     path = Path(path)
     data = dump_run(run)
     if gzip if gzip is not None else path.name.endswith(".gz"):
-        data = gz.compress(data, compresslevel=6, mtime=0)
+        data = gzipped(data)
     _write_atomic(path, data)
     logger.info("wrote run %s to %s (%d bytes)", run.info.id, path, len(data))
     return path
+
+
+def gzipped(data: bytes) -> bytes:
+    """A run file's bytes as its ``.json.gz``: the same bytes every time (no timestamp in the header)."""
+    return gz.compress(data, compresslevel=6, mtime=0)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

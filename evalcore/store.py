@@ -248,6 +248,7 @@ _RUN_TOTALS = (
 _ORDERED_RESULTS = f"""
 SELECT {", ".join(_RECORD_FIELDS)} FROM results WHERE run_id = ? ORDER BY contender_pos, case_pos, sample
 """
+_ORDERED_CASES = "SELECT dataset, id, variant, input, expected, metadata FROM cases WHERE run_id = ? ORDER BY position"
 _CONTENDER_RESULTS = f"""
 SELECT {", ".join(_RECORD_FIELDS)} FROM results WHERE run_id = ? AND contender = ? ORDER BY case_pos, sample
 """
@@ -533,10 +534,7 @@ class Store:
             contenders = conn.execute(
                 "SELECT id, model, settings FROM contenders WHERE run_id = ? ORDER BY position", (run_id,)
             ).fetchall()
-            cases = conn.execute(
-                "SELECT dataset, id, variant, input, expected, metadata FROM cases WHERE run_id = ? ORDER BY position",
-                (run_id,),
-            ).fetchall() if results else []
+            cases = conn.execute(_ORDERED_CASES, (run_id,)).fetchall() if results else []
             if not results:
                 rows = []
             elif contender is None:
@@ -548,11 +546,8 @@ class Store:
     def load_cases(self, run_id: str) -> list[records.Case]:
         """A run's cases, in the run's order (none for an unknown run)."""
         with self._transaction("DEFERRED") as conn:
-            rows = conn.execute(
-                "SELECT dataset, id, variant, input, expected, metadata FROM cases WHERE run_id = ? ORDER BY position",
-                (run_id,),
-            ).fetchall()
-        return [records.Case(d, cid, v, _loads(i), _loads(e), _loads(m)) for d, cid, v, i, e, m in rows]
+            rows = conn.execute(_ORDERED_CASES, (run_id,)).fetchall()
+        return [_case_from_row(row) for row in rows]
 
     def error_messages(self, run_id: str) -> dict[tuple[str, str, str, int], str | None]:
         """The message of every result of a run that has an error, by ``(contender, dataset, case, sample)``."""
@@ -809,10 +804,15 @@ def _run_from_rows(row: tuple, contenders: list[tuple], cases: list[tuple], resu
         info=info,
         metrics=[records.Metric(**m) for m in json.loads(metrics)],
         contenders=[records.Contender(cid, model, json.loads(s)) for cid, model, s in contenders],
-        cases=[records.Case(d, cid, v, _loads(i), _loads(e), _loads(m)) for d, cid, v, i, e, m in cases],
+        cases=[_case_from_row(c) for c in cases],
         results=[_result_from_row(r) for r in results],
         refused=[records.Refusal(**x) for x in json.loads(refused)],
     )
+
+
+def _case_from_row(row: tuple) -> records.Case:
+    dataset, case_id, variant, input_, expected, metadata = row
+    return records.Case(dataset, case_id, variant, _loads(input_), _loads(expected), _loads(metadata))
 
 
 def _result_from_row(row: tuple) -> records.Result:

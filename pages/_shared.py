@@ -10,6 +10,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -166,6 +167,8 @@ def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> R
     if contenders is None:
         return _load_with_results(db_path(), now.ref, at)
     parts = [_load_with_results(db_path(), now.ref, at, c) for c in dict.fromkeys(contenders)]
+    if len(parts) == 1:
+        return parts[0]
     return dataclasses.replace(parts[0], results=[r for part in parts for r in part.results])
 
 
@@ -211,8 +214,6 @@ def leaderboard_so_far(run_id: str, job: RunJob) -> tuple[int, explorer.Leaderbo
     The panel polls twice a second; while the run is alive, the last leaderboard drawn is shown again
     until it is old enough (see :data:`SO_FAR_EVERY_S`). A finished run's is always read afresh.
     """
-    import time
-
     kept = st.session_state.get(Keys.SO_FAR)
     now = time.monotonic()
     if job.alive and kept and kept[0] == run_id and now - kept[1] < max(SO_FAR_EVERY_S, 4 * kept[2]):

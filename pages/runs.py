@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
-
 import streamlit as st
 
 from evalcore import explorer, jobs, sharing
@@ -20,15 +18,16 @@ def summaries(path: str, versions: tuple):  # noqa: ANN201
     return sharing.run_summaries(shared.store())
 
 
-def run_file(path: str, run_id: str) -> bytes:
-    """The run as a run file. Made only when a download button is clicked (Streamlit calls this on a thread
-    of its own, hence a connection of its own): a run of a million results takes about a minute and a
-    gigabyte, which selecting it in the list used to cost."""
-    from evalcore.runfile import dump_run
+def run_file(path: str, run_id: str, gzip: bool = False) -> bytes:
+    """The run as a run file, as ``evalcore export`` writes it. Made only when a download button is clicked
+    (Streamlit calls this on a thread of its own, hence a connection of its own): a run of a million
+    results takes about a minute and a gigabyte, which selecting it in the list used to cost."""
+    from evalcore.runfile import dump_run, gzipped
     from evalcore.store import Store
 
     with Store(path) as store:
-        return dump_run(store.load_run(run_id))
+        data = dump_run(store.load_run(run_id))
+    return gzipped(data) if gzip else data
 
 
 index = shared.store().list_runs()
@@ -55,7 +54,7 @@ if buttons[0].button("Open", type="primary", icon=":material/leaderboard:"):
 path = shared.db_path()
 buttons[1].download_button("Export .json", lambda: run_file(path, run_id), file_name=f"run-{run_id[:8]}.json",
                            mime="application/json", icon=":material/download:")
-buttons[2].download_button("Export .json.gz", lambda: gzip.compress(run_file(path, run_id), compresslevel=6, mtime=0),
+buttons[2].download_button("Export .json.gz", lambda: run_file(path, run_id, gzip=True),
                            file_name=f"run-{run_id[:8]}.json.gz", mime="application/gzip", icon=":material/download:")
 
 if shared.viewer():
