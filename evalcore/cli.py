@@ -302,8 +302,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _after_run(args: argparse.Namespace, store, run_id: str, status: str) -> None:  # noqa: ANN001
+    from evalcore.summaries import refresh_summary
+
     run = store.load_run(run_id)
     print_run_leaderboard(run)
+    refresh_summary(store, run_id)  # the app then opens the run without reading its results
     _print_errors(run)
     print(f"\nrun {run_id}: {status}")
     if args.output:
@@ -361,7 +364,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     from evalcore.runfile import read_run_file
 
     run = read_run_file(Path(args.path))
-    _store(args).import_run(run, replace=args.replace)
+    from evalcore.summaries import refresh_summary
+
+    store = _store(args)
+    store.import_run(run, replace=args.replace)
+    refresh_summary(store, run.info.id)
     print(f"imported run {run.info.id} ({run.info.suite}, {len(run.results)} results)")
     return 0
 

@@ -126,13 +126,16 @@ def launch_run(plan: Any, db_path: str | Path) -> RunJob:
     from evalcore.runner import execute_plan, start_run
     from evalcore.sharing import refuse_in_viewer_mode
     from evalcore.store import Store
+    from evalcore.summaries import refresh_summary
 
     refuse_in_viewer_mode("Launching a run")
     store = Store(db_path)
     run = start_run(plan, store, str(uuid.uuid4()))
 
     def work(job: RunJob) -> str:
-        return asyncio.run(execute_plan(plan, store, run, on_progress=job.on_progress, stop=job.stop))
+        status = asyncio.run(execute_plan(plan, store, run, on_progress=job.on_progress, stop=job.stop))
+        refresh_summary(store, run.info.id)
+        return status
 
     return RunJob(run, work).start()
 
@@ -147,6 +150,7 @@ def resume_run(run_id: str, db_path: str | Path) -> RunJob:
     from evalcore.runner import execute_plan, resume_plan
     from evalcore.sharing import refuse_in_viewer_mode
     from evalcore.store import Store
+    from evalcore.summaries import refresh_summary
 
     refuse_in_viewer_mode("Resuming a run")
     store = Store(db_path)
@@ -154,6 +158,8 @@ def resume_run(run_id: str, db_path: str | Path) -> RunJob:
     store.set_status(run_id, "running")
 
     def work(job: RunJob) -> str:
-        return asyncio.run(execute_plan(plan, store, run, done, on_progress=job.on_progress, stop=job.stop))
+        status = asyncio.run(execute_plan(plan, store, run, done, on_progress=job.on_progress, stop=job.stop))
+        refresh_summary(store, run_id)
+        return status
 
     return RunJob(run, work).start()

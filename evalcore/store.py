@@ -9,6 +9,8 @@ results go in one transaction per batch with ``executemany``, never a commit per
 Tables (deleting a run cascades to the rest)::
 
     runs        id, suite, created_at, finished_at, status, weights, settings, provenance, metrics, refused
+    run_totals  run_id, results, errors, costs, cost_usd, changes (kept by triggers on results)
+    summaries   (run_id, kind), changes, data
     contenders  (run_id, id), model, settings, position
     cases       (run_id, dataset, id), variant, input, expected, metadata, position
     results     UNIQUE (run_id, contender, dataset, case, sample), contender_pos, case_pos, status,
@@ -93,7 +95,7 @@ def _ENCODE(value: Any) -> str:  # noqa: N802 - the name it had as a bound metho
 
 MIGRATION_SET = "evalcore"
 #: The migrations in order; :func:`migrations` registers one function per name.
-MIGRATION_NAMES = ("0001_initial", "0002_position_indexes", "0003_result_numbers")
+MIGRATION_NAMES = ("0001_initial", "0002_position_indexes", "0003_result_numbers", "0004_summaries")
 
 
 @cache
@@ -136,6 +138,16 @@ def migrations() -> sqlite_utils.Migrations:
             db.execute(statement)
         for run_id, metrics in db.execute("SELECT id, metrics FROM runs").fetchall():
             _backfill_numbers(db.conn, run_id, [m["name"] for m in json.loads(metrics)])
+
+    @steps(name="0004_summaries")
+    def _m0004_summaries(db: sqlite_utils.Database) -> None:
+        # run_totals.changes counts every insert and delete of a run's results (a REPLACE is both), so
+        # a summary computed from the results as they were at one count is valid while it holds.
+        db.execute("ALTER TABLE run_totals ADD COLUMN changes INTEGER NOT NULL DEFAULT 0")
+        db.execute("DROP TRIGGER results_totals_insert")
+        db.execute("DROP TRIGGER results_totals_delete")
+        for statement in _SUMMARIES:
+            db.execute(statement)
 
     return steps
 
@@ -245,6 +257,26 @@ _RUN_TOTALS = (
     END""",
 )
 
+#: Since migration 0004: run_totals counts its run's changes, and summaries keep what a page computes
+#: from a run's results (a leaderboard's aggregates and bootstrap resamples), with the count it saw.
+_SUMMARIES = (
+    """CREATE TRIGGER results_totals_insert AFTER INSERT ON results BEGIN
+        INSERT INTO run_totals VALUES (NEW.run_id, 1, NEW.status = 'error', NEW.cost_usd IS NOT NULL,
+            COALESCE(NEW.cost_usd, 0), 1)
+        ON CONFLICT (run_id) DO UPDATE SET results = results + 1, errors = errors + excluded.errors,
+            costs = costs + excluded.costs, cost_usd = cost_usd + excluded.cost_usd, changes = changes + 1;
+    END""",
+    """CREATE TRIGGER results_totals_delete AFTER DELETE ON results BEGIN
+        UPDATE run_totals SET results = results - 1, errors = errors - (OLD.status = 'error'),
+            costs = costs - (OLD.cost_usd IS NOT NULL), cost_usd = cost_usd - COALESCE(OLD.cost_usd, 0),
+            changes = changes + 1
+        WHERE run_id = OLD.run_id;
+    END""",
+    """CREATE TABLE summaries (
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, kind TEXT NOT NULL,
+        changes INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run_id, kind))""",
+)
+
 _ORDERED_RESULTS = f"""
 SELECT {", ".join(_RECORD_FIELDS)} FROM results WHERE run_id = ? ORDER BY contender_pos, case_pos, sample
 """
@@ -279,6 +311,7 @@ class Store:
         # isolation_level=None: this class begins and commits every transaction itself.
         conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
         self.conn = conn
+        self._timeout = timeout
         self._lock = threading.RLock()
         self._db: sqlite_utils.Database | None = None
         try:
@@ -569,7 +602,15 @@ class Store:
         Raises:
             StoreError: the run is unknown.
         """
-        with self._transaction("DEFERRED") as conn:
+        return self.load_results_frame_and_changes(run_id)[0]
+
+    def load_results_frame_and_changes(self, run_id: str) -> tuple[pd.DataFrame, int]:
+        """:meth:`load_results_frame`, with the run's count of changes the frame reflects (see :meth:`save_summary`).
+
+        Raises:
+            StoreError: the run is unknown.
+        """
+        with self._transaction("DEFERRED") as conn:  # one snapshot: the count is the frame's
             metrics = self._metric_names(conn, run_id)
             contenders = [
                 r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position", (run_id,))
@@ -582,7 +623,54 @@ class Store:
             cases = [(dataset, case_id, variant, meta) for (dataset, case_id, variant, _), meta in
                      zip(rows, metadata, strict=True)]
             chunks = _frame_chunks(conn, run_id, metrics)
-            return frames.frame_from_chunks(chunks, contenders, cases, metrics)
+            changes = _changes(conn, run_id)
+        return frames.frame_from_chunks(chunks, contenders, cases, metrics), changes
+
+    # --- summaries -------------------------------------------------------------------------------
+
+    def save_summary(self, run_id: str, kind: str, changes: int, data: bytes, *, wait: float | None = None) -> bool:
+        """Keep something computed from a run's results, valid while the results stay as they were.
+
+        Args:
+            run_id: the run.
+            kind: what ``data`` is, with its format's version (one summary per run and kind).
+            changes: the run's count of changes when the results were read
+                (:meth:`load_results_frame_and_changes`).
+            data: the summary.
+            wait: seconds to wait for another writer (default: the store's timeout); a page passes a
+                fraction of a second rather than keep its reader waiting for a summary.
+
+        Returns:
+            True when saved; False when the results have changed since, the run is gone, or the store
+            stayed busy for ``wait`` seconds.
+        """
+        with self._lock:
+            if wait is not None:
+                self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+            try:
+                with self._transaction() as conn:
+                    if not self._exists(run_id) or _changes(conn, run_id) != changes:
+                        return False
+                    conn.execute("INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?)", (run_id, kind, changes, data))
+                    return True
+            except StoreError:  # busy
+                return False
+            finally:
+                if wait is not None:
+                    self.conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
+
+    def load_summary(self, run_id: str, kind: str) -> bytes | None:
+        """A summary saved by :meth:`save_summary`, when the run's results are still the ones it was computed from."""
+        with self._transaction("DEFERRED") as conn:
+            row = conn.execute("SELECT changes, data FROM summaries WHERE run_id = ? AND kind = ?",
+                               (run_id, kind)).fetchone()
+            return row[1] if row is not None and row[0] == _changes(conn, run_id) else None
+
+
+def _changes(conn: sqlite3.Connection, run_id: str) -> int:
+    """How many times a run's results have been inserted or deleted (0 before the first)."""
+    row = conn.execute("SELECT changes FROM run_totals WHERE run_id = ?", (run_id,)).fetchone()
+    return row[0] if row else 0
 
 
 def _frame_chunks(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> list[bytes]:

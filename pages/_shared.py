@@ -14,11 +14,11 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import streamlit as st
 
-from evalcore import explorer, sharing
+from evalcore import explorer, sharing, summaries
 from evalcore.errors import EvalcoreError
 from evalcore.jobs import RunJob, build_plan, launch_run
 from evalcore.records import Case, Run
@@ -58,11 +58,19 @@ class Keys:
     CONFIRM_DELETE = "confirm_delete"
 
 
-class Current(NamedTuple):
+@dataclasses.dataclass(frozen=True)
+class Current:
+    """The selected run: its ref, header (no cases or results) and label."""
+
     ref: str
     run: Run
-    frame: Any
     label: str
+    version: tuple
+
+    @property
+    def frame(self) -> Any:
+        """The run's results frame, read on first use: a whole run's leaderboard does without (see :func:`summary`)."""
+        return _frame(db_path(), self.ref, self.version)[0]
 
 
 def use_app_navigation() -> None:
@@ -121,15 +129,46 @@ def remember_upload(data: bytes, run: Run) -> str:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _load(path: str, ref: str, version: tuple) -> tuple[Run, Any]:
-    """The run (a stored one without its cases and results: the leaderboard reads the frame) and its frame."""
+def _load(path: str, ref: str, version: tuple) -> Run:
+    """The run; a stored one without its cases and results (the leaderboard reads the frame or the summary)."""
+    if ref.startswith(UPLOAD_PREFIX):
+        return _uploads()[ref]
+    return _store(path).load_run(ref, results=False)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _frame(path: str, ref: str, version: tuple) -> tuple[Any, int | None]:
+    """The run's results frame, and the store's count of changes it reflects (None for an upload)."""
     if ref.startswith(UPLOAD_PREFIX):
         from evalcore.frames import results_frame
 
-        run = _uploads()[ref]
-        return run, results_frame(run)
-    s = _store(path)
-    return s.load_run(ref, results=False), s.load_results_frame(ref)
+        return results_frame(_uploads()[ref]), None
+    return _store(path).load_results_frame_and_changes(ref)
+
+
+#: Seconds a page waits for another writer to save a run's summary (it is saved by the next visitor else).
+SUMMARY_WAIT_S = 0.2
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _summary(path: str, ref: str, version: tuple) -> summaries.Summary:
+    """The whole run's prepared leaderboard and filter values: the store's saved summary, else computed
+    from the results (and saved, once the run is over, for the next server that opens it)."""
+    run = _load(path, ref, version)
+    if not ref.startswith(UPLOAD_PREFIX):
+        saved = summaries.read_summary(_store(path), ref)
+        if saved is not None:
+            return saved
+    frame, changes = _frame(path, ref, version)
+    summary = summaries.summarize(frame, run.metrics)
+    if changes is not None and run.info.status != "running" and len(frame):
+        summaries.save_summary(_store(path), ref, changes, summary, wait=SUMMARY_WAIT_S)
+    return summary
+
+
+def summary(now: Current) -> summaries.Summary:
+    """The current run's :func:`_summary`."""
+    return _summary(db_path(), now.ref, now.version)
 
 
 #: Past this many results the Cases page reads only the chosen contender's results, and lists "All
@@ -155,7 +194,7 @@ def cases_and_errors(now: Current) -> tuple[list[Case], dict]:
     if now.ref.startswith(UPLOAD_PREFIX):
         errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in now.run.results if r.error}
         return now.run.cases, errors
-    return _cases_and_errors(db_path(), now.ref, version(runs_index().get(now.ref, {})))
+    return _cases_and_errors(db_path(), now.ref, now.version)
 
 
 def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> Run:
@@ -163,7 +202,7 @@ def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> R
     the leaderboard does not)."""
     if now.ref.startswith(UPLOAD_PREFIX):
         return now.run
-    at = version(runs_index().get(now.ref, {}))
+    at = now.version
     if contenders is None:
         return _load_with_results(db_path(), now.ref, at)
     parts = [_load_with_results(db_path(), now.ref, at, c) for c in dict.fromkeys(contenders)]
@@ -175,14 +214,15 @@ def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> R
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> explorer.PreparedView:
     """Aggregates and bootstrap resamples: they depend on the run and the filters, not on the weights."""
-    run, frame = _load(path, ref, version)
+    if not any(filters):
+        return _summary(path, ref, version).prepared
     f = explorer.Filters(list(filters[0]), list(filters[1]), list(filters[2]), {k: list(v) for k, v in filters[3]})
-    return explorer.prepare_view(frame, run.metrics, f)
+    return explorer.prepare_view(_frame(path, ref, version)[0], _load(path, ref, version).metrics, f)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_view(path: str, ref: str, version: tuple, weights: tuple, filters: tuple) -> explorer.LeaderboardView:
-    run, _ = _load(path, ref, version)
+    run = _load(path, ref, version)
     return explorer.view_of(_prepared(path, ref, version, filters), run.metrics, dict(weights), run.contenders)
 
 
@@ -230,19 +270,20 @@ def version(info: dict) -> tuple:
 
 
 def current() -> Current | None:
-    """The selected run with its results frame; the newest run when none is picked; None when there is none."""
+    """The selected run; the newest run when none is picked; None when there is none."""
     index = runs_index()
     if not index:
         return None
     ref = st.session_state.get(Keys.RUN)
     if ref not in index:
         ref = sharing.default_run(list(index.values()))
+    at = version(index[ref])
     try:
-        run, frame = _load(db_path(), ref, version(index[ref]))
+        run = _load(db_path(), ref, at)
     except (EvalcoreError, KeyError) as exc:
         log.warning("run %s cannot be shown: %s", ref, exc)
         return None
-    return Current(ref, run, frame, sharing.run_label(index[ref]))
+    return Current(ref, run, sharing.run_label(index[ref]), at)
 
 
 # --- the sidebar ----------------------------------------------------------------------------------

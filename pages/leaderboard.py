@@ -31,7 +31,7 @@ with st.expander("Filters", icon=":material/filter_list:"):
         for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(Keys.FILTER)]:
             del st.session_state[key]
         st.session_state[Keys.FILTERS_FOR] = now.ref
-    options = explorer.filter_options(now.frame)
+    options = shared.summary(now).options
     left, middle, right = st.columns(3)
     filter_widget(left, "Datasets", "dataset", options["datasets"])
     filter_widget(middle, "Variants", "variant", options["variants"])

@@ -139,3 +139,43 @@ def test_the_demo_button_launches_the_demo_suite_and_opens_the_run_page(monkeypa
     job.join(timeout=60)
     assert job.status == "completed", job.error
     assert len(job.run.contenders) == 10
+
+
+def test_a_run_with_a_saved_summary_opens_without_reading_its_results(monkeypatch, tmp_path):
+    from evalcore import explorer, summaries
+    from evalcore.frames import results_frame
+    from evalcore.store import Store
+
+    run = demo_run()
+    seed(monkeypatch, tmp_path)
+    with Store(tmp_path / "evalcore.db") as store:
+        store.import_run(run)
+        summaries.write_summary(store, run.info.id)
+
+    def no_reading(*_):
+        raise AssertionError("the page read every result")
+
+    monkeypatch.setattr(Store, "load_results_frame_and_changes", no_reading)
+    monkeypatch.setattr(Store, "load_results_frame", no_reading)
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    expected = explorer.leaderboard_view(results_frame(run), run.metrics, run.info.weights, contenders=run.contenders)
+    shown = at.dataframe[0].value
+    assert list(shown["contender"]) == list(expected.overall["contender"])
+    assert list(shown["wscore"]) == list(expected.overall["wscore"])
+    assert list(shown["P(best)"]) == list(expected.overall["P(best)"])
+    assert [m.label for m in at.multiselect][:3] == ["Datasets", "Variants", "Contenders"]
+
+
+def test_opening_a_finished_run_saves_its_summary_and_a_running_one_does_not(monkeypatch, tmp_path):
+    from evalcore import summaries
+    from evalcore.store import Store
+    from tests.factories import make_run
+
+    done, going = demo_run(), make_run(3, 4, run_id="run-going", status="running")
+    seed(monkeypatch, tmp_path, done, going)
+    assert not open_page(PAGE, run="run-demo").exception
+    assert not open_page(PAGE, run="run-going").exception
+    with Store(tmp_path / "evalcore.db") as store:
+        assert summaries.read_summary(store, "run-demo") is not None
+        assert summaries.read_summary(store, "run-going") is None

@@ -91,6 +91,17 @@ def test_export_import_export_gives_the_same_file(capsys, suite, tmp_db, tmp_pat
     assert gzip.decompress(first.read_bytes()) == second.read_bytes()
 
 
+def test_run_and_import_leave_the_runs_leaderboard_summary_in_the_store(capsys, suite, tmp_db, tmp_path):
+    from evalcore.summaries import read_summary
+
+    run_id = _one_run(capsys, suite, tmp_db)
+    assert read_summary(Store(tmp_db), run_id) is not None
+    path, other = tmp_path / "run.json", tmp_path / "other.db"
+    _run(capsys, "export", run_id, "-o", path, "--db", tmp_db)
+    assert _run(capsys, "import", path, "--db", other)[0] == 0
+    assert read_summary(Store(other), run_id) is not None
+
+
 def test_import_of_an_id_already_stored_is_refused_unless_replace(capsys, suite, tmp_db, tmp_path):
     run_id = _one_run(capsys, suite, tmp_db)
     path = tmp_path / "run.json"

@@ -49,6 +49,9 @@ def test_a_launched_run_works_in_the_background_and_reports_progress(tmp_path):
     assert (job.status, job.error, job.alive) == ("completed", None, False)
     rows = job.rows()
     assert list(rows["total"]) == [6, 6, 6] and list(rows["share"]) == [1.0, 1.0, 1.0]
+    from evalcore.summaries import read_summary
+
+    assert read_summary(Store(tmp_path / "evalcore.db"), job.run_id) is not None  # the app opens it unread
 
 
 def test_a_cancelled_run_stops_as_interrupted_and_can_be_resumed(tmp_path, monkeypatch):

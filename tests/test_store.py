@@ -41,7 +41,8 @@ def test_migrations_create_the_schema(store: Store) -> None:
     tables = set(store.db.table_names())
     assert {"runs", "contenders", "cases", "results", "_sqlite_migrations"} <= tables
     assert [m.name for m in migrations().applied(store.db)] == list(MIGRATION_NAMES)
-    assert MIGRATION_NAMES == ("0001_initial", "0002_position_indexes", "0003_result_numbers")
+    assert MIGRATION_NAMES == ("0001_initial", "0002_position_indexes", "0003_result_numbers", "0004_summaries")
+    assert "summaries" in tables
     assert set(store.db["results"].columns_dict) == {
         "run_id", "contender", "dataset", "case", "sample", "status", "score", "metrics", "output", "raw",
         "error_kind", "error_message", "diagnostics", "input_tokens", "output_tokens", "cost_usd", "latency_s",

@@ -1,0 +1,162 @@
+"""A run's leaderboard summary, kept in the store: open a run of a million results without reading them.
+
+What the leaderboard of a whole run needs before any weight is applied (the aggregates and bootstrap
+resamples of :func:`evalcore.explorer.prepare_view`, and the values each filter offers) depends on the
+results alone. Reading and resampling a million results takes a second and a half; the summary is a few
+megabytes and reads in milliseconds. :func:`write_summary` computes and saves it when a run finishes or
+is imported; :func:`read_summary` returns it while the run's results are still the ones it was computed
+from (the store counts every change, see :meth:`evalcore.store.Store.save_summary`), else None, and the
+page computes the leaderboard from the results as before.
+
+The summary is exactly what :func:`~evalcore.explorer.prepare_view` returned, every array and column
+kept bit for bit (a test ranks both under many weights and compares): a number on a page is the same
+whichever path it took. It is stored as an ``.npz`` archive read without pickle, so a store from
+elsewhere cannot run code.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import zipfile
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from evalcore.explorer import PreparedView, filter_options, prepare_view
+from evalcore.leaderboard import Prepared
+from evalcore.stats import Resampled
+
+if TYPE_CHECKING:
+    from evalcore.store import Store
+
+logger = logging.getLogger(__name__)
+
+#: The summary's kind in the store: what it holds, its layout's version, and the bootstrap's settings.
+#: Change the version whenever what :func:`prepare_view` computes changes.
+KIND = "leaderboard/1/B=1000/seed=0"
+B = 1000
+
+
+class Summary:
+    """A whole run's prepared leaderboard (no filters) and the values each filter offers."""
+
+    def __init__(self, prepared: PreparedView, options: dict[str, Any]):
+        self.prepared = prepared
+        self.options = options
+
+
+def summarize(frame: pd.DataFrame, metrics: Any) -> Summary:
+    """The summary of a run's results frame."""
+    return Summary(prepare_view(frame, metrics, ci=True, B=B), filter_options(frame))
+
+
+def write_summary(store: Store, run_id: str, *, wait: float | None = None) -> Summary | None:
+    """Compute a stored run's summary and save it; returns it, or None when the run has no results.
+
+    Saving is skipped (and logged) when results arrived while it was computed or the store stayed busy
+    for ``wait`` seconds: the summary would not be the run's.
+
+    Raises:
+        StoreError: the run is unknown.
+    """
+    frame, changes = store.load_results_frame_and_changes(run_id)
+    if frame.empty:
+        return None
+    summary = summarize(frame, store.load_run(run_id, results=False).metrics)
+    save_summary(store, run_id, changes, summary, wait=wait)
+    return summary
+
+
+def refresh_summary(store: Store, run_id: str) -> None:
+    """:func:`write_summary` at the end of a run or an import: a failure is logged, never raised (the run
+    is stored either way, and a page computes the leaderboard from the results without a summary)."""
+    from evalcore.errors import EvalcoreError
+
+    try:
+        write_summary(store, run_id)
+    except EvalcoreError as e:
+        logger.warning("summary of run %s not written: %s", run_id, e)
+
+
+def save_summary(store: Store, run_id: str, changes: int, summary: Summary, *, wait: float | None = None) -> bool:
+    """Save a summary computed from a run's results at ``changes`` (see :meth:`Store.save_summary`)."""
+    saved = store.save_summary(run_id, KIND, changes, pack(summary), wait=wait)
+    if not saved:
+        logger.info("summary of run %s not saved: its results changed, or the store was busy", run_id)
+    return saved
+
+
+def read_summary(store: Store, run_id: str) -> Summary | None:
+    """The run's saved summary while its results are unchanged; None when there is none to trust."""
+    data = store.load_summary(run_id, KIND)
+    if data is None:
+        return None
+    try:
+        return unpack(data)
+    except (ValueError, KeyError, TypeError, OSError, zipfile.BadZipFile) as e:
+        logger.warning("summary of run %s is unreadable (%s): computing the leaderboard from the results", run_id, e)
+        return None
+
+
+# --- the archive ----------------------------------------------------------------------------------
+
+
+def pack(summary: Summary) -> bytes:
+    """A summary as an ``.npz`` archive: arrays, and one JSON text saying how they fit together."""
+    arrays: dict[str, np.ndarray] = {}
+    layout = {"options": summary.options, "ci": summary.prepared.ci,
+              "overall": _pack_prepared(summary.prepared.overall, "o", arrays),
+              "by_dataset": _pack_prepared(summary.prepared.by_dataset, "d", arrays)}
+    arrays["layout"] = np.array(json.dumps(layout))
+    out = io.BytesIO()
+    np.savez(out, allow_pickle=False, **arrays)
+    return out.getvalue()
+
+
+def unpack(data: bytes) -> Summary:
+    """The summary :func:`pack` packed.
+
+    Raises:
+        ValueError, KeyError, OSError: not such an archive.
+    """
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    layout = json.loads(str(arrays["layout"]))
+    prepared = PreparedView(_unpack_prepared(layout["overall"], arrays), _unpack_prepared(layout["by_dataset"], arrays),
+                            bool(layout["ci"]))
+    return Summary(prepared, layout["options"])
+
+
+def _pack_prepared(prepared: Prepared, prefix: str, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    columns = []
+    for i, (name, column) in enumerate(prepared.table.items()):
+        key = f"{prefix}_t{i}"
+        numeric = pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype)
+        if numeric:
+            arrays[key] = column.to_numpy()
+        else:  # text (contender, dataset): never NaN in a leaderboard table
+            arrays[key] = np.array([str(v) for v in column], dtype=str)
+        columns.append({"name": name, "key": key, "dtype": str(column.dtype), "text": not numeric})
+    resampled = []
+    for j, (dataset, part) in enumerate(prepared.resampled):
+        key = f"{prefix}_r{j}"
+        arrays[key + "_contenders"] = np.array([str(c) for c in part.contenders], dtype=str)
+        for name, table in part.tables.items():
+            arrays[f"{key}_{name}"] = table
+        resampled.append({"dataset": dataset, "key": key, "tables": list(part.tables)})
+    return {"columns": columns, "rows": len(prepared.table), "resampled": resampled}
+
+
+def _unpack_prepared(layout: dict[str, Any], arrays: dict[str, np.ndarray]) -> Prepared:
+    table = pd.DataFrame({c["name"]: (pd.Series(arrays[c["key"]].tolist(), dtype=c["dtype"]) if c["text"]
+                                      else pd.Series(arrays[c["key"]], dtype=c["dtype"]))
+                          for c in layout["columns"]}, index=pd.RangeIndex(layout["rows"]))
+    resampled = []
+    for part in layout["resampled"]:
+        contenders = np.array(arrays[part["key"] + "_contenders"].tolist(), dtype=object)
+        tables = {name: arrays[f"{part['key']}_{name}"] for name in part["tables"]}
+        resampled.append((part["dataset"], Resampled(contenders, tables)))
+    return Prepared(table, resampled)
