@@ -10,16 +10,14 @@ page computes the leaderboard from the results as before.
 
 The summary is exactly what :func:`~evalcore.explorer.prepare_view` returned, every array and column
 kept bit for bit (a test ranks both under many weights and compares): a number on a page is the same
-whichever path it took. It is stored as an ``.npz`` archive read without pickle, so a store from
-elsewhere cannot run code.
+whichever path it took. It is stored as a JSON header and raw arrays of numbers (:func:`pack`): reading
+one builds numbers and text, never objects, so a store from elsewhere cannot run code.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import logging
-import zipfile
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -96,67 +94,80 @@ def read_summary(store: Store, run_id: str) -> Summary | None:
         return None
     try:
         return unpack(data)
-    except (ValueError, KeyError, TypeError, OSError, zipfile.BadZipFile) as e:
+    except (ValueError, KeyError, TypeError, IndexError) as e:
         logger.warning("summary of run %s is unreadable (%s): computing the leaderboard from the results", run_id, e)
         return None
 
 
-# --- the archive ----------------------------------------------------------------------------------
+# --- the format -----------------------------------------------------------------------------------
+
+#: A packed summary starts with this, then the header's length (8 bytes, little-endian), the header (JSON:
+#: the layout, text columns, and each array's dtype, shape and place) and the arrays' bytes.
+MAGIC = b"evalcore-summary/1\n"
+#: The only dtypes an array may have: numbers, never objects.
+DTYPES = frozenset({"<f8", "<i8", "|b1"})
 
 
 def pack(summary: Summary) -> bytes:
-    """A summary as an ``.npz`` archive: arrays, and one JSON text saying how they fit together."""
-    arrays: dict[str, np.ndarray] = {}
+    """A summary as bytes: a JSON header saying how the arrays fit together, then the arrays' raw bytes."""
+    arrays: list[np.ndarray] = []
     layout = {"options": summary.options, "ci": summary.prepared.ci,
-              "overall": _pack_prepared(summary.prepared.overall, "o", arrays),
-              "by_dataset": _pack_prepared(summary.prepared.by_dataset, "d", arrays)}
-    arrays["layout"] = np.array(json.dumps(layout))
-    out = io.BytesIO()
-    np.savez(out, allow_pickle=False, **arrays)
-    return out.getvalue()
+              "overall": _pack_prepared(summary.prepared.overall, arrays),
+              "by_dataset": _pack_prepared(summary.prepared.by_dataset, arrays)}
+    places, offset = [], 0
+    for array in arrays:
+        places.append({"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset})
+        offset += array.nbytes
+    header = json.dumps({"layout": layout, "arrays": places}).encode()
+    return b"".join([MAGIC, len(header).to_bytes(8, "little"), header, *(a.tobytes() for a in arrays)])
 
 
 def unpack(data: bytes) -> Summary:
     """The summary :func:`pack` packed.
 
     Raises:
-        ValueError, KeyError, OSError: not such an archive.
+        ValueError, KeyError, TypeError: not such a summary, or a damaged one.
     """
-    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in archive.files}
-    layout = json.loads(str(arrays["layout"]))
+    if not data.startswith(MAGIC):
+        raise ValueError("not an evalcore summary")
+    start = len(MAGIC) + 8
+    size = int.from_bytes(data[len(MAGIC):start], "little")
+    header = json.loads(data[start:start + size])
+    body = memoryview(data)[start + size:]
+    arrays = []
+    for place in header["arrays"]:
+        if place["dtype"] not in DTYPES:
+            raise ValueError(f"array of dtype {place['dtype']!r}")
+        dtype, shape = np.dtype(place["dtype"]), tuple(place["shape"])
+        arrays.append(np.frombuffer(body, dtype, int(np.prod(shape)), place["offset"]).reshape(shape))
+    layout = header["layout"]
     prepared = PreparedView(_unpack_prepared(layout["overall"], arrays), _unpack_prepared(layout["by_dataset"], arrays),
                             bool(layout["ci"]))
     return Summary(prepared, layout["options"])
 
 
-def _pack_prepared(prepared: Prepared, prefix: str, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+def _pack_prepared(prepared: Prepared, arrays: list[np.ndarray]) -> dict[str, Any]:
+    def add(array: np.ndarray) -> int:
+        arrays.append(np.ascontiguousarray(array))
+        return len(arrays) - 1
+
     columns = []
-    for i, (name, column) in enumerate(prepared.table.items()):
-        key = f"{prefix}_t{i}"
-        numeric = pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype)
-        if numeric:
-            arrays[key] = column.to_numpy()
-        else:  # text (contender, dataset): never NaN in a leaderboard table
-            arrays[key] = np.array([str(v) for v in column], dtype=str)
-        columns.append({"name": name, "key": key, "dtype": str(column.dtype), "text": not numeric})
-    resampled = []
-    for j, (dataset, part) in enumerate(prepared.resampled):
-        key = f"{prefix}_r{j}"
-        arrays[key + "_contenders"] = np.array([str(c) for c in part.contenders], dtype=str)
-        for name, table in part.tables.items():
-            arrays[f"{key}_{name}"] = table
-        resampled.append({"dataset": dataset, "key": key, "tables": list(part.tables)})
+    for name, column in prepared.table.items():
+        numeric = pd.api.types.is_numeric_dtype(column.dtype)
+        entry = {"name": name, "dtype": str(column.dtype)}
+        # Text (contender, dataset) goes in the header: a leaderboard table has no missing name.
+        entry.update({"array": add(column.to_numpy())} if numeric else {"text": [str(v) for v in column]})
+        columns.append(entry)
+    resampled = [{"dataset": dataset, "contenders": [str(c) for c in part.contenders],
+                  "tables": {name: add(table) for name, table in part.tables.items()}}
+                 for dataset, part in prepared.resampled]
     return {"columns": columns, "rows": len(prepared.table), "resampled": resampled}
 
 
-def _unpack_prepared(layout: dict[str, Any], arrays: dict[str, np.ndarray]) -> Prepared:
-    table = pd.DataFrame({c["name"]: (pd.Series(arrays[c["key"]].tolist(), dtype=c["dtype"]) if c["text"]
-                                      else pd.Series(arrays[c["key"]], dtype=c["dtype"]))
+def _unpack_prepared(layout: dict[str, Any], arrays: list[np.ndarray]) -> Prepared:
+    table = pd.DataFrame({c["name"]: pd.Series(c["text"] if "text" in c else arrays[c["array"]], dtype=c["dtype"])
                           for c in layout["columns"]}, index=pd.RangeIndex(layout["rows"]))
-    resampled = []
-    for part in layout["resampled"]:
-        contenders = np.array(arrays[part["key"] + "_contenders"].tolist(), dtype=object)
-        tables = {name: arrays[f"{part['key']}_{name}"] for name in part["tables"]}
-        resampled.append((part["dataset"], Resampled(contenders, tables)))
+    resampled = [(part["dataset"], Resampled(np.array(part["contenders"], dtype=object),
+                                             {name: arrays[i] for name, i in part["tables"].items()}))
+                 for part in layout["resampled"]]
     return Prepared(table, resampled)

@@ -130,7 +130,7 @@ def test_an_unreadable_summary_is_ignored_and_logged(tmp_path: Path, caplog: pyt
     with Store(tmp_path / "s.db") as store:
         store.create_run(run)
         summaries.write_summary(store, run.info.id)
-        store.conn.execute("UPDATE summaries SET data = x'504b0304deadbeef'")
+        store.conn.execute("UPDATE summaries SET data = substr(data, 1, 40)")
         assert summaries.read_summary(store, run.info.id) is None
     assert "unreadable" in caplog.text
 
@@ -147,3 +147,14 @@ def test_a_store_from_before_summaries_counts_changes_once_it_opens(tmp_path: Pa
         assert store.load_results_frame_and_changes(run.info.id)[1] > changes
         assert summaries.read_summary(store, run.info.id) is None
         assert store.list_runs()[0]["results"] == len(run.results)
+
+
+def test_a_summary_that_asks_for_objects_or_lacks_bytes_is_refused() -> None:
+    run = make_run(2, 4)
+    data = summaries.pack(summaries.summarize(results_frame(run), run.metrics))
+    with pytest.raises(ValueError, match="dtype"):
+        summaries.unpack(data.replace(b'"<f8"', b'"|O8"', 1))
+    with pytest.raises(ValueError):
+        summaries.unpack(data[:-8])
+    with pytest.raises(ValueError, match="not an evalcore summary"):
+        summaries.unpack(b"PK\x03\x04" + data)
