@@ -91,15 +91,20 @@ def test_export_import_export_gives_the_same_file(capsys, suite, tmp_db, tmp_pat
     assert gzip.decompress(first.read_bytes()) == second.read_bytes()
 
 
-def test_run_and_import_leave_the_runs_leaderboard_summary_in_the_store(capsys, suite, tmp_db, tmp_path):
+def test_run_and_the_import_of_a_big_run_leave_its_leaderboard_summary_in_the_store(capsys, suite, tmp_db, tmp_path,
+                                                                                      monkeypatch):
+    from evalcore import cli
     from evalcore.summaries import read_summary
 
     run_id = _one_run(capsys, suite, tmp_db)
     assert read_summary(Store(tmp_db), run_id) is not None
-    path, other = tmp_path / "run.json", tmp_path / "other.db"
+    path, small, big = tmp_path / "run.json", tmp_path / "small.db", tmp_path / "big.db"
     _run(capsys, "export", run_id, "-o", path, "--db", tmp_db)
-    assert _run(capsys, "import", path, "--db", other)[0] == 0
-    assert read_summary(Store(other), run_id) is not None
+    assert _run(capsys, "import", path, "--db", small)[0] == 0
+    assert read_summary(Store(small), run_id) is None  # the explorer computes a small run's on first open
+    monkeypatch.setattr(cli, "SUMMARY_AT_IMPORT_ABOVE", 5)
+    assert _run(capsys, "import", path, "--db", big)[0] == 0
+    assert read_summary(Store(big), run_id) is not None
 
 
 def test_import_of_an_id_already_stored_is_refused_unless_replace(capsys, suite, tmp_db, tmp_path):
