@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from evalcore.errors import EvalcoreError
 from evalcore.explorer import PreparedView, filter_options, prepare_view
 from evalcore.leaderboard import Prepared
+from evalcore.records import Metric
 from evalcore.stats import Resampled
 
 if TYPE_CHECKING:
@@ -38,15 +42,17 @@ KIND = "leaderboard/1/B=1000/seed=0"
 B = 1000
 
 
+@dataclass
 class Summary:
     """A whole run's prepared leaderboard (no filters) and the values each filter offers."""
 
-    def __init__(self, prepared: PreparedView, options: dict[str, Any]):
-        self.prepared = prepared
-        self.options = options
+    #: What :func:`~evalcore.explorer.prepare_view` returns for the whole run, with intervals.
+    prepared: PreparedView
+    #: :func:`~evalcore.explorer.filter_options` of the run's results.
+    options: dict[str, Any]
 
 
-def summarize(frame: pd.DataFrame, metrics: Any) -> Summary:
+def summarize(frame: pd.DataFrame, metrics: Sequence[Metric]) -> Summary:
     """The summary of a run's results frame."""
     return Summary(prepare_view(frame, metrics, ci=True, B=B), filter_options(frame))
 
@@ -71,8 +77,6 @@ def write_summary(store: Store, run_id: str, *, wait: float | None = None) -> Su
 def refresh_summary(store: Store, run_id: str) -> None:
     """:func:`write_summary` at the end of a run or an import: a failure is logged, never raised (the run
     is stored either way, and a page computes the leaderboard from the results without a summary)."""
-    from evalcore.errors import EvalcoreError
-
     try:
         write_summary(store, run_id)
     except EvalcoreError as e:
