@@ -66,6 +66,8 @@ class Current:
     run: Run
     label: str
     version: tuple
+    #: How many results the run has (from the run index: no result is read to know it).
+    results: int
 
     @property
     def frame(self) -> Any:
@@ -283,7 +285,7 @@ def current() -> Current | None:
     except (EvalcoreError, KeyError) as exc:
         log.warning("run %s cannot be shown: %s", ref, exc)
         return None
-    return Current(ref, run, sharing.run_label(index[ref]), at)
+    return Current(ref, run, sharing.run_label(index[ref]), at, int(index[ref].get("results") or 0))
 
 
 # --- the sidebar ----------------------------------------------------------------------------------

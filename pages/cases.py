@@ -18,11 +18,11 @@ if now is None:
     shared.empty_store()
     st.stop()
 contenders = [c.id for c in now.run.contenders]
-big = len(now.frame) > shared.CASES_ONE_CONTENDER_ABOVE  # never read every result as a record
+big = now.results > shared.CASES_ONE_CONTENDER_ABOVE  # never read every result as a record
 if st.session_state.get(Keys.CASE_CONTENDER) not in [ALL, *contenders]:
     st.session_state[Keys.CASE_CONTENDER] = ALL
 
-options = explorer.filter_options(now.frame)
+options = shared.summary(now).options  # a contender's cases need no other result read
 left, middle, right, search = st.columns([3, 2, 2, 3])
 contender = left.selectbox("Contender", [ALL, *contenders], key=Keys.CASE_CONTENDER)
 datasets = middle.multiselect("Datasets", options["datasets"], placeholder="all")
