@@ -34,6 +34,7 @@ from pydantic import BaseModel, ValidationError
 
 from evalcore import records, runfile_fast, runfile_models
 from evalcore.errors import RunFileError
+from evalcore.gcpause import gc_paused
 from evalcore.runfile_models import (  # noqa: F401 - the models are part of this module's API
     INT64_MAX,
     RUN_FILE_MODELS,
@@ -401,15 +402,19 @@ def dump_run(run: records.Run, *, validate: bool = True) -> bytes:
     Raises:
         RunFileError: the run breaks the spec or holds something JSON cannot carry.
     """
-    data = run_to_dict(run)
     name = f"run {run.info.id!r}"
-    if validate and not runfile_fast.tree_is_valid(data):
-        validate_run_dict(data, name=name)
-    try:
-        return _encode(data)
-    except (TypeError, ValueError) as e:
-        problems = [f"{join_loc(loc)}: {msg}" for loc, msg in _bad_values(data, ())] or [f"(top level): {e}"]
-        raise _invalid(name, problems) from None
+    # A dict per result, then its text: plain values, never a cycle; the collector's passes over them
+    # were a third of the time at 100,000 results.
+    with gc_paused():
+        data = run_to_dict(run)
+        if validate and not runfile_fast.tree_is_valid(data):
+            validate_run_dict(data, name=name)
+        try:
+            return _encode(data)
+        except (TypeError, ValueError) as e:
+            error = e
+    problems = [f"{join_loc(loc)}: {msg}" for loc, msg in _bad_values(data, ())] or [f"(top level): {error}"]
+    raise _invalid(name, problems) from None
 
 
 def _encode(data: dict[str, Any]) -> bytes:

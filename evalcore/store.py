@@ -561,20 +561,23 @@ class Store:
         Raises:
             StoreError: the run is unknown.
         """
-        with self._transaction("DEFERRED") as conn:
-            self._require(run_id)
-            row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
-            contenders = conn.execute(
-                "SELECT id, model, settings FROM contenders WHERE run_id = ? ORDER BY position", (run_id,)
-            ).fetchall()
-            cases = conn.execute(_ORDERED_CASES, (run_id,)).fetchall() if results else []
-            if not results:
-                rows = []
-            elif contender is None:
-                rows = conn.execute(_ORDERED_RESULTS, (run_id,)).fetchall()
-            else:
-                rows = conn.execute(_CONTENDER_RESULTS, (run_id, contender)).fetchall()
-        return _run_from_rows(row, contenders, cases, rows)
+        # Rows, then records: plain values that never form a cycle. With the collector on, its passes over
+        # them were half the time of reading 100,000 results (2.3 s against 1.2 s), and more past that.
+        with gc_paused():
+            with self._transaction("DEFERRED") as conn:
+                self._require(run_id)
+                row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+                contenders = conn.execute(
+                    "SELECT id, model, settings FROM contenders WHERE run_id = ? ORDER BY position", (run_id,)
+                ).fetchall()
+                cases = conn.execute(_ORDERED_CASES, (run_id,)).fetchall() if results else []
+                if not results:
+                    rows = []
+                elif contender is None:
+                    rows = conn.execute(_ORDERED_RESULTS, (run_id,)).fetchall()
+                else:
+                    rows = conn.execute(_CONTENDER_RESULTS, (run_id, contender)).fetchall()
+            return _run_from_rows(row, contenders, cases, rows)
 
     def load_cases(self, run_id: str) -> list[records.Case]:
         """A run's cases, in the run's order (none for an unknown run)."""
