@@ -429,3 +429,18 @@ def test_cases_and_error_messages_read_without_the_results(store: Store) -> None
         (r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}
     assert store.error_messages(run.info.id)  # the factory's last contender has errors
     assert store.load_cases("no-such-run") == [] and store.error_messages("no-such-run") == {}
+
+
+def test_reading_a_run_back_leaves_the_garbage_collector_as_it_was(store: Store) -> None:
+    import gc
+
+    from evalcore.errors import StoreError
+
+    run = make_run(2, 3)
+    store.create_run(run)
+    assert gc.isenabled()
+    assert store.load_run(run.info.id) == run
+    assert gc.isenabled()
+    with pytest.raises(StoreError):
+        store.load_run("no-such-run")
+    assert gc.isenabled()
