@@ -352,11 +352,10 @@ def _cell(value: Any) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from evalcore.runfile import write_run_file
+    from evalcore.runfile import export_run
 
-    run = _store(args).load_run(args.run_id)
-    write_run_file(run, Path(args.output))
-    print(f"wrote {args.output}: {len(run.results)} results")
+    count = export_run(_store(args), args.run_id, Path(args.output))
+    print(f"wrote {args.output}: {count} results")
     return 0
 
 

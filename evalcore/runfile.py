@@ -26,7 +26,8 @@ import os
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -418,14 +419,7 @@ def dump_run(run: records.Run, *, validate: bool = True) -> bytes:
 
 
 def _encode(data: dict[str, Any]) -> bytes:
-    parts = []
-    for key, value in data.items():
-        if isinstance(value, list) and value:
-            body = ",\n".join(_ENCODE(item) for item in value)
-            parts.append(f"{_ENCODE(key)}:[\n{body}\n]")
-        else:
-            parts.append(f"{_ENCODE(key)}:{_ENCODE(value)}")
-    return ("{\n" + ",\n".join(parts) + "\n}\n").encode("utf-8")
+    return ("{\n" + ",\n".join(_encode_section(k, v) for k, v in data.items()) + "\n}\n").encode("utf-8")
 
 
 def write_run_file(run: records.Run, path: str | os.PathLike[str], gzip: bool | None = None) -> Path:
@@ -448,17 +442,128 @@ def write_run_file(run: records.Run, path: str | os.PathLike[str], gzip: bool | 
     return path
 
 
+def write_run_file_in_parts(head: records.Run, parts: Iterable[Sequence[records.Result]],
+                            path: str | os.PathLike[str], gzip: bool | None = None, *,
+                            whole: Callable[[], records.Run]) -> int:
+    """:func:`write_run_file` for a run whose results come in parts: the same bytes, with one part in memory.
+
+    Each part is checked, turned into text and written (compressed as it goes for ``.gz``), so exporting
+    a million results holds one part of records, not a million of them and their dicts and text.
+
+    Args:
+        head: the run without its results (``results`` empty).
+        parts: its results, in order, a list at a time (:meth:`evalcore.store.Store.load_run_in_parts`).
+        path: where to write, atomically.
+        gzip: compress; by default when the path ends with ``.gz``.
+        whole: the whole run, for when the fast checks do not vouch for a part: the file is then written
+            by :func:`write_run_file`, whose models say what is wrong (a writer never writes an invalid file).
+
+    Returns:
+        How many results the file holds.
+
+    Raises:
+        RunFileError: the run breaks the spec or holds something JSON cannot carry.
+    """
+    path = Path(path)
+    compress = gzip if gzip is not None else path.name.endswith(".gz")
+    tree = run_to_dict(head)
+    check = runfile_fast.PartsCheck(tree)
+    try:
+        with _atomic_file(path) as f:
+            out = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None  # gzipped()'s stream, in parts
+
+            def write(text: str) -> None:
+                data = text.encode("utf-8")
+                f.write(out.compress(data) if out is not None else data)
+
+            sections = [_encode_section(key, value) for key, value in tree.items()]
+            results_at = list(tree).index("results")
+            write("{\n" + ",\n".join(sections[:results_at]) + ",\n")
+            count = 0
+            for part in parts:
+                with gc_paused():  # a dict and a text per result: plain values, never a cycle
+                    dicts = [_result_dict(r) for r in part]
+                    if not check.add(dicts):
+                        raise _Doubted
+                    text = ",\n".join(_ENCODE(d) for d in dicts)
+                write(('"results":[\n' if not count else ",\n") + text)
+                count += len(dicts)
+            if not check.finish():
+                raise _Doubted
+            write(("\n]" if count else '"results":[]') + ",\n" + ",\n".join(sections[results_at + 1:]) + "\n}\n")
+            if out is not None:
+                f.write(out.flush())
+    except (_Doubted, TypeError, ValueError):
+        # The models decide, on the whole run: they write it, or say what breaks the spec.
+        run = whole()
+        write_run_file(run, path, gzip=compress)
+        return len(run.results)
+    finally:
+        close = getattr(parts, "close", None)
+        if close is not None:
+            close()
+    logger.info("wrote run %s to %s (%d results, in parts)", head.info.id, path, count)
+    return count
+
+
+def export_run(store: Any, run_id: str, path: str | os.PathLike[str], gzip: bool | None = None) -> int:
+    """Write a stored run's file, as ``evalcore export`` does, a part of its results in memory at a time.
+
+    Args:
+        store: an :class:`evalcore.store.Store`.
+        run_id: the run.
+        path: where to write (``.gz``: compressed, unless ``gzip`` says otherwise).
+        gzip: compress.
+
+    Returns:
+        How many results the file holds.
+
+    Raises:
+        StoreError: the run is unknown.
+        RunFileError: the stored run breaks the spec.
+    """
+    head, parts = store.load_run_in_parts(run_id)
+    return write_run_file_in_parts(head, parts, path, gzip, whole=lambda: store.load_run(run_id))
+
+
+def exported_run(store: Any, run_id: str, gzip: bool = False) -> bytes:
+    """The bytes :func:`export_run` writes (for a download), made through a temporary file."""
+    with tempfile.TemporaryDirectory(prefix="evalcore-export-") as tmp:
+        target = Path(tmp) / "run.json"
+        export_run(store, run_id, target, gzip)
+        return target.read_bytes()
+
+
+class _Doubted(Exception):
+    """A part the fast checks do not vouch for."""
+
+
+def _encode_section(key: str, value: Any) -> str:
+    """One top-level ``"key":value`` of :func:`_encode`."""
+    if isinstance(value, list) and value:
+        body = ",\n".join(_ENCODE(item) for item in value)
+        return f"{_ENCODE(key)}:[\n{body}\n]"
+    return f"{_ENCODE(key)}:{_ENCODE(value)}"
+
+
 def gzipped(data: bytes) -> bytes:
     """A run file's bytes as its ``.json.gz``: the same bytes every time (no timestamp in the header)."""
     return gz.compress(data, compresslevel=6, mtime=0)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
+    with _atomic_file(path) as f:
+        f.write(data)
+
+
+@contextmanager
+def _atomic_file(path: Path) -> Iterator[BinaryIO]:
+    """A temporary file beside ``path``, renamed into place when the block ends well, removed when not."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -103,6 +103,40 @@ def _from_tree(tree: Any, keep: bool) -> records.Run | None:
         return None
 
 
+class PartsCheck:
+    """:func:`tree_is_valid` for a run file written in parts: the header and cases once (``tree`` with its
+    ``results`` empty), then :meth:`add` for each part of the results and :meth:`finish`. Each returns
+    False when the fast path does not vouch for what it saw: the models must look at the whole run."""
+
+    def __init__(self, tree: Any):
+        self.ok = isinstance(tree, dict) and tree.keys() == set(SECTIONS) and tree["results"] == []
+        if not self.ok:
+            return
+        try:
+            self._header = _Header(tree)
+            cases = _Cases()
+            cases.add(_list(tree["cases"]), trusted_keys=False)
+            self._results = _Results(self._header, cases, keep=False)
+        except _DOUBT:
+            self.ok = False
+
+    def add(self, results: list[Any]) -> bool:
+        if self.ok:
+            try:
+                self._results.add(results, trusted_keys=False)
+            except _DOUBT:
+                self.ok = False
+        return self.ok
+
+    def finish(self) -> bool:
+        if self.ok:
+            try:
+                self._header.run([], [])  # the refused entries
+            except _DOUBT:
+                self.ok = False
+        return self.ok
+
+
 class _Reader:
     """Walks the canonical layout: ``{``, then one ``"key":value`` part per top-level key joined by
     ``,\n`` (``cases`` and ``results`` with one element per line), then ``}``."""

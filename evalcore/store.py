@@ -28,6 +28,7 @@ current, opening a store and everything but :meth:`Store.load_results_frame` sta
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -579,6 +580,38 @@ class Store:
                     rows = conn.execute(_CONTENDER_RESULTS, (run_id, contender)).fetchall()
             return _run_from_rows(row, contenders, cases, rows)
 
+    def load_run_in_parts(self, run_id: str, size: int = 10_000) -> tuple[records.Run, Iterator[list[records.Result]]]:
+        """A run without its results, and its results in parts of ``size``, in :meth:`load_run`'s order.
+
+        For writing a big run's file: a part of records at a time is in memory, not a million. Both come
+        from one snapshot of the store, read on a connection of their own (a run written meanwhile does
+        not show, and other users of this store do not wait); the iterator closes it when it ends or
+        is closed.
+
+        Raises:
+            StoreError: the run is unknown.
+        """
+        if str(self.path) == ":memory:":  # no second connection sees this database: read it at once
+            run = self.load_run(run_id)
+            return dataclasses.replace(run, results=[]), iter([run.results] if run.results else [])
+        conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+            conn.execute("BEGIN DEFERRED")
+            if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+                raise self._unknown(run_id)
+            with gc_paused():
+                head = _run_from_rows(
+                    conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone(),
+                    conn.execute("SELECT id, model, settings FROM contenders WHERE run_id = ? ORDER BY position",
+                                 (run_id,)).fetchall(),
+                    conn.execute(_ORDERED_CASES, (run_id,)).fetchall(), [])
+            cursor = conn.execute(_ORDERED_RESULTS, (run_id,))
+        except BaseException:
+            conn.close()
+            raise
+        return head, _parts(conn, cursor, size)
+
     def load_cases(self, run_id: str) -> list[records.Case]:
         """A run's cases, in the run's order (none for an unknown run)."""
         with self._transaction("DEFERRED") as conn:
@@ -877,6 +910,16 @@ def _numbers(pack: Any, contender: int, case: int, r: records.Result, metrics: l
 
 
 _NAN = float("nan")
+
+
+def _parts(conn: sqlite3.Connection, cursor: sqlite3.Cursor, size: int) -> Iterator[list[records.Result]]:
+    try:
+        while rows := cursor.fetchmany(size):
+            with gc_paused():
+                part = [_result_from_row(r) for r in rows]
+            yield part  # the collector back on while the caller works
+    finally:
+        conn.close()
 
 
 def _run_from_rows(row: tuple, contenders: list[tuple], cases: list[tuple], results: list[tuple]) -> records.Run:

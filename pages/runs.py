@@ -21,13 +21,12 @@ def summaries(path: str, versions: tuple):  # noqa: ANN201
 def run_file(path: str, run_id: str, gzip: bool = False) -> bytes:
     """The run as a run file, as ``evalcore export`` writes it. Made only when a download button is clicked
     (Streamlit calls this on a thread of its own, hence a connection of its own): a run of a million
-    results takes about a minute and a gigabyte, which selecting it in the list used to cost."""
-    from evalcore.runfile import dump_run, gzipped
+    results takes most of a minute, which selecting it in the list used to cost."""
+    from evalcore.runfile import exported_run
     from evalcore.store import Store
 
     with Store(path) as store:
-        data = dump_run(store.load_run(run_id))
-    return gzipped(data) if gzip else data
+        return exported_run(store, run_id, gzip)
 
 
 index = shared.store().list_runs()

@@ -408,3 +408,82 @@ def test_any_valid_run_round_trips_unchanged(run: records.Run) -> None:
     again = read_run_file(data)
     assert again == run
     assert dump_run(again) == data
+
+
+# --- writing in parts ---------------------------------------------------------------------------------
+
+
+def _in_parts(run: records.Run, size: int) -> tuple[records.Run, list[list[records.Result]]]:
+    import dataclasses
+
+    head = dataclasses.replace(run, results=[])
+    return head, [run.results[i:i + size] for i in range(0, len(run.results), size)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(run=valid_runs())
+def test_a_run_written_in_parts_is_the_file_written_whole(run, tmp_path_factory) -> None:
+    from evalcore.runfile import write_run_file_in_parts
+
+    folder = tmp_path_factory.mktemp("parts")
+    for name in ("whole.json", "whole.json.gz"):
+        write_run_file(run, folder / name)
+    for size in (1, 2, 1000):
+        for name in ("parts.json", "parts.json.gz"):
+            head, parts = _in_parts(run, size)
+            count = write_run_file_in_parts(head, iter(parts), folder / name, whole=lambda: run)
+            assert count == len(run.results)
+            assert (folder / name).read_bytes() == (folder / name.replace("parts", "whole")).read_bytes()
+
+
+def test_a_big_run_written_in_parts_is_the_file_written_whole(tmp_path: Path) -> None:
+    from evalcore.runfile import write_run_file_in_parts
+
+    run = make_run(5, 120, samples=2)
+    write_run_file(run, tmp_path / "whole.json.gz")
+    head, parts = _in_parts(run, 7)
+    assert write_run_file_in_parts(head, iter(parts), tmp_path / "parts.json.gz", whole=lambda: run) == 1200
+    assert (tmp_path / "parts.json.gz").read_bytes() == (tmp_path / "whole.json.gz").read_bytes()
+    assert read_run_file(tmp_path / "parts.json.gz") == run
+
+
+@pytest.mark.parametrize("breakage", ["nan score", "unknown contender", "metric out of range"])
+def test_a_part_that_breaks_the_spec_writes_nothing_and_says_what_the_whole_run_says(breakage, tmp_path):
+    from evalcore.runfile import write_run_file_in_parts
+
+    run = make_run(2, 5)
+    bad = run.results[7]
+    if breakage == "nan score":
+        bad.score = float("nan")
+    elif breakage == "unknown contender":
+        bad.contender = "nobody"
+    else:
+        bad.metrics["exact_match"] = 2.0
+    with pytest.raises(RunFileError) as whole:
+        write_run_file(run, tmp_path / "whole.json")
+    head, parts = _in_parts(run, 3)
+    closed = []
+
+    def streamed():
+        try:
+            yield from parts
+        finally:
+            closed.append(True)
+
+    with pytest.raises(RunFileError) as in_parts:
+        write_run_file_in_parts(head, streamed(), tmp_path / "parts.json", whole=lambda: run)
+    assert str(in_parts.value) == str(whole.value)
+    assert list(tmp_path.iterdir()) == []  # no file, no temporary file
+    assert closed == [True]
+
+
+def test_what_the_fast_checks_doubt_but_the_spec_allows_is_written_by_the_models(tmp_path, monkeypatch):
+    from evalcore import runfile_fast
+    from evalcore.runfile import write_run_file_in_parts
+
+    run = make_run(2, 5)
+    write_run_file(run, tmp_path / "whole.json")
+    monkeypatch.setattr(runfile_fast.PartsCheck, "add", lambda self, results: False)
+    head, parts = _in_parts(run, 3)
+    assert write_run_file_in_parts(head, iter(parts), tmp_path / "parts.json", whole=lambda: run) == len(run.results)
+    assert (tmp_path / "parts.json").read_bytes() == (tmp_path / "whole.json").read_bytes()

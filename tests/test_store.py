@@ -434,8 +434,6 @@ def test_cases_and_error_messages_read_without_the_results(store: Store) -> None
 def test_reading_a_run_back_leaves_the_garbage_collector_as_it_was(store: Store) -> None:
     import gc
 
-    from evalcore.errors import StoreError
-
     run = make_run(2, 3)
     store.create_run(run)
     assert gc.isenabled()
@@ -444,3 +442,25 @@ def test_reading_a_run_back_leaves_the_garbage_collector_as_it_was(store: Store)
     with pytest.raises(StoreError):
         store.load_run("no-such-run")
     assert gc.isenabled()
+
+
+def test_a_run_read_in_parts_is_the_run_read_whole_from_one_snapshot(tmp_path: Path) -> None:
+    run = make_run(3, 5, samples=2)
+    with Store(tmp_path / "s.db") as store:
+        store.create_run(dataclasses.replace(run, results=run.results[:-1]))
+        head, parts = store.load_run_in_parts(run.info.id, size=4)
+        store.add_results(run.info.id, run.results[-1:])  # after the snapshot: not in it
+        got = list(parts)
+        assert head.results == [] and head == dataclasses.replace(store.load_run(run.info.id), results=[])
+        assert [len(p) for p in got] == [4, 4, 4, 4, 4, 4, 4, 1]
+        assert [r for p in got for r in p] == run.results[:-1]
+        with pytest.raises(StoreError, match="no run 'nope'"):
+            store.load_run_in_parts("nope")
+
+
+def test_a_run_in_memory_is_read_in_one_part() -> None:
+    run = make_run(2, 3)
+    with Store(":memory:") as store:
+        store.create_run(run)
+        head, parts = store.load_run_in_parts(run.info.id)
+        assert head.results == [] and list(parts) == [run.results]
