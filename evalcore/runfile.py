@@ -466,9 +466,9 @@ def write_run_file_in_parts(head: records.Run, parts: Iterable[Sequence[records.
     """
     path = Path(path)
     compress = gzip if gzip is not None else path.name.endswith(".gz")
-    tree = run_to_dict(head)
-    check = runfile_fast.PartsCheck(tree)
     try:
+        tree = run_to_dict(head)
+        check = runfile_fast.PartsCheck(tree)
         with _atomic_file(path) as f:
             out = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None  # gzipped()'s stream, in parts
 
