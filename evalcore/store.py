@@ -627,6 +627,15 @@ class Store:
             ).fetchall()
         return {(c, d, k, n): message for c, d, k, n, message in rows}
 
+    def failed_calls(self, run_id: str) -> list[tuple[str, str, str]]:
+        """``(contender, error kind, message)`` of every result whose call failed (status ``error``), in the
+        run's order (contender, case, sample)."""
+        with self._transaction("DEFERRED") as conn:
+            return conn.execute(
+                "SELECT contender, error_kind, error_message FROM results WHERE run_id = ? AND status = 'error' "
+                "ORDER BY contender_pos, case_pos, sample", (run_id,),
+            ).fetchall()
+
     def load_results_frame(self, run_id: str) -> pd.DataFrame:
         """A run's results as a DataFrame, the same as :func:`evalcore.frames.results_frame` gives.
 

@@ -218,3 +218,11 @@ def test_run_against_an_openai_compatible_server_records_usage_cost_and_faults(
     body = openai_server.requests[0]
     assert body["response_format"] == {"type": "json_object"} and body["model"] == "local-model"
     assert "sk-test-not-a-real-key" not in tmp_db.read_bytes().decode("latin-1")
+
+
+def test_the_leaderboard_run_prints_is_the_one_leaderboard_computes_from_the_results(capsys, suite, tmp_db):
+    code, printed, _ = _run(capsys, "run", suite, "--db", tmp_db, "--quiet")
+    assert code == 0
+    (run,) = json.loads(_run(capsys, "runs", "--db", tmp_db, "--format", "json")[1])
+    computed = _run(capsys, "leaderboard", run["id"], "--db", tmp_db)[1]
+    assert computed and printed.startswith(computed)

@@ -18,7 +18,7 @@ from evalcore.errors import StoreError
 from evalcore.frames import results_frame
 from evalcore.runfile import dump_run, read_run_file, write_run_file
 from evalcore.store import MIGRATION_NAMES, Store, default_db_path, migrations
-from tests.factories import make_case, make_run, valid_runs
+from tests.factories import failed, make_case, make_run, valid_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -464,3 +464,14 @@ def test_a_run_in_memory_is_read_in_one_part() -> None:
         store.create_run(run)
         head, parts = store.load_run_in_parts(run.info.id)
         assert head.results == [] and list(parts) == [run.results]
+
+
+def test_failed_calls_are_the_error_results_in_the_runs_order(store: Store) -> None:
+    run = make_run(3, 4, samples=2)
+    for r in run.results[:3]:
+        failed(r, "timeout")
+    store.create_run(run)
+    expected = [(r.contender, r.error.kind, r.error.message) for r in run.results
+                if r.status == "error" and r.error is not None]
+    assert store.failed_calls(run.info.id) == expected
+    assert [kind for _, kind, _ in expected] == ["timeout", "timeout", "timeout", "transport"]  # not the unusable reply
