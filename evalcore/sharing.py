@@ -18,7 +18,7 @@ import pandas as pd
 
 from evalcore.errors import EvalcoreError, WeightsError
 from evalcore.explorer import Filters, ViewState, _flagged, weight_names
-from evalcore.leaderboard import leaderboard
+from evalcore.leaderboard import Prepared, finish, prepare
 from evalcore.records import Metric, Run
 
 log = logging.getLogger(__name__)
@@ -38,10 +38,15 @@ def winner_of(run: Run, frame: pd.DataFrame | None = None) -> str | None:
     frame = results_frame(run) if frame is None else frame
     if frame.empty:
         return None
+    return _best_of(prepare(frame, run.metrics, ci=False), run)
+
+
+def _best_of(prepared: Prepared, run: Run) -> str | None:
+    """The row flagged best when ``prepared`` is ranked under the run's weights (its own, when usable)."""
     try:
-        table = leaderboard(frame, run.metrics, run.info.weights, ci=False)
+        table = finish(Prepared(prepared.table, []), run.metrics, run.info.weights)
     except WeightsError:
-        table = leaderboard(frame, run.metrics, None, ci=False)
+        table = finish(Prepared(prepared.table, []), run.metrics, None)
     return _flagged(table, "best")
 
 
@@ -49,13 +54,19 @@ def run_summaries(store: Any) -> pd.DataFrame:
     """The run history, newest first: ``id, suite, created`` (UTC, to the second), ``status, contenders,
     cases, results, errors, cost, winner`` (``–`` when no row qualifies).
     """
+    from evalcore.summaries import read_summary
+
     columns = ["id", "suite", "created", "status", "contenders", "cases", "results", "errors", "cost", "winner"]
     rows = []
     for info in store.list_runs():
         try:
-            # The header and the packed frame: reading every reply of a big run would take minutes.
-            winner = winner_of(store.load_run(info["id"], results=False),
-                               store.load_results_frame(info["id"])) if info.get("results") else None
+            winner = None
+            if info.get("results"):
+                run = store.load_run(info["id"], results=False)
+                # The run's summary when it has one, else its packed frame: never every reply.
+                summary = read_summary(store, info["id"])
+                winner = _best_of(summary.prepared.overall, run) if summary is not None else \
+                    winner_of(run, store.load_results_frame(info["id"]))
         except EvalcoreError as exc:
             log.warning("run %s: no winner: %s", info["id"], exc)
             winner = None

@@ -18,6 +18,7 @@ from evalcore.sharing import (
     seed_store_from_bundled,
     usable_weights,
     viewer_mode,
+    winner_of,
 )
 from tests.factories import make_run
 
@@ -48,6 +49,9 @@ class MemoryStore:
         from evalcore.frames import results_frame
 
         return results_frame(self.runs[run_id])
+
+    def load_summary(self, run_id, kind):
+        return None  # no summaries kept: the winner comes from the frame
 
     def import_run(self, run, replace=False):
         self.runs[run.info.id] = run
@@ -93,6 +97,23 @@ def test_run_summaries_are_newest_first_with_winner_and_cost():
     assert list(table["id"]) == ["new", "old"]
     assert table["winner"].iloc[0] in {c.id for c in new.contenders}
     assert table["cost"].iloc[0] == 0.01
+
+
+def test_a_runs_winner_from_its_summary_is_its_winner_from_the_results(tmp_path):
+    from evalcore.store import Store
+    from evalcore.summaries import write_summary
+
+    runs = [make_run(4, 6, run_id=f"r{i}") for i in range(3)]
+    runs[1].info.weights = {"cost": -1.0}
+    runs[2].info.weights = {"nonsense": 1.0}  # not usable: the winner under no weights
+    with Store(tmp_path / "s.db") as store:
+        for run in runs:
+            store.import_run(run)
+        from_frames = run_summaries(store)
+        for run in runs:
+            write_summary(store, run.info.id)
+        assert run_summaries(store).equals(from_frames)
+    assert list(from_frames.sort_values("id")["winner"]) == [winner_of(r) for r in runs]
 
 
 def test_run_summaries_of_an_empty_store_is_an_empty_table():
