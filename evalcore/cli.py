@@ -439,21 +439,25 @@ def _add_significance(p: argparse.ArgumentParser) -> None:
 
 
 def _open_run(ref: str, args: argparse.Namespace):  # noqa: ANN202
-    """A run from a file path or the store, with its results frame."""
-    from evalcore.frames import results_frame
+    """A run from a file path or the store, with its results frame (a stored run without its results:
+    its frame comes from the store's packed numbers, a million results in a second, not as records)."""
+    if Path(ref).is_file():
+        from evalcore.frames import results_frame
 
-    run = _read_run(ref, args)
-    return run, results_frame(run)
+        run = _read_run(ref, args)
+        return run, results_frame(run)
+    store = _store(args)
+    return store.load_run(ref, results=False), store.load_results_frame(ref)
 
 
 def _read_run(ref: str, args: argparse.Namespace):  # noqa: ANN202
-    """A run from a file path or the store (no frame: pandas stays unloaded)."""
+    """A run from a file path, or its header from the store (no results, no frame: pandas stays unloaded)."""
     path = Path(ref)
     if path.is_file():
         from evalcore.runfile import read_run_file
 
         return read_run_file(path)
-    return _store(args).load_run(ref)
+    return _store(args).load_run(ref, results=False)
 
 
 def _metadata_filter(items: list[str]) -> dict[str, list[str]]:
