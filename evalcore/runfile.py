@@ -467,32 +467,8 @@ def write_run_file_in_parts(head: records.Run, parts: Iterable[Sequence[records.
     path = Path(path)
     compress = gzip if gzip is not None else path.name.endswith(".gz")
     try:
-        tree = run_to_dict(head)
-        check = runfile_fast.PartsCheck(tree)
         with _atomic_file(path) as f:
-            out = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None  # gzipped()'s stream, in parts
-
-            def write(text: str) -> None:
-                data = text.encode("utf-8")
-                f.write(out.compress(data) if out is not None else data)
-
-            sections = [_encode_section(key, value) for key, value in tree.items()]
-            results_at = list(tree).index("results")
-            write("{\n" + ",\n".join(sections[:results_at]) + ",\n")
-            count = 0
-            for part in parts:
-                with gc_paused():  # a dict and a text per result: plain values, never a cycle
-                    dicts = [_result_dict(r) for r in part]
-                    if not check.add(dicts):
-                        raise _Doubted
-                    text = ",\n".join(_ENCODE(d) for d in dicts)
-                write(('"results":[\n' if not count else ",\n") + text)
-                count += len(dicts)
-            if not check.finish():
-                raise _Doubted
-            write(("\n]" if count else '"results":[]') + ",\n" + ",\n".join(sections[results_at + 1:]) + "\n}\n")
-            if out is not None:
-                f.write(out.flush())
+            count = _write_in_parts(f, head, parts, compress)
     except (_Doubted, TypeError, ValueError):
         # The models decide, on the whole run: they write it, or say what breaks the spec.
         run = whole()
@@ -536,6 +512,42 @@ def exported_run(store: Any, run_id: str, gzip: bool = False) -> bytes:
 
 class _Doubted(Exception):
     """A part the fast checks do not vouch for."""
+
+
+def _write_in_parts(f: BinaryIO, head: records.Run, parts: Iterable[Sequence[records.Result]], compress: bool) -> int:
+    """:func:`_encode`'s text of ``head`` with ``parts`` as its results, written to ``f`` a part at a time
+    (through ``gzipped()``'s deflate stream when ``compress``); returns how many results it wrote.
+
+    Raises:
+        _Doubted: the fast checks do not vouch for the header or a part.
+        TypeError, ValueError: something JSON cannot carry.
+    """
+    tree = run_to_dict(head)
+    check = runfile_fast.PartsCheck(tree)
+    out = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None  # gzipped()'s settings
+
+    def write(text: str) -> None:
+        data = text.encode("utf-8")
+        f.write(out.compress(data) if out is not None else data)
+
+    sections = [_encode_section(key, value) for key, value in tree.items()]
+    results_at = list(tree).index("results")
+    write("{\n" + ",\n".join(sections[:results_at]) + ",\n")
+    count = 0
+    for part in parts:
+        with gc_paused():  # a dict and a text per result: plain values, never a cycle
+            dicts = [_result_dict(r) for r in part]
+            if not check.add(dicts):
+                raise _Doubted
+            text = ",\n".join(_ENCODE(d) for d in dicts)
+        write(('"results":[\n' if not count else ",\n") + text)
+        count += len(dicts)
+    if not check.finish():
+        raise _Doubted
+    write(("\n]" if count else '"results":[]') + ",\n" + ",\n".join(sections[results_at + 1:]) + "\n}\n")
+    if out is not None:
+        f.write(out.flush())
+    return count
 
 
 def _encode_section(key: str, value: Any) -> str:
