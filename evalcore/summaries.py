@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from evalcore import __version__
 from evalcore.errors import EvalcoreError
 from evalcore.explorer import PreparedView, filter_options, prepare_view
 from evalcore.leaderboard import Prepared
@@ -36,10 +37,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The summary's kind in the store: what it holds, its layout's version, and the bootstrap's settings.
-#: Change the version whenever what :func:`prepare_view` computes changes.
-KIND = "leaderboard/1/B=1000/seed=0"
 B = 1000
+#: The summary's kind in the store: what it holds, its layout's version, the bootstrap's settings and
+#: evalcore's version (a release never reads an older one's). Change the layout's version whenever what
+#: :func:`prepare_view` computes changes between releases.
+KIND = f"leaderboard/1/B={B}/seed=0/evalcore={__version__}"
 
 
 @dataclass
