@@ -473,20 +473,43 @@ def _metadata_filter(items: list[str]) -> dict[str, list[str]]:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from evalcore.leaderboard import leaderboard, parse_weights
+    from evalcore.leaderboard import finish, leaderboard, parse_weights
     from evalcore.report import format_leaderboard
 
-    run, frame = _open_run(args.run, args)
-    weights = parse_weights(args.weights) if args.weights is not None else run.info.weights
-    table = leaderboard(frame, run.metrics, weights, datasets=_split(args.dataset) or None,
-                        variants=_split(args.variant) or None, contenders=args.contender or None,
-                        metadata=_metadata_filter(args.where) or None,
-                        by=("contender", "dataset") if args.by_dataset else ("contender",),
-                        average=args.average, best_value_points=args.best_value_points / 100,
-                        ci=not args.no_intervals)
+    summarized = _summarized(args)
+    if summarized is not None:  # the whole run of a stored one: its summary, no result read
+        run, prepared = summarized
+        weights = parse_weights(args.weights) if args.weights is not None else run.info.weights
+        table = finish(prepared, run.metrics, weights, best_value_points=args.best_value_points / 100)
+    else:
+        run, frame = _open_run(args.run, args)
+        weights = parse_weights(args.weights) if args.weights is not None else run.info.weights
+        table = leaderboard(frame, run.metrics, weights, datasets=_split(args.dataset) or None,
+                            variants=_split(args.variant) or None, contenders=args.contender or None,
+                            metadata=_metadata_filter(args.where) or None,
+                            by=("contender", "dataset") if args.by_dataset else ("contender",),
+                            average=args.average, best_value_points=args.best_value_points / 100,
+                            ci=not args.no_intervals)
     print(format_leaderboard(table, run.metrics, args.format, weights=weights,
                              best_value_points=args.best_value_points / 100), end="")
     return 0
+
+
+def _summarized(args: argparse.Namespace):  # noqa: ANN202
+    """A stored run's header and the part of its summary this leaderboard needs, when it needs no more:
+    no filter, the micro average. None otherwise, or when the run has no summary."""
+    if Path(args.run).is_file() or args.dataset or args.variant or args.contender or args.where or \
+            args.average != "micro":
+        return None
+    from evalcore.leaderboard import Prepared
+    from evalcore.summaries import read_summary
+
+    store = _store(args)
+    summary = read_summary(store, args.run)
+    if summary is None:
+        return None
+    prepared = summary.prepared.by_dataset if args.by_dataset else summary.prepared.overall
+    return store.load_run(args.run, results=False), Prepared(prepared.table, []) if args.no_intervals else prepared
 
 
 def print_run_leaderboard(run, summary) -> None:  # noqa: ANN001

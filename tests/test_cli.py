@@ -226,3 +226,33 @@ def test_the_leaderboard_run_prints_is_the_one_leaderboard_computes_from_the_res
     (run,) = json.loads(_run(capsys, "runs", "--db", tmp_db, "--format", "json")[1])
     computed = _run(capsys, "leaderboard", run["id"], "--db", tmp_db)[1]
     assert computed and printed.startswith(computed)
+
+
+@pytest.mark.parametrize("options", [[], ["--by-dataset"], ["--no-intervals"], ["--by-dataset", "--no-intervals"],
+                                     ["--weights", "score=1,cost=-0.5", "--best-value-points", "5"],
+                                     ["--format", "json"]])
+def test_the_leaderboard_from_a_runs_summary_is_the_one_from_its_results(capsys, suite, tmp_db, options):
+    from evalcore.store import Store
+
+    run_id = _one_run(capsys, suite, tmp_db)  # evalcore run leaves the summary
+    from_summary = _run(capsys, "leaderboard", run_id, "--db", tmp_db, *options)
+    Store(tmp_db).conn.execute("DELETE FROM summaries")
+    from_results = _run(capsys, "leaderboard", run_id, "--db", tmp_db, *options)
+    assert from_summary == from_results and from_summary[0] == 0
+
+
+def test_the_per_dataset_leaderboard_of_the_demo_from_its_summary_is_the_one_from_its_results(capsys, tmp_db):
+    from pathlib import Path
+
+    from evalcore.runfile import read_run_file
+    from evalcore.store import Store
+    from evalcore.summaries import write_summary
+
+    run = read_run_file(Path(__file__).resolve().parents[1] / "data" / "runs" / "intake-demo.json")
+    store = Store(tmp_db)
+    store.import_run(run)
+    write_summary(store, run.info.id)
+    from_summary = _run(capsys, "leaderboard", run.info.id, "--db", tmp_db, "--by-dataset")
+    store.conn.execute("DELETE FROM summaries")
+    assert _run(capsys, "leaderboard", run.info.id, "--db", tmp_db, "--by-dataset") == from_summary
+    assert from_summary[1].count("immigration_law") >= 10  # three datasets, ten contenders each
