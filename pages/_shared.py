@@ -153,14 +153,19 @@ SUMMARY_WAIT_S = 0.2
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
+def _saved_summary(path: str, ref: str, version: tuple) -> summaries.Summary | None:
+    """The store's saved summary of the run, when it has one that still holds."""
+    return None if ref.startswith(UPLOAD_PREFIX) else summaries.read_summary(_store(path), ref)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
 def _summary(path: str, ref: str, version: tuple) -> summaries.Summary:
     """The whole run's prepared leaderboard and filter values: the store's saved summary, else computed
     from the results (and saved, once the run is over, for the next server that opens it)."""
+    saved = _saved_summary(path, ref, version)
+    if saved is not None:
+        return saved
     run = _load(path, ref, version)
-    if not ref.startswith(UPLOAD_PREFIX):
-        saved = summaries.read_summary(_store(path), ref)
-        if saved is not None:
-            return saved
     frame, changes = _frame(path, ref, version)
     summary = summaries.summarize(frame, run.metrics)
     if changes is not None and run.info.status != "running" and len(frame):
@@ -171,6 +176,13 @@ def _summary(path: str, ref: str, version: tuple) -> summaries.Summary:
 def summary(now: Current) -> summaries.Summary:
     """The current run's :func:`_summary`."""
     return _summary(db_path(), now.ref, now.version)
+
+
+def filter_options(now: Current) -> dict[str, Any]:
+    """The values each filter offers for the current run: from its saved summary, else from its frame
+    (computing a whole summary, bootstrap included, for a list of values would cost more than the frame)."""
+    saved = _saved_summary(db_path(), now.ref, now.version)
+    return saved.options if saved is not None else explorer.filter_options(now.frame)
 
 
 #: Past this many results the Cases page reads only the chosen contender's results, and lists "All

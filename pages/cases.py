@@ -22,7 +22,7 @@ big = now.results > shared.CASES_ONE_CONTENDER_ABOVE  # never read every result 
 if st.session_state.get(Keys.CASE_CONTENDER) not in [ALL, *contenders]:
     st.session_state[Keys.CASE_CONTENDER] = ALL
 
-options = shared.summary(now).options  # a contender's cases need no other result read
+options = shared.filter_options(now)  # from the run's summary: a contender's cases need no other result read
 left, middle, right, search = st.columns([3, 2, 2, 3])
 contender = left.selectbox("Contender", [ALL, *contenders], key=Keys.CASE_CONTENDER)
 datasets = middle.multiselect("Datasets", options["datasets"], placeholder="all")
