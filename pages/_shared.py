@@ -43,6 +43,7 @@ class Keys:
     UPLOADS = "uploads"              # refs of runs uploaded in this session
     WEIGHTS_FOR = "weights_for"      # the run the weight sliders were last set for
     WEIGHT = "w_"                    # + weight name: one slider each
+    WEIGHT_POSITIONS = "weight_positions"  # the sliders' last positions, kept apart from the widgets
     FILTERS_FOR = "filters_for"      # the run the leaderboard filters belong to
     FILTER = "f_"                    # + dataset / variant / contender / meta_<key>
     QUERY_READ = "query_read"        # the address bar was read into the session
@@ -350,14 +351,25 @@ def weight_sliders(now: Current) -> None:
     elif st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
         set_weights(run_weights(now), names)
         st.session_state[Keys.WEIGHTS_FOR] = now.ref
+    elif any(Keys.WEIGHT + n not in st.session_state for n in names):
+        # st.switch_page drops the sliders' state: the sliders would come back at -100 (their minimum) for
+        # one script run, while the browser still showed the positions the user had set.
+        kept = st.session_state.get(Keys.WEIGHT_POSITIONS, {})
+        for name in names:
+            st.session_state[Keys.WEIGHT + name] = kept.get(name, 0)
     st.sidebar.subheader("Weights")
-    shares = explorer.live_shares(weights(now))
+    positions, captions = {}, {}
     for name in names:
-        st.sidebar.slider(name, -explorer.SLIDER_MAX, explorer.SLIDER_MAX, step=1, key=Keys.WEIGHT + name,
-                          help=explorer.weight_hint(name, now.run.metrics), format="%+d")
+        positions[name] = st.sidebar.slider(name, -explorer.SLIDER_MAX, explorer.SLIDER_MAX, step=1,
+                                            key=Keys.WEIGHT + name, format="%+d",
+                                            help=explorer.weight_hint(name, now.run.metrics))
+        captions[name] = st.sidebar.empty()
+    st.session_state[Keys.WEIGHT_POSITIONS] = positions
+    shares = explorer.live_shares(explorer.slider_weights(positions))
+    for name, caption in captions.items():
         share = shares.get(name, 0.0)
-        direction = "lower is better" if st.session_state[Keys.WEIGHT + name] < 0 else "higher is better"
-        st.sidebar.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
+        direction = "lower is better" if positions[name] < 0 else "higher is better"
+        caption.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
     st.sidebar.button("Reset to the run's weights", on_click=set_weights, args=(run_weights(now), names),
                       use_container_width=True)
 

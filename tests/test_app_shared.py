@@ -156,6 +156,21 @@ def test_the_sidebar_stays_when_switching_pages(monkeypatch, tmp_path):
     assert at.sidebar.slider(key="w_cost").value == -100
 
 
+def test_sliders_whose_state_a_page_switch_dropped_come_back_where_the_user_left_them(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    # What st.switch_page leaves: the sliders' own state gone, the run and its kept positions still there.
+    at.session_state["weights_for"] = "run-demo"
+    at.session_state["weight_positions"] = {"score": 60, "cost": -30}
+    at.run()
+    assert (at.sidebar.slider(key="w_score").value, at.sidebar.slider(key="w_cost").value) == (60, -30)
+    assert at.sidebar.slider(key="w_errors").value == 0
+    captions = [c.value for c in at.sidebar.caption]
+    assert "67% of the weighted score, higher is better" in captions
+    assert "33% of the weighted score, lower is better" in captions
+    assert at.query_params["w"] == "score:0.6,cost:-0.3"
+
+
 def test_picking_another_run_takes_its_weights_and_drops_the_filters(monkeypatch, tmp_path):
     other = make_run(2, 3, run_id="run-other")
     other.info.weights = {"score": 1.0}
