@@ -566,19 +566,28 @@ class Store:
         # them were half the time of reading 100,000 results (2.3 s against 1.2 s), and more past that.
         with gc_paused():
             with self._transaction("DEFERRED") as conn:
-                self._require(run_id)
-                row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
-                contenders = conn.execute(
-                    "SELECT id, model, settings FROM contenders WHERE run_id = ? ORDER BY position", (run_id,)
-                ).fetchall()
-                cases = conn.execute(_ORDERED_CASES, (run_id,)).fetchall() if results else []
+                head = self._head_rows(conn, run_id, cases=results)
                 if not results:
                     rows = []
                 elif contender is None:
                     rows = conn.execute(_ORDERED_RESULTS, (run_id,)).fetchall()
                 else:
                     rows = conn.execute(_CONTENDER_RESULTS, (run_id, contender)).fetchall()
-            return _run_from_rows(row, contenders, cases, rows)
+            return _run_from_rows(*head, rows)
+
+    def _head_rows(self, conn: sqlite3.Connection, run_id: str, cases: bool) -> tuple[tuple, list[tuple], list[tuple]]:
+        """A run's row, its contenders' and (with ``cases``) its cases' rows, for :func:`_run_from_rows`.
+
+        Raises:
+            StoreError: the run is unknown.
+        """
+        row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise self._unknown(run_id)
+        contenders = conn.execute(
+            "SELECT id, model, settings FROM contenders WHERE run_id = ? ORDER BY position", (run_id,)
+        ).fetchall()
+        return row, contenders, conn.execute(_ORDERED_CASES, (run_id,)).fetchall() if cases else []
 
     def load_run_in_parts(self, run_id: str, size: int = 10_000) -> tuple[records.Run, Iterator[list[records.Result]]]:
         """A run without its results, and its results in parts of ``size``, in :meth:`load_run`'s order.
@@ -598,14 +607,8 @@ class Store:
         try:
             conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             conn.execute("BEGIN DEFERRED")
-            if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
-                raise self._unknown(run_id)
             with gc_paused():
-                head = _run_from_rows(
-                    conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone(),
-                    conn.execute("SELECT id, model, settings FROM contenders WHERE run_id = ? ORDER BY position",
-                                 (run_id,)).fetchall(),
-                    conn.execute(_ORDERED_CASES, (run_id,)).fetchall(), [])
+                head = _run_from_rows(*self._head_rows(conn, run_id, cases=True), [])
             cursor = conn.execute(_ORDERED_RESULTS, (run_id,))
         except BaseException:
             conn.close()
