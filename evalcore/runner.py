@@ -24,13 +24,14 @@ from evalcore.plan import Plan, RunOptions, make_plan, new_run, now
 from evalcore.plugins import build_adapter, build_scorer
 from evalcore.providers import Request, get_provider
 from evalcore.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
-from evalcore.store import Store
+from evalcore.store import FULL_BATCH, Store
 from evalcore.suite import Suite
 
 log = logging.getLogger(__name__)
 
 FLUSH_EVERY_S = 0.5
-FLUSH_BATCH = 500
+#: Results per stored batch: a full batch is one INSERT statement (see :meth:`Store.add_rows`).
+FLUSH_BATCH = FULL_BATCH
 #: Results the writer may fall behind by before the event loop waits for it (only instant fakes get here).
 MAX_PENDING = 4 * FLUSH_BATCH
 
@@ -78,25 +79,32 @@ ProgressCallback = Callable[[Progress], None]
 class _Writer(threading.Thread):
     """The one thread that writes results to the store, in batches.
 
-    The event loop hands results over with :meth:`put`, a lock-free ``deque.append``; the writer
-    wakes when a batch is full or ``FLUSH_EVERY_S`` has passed. A queue that woke the writer for
-    every result made the two threads trade the GIL once per result, which slowed the event
-    loop's own work (the model calls included) by a fifth.
+    The event loop hands each result over with :meth:`put`, which makes its row for the store there
+    and appends it to a deque (no lock); the writer wakes when a batch is full or ``FLUSH_EVERY_S``
+    has passed. So the writer holds the GIL only to bind a batch's values, and SQLite inserts a full
+    batch (one statement) without the GIL while the event loop runs on. A queue that woke the writer
+    for every result made the two threads trade the GIL once per result; rows made in the writer,
+    and a batch in several statements, made the event loop wait for the GIL once per statement.
     """
 
     def __init__(self, store: Store, run_id: str):
         super().__init__(name=f"evalcore-writer-{run_id[:8]}", daemon=True)
         self.store, self.run_id = store, run_id
-        self.pending: deque[Result] = deque()
+        self.row = store.result_rows(run_id)
+        self.pending: deque[tuple] = deque()
         self.wake = threading.Event()
         self.taken = threading.Event()
         self.closing = False
         self.error: BaseException | None = None
 
     def put(self, result: Result) -> None:
-        """Hand a result over (from the event loop's thread)."""
+        """Hand a result over (from the event loop's thread).
+
+        Raises:
+            StoreError: the result cannot be stored (a value the store cannot hold).
+        """
         pending = self.pending
-        pending.append(result)
+        pending.append(self.row(result))
         if len(pending) >= FLUSH_BATCH:
             if not self.wake.is_set():  # set() takes a lock, on every result until the writer wakes
                 self.wake.set()
@@ -107,25 +115,27 @@ class _Writer(threading.Thread):
 
     def run(self) -> None:
         while True:
-            self.wake.wait(FLUSH_EVERY_S)
+            woken = self.wake.wait(FLUSH_EVERY_S)
             self.wake.clear()
             closing = self.closing  # read after clear(): a close() from now on wakes the next wait
-            batch = self._take()
-            if batch:
-                self._flush(batch)
+            while len(self.pending) >= FLUSH_BATCH:
+                self._flush(self._take(FLUSH_BATCH))
+            if closing or not woken:  # the interval passed, or the end: the rest goes too
+                self._flush(self._take(len(self.pending)))
             if closing:
                 return
 
-    def _take(self) -> list[Result]:
-        pending, batch = self.pending, []
-        for _ in range(len(pending)):
-            batch.append(pending.popleft())
+    def _take(self, n: int) -> list[tuple]:
+        pending = self.pending
+        batch = [pending.popleft() for _ in range(n)]
         self.taken.set()
         return batch
 
-    def _flush(self, batch: list[Result]) -> None:
+    def _flush(self, batch: list[tuple]) -> None:
+        if not batch:
+            return
         try:
-            self.store.add_results(self.run_id, batch)
+            self.store.add_rows(batch)
         except BaseException as exc:  # noqa: BLE001 - reported to the runner, which fails the run
             log.exception("storing %d results failed", len(batch))
             self.error = exc

@@ -4,7 +4,7 @@ One :class:`Store` per database file, built on sqlite-utils with the schema in n
 migrations (:func:`migrations`). The connection runs in WAL mode with foreign keys on and a busy
 timeout, and is shared by threads (``check_same_thread=False``, every use under one lock). Writes take
 ``BEGIN IMMEDIATE`` so concurrent writers queue instead of failing with "database is locked";
-results go in one transaction per batch with ``executemany``, never a commit per result.
+results go in one transaction per batch (INSERTs of many rows each), never a commit per result.
 
 Tables (deleting a run cascades to the rest)::
 
@@ -222,6 +222,10 @@ _BATCH_LOOKUP = """SELECT r.metrics,
     (SELECT json_group_array(json_array(c.dataset, c.id, c.position)) FROM json_each(?1) k CROSS JOIN cases c
      ON c.run_id = r.id AND c.dataset = json_extract(k.value, '$[0]') AND c.id = json_extract(k.value, '$[1]'))
 FROM runs r WHERE r.id = ?2"""
+_RUN_POSITIONS = """SELECT r.metrics,
+    (SELECT json_group_array(json_array(ct.id, ct.position)) FROM contenders ct WHERE ct.run_id = r.id),
+    (SELECT json_group_array(json_array(c.dataset, c.id, c.position)) FROM cases c WHERE c.run_id = r.id)
+FROM runs r WHERE r.id = ?"""
 #: Rowids per read of packed numbers: a bounded blob (about 8 MB) per query, whatever the run's size.
 _FRAME_CHUNK = 1 << 16
 
@@ -456,6 +460,41 @@ class Store:
             cases = {(d, c): i for d, c, i in json.loads(row[2])}
             self._insert_results(conn, run_id, results, metrics, contenders, cases)
         logger.debug("stored %d results for run %s", len(results), run_id)
+
+    def result_rows(self, run_id: str) -> ResultRows:
+        """What turns this run's results into rows for :meth:`add_rows` (its metrics and positions, read once).
+
+        Raises:
+            StoreError: the run is unknown.
+        """
+        with self._lock:
+            row = self.conn.execute(_RUN_POSITIONS, (run_id,)).fetchone()
+        if row is None:
+            raise self._unknown(run_id)
+        return ResultRows(run_id, [m["name"] for m in json.loads(row[0])], dict(json.loads(row[1])),
+                          {(d, c): i for d, c, i in json.loads(row[2])})
+
+    def add_rows(self, rows: Sequence[tuple]) -> None:
+        """Store rows made by a :class:`ResultRows` (a result with the same key is replaced), atomically.
+
+        This is :meth:`add_results` in two halves, for a runner: the rows are made in the thread that
+        has the results, and this thread holds the GIL only to bind them (``FULL_BATCH`` rows are one
+        statement, which SQLite inserts without the GIL while the event loop runs on).
+
+        Raises:
+            StoreError: the run is no longer in the store (deleted meanwhile).
+        """
+        if not rows:
+            return
+        try:
+            if _chunk_sizes(self.conn, len(_RESULT_FIELDS), len(rows)) == [len(rows)]:  # one statement: one transaction
+                with self._lock:
+                    _insert_rows(self.conn, _INSERT_RESULTS_HEAD, len(_RESULT_FIELDS), rows)
+            else:
+                with self._transaction() as conn:
+                    _insert_rows(conn, _INSERT_RESULTS_HEAD, len(_RESULT_FIELDS), rows)
+        except sqlite3.IntegrityError as e:  # the run's row is gone: FOREIGN KEY constraint failed
+            raise StoreError(f"run {rows[0][0]!r}: its results cannot be stored ({e}); was it deleted?") from e
 
     def _metric_names(self, conn: sqlite3.Connection, run_id: str) -> list[str]:
         row = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -835,6 +874,31 @@ def _check_references(run_id: str, results: Sequence[records.Result], contenders
             raise StoreError(f"run {run_id!r}: result {r.key!r} names an unknown case {key!r}")
 
 
+@dataclasses.dataclass(frozen=True)
+class ResultRows:
+    """Makes a stored run's results into rows for :meth:`Store.add_rows`; from :meth:`Store.result_rows`."""
+
+    run_id: str
+    metrics: list[str]
+    contenders: dict[str, int]
+    cases: dict[tuple[str, str], int]
+
+    def __call__(self, r: records.Result) -> tuple:
+        """The row of one result.
+
+        Raises:
+            StoreError: it names a contender or case the run does not hold, or a value cannot be stored.
+        """
+        contender, case = self.contenders.get(r.contender), self.cases.get((r.dataset, r.case))
+        if contender is None or case is None:
+            _check_references(self.run_id, [r], self.contenders, self.cases)
+        try:
+            return _result_row(self.run_id, r, contender, case, _numbers_struct(len(self.metrics)).pack,
+                               self.metrics)
+        except (ValueError, TypeError, OverflowError, struct.error) as e:
+            raise StoreError(f"run {self.run_id!r}: a result cannot be stored: {e}") from e
+
+
 def _result_row(run_id: str, r: records.Result, contender: int, case: int, pack: Any, metrics: list[str]) -> tuple:
     u, e = r.usage, r.error
     return (
@@ -853,18 +917,29 @@ def _insert_rows(conn: sqlite3.Connection, head: str, width: int, rows: list[tup
     interval. One statement of many rows is one step: SQLite inserts them all without the GIL (and
     skips a bind-and-reset per row). Chunks of 512, 256, … 1 rows: a few statements ever compiled.
     """
-    # An SQLite built with a lower limit of variables (999 before 3.32) gets smaller statements.
-    limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width
-    start, size = 0, max(1, min(_MAX_ROWS_PER_INSERT, limit))
-    while start < len(rows):
-        while start + size > len(rows):
-            size //= 2
+    start = 0
+    for size in _chunk_sizes(conn, width, len(rows)):
         conn.execute(_insert_sql(head, width, size), list(chain.from_iterable(rows[start:start + size])))
         start += size
 
 
+def _chunk_sizes(conn: sqlite3.Connection, width: int, n: int) -> list[int]:
+    """The rows per statement :func:`_insert_rows` inserts ``n`` rows of ``width`` values in."""
+    # An SQLite built with a lower limit of variables (999 before 3.32) gets smaller statements.
+    limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width
+    sizes, size = [], max(1, min(_MAX_ROWS_PER_INSERT, limit))
+    while n:
+        while size > n:
+            size //= 2
+        sizes.append(size)
+        n -= size
+    return sizes
+
+
 #: Rows per INSERT at most: 512 rows of 22 values stay under SQLite's default limit of 32,766 variables.
 _MAX_ROWS_PER_INSERT = 512
+#: Rows that :meth:`Store.add_rows` stores in one statement (with SQLite's default limits).
+FULL_BATCH = _MAX_ROWS_PER_INSERT
 
 
 @cache

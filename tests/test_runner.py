@@ -216,3 +216,25 @@ def test_a_killed_run_resumes_to_the_same_results_as_an_uninterrupted_one(suite,
         return {k: (r.status, r.score, r.metrics, r.output, r.raw, r.usage) for k, r in results.items()}
 
     assert comparable(resumed) == comparable(_results(whole, whole_id))
+
+
+def test_a_result_the_store_cannot_hold_fails_the_run_by_name_and_keeps_the_others(tmp_path, tmp_db):
+    root = write_suite(tmp_path / "suite", config={"scorer": "odd_scorer:SCORER"})
+    (root / "odd_scorer.py").write_text(
+        "from evalcore.scorers import SCORERS\n"
+        "class Odd(SCORERS['fields']):\n"
+        "    def score(self, case, parsed, context):\n"
+        "        scored = super().score(case, parsed, context)\n"
+        "        if case.id == 'vague/001':\n"
+        "            scored.metrics['exact_match'] = 'yes'\n"
+        "        return scored\n"
+        "SCORER = Odd()\n")
+    store = Store(tmp_db)
+    plan = make_plan(load_suite(root), RunOptions(concurrency=1, overrides=Overrides(models=["fake/oracle"])))
+    run = start_run(plan, store)
+    with pytest.raises(Exception, match="a result cannot be stored: required argument is not a float"):
+        asyncio.run(execute_plan(plan, store, run))
+    stored = store.load_run(run.info.id)
+    assert stored.info.status == "failed"
+    order = [c.id for c in plan.cases]
+    assert [r.case for r in stored.results] == order[:order.index("vague/001")]  # every result before it

@@ -156,3 +156,42 @@ def test_stored_cases_are_canonical_json(tmp_path: Path) -> None:
     for case, row in zip(run.cases, rows, strict=True):
         assert row == (_ENCODER.encode(case.input), _ENCODER.encode(case.expected), _ENCODER.encode(case.metadata))
         assert json.loads(row[0]) == case.input
+
+
+def test_rows_made_ahead_store_what_add_results_stores_in_one_statement_or_in_one_transaction(tmp_path: Path) -> None:
+    run = make_run(2, 700)
+    results = list(run.results)
+    run.results = []
+    with Store(tmp_path / "a.db") as a, Store(tmp_path / "b.db") as b:
+        for s in (a, b):
+            s.create_run(run)
+        a.add_results(run.info.id, results)
+        row = b.result_rows(run.info.id)
+        rows = [row(r) for r in results]
+        b.add_rows(rows[:store_module.FULL_BATCH])  # one INSERT of a full batch, its own transaction
+        b.add_rows(rows[store_module.FULL_BATCH:])  # 888 rows: several statements in one transaction
+        b.add_rows([row(results[0])])  # the same key again: replaced, not added
+        assert b.load_run(run.info.id).results == a.load_run(run.info.id).results == results
+        assert b.list_runs()[0]["results"] == a.list_runs()[0]["results"] == len(results)
+        assert not b.conn.in_transaction
+
+
+def test_rows_made_ahead_refuse_what_the_run_does_not_hold_and_a_run_deleted_meanwhile(tmp_path: Path) -> None:
+    run = make_run(1, 3, with_errors=False)
+    results = list(run.results)
+    run.results = []
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(StoreError, match="no run 'nope'"):
+            store.result_rows("nope")
+        store.create_run(run)
+        row = store.result_rows(run.info.id)
+        results[1].case = "missing"
+        with pytest.raises(StoreError, match="names an unknown case"):
+            row(results[1])
+        results[2].metrics["exact_match"] = "yes"  # type: ignore[assignment]
+        with pytest.raises(StoreError, match="'run-0001': a result cannot be stored"):
+            row(results[2])
+        made = row(results[0])
+        store.delete_run(run.info.id)
+        with pytest.raises(StoreError, match="'run-0001': its results cannot be stored .*deleted"):
+            store.add_rows([made])
