@@ -54,6 +54,8 @@ class Keys:
     LEADERBOARD_TABLE = "leaderboard_table"
     DATASET_TAB = "dataset_tab"
     CHART_TAB = "chart_tab"
+    CHARTS_DRAWN = "charts_drawn"    # this session has had the leaderboard's charts drawn once
+    CHARTS_WAITING = "charts_waiting"  # the charts are held back for this script run
     JOB = "job"                      # the run launched or resumed from this session
     SO_FAR = "so_far"                # the leaderboard so far of that run: (run id, when, took, results, view)
     CONFIRM_DELETE = "confirm_delete"
@@ -148,6 +150,12 @@ def _frame(path: str, ref: str, version: tuple) -> tuple[Any, int | None]:
         return results_frame(_uploads()[ref]), None
     return _store(path).load_results_frame_and_changes(ref)
 
+
+#: In a session's first view of the leaderboard, the charts are drawn this long after the tables. Plotly's
+#: 4.7 MB of JavaScript, read by the browser when the first chart arrives, held the tables back: on the
+#: demo in Chromium here, the first table was on screen 1.9–2.2 s after the page opened without the
+#: chart and 2.9–3.3 s with it. The charts are below the fold; the browser has the script from then on.
+CHARTS_AFTER_S = 0.5
 
 #: Seconds a page waits for another writer to save a run's summary (it is saved by the next visitor else).
 SUMMARY_WAIT_S = 0.2
@@ -343,6 +351,11 @@ def run_weights(now: Current) -> dict[str, float]:
     return sharing.usable_weights(now.run.info.weights, now.run.metrics) or {}
 
 
+def own_weights(run: Run) -> dict[str, float]:
+    """The run's own weights as its sliders first show them (whole positions): what its first view ranks by."""
+    return explorer.slider_weights(explorer.slider_values(sharing.usable_weights(run.info.weights, run.metrics) or {}))
+
+
 def weight_sliders(now: Current) -> None:
     names = explorer.weight_names(now.run.metrics)
     if Keys.URL_WEIGHTS in st.session_state:
@@ -383,7 +396,7 @@ def set_weights(values: dict[str, float], names: list[str]) -> None:
 def weights(now: Current) -> dict[str, float]:
     """The sliders' weights (non-zero ones) when the sliders are set for this run, else the run's own."""
     if st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
-        return explorer.slider_weights(explorer.slider_values(run_weights(now)))
+        return own_weights(now.run)
     names = explorer.weight_names(now.run.metrics)  # a stable order keeps the address stable
     return explorer.slider_weights({n: st.session_state.get(Keys.WEIGHT + n, 0) for n in names})
 
@@ -402,7 +415,7 @@ def write_address_bar() -> None:
     if now is None or now.ref.startswith(UPLOAD_PREFIX):
         return
     chosen = weights(now)
-    changed = chosen != explorer.slider_weights(explorer.slider_values(run_weights(now)))
+    changed = chosen != own_weights(now.run)
     state = explorer.ViewState(now.ref, filters(), chosen if changed else None)
     wanted = sharing.encode_query(state)
     if {k: st.query_params.get_all(k) for k in st.query_params} != {
@@ -412,16 +425,34 @@ def write_address_bar() -> None:
 
 def view_for(ref: str, chosen: dict[str, float], f: explorer.Filters | None = None) -> explorer.LeaderboardView:
     """The (cached) leaderboard of a run under these weights and filters."""
-    f = f or explorer.Filters()
-    key = (tuple(f.datasets), tuple(f.variants), tuple(f.contenders),
-           tuple(sorted((k, tuple(v)) for k, v in f.metadata.items())))
     info = runs_index().get(ref, {})
-    return cached_view(db_path(), ref, version(info), tuple(sorted(chosen.items())), key)
+    return cached_view(db_path(), ref, version(info), tuple(sorted(chosen.items())), _filters_key(f))
+
+
+def _filters_key(f: explorer.Filters | None) -> tuple:
+    f = f or explorer.Filters()
+    return (tuple(f.datasets), tuple(f.variants), tuple(f.contenders),
+            tuple(sorted((k, tuple(v)) for k, v in f.metadata.items())))
 
 
 def leaderboard_of(now: Current) -> explorer.LeaderboardView:
     """The selected run's leaderboard under the sliders' weights and the page's filters."""
     return view_for(now.ref, weights(now), filters())
+
+
+def warm_up() -> None:
+    """Compute what the first view of the leaderboard needs, into the caches the pages read: the store
+    (opened, and seeded from the bundled runs when empty), the default run's summary, and its leaderboard
+    under the run's own weights. The server does it once as it starts (see ``pages/_startup.py``)."""
+    path = db_path()
+    index = {info["id"]: info for info in _store(path).list_runs()}
+    ref = sharing.default_run(list(index.values()))
+    if ref is None:
+        return
+    at = version(index[ref])
+    run = _load(path, ref, at)
+    _summary(path, ref, at)
+    cached_view(path, ref, at, tuple(sorted(own_weights(run).items())), _filters_key(None))
 
 
 # --- display helpers ------------------------------------------------------------------------------

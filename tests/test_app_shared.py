@@ -198,3 +198,65 @@ def test_the_server_skips_streamlits_full_collection_after_every_script_run():
              "print(config.get_option('runner.postScriptGC'))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_streamlit_run_finds_in_app_py_a_server_that_answers_before_loading_the_app():
+    """``streamlit run app.py`` imports app.py to look for an ``st.App``: that import draws nothing and
+    loads no pandas (the server answers as soon as before); the page views run app.py as the script."""
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(REPO / "app.py")
+    assert found.is_asgi_app and found.import_string == "app:app"
+    probe = ("import json, sys\nimport streamlit as st\nimport app\n"
+             "print(json.dumps([isinstance(app.app, st.App), 'pandas' in sys.modules,"
+             " 'pages._shared' in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, False, False]
+
+
+def test_warming_up_seeds_the_store_and_keeps_the_default_runs_summary_without_litellm(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    probe = ("import json, sys\nfrom pages import _startup\n_startup.warm_up()\n"
+             "from evalcore import summaries\nfrom evalcore.store import Store\n"
+             "store = Store(sys.argv[1])\n"
+             "print(json.dumps([[r['id'] for r in store.list_runs()],"
+             " summaries.read_summary(store, 'run-demo') is not None, 'litellm' in sys.modules,"
+             " 'pandas' in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "evalcore.db")], cwd=REPO, capture_output=True,
+                         text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [["run-demo"], True, False, True]
+    assert "warming up failed" not in out.stderr
+
+
+def test_the_server_serves_at_once_and_warms_up_in_a_thread(monkeypatch):
+    import asyncio
+    import threading
+
+    from pages import _startup
+
+    release, done = threading.Event(), threading.Event()
+
+    def slow_warm_up() -> None:
+        release.wait(10)
+        done.set()
+
+    monkeypatch.setattr(_startup, "warm_up", slow_warm_up)
+
+    async def serve() -> bool:
+        async with _startup.lifespan(None):
+            return done.is_set()  # serving while the warm-up still works
+
+    assert asyncio.run(serve()) is False
+    release.set()
+    assert done.wait(10)
+
+
+def test_a_warm_up_that_fails_is_logged_and_left_to_the_first_page(monkeypatch, caplog):
+    from pages import _shared, _startup
+
+    def broken() -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(_shared, "warm_up", broken)
+    _startup.warm_up()  # never raises: the first page does the same work and shows what goes wrong
+    assert "warming up failed" in caplog.text and "disk full" in caplog.text
