@@ -24,6 +24,10 @@ log = logging.getLogger("evalcore.app")
 @asynccontextmanager
 async def lifespan(app: Any) -> AsyncIterator[None]:
     """The ``st.App`` lifespan: start warming up, and serve at once."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    # What pages._shared.use_app_navigation does on a first page view (a rerun), done before there is one.
+    PagesManager.uses_pages_directory = False
     threading.Thread(target=warm_up, name="evalcore-warm-up", daemon=True).start()
     yield
 

@@ -232,6 +232,8 @@ def test_the_server_serves_at_once_and_warms_up_in_a_thread(monkeypatch):
     import asyncio
     import threading
 
+    from streamlit.runtime.pages_manager import PagesManager
+
     from pages import _startup
 
     release, done = threading.Event(), threading.Event()
@@ -241,12 +243,14 @@ def test_the_server_serves_at_once_and_warms_up_in_a_thread(monkeypatch):
         done.set()
 
     monkeypatch.setattr(_startup, "warm_up", slow_warm_up)
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", True)  # as a server with pages/ starts
 
     async def serve() -> bool:
         async with _startup.lifespan(None):
             return done.is_set()  # serving while the warm-up still works
 
     assert asyncio.run(serve()) is False
+    assert PagesManager.uses_pages_directory is False  # the first page view needs no rerun to leave it
     release.set()
     assert done.wait(10)
 
