@@ -482,19 +482,22 @@ class Store:
         statement, which SQLite inserts without the GIL while the event loop runs on).
 
         Raises:
-            StoreError: the run is no longer in the store (deleted meanwhile).
+            StoreError: the run is no longer in the store (deleted meanwhile), or the store stayed busy.
         """
         if not rows:
             return
+        run_id, width = rows[0][0], len(_RESULT_FIELDS)
         try:
-            if _chunk_sizes(self.conn, len(_RESULT_FIELDS), len(rows)) == [len(rows)]:  # one statement: one transaction
+            if _chunk_sizes(self.conn, width, len(rows)) == [len(rows)]:  # one statement: its own transaction
                 with self._lock:
-                    _insert_rows(self.conn, _INSERT_RESULTS_HEAD, len(_RESULT_FIELDS), rows)
+                    _insert_rows(self.conn, _INSERT_RESULTS_HEAD, width, rows)
             else:
                 with self._transaction() as conn:
-                    _insert_rows(conn, _INSERT_RESULTS_HEAD, len(_RESULT_FIELDS), rows)
+                    _insert_rows(conn, _INSERT_RESULTS_HEAD, width, rows)
         except sqlite3.IntegrityError as e:  # the run's row is gone: FOREIGN KEY constraint failed
-            raise StoreError(f"run {rows[0][0]!r}: its results cannot be stored ({e}); was it deleted?") from e
+            raise StoreError(f"run {run_id!r}: its results cannot be stored ({e}); was it deleted?") from e
+        except sqlite3.OperationalError as e:
+            raise StoreError(f"{self.path}: the store is busy or unreadable ({e}); try again") from e
 
     def _metric_names(self, conn: sqlite3.Connection, run_id: str) -> list[str]:
         row = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()

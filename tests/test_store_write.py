@@ -195,3 +195,19 @@ def test_rows_made_ahead_refuse_what_the_run_does_not_hold_and_a_run_deleted_mea
         store.delete_run(run.info.id)
         with pytest.raises(StoreError, match="'run-0001': its results cannot be stored .*deleted"):
             store.add_rows([made])
+
+
+def test_rows_made_ahead_wait_for_another_writer_and_then_say_the_store_is_busy(tmp_path: Path) -> None:
+    run = make_run(1, 2, with_errors=False)
+    results = list(run.results)
+    run.results = []
+    with Store(tmp_path / "s.db", timeout=0.2) as store:
+        store.create_run(run)
+        row = store.result_rows(run.info.id)
+        other = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+        with pytest.raises(StoreError, match="the store is busy"):
+            store.add_rows([row(results[0])])
+        other.execute("ROLLBACK")
+        store.add_rows([row(r) for r in results])
+        assert store.list_runs()[0]["results"] == 2
