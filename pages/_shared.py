@@ -440,19 +440,20 @@ def leaderboard_of(now: Current) -> explorer.LeaderboardView:
     return view_for(now.ref, weights(now), filters())
 
 
-def warm_up() -> None:
+def warm_up() -> explorer.LeaderboardView | None:
     """Compute what the first view of the leaderboard needs, into the caches the pages read: the store
     (opened, and seeded from the bundled runs when empty), the default run's summary, and its leaderboard
-    under the run's own weights. The server does it once as it starts (see ``pages/_startup.py``)."""
+    under the run's own weights, which it returns (None: no run). The server does it once as it starts
+    (see ``pages/_startup.py``)."""
     path = db_path()
     index = {info["id"]: info for info in _store(path).list_runs()}
     ref = sharing.default_run(list(index.values()))
     if ref is None:
-        return
+        return None
     at = version(index[ref])
     run = _load(path, ref, at)
     _summary(path, ref, at)
-    cached_view(path, ref, at, tuple(sorted(own_weights(run).items())), _filters_key(None))
+    return cached_view(path, ref, at, tuple(sorted(own_weights(run).items())), _filters_key(None))
 
 
 # --- display helpers ------------------------------------------------------------------------------

@@ -3,10 +3,11 @@
 ``streamlit run app.py`` serves app.py's ``app``, an ``st.App`` whose lifespan starts :func:`warm_up` in a
 thread of its own and returns at once: the server answers as soon as before. While a browser loads
 Streamlit's frontend (most of a second on a small machine), the thread imports what the leaderboard page
-imports (pandas, pyarrow, plotly, evalcore's explorer: half a second), opens the store, seeding it from
-the bundled runs when empty, and ranks the default run into the caches the pages read (see
-:func:`pages._shared.warm_up`). A page that gets there first waits for the same import or cache entry
-rather than doing the work twice. Anything that fails is logged, and left for the page to meet and show.
+imports (pandas, pyarrow, evalcore's explorer: half a second), opens the store, seeding it from the
+bundled runs when empty, and ranks the default run into the caches the pages read (see
+:func:`pages._shared.warm_up`); then it makes a chart once, for the parts of plotly a figure imports.
+A page that gets there first waits for the same import or cache entry rather than doing the work twice.
+Anything that fails is logged, and left for the page to meet and show.
 """
 
 from __future__ import annotations
@@ -35,13 +36,15 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
 def warm_up() -> None:
     started = time.perf_counter()
     try:
-        import plotly.graph_objects  # noqa: F401 - the leaderboard's charts
         import pyarrow  # noqa: F401 - what st.dataframe sends a table as
 
-        from evalcore import charts, explorer  # noqa: F401 - the leaderboard page's
         from pages import _shared
 
-        _shared.warm_up()
+        view = _shared.warm_up()
+        if view is not None:  # last, as on the page: a session's first view draws its charts a moment later
+            from evalcore import charts
+
+            charts.score_vs(view.ranked, "cost")  # imports the parts of plotly a figure needs
     except Exception:  # noqa: BLE001 - the first page does the same work and shows what goes wrong
         log.exception("warming up failed; the first page will do this work itself")
         return
