@@ -34,6 +34,7 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
 
 
 def warm_up() -> None:
+    """Load, open and compute what the first page view needs (see the module's docstring); never raises."""
     started = time.perf_counter()
     try:
         import pyarrow  # noqa: F401 - what st.dataframe sends a table as
