@@ -513,8 +513,11 @@ class Store:
         try:
             rows = [_result_row(run_id, r, contenders[r.contender], cases[(r.dataset, r.case)], pack, metrics)
                     for r in results]
-            _insert_rows(conn, _INSERT_RESULTS_HEAD, len(_RESULT_FIELDS), rows)
         except (ValueError, TypeError, OverflowError, struct.error) as e:
+            raise StoreError(f"run {run_id!r}: a result cannot be stored: {_unstorable(results, metrics, e)}") from e
+        try:
+            _insert_rows(conn, _INSERT_RESULTS_HEAD, len(_RESULT_FIELDS), rows)
+        except (ValueError, TypeError, OverflowError) as e:
             raise StoreError(f"run {run_id!r}: a result cannot be stored: {e}") from e
 
     def set_status(self, run_id: str, status: records.RunStatus, finished_at: str | None = None) -> None:
@@ -899,7 +902,19 @@ class ResultRows:
             return _result_row(self.run_id, r, contender, case, _numbers_struct(len(self.metrics)).pack,
                                self.metrics)
         except (ValueError, TypeError, OverflowError, struct.error) as e:
-            raise StoreError(f"run {self.run_id!r}: a result cannot be stored: {e}") from e
+            why = _unstorable([r], self.metrics, e)
+            raise StoreError(f"run {self.run_id!r}: a result cannot be stored: {why}") from e
+
+
+def _unstorable(results: Sequence[records.Result], metrics: list[str], e: Exception) -> str:
+    """Why a row could not be made: the first metric value that is not a number (a custom scorer's), else ``e``."""
+    for r in results:
+        for name in metrics:
+            value = r.metrics.get(name)
+            if value is not None and not hasattr(value, "__float__"):  # a number of any kind has one
+                return (f"{r.contender} on {r.dataset}/{r.case} (sample {r.sample}): metric {name!r} is {value!r}; "
+                        "a metric is a number or null")
+    return str(e)
 
 
 def _result_row(run_id: str, r: records.Result, contender: int, case: int, pack: Any, metrics: list[str]) -> tuple:
