@@ -509,12 +509,8 @@ class Store:
                         metrics: list[str], contenders: dict[str, int], cases: dict[tuple[str, str], int]) -> None:
         """Insert results whose contenders and cases sit at these positions (a name not there is refused)."""
         _check_references(run_id, results, contenders, cases)
-        pack = _numbers_struct(len(metrics)).pack
-        try:
-            rows = [_result_row(run_id, r, contenders[r.contender], cases[(r.dataset, r.case)], pack, metrics)
-                    for r in results]
-        except (ValueError, TypeError, OverflowError, struct.error) as e:
-            raise StoreError(f"run {run_id!r}: a result cannot be stored: {_unstorable(results, metrics, e)}") from e
+        row = ResultRows(run_id, metrics, contenders, cases)
+        rows = [row(r) for r in results]
         try:
             _insert_rows(conn, _INSERT_RESULTS_HEAD, len(_RESULT_FIELDS), rows)
         except (ValueError, TypeError, OverflowError) as e:
@@ -888,6 +884,10 @@ class ResultRows:
     metrics: list[str]
     contenders: dict[str, int]
     cases: dict[tuple[str, str], int]
+    _pack: Any = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_pack", _numbers_struct(len(self.metrics)).pack)
 
     def __call__(self, r: records.Result) -> tuple:
         """The row of one result.
@@ -899,21 +899,20 @@ class ResultRows:
         if contender is None or case is None:
             _check_references(self.run_id, [r], self.contenders, self.cases)
         try:
-            return _result_row(self.run_id, r, contender, case, _numbers_struct(len(self.metrics)).pack,
-                               self.metrics)
+            return _result_row(self.run_id, r, contender, case, self._pack, self.metrics)
         except (ValueError, TypeError, OverflowError, struct.error) as e:
-            why = _unstorable([r], self.metrics, e)
+            why = _unstorable(r, self.metrics, e)
             raise StoreError(f"run {self.run_id!r}: a result cannot be stored: {why}") from e
 
 
-def _unstorable(results: Sequence[records.Result], metrics: list[str], e: Exception) -> str:
-    """Why a row could not be made: the first metric value that is not a number (a custom scorer's), else ``e``."""
-    for r in results:
-        for name in metrics:
-            value = r.metrics.get(name)
-            if value is not None and not hasattr(value, "__float__"):  # a number of any kind has one
-                return (f"{r.contender} on {r.dataset}/{r.case} (sample {r.sample}): metric {name!r} is {value!r}; "
-                        "a metric is a number or null")
+def _unstorable(r: records.Result, metrics: list[str], e: Exception) -> str:
+    """Why a result's row could not be made: its first metric value that is not a number (a custom scorer's),
+    else ``e``."""
+    for name in metrics:
+        value = r.metrics.get(name)
+        if value is not None and not hasattr(value, "__float__"):  # a number of any kind has one
+            return (f"{r.contender} on {r.dataset}/{r.case} (sample {r.sample}): metric {name!r} is {value!r}; "
+                    "a metric is a number or null")
     return str(e)
 
 

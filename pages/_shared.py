@@ -347,13 +347,14 @@ def sidebar() -> None:
         weight_sliders(now)
 
 
-def run_weights(now: Current) -> dict[str, float]:
-    return sharing.usable_weights(now.run.info.weights, now.run.metrics) or {}
+def run_weights(run: Run) -> dict[str, float]:
+    """The run's own weights, when the explorer can use them (else none)."""
+    return sharing.usable_weights(run.info.weights, run.metrics) or {}
 
 
 def own_weights(run: Run) -> dict[str, float]:
     """The run's own weights as its sliders first show them (whole positions): what its first view ranks by."""
-    return explorer.slider_weights(explorer.slider_values(sharing.usable_weights(run.info.weights, run.metrics) or {}))
+    return explorer.slider_weights(explorer.slider_values(run_weights(run)))
 
 
 def weight_sliders(now: Current) -> None:
@@ -362,7 +363,7 @@ def weight_sliders(now: Current) -> None:
         set_weights(sharing.usable_weights(st.session_state.pop(Keys.URL_WEIGHTS), now.run.metrics) or {}, names)
         st.session_state[Keys.WEIGHTS_FOR] = now.ref
     elif st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
-        set_weights(run_weights(now), names)
+        set_weights(run_weights(now.run), names)
         st.session_state[Keys.WEIGHTS_FOR] = now.ref
     elif any(Keys.WEIGHT + n not in st.session_state for n in names):
         # st.switch_page drops the sliders' state: the sliders would come back at -100 (their minimum) for
@@ -383,7 +384,7 @@ def weight_sliders(now: Current) -> None:
         share = shares.get(name, 0.0)
         direction = "lower is better" if positions[name] < 0 else "higher is better"
         caption.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
-    st.sidebar.button("Reset to the run's weights", on_click=set_weights, args=(run_weights(now), names),
+    st.sidebar.button("Reset to the run's weights", on_click=set_weights, args=(run_weights(now.run), names),
                       use_container_width=True)
 
 
@@ -437,7 +438,7 @@ def _filters_key(f: explorer.Filters | None) -> tuple:
 
 def leaderboard_of(now: Current) -> explorer.LeaderboardView:
     """The selected run's leaderboard under the sliders' weights and the page's filters."""
-    return view_for(now.ref, weights(now), filters())
+    return cached_view(db_path(), now.ref, now.version, tuple(sorted(weights(now).items())), _filters_key(filters()))
 
 
 def warm_up() -> explorer.LeaderboardView | None:
