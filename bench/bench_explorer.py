@@ -11,8 +11,8 @@ Run: ``python bench/bench_explorer.py [--contenders 40 --cases 25000] [--skip-br
   Targets: first run under 2 s, slider under 150 ms.
 - Cold start: ``streamlit run app.py`` on the bundled demo with an empty store (a fresh deployment:
   the app seeds it from ``data/runs``), Chromium opening the page as soon as ``/_stcore/health``
-  answers, timed to the first leaderboard table on screen (and, noted, to the first chart: a session's
-  first view draws the charts just after the tables). Baseline: the same for the one-line page.
+  answers, timed to the first leaderboard table on screen (and, noted, to the first chart). Baseline:
+  the same for the one-line page.
   Target: under 2 s after the server answers.
 - litellm on that path: the server runs with ``-X importtime``, and its import log must not name it.
 """
@@ -64,9 +64,7 @@ def drop_summaries(path: Path) -> None:
 
 
 def apptest_child(script: str) -> None:
-    """In this fresh process: time AppTest's first run of ``script``, the run that draws the charts (a
-    session's first view draws them in a second run, from a fragment's timer, which AppTest does not
-    run: the bench sets what that timer sets), then one slider move with the charts drawn."""
+    """In this fresh process: time AppTest's first run of ``script``, then one slider move."""
     from streamlit.testing.v1 import AppTest  # noqa: TID251 - the bench drives the app
 
     at = AppTest.from_file(script, default_timeout=600)
@@ -74,10 +72,6 @@ def apptest_child(script: str) -> None:
     at.run()
     first, first_cpu = time.perf_counter() - start, time.process_time() - cpu
     problems = [str(e.value) for e in (*at.exception, *at.error)]
-    at.session_state["charts_drawn"] = True
-    start = time.perf_counter()
-    at.run()
-    charted = time.perf_counter() - start
     charts = len(at.get("plotly_chart"))
     sliders = at.sidebar.slider if len(at.sidebar.slider) else at.slider
     slider = sliders[0]
@@ -87,7 +81,7 @@ def apptest_child(script: str) -> None:
     moved = time.perf_counter() - start
     problems += [str(e.value) for e in (*at.exception, *at.error)]
     tables = len(at.dataframe)
-    print(json.dumps({"first": first, "first_cpu": first_cpu, "charts": charted, "n_charts": charts,
+    print(json.dumps({"first": first, "first_cpu": first_cpu, "n_charts": charts,
                       "slider": moved, "tables": tables,
                       "problems": problems, "litellm": "litellm" in sys.modules}))
 
@@ -228,8 +222,6 @@ def main() -> None:
         note("explorer AppTest first run, CPU seconds (ours | one-line page)",
              f"{min(o['first_cpu'] for o in ours):.2f} | {min(b['first_cpu'] for b in base):.2f}; "
              "wall of each run: " + ", ".join(f"{o['first']:.2f}" for o in ours))
-        note("explorer AppTest, the second run that draws the charts (a session's first view)",
-             ", ".join(f"{o['charts']:.2f}" for o in ours) + " s")
         note("explorer AppTest first run without the stored summary (an older store; the run saves it)",
              ", ".join(f"{o['first']:.2f}" for o in unsummarized) + " s")
         note("explorer AppTest litellm imported", str(any(o["litellm"] for o in ours)))

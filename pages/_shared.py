@@ -54,8 +54,6 @@ class Keys:
     LEADERBOARD_TABLE = "leaderboard_table"
     DATASET_TAB = "dataset_tab"
     CHART_TAB = "chart_tab"
-    CHARTS_DRAWN = "charts_drawn"    # this session has had the leaderboard's charts drawn once
-    CHARTS_WAITING = "charts_waiting"  # the charts are held back for this script run
     JOB = "job"                      # the run launched or resumed from this session
     SO_FAR = "so_far"                # the leaderboard so far of that run: (run id, when, took, results, view)
     CONFIRM_DELETE = "confirm_delete"
@@ -150,12 +148,6 @@ def _frame(path: str, ref: str, version: tuple) -> tuple[Any, int | None]:
         return results_frame(_uploads()[ref]), None
     return _store(path).load_results_frame_and_changes(ref)
 
-
-#: In a session's first view of the leaderboard, the charts are drawn this long after the tables. Plotly's
-#: 4.7 MB of JavaScript, read by the browser when the first chart arrives, held the tables back: on the
-#: demo in Chromium here, the first table was on screen 1.9–2.2 s after the page opened without the
-#: chart and 2.9–3.3 s with it. The charts are below the fold; the browser has the script from then on.
-CHARTS_AFTER_S = 0.5
 
 #: Seconds a page waits for another writer to save a run's summary (it is saved by the next visitor else).
 SUMMARY_WAIT_S = 0.2

@@ -42,7 +42,7 @@ def warm_up() -> None:
         from pages import _shared
 
         view = _shared.warm_up()
-        if view is not None:  # last, as on the page: a session's first view draws its charts a moment later
+        if view is not None:  # last, as on the page: the charts come after the tables
             from evalcore import charts
 
             charts.score_vs(view.ranked, "cost")  # imports the parts of plotly a figure needs

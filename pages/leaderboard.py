@@ -60,41 +60,21 @@ for tab, table in zip(tabs, view.per_dataset.values(), strict=True):
             shared.show_table(table, view.columns)
 
 st.subheader("Charts")
-
-
-def draw_charts() -> None:
-    figures = {
-        "Score vs cost": lambda: charts.score_vs(view.ranked, "cost"),
-        "Score vs time": lambda: charts.score_vs(view.ranked, "time"),
-        "Metrics": lambda: charts.metric_bars(view.ranked, now.run.metrics),
-        "Contender × dataset": lambda: charts.dataset_heatmap(view.ranked_by_dataset),
-    }
-    for tab, (title, figure) in zip(st.tabs(list(figures), key=Keys.CHART_TAB, on_change="rerun"), figures.items(),
-                                    strict=True):
-        if not tab.open:
-            continue
-        with tab:
-            picked = st.plotly_chart(figure(), on_select="rerun", selection_mode="points", key=f"chart_{title}")
-            points = (picked or {}).get("selection", {}).get("points", [])
-            if points and points[0].get("customdata"):
-                shared.open_cases(str(points[0]["customdata"]))
-
-
-@st.fragment(run_every=shared.CHARTS_AFTER_S)
-def charts_later() -> None:
-    """In a session's first view, the charts come a moment after the tables (see CHARTS_AFTER_S)."""
-    if st.session_state.pop(Keys.CHARTS_WAITING, False):  # this page's own run: the tables go first
-        st.caption("Drawing the charts…")
-        return
-    st.session_state[Keys.CHARTS_DRAWN] = True  # the timer's run: the whole page again, charts and all
-    st.rerun()
-
-
-if st.session_state.get(Keys.CHARTS_DRAWN):
-    draw_charts()
-else:
-    st.session_state[Keys.CHARTS_WAITING] = True
-    charts_later()
+figures = {
+    "Score vs cost": lambda: charts.score_vs(view.ranked, "cost"),
+    "Score vs time": lambda: charts.score_vs(view.ranked, "time"),
+    "Metrics": lambda: charts.metric_bars(view.ranked, now.run.metrics),
+    "Contender × dataset": lambda: charts.dataset_heatmap(view.ranked_by_dataset),
+}
+for tab, (title, figure) in zip(st.tabs(list(figures), key=Keys.CHART_TAB, on_change="rerun"), figures.items(),
+                                strict=True):
+    if not tab.open:
+        continue
+    with tab:
+        picked = st.plotly_chart(figure(), on_select="rerun", selection_mode="points", key=f"chart_{title}")
+        points = (picked or {}).get("selection", {}).get("points", [])
+        if points and points[0].get("customdata"):
+            shared.open_cases(str(points[0]["customdata"]))
 
 with st.expander("Glossary", icon=":material/help:"):
     st.text("\n".join(view.glossary))

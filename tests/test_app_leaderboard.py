@@ -58,26 +58,15 @@ def test_filters_keep_only_the_chosen_contenders(monkeypatch, tmp_path):
 
 def test_the_first_chart_is_score_vs_cost_with_the_pareto_frontier(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
-    specs = charts(open_page(PAGE, charts_drawn=True))
+    specs = charts(open_page(PAGE))
     assert len(specs) == 1  # chart tabs are lazy: only the open one is drawn
     assert any(trace.get("name") == "Pareto frontier" for trace in specs[0]["data"])
     assert specs[0]["layout"]["xaxis"]["type"] == "log"
 
 
-def test_a_sessions_first_view_draws_the_tables_first_and_the_charts_a_moment_later(monkeypatch, tmp_path):
-    seed(monkeypatch, tmp_path, demo_run())
-    at = open_page(PAGE)
-    assert not at.exception and len(at.dataframe) == 2
-    assert charts(at) == [] and "Drawing the charts…" in texts(at)
-    assert "charts_waiting" not in at.session_state  # the fragment took it: its timer's run draws them
-    at.session_state["charts_drawn"] = True  # what that run sets, before it reruns the page
-    at.run()
-    assert len(charts(at)) == 1 and "Drawing the charts…" not in texts(at)
-
-
 def test_each_chart_tab_draws_its_chart(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
-    kinds = {tab: charts(open_page(PAGE, charts_drawn=True, chart_tab=tab))[0]["data"][0]["type"]
+    kinds = {tab: charts(open_page(PAGE, chart_tab=tab))[0]["data"][0]["type"]
              for tab in ("Score vs time", "Metrics", "Contender × dataset")}
     assert kinds == {"Score vs time": "scatter", "Metrics": "bar", "Contender × dataset": "heatmap"}
 
@@ -133,7 +122,7 @@ def test_clicking_a_chart_point_opens_that_contenders_cases(monkeypatch, tmp_pat
     switches = record_page_switches(monkeypatch)
     click = {"selection": {"points": [{"customdata": run.contenders[2].id}], "point_indices": [0], "box": [],
                            "lasso": []}}
-    at = open_page(PAGE, charts_drawn=True, **{"chart_Score vs cost": click})
+    at = open_page(PAGE, **{"chart_Score vs cost": click})
     assert switches == ["pages/cases.py"]
     assert at.session_state["case_contender"] == run.contenders[2].id
 
