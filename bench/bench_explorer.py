@@ -11,8 +11,8 @@ Run: ``python bench/bench_explorer.py [--contenders 40 --cases 25000] [--skip-br
   Targets: first run under 2 s, slider under 150 ms.
 - Cold start: ``streamlit run app.py`` on the bundled demo with an empty store (a fresh deployment:
   the app seeds it from ``data/runs``), Chromium opening the page as soon as ``/_stcore/health``
-  answers, timed to the first leaderboard table on screen (and, noted, to the first chart). Baseline:
-  the same for the one-line page.
+  answers, timed to the first leaderboard table on screen (and, noted, to the first chart, which a fresh
+  tab draws in the script run after its tables show). Baseline: the same for the one-line page.
   Target: under 2 s after the server answers.
 - litellm on that path: the server runs with ``-X importtime``, and its import log must not name it.
 """
@@ -68,6 +68,9 @@ def apptest_child(script: str) -> None:
     from streamlit.testing.v1 import AppTest  # noqa: TID251 - the bench drives the app
 
     at = AppTest.from_file(script, default_timeout=600)
+    # In a browser, a tab's first chart comes in the run after its tables show (pages._shared.charts_now):
+    # timed here as one run that draws the chart too, the server's work for the whole first view.
+    at.session_state["charts_now"] = True
     start, cpu = time.perf_counter(), time.process_time()
     at.run()
     first, first_cpu = time.perf_counter() - start, time.process_time() - cpu

@@ -54,6 +54,8 @@ class Keys:
     LEADERBOARD_TABLE = "leaderboard_table"
     DATASET_TAB = "dataset_tab"
     CHART_TAB = "chart_tab"
+    CHARTS_NOW = "charts_now"        # this browser tab has shown a table: charts are drawn with the tables
+    TABLES_SHOWN = "tables_shown"    # the component that reports it (see charts_now)
     JOB = "job"                      # the run launched or resumed from this session
     SO_FAR = "so_far"                # the leaderboard so far of that run: (run id, when, took, results, view)
     CONFIRM_DELETE = "confirm_delete"
@@ -511,6 +513,49 @@ def show_table(table: Any, columns: list[explorer.Column], key: str | None = Non
         return st.dataframe(table, column_config=column_config(columns), hide_index=True, height=height)
     return st.dataframe(table, column_config=column_config(columns), hide_index=True, height=height,
                         on_select="rerun", selection_mode="single-row", key=key)
+
+
+#: Reports once, as a trigger, that a table of the page is on screen: checked at every frame, and after 3 s
+#: without one it reports anyway, so a page's charts never wait for a table that does not come.
+_TABLES_SHOWN_JS = """
+export default function ({ setTriggerValue }) {
+  let done = false;
+  const start = performance.now();
+  const report = () => { if (!done) { done = true; setTriggerValue("shown", true); } };
+  const check = () => {
+    if (done) return;
+    const table = document.querySelector('[data-testid="stDataFrame"]');
+    if ((table !== null && table.getBoundingClientRect().height > 0) || performance.now() - start > 3000) {
+      requestAnimationFrame(() => requestAnimationFrame(report));  // after the frame that paints it
+    } else {
+      requestAnimationFrame(check);
+    }
+  };
+  requestAnimationFrame(check);
+  return () => { done = true; };
+}
+"""
+_tables_shown = st.components.v2.component("evalcore.tables_shown", js=_TABLES_SHOWN_JS)
+
+
+def charts_now() -> bool:
+    """Whether this script run draws its charts; until it may, the browser is asked to say when a table is shown.
+
+    Plotly's script is 4.7 MB, and the browser shows none of a page's tables until it has read the script
+    of every element the page sent with them: a fresh browser tab showed the leaderboard about a second
+    later because of its chart. So a tab's first charts are drawn in the next script run: the page sends
+    its tables and a small script that reports, once a table is on screen, as a widget trigger. From then
+    on, for the session (the tab has Plotly's script), charts are drawn with the tables. A trigger carries
+    every widget's state from the browser, like a click, so a slider moved meanwhile is kept.
+    """
+    if st.session_state.get(Keys.CHARTS_NOW):
+        return True
+    _tables_shown(key=Keys.TABLES_SHOWN, on_shown_change=_charts_from_now_on)
+    return False
+
+
+def _charts_from_now_on() -> None:
+    st.session_state[Keys.CHARTS_NOW] = True
 
 
 def plain(text: object) -> str:

@@ -71,6 +71,9 @@ for tab, (title, figure) in zip(st.tabs(list(figures), key=Keys.CHART_TAB, on_ch
     if not tab.open:
         continue
     with tab:
+        if not shared.charts_now():
+            st.caption("The chart follows once the tables are on screen.")
+            continue
         picked = st.plotly_chart(figure(), on_select="rerun", selection_mode="points", key=f"chart_{title}")
         points = (picked or {}).get("selection", {}).get("points", [])
         if points and points[0].get("customdata"):

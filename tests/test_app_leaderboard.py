@@ -58,7 +58,7 @@ def test_filters_keep_only_the_chosen_contenders(monkeypatch, tmp_path):
 
 def test_the_first_chart_is_score_vs_cost_with_the_pareto_frontier(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
-    specs = charts(open_page(PAGE))
+    specs = charts(open_page(PAGE, charts_now=True))
     assert len(specs) == 1  # chart tabs are lazy: only the open one is drawn
     assert any(trace.get("name") == "Pareto frontier" for trace in specs[0]["data"])
     assert specs[0]["layout"]["xaxis"]["type"] == "log"
@@ -66,9 +66,22 @@ def test_the_first_chart_is_score_vs_cost_with_the_pareto_frontier(monkeypatch, 
 
 def test_each_chart_tab_draws_its_chart(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
-    kinds = {tab: charts(open_page(PAGE, chart_tab=tab))[0]["data"][0]["type"]
+    kinds = {tab: charts(open_page(PAGE, charts_now=True, chart_tab=tab))[0]["data"][0]["type"]
              for tab in ("Score vs time", "Metrics", "Contender × dataset")}
     assert kinds == {"Score vs time": "scatter", "Metrics": "bar", "Contender × dataset": "heatmap"}
+
+
+def test_a_sessions_first_view_sends_the_tables_and_asks_the_browser_when_they_are_shown(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    assert not at.exception and len(at.dataframe) == 2 and not charts(at)
+    assert "The chart follows once the tables are on screen." in texts(at)
+    reporter = at.get("bidi_component")
+    assert len(reporter) == 1 and "stDataFrame" in reporter[0].proto.js_content
+    at.session_state["charts_now"] = True  # what the reporter's trigger sets (the browser tests click through it)
+    at.run()
+    assert len(charts(at)) == 1 and not at.get("bidi_component")
+    assert "The chart follows once the tables are on screen." not in texts(at)
 
 
 def test_glossary_comes_from_the_metric_descriptions(monkeypatch, tmp_path):
@@ -122,7 +135,7 @@ def test_clicking_a_chart_point_opens_that_contenders_cases(monkeypatch, tmp_pat
     switches = record_page_switches(monkeypatch)
     click = {"selection": {"points": [{"customdata": run.contenders[2].id}], "point_indices": [0], "box": [],
                            "lasso": []}}
-    at = open_page(PAGE, **{"chart_Score vs cost": click})
+    at = open_page(PAGE, charts_now=True, **{"chart_Score vs cost": click})
     assert switches == ["pages/cases.py"]
     assert at.session_state["case_contender"] == run.contenders[2].id
 

@@ -77,6 +77,19 @@ def test_moving_a_weight_re_ranks_and_the_address_bar_shares_it(page, app_url, b
         shared.close()
 
 
+def test_a_weight_moved_before_the_chart_comes_is_kept(page, app_url, demo_run_file):
+    """A tab's first chart comes in the script run after its tables are on screen (pages._shared.charts_now):
+    a slider moved the moment the table shows is neither lost to that run nor undone by it."""
+    cheap_wins = expected_winner(demo_run_file, cost=-1.0)
+    page.goto(app_url)
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    slider(page, "cost").get_by_role("slider").press("Home")
+    expect(page.get_by_test_id("stPlotlyChart").first).to_be_attached()
+    expect(page.get_by_text(re.compile(r"^Winner: "))).to_have_text(re.compile(re.escape(cheap_wins)))
+    expect(slider(page, "cost")).to_contain_text("-100")
+    expect(page.get_by_text("The chart follows once the tables are on screen.")).to_have_count(0)
+
+
 def test_uploading_a_run_file_shows_its_table(page, app_url, demo_run_file):
     open_app(page, app_url, "upload")
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(demo_run_file))
