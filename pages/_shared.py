@@ -45,7 +45,9 @@ class Keys:
     WEIGHT = "w_"                    # + weight name: one slider each
     WEIGHT_POSITIONS = "weight_positions"  # the sliders' last positions, kept apart from the widgets
     FILTERS_FOR = "filters_for"      # the run the leaderboard filters belong to
-    FILTER = "f_"                    # + dataset / variant / contender / meta_<key>
+    FILTERS = "filters"              # the leaderboard's filters: dataset / variant / contender / meta_<key> → values
+    FILTER = "f_"                    # + one of those names: its multiselect, drawn while the Filters are open
+    FILTERS_OPEN = "filters_open"    # the leaderboard's Filters expander is open (its widgets are drawn)
     QUERY_READ = "query_read"        # the address bar was read into the session
     URL_WEIGHTS = "url_weights"      # weights from the address bar, for the sliders to take once
     CASE_CONTENDER = "case_contender"
@@ -315,11 +317,10 @@ def read_address_bar() -> None:
     if state.run:
         st.session_state[Keys.RUN] = state.run
     st.session_state[Keys.FILTERS_FOR] = state.run
-    for attr, key in (("datasets", "dataset"), ("variants", "variant"), ("contenders", "contender")):
-        if getattr(state.filters, attr):
-            st.session_state[Keys.FILTER + key] = getattr(state.filters, attr)
-    for key, values in state.filters.metadata.items():
-        st.session_state[Keys.FILTER + "meta_" + key] = values
+    chosen = {name: list(getattr(state.filters, attr))
+              for attr, name in (("datasets", "dataset"), ("variants", "variant"), ("contenders", "contender"))}
+    chosen.update({f"meta_{key}": list(values) for key, values in state.filters.metadata.items()})
+    st.session_state[Keys.FILTERS] = {name: values for name, values in chosen.items() if values}
     if state.weights is not None:
         st.session_state[Keys.URL_WEIGHTS] = state.weights
 
@@ -397,11 +398,18 @@ def weights(now: Current) -> dict[str, float]:
 
 
 def filters() -> explorer.Filters:
-    s = st.session_state
-    metadata = {k.removeprefix(Keys.FILTER + "meta_"): list(v) for k, v in s.items()
-                if isinstance(k, str) and k.startswith(Keys.FILTER + "meta_") and v}
-    return explorer.Filters(list(s.get(Keys.FILTER + "dataset", [])), list(s.get(Keys.FILTER + "variant", [])),
-                            list(s.get(Keys.FILTER + "contender", [])), metadata)
+    """The leaderboard's filters, kept apart from their widgets: Streamlit drops a widget's state on a page
+    that does not draw it (another page, or the Filters closed), and the filters outlive both."""
+    chosen = st.session_state.get(Keys.FILTERS, {})
+    metadata = {name.removeprefix("meta_"): list(v) for name, v in chosen.items() if name.startswith("meta_") and v}
+    return explorer.Filters(list(chosen.get("dataset", [])), list(chosen.get("variant", [])),
+                            list(chosen.get("contender", [])), metadata)
+
+
+def keep_filter(name: str) -> None:
+    """A filter's multiselect changed: keep its values with the others."""
+    chosen = {**st.session_state.get(Keys.FILTERS, {}), name: list(st.session_state[Keys.FILTER + name])}
+    st.session_state[Keys.FILTERS] = {n: values for n, values in chosen.items() if values}
 
 
 def write_address_bar() -> None:

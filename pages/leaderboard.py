@@ -22,22 +22,36 @@ if now.run.info.status == "running":
 
 def filter_widget(column, label: str, name: str, options: list[str]) -> None:
     key = Keys.FILTER + name
-    st.session_state[key] = [v for v in st.session_state.get(key, []) if v in options]
-    column.multiselect(label, options, key=key, placeholder="all")
+    st.session_state[key] = st.session_state[Keys.FILTERS].get(name, [])
+    column.multiselect(label, options, key=key, placeholder="all", on_change=shared.keep_filter, args=(name,))
 
 
-with st.expander("Filters", icon=":material/filter_list:"):
-    if st.session_state.get(Keys.FILTERS_FOR) != now.ref:
-        for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(Keys.FILTER)]:
-            del st.session_state[key]
-        st.session_state[Keys.FILTERS_FOR] = now.ref
-    options = shared.summary(now).options
-    left, middle, right = st.columns(3)
-    filter_widget(left, "Datasets", "dataset", options["datasets"])
-    filter_widget(middle, "Variants", "variant", options["variants"])
-    filter_widget(right, "Contenders", "contender", options["contenders"])
-    for column, (key, values) in zip(st.columns(3) * 9, options["metadata"].items(), strict=False):
-        filter_widget(column, f"metadata: {plain(key)}", f"meta_{key}", values)  # the key is from a run file
+if st.session_state.get(Keys.FILTERS_FOR) != now.ref:
+    st.session_state[Keys.FILTERS] = {}
+    st.session_state[Keys.FILTERS_FOR] = now.ref
+options = shared.summary(now).options
+choices = {"dataset": options["datasets"], "variant": options["variants"], "contender": options["contenders"],
+           **{f"meta_{key}": values for key, values in options["metadata"].items()}}
+# A value this run does not have (from an address, or another run's) is dropped.
+st.session_state[Keys.FILTERS] = {
+    name: kept for name, values in st.session_state.get(Keys.FILTERS, {}).items()
+    if (kept := [v for v in values if v in choices.get(name, [])])}
+# Drawn only while open (on_change="rerun"): its multiselects held back a fresh tab's first table. Its label
+# stays the same (a new label closes it in the browser), so a caption says what is filtered, open or closed.
+box = st.expander("Filters", icon=":material/filter_list:", key=Keys.FILTERS_OPEN, on_change="rerun")
+names = {"dataset": "datasets", "variant": "variants", "contender": "contenders"}
+if active := st.session_state[Keys.FILTERS]:
+    st.caption(plain("Filtered by " + "; ".join(
+        f"{names.get(name, 'metadata ' + name.removeprefix('meta_'))}: {', '.join(values)}"
+        for name, values in active.items())))
+if box.open:
+    with box:
+        left, middle, right = st.columns(3)
+        filter_widget(left, "Datasets", "dataset", options["datasets"])
+        filter_widget(middle, "Variants", "variant", options["variants"])
+        filter_widget(right, "Contenders", "contender", options["contenders"])
+        for column, (key, values) in zip(st.columns(3) * 9, options["metadata"].items(), strict=False):
+            filter_widget(column, f"metadata: {plain(key)}", f"meta_{key}", values)  # the key is from a run file
 
 view = shared.leaderboard_of(now)
 if view.overall.empty:

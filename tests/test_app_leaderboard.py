@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.test_app_shared import demo_run, open_page, record_page_switches, seed, texts
+from tests.test_app_shared import demo_run, open_page, record_page_switches, seed, texts, unescaped
 
 PAGE = "pages/leaderboard.py"
 
@@ -52,8 +52,37 @@ def test_filters_keep_only_the_chosen_contenders(monkeypatch, tmp_path):
     run = demo_run()
     seed(monkeypatch, tmp_path, run)
     chosen = [run.contenders[0].id, run.contenders[1].id]
-    at = open_page(PAGE, filters_for="run-demo", f_contender=chosen)
+    at = open_page(PAGE, filters_for="run-demo", filters={"contender": chosen})
     assert sorted(at.dataframe[0].value["contender"]) == sorted(chosen)
+
+
+def test_the_filters_are_drawn_when_opened_and_kept_when_closed(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE)
+    assert not at.multiselect and [e.label for e in at.expander] == ["Filters", "Glossary"]
+    at.session_state["filters_open"] = True  # what a click on the expander does (on_change="rerun")
+    at.run()
+    assert [m.label for m in at.multiselect] == ["Datasets", "Variants", "Contenders", "metadata: difficulty"]
+    at.multiselect(key="f_contender").select(run.contenders[0].id).run()
+    assert list(at.dataframe[0].value["contender"]) == [run.contenders[0].id]
+    at.session_state["filters_open"] = False
+    at.run().run()
+    assert not at.multiselect and at.expander[0].label == "Filters"
+    assert f"Filtered by contenders: {run.contenders[0].id}" in [unescaped(c.value) for c in at.caption]
+    assert list(at.dataframe[0].value["contender"]) == [run.contenders[0].id]
+    at.session_state["filters_open"] = True
+    at.run()
+    assert at.multiselect(key="f_contender").value == [run.contenders[0].id]
+
+
+def test_filter_values_the_run_does_not_have_are_dropped_even_when_the_filters_are_closed(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE, filters_for="run-demo", filters={"dataset": ["nope", "roofing"], "meta_nope": ["x"]})
+    assert not at.exception
+    assert at.session_state["filters"] == {"dataset": ["roofing"]}
+    assert "Filtered by datasets: roofing" in [unescaped(c.value) for c in at.caption]
+    assert set(at.dataframe[0].value["contender"]) and [t.label for t in at.tabs][0] == "roofing"
 
 
 def test_the_first_chart_is_score_vs_cost_with_the_pareto_frontier(monkeypatch, tmp_path):
@@ -170,7 +199,7 @@ def test_a_run_with_a_saved_summary_opens_without_reading_its_results(monkeypatc
 
     monkeypatch.setattr(Store, "load_results_frame_and_changes", no_reading)
     monkeypatch.setattr(Store, "load_results_frame", no_reading)
-    at = open_page(PAGE)
+    at = open_page(PAGE, filters_open=True)
     assert not at.exception and not at.error
     expected = explorer.leaderboard_view(results_frame(run), run.metrics, run.info.weights, contenders=run.contenders)
     shown = at.dataframe[0].value

@@ -176,11 +176,27 @@ def test_picking_another_run_takes_its_weights_and_drops_the_filters(monkeypatch
     other.info.weights = {"score": 1.0}
     seed(monkeypatch, tmp_path, demo_run(), other)
     at = app()
-    at.session_state["f_dataset"] = ["roofing"]
+    at.session_state["filters"] = {"dataset": ["roofing"]}
+    at.session_state["filters_open"] = True
     at.sidebar.selectbox(key="run").select("run-other").run()
     assert not at.exception
     assert at.sidebar.slider(key="w_cost").value == 0 and at.sidebar.slider(key="w_score").value == 100
     assert at.multiselect(key="f_dataset").value == []
+
+
+def test_the_filters_outlive_a_visit_to_another_page(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.session_state["filters_open"] = True
+    at.run()
+    at.multiselect(key="f_dataset").select("roofing").run()
+    assert [t.label for t in at.tabs][0] == "roofing" and at.query_params["dataset"] == "roofing"
+    at.switch_page("pages/cases.py").run()
+    at.switch_page("pages/leaderboard.py").run()
+    assert not at.exception
+    assert [t.label for t in at.tabs][0] == "roofing" and "Filtered by datasets: roofing" in texts(at)
+    at.session_state["filters_open"] = True
+    assert at.run().multiselect(key="f_dataset").value == ["roofing"]
 
 
 def test_the_address_follows_the_weights_on_every_page(monkeypatch, tmp_path):

@@ -229,7 +229,7 @@ def test_the_leaderboard_page_escapes_what_a_run_file_names(monkeypatch, tmp_pat
     from tests.untrusted import untrusted_run
 
     seed(monkeypatch, tmp_path, untrusted_run())
-    at = open_page("pages/leaderboard.py")
+    at = open_page("pages/leaderboard.py", filters_open=True)
     assert not at.exception
     labels = [m.label for m in at.multiselect]
     assert "metadata: \\!\\[tracker\\]\\(x\\) meta key" in labels  # Markdown shows it literally

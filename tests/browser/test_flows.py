@@ -90,6 +90,30 @@ def test_a_weight_moved_before_the_chart_comes_is_kept(page, app_url, demo_run_f
     expect(page.get_by_text("The chart follows once the tables are on screen.")).to_have_count(0)
 
 
+def test_a_filter_applies_and_stays_when_the_filters_close_and_the_page_changes(page, app_url):
+    open_app(page, app_url)
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    page.get_by_text("Filters", exact=True).click()  # drawn only when open
+    datasets = page.get_by_test_id("stMultiSelect").filter(has=page.get_by_text("Datasets", exact=True))
+    datasets.get_by_role("combobox").click()
+    page.get_by_role("option", name="roofing").click()
+    page.keyboard.press("Escape")
+    tabs = page.get_by_role("tab")
+    expect(tabs.filter(has_text="immigration")).to_have_count(0)  # one dataset tab: roofing
+    expect(page).to_have_url(re.compile(r"dataset=roofing"))
+    expect(page.get_by_text("Filtered by datasets: roofing")).to_be_visible()
+    page.get_by_text("Filters", exact=True).click()  # closed: its widgets are gone, the filter is not
+    expect(page.get_by_test_id("stMultiSelect")).to_have_count(0)
+    expect(tabs.filter(has_text="immigration")).to_have_count(0)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Cases").click()
+    expect(page.get_by_role("heading", name="Cases")).to_be_visible()
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Leaderboard").click()
+    expect(page.get_by_text("Filtered by datasets: roofing")).to_be_visible()
+    page.get_by_text("Filters", exact=True).click()
+    expect(datasets).to_contain_text("roofing")
+    screenshot(page, "filters_kept")
+
+
 def test_uploading_a_run_file_shows_its_table(page, app_url, demo_run_file):
     open_app(page, app_url, "upload")
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(demo_run_file))
