@@ -56,8 +56,8 @@ class Keys:
     LEADERBOARD_TABLE = "leaderboard_table"
     DATASET_TAB = "dataset_tab"
     CHART_TAB = "chart_tab"
-    CHARTS_NOW = "charts_now"        # this browser tab has shown a table: charts are drawn with the tables
-    TABLES_SHOWN = "tables_shown"    # the component that reports it (see charts_now)
+    CHARTS_NOW = "charts_now"        # this session's charts are drawn with its tables (see charts_now)
+    TABLES_SHOWN = "tables_shown"    # the component that reports a table on screen
     JOB = "job"                      # the run launched or resumed from this session
     SO_FAR = "so_far"                # the leaderboard so far of that run: (run id, when, took, results, view)
     CONFIRM_DELETE = "confirm_delete"
@@ -547,23 +547,24 @@ _tables_shown = st.components.v2.component("evalcore.tables_shown", js=_TABLES_S
 
 
 def charts_now() -> bool:
-    """Whether this script run draws its charts; until it may, the browser is asked to say when a table is shown.
+    """Whether this script run draws its charts: every run but a session's first that asks.
 
     Plotly's script is 4.7 MB, and the browser shows none of a page's tables until it has read the script
     of every element the page sent with them: a fresh browser tab showed the leaderboard about a second
-    later because of its chart. So a tab's first charts are drawn in the next script run: the page sends
-    its tables and a small script that reports, once a table is on screen, as a widget trigger. From then
-    on, for the session (the tab has Plotly's script), charts are drawn with the tables. A trigger carries
-    every widget's state from the browser, like a click, so a slider moved meanwhile is kept.
+    later because of its chart. So the first run that would draw charts sends its tables, a placeholder
+    and a few lines of JavaScript that report, once a table is on screen, as a widget trigger: the next
+    script run draws the charts, whether that report or a click started it. A trigger carries every
+    widget's state from the browser, like a click, so a slider moved meanwhile is kept.
     """
     if st.session_state.get(Keys.CHARTS_NOW):
         return True
-    _tables_shown(key=Keys.TABLES_SHOWN, on_shown_change=_charts_from_now_on)
+    st.session_state[Keys.CHARTS_NOW] = True
+    _tables_shown(key=Keys.TABLES_SHOWN, on_shown_change=_rerun_only)
     return False
 
 
-def _charts_from_now_on() -> None:
-    st.session_state[Keys.CHARTS_NOW] = True
+def _rerun_only() -> None:
+    """A trigger's callback: the rerun it starts is all it asks for."""
 
 
 def plain(text: object) -> str:
