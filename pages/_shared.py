@@ -549,9 +549,9 @@ _tables_shown = st.components.v2.component("evalcore.tables_shown", js=_TABLES_S
 def charts_now() -> bool:
     """Whether this script run draws its charts: every run but a session's first that asks.
 
-    Plotly's script is 4.7 MB, and the browser shows none of a page's tables until it has read the script
-    of every element the page sent with them: a fresh browser tab showed the leaderboard about a second
-    later because of its chart. So the first run that would draw charts sends its tables, a placeholder
+    Plotly's script is 4.7 MB: in a fresh browser tab, a table sent with a chart came on screen in the
+    same frame as the chart, after the browser had read that script, about a second later than without
+    the chart (bench/RESULTS.md, stop 12). So the first run that would draw charts sends its tables, a placeholder
     and a few lines of JavaScript that report, once a table is on screen, as a widget trigger: the next
     script run draws the charts, whether that report or a click started it. A trigger carries every
     widget's state from the browser, like a click, so a slider moved meanwhile is kept.
