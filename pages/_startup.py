@@ -25,10 +25,16 @@ log = logging.getLogger("evalcore.app")
 @asynccontextmanager
 async def lifespan(app: Any) -> AsyncIterator[None]:
     """The ``st.App`` lifespan: start warming up, and serve at once."""
+    from streamlit import delta_generator
     from streamlit.runtime.pages_manager import PagesManager
 
     # What pages._shared.use_app_navigation does on a first page view (a rerun), done before there is one.
     PagesManager.uses_pages_directory = False
+    # Streamlit checks once per process, at the first element a page draws, whether it runs in a Python
+    # REPL, to warn that apps need `streamlit run`. The check calls inspect.stack(), which resolves the path
+    # of every loaded module for each frame: after the warm-up has loaded pandas and plotly, 0.1-0.3 s of the
+    # first page view, before anything is sent. A server started by `streamlit run` never needs the warning.
+    delta_generator._use_warning_has_been_displayed = True
     threading.Thread(target=warm_up, name="evalcore-warm-up", daemon=True).start()
     yield
 
