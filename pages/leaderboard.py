@@ -29,7 +29,9 @@ def filter_widget(column, label: str, name: str, options: list[str]) -> None:
 if st.session_state.get(Keys.FILTERS_FOR) != now.ref:
     st.session_state[Keys.FILTERS] = {}
     st.session_state[Keys.FILTERS_FOR] = now.ref
-options = shared.summary(now).options
+# Filtered, the view comes from the run's frame: so do the lists, when the run has no saved summary (an
+# upload, a run still going). Its whole summary, bootstrap included, is computed only for an unfiltered view.
+options = shared.filter_options(now) if st.session_state[Keys.FILTERS] else shared.summary(now).options
 choices = {"dataset": options["datasets"], "variant": options["variants"], "contender": options["contenders"],
            **{f"meta_{key}": values for key, values in options["metadata"].items()}}
 # A value this run does not have (from an address, or another run's) is dropped.

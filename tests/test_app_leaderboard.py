@@ -85,6 +85,28 @@ def test_filter_values_the_run_does_not_have_are_dropped_even_when_the_filters_a
     assert set(at.dataframe[0].value["contender"]) and [t.label for t in at.tabs][0] == "roofing"
 
 
+def test_a_filtered_view_of_a_run_without_a_saved_summary_never_computes_the_whole_runs(monkeypatch, tmp_path):
+    """A filter set on an upload or a run still going: the lists come from the frame the view reads anyway."""
+    from evalcore import summaries
+
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)  # bundled runs are imported without a summary
+    whole: list[int] = []
+    summarize = summaries.summarize
+    monkeypatch.setattr(summaries, "summarize", lambda *args, **kwargs: whole.append(1) or summarize(*args, **kwargs))
+    at = open_page(PAGE, filters_for="run-demo", filters={"dataset": ["roofing"]})
+    assert not at.exception and whole == []
+    assert "Filtered by datasets: roofing" in [unescaped(c.value) for c in at.caption]
+    assert [t.label for t in at.tabs][0] == "roofing"
+    at.session_state["filters_open"] = True
+    at.run()
+    datasets = sorted({case.dataset for case in run.cases})
+    assert at.multiselect(key="f_dataset").options == datasets and at.multiselect(key="f_dataset").value == ["roofing"]
+    assert whole == []
+    at.multiselect(key="f_dataset").unselect("roofing").run()  # unfiltered: the whole run's summary, once
+    assert whole == [1] and len(at.dataframe[0].value) == len(run.contenders)
+
+
 def test_the_first_chart_is_score_vs_cost_with_the_pareto_frontier(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     specs = charts(open_page(PAGE, charts_now=True))
