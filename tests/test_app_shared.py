@@ -276,10 +276,12 @@ def test_the_server_skips_streamlits_repl_check_that_walks_every_loaded_module(m
     import asyncio
 
     from streamlit import delta_generator, env_util
+    from streamlit.runtime.pages_manager import PagesManager
 
     from pages import _startup
 
     checks: list[bool] = []
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)  # the lifespan sets it
     monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)  # fails if Streamlit renames it
     monkeypatch.setattr(env_util, "is_repl", lambda: checks.append(True) or False)
     monkeypatch.setattr(_startup, "warm_up", lambda: None)
