@@ -6,7 +6,8 @@ comes from an ``evalcore`` function. Opening the app never imports litellm.
 
 ``streamlit run`` first imports this file to look for a server: it finds ``app``, an ``st.App`` that
 warms up as it starts (``pages/_startup.py``: the first visitor finds the modules loaded and the
-default leaderboard computed). Every page view then runs this file as its script, as ``__main__``.
+default leaderboard computed) and sends Streamlit's frontend files from memory. Every page view then
+runs this file as its script, as ``__main__``.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def main() -> None:
 if __name__ == "__main__":  # Streamlit runs this file as the script of every page view
     main()
 else:  # `streamlit run app.py` first imports it to find the server to serve: this one, warmed up as it starts
-    from pages._startup import lifespan
+    from starlette.middleware import Middleware
 
-    app = st.App(__file__, lifespan=lifespan)
+    from pages._startup import FrontendAssets, lifespan
+
+    app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(FrontendAssets)])
