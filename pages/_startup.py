@@ -61,8 +61,13 @@ def no_delay() -> int:
     done = 0
     for name in os.listdir(folder) if folder else []:
         try:
-            sock = socket.socket(fileno=os.dup(int(name)))
-        except (OSError, ValueError):  # not a socket, or closed since it was listed
+            copy = os.dup(int(name))
+        except OSError:  # closed since it was listed (the listing's own descriptor)
+            continue
+        try:
+            sock = socket.socket(fileno=copy)
+        except OSError:  # not a socket
+            os.close(copy)
             continue
         with sock:
             try:

@@ -117,6 +117,14 @@ def test_no_delay_turns_nagle_off_on_listening_sockets_and_their_connections_inh
                     assert accepted.getsockopt(*nodelay) == 1
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no descriptor list")
+def test_no_delay_leaves_no_descriptor_behind():
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        no_delay()
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
 def test_the_server_turns_nagle_off_as_it_starts(monkeypatch):
     from streamlit.runtime.pages_manager import PagesManager
 
