@@ -88,8 +88,8 @@ class FrontendAssets:
     route (Starlette's static files: a worker thread to find, open and read each file, and Streamlit's
     middleware around it) sent those 60 in 0.20 s here, and in 0.37 s while the warm-up held the GIL; this
     sends them in 0.03 s and 0.07 s. A file is read at its first request and kept: at most Streamlit's
-    static folder (25 MB), about 9 MB for this app's pages. Any other request, and any name that is not
-    a file of that folder, goes to Streamlit unchanged.
+    static folder (25 MB); 138 files, 9.5 MB, once a browser has opened each of this app's pages. Any
+    other request, and any name that is not a file of that folder, goes to Streamlit unchanged.
     """
 
     def __init__(self, app: Any) -> None:
