@@ -1,4 +1,4 @@
-"""What app.py's server adds to Streamlit's: its frontend files sent from memory, and no Nagle delay."""
+"""What app.py's server adds to Streamlit's: its frontend files sent from memory, no Nagle delay, no REPL check."""
 
 from __future__ import annotations
 
@@ -125,17 +125,33 @@ def test_no_delay_leaves_no_descriptor_behind():
     assert len(os.listdir("/proc/self/fd")) == before
 
 
-def test_the_server_turns_nagle_off_as_it_starts(monkeypatch):
+def start_server(monkeypatch: pytest.MonkeyPatch, then=lambda: None) -> None:  # noqa: ANN001
+    """Run the server's lifespan (without its warm-up), calling ``then`` while it serves."""
     from streamlit.runtime.pages_manager import PagesManager
 
-    calls: list[bool] = []
     monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)  # the lifespan sets it
-    monkeypatch.setattr(_startup, "no_delay", lambda: calls.append(True) or 1)
     monkeypatch.setattr(_startup, "warm_up", lambda: None)
 
     async def serve() -> None:
         async with _startup.lifespan(None):
-            pass
+            then()
 
     asyncio.run(serve())
+
+
+def test_the_server_turns_nagle_off_as_it_starts(monkeypatch):
+    calls: list[bool] = []
+    monkeypatch.setattr(_startup, "no_delay", lambda: calls.append(True) or 1)
+    start_server(monkeypatch)
     assert calls == [True]
+
+
+def test_the_server_skips_streamlits_repl_check_that_walks_every_loaded_module(monkeypatch):
+    """Streamlit's once-a-process REPL check (inspect.stack()) took 0.1-0.3 s of a fresh server's first page."""
+    from streamlit import delta_generator, env_util
+
+    checks: list[bool] = []
+    monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)  # fails if Streamlit renames it
+    monkeypatch.setattr(env_util, "is_repl", lambda: checks.append(True) or False)
+    start_server(monkeypatch, then=delta_generator._maybe_print_use_warning)  # what a page's first element calls
+    assert checks == []

@@ -271,29 +271,6 @@ def test_the_server_serves_at_once_and_warms_up_in_a_thread(monkeypatch):
     assert done.wait(10)
 
 
-def test_the_server_skips_streamlits_repl_check_that_walks_every_loaded_module(monkeypatch):
-    """Streamlit's once-a-process REPL check (inspect.stack()) took 0.1-0.3 s of a fresh server's first page."""
-    import asyncio
-
-    from streamlit import delta_generator, env_util
-    from streamlit.runtime.pages_manager import PagesManager
-
-    from pages import _startup
-
-    checks: list[bool] = []
-    monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)  # the lifespan sets it
-    monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)  # fails if Streamlit renames it
-    monkeypatch.setattr(env_util, "is_repl", lambda: checks.append(True) or False)
-    monkeypatch.setattr(_startup, "warm_up", lambda: None)
-
-    async def serve() -> None:
-        async with _startup.lifespan(None):
-            delta_generator._maybe_print_use_warning()  # what a page's first element calls
-
-    asyncio.run(serve())
-    assert checks == []
-
-
 def test_a_warm_up_that_fails_is_logged_and_left_to_the_first_page(monkeypatch, caplog):
     from pages import _shared, _startup
 
