@@ -21,7 +21,7 @@ log = logging.getLogger("evalcore.app")
 
 def main() -> None:
     """One script run: route to the page, with the shared sidebar."""
-    from evalcore.errors import EvalcoreError
+    from evalcore.core.errors import EvalcoreError
     from pages import _shared as shared
 
     shared.use_app_navigation()

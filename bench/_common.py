@@ -129,8 +129,8 @@ def write_suite(root: Path, cases: int, *, models: list[str] | None = None, conc
 
 def synthetic_run(contenders: int, cases: int, *, seed: int = 0, with_text: bool = True) -> Any:
     """An in-memory run shaped like a real one: fields-scorer metrics, diagnostics, usage, some errors."""
-    from evalcore import records
-    from evalcore.scorers import FIELD_METRICS
+    from evalcore.core import records
+    from evalcore.scoring.scorers import FIELD_METRICS
 
     rng = random.Random(seed)
     info = records.RunInfo(
@@ -156,7 +156,7 @@ def synthetic_run(contenders: int, cases: int, *, seed: int = 0, with_text: bool
 
 
 def _synthetic_result(rng: random.Random, contender: str, case: Any, with_text: bool) -> Any:
-    from evalcore import records
+    from evalcore.core import records
 
     usage = records.Usage(rng.randint(80, 400), rng.randint(20, 120), round(rng.random() * 1e-3, 9))
     if rng.random() < 0.02:
@@ -192,8 +192,8 @@ class InstantProvider:
     """
 
     def __init__(self) -> None:
-        from evalcore.providers import Reply
-        from evalcore.records import Usage
+        from evalcore.core.records import Usage
+        from evalcore.models.types import Reply
 
         self.replies: dict[tuple[str, str], str] = {}
         self.reply, self.usage = Reply, Usage
@@ -214,7 +214,7 @@ class InstantProvider:
 
 def register_instant(prefix: str = "bench/") -> InstantProvider:
     """Register :class:`InstantProvider` for model ids starting with ``prefix``."""
-    from evalcore.providers import register_provider
+    from evalcore.models.registry import register_provider
 
     provider = InstantProvider()
     register_provider(prefix, provider)

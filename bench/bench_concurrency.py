@@ -34,8 +34,8 @@ class SleepProvider:
         return []
 
     async def complete(self, request: Any) -> Any:
-        from evalcore.providers import Reply
-        from evalcore.records import Usage
+        from evalcore.core.records import Usage
+        from evalcore.models.types import Reply
 
         await asyncio.sleep(LATENCY_S)
         return Reply(text=json.dumps(request.case.expected), usage=Usage(120, 40, 0.0002), latency_s=LATENCY_S)
@@ -61,12 +61,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=50)
     args = parser.parse_args()
 
-    from evalcore.lineup import Overrides
-    from evalcore.plan import RunOptions, make_plan
-    from evalcore.providers import register_provider
-    from evalcore.runner import run_suite
-    from evalcore.store import Store
-    from evalcore.suite import load_suite
+    from evalcore.execution.plan import RunOptions, make_plan
+    from evalcore.execution.runner import run_suite
+    from evalcore.models.registry import register_provider
+    from evalcore.storage.store import Store
+    from evalcore.suite.lineup import Overrides
+    from evalcore.suite.loader import load_suite
 
     register_provider("bench/", SleepProvider())
     n, c = args.cases, args.concurrency

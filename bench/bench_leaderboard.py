@@ -24,9 +24,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evalcore.leaderboard import aggregate, rank  # noqa: E402
-from evalcore.records import Metric  # noqa: E402
-from evalcore.stats import bootstrap, pairwise, weight_stability  # noqa: E402
+from evalcore.analysis.leaderboard import aggregate, rank  # noqa: E402
+from evalcore.analysis.stats import bootstrap, pairwise, weight_stability  # noqa: E402
+from evalcore.core.records import Metric  # noqa: E402
 
 METRICS = [
     Metric("field_accuracy", "Mean per-field correctness.", higher_is_better=True, primary=True),
@@ -36,7 +36,7 @@ WEIGHTS = {"score": 0.5, "hallucinated_rate": -0.2, "cost": -0.2, "time": -0.1}
 
 
 def synthetic_results(n_contenders: int, n_cases: int, n_datasets: int = 5, seed: int = 0) -> pd.DataFrame:
-    """A results frame shaped like ``evalcore.frames`` builds it: categorical names, NaN for null."""
+    """A results frame shaped like ``evalcore.storage.frames`` builds it: categorical names, NaN for null."""
     rng = np.random.default_rng(seed)
     n = n_contenders * n_cases
     contender, case = np.repeat(np.arange(n_contenders), n_cases), np.tile(np.arange(n_cases), n_contenders)

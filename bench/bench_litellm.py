@@ -37,13 +37,13 @@ def measure(kind: str, n: int, c: int) -> tuple[float, float]:
     """
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-used")  # mock_response never sends it
 
-    from evalcore.lineup import Overrides
-    from evalcore.llm import _call_kwargs, _litellm
-    from evalcore.plan import RunOptions, make_plan
-    from evalcore.providers import Request
-    from evalcore.runner import run_suite
-    from evalcore.store import Store
-    from evalcore.suite import load_suite
+    from evalcore.execution.plan import RunOptions, make_plan
+    from evalcore.execution.runner import run_suite
+    from evalcore.models.llm import _call_kwargs, _litellm
+    from evalcore.models.types import Request
+    from evalcore.storage.store import Store
+    from evalcore.suite.lineup import Overrides
+    from evalcore.suite.loader import load_suite
 
     litellm = _litellm()
     with tempfile.TemporaryDirectory() as tmp:
@@ -53,8 +53,8 @@ def measure(kind: str, n: int, c: int) -> tuple[float, float]:
         plan = make_plan(suite, options)
         assert plan.contenders and not plan.refused, plan.refused
         # The bare calls send what evalcore sends: each case's messages, built by the suite's adapter.
-        from evalcore.adapters import Context, ExtractAdapter
-        from evalcore.runner import _instructions
+        from evalcore.execution.runner import _instructions
+        from evalcore.scoring.adapters import Context, ExtractAdapter
 
         dataset = suite.datasets["intake"]
         context = Context(_instructions(suite.config.instructions, dataset.instructions), dataset.fields)

@@ -29,7 +29,7 @@ TARGET_MEMORY = 4.0
 
 def build_file(path: Path, mb: float) -> int:
     """Write a run file of about ``mb`` megabytes; returns its number of results."""
-    from evalcore.runfile import write_run_file
+    from evalcore.runfile.io import write_run_file
 
     contenders = 10
     cases = max(10, int(mb * 1e6 / 760 / contenders))  # a result line is about 760 bytes
@@ -43,7 +43,7 @@ def child(kind: str, path: str) -> None:
 
     Both kinds read the file inside the measurement: its bytes count towards the peak.
     """
-    from evalcore.runfile import read_run_file
+    from evalcore.runfile.io import read_run_file
 
     before = peak_rss_mb()
     start = time.perf_counter()
@@ -73,7 +73,7 @@ def main() -> None:
         child(*args.child)
         return
 
-    from evalcore.runfile import read_run_file, write_run_file
+    from evalcore.runfile.io import read_run_file, write_run_file
 
     with tempfile.TemporaryDirectory() as tmp:
         plain, packed = Path(tmp) / "run.json", Path(tmp) / "run.json.gz"

@@ -33,11 +33,11 @@ BATCH = 500
 def run_evalcore(suite_dir: Path, db: Path, model: str = "bench/instant", models: list[str] | None = None
                  ) -> tuple[str, int]:
     """Load, plan and run the suite (with ``models`` as the lineup); returns the final status and the results stored."""
-    from evalcore.lineup import Overrides
-    from evalcore.plan import RunOptions, make_plan
-    from evalcore.runner import run_suite
-    from evalcore.store import Store
-    from evalcore.suite import load_suite
+    from evalcore.execution.plan import RunOptions, make_plan
+    from evalcore.execution.runner import run_suite
+    from evalcore.storage.store import Store
+    from evalcore.suite.lineup import Overrides
+    from evalcore.suite.loader import load_suite
 
     suite = load_suite(suite_dir)
     plan = make_plan(suite, RunOptions(concurrency=50, overrides=Overrides(models=models or [model])))

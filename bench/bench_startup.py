@@ -47,8 +47,8 @@ def best(args: list[str], repeat: int = 3) -> tuple[float, list[str]]:
 
 
 def main() -> None:
-    from evalcore.runfile import write_run_file
-    from evalcore.store import Store
+    from evalcore.runfile.io import write_run_file
+    from evalcore.storage.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)

@@ -94,7 +94,7 @@ def main() -> None:
 
     import pandas  # noqa: F401 - both load paths need it; import it outside the timings
 
-    from evalcore.store import Store
+    from evalcore.storage.store import Store
 
     run = synthetic_run(args.contenders, args.cases)
     n = len(run.results)

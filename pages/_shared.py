@@ -18,11 +18,13 @@ from typing import Any
 
 import streamlit as st
 
-from evalcore import explorer, sharing, summaries
-from evalcore.errors import EvalcoreError
-from evalcore.jobs import RunJob, build_plan, launch_run
-from evalcore.records import Case, Run
-from evalcore.store import Store, default_db_path
+from evalcore.analysis import summaries
+from evalcore.analysis import view as explorer
+from evalcore.core.errors import EvalcoreError
+from evalcore.core.records import Case, Run
+from evalcore.explorer import sharing
+from evalcore.explorer.jobs import RunJob, build_plan, launch_run
+from evalcore.storage.store import Store, default_db_path
 
 log = logging.getLogger("evalcore.app")
 
@@ -147,7 +149,7 @@ def _load(path: str, ref: str, version: tuple) -> Run:
 def _frame(path: str, ref: str, version: tuple) -> tuple[Any, int | None]:
     """The run's results frame, and the store's count of changes it reflects (None for an upload)."""
     if ref.startswith(UPLOAD_PREFIX):
-        from evalcore.frames import results_frame
+        from evalcore.storage.frames import results_frame
 
         return results_frame(_uploads()[ref]), None
     return _store(path).load_results_frame_and_changes(ref)
@@ -589,7 +591,7 @@ def open_run(ref: str, page: str = LEADERBOARD) -> None:
 
 def launch_demo() -> None:
     """Start the demo suite with its fake lineup, and watch it on the Run page."""
-    from evalcore.suite import load_suite
+    from evalcore.suite.loader import load_suite
 
     refuse_in_viewer_mode("Launching a run")
     job = launch_run(build_plan(load_suite(DEMO_SUITE)), db_path())

@@ -139,7 +139,7 @@ def warm_up() -> None:
 
         view = _shared.warm_up()
         if view is not None:  # last, as on the page: the charts come after the tables
-            from evalcore import charts
+            from evalcore.analysis import charts
 
             charts.score_vs(view.ranked, "cost")  # imports the parts of plotly a figure needs
     except Exception:  # noqa: BLE001 - the first page does the same work and shows what goes wrong

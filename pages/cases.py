@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import drilldown, explorer
+from evalcore.analysis import view as explorer
+from evalcore.explorer import drilldown
 from pages import _shared as shared
 from pages._shared import Keys, plain
 

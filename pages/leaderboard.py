@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import charts, explorer
+from evalcore.analysis import charts
+from evalcore.analysis import view as explorer
 from pages import _shared as shared
 from pages._shared import Keys, plain
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from evalcore import jobs, sharing
-from evalcore.errors import EvalcoreError
-from evalcore.report import format_cost
+from evalcore.analysis.text import format_cost
+from evalcore.core.errors import EvalcoreError
+from evalcore.explorer import jobs, sharing
 from pages import _shared as shared
 from pages._shared import Keys, plain
 
@@ -23,7 +23,7 @@ if shared.viewer():
 
 @st.cache_resource(show_spinner="Reading the suite…", ttl=30)
 def load_suite(path: str):  # noqa: ANN201
-    from evalcore.suite import load_suite as load
+    from evalcore.suite.loader import load_suite as load
 
     return load(path)
 

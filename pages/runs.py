@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import explorer, jobs, sharing
-from evalcore.errors import EvalcoreError
+from evalcore.analysis import view as explorer
+from evalcore.core.errors import EvalcoreError
+from evalcore.explorer import jobs, sharing
 from pages import _shared as shared
 from pages._shared import Keys, plain
 
@@ -22,8 +23,8 @@ def run_file(path: str, run_id: str, gzip: bool = False) -> bytes:
     """The run as a run file, as ``evalcore export`` writes it. Made only when a download button is clicked
     (Streamlit calls this on a thread of its own, hence a connection of its own): a run of a million
     results takes most of a minute, which selecting it in the list used to cost."""
-    from evalcore.runfile import exported_run
-    from evalcore.store import Store
+    from evalcore.runfile.io import exported_run
+    from evalcore.storage.store import Store
 
     with Store(path) as store:
         return exported_run(store, run_id, gzip)

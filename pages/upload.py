@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.errors import RunFileError, StoreError
-from evalcore.uploads import read_upload, too_large
+from evalcore.core.errors import RunFileError, StoreError
+from evalcore.runfile.uploads import read_upload, too_large
 from pages import _shared as shared
 from pages._shared import plain
 

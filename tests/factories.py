@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from evalcore import records
+from evalcore.core import records
 
 FAKE_MODELS = ("fake/perfect", "fake/guesser", "fake/lazy", "fake/flaky", "fake/garbler")
 DATASETS = ("tax_preparation", "roofing", "immigration_law")

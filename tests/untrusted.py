@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-from evalcore import records
+from evalcore.core import records
 from tests.factories import make_run
 
 #: Each payload sets ``window.__pwned`` (or loads ``x``) if it is ever run or rendered as markup.

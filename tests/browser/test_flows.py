@@ -44,9 +44,9 @@ def test_the_leaderboard_opens_on_the_bundled_demo_run(page, app_url):
 
 
 def expected_winner(run_file, **changes) -> str:  # noqa: ANN001
-    from evalcore.explorer import leaderboard_view
-    from evalcore.frames import results_frame
-    from evalcore.runfile import read_run_file
+    from evalcore.analysis.view import leaderboard_view
+    from evalcore.runfile.io import read_run_file
+    from evalcore.storage.frames import results_frame
 
     run = read_run_file(run_file)
     view = leaderboard_view(results_frame(run), run.metrics, {**run.info.weights, **changes}, ci=False)
@@ -202,7 +202,7 @@ def test_a_run_is_exported_when_its_button_is_clicked(page, app_url, tmp_path):
     """The run file is written on the click (not when the run is selected) and is a valid run file."""
     import gzip
 
-    from evalcore.runfile import read_run_file, write_run_file
+    from evalcore.runfile.io import read_run_file, write_run_file
 
     open_app(page, app_url, "runs")
     click_first_row(page, page.get_by_test_id("stDataFrame").first)

@@ -1,0 +1,138 @@
+"""Plotly figures of a leaderboard: score against cost and time, metric bars, a contender × dataset heatmap.
+
+Every function takes a ranked table (:func:`evalcore.analysis.leaderboard.leaderboard`) and returns a
+``plotly.graph_objects.Figure``; nothing here draws on a screen or imports streamlit. Each point and
+bar carries its contender id in ``customdata``, so a page can open that contender's cases on a click.
+Colours come from the theme the figure is shown in (light or dark); only the frontier is styled here.
+Plotly takes about a second to import, so it is imported when a figure is made, not with this module:
+a page draws its tables first.
+Plotly reads tags such as ``<a href>`` in any text it draws, so every name from a run file is
+escaped before it becomes a label, a legend entry or a hover line (``customdata`` keeps the raw id).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from evalcore.analysis.stats import pareto_front
+from evalcore.core.records import Metric
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+#: How each x quantity is labelled and shown on hover.
+AXES = {"cost": ("cost per case (USD, log scale)", "$%{x:.3g}"), "time": ("seconds per call", "%{x:.3g} s")}
+FRONTIER = "Pareto frontier"
+
+
+def score_vs(table: pd.DataFrame, x: str = "cost", log_x: bool | None = None) -> go.Figure:
+    """Score (%) against cost or time, one point per contender, with the Pareto frontier drawn through
+    the contenders nothing beats on both.
+
+    Args:
+        table: an overall ranked table (one row per contender).
+        x: ``"cost"`` or ``"time"``.
+        log_x: a log x axis; by default for cost only. On a log axis rows with ``x ≤ 0`` cannot be
+            placed and are left out (the title says how many).
+    """
+    import plotly.graph_objects as go  # about a second: only when a chart is drawn
+
+    if x not in AXES:
+        raise ValueError(f"x={x!r}: use one of {sorted(AXES)}")
+    log_x = x == "cost" if log_x is None else log_x
+    known = table.dropna(subset=["score", x])
+    if log_x:
+        known = known[known[x] > 0]
+    title, hover_x = AXES[x]
+    front_ids = pareto_front(known, x=x) if len(known) else []
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        # Only the frontier is labelled: ten labels on one chart overlap into noise; hover names the rest.
+        x=known[x], y=100 * known["score"], mode="markers+text", name="contenders",
+        text=[_label(c) if c in front_ids else "" for c in known["contender"]], textposition="top center",
+        customdata=known["contender"].astype(str), marker={"size": 11},
+        hovertext=[_safe(c) for c in known["contender"]],
+        hovertemplate="<b>%{hovertext}</b><br>score %{y:.1f}%<br>" + hover_x + "<extra></extra>",
+    ))
+    front = known.set_index("contender").loc[front_ids] if len(known) else known
+    fig.add_trace(go.Scatter(
+        x=front[x], y=100 * front["score"], mode="lines", name=FRONTIER, line={"dash": "dash", "width": 2},
+        customdata=front.index.astype(str), hoverinfo="skip", line_shape="hv",
+    ))
+    left_out = len(table) - len(known)
+    note = f" ({left_out} without a {x} not shown)" if left_out else ""
+    fig.update_layout(title=f"Score vs {x}{note}", xaxis_title=title, yaxis_title="score (%)",
+                      showlegend=True, margin={"t": 50, "l": 10, "r": 10, "b": 10}, height=420,
+                      legend={"orientation": "h", "y": -0.2})
+    fig.update_xaxes(type="log" if log_x else "linear", exponentformat="none", dtick="D2" if log_x else None,
+                     tickprefix="$" if x == "cost" else "", ticksuffix=" s" if x == "time" else "")
+    return fig
+
+
+def _safe(text: object) -> str:
+    """A name from a run file as text Plotly shows literally (no tags, no links)."""
+    return html.escape(str(text), quote=False)
+
+
+def _label(contender: str, width: int = 28) -> str:
+    short = contender if len(contender) <= width else contender[: width - 1] + "…"
+    return _safe(short)
+
+
+def metric_bars(table: pd.DataFrame, metrics: Sequence[Metric]) -> go.Figure:
+    """Grouped bars: for each metric (%), one bar per contender, with 95% interval whiskers when the
+    table has them (``<metric>_lo`` / ``<metric>_hi``)."""
+    import plotly.graph_objects as go  # about a second: only when a chart is drawn
+
+    names = [m.name for m in metrics]
+    fig = go.Figure()
+    for row in table.to_dict("records"):
+        values = np.array([_value(row, n) for n in names])
+        bar = go.Bar(x=names, y=100 * values, name=_label(str(row["contender"]), 40),
+                     customdata=[str(row["contender"])] * len(names),
+                     hovertext=[_safe(row["contender"])] * len(names),
+                     hovertemplate="<b>%{hovertext}</b><br>%{x}: %{y:.1f}%<extra></extra>")
+        if all(f"{n}_lo" in row for n in names):
+            low = np.array([_value(row, f"{n}_lo") for n in names])
+            high = np.array([_value(row, f"{n}_hi") for n in names])
+            bar.error_y = {"type": "data", "symmetric": False, "array": 100 * np.maximum(high - values, 0),
+                           "arrayminus": 100 * np.maximum(values - low, 0), "visible": True}
+        fig.add_trace(bar)
+    lower = [m.name for m in metrics if not m.higher_is_better]
+    note = f" (lower is better: {', '.join(lower)})" if lower else ""
+    fig.update_layout(barmode="group", title=f"Metrics per contender, 95% intervals{note}",
+                      yaxis_title="%", yaxis_range=[0, 105], height=420,
+                      margin={"t": 50, "l": 10, "r": 10, "b": 10}, legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def _value(row: dict, name: str) -> float:
+    value = row.get(name)
+    return float("nan") if value is None else float(value)
+
+
+def dataset_heatmap(table: pd.DataFrame, value: str = "score") -> go.Figure:
+    """Contender (rows, in the order first seen) × dataset (columns) of ``value`` in %, with the numbers
+    written in the cells; a cell with no value stays empty."""
+    import plotly.graph_objects as go  # about a second: only when a chart is drawn
+
+    contenders = list(dict.fromkeys(table["contender"].astype(str)))
+    grid = table.pivot_table(index="contender", columns="dataset", values=value, aggfunc="first", dropna=False)
+    grid = grid.reindex(index=contenders)
+    z = 100 * grid.to_numpy(dtype=float)
+    text = [["" if np.isnan(v) else f"{v:.0f}%" for v in row] for row in z]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[_safe(c) for c in grid.columns], y=[_safe(c) for c in contenders], text=text,
+        texttemplate="%{text}",
+        colorscale="Viridis", zmin=0, zmax=100, colorbar={"title": "%"},
+        customdata=[[c] * len(grid.columns) for c in contenders],
+        hovertemplate="<b>%{y}</b><br>%{x}: %{z:.1f}%<extra></extra>",
+    ))
+    fig.update_layout(title=f"{value} by dataset", height=max(300, 60 + 34 * len(contenders)),
+                      margin={"t": 50, "l": 10, "r": 10, "b": 10}, yaxis={"autorange": "reversed"})
+    return fig

@@ -1,0 +1,360 @@
+"""The leaderboard as the explorer app shows it, computed without a browser: the filters and weight
+sliders, display-ready tables with their column kinds, the headline, and the display formats they share
+(money, settings, escaped Markdown).
+
+The app's pages read widgets, call one or two functions here and render the result. The cases drill-down
+lives in :mod:`evalcore.explorer.drilldown`, run history and shareable addresses in
+:mod:`evalcore.explorer.sharing`, planning and background runs in :mod:`evalcore.explorer.jobs`. Nothing here
+imports streamlit or litellm: stored runs and run files are ranked without any model call.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evalcore.analysis.leaderboard import BASE_WEIGHT_NAMES, Prepared, finish, prepare, validate_weights, weight_shares
+from evalcore.analysis.text import BEST_MARK, VALUE_MARK, glossary
+from evalcore.core.records import SHORT_NAMES, Contender, Metric
+
+#: Column kinds of a display table; a page maps each kind to one column configuration.
+PERCENT, POINTS, MONEY, SECONDS, COUNT, TEXT = "percent", "points", "money", "seconds", "count", "text"
+#: Metadata keys with more distinct values than this are not offered as filters.
+MAX_METADATA_VALUES = 30
+
+
+# --- selection and filters ------------------------------------------------------------------------
+
+
+@dataclass
+class Filters:
+    """Which results a leaderboard counts; an empty list keeps everything."""
+
+    datasets: list[str] = field(default_factory=list)
+    variants: list[str] = field(default_factory=list)
+    contenders: list[str] = field(default_factory=list)
+    #: case metadata key → values to keep, e.g. ``{"difficulty": ["hard"]}``.
+    metadata: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class ViewState:
+    """Everything the address bar carries: the run, the filters and the weights."""
+
+    run: str | None = None
+    filters: Filters = field(default_factory=Filters)
+    #: None: the run's own weights.
+    weights: dict[str, float] | None = None
+
+
+def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
+    """The values each filter can take in a results frame: datasets, variants, contenders, metadata."""
+    def values(column: str) -> list[str]:
+        if column not in frame.columns:
+            return []
+        series = frame[column]
+        if isinstance(series.dtype, pd.CategoricalDtype):  # the categories in use, not a million cells as text
+            # Counted, not sorted (np.unique): -1 (no value) lands in the first bin, left out.
+            counts = np.bincount(series.cat.codes.to_numpy().astype(np.intp) + 1,
+                                 minlength=len(series.cat.categories) + 1)
+            return sorted({str(v) for v in series.cat.categories[np.flatnonzero(counts[1:])]})
+        return sorted(series.dropna().astype(str).unique())
+
+    # Numbers (word counts) and keys with one value or dozens (ids) are no use as a pick list.
+    labels = [c for c in frame.columns if c.startswith("meta_") and not pd.api.types.is_float_dtype(frame[c])]
+    metadata = {c.removeprefix("meta_"): values(c) for c in labels}
+    metadata = {k: v for k, v in metadata.items() if 2 <= len(v) <= MAX_METADATA_VALUES}
+    return {"datasets": values("dataset"), "variants": values("variant"),
+            "contenders": values("contender"), "metadata": metadata}
+
+
+def weight_names(metrics: Sequence[Metric]) -> list[str]:
+    """Every name a slider can weight: score, each metric, then errors, cost and time."""
+    return ["score", *(m.name for m in metrics), *(n for n in BASE_WEIGHT_NAMES if n != "score")]
+
+
+def weight_hint(name: str, metrics: Sequence[Metric]) -> str:
+    """What a weight on ``name`` means, for a slider's help text (Markdown: descriptions are escaped)."""
+    described = {m.name: escape_markdown(m.description) for m in metrics}
+    fixed = {"score": "The primary metric.", "errors": "Failed calls; a row with n errors loses 15 + 5n points.",
+             "cost": "USD per case, on a log scale.", "time": "Seconds per call, on a log scale."}
+    return f"{described.get(name) or fixed.get(name, name)} Positive: higher is better; negative: lower is better."
+
+
+#: A weight slider runs over whole numbers: fractional steps drift in the browser (-0.1 came back -0.05).
+SLIDER_MAX = 100
+
+
+def slider_values(weights: Mapping[str, float] | None) -> dict[str, int]:
+    """Weights as whole slider positions in [-100, 100]: scaled so the largest magnitude fits, then rounded.
+
+    Scaling leaves shares and ranking alone (the weighted score depends only on the ratios).
+    """
+    weights = dict(weights or {})
+    top = max((abs(w) for w in weights.values()), default=0.0)
+    scale = SLIDER_MAX / top if top > 1 else SLIDER_MAX
+    return {k: int(round(w * scale)) for k, w in weights.items()}
+
+
+def slider_weights(positions: Mapping[str, int]) -> dict[str, float]:
+    """Slider positions back to weights (non-zero ones), each position / 100."""
+    return {k: v / SLIDER_MAX for k, v in positions.items() if v}
+
+
+def live_shares(weights: Mapping[str, float]) -> dict[str, float]:
+    """Each name's share of the weighted score (0 for a zero weight)."""
+    shares = {s["name"]: float(s["share"]) for s in weight_shares(weights)}  # type: ignore[arg-type]
+    return {name: shares.get(name, 0.0) for name in weights}
+
+
+# --- the leaderboard ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    """How a page shows one column of a display table."""
+
+    name: str
+    kind: str
+    help: str = ""
+    #: printf format for MONEY columns (enough decimals for the smallest value).
+    format: str = ""
+
+
+@dataclass
+class LeaderboardView:
+    """Display-ready leaderboard tables with what the page writes around them."""
+
+    overall: pd.DataFrame
+    per_dataset: dict[str, pd.DataFrame]
+    columns: list[Column]
+    #: The ranked tables as :func:`evalcore.analysis.leaderboard.leaderboard` returns them (for charts).
+    ranked: pd.DataFrame
+    ranked_by_dataset: pd.DataFrame
+    weights: dict[str, float]
+    winner: str | None
+    best_value: str | None
+    #: Share of weight jitters (each weight × 0.5–2) under which the winner stays first.
+    stability: float | None
+    glossary: list[str]
+
+
+def leaderboard_view(
+    frame: pd.DataFrame,
+    metrics: Sequence[Metric],
+    weights: Mapping[str, float] | None,
+    filters: Filters | None = None,
+    contenders: Sequence[Contender] = (),
+    *,
+    ci: bool = True,
+    B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
+) -> LeaderboardView:
+    """Rank a run's results overall and per dataset, as tables a page shows directly.
+
+    Args:
+        frame: the run's results frame (:func:`evalcore.storage.frames.results_frame`).
+        metrics: the run's declared metrics.
+        weights: name → weight (validated; zeros dropped).
+        filters: which results count.
+        contenders: the run's contenders, for the settings column.
+        ci: add 95% bootstrap intervals and P(best) (skip for a run still in progress).
+        B: bootstrap resamples.
+
+    Raises:
+        WeightsError: a weight names something that cannot be weighted.
+        EvalcoreError: a metadata filter on a key no case has.
+    """
+    weights = validate_weights(weights, metrics)
+    return view_of(prepare_view(frame, metrics, filters, ci=ci, B=B), metrics, weights, contenders)
+
+
+@dataclass
+class PreparedView:
+    """The weight-independent half of a :class:`LeaderboardView` (aggregates and bootstrap resamples).
+
+    It depends on the run and the filters only: cache it, and a weight slider costs only :func:`view_of`.
+    """
+
+    overall: Prepared
+    by_dataset: Prepared
+    ci: bool
+
+
+def prepare_view(frame: pd.DataFrame, metrics: Sequence[Metric], filters: Filters | None = None, *,
+                 ci: bool = True, B: int = 1000) -> PreparedView:  # noqa: N803
+    """Aggregate a run's results overall and per dataset, with bootstrap resamples when ``ci``.
+
+    Raises:
+        EvalcoreError: a metadata filter on a key no case has.
+    """
+    f = filters or Filters()
+    common: dict[str, Any] = dict(datasets=f.datasets or None, variants=f.variants or None,
+                                  contenders=f.contenders or None, metadata=f.metadata or None, ci=ci, B=B)
+    overall = prepare(frame, metrics, **common)
+    return PreparedView(overall, prepare(frame, metrics, by=("contender", "dataset"), overall=overall, **common), ci)
+
+
+def view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: Mapping[str, float] | None,
+            contenders: Sequence[Contender] = ()) -> LeaderboardView:
+    """Rank a prepared view under these weights (see :func:`leaderboard_view`).
+
+    Raises:
+        WeightsError: a weight names something that cannot be weighted.
+    """
+    from evalcore.analysis.stats import weight_stability
+
+    weights = validate_weights(weights, metrics)
+    ci = prepared.ci
+    ranked = finish(prepared.overall, metrics, weights)
+    by_dataset = finish(prepared.by_dataset, metrics, weights)
+    money = money_format(np.concatenate([ranked["cost"].to_numpy(float), by_dataset["cost"].to_numpy(float)]))
+    columns = display_columns(metrics, money, intervals=ci)
+    settings = {c.id: format_settings(c.settings) for c in contenders}
+    per_dataset = {str(name): display_table(part, metrics, settings)
+                   for name, part in by_dataset.groupby("dataset", sort=True)}
+    winner = _flagged(ranked, "best")
+    stability = None
+    if winner is not None and weights:
+        stability = weight_stability(ranked[_aggregate_columns(ranked, metrics)], weights, metrics).get(winner)
+    return LeaderboardView(
+        overall=display_table(ranked, metrics, settings), per_dataset=per_dataset, columns=columns,
+        ranked=ranked, ranked_by_dataset=by_dataset, weights=weights, winner=winner,
+        best_value=_flagged(ranked, "best_value"), stability=stability,
+        glossary=glossary(metrics, weights, intervals=ci),
+    )
+
+
+def headline(view: LeaderboardView) -> str:
+    """The answer in two Markdown lines: the winner and how sure we are, then the best value.
+
+    Names are escaped: they come from a run file.
+    """
+    if view.winner is None:
+        return "**No winner:** every row has errors or no value for a weighted column."
+    sure = []
+    if view.stability is not None:
+        sure.append(f"stays first in {100 * view.stability:.0f}% of weight jitters (each weight × 0.5 to 2)")
+    p_best = _value_of(view.ranked, view.winner, "p_best")
+    if p_best is not None:
+        sure.append(f"ranks first in {100 * p_best:.0f}% of bootstrap resamples of the cases")
+    lines = ["; ".join([f"**Winner: {escape_markdown(view.winner)}**", *sure])]
+    if view.best_value is not None:
+        lines.append(f"**Best value:** {escape_markdown(view.best_value)}, the cheapest row with no errors "
+                     "within 2 points of the top score")
+    return "  \n".join(lines)
+
+
+def _aggregate_columns(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
+    names = ["contender", "cases", "scored", "errors", "score", *(m.name for m in metrics), "cost", "time"]
+    return [n for n in names if n in table.columns]
+
+
+def _flagged(table: pd.DataFrame, column: str) -> str | None:
+    if column not in table.columns:
+        return None
+    rows = table.loc[table[column].astype(bool), "contender"]
+    return str(rows.iloc[0]) if len(rows) else None
+
+
+def _value_of(table: pd.DataFrame, contender: str, column: str) -> float | None:
+    if column not in table.columns:
+        return None
+    values = table.loc[table["contender"] == contender, column]
+    return None if values.empty or math.isnan(values.iloc[0]) else float(values.iloc[0])
+
+
+def display_columns(metrics: Sequence[Metric], money: str = "$%.4f", intervals: bool = True) -> list[Column]:
+    """The columns of a display table, in order, with their kind and a tooltip."""
+    primary = next((m.name for m in metrics if m.primary), "the primary metric")
+    cols = [Column("rank", COUNT, "Rank by weighted score (without weights: by score)"),
+            Column("contender", TEXT, "Model and the settings its lineup entry varied"),
+            Column("mark", TEXT, f"{BEST_MARK}: top row with no errors; {VALUE_MARK}: cheapest row with no "
+                                 "errors within 2 points of the top score"),
+            Column("settings", TEXT, "Every setting sent with each call"),
+            Column("wscore", POINTS, "Weighted score, 0 to 100, higher is better")]
+    if intervals:
+        cols += [Column("wscore 95% CI", TEXT, "95% bootstrap interval of the weighted score"),
+                 Column("P(best)", PERCENT, "Share of bootstrap resamples in which the row ranks first")]
+    cols += [Column("score", PERCENT, f"{primary}, mean over scored results")]
+    cols += [Column("score 95% CI", TEXT, "95% bootstrap interval of the score")] if intervals else []
+    # A tooltip renders Markdown, and a description comes from a run file.
+    cols += [Column(m.name, PERCENT,
+                    f"{escape_markdown(m.description)} ({'higher' if m.higher_is_better else 'lower'} is better)")
+             for m in metrics if not m.primary]
+    return cols + [Column("errors", COUNT, "Calls that failed after retries; never scored"),
+                   Column("cases", COUNT, "Results counted (cases × samples)"),
+                   Column("cost", MONEY, "Mean USD per case", money),
+                   Column("time", SECONDS, "Mean seconds per call"),
+                   Column("input tokens", COUNT, "Mean input tokens per case"),
+                   Column("output tokens", COUNT, "Mean output tokens per case")]
+
+
+def display_table(ranked: pd.DataFrame, metrics: Sequence[Metric],
+                  settings: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """A ranked table in display units: percentages 0–100, intervals as text, marks, settings."""
+    settings = settings or {}
+    out = pd.DataFrame({"rank": ranked["rank"].to_numpy(), "contender": ranked["contender"].astype(str).to_numpy(),
+                        "mark": [_mark(r) for r in ranked[["best", "best_value"]].itertuples(index=False)]})
+    out["settings"] = [settings.get(c, "") for c in out["contender"]]
+    out["wscore"] = ranked["wscore"].to_numpy(float)
+    if "p_best" in ranked.columns:
+        out["wscore 95% CI"] = _interval_text(ranked, "wscore", 1.0)
+        out["P(best)"] = 100 * ranked["p_best"].to_numpy(float)
+    out["score"] = 100 * ranked["score"].to_numpy(float)
+    if "score_lo" in ranked.columns:
+        out["score 95% CI"] = _interval_text(ranked, "score", 100.0)
+    for metric in metrics:
+        if not metric.primary:
+            out[metric.name] = 100 * ranked[metric.name].to_numpy(float)
+    out["errors"] = ranked["errors"].to_numpy()
+    out["cases"] = ranked["cases"].to_numpy()
+    out["cost"] = ranked["cost"].to_numpy(float)
+    out["time"] = ranked["time"].to_numpy(float)
+    out["input tokens"] = ranked["input_tokens"].to_numpy(float)
+    out["output tokens"] = ranked["output_tokens"].to_numpy(float)
+    return out
+
+
+def _mark(row: tuple) -> str:
+    best, value = row
+    return "  ".join(([BEST_MARK] if best else []) + ([VALUE_MARK] if value else []))
+
+
+def _interval_text(ranked: pd.DataFrame, name: str, scale: float) -> list[str]:
+    lows, highs = ranked[f"{name}_lo"].to_numpy(float), ranked[f"{name}_hi"].to_numpy(float)
+    return ["–" if math.isnan(lo) or math.isnan(hi) else f"{scale * lo:.1f}–{scale * hi:.1f}"
+            for lo, hi in zip(lows, highs, strict=True)]
+
+
+def money_format(values: Iterable[float]) -> str:
+    """A printf format with enough decimals that the smallest positive cost keeps two significant digits.
+
+    ``[0.0004, 0.01]`` → ``"$%.5f"`` (shows $0.00040); ``[0.000012]`` → ``"$%.6f"``; never fewer than 2 decimals.
+    """
+    positive = [v for v in values if isinstance(v, int | float) and math.isfinite(v) and v > 0]
+    if not positive:
+        return "$%.2f"
+    decimals = max(2, 1 - math.floor(math.log10(min(positive))))
+    return f"$%.{min(decimals, 10)}f"
+
+
+def format_settings(settings: Mapping[str, Any]) -> str:
+    """``{"temperature": 0, "reasoning_effort": "high"}`` → ``"effort=high · t=0"``."""
+    parts = [f"{SHORT_NAMES.get(k, k)}={json.dumps(v) if not isinstance(v, str) else v}"
+             for k, v in sorted(settings.items())]
+    return " · ".join(parts)
+
+
+_MARKDOWN_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:=")
+
+
+def escape_markdown(text: str) -> str:
+    """Text that a Markdown renderer shows literally: every Markdown (and Streamlit directive)
+    character backslash-escaped, so a run file's names can never become links, images, LaTeX or HTML."""
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)

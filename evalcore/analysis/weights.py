@@ -1,0 +1,114 @@
+"""Weights of the weighted score: parse ``name=number`` pairs, check names, and each name's share.
+
+Pure Python, no pandas: the CLI's ``weights`` command and the runner's up-front check of a suite's
+weights use these without paying for the leaderboard's numerics. :mod:`evalcore.analysis.leaderboard`
+re-exports them.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import re
+from collections.abc import Mapping, Sequence
+from typing import TypedDict
+
+from evalcore.core.errors import WeightsError
+from evalcore.core.records import Metric
+
+log = logging.getLogger(__name__)
+
+#: Names any suite may weight, besides its declared metrics.
+BASE_WEIGHT_NAMES = ("score", "errors", "cost", "time")
+_WEIGHT_ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*")
+
+
+def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float]:
+    """Check weight names and drop zero weights.
+
+    A name that cannot be weighted is refused even with a zero weight: it is a typo either way.
+
+    Raises:
+        WeightsError: a name other than ``score, errors, cost, time`` and the declared metrics, or a
+            weight that is not a finite number; the message lists the allowed names.
+    """
+    allowed = [*BASE_WEIGHT_NAMES, *(m.name for m in metrics)]
+    weights = dict(weights or {})
+    unknown = [name for name in weights if name not in allowed]
+    if unknown:
+        raise WeightsError(f"cannot weight {', '.join(map(repr, unknown))}: "
+                           f"allowed names are {', '.join(allowed)}")
+    for name, weight in weights.items():
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight):
+            raise WeightsError(f"weight {name}={weight!r} is not a finite number")
+    _warn_against_direction(weights, metrics)
+    return {name: float(weight) for name, weight in weights.items() if weight != 0}
+
+
+def _warn_against_direction(weights: Mapping[str, float], metrics: Sequence[Metric]) -> None:
+    # The sign alone sets the direction (spec); a sign against the metric's own direction is legal
+    # but almost always a mistake, so say so where the CLI can show it.
+    for metric in metrics:
+        weight = weights.get(metric.name, 0)
+        if weight and (weight > 0) != metric.higher_is_better:
+            log.warning("weight %s=%s rewards %s values, but the metric is %s is better", metric.name,
+                        weight, "higher" if weight > 0 else "lower",
+                        "higher" if metric.higher_is_better else "lower")
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """Parse ``"score=0.4,cost=-0.2"`` into ``{"score": 0.4, "cost": -0.2}``; blank text gives ``{}``.
+
+    Raises:
+        WeightsError: an item that is not ``name=number``, or a name given twice.
+    """
+    weights: dict[str, float] = {}
+    if not text.strip():
+        return weights
+    for item in text.split(","):
+        match = _WEIGHT_ITEM.fullmatch(item)
+        number = finite_number(match.group(2)) if match else None
+        if match is None or number is None:
+            raise WeightsError(f"weights {text!r}: {item.strip()!r} is not name=number; "
+                               "write pairs separated by commas, e.g. score=0.4,cost=-0.2")
+        if match.group(1) in weights:
+            raise WeightsError(f"weights {text!r}: {match.group(1)!r} is given twice")
+        weights[match.group(1)] = number
+    return weights
+
+
+def finite_number(text: str) -> float | None:
+    """``text`` as a finite float, or None when it is not one."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+class WeightShare(TypedDict):
+    """One weighted name as a product brief reads it."""
+
+    name: str
+    weight: float
+    #: ``|w| / Σ|w|``, from 0 to 1.
+    share: float
+    #: ``"higher is better"`` or ``"lower is better"``.
+    direction: str
+
+
+def weight_shares(weights: Mapping[str, float]) -> list[WeightShare]:
+    """Each weighted name's share of the wscore, ``|w| / Σ|w|``, and its direction, in the given order.
+
+    Returns:
+        One ``{"name", "weight", "share", "direction"}`` per non-zero weight; direction is
+        ``"higher is better"`` for a positive weight, ``"lower is better"`` for a negative one.
+    """
+    nonzero = {name: float(w) for name, w in weights.items() if w != 0}
+    total = sum(abs(w) for w in nonzero.values())
+    return [
+        WeightShare(name=name, weight=w, share=abs(w) / total,
+                    direction="higher is better" if w > 0 else "lower is better")
+        for name, w in nonzero.items()
+    ]

@@ -1,0 +1,148 @@
+"""Plain records passed between the engine's parts.
+
+These are the in-memory shapes of what a run file holds (see ``docs/run-file.md``
+and ``evalcore.runfile.io``). Validation happens at the edges (suite files, run
+files); inside, the engine passes these dataclasses around.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ResultStatus = Literal["scored", "error"]
+RunStatus = Literal["running", "completed", "interrupted", "failed"]
+ErrorKind = Literal["model", "transport", "timeout", "rate_limit", "auth", "bad_request", "other"]
+ERROR_KINDS: tuple[str, ...] = (
+    "model",
+    "transport",
+    "timeout",
+    "rate_limit",
+    "auth",
+    "bad_request",
+    "other",
+)
+
+#: Names a metric may not take: they are leaderboard columns.
+RESERVED_NAMES = frozenset(
+    {"score", "errors", "cost", "time", "input_tokens", "output_tokens", "cases", "scored", "wscore"}
+)
+
+#: Short names of settings in contender ids and labels (``fake/oracle · t=0``); others keep their own name.
+SHORT_NAMES = {"reasoning_effort": "effort", "temperature": "t"}
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number a scorer reports per result, in [0, 1] or None (does not apply)."""
+
+    name: str
+    description: str
+    higher_is_better: bool = True
+    primary: bool = False
+
+
+@dataclass
+class Case:
+    """One input with its expected answer."""
+
+    dataset: str
+    id: str
+    variant: str
+    input: str | dict[str, Any]
+    expected: Any
+    metadata: dict[str, Any] = field(default_factory=dict)
+    #: Where the case was read from, for error messages; not part of the run file.
+    source: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.dataset, self.id)
+
+
+@dataclass(frozen=True)
+class Contender:
+    """A model with one combination of settings."""
+
+    id: str
+    model: str
+    settings: dict[str, Any] = field(default_factory=dict, hash=False)
+    #: Where to send requests (local servers); not part of the run file.
+    api_base: str | None = field(default=None, compare=False)
+    #: Suite prices per token, overriding litellm's map: {input_cost_per_token, output_cost_per_token}.
+    prices: dict[str, float] | None = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A lineup entry the suite cannot ask, left out by name."""
+
+    model: str
+    settings: dict[str, Any]
+    reason: str
+
+
+@dataclass
+class Usage:
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+@dataclass
+class ErrorInfo:
+    kind: str
+    message: str
+
+
+@dataclass
+class Result:
+    """One contender's answer to one case, for one sample."""
+
+    contender: str
+    dataset: str
+    case: str
+    sample: int
+    status: ResultStatus
+    score: float | None
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    output: Any = None
+    raw: str | None = None
+    error: ErrorInfo | None = None
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float | None = None
+    attempts: int = 1
+    started_at: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.contender, self.dataset, self.case, self.sample)
+
+
+@dataclass
+class RunInfo:
+    id: str
+    suite: str
+    created_at: str
+    finished_at: str | None = None
+    status: RunStatus = "running"
+    weights: dict[str, float] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    """A whole run: what a run file holds."""
+
+    info: RunInfo
+    metrics: list[Metric]
+    contenders: list[Contender]
+    cases: list[Case]
+    results: list[Result]
+    refused: list[Refusal] = field(default_factory=list)
+
+    @property
+    def primary_metric(self) -> Metric:
+        return next(m for m in self.metrics if m.primary)

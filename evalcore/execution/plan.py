@@ -1,0 +1,158 @@
+"""What a run will do, decided before anything is called: contenders, refusals, cases, settings."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case, Contender, Refusal, Run, RunInfo
+from evalcore.core.version import __version__
+from evalcore.suite.lineup import Overrides, expand_lineup, missing_api_keys, split_refused
+from evalcore.suite.loader import Suite
+
+
+@dataclass
+class RunOptions:
+    """How a run proceeds; None means "as the suite says"."""
+
+    datasets: list[str] = field(default_factory=list)
+    variants: list[str] = field(default_factory=list)
+    limit: int | None = None
+    samples: int | None = None
+    parallelism: int | None = None
+    concurrency: int | None = None
+    max_attempts: int | None = None
+    timeout_s: float | None = None
+    backoff_s: float | None = None
+    revision: str | None = None
+    overrides: Overrides = field(default_factory=Overrides)
+
+
+@dataclass
+class Plan:
+    """Everything a run needs, checked."""
+
+    suite: Suite
+    contenders: list[Contender]
+    refused: list[Refusal]
+    cases: list[Case]
+    samples: int
+    parallelism: int
+    concurrency: int
+    max_attempts: int
+    timeout_s: float
+    backoff_s: float
+    options: RunOptions
+    missing_keys: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def calls(self) -> int:
+        """Results the run will produce (calls before retries)."""
+        return len(self.contenders) * len(self.cases) * self.samples
+
+    def matrix(self) -> dict[str, dict[str, int]]:
+        """{contender id: {dataset: calls}}."""
+        per_dataset: dict[str, int] = {}
+        for case in self.cases:
+            per_dataset[case.dataset] = per_dataset.get(case.dataset, 0) + self.samples
+        return {c.id: dict(per_dataset) for c in self.contenders}
+
+
+def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
+    """Decide contenders, refusals and cases for a run of ``suite``; calls no model."""
+    options = options or RunOptions()
+    run = suite.config.run
+    contenders, refused = split_refused(expand_lineup(suite.config, options.overrides))
+    return Plan(
+        suite=suite,
+        contenders=contenders,
+        refused=refused,
+        cases=select_cases(suite, options),
+        samples=options.samples or run.samples,
+        parallelism=options.parallelism or run.parallelism,
+        concurrency=options.concurrency or run.concurrency,
+        max_attempts=options.max_attempts or run.max_attempts,
+        timeout_s=options.timeout_s or run.timeout_s,
+        backoff_s=run.backoff_s if options.backoff_s is None else options.backoff_s,
+        options=options,
+        missing_keys=missing_api_keys(contenders),
+    )
+
+
+def select_cases(suite: Suite, options: RunOptions) -> list[Case]:
+    """The suite's cases after the dataset, variant and limit choices."""
+    unknown = [d for d in options.datasets if d not in suite.datasets]
+    if unknown:
+        raise ConfigError(f"--dataset {unknown[0]!r}: no such dataset in {suite.path}. "
+                          f"Datasets: {sorted(suite.datasets)}")
+    names = options.datasets or list(suite.datasets)
+    cases = []
+    for name in names:
+        chosen = [c for c in suite.datasets[name].cases
+                  if not options.variants or c.variant in options.variants]
+        cases.extend(chosen[: options.limit] if options.limit else chosen)
+    if not cases:
+        raise ConfigError(f"{suite.path}: no case matches datasets {names} and variants "
+                          f"{options.variants or 'any'}.")
+    return cases
+
+
+def now() -> str:
+    """The current time, RFC 3339 UTC with milliseconds (``2026-11-29T18:04:05.123Z``)."""
+    global _last_second
+    clock = time.time()
+    second = int(clock)
+    # Every result is stamped: format the date and time once per second, the milliseconds each time.
+    cached = _last_second  # one read: another thread may replace it meanwhile, never half of it
+    if cached[0] != second:
+        cached = _last_second = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
+    return cached[1] + _MILLIS[int((clock - second) * 1000)]
+
+
+_last_second: tuple[int, str] = (-1, "")
+#: ``f".{ms:03d}Z"`` for every millisecond (and 1000, should rounding ever reach it).
+_MILLIS = tuple(f".{ms:03d}Z" for ms in range(1001))
+
+
+def new_run(plan: Plan, run_id: str | None = None) -> Run:
+    """The header of a run about to start: no results yet."""
+    suite = plan.suite
+    from evalcore.scoring.plugins import build_scorer
+
+    metrics = build_scorer(suite.scorer_ref, suite.path).metrics
+    info = RunInfo(
+        id=run_id or str(uuid.uuid4()),
+        suite=suite.name,
+        created_at=now(),
+        status="running",
+        weights=suite.weights,
+        settings=_settings(plan),
+        provenance={
+            "tool": {"name": "evalcore", "version": __version__},
+            "suite_hash": suite.suite_hash,
+            "dataset_hashes": {d: suite.dataset_hashes[d] for d in sorted({c.dataset for c in plan.cases})},
+            "revision": plan.options.revision,
+        },
+    )
+    return Run(info=info, metrics=list(metrics), contenders=list(plan.contenders), cases=list(plan.cases),
+               results=[], refused=list(plan.refused))
+
+
+def _settings(plan: Plan) -> dict[str, Any]:
+    o = plan.options
+    return {
+        "suite_path": str(plan.suite.path),
+        "adapter": plan.suite.adapter_ref.name,
+        "scorer": plan.suite.scorer_ref.name,
+        "samples": plan.samples,
+        "parallelism": plan.parallelism,
+        "concurrency": plan.concurrency,
+        "max_attempts": plan.max_attempts,
+        "timeout_s": plan.timeout_s,
+        "selection": {"datasets": o.datasets, "variants": o.variants, "limit": o.limit},
+        "overrides": asdict(o.overrides),
+    }

@@ -1,0 +1,393 @@
+"""Run a plan: every contender over every case and sample, concurrently, results stored as they come.
+
+Concurrency has two limits: ``parallelism`` contenders in flight, each with ``concurrency`` cases in
+flight. One writer thread stores results in batches (at most ``FLUSH_EVERY_S`` or
+``FLUSH_BATCH`` results apart). Ctrl-C, a cancel event or a crash leave every finished result stored
+and the run resumable (:func:`resume_plan`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from evalcore._util.gcpause import gc_frozen, gc_paused
+from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
+from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
+from evalcore.execution.plan import Plan, RunOptions, make_plan, new_run, now
+from evalcore.models.registry import get_provider
+from evalcore.models.types import Request
+from evalcore.scoring.adapters import Context
+from evalcore.scoring.plugins import build_adapter, build_scorer
+from evalcore.storage.store import FULL_BATCH, Store
+from evalcore.suite.loader import Suite
+
+log = logging.getLogger(__name__)
+
+FLUSH_EVERY_S = 0.5
+#: Results per stored batch: a full batch is one INSERT statement (see :meth:`Store.add_rows`).
+FLUSH_BATCH = FULL_BATCH
+#: Results the writer may fall behind by before the event loop waits for it (only instant fakes get here).
+MAX_PENDING = 4 * FLUSH_BATCH
+
+Key = tuple[str, str, str, int]
+
+
+@dataclass
+class ContenderProgress:
+    """How far one contender has got."""
+
+    total: int
+    done: int = 0
+    errors: int = 0
+    started: float | None = None
+    finished: float | None = None
+
+    def eta_s(self, clock: float) -> float | None:
+        if not self.started or not self.done or self.done >= self.total:
+            return None
+        rate = self.done / max(clock - self.started, 1e-9)
+        return (self.total - self.done) / rate
+
+
+@dataclass
+class Progress:
+    """Progress of a whole run, updated as results complete; read it from any thread."""
+
+    run_id: str
+    contenders: dict[str, ContenderProgress] = field(default_factory=dict)
+    status: str = "running"
+    message: str = ""
+
+    @property
+    def done(self) -> int:
+        return sum(p.done for p in self.contenders.values())
+
+    @property
+    def total(self) -> int:
+        return sum(p.total for p in self.contenders.values())
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class _Writer(threading.Thread):
+    """The one thread that writes results to the store, in batches.
+
+    The event loop hands each result over with :meth:`put`, which makes its row for the store there
+    and appends it to a deque (no lock); the writer wakes when a batch is full or ``FLUSH_EVERY_S``
+    has passed. So the writer holds the GIL only to bind a batch's values, and SQLite inserts a full
+    batch (one statement) without the GIL while the event loop runs on. A queue that woke the writer
+    for every result made the two threads trade the GIL once per result; rows made in the writer,
+    and a batch in several statements, made the event loop wait for the GIL once per statement.
+    """
+
+    def __init__(self, store: Store, run_id: str):
+        super().__init__(name=f"evalcore-writer-{run_id[:8]}", daemon=True)
+        self.store, self.run_id = store, run_id
+        self.row = store.result_rows(run_id)
+        self.pending: deque[tuple] = deque()
+        self.wake = threading.Event()
+        self.taken = threading.Event()
+        self.closing = False
+        self.error: BaseException | None = None
+
+    def put(self, result: Result) -> None:
+        """Hand a result over (from the event loop's thread).
+
+        Raises:
+            StoreError: the result cannot be stored (a value the store cannot hold).
+        """
+        pending = self.pending
+        pending.append(self.row(result))
+        if len(pending) >= FLUSH_BATCH:
+            if not self.wake.is_set():  # set() takes a lock, on every result until the writer wakes
+                self.wake.set()
+            # Backpressure: a writer far behind would otherwise hold every result in memory.
+            while len(pending) >= MAX_PENDING and self.is_alive():
+                self.taken.wait(0.05)
+                self.taken.clear()
+
+    def run(self) -> None:
+        while True:
+            woken = self.wake.wait(FLUSH_EVERY_S)
+            self.wake.clear()
+            closing = self.closing  # read after clear(): a close() from now on wakes the next wait
+            while len(self.pending) >= FLUSH_BATCH:
+                self._flush(self._take(FLUSH_BATCH))
+            if closing or not woken:  # the interval passed, or the end: the rest goes too
+                self._flush(self._take(len(self.pending)))
+            if closing:
+                return
+
+    def _take(self, n: int) -> list[tuple]:
+        pending = self.pending
+        batch = [pending.popleft() for _ in range(n)]
+        self.taken.set()
+        return batch
+
+    def _flush(self, batch: list[tuple]) -> None:
+        if not batch:
+            return
+        try:
+            self.store.add_rows(batch)
+        except BaseException as exc:  # noqa: BLE001 - reported to the runner, which fails the run
+            log.exception("storing %d results failed", len(batch))
+            self.error = exc
+
+    def close(self) -> None:
+        """Store what is pending and stop; call it from the thread that puts, after the last put."""
+        self.closing = True
+        self.wake.set()
+        self.join()
+
+
+class _Execution:
+    """One run in progress: the plan, the stored run, the adapter and scorer, progress."""
+
+    def __init__(self, plan: Plan, run: Run, store: Store, done: set[Key],
+                 on_progress: ProgressCallback | None, stop: threading.Event | None):
+        suite = plan.suite
+        self.plan, self.run, self.store, self.done = plan, run, store, done
+        self.adapter = build_adapter(suite.adapter_ref, suite.path)
+        self.scorer = build_scorer(suite.scorer_ref, suite.path)
+        self.primary = next(m.name for m in self.scorer.metrics if m.primary)
+        self.contexts = {name: Context(_instructions(suite.config.instructions, d.instructions), d.fields)
+                         for name, d in suite.datasets.items()}
+        with gc_paused():  # a list and two dicts per case, none of them ever garbage during the run
+            self.messages = {c.key: self.adapter.build_messages(c, self.contexts[c.dataset]) for c in plan.cases}
+        self.on_progress, self.stop = on_progress, stop
+        self.progress = Progress(run.info.id)
+        self.writer = _Writer(store, run.info.id)
+        self._last_report = 0.0
+
+    def work_for(self, contender: Contender) -> Iterator[tuple[Case, int]]:
+        done, samples = self.done, range(self.plan.samples)
+        for case in self.plan.cases:
+            for sample in samples:
+                if not done or (contender.id, case.dataset, case.id, sample) not in done:
+                    yield case, sample
+
+    async def execute(self) -> str:
+        for contender in self.plan.contenders:
+            todo = sum(1 for _ in self.work_for(contender))
+            self.progress.contenders[contender.id] = ContenderProgress(total=todo)
+        self.writer.start()
+        work = asyncio.create_task(self._run_all())
+        watcher = asyncio.create_task(self._watch_stop(work))
+        status: RunStatus = "completed"
+        try:
+            await work
+        except asyncio.CancelledError:
+            status = "interrupted"
+            me = asyncio.current_task()
+            if me is not None and me.cancelling():
+                self._finish(status)
+                raise
+        finally:
+            watcher.cancel()
+        return self._finish(status)
+
+    async def _run_all(self) -> None:
+        experiments = asyncio.Semaphore(self.plan.parallelism)
+        try:
+            async with asyncio.TaskGroup() as group:
+                for contender in self.plan.contenders:
+                    group.create_task(self._run_contender(contender, experiments))
+        except BaseExceptionGroup as failures:
+            raise _first_leaf(failures) from None
+
+    def _finish(self, status: RunStatus) -> str:
+        if self.writer.is_alive():
+            self.writer.close()
+        if self.writer.error is not None:
+            status = "failed"
+            self.progress.message = f"storing results failed: {self.writer.error}"
+        if self.progress.status == "running":
+            self.store.set_status(self.run.info.id, status, finished_at=now() if status == "completed" else None)
+            self.progress.status = status
+            self._report(force=True)
+        return self.progress.status
+
+    async def _watch_stop(self, work: asyncio.Future) -> None:
+        while self.stop is not None:
+            if self.stop.is_set():
+                work.cancel()
+                return
+            await asyncio.sleep(0.1)
+
+    async def _run_contender(self, contender: Contender, experiments: asyncio.Semaphore) -> None:
+        async with experiments:
+            progress = self.progress.contenders[contender.id]
+            progress.started = time.monotonic()
+            items = self.work_for(contender)
+            workers = [self._worker(contender, items) for _ in range(self.plan.concurrency)]
+            await asyncio.gather(*workers)
+            progress.finished = time.monotonic()
+            self._report(force=True)
+
+    async def _worker(self, contender: Contender, items: Iterator[tuple[Case, int]]) -> None:
+        provider = get_provider(contender.model)
+        progress = self.progress.contenders[contender.id]
+        for case, sample in items:
+            result = await self._one(provider, contender, case, sample)
+            self.writer.put(result)
+            progress.done += 1
+            progress.errors += result.status == "error"
+            self._report()
+
+    async def _one(self, provider, contender: Contender, case: Case, sample: int) -> Result:  # noqa: ANN001
+        context = self.contexts[case.dataset]
+        request = Request(contender=contender, messages=self.messages[case.key],
+                          response_format=self.adapter.response_format, timeout_s=self.plan.timeout_s,
+                          max_attempts=self.plan.max_attempts, backoff_s=self.plan.backoff_s,
+                          case=case, sample=sample, fields=context.fields)
+        started_at = now()
+        try:
+            reply = await provider.complete(request)
+        except CallFailed as exc:
+            return Result(contender.id, case.dataset, case.id, sample, "error", None,
+                          error=ErrorInfo(exc.kind, exc.message), latency_s=exc.latency_s,
+                          attempts=exc.attempts, started_at=started_at)
+        parsed = self.adapter.parse(reply.text, context)
+        scored = self._score(case, parsed, context)
+        return Result(
+            contender.id, case.dataset, case.id, sample, "scored", scored.metrics[self.primary],
+            metrics=scored.metrics, output=parsed.output, raw=reply.text,
+            error=ErrorInfo("model", parsed.problem) if parsed.problem else None,
+            diagnostics=scored.diagnostics, usage=reply.usage, latency_s=reply.latency_s,
+            attempts=reply.attempts, started_at=started_at,
+        )
+
+    def _score(self, case: Case, parsed, context: Context):  # noqa: ANN001, ANN202
+        try:
+            scored = self.scorer.score(case, parsed, context)
+        except Exception as exc:
+            raise EvalcoreError(f"scorer {self.scorer.name} failed on {case.dataset}/{case.id}: "
+                                f"{type(exc).__name__}: {exc}") from exc
+        value = scored.metrics.get(self.primary)
+        if value is None:
+            raise EvalcoreError(f"scorer {self.scorer.name} gave no {self.primary} for "
+                                f"{case.dataset}/{case.id}; the primary metric must always have a value")
+        return scored
+
+    def _report(self, force: bool = False) -> None:
+        if self.on_progress is None:
+            return
+        clock = time.monotonic()
+        if force or clock - self._last_report >= 0.1:
+            self._last_report = clock
+            self.on_progress(self.progress)
+
+
+def _first_leaf(group: BaseExceptionGroup) -> BaseException:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+def _instructions(suite_text: str, dataset_text: str) -> str:
+    return "\n\n".join(t.strip() for t in (suite_text, dataset_text) if t and t.strip())
+
+
+def check_ready(plan: Plan) -> None:
+    """Refuse to start a run that would fail for want of configuration."""
+    if not plan.contenders:
+        reasons = "; ".join(f"{r.model}: {r.reason}" for r in plan.refused) or "the lineup is empty"
+        raise ConfigError(f"nothing to run: every contender was refused ({reasons})")
+    if plan.missing_keys:
+        model, keys = next(iter(plan.missing_keys.items()))
+        raise ConfigError(f"{model} needs {', '.join(keys)} in the environment; set it (export "
+                          f"{keys[0]}=...) and run again. No model was called.")
+    check_weights(plan.suite)
+
+
+def check_weights(suite: Suite) -> None:
+    """Refuse suite weights that name no weightable column: a typo would otherwise surface only after
+    every model was called, when the leaderboard is drawn (and the run file could not be written)."""
+    from evalcore.analysis.weights import validate_weights
+
+    try:
+        validate_weights(suite.weights, build_scorer(suite.scorer_ref, suite.path).metrics)
+    except WeightsError as exc:
+        raise ConfigError(f"{suite.path / 'evalcore.yaml'}: weighted_score.weights: {exc}. Fix the name; "
+                          "no model was called.") from None
+
+
+async def execute_plan(plan: Plan, store: Store, run: Run, done: set[Key] | None = None,
+                       on_progress: ProgressCallback | None = None,
+                       stop: threading.Event | None = None) -> str:
+    """Call everything the plan needs that is not in ``done``; returns the run's final status."""
+    execution = _Execution(plan, run, store, done or set(), on_progress, stop)
+    try:
+        with gc_frozen():  # full collections would walk every case and message of the plan, several times a run
+            return await execution.execute()
+    except EvalcoreError as exc:
+        execution.progress.message = str(exc)
+        execution._finish("failed")
+        raise
+    finally:
+        await _close_model_clients()
+
+
+async def _close_model_clients() -> None:
+    # litellm caches HTTP clients per event loop; close them before this loop ends.
+    if "litellm" in sys.modules:
+        from evalcore.models.llm import close_clients
+
+        await close_clients()
+
+
+def start_run(plan: Plan, store: Store, run_id: str | None = None) -> Run:
+    """Check the plan and store the run's header; nothing is called yet."""
+    check_ready(plan)
+    run = new_run(plan, run_id)
+    store.create_run(run)
+    return run
+
+
+def run_suite(plan: Plan, store: Store, on_progress: ProgressCallback | None = None,
+              stop: threading.Event | None = None, run_id: str | None = None) -> tuple[str, str]:
+    """Start and finish a run in this thread: returns (run id, final status)."""
+    run = start_run(plan, store, run_id)
+    status = asyncio.run(execute_plan(plan, store, run, on_progress=on_progress, stop=stop))
+    return run.info.id, status
+
+
+def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, Run, set[Key]]:
+    """The plan of a stored, unfinished run, and the keys already done."""
+    from evalcore.suite.lineup import Overrides
+    from evalcore.suite.loader import load_suite
+
+    run = store.load_run(run_id)
+    if run.info.status == "completed":
+        raise ConfigError(f"run {run_id} is already completed; nothing to resume.")
+    settings = run.info.settings
+    suite = load_suite(settings["suite_path"])
+    if suite.suite_hash != run.info.provenance.get("suite_hash") and not force:
+        raise ConfigError(f"{suite.path}: evalcore.yaml changed since run {run_id} started; resuming would "
+                          "mix results of two configurations. Pass --force to resume anyway.")
+    options = RunOptions(samples=settings["samples"], parallelism=settings["parallelism"],
+                         concurrency=settings["concurrency"], max_attempts=settings["max_attempts"],
+                         timeout_s=settings["timeout_s"],
+                         overrides=Overrides(**settings.get("overrides", {})),
+                         revision=run.info.provenance.get("revision"))
+    plan = make_plan(suite, options)
+    wanted = {c.id for c in run.contenders}
+    plan.contenders = [c for c in plan.contenders if c.id in wanted]
+    plan.cases = _stored_cases(run, suite)
+    done = store.done_keys(run_id)
+    return plan, run, done
+
+
+def _stored_cases(run: Run, suite) -> list[Case]:  # noqa: ANN001
+    missing = sorted({c.dataset for c in run.cases} - set(suite.datasets))
+    if missing:
+        raise ConfigError(f"{suite.path}: dataset {missing[0]!r} of the run is gone from the suite; "
+                          "cannot resume.")
+    return list(run.cases)

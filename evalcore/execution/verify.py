@@ -1,0 +1,68 @@
+"""Offline checks of a suite: configuration, cases, expected answers, adapter, scorer and lineup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalcore.core.errors import EvalcoreError
+from evalcore.execution.runner import check_weights
+from evalcore.scoring.adapters import Context, Parsed
+from evalcore.scoring.plugins import build_adapter, build_scorer
+from evalcore.suite.lineup import expand_lineup, missing_api_keys, split_refused
+from evalcore.suite.loader import Suite, load_suite
+
+
+@dataclass
+class Report:
+    """What ``evalcore verify`` found: ``ok`` is False when the suite cannot run."""
+
+    ok: bool = True
+    lines: list[str] = field(default_factory=list)
+
+
+def verify_suite(path: str | Path) -> Report:
+    """Check everything about a suite that can be checked without calling a model."""
+    report = Report()
+    try:
+        suite = load_suite(path)
+        _check_cases(suite, report)
+        check_weights(suite)
+        _check_lineup(suite, report)
+    except EvalcoreError as exc:
+        report.ok = False
+        report.lines.append(f"error: {exc}")
+    if report.ok:
+        report.lines.append("ok: the suite is ready to run")
+    return report
+
+
+def _check_cases(suite: Suite, report: Report) -> None:
+    adapter = build_adapter(suite.adapter_ref, suite.path)
+    scorer = build_scorer(suite.scorer_ref, suite.path)
+    primary = next(m.name for m in scorer.metrics if m.primary)
+    perfect = 0
+    for dataset in suite.datasets.values():
+        context = Context(suite.config.instructions, dataset.fields)
+        for case in dataset.cases:
+            adapter.build_messages(case, context)
+            scored = scorer.score(case, Parsed(output=case.expected), context)
+            perfect += scored.metrics.get(primary) == 1.0
+    total = len(suite.cases)
+    report.lines.append(f"{total} cases in {len(suite.datasets)} datasets "
+                        f"({', '.join(f'{n}: {len(d.cases)}' for n, d in suite.datasets.items())})")
+    report.lines.append(f"adapter {adapter.name}, scorer {suite.scorer_ref.name} "
+                        f"(metrics: {', '.join(m.name for m in scorer.metrics)}; primary {primary})")
+    report.lines.append(f"the expected answers score {perfect}/{total} on {primary} against themselves")
+    if suite.scorer_ref.name == "fields" and perfect != total:
+        report.ok = False
+        report.lines.append("error: an expected answer does not score 1 against itself; check the schema")
+
+
+def _check_lineup(suite: Suite, report: Report) -> None:
+    contenders, refused = split_refused(expand_lineup(suite.config))
+    report.lines.append(f"lineup: {len(contenders)} contenders, {len(refused)} refused")
+    for r in refused:
+        report.lines.append(f"  refused: {r.model} {r.settings}: {r.reason}")
+    for model, keys in missing_api_keys(contenders).items():
+        report.lines.append(f"  warning: {model} needs {', '.join(keys)} in the environment to run")

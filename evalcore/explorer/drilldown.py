@@ -1,0 +1,248 @@
+"""The explorer's cases drill-down, computed without a browser: which results the Cases page lists, and
+everything about one answer (input, expected, output, right and wrong fields, contenders side by side).
+
+Nothing here imports streamlit or litellm: a drill-down reads a run, stored or from a file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evalcore.core.errors import EvalcoreError
+from evalcore.core.records import Case, Metric, Result, Run
+
+#: The metric behind the Cases page's "hallucinations only" filter, when a suite declares it.
+HALLUCINATION_METRIC = "hallucinated_rate"
+
+
+@dataclass
+class CaseFilters:
+    """What the Cases page lists."""
+
+    contender: str | None = None
+    datasets: list[str] = field(default_factory=list)
+    variants: list[str] = field(default_factory=list)
+    failures_only: bool = False
+    errors_only: bool = False
+    hallucinations_only: bool = False
+    #: case-insensitive text searched in the inputs.
+    text: str = ""
+
+
+def cases_view(run: Run, filters: CaseFilters | None = None) -> pd.DataFrame:
+    """Every result that passes the filters, one row each: where it comes from, its numbers, its error.
+
+    Columns: ``contender, dataset, case, variant, sample, score`` (0–100), one per other metric (0–100),
+    ``error`` (``kind: message`` or empty), ``input`` (its first line, shortened). Rows keep the
+    run's order: contender, then dataset and case.
+    """
+    f = filters or CaseFilters()
+    metrics = [m for m in run.metrics if not m.primary]  # the primary metric is the score
+    cases = {c.key: c for c in run.cases}
+    needle = f.text.strip().casefold()
+    rows = []
+    for r in run.results:
+        case = cases.get((r.dataset, r.case))
+        if case is None or not _keep(r, case, f, needle):
+            continue
+        row = {"contender": r.contender, "dataset": r.dataset, "case": r.case, "variant": case.variant,
+               "sample": r.sample, "score": _percent(r.score)}
+        row.update({m.name: _percent(r.metrics.get(m.name)) for m in metrics})
+        row["error"] = f"{r.error.kind}: {r.error.message}" if r.error else ""
+        row["input"] = _preview(as_text(case.input))
+        rows.append(row)
+    columns = ["contender", "dataset", "case", "variant", "sample", "score", *(m.name for m in metrics),
+               "error", "input"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def cases_view_of_frame(
+    frame: pd.DataFrame,
+    metrics: Sequence[Metric],
+    cases: Sequence[Case],
+    errors: Mapping[tuple[str, str, str, int], str | None],
+    filters: CaseFilters | None = None,
+    limit: int | None = None,
+) -> tuple[pd.DataFrame, int]:
+    """:func:`cases_view` of a run from its results frame: the same rows with the same values, without
+    reading every result as a record (a million take 42 s; their frame is already in memory).
+
+    Args:
+        frame: the run's results frame (:func:`evalcore.storage.frames.results_frame`), in the run's order.
+        metrics: the run's metrics.
+        cases: the run's cases (their inputs are searched and shown).
+        errors: the message of every result that has an error, by ``(contender, dataset, case, sample)``.
+        filters: as for :func:`cases_view`.
+        limit: list at most this many rows, the first in the run's order.
+
+    Returns:
+        The table, and how many results pass the filters.
+    """
+    f = filters or CaseFilters()
+    keep = np.ones(len(frame), dtype=bool)
+    if f.contender:
+        keep &= (frame["contender"] == f.contender).to_numpy(bool)
+    if f.datasets:
+        keep &= frame["dataset"].isin(f.datasets).to_numpy(bool)
+    if f.variants:
+        keep &= frame["variant"].isin(f.variants).to_numpy(bool)
+    failed = (frame["status"] == "error").to_numpy(bool)
+    if f.failures_only:
+        keep &= failed | (frame["score"].to_numpy(float) < 1)
+    if f.errors_only:
+        keep &= failed | frame["error_kind"].notna().to_numpy(bool)
+    if f.hallucinations_only:
+        column = f"m_{HALLUCINATION_METRIC}"
+        keep &= frame[column].to_numpy(float) > 0 if column in frame else False
+    needle = f.text.strip().casefold()
+    if needle:
+        found = [c.key for c in cases if needle in as_text(c.input).casefold()]
+        keys = pd.MultiIndex.from_arrays([frame["dataset"].astype(object), frame["case"].astype(object)])
+        keep &= keys.isin(found) if found else False
+    rows = np.flatnonzero(keep)
+    total = len(rows)
+    shown = frame.iloc[rows[:limit] if limit is not None else rows]
+    by_key = {c.key: c for c in cases}
+    contender, dataset, case = (shown[k].astype(object).tolist() for k in ("contender", "dataset", "case"))
+    sample = shown["sample"].astype("int64").tolist()
+    kinds = shown["error_kind"].astype(object).tolist()
+    table = {
+        "contender": contender, "dataset": dataset, "case": case,
+        "variant": [by_key[k].variant for k in zip(dataset, case, strict=True)],
+        "sample": sample, "score": 100.0 * shown["score"].to_numpy(float),
+    }
+    table.update({m.name: 100.0 * shown[f"m_{m.name}"].to_numpy(float) for m in metrics if not m.primary})
+    table["error"] = ["" if kind is None or kind != kind else f"{kind}: {errors.get(key, '')}"
+                      for kind, key in zip(kinds, zip(contender, dataset, case, sample, strict=True), strict=True)]
+    table["input"] = [_preview(as_text(by_key[k].input)) for k in zip(dataset, case, strict=True)]
+    columns = ["contender", "dataset", "case", "variant", "sample", "score",
+               *(m.name for m in metrics if not m.primary), "error", "input"]
+    return pd.DataFrame(table, columns=columns), total
+
+
+def _keep(r: Result, case: Any, f: CaseFilters, needle: str) -> bool:
+    if (f.contender and r.contender != f.contender) or (f.datasets and r.dataset not in f.datasets):
+        return False
+    if f.variants and case.variant not in f.variants:
+        return False
+    if f.failures_only and not (r.status == "error" or (r.score is not None and r.score < 1)):
+        return False
+    if f.errors_only and not (r.status == "error" or r.error is not None):
+        return False
+    if f.hallucinations_only and not (r.metrics.get(HALLUCINATION_METRIC) or 0) > 0:
+        return False
+    return not needle or needle in as_text(case.input).casefold()
+
+
+def _percent(value: float | None) -> float:
+    return float("nan") if value is None else 100.0 * value
+
+
+def _preview(text: str, width: int = 90) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+
+def as_text(value: Any) -> str:
+    """A value as text to show verbatim: strings as they are, anything else as indented JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _inline(value: Any) -> str:
+    return "null" if value is None else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def find_result(run: Run, contender: str, dataset: str, case: str, sample: int = 0) -> Result:
+    """The one result for this key.
+
+    Raises:
+        EvalcoreError: no such result; the message names the key.
+    """
+    for r in run.results:
+        if r.key == (contender, dataset, case, sample):
+            return r
+    raise EvalcoreError(f"run {run.info.id} has no result for {contender} on {dataset}/{case} "
+                        f"(sample {sample})")
+
+
+def case_detail(run: Run, contender: str, dataset: str, case: str, sample: int = 0) -> dict[str, Any]:
+    """Everything about one answer, as text and small tables for side-by-side display.
+
+    Returns:
+        ``input``, ``expected``, ``output``, ``raw`` (text; ``raw`` None when there was no reply),
+        ``fields`` (a DataFrame ``field, want, got, right``: every field of the expected answer,
+        wrong ones first), ``wrong`` (how many fields are wrong), ``status``, ``error`` (text or
+        None), ``score`` and ``metrics`` (0–100), ``usage`` (tokens and cost), ``latency_s``,
+        ``attempts``, ``variant``, ``metadata``.
+    """
+    the_case = next((c for c in run.cases if c.key == (dataset, case)), None)
+    if the_case is None:
+        raise EvalcoreError(f"run {run.info.id} has no case {dataset}/{case}")
+    r = find_result(run, contender, dataset, case, sample)
+    fields = want_vs_got(the_case.expected, r)
+    return {
+        "input": as_text(the_case.input), "expected": as_text(the_case.expected),
+        "output": as_text(r.output) if r.status == "scored" else "(no reply: the call failed)",
+        "raw": r.raw, "fields": fields, "wrong": int((~fields["right"]).sum()) if len(fields) else 0,
+        "status": r.status, "error": f"{r.error.kind}: {r.error.message}" if r.error else None,
+        "score": _percent(r.score), "metrics": {k: _percent(v) for k, v in r.metrics.items()},
+        "usage": {"input tokens": r.usage.input_tokens, "output tokens": r.usage.output_tokens,
+                  "cost (USD)": r.usage.cost_usd},
+        "latency_s": r.latency_s, "attempts": r.attempts, "variant": the_case.variant,
+        "metadata": dict(the_case.metadata),
+    }
+
+
+def want_vs_got(expected: Any, result: Result) -> pd.DataFrame:
+    """One row per field of the expected answer: ``field, want, got, right``, wrong fields first.
+
+    A field is wrong when the scorer's diagnostics name it; for an answer that is not an object, the
+    single row ``answer`` is right when the score is 1.
+    """
+    diagnostics = result.diagnostics or {}
+    if isinstance(expected, dict):
+        output = result.output if isinstance(result.output, dict) else {}
+        names = [*expected, *(k for k in diagnostics if k not in expected)]
+        rows = [{"field": n, "want": _inline(expected.get(n)), "got": _inline(output.get(n)),
+                 "right": result.status == "scored" and n not in diagnostics} for n in names]
+    else:
+        rows = [{"field": "answer", "want": _inline(expected), "got": _inline(result.output),
+                 "right": result.score == 1}]
+    table = pd.DataFrame(rows, columns=["field", "want", "got", "right"])
+    return table.sort_values("right", kind="stable", ignore_index=True)
+
+
+def compare_answers(run: Run, contenders: Sequence[str], dataset: str, case: str, sample: int = 0) -> pd.DataFrame:
+    """Two (or more) contenders' answers to one case, field by field: ``field, want, <contender>...``.
+
+    A contender with no result for the case shows ``(no result)``.
+    """
+    the_case = next((c for c in run.cases if c.key == (dataset, case)), None)
+    if the_case is None:
+        raise EvalcoreError(f"run {run.info.id} has no case {dataset}/{case}")
+    expected = the_case.expected
+    names = list(expected) if isinstance(expected, dict) else ["answer"]
+    table = pd.DataFrame({"field": names,
+                          "want": [_inline(expected.get(n) if isinstance(expected, dict) else expected)
+                                   for n in names]})
+    for contender in contenders:
+        try:
+            r = find_result(run, contender, dataset, case, sample)
+        except EvalcoreError:
+            table[contender] = "(no result)"
+            continue
+        output = r.output
+        table[contender] = [
+            "(error)" if r.status == "error" else
+            _inline(output.get(n) if isinstance(output, dict) else (output if n == "answer" else None))
+            for n in names]
+    return table

@@ -1,0 +1,216 @@
+"""Run history and sharing: the run list with each run's winner, the run a page opens on, bundled run
+files and suites for a fresh deployment, viewer mode, and the query string that carries a view in the
+address bar.
+
+Nothing here imports streamlit or litellm.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from evalcore.analysis.leaderboard import Prepared, finish, prepare
+from evalcore.analysis.view import Filters, ViewState, _flagged, weight_names
+from evalcore.core.errors import EvalcoreError, WeightsError
+from evalcore.core.records import Metric, Run
+
+log = logging.getLogger(__name__)
+
+#: Environment variable that turns on viewer mode (launching, deleting and resuming are refused).
+VIEWER_ENV = "EVALCORE_VIEWER"
+_TRUE = {"1", "true", "yes", "on"}
+
+
+# --- runs -----------------------------------------------------------------------------------------
+
+
+def winner_of(run: Run, frame: pd.DataFrame | None = None) -> str | None:
+    """The best contender of a run under its own weights (no intervals), or None."""
+    from evalcore.storage.frames import results_frame
+
+    frame = results_frame(run) if frame is None else frame
+    if frame.empty:
+        return None
+    return _best_of(prepare(frame, run.metrics, ci=False), run)
+
+
+def _best_of(prepared: Prepared, run: Run) -> str | None:
+    """The row flagged best when ``prepared`` is ranked under the run's weights (its own, when usable)."""
+    try:
+        table = finish(Prepared(prepared.table, []), run.metrics, run.info.weights)
+    except WeightsError:
+        table = finish(Prepared(prepared.table, []), run.metrics, None)
+    return _flagged(table, "best")
+
+
+def run_summaries(store: Any) -> pd.DataFrame:
+    """The run history, newest first: ``id, suite, created`` (UTC, to the second), ``status, contenders,
+    cases, results, errors, cost, winner`` (``–`` when no row qualifies).
+    """
+    from evalcore.analysis.summaries import read_summary
+
+    columns = ["id", "suite", "created", "status", "contenders", "cases", "results", "errors", "cost", "winner"]
+    rows = []
+    for info in store.list_runs():
+        try:
+            winner = None
+            if info.get("results"):
+                run = store.load_run(info["id"], results=False)
+                # The run's summary when it has one, else its packed frame: never every reply.
+                summary = read_summary(store, info["id"])
+                winner = _best_of(summary.prepared.overall, run) if summary is not None else \
+                    winner_of(run, store.load_results_frame(info["id"]))
+        except EvalcoreError as exc:
+            log.warning("run %s: no winner: %s", info["id"], exc)
+            winner = None
+        created = str(info.get("created_at") or "")[:19].replace("T", " ")
+        rows.append({"id": info["id"], "suite": info.get("suite"), "created": created,
+                     "status": info.get("status"), "contenders": info.get("contenders"),
+                     "cases": info.get("cases"), "results": info.get("results"), "errors": info.get("errors"),
+                     "cost": info.get("cost_usd"), "winner": winner or "–"})
+    table = pd.DataFrame(rows, columns=columns)
+    return table.sort_values("created", ascending=False, ignore_index=True) if len(table) else table
+
+
+def default_run(infos: Sequence[Mapping[str, Any]]) -> str | None:
+    """The run to show when none is picked: the newest completed one, else the newest (``infos`` newest first)."""
+    completed = [i for i in infos if i.get("status") == "completed"]
+    chosen = completed[0] if completed else (infos[0] if infos else None)
+    return None if chosen is None else str(chosen["id"])
+
+
+def run_label(info: Mapping[str, Any]) -> str:
+    """How a run picker names a run: ``intake · 2026-11-29 18:04 · completed · 3f2c9a1b``."""
+    created = str(info.get("created_at") or "")[:16].replace("T", " ")
+    return f"{info.get('suite')} · {created} · {info.get('status')} · {str(info.get('id'))[:8]}"
+
+
+def bundled_run_files(folder: str | Path) -> list[Path]:
+    """The run files (``*.json``, ``*.json.gz``) in ``folder``, by name."""
+    root = Path(folder)
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_file() and p.name.endswith((".json", ".json.gz")))
+
+
+def bundled_suites(folder: str | Path) -> dict[str, Path]:
+    """Suite folders under ``folder`` (each holding ``evalcore.yaml``), by folder name."""
+    root = Path(folder)
+    if not root.is_dir():
+        return {}
+    return {p.name: p for p in sorted(root.iterdir()) if (p / "evalcore.yaml").is_file()}
+
+
+def seed_store_from_bundled(store: Any, folder: str | Path) -> list[str]:
+    """Import every bundled run file when the store holds no run; returns the imported ids.
+
+    A file that does not validate is skipped with a warning in the log: one bad file must not keep
+    a fresh deployment from showing the others.
+    """
+    from evalcore.runfile.io import read_run_file
+
+    if store.list_runs():
+        return []
+    imported = []
+    for path in bundled_run_files(folder):
+        try:
+            run = read_run_file(path)
+            store.import_run(run)
+        except EvalcoreError as exc:
+            log.warning("bundled run file %s skipped: %s", path, exc)
+            continue
+        imported.append(run.info.id)
+    return imported
+
+
+def viewer_mode(environ: Mapping[str, str] | None = None, secret: Any = None) -> bool:
+    """Whether the app runs for viewers only: ``EVALCORE_VIEWER`` (environment, or a secret) is true."""
+    env = os.environ if environ is None else environ
+    value = secret if secret is not None else env.get(VIEWER_ENV, "")
+    return str(value).strip().lower() in _TRUE
+
+
+def refuse_in_viewer_mode(action: str, environ: Mapping[str, str] | None = None, secret: Any = None) -> None:
+    """Raise when viewer mode is on: ``action`` (e.g. "Launching a run") would change the store.
+
+    Raises:
+        EvalcoreError: viewer mode is on.
+    """
+    if viewer_mode(environ, secret):
+        raise EvalcoreError(f"{action} is turned off in this deployment (viewer mode: {VIEWER_ENV} is set).")
+
+
+# --- the address bar ------------------------------------------------------------------------------
+
+_LIST_KEYS = {"dataset": "datasets", "variant": "variants", "contender": "contenders"}
+
+
+def encode_query(state: ViewState) -> dict[str, str | list[str]]:
+    """The query string of a view: ``run``, repeated ``dataset``/``variant``/``contender``,
+    ``meta`` as ``key:value`` items and ``w`` as ``name:weight,...``."""
+    params: dict[str, str | list[str]] = {}
+    if state.run:
+        params["run"] = state.run
+    for key, attr in _LIST_KEYS.items():
+        values = getattr(state.filters, attr)
+        if values:
+            params[key] = list(values)
+    meta = [f"{k}:{v}" for k, values in state.filters.metadata.items() for v in values]
+    if meta:
+        params["meta"] = meta
+    if state.weights is not None:
+        params["w"] = ",".join(f"{name}:{_number(w)}" for name, w in state.weights.items()) or "none"
+    return params
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def decode_query(params: Mapping[str, str | Sequence[str]]) -> ViewState:
+    """Read a view back from a query string; a malformed item is skipped (and logged), never fatal."""
+    def listed(key: str) -> list[str]:
+        value = params.get(key)
+        return [] if value is None else [value] if isinstance(value, str) else [str(v) for v in value]
+
+    filters = Filters(datasets=listed("dataset"), variants=listed("variant"), contenders=listed("contender"))
+    for item in listed("meta"):
+        key, sep, value = item.partition(":")
+        if sep and key:
+            filters.metadata.setdefault(key, []).append(value)
+    run = listed("run")
+    weights_text = listed("w")
+    return ViewState(run=run[-1] if run else None, filters=filters,
+                     weights=_decode_weights(weights_text[-1]) if weights_text else None)
+
+
+def _decode_weights(text: str) -> dict[str, float] | None:
+    if text == "none":
+        return {}
+    weights: dict[str, float] = {}
+    for item in text.split(","):
+        name, sep, number = item.partition(":")
+        try:
+            value = float(number)
+        except ValueError:
+            value = float("nan")
+        if not sep or not name or not math.isfinite(value):
+            log.warning("query string: weight %r skipped; write name:number", item)
+            continue
+        weights[name.strip()] = value
+    return weights or None
+
+
+def usable_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float] | None:
+    """Keep only weights these metrics allow (a shared URL may name another suite's metric)."""
+    if weights is None:
+        return None
+    allowed = set(weight_names(metrics))
+    return {k: v for k, v in weights.items() if k in allowed}

@@ -1,0 +1,14 @@
+"""Who answers a contender's calls: the request and reply types, the provider registry, fakes and litellm.
+
+- :mod:`~evalcore.models.types`: :class:`Request`, :class:`Reply` and the :class:`Provider` protocol.
+- :mod:`~evalcore.models.registry`: :func:`get_provider` and :func:`register_provider`.
+- :mod:`~evalcore.models.fakes`: the built-in offline fake models (``fake/oracle`` …).
+- :mod:`~evalcore.models.llm`: every other model id, through litellm (the one module that imports it, lazily).
+
+May import :mod:`evalcore.core` and :mod:`evalcore._util`.
+"""
+
+from evalcore.models.registry import get_provider, register_provider
+from evalcore.models.types import Provider, Reply, Request
+
+__all__ = ["Provider", "Reply", "Request", "get_provider", "register_provider"]

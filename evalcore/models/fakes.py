@@ -1,0 +1,176 @@
+"""Built-in fake models: offline, deterministic test doubles with realistic latency, tokens and prices.
+
+They answer from the case's expected answer, so they are for demos and tests, never a measure of
+any real model. Each draw is seeded by model, settings, case and sample (and attempt), so a run is
+repeatable. ``EVALCORE_FAKE_LATENCY_SCALE`` scales the simulated latency (1 = realistic, 0 = none).
+
+==================  =========================================================================
+``fake/oracle``     answers correctly; at temperature > 0.5 it slips on a field now and then
+``fake/guesser``    fills in values for fields the text leaves open (hallucinates); cheap, fast
+``fake/cautious``   never invents, but leaves some answerable fields null (less so at high effort)
+``fake/flaky``      right when it answers, but half its calls fail transiently (retries, errors)
+``fake/sloppy``     very cheap; one reply in five is not valid JSON
+==================  =========================================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from evalcore.core.errors import CallFailed
+from evalcore.core.records import Usage
+from evalcore.core.schema import FieldSpec
+from evalcore.models.types import Reply, Request
+
+COMMON_SETTINGS = frozenset({"temperature", "max_tokens", "top_p", "seed"})
+
+
+@dataclass(frozen=True)
+class FakeSpec:
+    """How one fake behaves."""
+
+    latency_s: float
+    input_cost_per_token: float
+    output_cost_per_token: float
+    takes_reasoning_effort: bool = False
+    slip: float = 0.0          # chance a settled field comes back wrong
+    invent: float = 0.0        # chance an open field comes back filled in
+    omit: float = 0.0          # chance a settled field comes back null
+    fail: float = 0.0          # chance an attempt fails transiently
+    garble: float = 0.0        # chance the reply is not valid JSON
+
+
+FAKES: dict[str, FakeSpec] = {
+    "oracle": FakeSpec(1.2, 2.5e-6, 1.0e-5, slip=0.0),
+    "guesser": FakeSpec(0.5, 1.5e-7, 6.0e-7, takes_reasoning_effort=True, slip=0.04, invent=0.55),
+    "cautious": FakeSpec(0.9, 1.0e-6, 4.0e-6, takes_reasoning_effort=True, omit=0.25),
+    "flaky": FakeSpec(0.8, 5.0e-7, 2.0e-6, fail=0.5),
+    "sloppy": FakeSpec(0.3, 5.0e-8, 2.0e-7, slip=0.08, invent=0.15, garble=0.2),
+}
+
+
+def _spec(model: str) -> FakeSpec | None:
+    return FAKES.get(model.removeprefix("fake/"))
+
+
+def latency_scale() -> float:
+    """``EVALCORE_FAKE_LATENCY_SCALE`` as a float (default 1)."""
+    try:
+        return max(0.0, float(os.environ.get("EVALCORE_FAKE_LATENCY_SCALE", "1")))
+    except ValueError:
+        return 1.0
+
+
+class FakeProvider:
+    """Answers ``fake/<name>`` model ids."""
+
+    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
+        spec = _spec(model)
+        if spec is None:
+            return f"{model} is not a fake model; fakes: {sorted('fake/' + n for n in FAKES)}"
+        for key in settings:
+            takes = key in COMMON_SETTINGS or (key == "reasoning_effort" and spec.takes_reasoning_effort)
+            if not takes:
+                return f"{model} does not take {key}"
+        return None
+
+    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
+        return []
+
+    async def complete(self, request: Request) -> Reply:
+        spec = _spec(request.contender.model)
+        if spec is None:
+            raise CallFailed("bad_request", f"unknown fake model {request.contender.model}")
+        for attempt in range(1, request.max_attempts + 1):
+            rng = _rng(request, attempt)
+            latency = _latency(spec, request, rng)
+            await asyncio.sleep(latency)
+            if rng.random() < spec.fail:
+                if attempt == request.max_attempts:
+                    raise CallFailed("rate_limit", "fake/flaky: 429 Too Many Requests (simulated)",
+                                     attempts=attempt, latency_s=latency)
+                await asyncio.sleep(request.backoff_s * latency_scale() * rng.random())
+                continue
+            text = _answer(spec, request, _rng(request, 0))
+            return Reply(text=text, usage=_usage(spec, request, text), latency_s=latency, attempts=attempt)
+        raise AssertionError("unreachable: max_attempts >= 1")
+
+
+def _rng(request: Request, attempt: int) -> random.Random:
+    case = request.case
+    key = json.dumps([request.contender.model, request.contender.settings, case.dataset if case else "",
+                      case.id if case else "", request.sample, attempt], sort_keys=True, default=str)
+    return random.Random(key)
+
+
+def _effort(request: Request) -> float:
+    """0 for low effort, 1 for high; 0.5 when unset."""
+    return {"low": 0.0, "minimal": 0.0, "medium": 0.5, "high": 1.0}.get(
+        str(request.contender.settings.get("reasoning_effort", "medium")), 0.5)
+
+
+def _temperature(request: Request) -> float:
+    value = request.contender.settings.get("temperature", 0)
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _latency(spec: FakeSpec, request: Request, rng: random.Random) -> float:
+    base = spec.latency_s * (1 + 1.5 * _effort(request)) if spec.takes_reasoning_effort else spec.latency_s
+    return base * rng.uniform(0.6, 1.8) * latency_scale()
+
+
+def _answer(spec: FakeSpec, request: Request, rng: random.Random) -> str:
+    expected = request.case.expected if request.case else None
+    if not isinstance(expected, dict) or not request.fields:
+        return expected if isinstance(expected, str) else json.dumps(expected)
+    heat = _temperature(request)
+    care = 1 - 0.5 * _effort(request) if spec.takes_reasoning_effort else 1.0
+    answer = {}
+    for field in request.fields:
+        answer[field.name] = _answer_field(spec, field, expected.get(field.name), rng, heat, care)
+    text = json.dumps(answer, ensure_ascii=False)
+    if rng.random() < spec.garble:
+        return "Sure! Here is the JSON:\n" + text[: max(1, len(text) * 2 // 3)]
+    return text
+
+
+def _answer_field(spec: FakeSpec, field: FieldSpec, want: Any, rng: random.Random, heat: float,
+                  care: float) -> Any:
+    slip = spec.slip + (0.06 if heat > 0.5 else 0.0)
+    if want is None:
+        invent = min(1.0, spec.invent * care * (1.3 if heat > 0.5 else 1.0))
+        return _invent(field, rng) if rng.random() < invent else None
+    if rng.random() < spec.omit * care:
+        return None
+    return _invent(field, rng) if rng.random() < slip * care else want
+
+
+def _invent(field: FieldSpec, rng: random.Random) -> Any:
+    if field.type == "boolean":
+        return rng.random() < 0.5
+    if field.type == "integer":
+        return rng.randint(0, 5)
+    if field.type == "number":
+        return round(rng.uniform(1, 5000), 2)
+    if field.type == "enum":
+        return rng.choice(field.values)
+    if field.type == "multi_enum":
+        return rng.sample(list(field.values), k=min(len(field.values), rng.randint(1, 2)))
+    return rng.choice(["Alex Morgan", "not specified", "555-0100", "123 Main St"])
+
+
+def _usage(spec: FakeSpec, request: Request, text: str) -> Usage:
+    words = sum(len(str(m.get("content", "")).split()) for m in request.messages)
+    input_tokens = int(words * 1.35) + 12
+    reasoning = int(400 * _effort(request)) if spec.takes_reasoning_effort else 0
+    output_tokens = max(1, len(text) // 4) + reasoning
+    cost = input_tokens * spec.input_cost_per_token + output_tokens * spec.output_cost_per_token
+    prices = request.contender.prices
+    if prices:
+        cost = input_tokens * prices["input_cost_per_token"] + output_tokens * prices["output_cost_per_token"]
+    return Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=round(cost, 12))

@@ -1,0 +1,352 @@
+"""litellm behind the :class:`~evalcore.providers.Provider` protocol.
+
+This is the one module that imports litellm, and it does so lazily, inside functions: importing
+litellm costs seconds, and the explorer never needs it. Calls go out with ``max_retries=0`` and
+an explicit timeout; the retry loop here retries only transient faults, with full-jitter
+exponential backoff that gives way to a ``Retry-After`` header.
+
+Fault kinds (see :class:`~evalcore.errors.CallFailed`):
+
+=============  ==========================================================  =========
+kind           litellm raises (or the reply shows)                          retried
+=============  ==========================================================  =========
+rate_limit     ``RateLimitError`` (429)                                     yes
+timeout        ``Timeout`` (408, or the client's own timeout)               yes
+transport      ``APIConnectionError``, ``InternalServerError``,             yes
+               ``BadGatewayError``, ``ServiceUnavailableError``, other 5xx,
+               a body that is not JSON, a reply with no choices or no text
+auth           ``AuthenticationError``, ``PermissionDeniedError`` (401/403)  no
+bad_request    ``BadRequestError``, ``NotFoundError``,                      no
+               ``UnsupportedParamsError``, 422
+other          anything else                                                no
+=============  ==========================================================  =========
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import ipaddress
+import logging
+import os
+import random
+import re
+import sys
+import time
+from types import ModuleType
+from typing import Any
+from urllib.parse import urlparse
+
+from evalcore.core.errors import CallFailed
+from evalcore.core.records import Contender, Usage
+from evalcore.models.types import Reply, Request
+
+logger = logging.getLogger(__name__)
+
+RETRIED_KINDS = frozenset({"rate_limit", "timeout", "transport"})
+#: Settings checked against ``litellm.get_supported_openai_params``; others pass through unchecked.
+OPENAI_PARAMS = frozenset(
+    {
+        "temperature",
+        "top_p",
+        "max_tokens",
+        "max_completion_tokens",
+        "seed",
+        "reasoning_effort",
+        "frequency_penalty",
+        "presence_penalty",
+        "stop",
+        "n",
+        "logprobs",
+        "top_logprobs",
+        "logit_bias",
+        "verbosity",
+    }
+)
+CHAT_MODES = frozenset({"chat", "responses"})
+#: Providers that run locally and take no key.
+KEYLESS_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "llamafile"})
+PLACEHOLDER_KEY = "sk-no-key"
+MAX_MESSAGE_CHARS = 1000
+_KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_\-]{4,}|(?i:bearer)\s+[A-Za-z0-9_\-\.]{8,}")
+_STATUS_KINDS = {400: "bad_request", 401: "auth", 403: "auth", 404: "bad_request", 408: "timeout"}
+_STATUS_KINDS |= {422: "bad_request", 429: "rate_limit"}
+
+
+class MalformedReply(Exception):
+    """The server answered 200 but the reply holds no usable text."""
+
+
+def _litellm() -> ModuleType:
+    """Import litellm on first use, without its network fetch of the price map or its banners."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+class LiteLLMProvider:
+    """Answers every model id litellm knows how to route (``openai/…``, ``anthropic/…``, …)."""
+
+    async def complete(self, request: Request) -> Reply:
+        """Call the model, retrying transient faults.
+
+        Args:
+            request: the contender, the messages, and the retry budget.
+
+        Returns:
+            The reply text with its usage, cost, latency of the successful attempt and attempts made.
+
+        Raises:
+            CallFailed: a permanent fault, or transient faults on every one of ``max_attempts`` tries.
+        """
+        kwargs = _call_kwargs(request)
+        attempts = max(1, request.max_attempts)
+        for attempt in range(1, attempts + 1):
+            started = time.monotonic()
+            try:
+                response = await _litellm().acompletion(**kwargs)
+                text = _reply_text(response)
+            except Exception as exc:
+                latency = time.monotonic() - started
+                kind = classify(exc)
+                if kind not in RETRIED_KINDS or attempt == attempts:
+                    raise _failure(request.contender.model, exc, kind, attempt, latency) from None
+                await _wait_before_retry(request, exc, kind, attempt)
+                continue
+            latency = time.monotonic() - started
+            usage = _usage(response, request.contender)
+            return Reply(text=text, usage=usage, latency_s=latency, attempts=attempt)
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
+        """Why litellm says this model cannot be asked with these settings, or None.
+
+        Models litellm does not know (local servers, new releases) are never refused.
+        """
+        info = _model_info(model)
+        if info is None:
+            return None
+        mode = info.get("mode")
+        if mode and mode not in CHAT_MODES:
+            return f"{model} is a {mode} model; this suite needs chat"
+        supported = _supported_params(model)
+        for key in settings:
+            if supported is not None and key in OPENAI_PARAMS and key not in supported:
+                return f"{model} does not take {key}"
+        return None
+
+    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
+        """Environment variables litellm needs for this model that are not set.
+
+        A local server (``api_base`` on localhost or a private address) and keyless providers such as
+        Ollama need none.
+        """
+        if (api_base and _is_local(api_base)) or _provider_of(model) in KEYLESS_PROVIDERS:
+            return []
+        try:
+            return list(_litellm().validate_environment(model=model)["missing_keys"])
+        except Exception:
+            logger.debug("validate_environment failed for %s", model, exc_info=True)
+            return []
+
+
+async def close_clients() -> None:
+    """Close litellm's cached HTTP clients; call it before the event loop that used them ends."""
+    if "litellm" in sys.modules:
+        await _litellm().close_litellm_async_clients()
+
+
+def _call_kwargs(request: Request) -> dict[str, Any]:
+    """The keyword arguments for ``litellm.acompletion``."""
+    contender = request.contender
+    kwargs: dict[str, Any] = {
+        "model": contender.model,
+        "messages": request.messages,
+        "timeout": request.timeout_s,
+        "max_retries": 0,
+        "drop_params": False,
+        "api_base": contender.api_base,
+        **contender.settings,
+    }
+    if request.response_format is not None:
+        kwargs["response_format"] = request.response_format
+    if contender.api_base and "api_key" not in kwargs and _needs_placeholder_key(contender.model):
+        kwargs["api_key"] = PLACEHOLDER_KEY
+    return kwargs
+
+
+def _needs_placeholder_key(model: str) -> bool:
+    """True when the provider's key is unset: a local server takes any key, but the client wants one."""
+    try:
+        return bool(_litellm().validate_environment(model=model)["missing_keys"])
+    except Exception:
+        return False
+
+
+def _reply_text(response: Any) -> str:
+    """The text of the first choice; raises :class:`MalformedReply` when there is none."""
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise MalformedReply("the reply has no choices")
+    content = getattr(choices[0].message, "content", None)
+    if content is None:
+        raise MalformedReply("the reply's first choice has no text content")
+    return content
+
+
+def _usage(response: Any, contender: Contender) -> Usage:
+    """Tokens from the reply, and the cost from the suite's prices or else litellm's price map."""
+    usage = getattr(response, "usage", None)
+    tokens_in = getattr(usage, "prompt_tokens", None)
+    tokens_out = getattr(usage, "completion_tokens", None)
+    if contender.prices is not None:
+        cost = _priced(contender.prices, tokens_in, tokens_out)
+    else:
+        cost = _litellm_cost(response)
+    return Usage(input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost)
+
+
+def _priced(prices: dict[str, float], tokens_in: int | None, tokens_out: int | None) -> float | None:
+    if tokens_in is None or tokens_out is None:
+        return None
+    return (
+        prices.get("input_cost_per_token", 0.0) * tokens_in
+        + prices.get("output_cost_per_token", 0.0) * tokens_out
+    )
+
+
+def _litellm_cost(response: Any) -> float | None:
+    """litellm's cost for the reply; None for models missing from its price map."""
+    try:
+        cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+        return float(cost) if cost is not None else None
+    except Exception:
+        return None
+
+
+def classify(exc: BaseException) -> str:
+    """The fault kind of an exception raised while calling litellm."""
+    if isinstance(exc, MalformedReply):
+        return "transport"
+    litellm = _litellm()
+    table: list[tuple[tuple[type[BaseException], ...], str]] = [
+        ((litellm.Timeout, asyncio.TimeoutError), "timeout"),
+        ((litellm.RateLimitError,), "rate_limit"),
+        ((litellm.AuthenticationError, litellm.PermissionDeniedError), "auth"),
+        ((litellm.BadRequestError, litellm.NotFoundError, litellm.UnprocessableEntityError), "bad_request"),
+        (
+            (
+                litellm.APIConnectionError,
+                litellm.InternalServerError,
+                litellm.BadGatewayError,
+                litellm.ServiceUnavailableError,
+                litellm.APIResponseValidationError,
+            ),
+            "transport",
+        ),
+    ]
+    for classes, kind in table:
+        if isinstance(exc, classes):
+            return kind
+    return _kind_from_status(getattr(exc, "status_code", None))
+
+
+def _kind_from_status(status: Any) -> str:
+    """The kind for a bare ``litellm.APIError`` (e.g. a 403 arrives as one), by its status code."""
+    if not isinstance(status, int):
+        return "other"
+    if status >= 500:
+        return "transport"
+    return _STATUS_KINDS.get(status, "other")
+
+
+async def _wait_before_retry(request: Request, exc: BaseException, kind: str, attempt: int) -> None:
+    """Sleep for the server's ``Retry-After`` (capped), else a full-jitter exponential backoff."""
+    retry_after = retry_after_s(exc)
+    if retry_after is not None:
+        delay = min(retry_after, request.max_retry_after_s)
+    else:
+        delay = random.uniform(0, request.backoff_s * 2 ** (attempt - 1))
+    logger.info("%s: %s on attempt %d; retrying in %.2fs", request.contender.model, kind, attempt, delay)
+    await asyncio.sleep(delay)
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """The ``Retry-After`` of the error's HTTP response in seconds, or None when absent or unreadable."""
+    value = _header(exc, "retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _header(exc: BaseException, name: str) -> str | None:
+    """A response header from a litellm/openai exception, looked up case-insensitively."""
+    response = getattr(exc, "response", None)
+    for headers in (getattr(response, "headers", None), getattr(exc, "litellm_response_headers", None)):
+        if headers is None:
+            continue
+        try:
+            found = {str(k).lower(): v for k, v in dict(headers).items()}.get(name)
+        except Exception:
+            continue
+        if found is not None:
+            return str(found)
+    return None
+
+
+def _failure(model: str, exc: BaseException, kind: str, attempts: int, latency: float) -> CallFailed:
+    noun = "attempt" if attempts == 1 else "attempts"
+    message = scrub(f"{model}: {kind} after {attempts} {noun}: {type(exc).__name__}: {exc}")
+    return CallFailed(kind, message[:MAX_MESSAGE_CHARS], attempts=attempts, latency_s=latency)
+
+
+def scrub(text: str) -> str:
+    """``text`` with API keys removed: ``sk-…`` tokens, bearer tokens, and values of ``*_API_KEY``."""
+    for name, value in os.environ.items():
+        if name.upper().endswith("_API_KEY") and len(value) >= 4:
+            text = text.replace(value, "***")
+    return _KEY_PATTERN.sub("***", text)
+
+
+def _model_info(model: str) -> dict[str, Any] | None:
+    """litellm's entry for the model, or None when litellm does not know it."""
+    try:
+        return dict(_litellm().get_model_info(model))
+    except Exception:
+        return None
+
+
+def _supported_params(model: str) -> list[str] | None:
+    try:
+        return _litellm().get_supported_openai_params(model=model)
+    except Exception:
+        return None
+
+
+def _provider_of(model: str) -> str | None:
+    try:
+        return _litellm().get_llm_provider(model)[1]
+    except Exception:
+        return None
+
+
+def _is_local(api_base: str) -> bool:
+    """True for a base URL on localhost, a loopback or a private address (servers that need no key)."""
+    host = urlparse(api_base if "//" in api_base else f"//{api_base}").hostname or ""
+    if host == "localhost" or host.endswith(".localhost") or host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local

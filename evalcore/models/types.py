@@ -1,0 +1,53 @@
+"""What the runner asks a model and what comes back: :class:`Request`, :class:`Reply`, :class:`Provider`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from evalcore.core.records import Case, Contender, Usage
+from evalcore.core.schema import FieldSpec
+
+
+@dataclass
+class Request:
+    """One call to make: the contender, the messages, and how hard to try."""
+
+    contender: Contender
+    messages: list[dict[str, Any]]
+    #: ``{"type": "json_object"}`` when the adapter wants JSON, else None.
+    response_format: dict[str, Any] | None = None
+    timeout_s: float = 60.0
+    max_attempts: int = 4
+    #: Base of the exponential backoff between attempts, in seconds.
+    backoff_s: float = 1.0
+    #: Longest wait a ``Retry-After`` header can ask for, in seconds.
+    max_retry_after_s: float = 30.0
+    #: The case being asked; only fake models look at it (they answer from ``expected``).
+    case: Case | None = None
+    sample: int = 0
+    #: The field schema of an extraction suite; fake models use it to invent plausible values.
+    fields: tuple[FieldSpec, ...] = ()
+
+
+@dataclass
+class Reply:
+    """A usable reply: the text, what it cost and how long it took."""
+
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    attempts: int = 1
+
+
+class Provider(Protocol):
+    """Answers requests for the model ids it owns."""
+
+    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
+        """Why this model with these settings cannot be asked, or None when it can."""
+
+    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
+        """Environment variables the model needs that are not set."""
+
+    async def complete(self, request: Request) -> Reply:
+        """Call the model; raise :class:`evalcore.core.errors.CallFailed` when no usable reply came."""

@@ -1,0 +1,411 @@
+"""The run file's fast path: read and check the big sections without building pydantic models.
+
+:mod:`evalcore.runfile.models` says what a valid run file is, and says it well, one message per
+problem. It also costs a model instance per result and a second copy of every value, which made
+reading a 100 MB file take seven times a ``json.loads`` and eight times its size in memory. This
+module checks the same rules with plain type tests and builds the records directly:
+
+- :func:`read_canonical` reads a file in the canonical layout :func:`evalcore.runfile.io.dump_run`
+  writes (one array element per line) a chunk of lines at a time, so the whole JSON tree never
+  exists at once;
+- :func:`run_from_tree` does the same checks on an already parsed tree (any layout);
+- :func:`tree_is_valid` answers yes or no for a tree about to be written.
+
+Each one only ever *accepts*: anything it is not sure of (a problem, an integer where the spec says
+number, a layout it does not know) returns ``None`` or ``False``, and the caller runs the models,
+which find and word every problem. So the fast path can be wrong only by being slow, never by
+accepting a file the models refuse; the tests hold it to that.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from datetime import datetime
+from typing import Any, cast
+
+from pydantic import ValidationError
+
+from evalcore._util.gcpause import gc_paused
+from evalcore.core import records
+from evalcore.runfile.models import (
+    INT64_MAX,
+    ContenderEntry,
+    MetricEntry,
+    RefusalEntry,
+    RunEntry,
+    header_problems,
+)
+
+FORMAT = "evalcore.run"
+SECTIONS = ("format", "schema_version", "run", "metrics", "contenders", "cases", "results", "refused")
+#: Bytes of element lines parsed at once: big enough that ``json.loads`` shares the keys of many
+#: results, small enough that only a sliver of the tree exists at a time.
+CHUNK_BYTES = 1 << 20
+
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)$")
+_MAX_FLOAT = sys.float_info.max
+_CASE_KEYS = frozenset({"dataset", "id", "variant", "input", "expected", "metadata"})
+_RESULT_KEYS = frozenset({"contender", "dataset", "case", "sample", "status", "score", "metrics", "output", "raw",
+                          "error", "diagnostics", "usage", "latency_s", "attempts", "started_at"})
+_ERROR_KEYS = frozenset({"kind", "message"})
+_USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "cost_usd"})
+_ERROR_KINDS = frozenset(records.ERROR_KINDS)
+_STATUSES: dict[str, records.ResultStatus] = {"scored": "scored", "error": "error"}
+
+
+class _Unsure(Exception):
+    """Something the fast path does not vouch for: the models decide."""
+
+
+#: Whatever goes wrong on the fast path sends the file to the models (json and UTF-8 errors are
+#: ValueErrors; an unhashable id, a TypeError), which say what it is.
+_DOUBT = (_Unsure, ValueError, TypeError, KeyError, RecursionError)
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+
+def read_canonical(data: bytes) -> records.Run | None:
+    """The run in canonical bytes, or None when the bytes are not canonical or not plainly valid."""
+    if not data.startswith(b'{\n"format":') or not data.endswith(b"\n}\n"):
+        return None
+    try:
+        with gc_paused():
+            return _Reader(data).run()
+    except _DOUBT:
+        return None
+
+
+def run_from_tree(tree: Any) -> records.Run | None:
+    """The run a parsed run file holds, or None when the models must look at it."""
+    return _from_tree(tree, keep=True)
+
+
+def tree_is_valid(tree: Any) -> bool:
+    """Whether a run file's tree surely passes every rule (False: ask the models)."""
+    return _from_tree(tree, keep=False) is not None
+
+
+def _from_tree(tree: Any, keep: bool) -> records.Run | None:
+    if not isinstance(tree, dict) or tree.keys() != set(SECTIONS):
+        return None
+    try:
+        header = _Header(tree)
+        cases = _Cases()
+        cases.add(_list(tree["cases"]), trusted_keys=False)
+        results = _Results(header, cases, keep)
+        results.add(_list(tree["results"]), trusted_keys=False)
+        return header.run(cases.records, results.records)
+    except _DOUBT:
+        return None
+
+
+class PartsCheck:
+    """:func:`tree_is_valid` for a run file written in parts: the header and cases once (``tree`` with its
+    ``results`` empty), then :meth:`add` for each part of the results and :meth:`finish`. Each returns
+    False when the fast path does not vouch for what it saw: the models must look at the whole run."""
+
+    def __init__(self, tree: Any):
+        self.ok = isinstance(tree, dict) and tree.keys() == set(SECTIONS) and tree["results"] == []
+        if not self.ok:
+            return
+        try:
+            self._header = _Header(tree)
+            cases = _Cases()
+            cases.add(_list(tree["cases"]), trusted_keys=False)
+            self._results = _Results(self._header, cases, keep=False)
+        except _DOUBT:
+            self.ok = False
+
+    def add(self, results: list[Any]) -> bool:
+        if self.ok:
+            try:
+                self._results.add(results, trusted_keys=False)
+            except _DOUBT:
+                self.ok = False
+        return self.ok
+
+    def finish(self) -> bool:
+        if self.ok:
+            try:
+                self._header.run([], [])  # the refused entries
+            except _DOUBT:
+                self.ok = False
+        return self.ok
+
+
+class _Reader:
+    """Walks the canonical layout: ``{``, then one ``"key":value`` part per top-level key joined by
+    ``,\n`` (``cases`` and ``results`` with one element per line), then ``}``."""
+
+    def __init__(self, data: bytes):
+        self.data, self.pos, self.end = data, 2, len(data) - 3  # inside "{\n" ... "\n}\n"
+        self.tree: dict[str, Any] = {}
+
+    def run(self) -> records.Run:
+        header: _Header | None = None
+        cases: _Cases | None = None
+        for key in SECTIONS:
+            if key == "cases":
+                header = _Header(self.tree)
+                cases = _Cases()
+                self._section(key, cases.add)
+            elif key == "results":
+                if header is None or cases is None:
+                    raise _Unsure
+                results = _Results(header, cases)
+                self._section(key, results.add)
+            else:
+                self.tree[key] = self._value(key)
+        if self.pos != len(self.data) or header is None or cases is None:
+            raise _Unsure
+        return header.run(cases.records, results.records)
+
+    def _value(self, key: str) -> Any:
+        """A ``"key":value`` part (a small array may span lines: it is read whole)."""
+        start = self._start(key)
+        cut = self.data.find(b',\n"', start, self.end)
+        value = _one(_loads(b"[" + self.data[start : self.end if cut == -1 else cut] + b"]"))
+        self.pos = len(self.data) if cut == -1 else cut + 2
+        return value
+
+    def _section(self, key: str, add: Any) -> None:
+        """The elements of a big array, a chunk of lines at a time, fed to ``add``."""
+        start = self._start(key)
+        if not self.data.startswith(b"[\n", start):  # an empty array is written inline
+            add(_list(self._value(key)), trusted_keys=True)
+            return
+        start += 2
+        close = self.data.find(b"\n]", start - 1)  # no element line starts with "]"
+        if close == -1:
+            raise _Unsure
+        while start < close:
+            cut = self.data.find(b",\n", min(start + CHUNK_BYTES, close), close)
+            cut = close if cut == -1 else cut
+            add(_loads(b"[" + self.data[start:cut] + b"]"), trusted_keys=True)
+            start = cut + 2
+        after = close + 2
+        if self.data.startswith(b',\n"', after):
+            self.pos = after + 2
+        elif after == self.end:
+            self.pos = len(self.data)
+        else:
+            raise _Unsure
+
+    def _start(self, key: str) -> int:
+        prefix = f'"{key}":'.encode()
+        if not self.data.startswith(prefix, self.pos):
+            raise _Unsure
+        return self.pos + len(prefix)
+
+
+def _loads(chunk: bytes) -> Any:
+    """Strict JSON of a chunk; anything the full reader reports on (bad UTF-8, NaN, huge numbers,
+    lone surrogates) is left to it."""
+    if b"\\ud" in chunk or b"\\uD" in chunk:
+        raise _Unsure
+    return json.loads(chunk.decode("utf-8"), parse_constant=_refuse, parse_float=_finite)
+
+
+def _one(values: list[Any]) -> Any:
+    if len(values) != 1:  # "key":value,junk would read as a longer array: not ours to accept
+        raise _Unsure
+    return values[0]
+
+
+def _refuse(literal: str) -> Any:
+    raise _Unsure(literal)
+
+
+def _finite(text: str, _float: Any = float, _isinf: Any = math.isinf) -> float:
+    value = _float(text)
+    if _isinf(value):  # a literal too large for a float
+        raise _Unsure(text)
+    return value
+
+
+# --- checks ----------------------------------------------------------------------------------------
+
+
+class _Header:
+    """format, schema_version, run, metrics and contenders (refused at the end): small, so the models check them."""
+
+    def __init__(self, tree: dict[str, Any]):
+        if tree.get("format") != FORMAT or type(tree.get("schema_version")) is not int or \
+                tree["schema_version"] != 1:
+            raise _Unsure
+        try:
+            self.info = RunEntry.model_validate(tree["run"])
+            self.metrics = [MetricEntry.model_validate(m) for m in _list(tree["metrics"])]
+            self.contenders = [ContenderEntry.model_validate(c) for c in _list(tree["contenders"])]
+        except ValidationError:
+            raise _Unsure from None
+        if any(True for _ in header_problems(tree)):
+            raise _Unsure
+        self.tree = tree
+        self.contender_ids = {c.id: c.id for c in self.contenders}
+        self.declared = frozenset(m.name for m in self.metrics)
+        self.primary = next(m.name for m in self.metrics if m.primary)
+
+    def run(self, cases: list[records.Case], results: list[records.Result]) -> records.Run:
+        try:
+            refused = [RefusalEntry.model_validate(r) for r in _list(self.tree["refused"])]
+        except ValidationError:
+            raise _Unsure from None
+        r = self.info
+        info = records.RunInfo(id=r.id, suite=r.suite, created_at=r.created_at, finished_at=r.finished_at,
+                               status=r.status, weights=dict(r.weights), settings=r.settings,
+                               provenance=r.provenance.model_dump())
+        return records.Run(
+            info=info,
+            metrics=[records.Metric(m.name, m.description, m.higher_is_better, m.primary) for m in self.metrics],
+            contenders=[records.Contender(c.id, c.model, c.settings) for c in self.contenders],
+            cases=cases,
+            results=results,
+            refused=[records.Refusal(x.model, x.settings, x.reason) for x in refused],
+        )
+
+
+def _list(value: Any) -> list[Any]:
+    if type(value) is not list:
+        raise _Unsure
+    return value
+
+
+class _Cases:
+    """Case objects, checked and kept: (dataset, id) → the record."""
+
+    def __init__(self) -> None:
+        self.records: list[records.Case] = []
+        self.keys: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def add(self, items: list[Any], trusted_keys: bool) -> None:
+        for x in items:
+            if type(x) is not dict or x.keys() != _CASE_KEYS:
+                raise _Unsure
+            dataset, case_id, variant, value, metadata = x["dataset"], x["id"], x["variant"], x["input"], \
+                x["metadata"]
+            if type(dataset) is not str or not dataset or type(case_id) is not str or not case_id or \
+                    type(variant) is not str or not (type(value) is str or type(value) is dict) or \
+                    not _object(metadata, trusted_keys) or (type(value) is dict and not _object(value, trusted_keys)):
+                raise _Unsure
+            key = (dataset, case_id)
+            if key in self.keys:
+                raise _Unsure
+            self.keys[key] = key
+            self.records.append(records.Case(dataset, case_id, variant, value, x["expected"], metadata))
+
+
+class _Results:
+    """Result objects, checked against every rule and kept as records."""
+
+    def __init__(self, header: _Header, cases: _Cases, keep: bool = True):
+        self.keep = keep  # False: check only, build nothing
+        self.contenders, self.cases = header.contender_ids, cases.keys
+        self.declared, self.primary = header.declared, header.primary
+        self.seen: set[tuple[str, str, str, int]] = set()
+        self.records: list[records.Result] = []
+
+    def add(self, items: list[Any], trusted_keys: bool) -> None:
+        result = self._result
+        if not self.keep:
+            for x in items:
+                result(x, trusted_keys)
+            return
+        append = self.records.append
+        for x in items:
+            append(cast(records.Result, result(x, trusted_keys)))
+
+    def _result(self, x: Any, trusted_keys: bool) -> records.Result | None:
+        if type(x) is not dict or x.keys() != _RESULT_KEYS:
+            raise _Unsure
+        contender = self.contenders.get(x["contender"])  # the shared id string: one copy per run
+        key = self.cases.get((x["dataset"], x["case"]))
+        status = _STATUSES.get(x["status"]) if type(x["status"]) is str else None
+        sample, attempts = x["sample"], x["attempts"]
+        if contender is None or key is None or status is None or type(sample) is not int or \
+                not 0 <= sample <= INT64_MAX or type(attempts) is not int or not 1 <= attempts <= INT64_MAX:
+            raise _Unsure
+        ident = (contender, key[0], key[1], sample)
+        if ident in self.seen:
+            raise _Unsure
+        self.seen.add(ident)
+        score, metrics, error = x["score"], x["metrics"], _error(x["error"])
+        if not (score is None or _unit(score)) or not self._metrics(metrics) or not _status_ok(
+                status, score, metrics, error, self.primary):
+            raise _Unsure
+        raw, diagnostics, started_at = x["raw"], x["diagnostics"], x["started_at"]
+        latency = x["latency_s"]
+        usage = _usage(x["usage"])
+        if not (raw is None or type(raw) is str) or not _object(diagnostics, trusted_keys) or \
+                not (latency is None or _non_negative(latency)) or not _timestamp(started_at):
+            raise _Unsure
+        if not self.keep:
+            return None
+        return records.Result(contender, key[0], key[1], sample, status, score, metrics=metrics, output=x["output"],
+                              raw=raw, error=error, diagnostics=diagnostics, usage=usage,
+                              latency_s=latency, attempts=attempts, started_at=started_at)
+
+    def _metrics(self, metrics: Any) -> bool:
+        if type(metrics) is not dict:
+            return False
+        declared = self.declared
+        return all(name in declared and (value is None or _unit(value)) for name, value in metrics.items())
+
+
+def _status_ok(status: str, score: Any, metrics: dict, error: records.ErrorInfo | None, primary: str) -> bool:
+    if status == "error":
+        return score is None and not metrics and error is not None and error.kind != "model"
+    if score is None or (error is not None and error.kind != "model"):
+        return False
+    return primary not in metrics or metrics[primary] == score
+
+
+def _error(value: Any) -> records.ErrorInfo | None:
+    if value is None:
+        return None
+    if type(value) is not dict or value.keys() != _ERROR_KEYS or type(value["kind"]) is not str or \
+            value["kind"] not in _ERROR_KINDS or type(value["message"]) is not str:
+        raise _Unsure
+    return records.ErrorInfo(value["kind"], value["message"])
+
+
+def _usage(value: Any) -> records.Usage:
+    if type(value) is not dict or value.keys() != _USAGE_KEYS:
+        raise _Unsure
+    tokens_in, tokens_out, cost = value["input_tokens"], value["output_tokens"], value["cost_usd"]
+    if not (_count(tokens_in) and _count(tokens_out) and (cost is None or _non_negative(cost))):
+        raise _Unsure
+    return records.Usage(tokens_in, tokens_out, cost)
+
+
+def _unit(value: Any) -> bool:
+    return type(value) is float and 0.0 <= value <= 1.0
+
+
+def _non_negative(value: Any) -> bool:
+    return type(value) is float and 0.0 <= value <= _MAX_FLOAT
+
+
+def _count(value: Any) -> bool:
+    return value is None or (type(value) is int and 0 <= value <= INT64_MAX)
+
+
+def _object(value: Any, trusted_keys: bool) -> bool:
+    """A JSON object with text keys (always so in parsed JSON; checked in a tree from records)."""
+    return type(value) is dict and (trusted_keys or not value or all(type(k) is str for k in value))
+
+
+def _timestamp(value: Any) -> bool:
+    if value is None:
+        return True
+    if type(value) is not str or not _TIMESTAMP.match(value):
+        return False
+    try:
+        datetime.fromisoformat(value[:19])
+    except ValueError:
+        return False
+    return True

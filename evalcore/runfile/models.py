@@ -1,0 +1,492 @@
+"""The run file's pydantic models, schema version 1, and the rules they check.
+
+This module owns what a valid run file is: one model per object of the spec (``docs/run-file.md``),
+the field rules (types, ranges, timestamps, reserved names) and the cross-field rules the JSON Schema
+cannot express (references, uniqueness, one primary metric, status rules). A problem is reported as
+``(location, message)``; :func:`problem_lines` turns a :class:`~pydantic.ValidationError` into the
+``path.to.field: message`` lines users see. Reading and writing files lives in :mod:`evalcore.runfile.io`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    WithJsonSchema,
+    model_validator,
+)
+
+from evalcore.core import records
+
+INT64_MAX = 2**63 - 1
+
+_METRIC_NAME = r"^[a-z][a-z0-9_]*$"
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)$")
+_TIMESTAMP_SCHEMA = {"type": "string", "format": "date-time", "pattern": _TIMESTAMP.pattern}
+
+
+class _Problems(ValueError):
+    """Several ``(sub-path, message)`` problems found by one validator."""
+
+    def __init__(self, items: list[tuple[tuple[str | int, ...], str]]):
+        super().__init__("; ".join(f"{join_loc(loc)}: {msg}" for loc, msg in items))
+        self.items = items
+
+
+def _check_timestamp(value: str) -> str:
+    if _TIMESTAMP.match(value):
+        try:
+            datetime.fromisoformat(value[:19])  # the pattern fixed the shape; this checks the ranges
+            return value
+        except ValueError:
+            pass
+    raise ValueError(f"{value!r} is not an RFC 3339 UTC timestamp like '2026-11-29T18:04:05.123Z'")
+
+
+def _check_input(value: Any) -> Any:
+    if isinstance(value, str | dict):
+        return value
+    raise ValueError(f"should be a string or an object (got {short_json(value)})")
+
+
+def _check_not_reserved(name: str) -> str:
+    if name in records.RESERVED_NAMES:
+        reserved = ", ".join(sorted(records.RESERVED_NAMES))
+        raise ValueError(f"{name!r} is reserved for a leaderboard column; reserved names: {reserved}")
+    return name
+
+
+Timestamp = Annotated[str, AfterValidator(_check_timestamp), WithJsonSchema(_TIMESTAMP_SCHEMA)]
+Name = Annotated[str, Field(min_length=1)]
+Unit = Annotated[float, Field(ge=0, le=1)]
+Count = Annotated[int, Field(ge=0, le=INT64_MAX)]
+NonNegative = Annotated[float, Field(ge=0)]
+JsonObject = dict[str, Any]
+
+
+class _Model(BaseModel):
+    # Each field's docstring describes it in the JSON Schema (see attribute_docstrings). Not pydantic's
+    # use_attribute_docstrings: on Python < 3.13 it finds each class's source by asking inspect which
+    # module every frame of the stack belongs to, 0.15 s of an app's first page in a server that has
+    # loaded a thousand modules.
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class _OpenModel(_Model):
+    model_config = ConfigDict(extra="allow")
+
+
+class ToolEntry(_OpenModel):
+    """The tool that made the run (free form beyond these keys)."""
+
+    name: str
+    """The tool's name, e.g. ``evalcore``."""
+    version: str
+    """The tool's version."""
+
+
+class ProvenanceEntry(_OpenModel):
+    """Where a run came from; free form beyond these keys."""
+
+    tool: ToolEntry
+    """The tool that made the run: ``{name, version}``."""
+    suite_hash: str
+    """A hash of the suite's configuration."""
+    dataset_hashes: dict[str, str]
+    """A hash per dataset: ``{dataset: hash}``."""
+    revision: str | None
+    """A revision given by the user (e.g. a git commit), or null."""
+
+
+class RunEntry(_Model):
+    """The run's header."""
+
+    id: Name
+    """Unique run id; a UUID is fine."""
+    suite: str
+    """The suite's name."""
+    created_at: Timestamp
+    """When the run started (RFC 3339, UTC)."""
+    finished_at: Timestamp | None
+    """When the run finished; null while running or when interrupted."""
+    status: Literal["running", "completed", "interrupted", "failed"]
+    """The run's state."""
+    weights: dict[str, float]
+    """The suite's default weighted-score weights, name → number; ``{}`` when none."""
+    settings: JsonObject
+    """Effective settings: parallelism, samples, selection, flags (free form)."""
+    provenance: ProvenanceEntry
+    """Where the run came from (free form beyond the required keys)."""
+
+    @model_validator(mode="after")
+    def _finished_only_when_done(self) -> RunEntry:
+        if self.status in ("running", "interrupted") and self.finished_at is not None:
+            problem = f"must be null while the run is {self.status!r} (got {self.finished_at!r})"
+            raise _Problems([(("finished_at",), problem)])
+        return self
+
+
+class MetricEntry(_Model):
+    """One metric the suite's scorer reports per result."""
+
+    name: Annotated[str, Field(pattern=_METRIC_NAME), AfterValidator(_check_not_reserved)]
+    """Unique name matching ``^[a-z][a-z0-9_]*$``, not a reserved leaderboard column."""
+    description: str
+    """One sentence, shown in the glossary."""
+    higher_is_better: bool
+    """Direction of the metric."""
+    primary: bool
+    """Exactly one metric is primary; a result's ``score`` is its value of the primary metric."""
+
+
+class ContenderEntry(_Model):
+    """A model with one combination of settings."""
+
+    id: Name
+    """Unique, stable, readable id: the model id plus the settings that vary."""
+    model: Name
+    """The model id as the provider knows it (a litellm model string, or ``fake/<name>``)."""
+    settings: JsonObject
+    """Only the settings that were sent (free form)."""
+
+
+class CaseEntry(_Model):
+    """One case that ran, with its input and expected answer."""
+
+    dataset: Name
+    """The dataset's name."""
+    id: Name
+    """The case id within the dataset, e.g. ``vague/003``; (dataset, id) is unique."""
+    variant: str
+    """The case's variant, e.g. ``vague``."""
+    input: Annotated[
+        Any,
+        AfterValidator(_check_input),
+        WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "object"}]}),
+    ]
+    """What the adapter sent, before prompt building: a string or an object."""
+    expected: Any
+    """The expected answer: any JSON, or null."""
+    metadata: JsonObject
+    """Free form."""
+
+
+class ErrorEntry(_Model):
+    """Why a call gave no usable reply (or, kind ``model``, why the reply was unusable)."""
+
+    kind: Literal[records.ERROR_KINDS]  # type: ignore[valid-type]
+    """``model`` (scored, usually 0), or a call failure: transport, timeout, rate_limit, auth, …"""
+    message: str
+    """What went wrong, for a person."""
+
+
+class UsageEntry(_Model):
+    """Tokens and cost of one result; null when unknown."""
+
+    input_tokens: Count | None
+    """Prompt tokens."""
+    output_tokens: Count | None
+    """Completion tokens."""
+    cost_usd: NonNegative | None
+    """Cost in US dollars."""
+
+
+class ResultEntry(_Model):
+    """One contender's answer to one case, for one sample."""
+
+    contender: Name
+    """A ``contenders[].id``."""
+    dataset: Name
+    """With ``case``: a (``cases[].dataset``, ``cases[].id``) pair."""
+    case: Name
+    """With ``dataset``: a (``cases[].dataset``, ``cases[].id``) pair."""
+    sample: Count
+    """Which repetition; (contender, dataset, case, sample) is unique."""
+    status: Literal["scored", "error"]
+    """``error``: the call failed after retries; counted in errors, never scored."""
+    score: Unit | None
+    """The primary metric's value in [0, 1]; null exactly when status is ``error``."""
+    metrics: dict[str, Unit | None]
+    """Declared metric names only, each in [0, 1] or null (does not apply); ``{}`` on error."""
+    output: Any
+    """The parsed reply the scorer saw: any JSON, or null."""
+    raw: str | None
+    """The model's reply text."""
+    error: ErrorEntry | None
+    """Null, or ``{kind, message}``."""
+    diagnostics: JsonObject
+    """What the scorer wants a reader to see (free form)."""
+    usage: UsageEntry
+    """Tokens and cost."""
+    latency_s: NonNegative | None
+    """Wall time of the successful call (or of the last attempt)."""
+    attempts: Annotated[int, Field(ge=1, le=INT64_MAX)]
+    """Calls made, retries included."""
+    started_at: Timestamp | None
+    """When the first attempt started."""
+
+    @model_validator(mode="after")
+    def _status_rules(self) -> ResultEntry:
+        problems = list(_status_problems(self))
+        if problems:
+            raise _Problems(problems)
+        return self
+
+
+class RefusalEntry(_Model):
+    """A lineup entry the suite cannot ask; named, never scored."""
+
+    model: str
+    """The model id."""
+    settings: JsonObject
+    """The settings of the refused entry."""
+    reason: str
+    """Why it was refused, e.g. ``needs typesafe; this suite sends prompt``."""
+
+
+class RunFileV1(_Model):
+    """An evalcore run file, schema version 1: the whole record of one run."""
+
+    format: Literal["evalcore.run"]
+    """Identifies the file."""
+    schema_version: Literal[1]
+    """The schema version (an integer)."""
+    run: RunEntry
+    """The run's header."""
+    metrics: list[MetricEntry]
+    """The scorer's metrics; exactly one is primary."""
+    contenders: list[ContenderEntry]
+    """Every contender that ran."""
+    cases: list[CaseEntry]
+    """Every case that ran, with its input and expected answer."""
+    results: list[ResultEntry]
+    """One per contender × case × sample."""
+    refused: list[RefusalEntry]
+    """Lineup entries left out by name, with why (may be empty)."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _cross_references(cls, data: Any, handler: ModelWrapValidatorHandler[RunFileV1]) -> RunFileV1:
+        # The cross-field rules read the input itself, so they are reported even when some
+        # field is invalid: a user fixes every problem in one pass, not one layer at a time.
+        if not isinstance(data, dict):
+            return handler(data)
+        try:
+            model = handler(data)
+        except ValidationError as e:
+            raise _Problems([*_field_problems(e), *_cross_problems(data)]) from None
+        problems = list(_cross_problems(data))
+        if problems:
+            raise _Problems(problems)
+        return model
+
+
+#: The models by schema version: a reader picks one from ``schema_version``.
+RUN_FILE_MODELS: dict[int, type[RunFileV1]] = {1: RunFileV1}
+
+# Where each model sits (list indexes left out), to name the keys allowed next to an unknown one.
+_MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
+    (): RunFileV1,
+    ("run",): RunEntry,
+    ("metrics",): MetricEntry,
+    ("contenders",): ContenderEntry,
+    ("cases",): CaseEntry,
+    ("results",): ResultEntry,
+    ("results", "error"): ErrorEntry,
+    ("results", "usage"): UsageEntry,
+    ("refused",): RefusalEntry,
+}
+
+Loc = tuple[str | int, ...]
+
+
+def _status_problems(r: ResultEntry) -> Iterator[tuple[Loc, str]]:
+    if r.status == "error":
+        if r.score is not None:
+            yield ("score",), f"must be null when status is 'error' (got {r.score!r})"
+        if r.metrics:
+            yield ("metrics",), f"must be {{}} when status is 'error' (got {short_json(r.metrics)})"
+        if r.error is None:
+            yield ("error",), "must be {kind, message} when status is 'error' (got null)"
+        elif r.error.kind == "model":
+            yield ("error", "kind"), "'model' errors are scored: use status 'scored' or a call-failure kind"
+        return
+    if r.score is None:
+        yield ("score",), "must be a number in [0, 1] when status is 'scored' (null only on errors)"
+    if r.error is not None and r.error.kind != "model":
+        yield ("error", "kind"), f"{r.error.kind!r} is a call failure: status must be 'error', not 'scored'"
+
+
+def _field_problems(error: ValidationError) -> Iterator[tuple[Loc, str]]:
+    for err in error.errors():
+        cause = err.get("ctx", {}).get("error")
+        if isinstance(cause, _Problems):
+            yield from ((err["loc"] + loc, msg) for loc, msg in cause.items)
+        else:
+            yield err["loc"], _describe(err)
+
+
+def _entries(data: Any, key: str) -> list[tuple[int, dict[str, Any]]]:
+    """The objects in ``data[key]`` with their indexes; anything malformed is left to the fields."""
+    items = data.get(key) if isinstance(data, dict) else None
+    return [(i, x) for i, x in enumerate(items) if isinstance(x, dict)] if isinstance(items, list) else []
+
+
+def _cross_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
+    metrics = _entries(data, "metrics")
+    yield from _metric_problems(metrics)
+    yield from _duplicates("contenders", [(i, (c.get("id"),)) for i, c in _entries(data, "contenders")], "id")
+    cases = [(i, (c.get("dataset"), c.get("id"))) for i, c in _entries(data, "cases")]
+    yield from _duplicates("cases", cases, "id")
+    yield from _weight_problems(data.get("run"), [m.get("name") for _, m in metrics])
+    yield from _result_problems(data)
+
+
+def header_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
+    """The cross-field problems of the metrics, the contenders and the weights (cases and results aside)."""
+    metrics = _entries(data, "metrics")
+    yield from _metric_problems(metrics)
+    yield from _duplicates("contenders", [(i, (c.get("id"),)) for i, c in _entries(data, "contenders")], "id")
+    yield from _weight_problems(data.get("run"), [m.get("name") for _, m in metrics])
+
+
+def _metric_problems(metrics: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[Loc, str]]:
+    yield from _duplicates("metrics", [(i, (m.get("name"),)) for i, m in metrics], "name")
+    primaries = [(i, m.get("name")) for i, m in metrics if m.get("primary") is True]
+    if not primaries:
+        yield ("metrics",), 'no metric is primary: mark exactly one with "primary": true'
+    for i, _ in primaries[1:]:
+        yield ("metrics", i, "primary"), f"exactly one metric may be primary ({primaries[0][1]!r} already is)"
+
+
+def _duplicates(section: str, keys: list[tuple[int, tuple]], field: str) -> Iterator[tuple[Loc, str]]:
+    first: dict[tuple, int] = {}
+    for i, key in keys:
+        if not _hashable(key):
+            continue
+        if key in first:
+            shown = key[0] if len(key) == 1 else key
+            yield (section, i, field), f"duplicate {shown!r}: already at {section}.{first[key]}"
+        else:
+            first[key] = i
+
+
+def _hashable(key: tuple) -> bool:
+    return all(isinstance(part, str | int) for part in key)
+
+
+def _weight_problems(run: Any, metric_names: list[Any]) -> Iterator[tuple[Loc, str]]:
+    weights = run.get("weights") if isinstance(run, dict) else None
+    allowed = ["score", "errors", "cost", "time", *(n for n in metric_names if isinstance(n, str))]
+    for name in weights if isinstance(weights, dict) else ():
+        if name not in allowed:
+            yield ("run", "weights", name), f"{name!r} cannot be weighted; allowed: {', '.join(allowed)}"
+
+
+def _result_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
+    contenders = {c.get("id") for _, c in _entries(data, "contenders") if isinstance(c.get("id"), str)}
+    cases = {k for _, c in _entries(data, "cases") if _hashable(k := (c.get("dataset"), c.get("id")))}
+    metrics = [m for _, m in _entries(data, "metrics")]
+    declared: set[str] = {n for m in metrics if isinstance(n := m.get("name"), str)}
+    # A name of the wrong type (a list, an object) is reported by the field check; it names no metric here.
+    primary = next((m.get("name") for m in metrics if m.get("primary") is True and isinstance(m.get("name"), str)),
+                   None)
+    seen: dict[tuple, int] = {}
+    for i, r in _entries(data, "results"):
+        key = (r.get("contender"), r.get("dataset"), r.get("case"), r.get("sample"))
+        if not _hashable(key):
+            continue
+        if key in seen:
+            yield ("results", i), f"duplicate result {key!r}: already at results.{seen[key]}"
+        seen.setdefault(key, i)
+        if key[0] not in contenders and isinstance(data.get("contenders"), list):
+            yield ("results", i, "contender"), f"{key[0]!r} is not a contenders[].id"
+        if key[1:3] not in cases and isinstance(data.get("cases"), list):
+            yield ("results", i, "case"), f"({key[1]!r}, {key[2]!r}) is not a (dataset, id) in cases[]"
+        yield from _result_metric_problems(i, r, declared, primary)
+
+
+def _result_metric_problems(
+    i: int, r: dict[str, Any], declared: set[str], primary: str | None
+) -> Iterator[tuple[Loc, str]]:
+    values = r.get("metrics")
+    if not isinstance(values, dict):
+        return
+    for name in values:
+        if name not in declared:
+            yield ("results", i, "metrics", name), f"{name!r} is not a declared metric ({_names(declared)})"
+    score = r.get("score")
+    if r.get("status") == "scored" and primary in values and values[primary] != score:
+        shown = values[primary]
+        yield ("results", i, "score"), f"{score!r} differs from the primary metric {primary!r} ({shown!r})"
+
+
+def _names(names: Iterable[str]) -> str:
+    return "declared: " + ", ".join(sorted(names)) if names else "none declared"
+
+
+def problem_lines(error: ValidationError) -> list[str]:
+    """One ``path.to.field: message`` line per problem of a failed validation."""
+    return [f"{join_loc(loc)}: {msg}" for loc, msg in _field_problems(error)]
+
+
+def _describe(err: Any) -> str:
+    kind = err["type"]
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "extra_forbidden":
+        return f"unknown key{_allowed_keys(err['loc'][:-1])}"
+    if kind in ("value_error", "assertion_error"):
+        return str(err["ctx"]["error"])
+    if kind == "model_type":
+        return f"should be an object (got {short_json(err['input'])})"
+    return f"{err['msg']} (got {short_json(err['input'])})"
+
+
+def _allowed_keys(parent: Loc) -> str:
+    model = _MODEL_AT.get(tuple(p for p in parent if isinstance(p, str)))
+    return f"; allowed keys: {', '.join(model.model_fields)}" if model else ""
+
+
+def join_loc(loc: Loc) -> str:
+    """A location as users read it: ``results.3.usage.cost_usd``, or ``(top level)``."""
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def short_json(value: Any, limit: int = 60) -> str:
+    """A value as JSON, cut to ``limit`` characters, for quoting the bad value in a message."""
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def attribute_docstrings() -> dict[str, dict[str, str]]:
+    """Each model's field docstrings, class name → field → text, read from this module's source.
+
+    The string right after an annotated field is its docstring, cleaned as :func:`inspect.cleandoc`
+    does: the rule pydantic's ``use_attribute_docstrings`` follows.
+    """
+    import ast
+    import inspect
+
+    docs: dict[str, dict[str, str]] = {}
+    for node in ast.parse(Path(__file__).read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        fields = docs.setdefault(node.name, {})
+        for field, after in zip(node.body, node.body[1:], strict=False):
+            if (isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
+                    and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                    and isinstance(after.value.value, str)):
+                fields[field.target.id] = inspect.cleandoc(after.value.value)
+    return docs

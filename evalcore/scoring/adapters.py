@@ -1,0 +1,129 @@
+"""Adapters: how a case becomes messages, and how a reply becomes the output a scorer sees.
+
+Built in: ``extract`` (JSON against the field schema) and ``chat`` (free text). A suite may name
+its own as ``module:attribute``; see :func:`evalcore.scoring.plugins.resolve`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from evalcore._util import jsonfast
+from evalcore.core.records import Case
+from evalcore.core.schema import FieldSpec
+from evalcore.suite.fieldrules import type_problems
+
+
+@dataclass
+class Parsed:
+    """What the adapter made of a reply: the output, and why it is unusable (None when usable)."""
+
+    output: Any
+    problem: str | None = None
+    #: Fields whose value has the wrong type: {field: reason}. The output keeps them; they score 0.
+    type_errors: dict[str, str] | None = None
+
+
+@dataclass
+class Context:
+    """What an adapter knows about the suite beyond the case."""
+
+    instructions: str
+    fields: tuple[FieldSpec, ...]
+
+
+class Adapter(Protocol):
+    name: str
+    #: Sent as ``response_format``; None for free text.
+    response_format: dict[str, Any] | None
+
+    def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]: ...
+
+    def parse(self, raw: str, context: Context) -> Parsed: ...
+
+
+def _input_text(case: Case) -> str:
+    return case.input if isinstance(case.input, str) else json.dumps(case.input, ensure_ascii=False, indent=1)
+
+
+class ChatAdapter:
+    """Free text: the instructions as the system message, the input as the user message."""
+
+    name = "chat"
+    response_format = None
+
+    def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
+        messages = [{"role": "system", "content": context.instructions}] if context.instructions else []
+        return messages + [{"role": "user", "content": _input_text(case)}]
+
+    def parse(self, raw: str, context: Context) -> Parsed:
+        return Parsed(output=raw.strip())
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+class ExtractAdapter:
+    """JSON extraction against the field schema; an unparseable reply is a model error."""
+
+    name = "extract"
+    response_format = {"type": "json_object"}
+
+    def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
+        return [
+            {"role": "system", "content": _system_text_of(context)},
+            {"role": "user", "content": _input_text(case)},
+        ]
+
+    def parse(self, raw: str, context: Context) -> Parsed:
+        match = _FENCE.match(raw) if "```" in raw else None  # no fence, no need to ask the pattern
+        text = match.group(1) if match else raw
+        try:
+            data = jsonfast.loads(text)
+        except json.JSONDecodeError as exc:
+            return Parsed(output=None, problem=f"reply is not valid JSON: {exc.msg} at char {exc.pos}")
+        if not isinstance(data, dict):
+            return Parsed(output=None, problem=f"reply is JSON {type(data).__name__}, not an object")
+        return Parsed(output=data, type_errors=type_problems(context.fields, data) or None)
+
+
+#: {id(fields): (fields, instructions, system text)}: the runner builds every case's messages up front.
+_SYSTEM_TEXTS: dict[int, tuple[tuple[FieldSpec, ...], str, str]] = {}
+
+
+def _system_text_of(context: Context) -> str:
+    """:func:`_system_text` of the context, found by the identity of its fields: the lru_cache's key
+    hashes every field spec, for every case."""
+    fields, instructions = context.fields, context.instructions
+    entry = _SYSTEM_TEXTS.get(id(fields))
+    if entry is None or entry[0] is not fields or entry[1] != instructions:
+        if len(_SYSTEM_TEXTS) >= 64:
+            _SYSTEM_TEXTS.clear()
+        entry = _SYSTEM_TEXTS[id(fields)] = (fields, instructions, _system_text(instructions, fields))
+    return entry[2]
+
+
+@functools.lru_cache(maxsize=64)
+def _system_text(instructions: str, fields: tuple[FieldSpec, ...]) -> str:
+    # One string for every case of a dataset, not a copy per case (a kilobyte each, 20 MB in a big run).
+    return "\n\n".join(p for p in (instructions.strip(), _schema_text(fields)) if p)
+
+
+@functools.lru_cache(maxsize=64)
+def _schema_text(fields: tuple[FieldSpec, ...]) -> str:
+    lines = ["Reply with one JSON object with exactly these keys. Use null when the message does not "
+             "settle a value."]
+    for spec in fields:
+        kind = {"enum": f"one of {list(spec.values)}",
+                "multi_enum": f"a list of values from {list(spec.values)}"}.get(spec.type, spec.type)
+        nullable = " or null" if spec.nullable else ""
+        about = f": {spec.description}" if spec.description else ""
+        lines.append(f"- {spec.name} ({kind}{nullable}){about}")
+    return "\n".join(lines)
+
+
+ADAPTERS: dict[str, type] = {"extract": ExtractAdapter, "chat": ChatAdapter}

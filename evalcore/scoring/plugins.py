@@ -1,0 +1,100 @@
+"""Look up a suite's adapter and scorer: a built-in name, or ``module:attribute`` from the suite folder.
+
+A custom object is the only user code evalcore ever runs, and only because the suite's own
+``evalcore.yaml`` names it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Any
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import RESERVED_NAMES
+from evalcore.scoring.adapters import ADAPTERS
+from evalcore.scoring.scorers import SCORERS
+from evalcore.suite.config import NamedRef
+
+
+def build_adapter(ref: NamedRef, suite_dir: Path) -> Any:
+    """The adapter object a suite names."""
+    adapter = _build(ref, suite_dir, ADAPTERS, "adapter")
+    for attr in ("build_messages", "parse"):
+        if not callable(getattr(adapter, attr, None)):
+            raise ConfigError(f"evalcore.yaml: adapter: {ref.name} has no {attr}() method "
+                              "(see evalcore.scoring.adapters.Adapter)")
+    if not hasattr(adapter, "response_format"):
+        adapter.response_format = None
+    return adapter
+
+
+def build_scorer(ref: NamedRef, suite_dir: Path) -> Any:
+    """The scorer object a suite names, with its metrics checked."""
+    scorer = _build(ref, suite_dir, SCORERS, "scorer")
+    if not callable(getattr(scorer, "score", None)) or not getattr(scorer, "metrics", None):
+        raise ConfigError(f"evalcore.yaml: scorer: {ref.name} needs a score() method and a metrics list "
+                          "(see evalcore.scoring.scorers.Scorer)")
+    _check_metrics(scorer.metrics, ref.name)
+    return scorer
+
+
+def _build(ref: NamedRef, suite_dir: Path, registry: dict[str, type], kind: str) -> Any:
+    if ":" in ref.name:
+        target = _import_attribute(ref.name, suite_dir, kind)
+    elif ref.name in registry:
+        target = registry[ref.name]
+    else:
+        raise ConfigError(f"evalcore.yaml: {kind}: unknown {kind} {ref.name!r}. Built in: "
+                          f"{sorted(registry)}; or name your own as module:attribute.")
+    if not inspect.isclass(target):
+        if ref.options:
+            raise ConfigError(f"evalcore.yaml: {kind}: {ref.name} is an object, not a class: it takes no options")
+        return target
+    try:
+        return target(**ref.options)
+    except TypeError as exc:
+        raise ConfigError(f"evalcore.yaml: {kind}.options: {ref.name} does not take these options: {exc}") from None
+
+
+def _import_attribute(spec: str, suite_dir: Path, kind: str) -> Any:
+    module_name, _, attribute = spec.partition(":")
+    module = _import_module(module_name, suite_dir, kind)
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise ConfigError(f"evalcore.yaml: {kind}: module {module_name!r} has no attribute "
+                          f"{attribute!r}") from None
+
+
+def _import_module(name: str, suite_dir: Path, kind: str) -> Any:
+    local = suite_dir / (name.replace(".", "/") + ".py")
+    if local.is_file():
+        unique = f"evalcore_suite_{abs(hash(str(local)))}_{name.replace('.', '_')}"
+        spec = importlib.util.spec_from_file_location(unique, local)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[unique] = module
+        spec.loader.exec_module(module)
+        return module
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise ConfigError(f"evalcore.yaml: {kind}: cannot import {name!r} (looked for {local} and on "
+                          f"the Python path): {exc}") from None
+
+
+def _check_metrics(metrics: list[Any], scorer: str) -> None:
+    names = [m.name for m in metrics]
+    primaries = [m.name for m in metrics if m.primary]
+    if len(primaries) != 1:
+        raise ConfigError(f"scorer {scorer}: exactly one metric must be primary, got {primaries}")
+    reserved = [n for n in names if n in RESERVED_NAMES]
+    if reserved:
+        raise ConfigError(f"scorer {scorer}: metric name {reserved[0]!r} is reserved "
+                          f"({sorted(RESERVED_NAMES)}); rename it")
+    if len(set(names)) != len(names):
+        raise ConfigError(f"scorer {scorer}: metric names repeat: {names}")

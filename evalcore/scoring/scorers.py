@@ -1,0 +1,201 @@
+"""Scorers: pure functions from (expected, output) to metric values, wrapped by registry entries.
+
+Built in: ``fields`` (extraction), ``exact``, ``contains``, ``regex``, ``json_valid``. Each declares
+its metrics with a one-sentence description and a direction; exactly one is primary, and a
+result's ``score`` is its value of that metric.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case, Metric
+from evalcore.core.schema import FieldSpec, field_credit
+from evalcore.scoring.adapters import Context, Parsed
+from evalcore.suite.fieldrules import credit_is_full, rules_for
+
+
+@dataclass
+class Scored:
+    metrics: dict[str, float | None]
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+
+
+class Scorer(Protocol):
+    name: str
+    metrics: list[Metric]
+
+    def score(self, case: Case, parsed: Parsed, context: Context) -> Scored: ...
+
+
+FIELD_METRICS = [
+    Metric("field_accuracy", "Mean per-field correctness: numbers by value, text case-folded, enums "
+           "exactly, multi-value fields as sets with partial credit.", True, True),
+    Metric("exact_match", "Share of cases with every field right.", True),
+    Metric("restraint", "Of the fields the text leaves open (expected null), the share the model left "
+           "null.", True),
+    Metric("hallucinated_rate", "Of the fields the text leaves open, the share the model filled in "
+           "anyway (invented).", False),
+    Metric("missed_rate", "Of the fields the text does settle, the share the model left null.", False),
+]
+
+
+def score_fields(expected: dict[str, Any], output: dict[str, Any], fields: tuple[FieldSpec, ...],
+                 type_errors: dict[str, str] | None = None) -> Scored:
+    """Compare an extracted object with the expected one, field by field."""
+    type_errors = type_errors or {}
+    credits, diagnostics = [], {}
+    n_open = n_left_null = n_settled = n_missed = 0
+    for rule in rules_for(fields):  # one pass: this runs once per result, thousands of times a second
+        name = rule[0]
+        want, got = expected.get(name), output.get(name)
+        kind = type(got)
+        if name in type_errors:
+            credit = 0.0
+        elif (kind is type(want) and got == want and kind in rule[6]) or credit_is_full(rule, want, got):
+            # field_credit's verdict on equal answers (the usual case), without its lookups
+            credit = 1.0
+        else:
+            credit = field_credit(rule[1], want, got)
+        credits.append(credit)
+        if credit < 1.0:
+            diagnostics[name] = {"want": want, "got": got}
+            if name in type_errors:
+                diagnostics[name]["problem"] = type_errors[name]
+        if want is None:
+            n_open += 1
+            n_left_null += got is None
+        else:
+            n_settled += 1
+            n_missed += got is None
+    metrics = {
+        "field_accuracy": _mean(credits),
+        "exact_match": 1.0 if credits.count(1.0) == len(credits) else 0.0,  # all(c == 1.0 …), without a generator
+        "restraint": n_left_null / n_open if n_open else None,
+        "hallucinated_rate": 1 - n_left_null / n_open if n_open else None,
+        "missed_rate": n_missed / n_settled if n_settled else None,
+    }
+    return Scored(metrics=metrics, diagnostics=diagnostics)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+class FieldsScorer:
+    """The ``fields`` scorer for extraction suites."""
+
+    name = "fields"
+    metrics = FIELD_METRICS
+
+    def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
+        expected = case.expected if isinstance(case.expected, dict) else {}
+        if parsed.problem is not None:
+            # No usable object: nothing right, nothing invented, everything answerable missed.
+            settled = any(expected.get(f.name) is not None for f in context.fields)
+            return Scored(
+                metrics={"field_accuracy": 0.0, "exact_match": 0.0, "restraint": None,
+                         "hallucinated_rate": None, "missed_rate": 1.0 if settled else None},
+                diagnostics={"reply": parsed.problem},
+            )
+        return score_fields(expected, parsed.output, context.fields, parsed.type_errors)
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+class _SingleMetricScorer:
+    """A scorer with one metric computed by :meth:`check` on usable replies."""
+
+    name = ""
+    metrics: list[Metric] = []
+
+    def __init__(self, **options: Any):
+        if options:
+            raise ConfigError(f"scorer {self.name}: takes no options, got {sorted(options)}")
+
+    def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
+        metric = self.metrics[0].name
+        if parsed.problem is not None:
+            return Scored({metric: 0.0}, {"reply": parsed.problem})
+        ok = self.check(case.expected, parsed.output)
+        diagnostics = {} if ok else {"want": case.expected, "got": parsed.output}
+        return Scored({metric: 1.0 if ok else 0.0}, diagnostics)
+
+    def check(self, expected: Any, output: Any) -> bool:
+        raise NotImplementedError
+
+
+class ExactScorer(_SingleMetricScorer):
+    name = "exact"
+    metrics = [Metric("exact", "Share of replies equal to the expected answer (trimmed).", True, True)]
+
+    def check(self, expected: Any, output: Any) -> bool:
+        return _as_text(output).strip() == _as_text(expected).strip()
+
+
+class ContainsScorer(_SingleMetricScorer):
+    name = "contains"
+    metrics = [Metric("contains", "Share of replies that contain the expected text (or every expected "
+                      "text, for a list), ignoring case.", True, True)]
+
+    def check(self, expected: Any, output: Any) -> bool:
+        wants = expected if isinstance(expected, list) else [expected]
+        reply = _as_text(output).casefold()
+        return all(_as_text(w).casefold() in reply for w in wants)
+
+
+class RegexScorer(_SingleMetricScorer):
+    name = "regex"
+    metrics = [Metric("regex_match", "Share of replies matched by the pattern (the scorer's `pattern` "
+                      "option, else the expected answer).", True, True)]
+
+    def __init__(self, pattern: str | None = None, flags: str = ""):
+        try:
+            self.pattern = re.compile(pattern, _flags(flags)) if pattern else None
+        except re.error as exc:
+            raise ConfigError(f"scorer regex: pattern {pattern!r} does not compile: {exc}") from None
+        self.flags = _flags(flags)
+
+    def check(self, expected: Any, output: Any) -> bool:
+        pattern = self.pattern or re.compile(_as_text(expected), self.flags)
+        return pattern.search(_as_text(output)) is not None
+
+
+def _flags(text: str) -> int:
+    table = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+    bad = [c for c in text if c not in table]
+    if bad:
+        raise ConfigError(f"scorer regex: flags {text!r}: use letters from 'ims'")
+    value = 0
+    for c in text:
+        value |= table[c]
+    return value
+
+
+class JsonValidScorer(_SingleMetricScorer):
+    name = "json_valid"
+    metrics = [Metric("json_valid", "Share of replies that parse as JSON.", True, True)]
+
+    def check(self, expected: Any, output: Any) -> bool:
+        if not isinstance(output, str):
+            return True
+        try:
+            json.loads(output)
+        except json.JSONDecodeError:
+            return False
+        return True
+
+
+SCORERS: dict[str, type] = {
+    "fields": FieldsScorer,
+    "exact": ExactScorer,
+    "contains": ContainsScorer,
+    "regex": RegexScorer,
+    "json_valid": JsonValidScorer,
+}

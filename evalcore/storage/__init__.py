@@ -1,0 +1,13 @@
+"""The run history in SQLite: the :class:`Store`, its schema and migrations, and results as a columnar frame.
+
+- :mod:`~evalcore.storage.store`: :class:`Store` (runs, contenders, cases, results, summaries).
+- :mod:`~evalcore.storage.frames`: the results frame that every leaderboard is computed from.
+
+May import :mod:`evalcore.core` and :mod:`evalcore._util` (and nothing that calls a model).
+"""
+
+from evalcore._util.lazy import lazy_exports
+
+_EXPORTS = {"Store": "store", "default_db_path": "store", "results_frame": "frames"}
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,179 @@
+"""Read a dataset's cases from disk: case folders, ``cases.jsonl`` or one YAML file per case."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from evalcore._util import jsonfast
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case
+
+INPUT_FILES = ("input.txt", "input.json")
+CASE_KEYS = {"id", "variant", "input", "expected", "metadata"}
+
+
+def load_dataset_cases(folder: Path, dataset: str) -> list[Case]:
+    """Every case of the dataset at ``folder``, in a stable order."""
+    jsonl = folder / "cases.jsonl"
+    cases_dir = folder / "cases"
+    if jsonl.is_file():
+        cases = _load_jsonl(jsonl, dataset)
+    elif cases_dir.is_dir() and any(cases_dir.glob("*.y*ml")):
+        cases = [_load_yaml_case(p, dataset) for p in sorted(cases_dir.glob("*.y*ml"))]
+    elif cases_dir.is_dir():
+        cases = _load_case_folders(cases_dir, dataset)
+    else:
+        raise ConfigError(f"{folder}: no cases. Add cases/<variant>/[NNN/]input.txt with expected.json, "
+                          "or cases.jsonl, or cases/*.yaml (see docs/suites.md).")
+    if not cases:
+        raise ConfigError(f"{folder}: the dataset has no cases.")
+    _check_unique(cases, folder)
+    return cases
+
+
+def _load_case_folders(root: Path, dataset: str) -> list[Case]:
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        names = set(filenames)
+        if names.intersection(INPUT_FILES):
+            found.append(Path(dirpath))
+        elif "expected.json" in names:
+            raise ConfigError(f"{dirpath}: expected.json without input.txt or input.json. "
+                              "Add the input, or remove the folder.")
+    return [_load_case_folder(f, root, dataset) for f in sorted(found)]
+
+
+def _load_case_folder(folder: Path, root: Path, dataset: str) -> Case:
+    parts = folder.relative_to(root).parts
+    if not parts:
+        raise ConfigError(f"{folder}: inputs go in a variant folder: cases/<variant>/input.txt")
+    variant = parts[-2] if parts[-1].isdigit() and len(parts) > 1 else parts[-1]
+    if parts[-1].isdigit() and len(parts) == 1:
+        raise ConfigError(f"{folder}: a numbered case needs a variant folder above it: "
+                          f"cases/<variant>/{parts[-1]}/")
+    return Case(
+        dataset=dataset,
+        id="/".join(parts),
+        variant=variant,
+        input=_read_input(folder),
+        expected=_read_json(folder / "expected.json", required=True),
+        metadata=_read_metadata(folder / "metadata.json"),
+        source=str(folder / "expected.json"),  # what check_expected reports on
+    )
+
+
+def _read_input(folder: Path) -> str | dict[str, Any]:
+    both = [n for n in INPUT_FILES if (folder / n).is_file()]
+    if len(both) > 1:
+        raise ConfigError(f"{folder}: both input.txt and input.json; keep one.")
+    path = folder / both[0]
+    if path.suffix == ".json":
+        value = _read_json(path, required=True)
+        if not isinstance(value, str | dict):
+            raise ConfigError(f"{path}: the input must be a JSON string or object, got {type(value).__name__}")
+    else:
+        value = _read_text(path)
+    if value in ("", {}) or (isinstance(value, str) and not value.strip()):
+        raise ConfigError(f"{path}: the input is empty. Write the text the model should read.")
+    return value
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}). Save it as UTF-8.") from None
+
+
+def _read_json(path: Path, required: bool) -> Any:
+    if not path.is_file():
+        if required:
+            raise ConfigError(f"{path}: missing. Each case folder needs expected.json "
+                              "(the expected answer, JSON; null where the text does not say).")
+        return None
+    try:
+        return json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+
+
+def _read_metadata(path: Path) -> dict[str, Any]:
+    value = _read_json(path, required=False)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: metadata must be a JSON object like {{\"difficulty\": \"hard\"}}")
+    return value
+
+
+def _load_jsonl(path: Path, dataset: str) -> list[Case]:
+    cases = []
+    where = f"{path}: line "  # formatted once: a big suite has a line per case
+    for lineno, line in enumerate(_read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = jsonfast.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{path}: line {lineno}: not valid JSON: {exc.msg}") from None
+        cases.append(_case_from_mapping(data, dataset, f"{where}{lineno}", default_id=str(lineno)))
+    return cases
+
+
+def _load_yaml_case(path: Path, dataset: str) -> Case:
+    try:
+        data = yaml.safe_load(_read_text(path))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f": line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "cannot be parsed"
+        raise ConfigError(f"{path}{line}: not valid YAML: {problem}. Check the indentation and quoting around "
+                          "that line.") from None
+    return _case_from_mapping(data, dataset, str(path), default_id=path.stem)
+
+
+def _case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> Case:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: a case is an object with keys {sorted(CASE_KEYS)}")
+    if not data.keys() <= CASE_KEYS:  # the usual case skips building the sorted list
+        unknown = sorted(set(data) - CASE_KEYS)
+        raise ConfigError(f"{where}: {unknown[0]}: unknown key. A case has {sorted(CASE_KEYS)}.")
+    for key in ("input", "expected"):
+        if key not in data:
+            raise ConfigError(f"{where}: {key}: required key is missing.")
+    value = data["input"]
+    if not isinstance(value, str | dict) or not value or (isinstance(value, str) and not value.strip()):
+        raise ConfigError(f"{where}: input: must be a non-empty string or object.")
+    metadata = data.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise ConfigError(f"{where}: metadata: must be an object.")
+    variant = str(data.get("variant") or "default")
+    return Case(dataset=dataset, id=str(data.get("id") or default_id), variant=variant, input=value,
+                expected=_shared_keys(data["expected"]), metadata=_shared_keys(metadata), source=where)
+
+
+def _shared_keys(value: Any) -> Any:
+    """The object with its keys interned: each line of a JSONL file is parsed on its own, and a
+    copy of every key per case cost a few hundred bytes a case (megabytes in a big suite)."""
+    if not isinstance(value, dict):
+        return value
+    try:
+        return dict(zip(map(sys.intern, value), value.values(), strict=True))
+    except TypeError:  # a key that is not a str (YAML allows them): kept as it is
+        return {sys.intern(k) if isinstance(k, str) else k: v for k, v in value.items()}
+
+
+def _check_unique(cases: list[Case], folder: Path) -> None:
+    seen: dict[str, str | None] = {}
+    for case in cases:
+        if case.id in seen:
+            raise ConfigError(f"{folder}: case id {case.id!r} appears twice ({seen[case.id]} and "
+                              f"{case.source}). Give each case its own id.")
+        seen[case.id] = case.source

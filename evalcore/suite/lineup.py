@@ -1,0 +1,114 @@
+"""Turn a lineup into contenders: list settings multiply, command-line flags beat the file."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import SHORT_NAMES, Contender, Refusal
+from evalcore.suite.config import LineupEntryModel, SuiteModel
+
+
+@dataclass
+class Overrides:
+    """Command-line choices that beat the suite file."""
+
+    models: list[str] = field(default_factory=list)
+    settings: dict[str, list[Any]] = field(default_factory=dict)
+    api_base: str | None = None
+
+
+def expand_lineup(config: SuiteModel, overrides: Overrides | None = None) -> list[Contender]:
+    """Every contender of the lineup, in lineup order; a repeated id is a configuration error."""
+    overrides = overrides or Overrides()
+    entries = _entries(config, overrides)
+    if not entries:
+        raise ConfigError("evalcore.yaml: lineup: empty. Add `lineup: [{model: fake/oracle}]` or pass "
+                          "-m MODEL.")
+    contenders: list[Contender] = []
+    for entry in entries:
+        contenders.extend(_expand_entry(entry, config, overrides))
+    _check_unique_ids(contenders)
+    return contenders
+
+
+def _entries(config: SuiteModel, overrides: Overrides) -> list[LineupEntryModel]:
+    if not overrides.models:
+        return list(config.lineup)
+    return [LineupEntryModel(model=m) for m in overrides.models]
+
+
+def _expand_entry(entry: LineupEntryModel, config: SuiteModel, overrides: Overrides) -> list[Contender]:
+    varied = {k: v if isinstance(v, list) else [v] for k, v in entry.settings.items()}
+    varied.update(overrides.settings)
+    for key, values in varied.items():
+        if not values:
+            raise ConfigError(f"evalcore.yaml: lineup: {entry.model}: settings.{key}: empty list")
+    keys = list(varied)
+    prices = entry.prices or config.prices.get(entry.model)
+    api_base = overrides.api_base or entry.api_base or (None if _is_fake(entry.model) else config.api_base)
+    contenders = []
+    for combo in itertools.product(*(varied[k] for k in keys)):
+        chosen = dict(zip(keys, combo, strict=True))
+        settings = {**config.defaults, **chosen}
+        contenders.append(Contender(
+            id=contender_id(entry.model, chosen),
+            model=entry.model,
+            settings={k: v for k, v in settings.items() if v is not None},
+            api_base=api_base,
+            prices=prices.model_dump() if prices else None,
+        ))
+    return contenders
+
+
+def contender_id(model: str, chosen: dict[str, Any]) -> str:
+    """``model · effort=low · t=0.2``: the model plus the settings its lineup entry chose."""
+    parts = [model] + [f"{SHORT_NAMES.get(k, k)}={_show(v)}" for k, v in chosen.items()]
+    return " · ".join(parts)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def _is_fake(model: str) -> bool:
+    return model.startswith("fake/")
+
+
+def _check_unique_ids(contenders: list[Contender]) -> None:
+    seen: set[str] = set()
+    for contender in contenders:
+        if contender.id in seen:
+            raise ConfigError(f"evalcore.yaml: lineup: contender {contender.id!r} appears twice. "
+                              "Remove the repeated entry or give it different settings.")
+        seen.add(contender.id)
+
+
+def split_refused(contenders: list[Contender]) -> tuple[list[Contender], list[Refusal]]:
+    """Ask each contender's provider whether it can be asked; refuse the rest by name."""
+    from evalcore.models.registry import get_provider
+
+    kept, refused = [], []
+    for contender in contenders:
+        reason = get_provider(contender.model).refusal(contender.model, contender.settings)
+        if reason:
+            refused.append(Refusal(model=contender.model, settings=dict(contender.settings), reason=reason))
+        else:
+            kept.append(contender)
+    return kept, refused
+
+
+def missing_api_keys(contenders: list[Contender]) -> dict[str, list[str]]:
+    """Environment variables each contender's model needs and does not have: {model: [VAR, ...]}."""
+    from evalcore.models.registry import get_provider
+
+    missing: dict[str, list[str]] = {}
+    for contender in contenders:
+        keys = get_provider(contender.model).missing_keys(contender.model, contender.api_base)
+        if keys:
+            missing[contender.model] = keys
+    return missing

@@ -1,0 +1,152 @@
+"""pages/cases.py under AppTest: the list, its filters, one case in detail, two contenders compared."""
+
+from __future__ import annotations
+
+from tests.app.test_app_shared import demo_run, open_page, seed, texts
+
+PAGE = "pages/cases.py"
+
+
+def picked(row: int) -> dict:
+    """The state of the cases table with one row selected (as a click leaves it)."""
+    return {"case_table": {"selection": {"rows": [row], "columns": [], "cells": []}}}
+
+
+def test_every_result_is_listed_until_a_case_is_picked(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    assert len(at.dataframe[0].value) == 4 * 9
+    assert "Select a row" in texts(at)
+
+
+def test_the_contender_chosen_on_the_leaderboard_is_preselected(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, case_contender=run.contenders[2].id)
+    assert set(at.dataframe[0].value["contender"]) == {run.contenders[2].id}
+
+
+def test_filters_narrow_the_list(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    at.toggle[1].set_value(True).run()  # errors only
+    assert sorted(e.split(":")[0] for e in at.dataframe[0].value["error"]) == ["model", "transport"]
+    at.toggle[1].set_value(False).run()
+    at.text_input[0].input("client 3").run()
+    assert set(at.dataframe[0].value["case"]) == {"partial/003"}
+
+
+def test_a_picked_case_shows_input_expected_output_and_want_vs_got(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, **picked(1))
+    assert not at.exception and not at.error
+    codes = [c.value for c in at.code]
+    assert codes[0].startswith("Hi, I'm Client") and '"client_name"' in codes[1] and '"client_name"' in codes[2]
+    want_vs_got = at.dataframe[1].value
+    assert list(want_vs_got.columns) == ["field", "want", "got", "right"]
+    assert "Want vs got" in texts(at)
+    compared = at.dataframe[2].value
+    assert list(compared.columns)[:2] == ["field", "want"] and len(compared.columns) == 4
+
+
+def test_a_failed_call_is_explained_in_plain_words(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    failed_row = next(i for i, r in enumerate(run.results) if r.status == "error")
+    at = open_page(PAGE, **picked(failed_row))
+    assert any(e.value.startswith("transport") for e in at.error)
+    assert any("(no reply" in c.value for c in at.code)
+
+
+def test_empty_store(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    assert "No runs yet" in texts(open_page(PAGE))
+
+
+def test_viewer_mode_reads_cases_like_anyone(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run(), viewer=True)
+    at = open_page(PAGE, **picked(0))
+    assert not at.exception and len(at.dataframe) == 3
+
+
+def big(monkeypatch) -> None:
+    """Make the demo run count as big: the page then reads one contender's results at a time."""
+    import pages._shared
+
+    monkeypatch.setattr(pages._shared, "CASES_ONE_CONTENDER_ABOVE", 10)
+
+
+def loads(monkeypatch) -> list:
+    """Record which contender each store read of results asked for (None: all of them)."""
+    from evalcore.storage.store import Store
+
+    asked = []
+    load = Store.load_run
+
+    def spy(self, run_id, *, results=True, contender=None):
+        if results:
+            asked.append(contender)
+        return load(self, run_id, results=results, contender=contender)
+
+    monkeypatch.setattr(Store, "load_run", spy)
+    return asked
+
+
+def test_a_big_run_lists_every_contender_from_its_frame(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    small = open_page(PAGE).dataframe[0].value  # every result read as a record
+    big(monkeypatch)
+    asked = loads(monkeypatch)
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    assert at.selectbox[0].value == "All contenders" and asked == []  # no result read as a record
+    assert at.dataframe[0].value.equals(small)
+    assert "36 results. Click a row to see the case." in texts(at)
+    first = run.contenders[0].id
+    at.selectbox[0].set_value(first).run()
+    assert set(at.dataframe[0].value["contender"]) == {first} and asked == [first]
+
+
+def test_a_big_run_lists_at_most_so_many_rows(monkeypatch, tmp_path):
+    import pages._shared
+
+    seed(monkeypatch, tmp_path, demo_run())
+    big(monkeypatch)
+    monkeypatch.setattr(pages._shared, "CASES_LIST_AT_MOST", 10)
+    at = open_page(PAGE)
+    assert len(at.dataframe[0].value) == 10
+    assert "36 results; the first 10 are listed, narrow them with the filters." in texts(at)
+    at.toggle[1].set_value(True).run()  # errors only: two
+    assert len(at.dataframe[0].value) == 2 and "2 results. Click a row" in texts(at)
+
+
+def test_a_big_run_compares_with_a_contender_it_had_not_read(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    big(monkeypatch)
+    asked = loads(monkeypatch)
+    at = open_page(PAGE, **picked(1))  # All contenders: row 1 is the first contender's
+    assert not at.exception and not at.error
+    compared = at.dataframe[2].value
+    assert len(compared.columns) == 4 and asked == [run.contenders[0].id, run.contenders[1].id]
+    import pages._shared
+
+    monkeypatch.setattr(pages._shared, "CASES_ONE_CONTENDER_ABOVE", 100_000)  # small again: every result read
+    small = open_page(PAGE, **picked(1))
+    assert asked[-1] is None
+    assert compared.equals(small.dataframe[2].value)
+
+
+def test_the_store_reads_one_contender_s_results(tmp_path):
+    from evalcore.storage.store import Store
+
+    run = demo_run()
+    with Store(tmp_path / "s.db") as store:
+        store.import_run(run)
+        one = store.load_run(run.info.id, contender=run.contenders[2].id)
+        assert one.cases == store.load_run(run.info.id).cases
+        assert one.results == [r for r in run.results if r.contender == run.contenders[2].id]
+        assert store.load_run(run.info.id, contender="nobody").results == []

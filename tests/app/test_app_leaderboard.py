@@ -1,0 +1,245 @@
+"""pages/leaderboard.py under AppTest: tables, headline, weights, filters, charts, empty store, viewer mode."""
+
+from __future__ import annotations
+
+import json
+
+from tests.app.test_app_shared import demo_run, open_page, record_page_switches, seed, texts, unescaped
+
+PAGE = "pages/leaderboard.py"
+
+
+def charts(at):
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def test_overall_and_per_dataset_tables_rank_every_contender(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    overall = at.dataframe[0].value
+    assert list(overall["rank"]) == [1, 2, 3, 4]
+    assert len(at.dataframe) == 1 + 1  # overall, then the open dataset tab's (tabs are lazy)
+    assert [t.label for t in at.tabs][:3] == ["immigration\\_law", "roofing", "tax\\_preparation"]
+    assert set(at.dataframe[1].value["contender"]) == set(overall["contender"])
+    assert "★ best" in overall["mark"].iloc[0] or overall["errors"].iloc[0] > 0
+
+
+def test_another_dataset_tab_draws_its_own_table(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    first = open_page(PAGE).dataframe[1].value
+    at = open_page(PAGE, dataset_tab="roofing")
+    assert len(at.dataframe) == 2
+    assert list(at.dataframe[1].value["wscore"]) != list(first["wscore"])
+
+
+def test_the_headline_names_the_winner_and_how_sure_we_are(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    headline = at.success[0].value
+    assert headline.startswith("**Winner: ") and "weight jitters" in headline and "bootstrap" in headline
+
+
+def test_weights_from_the_sliders_re_rank_the_table(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    cheapest = open_page(PAGE, weights_for="run-demo", w_cost=-100).dataframe[0].value
+    assert list(cheapest["cost"]) == sorted(cheapest["cost"])
+    best_score = open_page(PAGE, weights_for="run-demo", w_score=100).dataframe[0].value
+    assert list(best_score["score"]) == sorted(best_score["score"], reverse=True)
+
+
+def test_filters_keep_only_the_chosen_contenders(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    chosen = [run.contenders[0].id, run.contenders[1].id]
+    at = open_page(PAGE, filters_for="run-demo", filters={"contender": chosen})
+    assert sorted(at.dataframe[0].value["contender"]) == sorted(chosen)
+
+
+def test_the_filters_are_drawn_when_opened_and_kept_when_closed(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE)
+    assert not at.multiselect and [e.label for e in at.expander] == ["Filters", "Glossary"]
+    at.session_state["filters_open"] = True  # what a click on the expander does (on_change="rerun")
+    at.run()
+    assert [m.label for m in at.multiselect] == ["Datasets", "Variants", "Contenders", "metadata: difficulty"]
+    at.multiselect(key="f_contender").select(run.contenders[0].id).run()
+    assert list(at.dataframe[0].value["contender"]) == [run.contenders[0].id]
+    at.session_state["filters_open"] = False
+    at.run().run()
+    assert not at.multiselect and at.expander[0].label == "Filters"
+    assert f"Filtered by contenders: {run.contenders[0].id}" in [unescaped(c.value) for c in at.caption]
+    assert list(at.dataframe[0].value["contender"]) == [run.contenders[0].id]
+    at.session_state["filters_open"] = True
+    at.run()
+    assert at.multiselect(key="f_contender").value == [run.contenders[0].id]
+
+
+def test_filter_values_the_run_does_not_have_are_dropped_even_when_the_filters_are_closed(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE, filters_for="run-demo", filters={"dataset": ["nope", "roofing"], "meta_nope": ["x"]})
+    assert not at.exception
+    assert at.session_state["filters"] == {"dataset": ["roofing"]}
+    assert "Filtered by datasets: roofing" in [unescaped(c.value) for c in at.caption]
+    assert set(at.dataframe[0].value["contender"]) and [t.label for t in at.tabs][0] == "roofing"
+
+
+def test_a_filtered_view_of_a_run_without_a_saved_summary_never_computes_the_whole_runs(monkeypatch, tmp_path):
+    """A filter set on an upload or a run still going: the lists come from the frame the view reads anyway."""
+    from evalcore.analysis import summaries
+
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)  # bundled runs are imported without a summary
+    whole: list[int] = []
+    summarize = summaries.summarize
+    monkeypatch.setattr(summaries, "summarize", lambda *args, **kwargs: whole.append(1) or summarize(*args, **kwargs))
+    at = open_page(PAGE, filters_for="run-demo", filters={"dataset": ["roofing"]})
+    assert not at.exception and whole == []
+    assert "Filtered by datasets: roofing" in [unescaped(c.value) for c in at.caption]
+    assert [t.label for t in at.tabs][0] == "roofing"
+    at.session_state["filters_open"] = True
+    at.run()
+    datasets = sorted({case.dataset for case in run.cases})
+    assert at.multiselect(key="f_dataset").options == datasets and at.multiselect(key="f_dataset").value == ["roofing"]
+    assert whole == []
+    at.multiselect(key="f_dataset").unselect("roofing").run()  # unfiltered: the whole run's summary, once
+    assert whole == [1] and len(at.dataframe[0].value) == len(run.contenders)
+
+
+def test_the_first_chart_is_score_vs_cost_with_the_pareto_frontier(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    specs = charts(open_page(PAGE, charts_now=True))
+    assert len(specs) == 1  # chart tabs are lazy: only the open one is drawn
+    assert any(trace.get("name") == "Pareto frontier" for trace in specs[0]["data"])
+    assert specs[0]["layout"]["xaxis"]["type"] == "log"
+
+
+def test_each_chart_tab_draws_its_chart(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    kinds = {tab: charts(open_page(PAGE, charts_now=True, chart_tab=tab))[0]["data"][0]["type"]
+             for tab in ("Score vs time", "Metrics", "Contender × dataset")}
+    assert kinds == {"Score vs time": "scatter", "Metrics": "bar", "Contender × dataset": "heatmap"}
+
+
+def test_a_sessions_first_view_sends_the_tables_and_asks_the_browser_when_they_are_shown(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    assert not at.exception and len(at.dataframe) == 2 and not charts(at)
+    assert "The chart follows once the tables are on screen." in texts(at)
+    reporter = at.get("bidi_component")
+    assert len(reporter) == 1 and "stDataFrame" in reporter[0].proto.js_content
+    at.run()  # the next script run, whether the reporter's trigger or a click starts it (browser tests: both)
+    assert len(charts(at)) == 1 and not at.get("bidi_component")
+    assert "The chart follows once the tables are on screen." not in texts(at)
+
+
+def test_glossary_comes_from_the_metric_descriptions(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    assert "hallucinated_rate: Share of the open fields given a value." in texts(open_page(PAGE))
+
+
+def test_empty_store_offers_the_demo_run(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    assert "No runs yet" in texts(at)
+    assert [b.label for b in at.button] == ["Run the demo suite"]
+
+
+def test_viewer_mode_shows_runs_but_never_offers_to_launch(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run(), viewer=True)
+    at = open_page(PAGE)
+    assert len(at.dataframe[0].value) == 4
+    assert not at.button
+
+
+def test_viewer_mode_with_an_empty_store_offers_no_launch(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, viewer=True)
+    at = open_page(PAGE)
+    assert "No runs yet" in texts(at) and not at.button
+
+
+def test_html_in_a_run_file_is_never_rendered(monkeypatch, tmp_path):
+    run = demo_run()
+    run.metrics[1] = type(run.metrics[1])("exact_match", "<img src=x onerror=alert(1)> [link](http://evil)")
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE)
+    assert not at.exception
+    glossary = next(t.value for t in at.text)
+    assert "<img src=x onerror=alert(1)>" in glossary  # shown as text, in st.text
+    assert all("<img" not in m.value for m in at.markdown)
+
+
+def test_clicking_a_row_opens_that_contenders_cases(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    second = open_page(PAGE).dataframe[0].value["contender"].iloc[1]
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE, leaderboard_table={"selection": {"rows": [1], "columns": [], "cells": []}})
+    assert switches == ["pages/cases.py"]
+    assert at.session_state["case_contender"] == second
+
+
+def test_clicking_a_chart_point_opens_that_contenders_cases(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    switches = record_page_switches(monkeypatch)
+    click = {"selection": {"points": [{"customdata": run.contenders[2].id}], "point_indices": [0], "box": [],
+                           "lasso": []}}
+    at = open_page(PAGE, charts_now=True, **{"chart_Score vs cost": click})
+    assert switches == ["pages/cases.py"]
+    assert at.session_state["case_contender"] == run.contenders[2].id
+
+
+def test_the_demo_button_launches_the_demo_suite_and_opens_the_run_page(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE)
+    at.button[0].click().run()
+    assert switches == ["pages/run.py"]
+    from pages._shared import jobs
+
+    job = jobs()[at.session_state["job"]]
+    job.join(timeout=60)
+    assert job.status == "completed", job.error
+    assert len(job.run.contenders) == 10
+
+
+def test_a_run_with_a_saved_summary_opens_without_reading_its_results(monkeypatch, tmp_path):
+    from evalcore.analysis import summaries
+    from evalcore.analysis import view as explorer
+    from evalcore.storage.frames import results_frame
+    from evalcore.storage.store import Store
+
+    run = demo_run()
+    seed(monkeypatch, tmp_path)
+    with Store(tmp_path / "evalcore.db") as store:
+        store.import_run(run)
+        summaries.write_summary(store, run.info.id)
+
+    def no_reading(*_):
+        raise AssertionError("the page read every result")
+
+    monkeypatch.setattr(Store, "load_results_frame_and_changes", no_reading)
+    monkeypatch.setattr(Store, "load_results_frame", no_reading)
+    at = open_page(PAGE, filters_open=True)
+    assert not at.exception and not at.error
+    expected = explorer.leaderboard_view(results_frame(run), run.metrics, run.info.weights, contenders=run.contenders)
+    shown = at.dataframe[0].value
+    assert list(shown["contender"]) == list(expected.overall["contender"])
+    assert list(shown["wscore"]) == list(expected.overall["wscore"])
+    assert list(shown["P(best)"]) == list(expected.overall["P(best)"])
+    assert [m.label for m in at.multiselect][:3] == ["Datasets", "Variants", "Contenders"]
+
+
+def test_opening_a_finished_run_saves_its_summary_and_a_running_one_does_not(monkeypatch, tmp_path):
+    from evalcore.analysis import summaries
+    from evalcore.storage.store import Store
+    from tests.factories import make_run
+
+    done, going = demo_run(), make_run(3, 4, run_id="run-going", status="running")
+    seed(monkeypatch, tmp_path, done, going)
+    assert not open_page(PAGE, run="run-demo").exception
+    assert not open_page(PAGE, run="run-going").exception
+    with Store(tmp_path / "evalcore.db") as store:
+        assert summaries.read_summary(store, "run-demo") is not None
+        assert summaries.read_summary(store, "run-going") is None

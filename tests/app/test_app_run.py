@@ -1,0 +1,125 @@
+"""pages/run.py under AppTest: the plan, launching in the background, progress, viewer mode, bad input."""
+
+from __future__ import annotations
+
+from tests.app.test_app_shared import open_page, seed, texts, unescaped
+from tests.suites import write_suite
+
+PAGE = "pages/run.py"
+
+
+def metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_the_plan_of_the_demo_suite_counts_calls_cost_and_refusals(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    assert metric(at, "Calls") == "480"
+    assert unescaped(metric(at, "Estimated cost")).startswith("$0")
+    assert metric(at, "Refused") == "1"
+    assert len(at.dataframe[0].value) == 10
+    assert "does not take reasoning_effort" in at.dataframe[1].value["reason"].iloc[0]
+
+
+def test_choosing_datasets_and_contenders_changes_the_plan(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    at.multiselect[0].select("roofing").run()
+    at.multiselect[1].select("fake/oracle · t=0").select("fake/sloppy").run()
+    at.number_input[0].set_value(2).run()
+    assert metric(at, "Calls") == str(2 * 16 * 2)
+
+
+def test_launching_runs_in_the_background_and_ends_with_a_leaderboard(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    at.multiselect[1].select("fake/oracle · t=0").select("fake/flaky").run()
+    at.number_input[2].set_value(2).run()  # two cases per dataset: 12 calls
+    next(b for b in at.button if b.label == "Launch").click().run()
+    from pages._shared import jobs
+
+    job = jobs()[at.session_state["job"]]
+    job.join(timeout=30)
+    at.run()
+    assert job.status == "completed", job.error
+    assert "The run is complete." in texts(at)
+    assert [p.value for p in at.progress] == [100, 100]
+    assert len(at.dataframe[0].value) == 2  # the leaderboard of the finished run
+    assert any(b.label == "Open the leaderboard" for b in at.button)
+
+
+def test_a_missing_suite_folder_is_explained_not_a_traceback(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    at.selectbox[0].select("another folder…").run()
+    at.text_input[0].input(str(tmp_path / "nowhere")).run()
+    assert not at.exception
+    assert "nowhere: no evalcore.yaml here" in texts(at)
+
+
+def test_a_missing_api_key_is_named_and_launch_is_disabled(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    suite = write_suite(tmp_path / "suite", {"lineup": [{"model": "openai/gpt-4o-mini"}]})
+    at = open_page(PAGE)
+    at.selectbox[0].select("another folder…").run()
+    at.text_input[0].input(str(suite)).run()
+    assert not at.exception
+    assert "openai/gpt-4o-mini needs OPENAI_API_KEY" in texts(at)
+    assert next(b for b in at.button if b.label == "Launch").disabled
+
+
+def test_viewer_mode_refuses_to_launch(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, viewer=True)
+    at = open_page(PAGE)
+    assert "turned off" in texts(at)
+    assert not at.button and not at.dataframe
+
+
+class _Working:
+    """A run in progress as the progress panel sees it (alive until told otherwise)."""
+
+    def __init__(self, run) -> None:  # noqa: ANN001
+        from evalcore.execution.runner import ContenderProgress, Progress
+        from evalcore.explorer.jobs import progress_rows
+
+        self.run, self.alive, self.status, self.error = run, True, "running", None
+        self._rows = progress_rows(Progress(run.info.id, {c.id: ContenderProgress(9, 9) for c in run.contenders}))
+
+    def rows(self):  # noqa: ANN201
+        return self._rows
+
+    def cancel(self) -> None:
+        self.alive = False
+
+
+def test_the_leaderboard_so_far_is_read_again_only_when_old_enough(monkeypatch, tmp_path):
+    """Polled twice a second, the panel re-reads a million results at most every couple of seconds."""
+    import pages._shared
+    from evalcore.storage.store import Store
+    from tests.app.test_app_shared import demo_run
+
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    reads = []
+    load = Store.load_results_frame
+    monkeypatch.setattr(Store, "load_results_frame", lambda self, run_id: reads.append(run_id) or load(self, run_id))
+    job = _Working(run)
+    pages._shared.jobs()[run.info.id] = job
+    try:
+        at = open_page(PAGE, job=run.info.id)
+        assert not at.exception
+        assert "Leaderboard so far (36 results)" in texts(at) and len(at.dataframe[0].value) == 4
+        at.run()
+        assert reads == [run.info.id]  # the same leaderboard, drawn again
+        kept = at.session_state["so_far"]
+        at.session_state["so_far"] = (kept[0], kept[1] - pages._shared.SO_FAR_EVERY_S - 60, *kept[2:])  # aged
+        at.run()
+        assert reads == [run.info.id] * 2
+        job.alive, job.status = False, "completed"
+        at.run()
+        assert len(reads) == 3 and "The run is complete." in texts(at)  # a finished run's is read afresh
+    finally:
+        pages._shared.jobs().pop(run.info.id, None)

@@ -1,0 +1,95 @@
+"""pages/runs.py under AppTest: history, export, delete with confirmation, resume, viewer mode."""
+
+from __future__ import annotations
+
+from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.runner import start_run
+from evalcore.storage.store import Store
+from evalcore.suite.loader import load_suite
+from tests.app.test_app_shared import demo_run, open_page, record_page_switches, seed, texts
+from tests.suites import write_suite
+
+PAGE = "pages/runs.py"
+
+
+def picked(row: int = 0) -> dict:
+    return {"runs_table": {"selection": {"rows": [row], "columns": [], "cells": []}}}
+
+
+def labels(at) -> list[str]:  # noqa: ANN001
+    return [b.label for b in at.button] + [b.label for b in at.get("download_button")]
+
+
+def test_the_history_lists_runs_with_winner_and_cost(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert list(table["id"]) == ["run-demo"]
+    assert table["winner"].iloc[0].startswith("fake/")
+    assert table["cost"].iloc[0] > 0
+    assert "Select a run" in texts(at)
+
+
+def test_a_picked_run_can_be_opened_exported_and_deleted(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE, **picked())
+    assert labels(at) == ["Open", "Delete", "Export .json", "Export .json.gz"]
+
+
+def test_delete_asks_first_and_then_deletes(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE, **picked())
+    next(b for b in at.button if b.label == "Delete").click().run()
+    assert "Delete run run-demo and its 36 results?" in texts(at)
+    assert Store(tmp_path / "evalcore.db").list_runs()  # nothing deleted yet
+    next(b for b in at.button if b.label == "Yes, delete").click().run()
+    assert Store(tmp_path / "evalcore.db").list_runs() == []
+
+
+def test_keep_it_cancels_the_deletion(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE, **picked())
+    next(b for b in at.button if b.label == "Delete").click().run()
+    next(b for b in at.button if b.label == "Keep it").click().run()
+    assert len(Store(tmp_path / "evalcore.db").list_runs()) == 1
+    assert "Delete run" not in texts(at)
+
+
+def test_an_interrupted_run_can_be_resumed(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    store = Store(tmp_path / "evalcore.db")
+    plan = make_plan(load_suite(write_suite(tmp_path / "suite")), RunOptions())
+    run = start_run(plan, store)
+    store.set_status(run.info.id, "interrupted")
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE, **picked())
+    assert "Resume" in labels(at)
+    next(b for b in at.button if b.label == "Resume").click().run()
+    assert switches == ["pages/run.py"] and not at.exception
+    from pages._shared import jobs
+
+    job = jobs()[run.info.id]
+    job.join(timeout=30)
+    assert job.status == "completed", job.error
+    assert len(store.load_run(run.info.id).results) == plan.calls
+
+
+def test_empty_history_offers_the_demo(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = open_page(PAGE)
+    assert "No runs yet" in texts(at) and labels(at) == ["Run the demo suite"]
+
+
+def test_viewer_mode_exports_but_never_deletes_or_resumes(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run(), viewer=True)
+    at = open_page(PAGE, **picked())
+    assert labels(at) == ["Open", "Export .json", "Export .json.gz"]
+
+
+def test_open_selects_the_run_on_the_leaderboard(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE, **picked())
+    next(b for b in at.button if b.label == "Open").click().run()
+    assert switches == ["pages/leaderboard.py"] and at.session_state["pending_run"] == "run-demo"

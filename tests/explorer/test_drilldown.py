@@ -1,0 +1,139 @@
+"""The cases drill-down: which results the Cases page lists and everything about one answer."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evalcore.core.errors import EvalcoreError
+from evalcore.explorer.drilldown import (
+    CaseFilters,
+    as_text,
+    case_detail,
+    cases_view,
+    compare_answers,
+    find_result,
+    want_vs_got,
+)
+from tests.factories import make_run
+
+
+@pytest.fixture(scope="module")
+def run():
+    return make_run(n_contenders=4, n_cases=9)
+
+
+def test_cases_view_lists_every_result_with_its_origin_and_numbers(run):
+    table = cases_view(run)
+    assert len(table) == len(run.results)
+    assert {"dataset", "case", "variant", "score", "hallucinated_rate", "error", "input"} <= set(table.columns)
+    assert "field_accuracy" not in table.columns  # the primary metric is the score
+
+
+def test_cases_view_for_one_contender(run):
+    contender = run.contenders[1].id
+    assert set(cases_view(run, CaseFilters(contender=contender))["contender"]) == {contender}
+
+
+def test_failures_only_keeps_errors_and_scores_below_one(run):
+    table = cases_view(run, CaseFilters(failures_only=True))
+    assert len(table) and ((table["score"] < 100) | table["score"].isna()).all()
+
+
+def test_errors_only_keeps_failed_calls_and_unusable_replies(run):
+    table = cases_view(run, CaseFilters(errors_only=True))
+    assert sorted(e.split(":")[0] for e in table["error"]) == ["model", "transport"]
+
+
+def test_hallucinations_only_keeps_results_that_invented_a_value(run):
+    table = cases_view(run, CaseFilters(hallucinations_only=True))
+    assert len(table) and (table["hallucinated_rate"] > 0).all()
+
+
+def test_text_search_ignores_case_and_searches_object_inputs_too(run):
+    assert set(cases_view(run, CaseFilters(text="CLIENT 3 "))["case"]) == {"partial/003"}
+    assert set(cases_view(run, CaseFilters(text="Case 7"))["case"]) == {"vague/007"}
+
+
+def test_variant_and_dataset_filters(run):
+    table = cases_view(run, CaseFilters(variants=["partial"], datasets=["roofing"]))
+    assert set(table["variant"]) == {"partial"} and set(table["dataset"]) == {"roofing"}
+
+
+def test_case_detail_shows_input_expected_output_and_wrong_fields_first(run):
+    r = next(r for r in run.results if r.status == "scored" and r.diagnostics)
+    detail = case_detail(run, r.contender, r.dataset, r.case, r.sample)
+    assert detail["input"].startswith("Hi, I'm Client") or detail["input"].startswith("{")
+    assert '"client_name"' in detail["expected"]
+    assert detail["wrong"] == len(r.diagnostics) >= 1
+    assert not detail["fields"]["right"].iloc[0] and detail["fields"]["right"].iloc[-1]
+    assert detail["usage"]["input tokens"] == r.usage.input_tokens
+    assert detail["attempts"] == 1 and detail["raw"] == r.raw
+
+
+def test_case_detail_of_a_failed_call_says_so_in_plain_words(run):
+    r = next(r for r in run.results if r.status == "error")
+    detail = case_detail(run, r.contender, r.dataset, r.case, r.sample)
+    assert detail["output"].startswith("(no reply")
+    assert detail["error"].startswith("transport:")
+    assert not detail["fields"]["right"].any()
+
+
+def test_unknown_result_is_a_plain_error(run):
+    with pytest.raises(EvalcoreError, match="no result for nobody"):
+        find_result(run, "nobody", "roofing", "x")
+    with pytest.raises(EvalcoreError, match="no case"):
+        case_detail(run, run.contenders[0].id, "roofing", "missing")
+
+
+def test_want_vs_got_for_a_plain_text_answer_is_one_row():
+    result = make_run(1, 1, with_errors=False).results[0]
+    result.output, result.score = "yes", 1.0
+    table = want_vs_got("yes", result)
+    assert table.to_dict("records") == [{"field": "answer", "want": '"yes"', "got": '"yes"', "right": True}]
+
+
+def test_compare_answers_puts_contenders_side_by_side(run):
+    a, b = run.contenders[0].id, run.contenders[3].id
+    failed = next(r for r in run.results if r.status == "error")
+    table = compare_answers(run, [a, b], failed.dataset, failed.case)
+    assert list(table.columns) == ["field", "want", a, b]
+    assert set(table[b]) == {"(error)"}
+
+
+def test_html_in_a_run_stays_text():
+    assert as_text("<script>alert(1)</script>") == "<script>alert(1)</script>"
+    assert as_text({"a": "<b>"}) == '{\n  "a": "<b>"\n}'
+
+
+def test_a_failed_call_has_no_score_in_the_cases_view():
+    table = cases_view(make_run(1, 2))
+    assert math.isnan(table["score"].iloc[0]) and table["error"].iloc[0].startswith("transport:")
+
+
+@pytest.mark.parametrize("samples", [1, 2])
+def test_the_list_from_a_frame_is_the_list_from_the_records(samples: int) -> None:
+    """Every filter, alone and together: the same rows, in the same order, with the same values."""
+    import itertools
+
+    import pandas as pd
+
+    from evalcore.explorer.drilldown import CaseFilters, cases_view_of_frame
+    from evalcore.storage.frames import results_frame
+
+    run = make_run(4, 9, samples=samples)
+    frame = results_frame(run)
+    errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}
+    for contender, datasets, variants, failures, errs, hallucinations, text in itertools.product(
+            [None, run.contenders[3].id], [[], ["roofing"]], [[], ["partial"]], [False, True], [False, True],
+            [False, True], ["", "CLIENT 3", "nobody"]):
+        f = CaseFilters(contender, datasets, variants, failures, errs, hallucinations, text)
+        want = cases_view(run, f)
+        got, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f)
+        assert total == len(want)
+        pd.testing.assert_frame_equal(got, want, check_dtype=False)
+        some, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f, limit=3)
+        assert total == len(want)
+        pd.testing.assert_frame_equal(some, want.head(3), check_dtype=False)
+

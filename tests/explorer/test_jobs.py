@@ -1,0 +1,85 @@
+"""Planning and background runs: plan summaries, progress rows, launching, cancelling and resuming."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalcore.explorer.jobs import build_plan, plan_summary, progress_rows
+from evalcore.suite.loader import load_suite
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_plan_summary_of_the_demo_counts_calls_cost_and_refusals():
+    suite = load_suite(REPO / "data" / "suites" / "intake")
+    chosen = ["fake/oracle · t=0", "fake/sloppy"]
+    plan = build_plan(suite, datasets=["roofing"], contenders=chosen, samples=2)
+    summary = plan_summary(plan)
+    assert list(summary["matrix"]["contender"]) == chosen
+    assert summary["calls"] == 2 * 16 * 2 == summary["matrix"]["calls"].sum()
+    assert summary["cost"] > 0
+    assert summary["missing_keys"] == {}
+    assert list(summary["refused"].columns) == ["model", "settings", "reason"]
+
+
+def test_progress_rows_without_progress_yet_is_empty():
+    assert progress_rows(None).empty
+
+
+def test_progress_rows_give_each_contender_its_share():
+    from evalcore.execution.runner import ContenderProgress, Progress
+
+    progress = Progress("r", {"a": ContenderProgress(total=4, done=1, errors=1), "b": ContenderProgress(total=0)})
+    rows = progress_rows(progress)
+    assert rows.to_dict("records")[0] == {"contender": "a", "done": 1, "total": 4, "errors": 1, "share": 0.25}
+    assert rows["share"].iloc[1] == 1.0
+
+
+def test_a_launched_run_works_in_the_background_and_reports_progress(tmp_path):
+    from evalcore.explorer.jobs import launch_run
+    from evalcore.storage.store import Store
+    from tests.suites import write_suite
+
+    plan = build_plan(load_suite(write_suite(tmp_path / "suite")), samples=2)
+    job = launch_run(plan, tmp_path / "evalcore.db")
+    assert Store(tmp_path / "evalcore.db").list_runs()[0]["id"] == job.run_id  # in the history at once
+    job.join(timeout=30)
+    assert (job.status, job.error, job.alive) == ("completed", None, False)
+    rows = job.rows()
+    assert list(rows["total"]) == [6, 6, 6] and list(rows["share"]) == [1.0, 1.0, 1.0]
+    from evalcore.analysis.summaries import read_summary
+
+    assert read_summary(Store(tmp_path / "evalcore.db"), job.run_id) is not None  # the app opens it unread
+
+
+def test_a_cancelled_run_stops_as_interrupted_and_can_be_resumed(tmp_path, monkeypatch):
+    from evalcore.explorer.jobs import launch_run, resume_run
+    from evalcore.storage.store import Store
+    from tests.suites import write_suite
+
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0.2")
+    plan = build_plan(load_suite(write_suite(tmp_path / "suite")), samples=20)
+    job = launch_run(plan, tmp_path / "evalcore.db")
+    job.cancel()
+    job.join(timeout=30)
+    assert job.status == "interrupted"
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+    again = resume_run(job.run_id, tmp_path / "evalcore.db")
+    again.join(timeout=30)
+    assert again.status == "completed"
+    assert len(Store(tmp_path / "evalcore.db").load_run(job.run_id).results) == plan.calls
+
+
+def test_a_plan_that_cannot_run_is_refused_before_anything_is_stored(tmp_path, monkeypatch):
+    from evalcore.core.errors import ConfigError
+    from evalcore.explorer.jobs import launch_run
+    from evalcore.storage.store import Store
+    from tests.suites import write_suite
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    plan = build_plan(load_suite(write_suite(tmp_path / "suite", {"lineup": [{"model": "openai/gpt-4o-mini"}]})))
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        launch_run(plan, tmp_path / "evalcore.db")
+    assert Store(tmp_path / "evalcore.db").list_runs() == []

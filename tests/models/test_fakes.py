@@ -1,0 +1,89 @@
+import asyncio
+import json
+
+import pytest
+
+from evalcore.core.errors import CallFailed
+from evalcore.core.records import Case, Contender
+from evalcore.core.schema import FieldSpec
+from evalcore.models.fakes import FAKES, FakeProvider
+from evalcore.models.registry import get_provider
+from evalcore.models.types import Request
+
+FIELDS = (FieldSpec("name", "string"), FieldSpec("kind", "enum", values=("a", "b")),
+          FieldSpec("count", "integer"), FieldSpec("ok", "boolean"))
+EXPECTED = {"name": "Ann", "kind": None, "count": 3, "ok": None}
+
+
+def _ask(model, case_id="c1", sample=0, settings=None, max_attempts=4):
+    contender = Contender(model, model, settings or {})
+    request = Request(contender=contender, messages=[{"role": "user", "content": "some words here"}],
+                      case=Case("d", case_id, "v", "text", EXPECTED), sample=sample, fields=FIELDS,
+                      max_attempts=max_attempts, backoff_s=0)
+    return asyncio.run(FakeProvider().complete(request))
+
+
+def test_fake_model_ids_go_to_the_fake_provider_without_litellm():
+    assert isinstance(get_provider("fake/oracle"), FakeProvider)
+
+
+def test_oracle_answers_the_expected_object():
+    assert json.loads(_ask("fake/oracle").text) == EXPECTED
+
+
+def test_answers_are_deterministic_per_model_case_and_sample():
+    assert _ask("fake/guesser", "c7", 1).text == _ask("fake/guesser", "c7", 1).text
+
+
+def test_guesser_fills_in_open_fields_across_cases():
+    invented = sum(json.loads(_ask("fake/guesser", f"c{i}").text)["kind"] is not None for i in range(40))
+    assert 5 <= invented <= 35
+
+
+def test_cautious_never_invents_a_value():
+    for i in range(40):
+        answer = json.loads(_ask("fake/cautious", f"c{i}").text)
+        assert answer["kind"] is None and answer["ok"] is None
+
+
+def test_flaky_fails_some_calls_after_its_attempts_and_counts_them():
+    outcomes = []
+    for i in range(60):
+        try:
+            outcomes.append(_ask("fake/flaky", f"c{i}", max_attempts=2).attempts)
+        except CallFailed as exc:
+            assert exc.kind == "rate_limit" and exc.attempts == 2
+            outcomes.append("error")
+    assert "error" in outcomes and 2 in outcomes and 1 in outcomes
+
+
+def test_sloppy_sometimes_replies_with_invalid_json():
+    bad = 0
+    for i in range(60):
+        try:
+            json.loads(_ask("fake/sloppy", f"c{i}").text)
+        except json.JSONDecodeError:
+            bad += 1
+    assert 3 <= bad <= 30
+
+
+def test_usage_has_tokens_and_a_cost_from_the_fake_price():
+    reply = _ask("fake/oracle")
+    spec = FAKES["oracle"]
+    usage = reply.usage
+    assert usage.input_tokens > 0 and usage.output_tokens > 0
+    assert usage.cost_usd == pytest.approx(usage.input_tokens * spec.input_cost_per_token
+                                           + usage.output_tokens * spec.output_cost_per_token)
+
+
+def test_high_effort_costs_more_output_tokens():
+    low = _ask("fake/guesser", settings={"reasoning_effort": "low"}).usage.output_tokens
+    high = _ask("fake/guesser", settings={"reasoning_effort": "high"}).usage.output_tokens
+    assert high > low
+
+
+def test_latency_is_scaled_by_the_environment(monkeypatch):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+    assert _ask("fake/oracle").latency_s == 0
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0.001")
+    assert 0 < _ask("fake/oracle").latency_s < 0.01

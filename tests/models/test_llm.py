@@ -1,0 +1,207 @@
+"""evalcore.models.llm over real HTTP against the OpenAI-compatible test server."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from evalcore.core.errors import CallFailed
+from evalcore.core.records import Contender
+from evalcore.models.llm import LiteLLMProvider, close_clients, scrub
+from evalcore.models.types import Reply, Request
+from tests.openai_server import OpenAIServer
+
+FAKE_KEY = "sk-test-abcdef1234567890SECRET"
+MESSAGES = [{"role": "user", "content": "what is six times seven"}]
+
+
+@pytest.fixture(autouse=True)
+def fake_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+
+
+def ask(server: OpenAIServer, prices: dict[str, float] | None = None, **options: Any) -> Reply:
+    """One ``complete`` call against ``server`` with fast retry settings unless overridden."""
+    contender = Contender(id="c", model="openai/test-model", api_base=server.base_url, prices=prices)
+    request = Request(
+        contender=contender, messages=MESSAGES, **{"backoff_s": 0.01, "timeout_s": 5, **options}
+    )
+    return asyncio.run(_complete(request))
+
+
+async def _complete(request: Request) -> Reply:
+    try:
+        return await LiteLLMProvider().complete(request)
+    finally:
+        await close_clients()  # litellm's clients are bound to this event loop
+
+
+def fail(server: OpenAIServer, **options: Any) -> CallFailed:
+    with pytest.raises(CallFailed) as caught:
+        ask(server, **options)
+    return caught.value
+
+
+def test_reply_has_text_usage_and_cost_from_suite_prices(openai_server: OpenAIServer) -> None:
+    openai_server.content = "forty two"
+    prices = {"input_cost_per_token": 0.001, "output_cost_per_token": 0.002}
+    reply = ask(openai_server, prices=prices)
+    assert reply.text == "forty two"
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (5, 2)
+    assert reply.usage.cost_usd == pytest.approx(5 * 0.001 + 2 * 0.002)
+    assert reply.attempts == 1 and reply.latency_s > 0
+
+
+def test_cost_is_none_for_a_model_litellm_cannot_price(openai_server: OpenAIServer) -> None:
+    assert ask(openai_server).usage.cost_usd is None
+
+
+def test_request_carries_messages_settings_and_response_format(openai_server: OpenAIServer) -> None:
+    contender = Contender(
+        id="c", model="openai/test-model", settings={"temperature": 0.3}, api_base=openai_server.base_url
+    )
+    request = Request(contender=contender, messages=MESSAGES, response_format={"type": "json_object"})
+    asyncio.run(_complete(request))
+    body = openai_server.requests[0]
+    assert body["messages"] == MESSAGES
+    assert body["temperature"] == 0.3
+    assert body["response_format"] == {"type": "json_object"}
+
+
+def test_local_server_gets_a_placeholder_key_when_none_is_set(
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert ask(openai_server).text
+    assert openai_server.headers[0]["authorization"] == "Bearer sk-no-key"
+
+
+def test_rate_limit_then_success_takes_two_attempts(openai_server: OpenAIServer) -> None:
+    openai_server.script("status:429", "ok")
+    assert ask(openai_server).attempts == 2
+
+
+def test_retry_after_is_honoured(openai_server: OpenAIServer) -> None:
+    openai_server.script("status:429:0.4", "ok")
+    started = time.monotonic()
+    reply = ask(openai_server, backoff_s=0)
+    assert reply.attempts == 2
+    assert time.monotonic() - started >= 0.4
+
+
+def test_retry_after_is_capped(openai_server: OpenAIServer) -> None:
+    openai_server.script("status:503:30", "ok")
+    started = time.monotonic()
+    assert ask(openai_server, max_retry_after_s=0.1).attempts == 2
+    assert time.monotonic() - started < 3
+
+
+def test_server_error_on_every_try_fails_as_transport_after_max_attempts(openai_server: OpenAIServer) -> None:
+    openai_server.script(*["status:500"] * 3)
+    failure = fail(openai_server, max_attempts=3)
+    assert (failure.kind, failure.attempts, openai_server.calls) == ("transport", 3, 3)
+    assert failure.latency_s is not None
+
+
+@pytest.mark.parametrize("script", ["status:502", "status:503", "drop", "malformed", "no_choices"])
+def test_transport_faults_are_retried(openai_server: OpenAIServer, script: str) -> None:
+    openai_server.script(script, "ok")
+    assert ask(openai_server).attempts == 2
+
+
+@pytest.mark.parametrize("script", ["drop", "malformed", "no_choices"])
+def test_broken_replies_fail_as_transport_after_retries(openai_server: OpenAIServer, script: str) -> None:
+    openai_server.script(script, script)
+    failure = fail(openai_server, max_attempts=2)
+    assert (failure.kind, failure.attempts) == ("transport", 2)
+
+
+def test_slow_reply_fails_as_timeout(openai_server: OpenAIServer) -> None:
+    openai_server.script("slow:2", "slow:2")
+    failure = fail(openai_server, timeout_s=0.2, max_attempts=2)
+    assert (failure.kind, failure.attempts) == ("timeout", 2)
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"), [(401, "auth"), (403, "auth"), (400, "bad_request"), (404, "bad_request")]
+)
+def test_client_errors_are_not_retried(openai_server: OpenAIServer, status: int, kind: str) -> None:
+    openai_server.script(f"status:{status}", "ok")
+    failure = fail(openai_server)
+    assert (failure.kind, failure.attempts, openai_server.calls) == (kind, 1, 1)
+
+
+def test_unsupported_setting_fails_as_bad_request_without_a_call(openai_server: OpenAIServer) -> None:
+    contender = Contender(
+        id="c", model="openai/o3-mini", settings={"top_p": 0.5}, api_base=openai_server.base_url
+    )
+    with pytest.raises(CallFailed) as caught:
+        asyncio.run(_complete(Request(contender=contender, messages=MESSAGES)))
+    assert (caught.value.kind, caught.value.attempts, openai_server.calls) == ("bad_request", 1, 0)
+
+
+def test_failure_message_never_contains_the_key(openai_server: OpenAIServer) -> None:
+    openai_server.script("status:401")
+    failure = fail(openai_server)
+    assert FAKE_KEY not in str(failure) and FAKE_KEY not in failure.message
+    assert "test-model" in failure.message and "auth" in failure.message
+
+
+def test_scrub_removes_keys_and_env_key_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACME_API_KEY", "acme-secret-value")
+    text = scrub("bad key sk-proj-abc123XYZ and acme-secret-value; a task-force is fine")
+    assert "sk-proj" not in text and "acme-secret-value" not in text
+    assert "task-force" in text
+
+
+def test_refusal_names_an_embedding_model() -> None:
+    reason = LiteLLMProvider().refusal("text-embedding-3-small", {})
+    assert reason == "text-embedding-3-small is a embedding model; this suite needs chat"
+
+
+def test_refusal_accepts_a_chat_model_with_temperature() -> None:
+    assert LiteLLMProvider().refusal("gpt-4o-mini", {"temperature": 0.2}) is None
+
+
+def test_refusal_names_a_setting_the_model_does_not_take() -> None:
+    assert LiteLLMProvider().refusal("o3-mini", {"top_p": 0.9}) == "o3-mini does not take top_p"
+
+
+def test_refusal_skips_models_litellm_does_not_know() -> None:
+    assert LiteLLMProvider().refusal("openai/my-local-model", {"reasoning_effort": "high"}) is None
+
+
+def test_missing_keys_names_the_openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert LiteLLMProvider().missing_keys("gpt-4o-mini", None) == ["OPENAI_API_KEY"]
+
+
+@pytest.mark.parametrize(
+    "api_base", ["http://127.0.0.1:8000/v1", "http://localhost:1234/v1", "http://10.0.0.5/v1"]
+)
+def test_missing_keys_is_empty_for_local_servers(monkeypatch: pytest.MonkeyPatch, api_base: str) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert LiteLLMProvider().missing_keys("openai/test-model", api_base) == []
+
+
+def test_missing_keys_is_empty_for_ollama() -> None:
+    assert LiteLLMProvider().missing_keys("ollama_chat/llama3", None) == []
+
+
+def test_guard_blocks_connections_off_the_loopback(network_guard: list[Any]) -> None:
+    with socket.socket() as sock, pytest.raises(OSError, match="must not reach the network"):
+        sock.connect(("93.184.216.34", 443))
+    assert network_guard == [("93.184.216.34", 443)]
+    network_guard.clear()
+
+
+@pytest.mark.parametrize("module", ["evalcore.models.types", "evalcore.core.records"])
+def test_importing_the_core_does_not_import_litellm(module: str) -> None:
+    code = f"import {module}, sys; assert 'litellm' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)

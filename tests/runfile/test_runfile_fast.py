@@ -1,0 +1,110 @@
+"""evalcore.runfile.fast: the fast path reads what the models read, and never accepts what they refuse."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evalcore.core import records
+from evalcore.core.errors import RunFileError
+from evalcore.runfile import fast as runfile_fast
+from evalcore.runfile.io import _parse_json, _to_records, dump_run, read_run_file, run_to_dict, validate_run_dict
+from tests.factories import make_run, valid_runs
+
+SETTINGS = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def by_models(data: bytes) -> records.Run:
+    """What the models make of a file, the fast path left out."""
+    return _to_records(validate_run_dict(_parse_json(data, "run file")))
+
+
+def test_a_canonical_file_is_read_on_the_fast_path_into_the_same_run() -> None:
+    run = make_run(3, 5, samples=2)
+    data = dump_run(run)
+    assert runfile_fast.read_canonical(data) == run == by_models(data)
+
+
+def test_a_file_larger_than_one_chunk_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runfile_fast, "CHUNK_BYTES", 200)
+    run = make_run(4, 9, samples=2)
+    assert runfile_fast.read_canonical(dump_run(run)) == run
+
+
+def test_a_pretty_printed_file_takes_the_whole_tree_way_and_reads_the_same() -> None:
+    run = make_run(2, 3)
+    pretty = json.dumps(run_to_dict(run), indent=2).encode()
+    assert runfile_fast.read_canonical(pretty) is None
+    assert read_run_file(pretty) == run
+
+
+def test_junk_after_a_value_on_its_line_is_left_to_the_models() -> None:
+    data = dump_run(make_run(1, 2)).replace(b'"schema_version":1,', b'"schema_version":1,"x",', 1)
+    assert runfile_fast.read_canonical(data) is None
+    with pytest.raises(RunFileError):
+        read_run_file(data)
+
+
+def test_an_integer_where_the_spec_says_number_is_left_to_the_models() -> None:
+    tree = run_to_dict(make_run(1, 2, with_errors=False))
+    tree["results"][0]["latency_s"] = 2
+    assert runfile_fast.run_from_tree(tree) is None
+
+
+@SETTINGS
+@given(run=valid_runs())
+def test_any_valid_run_reads_the_same_on_both_paths(run: records.Run) -> None:
+    data = dump_run(run)
+    fast, models = runfile_fast.read_canonical(data), by_models(data)
+    assert fast is None or fast == models  # None: the fast path was not sure (e.g. a "\\uD" in a text)
+    assert read_run_file(data) == models
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2, allow_nan=False),
+                    st.text(max_size=3), st.just([]), st.just({}), st.just({"kind": "model", "message": ""}))
+
+
+@st.composite
+def mutated_trees(draw: st.DrawFn) -> dict:
+    """A valid run's tree with one value replaced, one key dropped or one key added, anywhere."""
+    tree = copy.deepcopy(run_to_dict(draw(valid_runs())))
+    parents = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            parents.append(node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(tree)
+    parent = draw(st.sampled_from(parents))
+    action = draw(st.sampled_from(["replace", "drop", "add"]))
+    if action == "add" or not parent:
+        parent[draw(st.text(max_size=4))] = draw(_VALUES)
+    elif action == "drop":
+        del parent[draw(st.sampled_from(sorted(parent)))]
+    else:
+        parent[draw(st.sampled_from(sorted(parent)))] = draw(_VALUES)
+    return tree
+
+
+@SETTINGS
+@given(tree=mutated_trees())
+def test_the_fast_path_accepts_a_tree_only_when_the_models_do_and_reads_it_the_same(tree: dict) -> None:
+    fast = runfile_fast.run_from_tree(tree)
+    if fast is None:
+        return
+    assert fast == _to_records(validate_run_dict(tree))  # raises if the models refuse what the fast path took
+    data = json.dumps(tree, ensure_ascii=False, separators=(",", ":")).encode()
+    canonical = dump_run(fast)
+    read = runfile_fast.read_canonical(canonical)
+    assert read is None or read == by_models(canonical)
+    assert by_models(data) == fast

@@ -1,0 +1,128 @@
+import pytest
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case
+from evalcore.core.schema import FieldSpec
+from evalcore.scoring.adapters import Context, ExtractAdapter, Parsed
+from evalcore.scoring.plugins import build_scorer
+from evalcore.scoring.scorers import ContainsScorer, ExactScorer, FieldsScorer, JsonValidScorer, RegexScorer
+from evalcore.suite.config import NamedRef
+
+FIELDS = (FieldSpec("name", "string"), FieldSpec("kind", "enum", values=("a", "b")),
+          FieldSpec("count", "integer"), FieldSpec("tags", "multi_enum", values=("x", "y")))
+CONTEXT = Context("", FIELDS)
+EXPECTED = {"name": "Ann", "kind": None, "count": 2, "tags": None}
+
+
+def _score(output, expected=EXPECTED, problem=None, type_errors=None):
+    case = Case("d", "c", "v", "text", expected)
+    return FieldsScorer().score(case, Parsed(output, problem, type_errors), CONTEXT)
+
+
+def test_all_right_scores_one_everywhere():
+    scored = _score(dict(EXPECTED))
+    assert scored.metrics == {"field_accuracy": 1.0, "exact_match": 1.0, "restraint": 1.0,
+                              "hallucinated_rate": 0.0, "missed_rate": 0.0}
+    assert scored.diagnostics == {}
+
+
+def test_a_value_for_an_open_field_is_a_hallucination_with_want_and_got():
+    scored = _score({"name": "Ann", "kind": "b", "count": 2, "tags": None})
+    assert scored.metrics["field_accuracy"] == 0.75
+    assert scored.metrics["exact_match"] == 0.0
+    assert scored.metrics["restraint"] == 0.5
+    assert scored.metrics["hallucinated_rate"] == 0.5
+    assert scored.diagnostics == {"kind": {"want": None, "got": "b"}}
+
+
+def test_a_settled_field_left_null_is_missed():
+    scored = _score({"name": None, "kind": None, "count": 2, "tags": None})
+    assert scored.metrics["missed_rate"] == 0.5
+    assert scored.diagnostics == {"name": {"want": "Ann", "got": None}}
+
+
+def test_restraint_is_null_when_nothing_is_left_open():
+    scored = _score({"name": "Ann", "kind": "a", "count": 1, "tags": ["x"]},
+                    expected={"name": "Ann", "kind": "a", "count": 1, "tags": ["x", "y"]})
+    assert scored.metrics["restraint"] is None and scored.metrics["hallucinated_rate"] is None
+    assert scored.metrics["field_accuracy"] == pytest.approx((1 + 1 + 1 + 0.5) / 4)
+
+
+def test_a_wrongly_typed_field_scores_zero_and_says_why():
+    scored = _score({"name": "Ann", "kind": None, "count": "2", "tags": None},
+                    type_errors={"count": "'2' is not an integer"})
+    assert scored.diagnostics["count"] == {"want": 2, "got": "2", "problem": "'2' is not an integer"}
+
+
+def test_an_unusable_reply_scores_zero_and_invents_nothing():
+    scored = _score(None, problem="reply is not valid JSON")
+    assert scored.metrics == {"field_accuracy": 0.0, "exact_match": 0.0, "restraint": None,
+                              "hallucinated_rate": None, "missed_rate": 1.0}
+
+
+def test_extract_adapter_parses_fenced_json_and_type_checks():
+    parsed = ExtractAdapter().parse('```json\n{"name": "Ann", "kind": "z"}\n```', CONTEXT)
+    assert parsed.problem is None
+    assert parsed.type_errors == {"kind": "'z' is not one of ['a', 'b']"}
+
+
+def test_extract_adapter_calls_non_object_json_unusable():
+    assert ExtractAdapter().parse("[1, 2]", CONTEXT).problem == "reply is JSON list, not an object"
+    assert ExtractAdapter().parse("Sure! {", CONTEXT).problem.startswith("reply is not valid JSON")
+
+
+def test_extract_prompt_lists_every_field_with_its_type():
+    messages = ExtractAdapter().build_messages(Case("d", "c", "v", "Hello", {}), Context("Do it.", FIELDS))
+    system = messages[0]["content"]
+    assert system.startswith("Do it.")
+    assert "- kind (one of ['a', 'b'] or null)" in system
+    assert messages[1] == {"role": "user", "content": "Hello"}
+
+
+@pytest.mark.parametrize(("scorer", "expected", "output", "value"), [
+    (ExactScorer(), "Paris", " Paris\n", 1.0),
+    (ExactScorer(), "Paris", "paris", 0.0),
+    (ContainsScorer(), "paris", "It is Paris.", 1.0),
+    (ContainsScorer(), ["paris", "france"], "Paris", 0.0),
+    (RegexScorer(pattern=r"^\d+$"), None, "42", 1.0),
+    (RegexScorer(), r"4\d", "It is 42", 1.0),
+    (JsonValidScorer(), None, '{"a": 1}', 1.0),
+    (JsonValidScorer(), None, "{a: 1}", 0.0),
+])
+def test_simple_scorers(scorer, expected, output, value):
+    case = Case("d", "c", "v", "q", expected)
+    metric = scorer.metrics[0].name
+    assert scorer.score(case, Parsed(output), CONTEXT).metrics == {metric: value}
+
+
+def test_regex_that_does_not_compile_is_a_config_error():
+    with pytest.raises(ConfigError, match="does not compile"):
+        RegexScorer(pattern="(")
+
+
+def test_unknown_scorer_lists_the_built_in_ones(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown scorer 'feilds'. Built in: \['contains', 'exact'"):
+        build_scorer(NamedRef(name="feilds"), tmp_path)
+
+
+def test_custom_scorer_is_resolved_from_the_suite_folder(tmp_path):
+    (tmp_path / "my_scoring.py").write_text(
+        "from evalcore.core.records import Metric\n"
+        "from evalcore.scoring.scorers import Scored\n"
+        "class Length:\n"
+        "    name = 'length'\n"
+        "    metrics = [Metric('short', 'Reply under 10 chars.', True, True)]\n"
+        "    def score(self, case, parsed, context):\n"
+        "        return Scored({'short': float(len(parsed.output) < 10)})\n"
+        "scorer = Length()\n")
+    scorer = build_scorer(NamedRef(name="my_scoring:scorer"), tmp_path)
+    assert scorer.score(Case("d", "c", "v", "q", None), Parsed("hi"), CONTEXT).metrics == {"short": 1.0}
+
+
+def test_custom_scorer_with_a_reserved_metric_name_is_refused(tmp_path):
+    (tmp_path / "bad.py").write_text(
+        "from evalcore.core.records import Metric\n"
+        "class S:\n    name='s'\n    metrics=[Metric('cost', 'x', True, True)]\n"
+        "    def score(self, *a): pass\n")
+    with pytest.raises(ConfigError, match="'cost' is reserved"):
+        build_scorer(NamedRef(name="bad:S"), tmp_path)

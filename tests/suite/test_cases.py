@@ -1,0 +1,127 @@
+"""Reading cases fast: the JSONL path and the expected-answer check accept exactly what they did, build
+the same cases, and word every problem as before."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case
+from evalcore.core.schema import FieldSpec, check_value
+from evalcore.suite.cases import CASE_KEYS, _case_from_mapping, load_dataset_cases
+from evalcore.suite.loader import _expected_fix, check_expected
+
+
+def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Case:
+    """_case_from_mapping as it was."""
+    def shared(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {sys.intern(k) if isinstance(k, str) else k: v for k, v in value.items()}
+
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: a case is an object with keys {sorted(CASE_KEYS)}")
+    unknown = sorted(set(data) - CASE_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: {unknown[0]}: unknown key. A case has {sorted(CASE_KEYS)}.")
+    for key in ("input", "expected"):
+        if key not in data:
+            raise ConfigError(f"{where}: {key}: required key is missing.")
+    value = data["input"]
+    if not isinstance(value, str | dict) or not value or (isinstance(value, str) and not value.strip()):
+        raise ConfigError(f"{where}: input: must be a non-empty string or object.")
+    metadata = data.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise ConfigError(f"{where}: metadata: must be an object.")
+    variant = str(data.get("variant") or "default")
+    return Case(dataset=dataset, id=str(data.get("id") or default_id), variant=variant, input=value,
+                expected=shared(data["expected"]), metadata=shared(metadata), source=where)
+
+
+def _reference_check(case: Case, fields: tuple[FieldSpec, ...]) -> None:
+    """check_expected's value loop as it was (the key checks before it are unchanged)."""
+    where = case.source or f"{case.dataset}/{case.id}"
+    for spec in fields:
+        problem = check_value(spec, case.expected[spec.name])
+        if problem:
+            raise ConfigError(f"{where}: {spec.name}: {problem}. {_expected_fix(spec)}")
+
+
+_atoms = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.floats(allow_nan=True), st.text(max_size=3),
+                   st.sampled_from(["a", "b", " "]))
+_values = st.one_of(_atoms, st.lists(_atoms, max_size=2), st.dictionaries(st.text(max_size=2), _atoms, max_size=2))
+_keys = st.one_of(st.sampled_from(sorted(CASE_KEYS)), st.sampled_from(["extra", "Input"]), st.integers(0, 2))
+_mappings = st.one_of(_values, st.dictionaries(_keys, _values, max_size=6),
+                      st.fixed_dictionaries({"input": _values, "expected": _values},
+                                            optional={"id": _values, "variant": _values, "metadata": _values}))
+
+
+def _outcome(fn: Any, *args: Any) -> Any:
+    try:
+        case = fn(*args)
+    except (ConfigError, TypeError) as exc:
+        return type(exc), str(exc)
+    if case is None:
+        return None
+    return repr(case), [list(map(type, d)) for d in (case.expected, case.metadata) if isinstance(d, dict)]
+
+
+@settings(max_examples=800, deadline=None)
+@given(data=_mappings)
+def test_a_case_mapping_reads_as_it_did(data: Any) -> None:
+    args = (data, "ds", "cases.jsonl: line 3", "3")
+    assert _outcome(_case_from_mapping, *args) == _outcome(_reference_case, *args)
+
+
+def test_expected_and_metadata_keys_are_shared_between_cases(tmp_path: Path) -> None:
+    lines = [json.dumps({"id": f"c{i}", "input": "x", "expected": {"city": None}, "metadata": {"channel": "e"}})
+             for i in range(2)]
+    (tmp_path / "cases.jsonl").write_text("\n".join(lines) + "\n\n")
+    first, second = load_dataset_cases(tmp_path, "ds")
+    assert next(iter(first.expected)) is next(iter(second.expected))
+    assert next(iter(first.metadata)) is next(iter(second.metadata))
+    assert first.source == f"{tmp_path / 'cases.jsonl'}: line 1" and second.source.endswith(": line 2")
+
+
+def test_a_yaml_case_with_non_text_keys_keeps_them(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "one.yaml").write_text("input: hi\nexpected: {1: a, b: 2}\n")
+    (case,) = load_dataset_cases(tmp_path, "ds")
+    assert case.expected == {1: "a", "b": 2}
+
+
+def test_bad_jsonl_lines_are_reported_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"input": "x", "expected": {}}\n{"input": "x", "expected": {}, "bogus": 1}\n')
+    with pytest.raises(ConfigError, match=r"line 2: bogus: unknown key\. A case has \['expected', 'id'"):
+        load_dataset_cases(tmp_path, "ds")
+    path.write_text('{"input": "x", "expected": {}}\n{"input": "x",\n')
+    with pytest.raises(ConfigError, match="line 2: not valid JSON: Expecting property name enclosed"):
+        load_dataset_cases(tmp_path, "ds")
+
+
+_FIELDS = (FieldSpec("kind", "enum", values=("a", "b")), FieldSpec("tags", "multi_enum", values=("a", "b")),
+           FieldSpec("n", "integer"), FieldSpec("x", "number", nullable=False), FieldSpec("t", "string"),
+           FieldSpec("ok", "boolean"))
+_field_values = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.floats(allow_nan=True, allow_infinity=True),
+                          st.sampled_from(["a", "b", "c"]), st.lists(st.sampled_from(["a", "b", "c", 1]), max_size=2))
+
+
+@settings(max_examples=800, deadline=None)
+@given(values=st.fixed_dictionaries({f.name: _field_values for f in _FIELDS}))
+def test_expected_answers_are_checked_as_before(values: dict[str, Any]) -> None:
+    case = Case("ds", "c1", "v", "x", values, source="cases.jsonl: line 1")
+    assert _outcome(check_expected, case, _FIELDS) == _outcome(_reference_check, case, _FIELDS)
+
+
+def test_a_jsonl_file_with_a_bom_is_reported_as_before(tmp_path: Path) -> None:
+    (tmp_path / "cases.jsonl").write_text('\ufeff{"input": "x", "expected": {}}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="line 1: not valid JSON: Unexpected UTF-8 BOM"):
+        load_dataset_cases(tmp_path, "ds")
