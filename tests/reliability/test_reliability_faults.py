@@ -1,8 +1,8 @@
 """Provider faults injected over real HTTP: a long run through a flaky server loses, duplicates and
 mis-scores nothing; only transient faults are retried; Retry-After is honoured and capped.
 
-The figures of the 1,000-call run go to the log (``pytest -s`` or ``--log-cli-level=INFO``); the
-RELIABILITY section of the README quotes them.
+The figures of the 1,000-call run go to the log (``pytest -s`` or ``--log-cli-level=INFO``);
+docs/reliability.md quotes them.
 """
 
 from __future__ import annotations
