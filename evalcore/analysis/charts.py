@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.stats import pareto_front
+from evalcore.analysis.pareto import pareto_front
 from evalcore.core.records import Metric
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def score_vs(table: pd.DataFrame, x: str = "cost", log_x: bool | None = None) ->
         log_x: a log x axis; by default for cost only. On a log axis rows with ``x ≤ 0`` cannot be
             placed and are left out (the title says how many).
     """
-    import plotly.graph_objects as go  # about a second: only when a chart is drawn
+    import plotly.graph_objects as go  # slow to import: only when a chart is drawn
 
     if x not in AXES:
         raise ValueError(f"x={x!r}: use one of {sorted(AXES)}")
@@ -87,7 +87,7 @@ def _label(contender: str, width: int = 28) -> str:
 def metric_bars(table: pd.DataFrame, metrics: Sequence[Metric]) -> go.Figure:
     """Grouped bars: for each metric (%), one bar per contender, with 95% interval whiskers when the
     table has them (``<metric>_lo`` / ``<metric>_hi``)."""
-    import plotly.graph_objects as go  # about a second: only when a chart is drawn
+    import plotly.graph_objects as go  # slow to import: only when a chart is drawn
 
     names = [m.name for m in metrics]
     fig = go.Figure()
@@ -119,7 +119,7 @@ def _value(row: dict, name: str) -> float:
 def dataset_heatmap(table: pd.DataFrame, value: str = "score") -> go.Figure:
     """Contender (rows, in the order first seen) × dataset (columns) of ``value`` in %, with the numbers
     written in the cells; a cell with no value stays empty."""
-    import plotly.graph_objects as go  # about a second: only when a chart is drawn
+    import plotly.graph_objects as go  # slow to import: only when a chart is drawn
 
     contenders = list(dict.fromkeys(table["contender"].astype(str)))
     grid = table.pivot_table(index="contender", columns="dataset", values=value, aggfunc="first", dropna=False)

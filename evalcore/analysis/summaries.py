@@ -2,16 +2,18 @@
 
 What the leaderboard of a whole run needs before any weight is applied (the aggregates and bootstrap
 resamples of :func:`evalcore.analysis.view.prepare_view`, and the values each filter offers) depends on the
-results alone. Reading and resampling a million results takes a second and a half; the summary is a few
-megabytes and reads in milliseconds. :func:`write_summary` computes and saves it when a run finishes or
-is imported; :func:`read_summary` returns it while the run's results are still the ones it was computed
-from (the store counts every change, see :meth:`evalcore.storage.store.Store.save_summary`), else None, and the
-page computes the leaderboard from the results as before.
+results alone. Reading and resampling every result is most of what opening a big run costs; its summary
+is a few megabytes of numbers. :func:`write_summary` computes and saves it when a run finishes or is
+imported; :func:`read_summary` returns it while the run's results are still the ones it was computed from
+(the store counts every change, see :meth:`evalcore.storage.store.Store.save_summary`), else None, and the
+leaderboard is computed from the results.
 
-The summary is exactly what :func:`~evalcore.explorer.prepare_view` returned, every array and column
-kept bit for bit (a test ranks both under many weights and compares): a number on a page is the same
-whichever path it took. It is stored as a JSON header and raw arrays of numbers (:func:`pack`): reading
-one builds numbers and text, never objects, so a store from elsewhere cannot run code.
+The summary is what :func:`~evalcore.analysis.view.prepare_view` returned, every array and column kept
+as its raw bytes (a test ranks both under many weights and compares): on the machine that computed it, a
+number on a page is the same whichever path it took (another machine may differ in the last bits, see
+:mod:`evalcore.analysis.resampling`). It is stored as a JSON header and raw arrays of numbers
+(:func:`pack`): reading one builds numbers and text, never objects, so a store from elsewhere cannot run
+code. :func:`evalcore.analysis.runs.prepare_run` decides between a summary and the results.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.leaderboard import Prepared
-from evalcore.analysis.stats import Resampled
+from evalcore.analysis.resampling import Resampled
 from evalcore.analysis.view import PreparedView, filter_options, prepare_view
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Metric
@@ -48,9 +50,9 @@ KIND = f"leaderboard/1/B={B}/seed=0/evalcore={__version__}"
 class Summary:
     """A whole run's prepared leaderboard (no filters) and the values each filter offers."""
 
-    #: What :func:`~evalcore.explorer.prepare_view` returns for the whole run, with intervals.
+    #: What :func:`~evalcore.analysis.view.prepare_view` returns for the whole run, with intervals.
     prepared: PreparedView
-    #: :func:`~evalcore.explorer.filter_options` of the run's results.
+    #: :func:`~evalcore.analysis.view.filter_options` of the run's results.
     options: dict[str, Any]
 
 

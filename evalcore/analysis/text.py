@@ -1,7 +1,8 @@
 """Leaderboards as text for the CLI: an aligned table, JSON, CSV or Markdown.
 
-Input is a ranked table (:func:`evalcore.analysis.leaderboard.rank` or :func:`~evalcore.leaderboard.leaderboard`),
-already in rank order; nothing here computes, it only formats.
+Input is a ranked table (:func:`evalcore.analysis.leaderboard.rank` or
+:func:`~evalcore.analysis.leaderboard.leaderboard`), already in rank order; nothing here computes, it only
+formats.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.leaderboard import USAGE_COLUMNS, weight_shares
+from evalcore.analysis.results import USAGE_COLUMNS
+from evalcore.analysis.weights import weight_shares
 from evalcore.core.records import Metric
 
 FORMATS = ("table", "json", "csv", "markdown")

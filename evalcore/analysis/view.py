@@ -19,8 +19,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.leaderboard import BASE_WEIGHT_NAMES, Prepared, finish, prepare, validate_weights, weight_shares
+from evalcore.analysis.leaderboard import Prepared, finish, prepare
+from evalcore.analysis.results import Filters
+from evalcore.analysis.stability import stability_of
 from evalcore.analysis.text import BEST_MARK, VALUE_MARK, glossary
+from evalcore.analysis.weights import BASE_WEIGHT_NAMES, validate_weights, weight_shares
 from evalcore.core.records import SHORT_NAMES, Contender, Metric
 
 #: Column kinds of a display table; a page maps each kind to one column configuration.
@@ -30,17 +33,6 @@ MAX_METADATA_VALUES = 30
 
 
 # --- selection and filters ------------------------------------------------------------------------
-
-
-@dataclass
-class Filters:
-    """Which results a leaderboard counts; an empty list keeps everything."""
-
-    datasets: list[str] = field(default_factory=list)
-    variants: list[str] = field(default_factory=list)
-    contenders: list[str] = field(default_factory=list)
-    #: case metadata key → values to keep, e.g. ``{"difficulty": ["hard"]}``.
-    metadata: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -87,7 +79,7 @@ def weight_hint(name: str, metrics: Sequence[Metric]) -> str:
     return f"{described.get(name) or fixed.get(name, name)} Positive: higher is better; negative: lower is better."
 
 
-#: A weight slider runs over whole numbers: fractional steps drift in the browser (-0.1 came back -0.05).
+#: A weight slider runs over whole numbers: fractional steps drift in the browser (-0.1 comes back as -0.05).
 SLIDER_MAX = 100
 
 
@@ -171,7 +163,7 @@ def leaderboard_view(
         EvalcoreError: a metadata filter on a key no case has.
     """
     weights = validate_weights(weights, metrics)
-    return view_of(prepare_view(frame, metrics, filters, ci=ci, B=B), metrics, weights, contenders)
+    return _view_of(prepare_view(frame, metrics, filters, ci=ci, B=B), metrics, weights, contenders)
 
 
 @dataclass
@@ -193,11 +185,9 @@ def prepare_view(frame: pd.DataFrame, metrics: Sequence[Metric], filters: Filter
     Raises:
         EvalcoreError: a metadata filter on a key no case has.
     """
-    f = filters or Filters()
-    common: dict[str, Any] = dict(datasets=f.datasets or None, variants=f.variants or None,
-                                  contenders=f.contenders or None, metadata=f.metadata or None, ci=ci, B=B)
-    overall = prepare(frame, metrics, **common)
-    return PreparedView(overall, prepare(frame, metrics, by=("contender", "dataset"), overall=overall, **common), ci)
+    overall = prepare(frame, metrics, filters, ci=ci, B=B)
+    return PreparedView(overall, prepare(frame, metrics, filters, by=("contender", "dataset"), overall=overall,
+                                         ci=ci, B=B), ci)
 
 
 def view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: Mapping[str, float] | None,
@@ -207,9 +197,12 @@ def view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: Mapping[
     Raises:
         WeightsError: a weight names something that cannot be weighted.
     """
-    from evalcore.analysis.stats import weight_stability
+    return _view_of(prepared, metrics, validate_weights(weights, metrics), contenders)
 
-    weights = validate_weights(weights, metrics)
+
+def _view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: dict[str, float],
+             contenders: Sequence[Contender]) -> LeaderboardView:
+    """:func:`view_of` under validated weights."""
     ci = prepared.ci
     ranked = finish(prepared.overall, metrics, weights)
     by_dataset = finish(prepared.by_dataset, metrics, weights)
@@ -221,7 +214,7 @@ def view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: Mapping[
     winner = _flagged(ranked, "best")
     stability = None
     if winner is not None and weights:
-        stability = weight_stability(ranked[_aggregate_columns(ranked, metrics)], weights, metrics).get(winner)
+        stability = stability_of(ranked[_aggregate_columns(ranked, metrics)], weights).get(winner)
     return LeaderboardView(
         overall=display_table(ranked, metrics, settings), per_dataset=per_dataset, columns=columns,
         ranked=ranked, ranked_by_dataset=by_dataset, weights=weights, winner=winner,

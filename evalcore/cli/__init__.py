@@ -1,5 +1,8 @@
-"""The ``evalcore`` command: the parser and one module per command group. May import everything."""
+"""The ``evalcore`` command: the parser (:mod:`~evalcore.cli.parser`), the arguments and helpers the
+commands share (:mod:`~evalcore.cli._shared`), and one module per command group: :mod:`~evalcore.cli.suite`
+(cases, verify, plan, run), :mod:`~evalcore.cli.history` (runs, export, import, delete) and
+:mod:`~evalcore.cli.ranking` (leaderboard, weights, significance). May import everything."""
 
-from evalcore.cli.commands import COMMANDS, build_parser, main
+from evalcore.cli.parser import COMMANDS, build_parser, main
 
 __all__ = ["COMMANDS", "build_parser", "main"]

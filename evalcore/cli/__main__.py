@@ -2,6 +2,6 @@
 
 import sys
 
-from evalcore.cli.commands import main
+from evalcore.cli.parser import main
 
 sys.exit(main())

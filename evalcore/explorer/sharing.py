@@ -17,7 +17,10 @@ from typing import Any
 import pandas as pd
 
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
-from evalcore.analysis.view import Filters, ViewState, _flagged, weight_names
+from evalcore.analysis.results import Filters
+from evalcore.analysis.runs import StoredRun, prepare_run
+from evalcore.analysis.view import ViewState, _flagged, weight_names
+from evalcore.analysis.weights import validate_weights
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.records import Metric, Run
 
@@ -44,29 +47,25 @@ def winner_of(run: Run, frame: pd.DataFrame | None = None) -> str | None:
 def _best_of(prepared: Prepared, run: Run) -> str | None:
     """The row flagged best when ``prepared`` is ranked under the run's weights (its own, when usable)."""
     try:
-        table = finish(Prepared(prepared.table, []), run.metrics, run.info.weights)
+        weights = validate_weights(run.info.weights, run.metrics)
     except WeightsError:
-        table = finish(Prepared(prepared.table, []), run.metrics, None)
-    return _flagged(table, "best")
+        weights = {}
+    return _flagged(finish(prepared.without_intervals(), run.metrics, weights), "best")
 
 
 def run_summaries(store: Any) -> pd.DataFrame:
     """The run history, newest first: ``id, suite, created`` (UTC, to the second), ``status, contenders,
     cases, results, errors, cost, winner`` (``–`` when no row qualifies).
     """
-    from evalcore.analysis.summaries import read_summary
-
     columns = ["id", "suite", "created", "status", "contenders", "cases", "results", "errors", "cost", "winner"]
     rows = []
     for info in store.list_runs():
         try:
             winner = None
             if info.get("results"):
-                run = store.load_run(info["id"], results=False)
                 # The run's summary when it has one, else its packed frame: never every reply.
-                summary = read_summary(store, info["id"])
-                winner = _best_of(summary.prepared.overall, run) if summary is not None else \
-                    winner_of(run, store.load_results_frame(info["id"]))
+                stored = StoredRun(store, info["id"])
+                winner = _best_of(prepare_run(stored, ci=False), stored.header)
         except EvalcoreError as exc:
             log.warning("run %s: no winner: %s", info["id"], exc)
             winner = None
@@ -114,7 +113,7 @@ def seed_store_from_bundled(store: Any, folder: str | Path) -> list[str]:
     A file that does not validate is skipped with a warning in the log: one bad file must not keep
     a fresh deployment from showing the others.
     """
-    from evalcore.runfile.io import read_run_file
+    from evalcore.runfile.read import read_run_file
 
     if store.list_runs():
         return []

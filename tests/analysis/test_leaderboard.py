@@ -1,4 +1,5 @@
-"""The leaderboard semantics of the run-file spec, rule by rule, on hand-computed examples."""
+"""The leaderboard semantics of the run-file spec, rule by rule, on hand-computed examples; and prepared
+leaderboards, which rank as the one call does."""
 
 from __future__ import annotations
 
@@ -10,19 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.leaderboard import (
-    aggregate,
-    goodness_matrix,
-    leaderboard,
-    log_scale,
-    parse_weights,
-    rank,
-    select_results,
-    validate_weights,
-    weight_shares,
-)
-from evalcore.core.errors import EvalcoreError, WeightsError
+from evalcore.analysis.leaderboard import aggregate, finish, leaderboard, prepare, rank
+from evalcore.analysis.results import Filters
+from evalcore.core.errors import WeightsError
 from evalcore.core.records import Metric
+from evalcore.storage.frames import results_frame
+from tests.factories import METRICS as RUN_METRICS
+from tests.factories import make_run
 
 METRICS = [
     Metric("field_accuracy", "Share of fields right.", higher_is_better=True, primary=True),
@@ -162,127 +157,6 @@ def test_unknown_grouping_or_average_is_refused():
 def test_empty_results_give_an_empty_table():
     df = results(result("a", "1")).iloc[:0]
     assert aggregate(df, METRICS).empty
-
-
-# --- filters -----------------------------------------------------------------------------------
-
-
-def test_filters_keep_the_named_datasets_variants_and_contenders():
-    df = results(result("a", "1", dataset="x", variant="plain"), result("a", "2", dataset="y"),
-                 result("b", "1", dataset="x", variant="vague"), result("a", "3", dataset="x", variant="vague"))
-    kept = select_results(df, datasets=["x"], variants=["vague"], contenders=["a"])
-    assert list(kept["case"]) == ["3"]
-
-
-def test_no_filter_keeps_everything():
-    df = results(result("a", "1"), result("b", "1"))
-    assert len(select_results(df)) == 2 and len(select_results(df, datasets=[])) == 2
-
-
-def test_metadata_filter_matches_strings_and_numbers_written_as_strings():
-    df = results(result("a", "1", difficulty="hard", words=3.0), result("a", "2", difficulty="easy", words=12.0),
-                 result("a", "3", difficulty=None, words=NAN))
-    assert list(select_results(df, metadata={"difficulty": ["hard"]})["case"]) == ["1"]
-    assert list(select_results(df, metadata={"words": ["12", "7"]})["case"]) == ["2"]
-
-
-def test_a_lone_string_filter_is_one_value():
-    df = results(result("a", "1", dataset="tax"), result("a", "2", dataset="t"))
-    assert list(select_results(df, datasets="tax")["case"]) == ["1"]
-
-
-def test_unknown_metadata_key_is_an_error_listing_known_keys():
-    df = results(result("a", "1", difficulty="hard"))
-    with pytest.raises(EvalcoreError, match=r"'level'.*known keys: \['difficulty'\]"):
-        select_results(df, metadata={"level": ["1"]})
-
-
-# --- weights -----------------------------------------------------------------------------------
-
-
-def test_a_name_that_cannot_be_weighted_is_refused_listing_allowed_names():
-    with pytest.raises(WeightsError) as refused:
-        validate_weights({"score": 1, "input_tokens": -1}, METRICS)
-    message = str(refused.value)
-    assert "'input_tokens'" in message
-    assert "score, errors, cost, time, field_accuracy, hallucinated_rate" in message
-
-
-def test_zero_weights_are_dropped():
-    assert validate_weights({"score": 1, "cost": 0}, METRICS) == {"score": 1.0}
-
-
-def test_an_unknown_name_is_refused_even_with_a_zero_weight():
-    with pytest.raises(WeightsError, match="'sccore'"):
-        validate_weights({"sccore": 0}, METRICS)
-
-
-def test_a_weight_that_is_not_a_finite_number_is_refused():
-    with pytest.raises(WeightsError, match="score"):
-        validate_weights({"score": float("inf")}, METRICS)
-    with pytest.raises(WeightsError, match="cost"):
-        validate_weights({"cost": "high"}, METRICS)
-
-
-def test_parse_weights_reads_name_number_pairs():
-    assert parse_weights("score=0.4, cost=-0.2,errors=1e-1") == {"score": 0.4, "cost": -0.2, "errors": 0.1}
-    assert parse_weights("  ") == {}
-
-
-@pytest.mark.parametrize("text", ["score", "score=", "score=abc", "score=0.4,,cost=1", "=1", "score=nan"])
-def test_parse_weights_explains_bad_syntax(text):
-    with pytest.raises(WeightsError, match="name=number.*score=0.4,cost=-0.2"):
-        parse_weights(text)
-
-
-def test_parse_weights_refuses_a_name_given_twice():
-    with pytest.raises(WeightsError, match="twice"):
-        parse_weights("score=1,score=2")
-
-
-def test_weight_shares_are_magnitudes_over_their_sum_with_directions():
-    assert weight_shares({"score": 0.6, "cost": -0.2, "time": 0, "errors": 0.2}) == [
-        {"name": "score", "weight": 0.6, "share": pytest.approx(0.6), "direction": "higher is better"},
-        {"name": "cost", "weight": -0.2, "share": pytest.approx(0.2), "direction": "lower is better"},
-        {"name": "errors", "weight": 0.2, "share": pytest.approx(0.2), "direction": "higher is better"},
-    ]
-
-
-# --- goodness and the log scale ------------------------------------------------------------------
-
-
-def test_log_scale_puts_zero_at_zero_and_spaces_doublings_evenly():
-    # lo = 0.001 (smallest positive; 0 is not), hi = 0.016: 0.004 is two doublings of four.
-    assert log_scale(np.array([0.0, 0.001, 0.004, 0.016])) == pytest.approx([0.0, 0.0, 0.5, 1.0])
-
-
-def test_log_scale_is_zero_everywhere_when_all_values_are_equal():
-    assert list(log_scale(np.array([0.3, 0.3, 0.3]))) == [0.0, 0.0, 0.0]
-
-
-def test_log_scale_is_zero_everywhere_without_a_positive_value():
-    assert list(log_scale(np.array([0.0, 0.0]))) == [0.0, 0.0]
-
-
-def test_log_scale_keeps_nulls_null_and_ignores_them_for_lo_and_hi():
-    t = log_scale(np.array([0.01, NAN, 0.1]))
-    assert t[0] == 0.0 and math.isnan(t[1]) and t[2] == 1.0
-
-
-def test_cost_goodness_under_a_negative_weight_is_one_minus_t():
-    g = goodness_matrix({"cost": np.array([0.0, 0.001, 0.004, 0.016])}, {"cost": -1.0})
-    assert g[:, 0] == pytest.approx([1.0, 1.0, 0.5, 0.0])
-
-
-def test_time_goodness_under_a_positive_weight_is_t():
-    g = goodness_matrix({"time": np.array([1.0, 4.0, 2.0])}, {"time": 2.0})
-    assert g[:, 0] == pytest.approx([0.0, 1.0, 0.5])
-
-
-def test_metric_goodness_is_v_or_one_minus_v_by_the_sign_of_the_weight():
-    values = {"hallucinated_rate": np.array([0.2]), "score": np.array([0.7])}
-    g = goodness_matrix(values, {"hallucinated_rate": -1.0, "score": 1.0})
-    assert g[0] == pytest.approx([0.8, 0.7])
 
 
 # --- wscore and ranking --------------------------------------------------------------------------
@@ -439,10 +313,11 @@ def test_leaderboard_filters_aggregates_ranks_and_adds_intervals():
     df = results(*(result(c, str(i), s, cost=k, dataset="x" if i % 2 else "y")
                    for c, s, k in (("a", 0.9, 0.01), ("b", 0.5, 0.001)) for i in range(6)),
                  result("z", "0", 1.0, cost=0.001))
-    board = leaderboard(df, METRICS, {"score": 1}, contenders=["a", "b"], B=50)
+    board = leaderboard(df, METRICS, {"score": 1}, Filters(contenders=["a", "b"]), B=50)
     assert list(board["contender"]) == ["a", "b"]
     assert {"wscore", "rank", "best", "best_value", "score_lo", "wscore_hi", "p_best"} <= set(board.columns)
-    per_dataset = leaderboard(df, METRICS, {"score": 1}, contenders=["a", "b"], by=("contender", "dataset"), B=50)
+    per_dataset = leaderboard(df, METRICS, {"score": 1}, Filters(contenders=["a", "b"]), by=("contender", "dataset"),
+                              B=50)
     assert list(per_dataset["dataset"]) == ["x", "x", "y", "y"] and per_dataset["p_best"].notna().all()
 
 
@@ -502,12 +377,35 @@ def test_every_wscore_is_between_0_and_100(rows, weights):
     assert ((wscore >= 0) & (wscore <= 100 + 1e-9)).all()
 
 
-@given(st.floats(1e-6, 1.0), st.floats(4.0, 1e6), st.floats(0, 1), st.floats(0, 1))
-def test_doubling_a_cost_moves_its_goodness_by_the_same_amount_anywhere_on_the_scale(lo, spread, u, v):
-    hi = lo * spread
-    # x and y anywhere in [lo, hi / 2] (log-uniformly), so their doubles stay on the scale.
-    x, y = (lo * (spread / 2) ** f for f in (u, v))
-    g = goodness_matrix({"cost": np.array([lo, hi, x, 2 * x, y, 2 * y])}, {"cost": -1.0})[:, 0]
-    step = math.log(2) / math.log(spread)
-    assert g[2] - g[3] == pytest.approx(step, abs=1e-9)
-    assert g[4] - g[5] == pytest.approx(step, abs=1e-9)
+# --- prepared leaderboards -----------------------------------------------------------------------
+
+
+def test_a_prepared_leaderboard_finishes_as_the_one_call_does():
+    frame = results_frame(make_run(4, 9, samples=2))
+    for by in (("contender",), ("contender", "dataset")):
+        prepared = prepare(frame, RUN_METRICS, by=by, B=100)
+        for weights in ({"score": 1.0}, {"hallucinated_rate": -0.3, "time": -0.2}):
+            pd.testing.assert_frame_equal(finish(prepared, RUN_METRICS, weights),
+                                          leaderboard(frame, RUN_METRICS, weights, by=by, B=100))
+
+
+def test_a_single_dataset_table_is_the_overall_table_with_its_dataset_and_its_resamples():
+    run = make_run(4, 9, samples=2)
+    for item in (*run.cases, *run.results):
+        item.dataset = "only"
+    frame = results_frame(run)
+    overall = prepare(frame, RUN_METRICS, B=50)
+    by_dataset = prepare(frame, RUN_METRICS, by=("contender", "dataset"), overall=overall, B=50)
+    pd.testing.assert_frame_equal(by_dataset.table, aggregate(frame, RUN_METRICS, by=("contender", "dataset")),
+                                  check_exact=True)
+    assert by_dataset.resampled[0][0] == "only" and by_dataset.resampled[0][1] is overall.resampled[0][1]
+    pd.testing.assert_frame_equal(finish(by_dataset, RUN_METRICS, {"score": 1.0}),
+                                  leaderboard(frame, RUN_METRICS, {"score": 1.0}, by=("contender", "dataset"), B=50))
+
+
+def test_a_several_dataset_table_is_aggregated_and_resampled_per_dataset():
+    frame = results_frame(make_run(3, 9))
+    overall = prepare(frame, RUN_METRICS, B=20)
+    by_dataset = prepare(frame, RUN_METRICS, by=("contender", "dataset"), overall=overall, B=20)
+    pd.testing.assert_frame_equal(by_dataset.table, aggregate(frame, RUN_METRICS, by=("contender", "dataset")))
+    assert sorted(name for name, _ in by_dataset.resampled) == sorted(frame["dataset"].astype(str).unique())

@@ -12,7 +12,7 @@ import pytest
 
 from evalcore.analysis import summaries
 from evalcore.analysis import view as explorer
-from evalcore.runfile.io import read_run_file
+from evalcore.runfile.read import read_run_file
 from evalcore.storage.frames import results_frame
 from evalcore.storage.store import Store
 from tests.factories import failed, make_run

@@ -19,7 +19,7 @@ from evalcore.explorer.sharing import (
     viewer_mode,
     winner_of,
 )
-from evalcore.runfile.io import write_run_file
+from evalcore.runfile.write import write_run_file
 from tests.factories import make_run
 
 REPO = Path(__file__).resolve().parents[2]

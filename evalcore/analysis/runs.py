@@ -1,0 +1,137 @@
+"""A run's leaderboard, whichever way the run comes: the one way from a run, filters and weights to tables.
+
+A run comes read from a file (a :class:`~evalcore.core.records.Run` with its results in hand) or in a
+store (a :class:`StoredRun`: its results, or its saved summary, are read only when needed). For the whole
+run (no filter, the micro average) a stored run's leaderboard comes from its summary
+(:mod:`evalcore.analysis.summaries`) while that holds, so no result is read; anything else is computed
+from the results. The CLI and the app both go through here, so the two ways cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from evalcore.analysis.leaderboard import Prepared, finish, prepare
+from evalcore.analysis.results import Filters, select_results
+from evalcore.analysis.significance import pairwise
+from evalcore.analysis.summaries import read_summary, save_summary, summarize
+from evalcore.analysis.weights import validate_weights
+from evalcore.core.records import Run
+
+if TYPE_CHECKING:
+    from evalcore.storage.store import Store
+
+
+@dataclass
+class StoredRun:
+    """A run in a store, by id."""
+
+    store: Store
+    id: str
+
+    @cached_property
+    def header(self) -> Run:
+        """The run without its cases and results: its metrics, contenders and own weights.
+
+        Raises:
+            StoreError: the run is unknown.
+        """
+        return self.store.load_run(self.id, results=False)
+
+
+def header_of(run: Run | StoredRun) -> Run:
+    """The run's header: what its leaderboard needs besides the results (metrics, contenders, weights)."""
+    return run.header if isinstance(run, StoredRun) else run
+
+
+def frame_of(run: Run | StoredRun) -> pd.DataFrame:
+    """The run's results frame (:func:`evalcore.storage.frames.results_frame`), read from the store for a stored run."""
+    if isinstance(run, StoredRun):
+        return run.store.load_results_frame(run.id)
+    from evalcore.storage.frames import results_frame
+
+    return results_frame(run)
+
+
+def prepare_run(
+    run: Run | StoredRun,
+    filters: Filters | None = None,
+    *,
+    by_dataset: bool = False,
+    average: str = "micro",
+    ci: bool = True,
+    save: bool = False,
+    wait: float | None = None,
+) -> Prepared:
+    """Everything of a run's leaderboard but the weights (see :func:`evalcore.analysis.leaderboard.prepare`).
+
+    Args:
+        run: a run read from a file, or a stored run.
+        filters: which results count; none: the whole run.
+        by_dataset: the per-dataset table instead of the overall one.
+        average: ``"micro"`` or ``"macro"``.
+        ci: with the bootstrap resamples, for intervals and P(best).
+        save: when a stored run's whole-run summary is missing, compute it all and save it for the next
+            reader (not while the run is running: its results will change).
+        wait: seconds to wait for a busy store when saving; the summary is not saved after that.
+
+    Raises:
+        EvalcoreError: a metadata filter on a key no case has; StoreError: an unknown stored run.
+    """
+    whole = (filters is None or not filters.any()) and average == "micro"
+    if isinstance(run, StoredRun) and whole:
+        summary = read_summary(run.store, run.id)
+        if summary is None and save and run.header.info.status != "running":
+            frame, changes = run.store.load_results_frame_and_changes(run.id)
+            if len(frame):
+                summary = summarize(frame, run.header.metrics)
+                save_summary(run.store, run.id, changes, summary, wait=wait)
+        if summary is not None:
+            prepared = summary.prepared.by_dataset if by_dataset else summary.prepared.overall
+            return prepared if ci else prepared.without_intervals()
+    by = ("contender", "dataset") if by_dataset else ("contender",)
+    return prepare(frame_of(run), header_of(run).metrics, filters, by=by, average=average, ci=ci)
+
+
+def rank_run(
+    run: Run | StoredRun,
+    weights: Mapping[str, float] | None,
+    filters: Filters | None = None,
+    *,
+    by_dataset: bool = False,
+    average: str = "micro",
+    ci: bool = True,
+    best_value_points: float = 0.02,
+) -> pd.DataFrame:
+    """A run's ranked leaderboard table: overall, or per dataset with ``by_dataset``.
+
+    Args:
+        run: a run read from a file, or a stored run.
+        weights: name → weight, as a user gives them; checked here, before anything is computed.
+        filters, by_dataset, average, ci: as for :func:`prepare_run`.
+        best_value_points: how far below the top score a best-value row may be (0.02: two points).
+
+    Returns:
+        The table of :func:`evalcore.analysis.leaderboard.leaderboard`.
+
+    Raises:
+        WeightsError: a weight cannot be used; EvalcoreError: a metadata filter on a key no case has.
+    """
+    metrics = header_of(run).metrics
+    checked = validate_weights(weights, metrics)
+    prepared = prepare_run(run, filters, by_dataset=by_dataset, average=average, ci=ci)
+    return finish(prepared, metrics, checked, best_value_points)
+
+
+def compare_run(run: Run | StoredRun, metric: str = "score", filters: Filters | None = None) -> pd.DataFrame:
+    """:func:`evalcore.analysis.significance.pairwise` of a run's selected results.
+
+    Raises:
+        EvalcoreError: no such metric, or a metadata filter on a key no case has.
+    """
+    return pairwise(select_results(frame_of(run), filters), metric=metric)

@@ -1,0 +1,177 @@
+"""What the command groups share: common arguments, opening the store or a run, filters, plain tables.
+
+Heavy modules (pandas, litellm) are imported inside the functions that need them, so ``evalcore --help``
+and the light commands start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalcore.analysis.results import Filters
+    from evalcore.analysis.runs import StoredRun
+    from evalcore.core.records import Run
+    from evalcore.execution.plan import Plan, RunOptions
+    from evalcore.storage.store import Store
+
+
+# --- arguments -------------------------------------------------------------------------------------
+
+
+def add_db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", help="SQLite store (default: $EVALCORE_DB or data/evalcore.db)")
+
+
+def add_suite(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suite", help="suite folder (holding evalcore.yaml)")
+
+
+def add_selection(p: argparse.ArgumentParser) -> None:
+    """What a plan or a run covers: datasets, variants, cases, models and their settings."""
+    p.add_argument("-d", "--dataset", action="append", default=[],
+                   help="only these datasets (repeat or comma-separate)")
+    p.add_argument("--variant", action="append", default=[], help="only these variants (repeat or comma-separate)")
+    p.add_argument("--limit", type=int, help="at most N cases per dataset")
+    p.add_argument("-m", "--model", action="append", default=[],
+                   help="replace the lineup with these models (repeat or comma-separate)")
+    p.add_argument("-e", "--effort", help="reasoning_effort values, e.g. low,high (one contender each)")
+    p.add_argument("-t", "--temperature", help="temperature values, e.g. 0,0.7 (one contender each)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=V1,V2",
+                   help="any other setting, e.g. --set max_tokens=300")
+    p.add_argument("--api-base", help="send every real model's calls to this endpoint (local servers)")
+    p.add_argument("--samples", type=int, help="repetitions per case")
+
+
+def add_filters(p: argparse.ArgumentParser) -> None:
+    """Which results of a run count (read back by :func:`filters_of`)."""
+    p.add_argument("-d", "--dataset", action="append", default=[], help="only these datasets")
+    p.add_argument("--variant", action="append", default=[], help="only these variants")
+    p.add_argument("-c", "--contender", action="append", default=[], help="only these contenders (exact ids)")
+    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="only cases whose metadata KEY equals VALUE, e.g. --where difficulty=hard")
+
+
+# --- reading arguments -----------------------------------------------------------------------------
+
+
+def split(values: list[str] | str | None) -> list[str]:
+    """Repeated and comma-separated values as one list: ``["a,b", "c"]`` → ``["a", "b", "c"]``."""
+    if not values:
+        return []
+    items = [values] if isinstance(values, str) else values
+    return [v.strip() for item in items for v in item.split(",") if v.strip()]
+
+
+def setting_value(text: str) -> Any:
+    """A setting's value as JSON when it reads as JSON (``0.7``, ``true``), else as text."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The run options of :func:`add_selection`'s arguments (and ``run``'s, when present)."""
+    from evalcore.core.errors import ConfigError
+    from evalcore.execution.plan import RunOptions
+    from evalcore.suite.lineup import Overrides
+
+    settings: dict[str, list[Any]] = {}
+    if args.effort:
+        settings["reasoning_effort"] = split(args.effort)
+    if args.temperature:
+        settings["temperature"] = [setting_value(v) for v in split(args.temperature)]
+    for item in args.set:
+        key, sep, values = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r}: write KEY=VALUE or KEY=V1,V2")
+        settings[key.strip()] = [setting_value(v) for v in split(values)]
+    return RunOptions(
+        datasets=split(args.dataset), variants=split(args.variant), limit=args.limit, samples=args.samples,
+        parallelism=getattr(args, "parallelism", None), concurrency=getattr(args, "concurrency", None),
+        max_attempts=getattr(args, "max_attempts", None), timeout_s=getattr(args, "timeout", None),
+        revision=getattr(args, "revision", None),
+        overrides=Overrides(models=split(args.model), settings=settings, api_base=args.api_base),
+    )
+
+
+def plan_of(args: argparse.Namespace) -> Plan:
+    """The plan of the suite and selection the arguments name."""
+    from evalcore.execution.plan import make_plan
+    from evalcore.suite.loader import load_suite
+
+    return make_plan(load_suite(args.suite), run_options(args))
+
+
+def filters_of(args: argparse.Namespace) -> Filters:
+    """The filters of :func:`add_filters`' arguments.
+
+    Raises:
+        ConfigError: a ``--where`` that is not ``KEY=VALUE``.
+    """
+    from evalcore.analysis.results import Filters
+    from evalcore.core.errors import ConfigError
+
+    metadata: dict[str, list[str]] = {}
+    for item in args.where:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--where {item!r}: write KEY=VALUE, e.g. difficulty=hard")
+        metadata.setdefault(key.strip(), []).append(value.strip())
+    return Filters(datasets=split(args.dataset), variants=split(args.variant), contenders=list(args.contender),
+                   metadata=metadata)
+
+
+# --- the store and its runs ------------------------------------------------------------------------
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The store ``--db`` names, else the default one."""
+    from evalcore.storage.store import Store, default_db_path
+
+    return Store(args.db or default_db_path())
+
+
+def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:
+    """A run file read whole, or a run in the store by id (its results, or summary, read when needed)."""
+    path = Path(ref)
+    if path.is_file():
+        from evalcore.runfile.read import read_run_file
+
+        return read_run_file(path)
+    from evalcore.analysis.runs import StoredRun
+
+    return StoredRun(open_store(args), ref)
+
+
+def read_header(ref: str, args: argparse.Namespace) -> Run:
+    """A run file read whole, or a stored run's header (no results, no frame: pandas stays unloaded)."""
+    path = Path(ref)
+    if path.is_file():
+        from evalcore.runfile.read import read_run_file
+
+        return read_run_file(path)
+    return open_store(args).load_run(ref, results=False)
+
+
+# --- output ----------------------------------------------------------------------------------------
+
+
+def table(rows: list[list[Any]], header: list[str]) -> str:
+    """Rows as aligned plain-text columns under a header and a rule."""
+    cells = [header] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def print_refused(plan: Plan) -> None:
+    """One line per lineup entry the suite cannot ask, with the reason."""
+    for r in plan.refused:
+        settings = " ".join(f"{k}={v}" for k, v in r.settings.items())
+        print(f"refused: {r.model} {settings}: {r.reason}")

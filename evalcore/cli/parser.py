@@ -1,0 +1,66 @@
+"""The ``evalcore`` command line: the parser, built from every command group, and the entry point."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+
+from evalcore.cli import history, ranking, suite
+from evalcore.core.version import __version__
+
+EPILOG = """\
+examples:
+  evalcore cases  data/suites/intake             list every case; calls nothing
+  evalcore verify data/suites/intake             offline checks of the suite
+  evalcore plan   data/suites/intake             what a run would call
+  evalcore run    data/suites/intake             run the bundled fake lineup offline
+  evalcore run    data/suites/intake -m openai/gpt-4o-mini -d tax_preparation -e low,high -t 0,0.7
+  evalcore runs                                  run history
+  evalcore leaderboard RUN_ID --weights score=0.6,cost=-0.4
+  evalcore export RUN_ID -o run.json.gz          write the run file
+  evalcore import run.json.gz                    read a run file into the store
+  evalcore run --resume RUN_ID                   finish an interrupted run
+"""
+
+Adder = Callable[[argparse.ArgumentParser], None]
+Handler = Callable[[argparse.Namespace], int]
+#: Every command: name → (adds its arguments, runs it, one-line summary, example), in the order of ``--help``.
+COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {**suite.COMMANDS, **history.COMMANDS, **ranking.COMMANDS}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``evalcore`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 0
+    from evalcore.core.errors import EvalcoreError
+
+    try:
+        return int(args.handler(args) or 0)
+    except EvalcoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command (see :data:`COMMANDS`)."""
+    parser = argparse.ArgumentParser(
+        prog="evalcore", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        description="Which model, prompt and settings should we ship? Run eval suites over lineups of "
+                    "models and compare them on leaderboards.")
+    parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for name, (add, handler, summary, example) in COMMANDS.items():
+        p = sub.add_parser(name, help=summary, description=summary.replace("%%", "%"), epilog=f"example:\n  {example}",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        add(p)
+        p.set_defaults(handler=handler)
+    return parser

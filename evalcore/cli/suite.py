@@ -1,0 +1,204 @@
+"""Commands on a suite: ``cases``, ``verify``, ``plan`` and ``run``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalcore.cli._shared import add_db, add_selection, add_suite, open_store, plan_of, print_refused, table
+
+if TYPE_CHECKING:
+    from evalcore.analysis.summaries import Summary
+    from evalcore.core.records import Run
+    from evalcore.storage.store import Store
+
+
+def add_cases(p: argparse.ArgumentParser) -> None:
+    add_suite(p)
+    add_selection(p)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+
+
+def cmd_cases(args: argparse.Namespace) -> int:
+    plan = plan_of(args)
+    rows = [[c.dataset, c.variant, c.id, _words(c.input), _expected_summary(c.expected)] for c in plan.cases]
+    if args.format == "json":
+        print(json.dumps([dict(zip(["dataset", "variant", "id", "words", "expected"], r, strict=True))
+                          for r in rows], indent=1))
+        return 0
+    print(table(rows, ["dataset", "variant", "id", "words", "expected"]))
+    print(f"\n{len(rows)} cases in {len({r[0] for r in rows})} datasets")
+    print_refused(plan)
+    return 0
+
+
+def _words(value: Any) -> int:
+    return len((value if isinstance(value, str) else json.dumps(value)).split())
+
+
+def _expected_summary(expected: Any) -> str:
+    if isinstance(expected, dict):
+        known = sum(v is not None for v in expected.values())
+        return f"{known}/{len(expected)} fields set"
+    text = json.dumps(expected, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def add_verify(p: argparse.ArgumentParser) -> None:
+    add_suite(p)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from evalcore.execution.verify import verify_suite
+
+    report = verify_suite(args.suite)
+    for line in report.lines:
+        print(line)
+    return 0 if report.ok else 1
+
+
+def add_plan(p: argparse.ArgumentParser) -> None:
+    add_suite(p)
+    add_selection(p)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from evalcore.execution.estimate import estimate_cost
+
+    plan = plan_of(args)
+    datasets = sorted({c.dataset for c in plan.cases})
+    matrix = plan.matrix()
+    cost = estimate_cost(plan)
+    if args.format == "json":
+        print(json.dumps({"matrix": matrix, "calls": plan.calls, "estimated_cost_usd": cost,
+                          "refused": [r.__dict__ for r in plan.refused], "missing_keys": plan.missing_keys},
+                         indent=1))
+        return 0
+    rows = [[cid] + [m.get(d, 0) for d in datasets] + [sum(m.values())] for cid, m in matrix.items()]
+    print(table(rows, ["contender"] + datasets + ["calls"]))
+    print(f"\n{plan.calls} calls: {len(plan.contenders)} contenders x {len(plan.cases)} cases x "
+          f"{plan.samples} sample(s); {plan.parallelism} contenders in flight, {plan.concurrency} cases each")
+    print("estimated cost: " + (f"${cost:.4f}" if cost is not None else "unknown (no prices for some models)"))
+    print_refused(plan)
+    for model, keys in plan.missing_keys.items():
+        print(f"missing API key: {model} needs {', '.join(keys)}")
+    return 0
+
+
+def add_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suite", nargs="?", help="suite folder (omit with --resume)")
+    add_selection(p)
+    add_db(p)
+    p.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run: only what is missing is called")
+    p.add_argument("--force", action="store_true", help="resume even if evalcore.yaml changed since the run")
+    p.add_argument("--parallelism", type=int, help="contenders in flight at once")
+    p.add_argument("--concurrency", type=int, help="cases in flight per contender")
+    p.add_argument("--max-attempts", type=int, help="calls per case, retries included")
+    p.add_argument("--timeout", type=float, help="seconds per call")
+    p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
+    p.add_argument("-o", "--output", help="also write the run file here (.json or .json.gz)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from evalcore.core.errors import ConfigError
+    from evalcore.execution.progress import StderrBars
+    from evalcore.execution.runner import execute_plan, resume_plan, start_run
+
+    store = open_store(args)
+    if args.resume:
+        plan, run, done = resume_plan(store, args.resume, force=args.force)
+        print(f"resuming run {run.info.id}: {len(done)} results stored, "
+              f"{plan.calls - len(done)} to go", file=sys.stderr)
+        store.set_status(run.info.id, "running")
+    elif args.suite:
+        plan, done = plan_of(args), set()
+        print_refused(plan)
+        run = start_run(plan, store)
+        print(f"run {run.info.id}: {plan.calls} calls", file=sys.stderr)
+    else:
+        raise ConfigError("name a suite folder, or --resume RUN_ID")
+    bars = None if args.quiet else StderrBars()
+    try:
+        status = asyncio.run(execute_plan(plan, store, run, done, on_progress=bars))
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished results are stored. Resume with: evalcore run --resume {run.info.id}",
+              file=sys.stderr)
+        return 130
+    _after_run(args, store, run.info.id, status)
+    return 0 if status == "completed" else 1
+
+
+def _after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) -> None:
+    """The leaderboard, why calls failed and the run file, without reading every result back as a record:
+    the leaderboard comes from the summary the app opens the run with, the failures from their own query,
+    the file a part at a time."""
+    from evalcore.analysis.summaries import write_summary
+    from evalcore.core.errors import EvalcoreError
+
+    run = store.load_run(run_id, results=False)
+    try:
+        summary = write_summary(store, run_id)
+    except EvalcoreError as e:
+        print(f"the leaderboard cannot be shown: {e}", file=sys.stderr)
+    else:
+        print_run_leaderboard(run, summary)
+    _print_errors(store.failed_calls(run_id))
+    print(f"\nrun {run_id}: {status}")
+    if args.output:
+        from evalcore.runfile.write import export_run
+
+        export_run(store, run_id, Path(args.output))
+        print(f"wrote {args.output}")
+
+
+def print_run_leaderboard(run: Run, summary: Summary | None) -> None:
+    """The leaderboard ``evalcore run`` prints when it finishes: the run's weights on its summary
+    (:mod:`evalcore.analysis.summaries`), the same table ``evalcore leaderboard`` computes from the results."""
+    from evalcore.analysis.leaderboard import finish
+    from evalcore.analysis.text import format_leaderboard
+    from evalcore.analysis.weights import validate_weights
+
+    if summary is None:
+        print("no results")
+        return
+    weights = validate_weights(run.info.weights, run.metrics)
+    ranked = finish(summary.prepared.overall, run.metrics, weights)
+    print(format_leaderboard(ranked, run.metrics, "table", weights=run.info.weights), end="")
+
+
+def _print_errors(failed: list[tuple[str, str, str]]) -> None:
+    """Why calls failed, per contender: counts by kind and the first message (a failed call is never scored).
+
+    Args:
+        failed: (contender, kind, message) of each failed call, in the run's order (:meth:`Store.failed_calls`).
+    """
+    from collections import Counter
+
+    kinds: dict[str, Counter[str]] = {}
+    first: dict[str, str] = {}
+    for contender, kind, message in failed:
+        kinds.setdefault(contender, Counter())[kind] += 1
+        first.setdefault(contender, message)
+    for contender, counts in kinds.items():
+        summary = ", ".join(f"{n} {kind}" for kind, n in counts.most_common())
+        print(f"errors: {contender}: {summary}; first: {first[contender]}", file=sys.stderr)
+
+
+COMMANDS = {
+    "cases": (add_cases, cmd_cases, "list every case: dataset, variant, id, words, expected summary; calls nothing",
+              "evalcore cases data/suites/intake -d roofing"),
+    "verify": (add_verify, cmd_verify, "check a suite offline: config, cases, expected answers, adapter, scorer",
+               "evalcore verify data/suites/intake"),
+    "plan": (add_plan, cmd_plan,
+             "show the contender x dataset matrix, calls, cost estimate and refusals; calls nothing",
+             "evalcore plan data/suites/intake -m openai/gpt-4o-mini -e low,high"),
+    "run": (add_run, cmd_run, "run a suite (or --resume a run), storing results as they complete",
+            "evalcore run data/suites/intake -d roofing --samples 3"),
+}

@@ -1,0 +1,255 @@
+"""Bootstrap intervals and P(best): paired case resampling, its folded matrix, and the precision it promises."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalcore.analysis.leaderboard import aggregate
+from evalcore.analysis.resampling import (
+    _case_codes,
+    _count_blocks,
+    _sorted_codes,
+    bootstrap,
+    case_matrix,
+    intervals,
+    percentile_interval,
+    resample,
+    resample_counts,
+    resampled_tables,
+)
+from evalcore.analysis.results import result_values
+from evalcore.core.records import Metric
+from evalcore.storage.frames import results_frame
+from tests.analysis.rows import METRICS, NAN, frame, result
+from tests.factories import METRICS as RUN_METRICS
+from tests.factories import make_run
+
+
+def test_stratified_resamples_draw_as_many_cases_as_each_stratum_has():
+    counts = resample_counts(np.array([0, 0, 0, 1, 1]), 200, np.random.default_rng(0))
+    assert (counts[:, :3].sum(axis=1) == 3).all() and (counts[:, 3:].sum(axis=1) == 2).all()
+
+
+def test_percentile_interval_ignores_nan_and_gives_nan_for_an_empty_column():
+    samples = np.array([[1.0, NAN], [NAN, NAN], [3.0, NAN]])
+    low, high = percentile_interval(samples, level=0.5)
+    assert (low[0], high[0]) == (1.5, 2.5) and math.isnan(low[1]) and math.isnan(high[1])
+
+
+def test_bootstrap_has_an_interval_per_value_and_p_best():
+    out = bootstrap(frame({"a": [1, 0, 1], "b": [0, 0, 1]}), METRICS, {"score": 1}, B=100)
+    assert list(out.columns) == ["contender", "score_lo", "score_hi", "field_accuracy_lo", "field_accuracy_hi",
+                                 "hallucinated_rate_lo", "hallucinated_rate_hi", "wscore_lo", "wscore_hi",
+                                 "p_best"]
+
+
+def test_bootstrap_is_reproducible_with_a_seed():
+    df = frame({"a": list(np.linspace(0, 1, 20)), "b": list(np.linspace(1, 0, 20) ** 2)})
+    pd.testing.assert_frame_equal(bootstrap(df, METRICS, B=200, seed=7), bootstrap(df, METRICS, B=200, seed=7))
+    assert not bootstrap(df, METRICS, B=200, seed=7).equals(bootstrap(df, METRICS, B=200, seed=8))
+
+
+def test_one_case_gives_an_interval_of_one_point():
+    out = bootstrap(frame({"a": [0.25]}), METRICS, {"score": 1}, B=50)
+    assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == (0.25, 0.25)
+    assert out.loc[0, "wscore_lo"] == pytest.approx(25.0) and out.loc[0, "p_best"] == 1.0
+
+
+def test_a_contender_scored_on_nothing_has_no_interval():
+    out = bootstrap(frame({"a": [NAN, NAN], "b": [1.0, 0.0]}), METRICS, B=50).set_index("contender")
+    assert math.isnan(out.loc["a", "score_lo"]) and out.loc["b", "score_hi"] == 1.0
+
+
+def test_without_weights_there_is_no_wscore_interval_and_p_best_follows_score():
+    out = bootstrap(frame({"a": [0.9, 0.8], "b": [0.1, 0.2]}), METRICS, B=100).set_index("contender")
+    assert out["wscore_lo"].isna().all() and out.loc["a", "p_best"] == 1.0
+
+
+def test_resampling_is_paired_so_a_case_by_case_better_contender_is_always_first():
+    # b is a minus 0.05 on every case, but cases vary wildly: unpaired intervals overlap, paired ones
+    # keep a ahead in every resample.
+    hard = np.random.default_rng(3).uniform(0.1, 0.95, 40)
+    out = bootstrap(frame({"a": list(hard), "b": list(hard - 0.05)}), METRICS, B=300).set_index("contender")
+    assert out.loc["b", "score_hi"] > out.loc["a", "score_lo"]
+    assert out.loc["a", "p_best"] == 1.0 and out.loc["b", "p_best"] == 0.0
+
+
+def test_samples_travel_with_their_case():
+    # Three identical samples per case carry no more information than one: same intervals.
+    scores = {"a": [1.0, 0.0, 0.5, 1.0, 0.25], "b": [0.0, 1.0, 1.0, 0.5, 0.5]}
+    once = frame(scores)
+    thrice = pd.concat([once.assign(sample=s) for s in range(3)], ignore_index=True)
+    pd.testing.assert_frame_equal(bootstrap(once, METRICS, B=200), bootstrap(thrice, METRICS, B=200))
+
+
+def test_macro_resamples_draw_within_each_dataset_and_average_per_dataset_values():
+    # a's dataset x is always 1, y always 0: every macro resample scores exactly 0.5, while micro
+    # resamples draw from all four cases and move.
+    df = pd.concat([frame({"a": [1.0, 1.0, 1.0]}, dataset="x"), frame({"a": [0.0]}, dataset="y")])
+    macro = bootstrap(df, METRICS, B=100, average="macro")
+    assert (macro.loc[0, "score_lo"], macro.loc[0, "score_hi"]) == (0.5, 0.5)
+    micro = bootstrap(df, METRICS, B=100)
+    assert micro.loc[0, "score_lo"] <= 0.5 and micro.loc[0, "score_hi"] == 1.0
+
+
+def test_wscore_resamples_charge_the_errors_penalty():
+    # a errs on one case of two; a resample draws two cases: the good one twice gives
+    # 100·(1·1 + 1·1)/2 = 100, one of each 100 − 20 = 80, the error twice no score, hence no wscore.
+    df = frame({"a": [1.0, NAN], "b": [0.5, 0.5]})
+    out = bootstrap(df, METRICS, {"errors": 1, "score": 1}, B=400).set_index("contender")
+    assert (out.loc["a", "wscore_lo"], out.loc["a", "wscore_hi"]) == (80.0, 100.0)
+    assert out.loc["b", "wscore_lo"] == out.loc["b", "wscore_hi"] == 75.0
+
+
+def test_wscore_resamples_rescale_cost_within_each_resampled_table():
+    # b's cost is 0.004 on both cases, a's 0.001 or 0.016: a resample with two 0.016 cases makes
+    # a the priciest, one with two 0.001 cases the cheapest.
+    df = pd.DataFrame([result("a", "1", cost=0.001), result("a", "2", cost=0.016),
+                       result("b", "1", cost=0.004), result("b", "2", cost=0.004)])
+    out = bootstrap(df, METRICS, {"cost": -1}, B=400).set_index("contender")
+    assert (out.loc["a", "wscore_lo"], out.loc["a", "wscore_hi"]) == (0.0, 100.0)
+    assert out.loc["a", "p_best"] + out.loc["b", "p_best"] == 1.0
+
+
+case_scores = st.lists(st.one_of(st.floats(0, 1), st.just(NAN), st.sampled_from([0.0, 1.0])), min_size=1, max_size=8)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(case_scores, min_size=1, max_size=3), st.integers(1, 3), st.integers(0, 2**16))
+def test_a_bootstrap_interval_contains_the_point_estimate(per_contender, samples, seed):
+    df = pd.DataFrame([result(f"c{c}", f"{i}", s, error=math.isnan(s), sample=k, hallucinated=s / 2)
+                       for c, values in enumerate(per_contender) for i, s in enumerate(values)
+                       for k in range(samples)])
+    point = aggregate(df, METRICS).set_index("contender")
+    out = bootstrap(df, METRICS, B=200, seed=seed).set_index("contender")
+    for name in ("score", "hallucinated_rate"):
+        known = point[name].notna()
+        assert (out.loc[known, f"{name}_lo"] <= point.loc[known, name] + 1e-9).all()
+        assert (out.loc[known, f"{name}_hi"] >= point.loc[known, name] - 1e-9).all()
+
+
+# --- the folded matrix and its product ----------------------------------------------------------
+
+FRACTIONS = [Metric("thirds", "", primary=True), Metric("noise", ""), Metric("eighths", ""), Metric("hit", "")]
+
+
+def _big_frame(n_cases: int, n_contenders: int, seed: int = 0, samples: int = 1, drop: float = 0.0) -> pd.DataFrame:
+    """A results frame with thirds (score), random floats, eighths, 0/1 values, costs and times."""
+    rng = np.random.default_rng(seed)
+    contender = np.repeat(np.arange(n_contenders), n_cases * samples)
+    case = np.tile(np.repeat(np.arange(n_cases), samples), n_contenders)
+    sample = np.tile(np.arange(samples), n_contenders * n_cases)
+    n = len(case)
+    thirds = rng.integers(0, 4, n) / 3
+    error = rng.random(n) < 0.03
+    frame = pd.DataFrame({
+        "contender": pd.Categorical.from_codes(contender, [f"c{i:02d}" for i in range(n_contenders)]),
+        "dataset": pd.Categorical.from_codes(np.zeros(n, dtype=int), ["only"]),
+        "case": pd.Categorical.from_codes(case, [f"case{i:05d}" for i in range(n_cases)]),
+        "sample": sample,
+        "status": np.where(error, "error", "scored"),
+        "score": thirds, "m_thirds": thirds, "m_noise": rng.random(n),
+        "m_eighths": np.where(rng.random(n) < 0.2, np.nan, rng.integers(0, 9, n) / 8),
+        "m_hit": rng.integers(0, 2, n).astype(float),
+        "cost_usd": rng.random(n) * 1e-3, "latency_s": rng.random(n) * 2,
+        "input_tokens": 100.0, "output_tokens": 20.0,
+    })
+    return frame[rng.random(n) >= drop].reset_index(drop=True)
+
+
+def test_case_matrix_blocks_are_the_folded_results() -> None:
+    frame = _big_frame(30, 4, samples=2, drop=0.3)
+    matrix = case_matrix(frame, FRACTIONS)
+    values = result_values(frame, FRACTIONS)
+    case = frame.groupby(["dataset", "case"], observed=True, sort=True).ngroup().to_numpy()
+    contender = pd.factorize(frame["contender"].astype(str), sort=True)[0]
+    flat, size = case * 4 + contender, (case.max() + 1) * 4
+    for q, name in enumerate(matrix.names):
+        known = ~np.isnan(values[name])
+        fold = np.bincount(flat, weights=np.where(known, values[name], 0.0), minlength=size).reshape(-1, 4)
+        np.testing.assert_array_equal(matrix.sums[:, q, :], fold)
+        np.testing.assert_array_equal(matrix.counts[:, q, :],
+                                      np.bincount(flat, weights=known.astype(float), minlength=size).reshape(-1, 4))
+    errors = np.bincount(flat, weights=values["errors"], minlength=size).reshape(-1, 4)
+    np.testing.assert_array_equal(matrix.errors, errors)
+
+
+def test_equal_blocks_are_folded_once_and_resample_to_equal_values() -> None:
+    frame = _big_frame(200, 5)
+    matrix = case_matrix(frame, FRACTIONS)
+    # Sums: score is its primary metric (thirds). Counts: score, thirds, noise and hit are known for every
+    # scored result, cost and time for every result, eighths apart. Then errors.
+    assert matrix.distinct.shape[1] == (6 + 3 + 1) * 5 < matrix.stacked.shape[1] == (2 * 7 + 1) * 5
+    counts = next(_count_blocks(np.zeros(len(matrix.case_dataset), dtype=int), 50, np.random.default_rng(0)))
+    tables = resampled_tables(matrix, counts)
+    np.testing.assert_array_equal(tables["score"], tables["thirds"])
+
+
+@pytest.mark.parametrize(("cases", "contenders"), [(3000, 10), (600, 40)])
+def test_resampled_counts_are_exact_and_sums_within_1e_9_of_the_exact_sums(cases: int, contenders: int) -> None:
+    # The product's summation order is the BLAS library's, and differs between machines: counts must come
+    # out exact whatever the order, sums within the precision the docs promise. The reference is summed in
+    # extended precision, without BLAS.
+    matrix = case_matrix(_big_frame(cases, contenders), FRACTIONS)
+    counts = next(_count_blocks(np.zeros(len(matrix.case_dataset), dtype=int), 125, np.random.default_rng(3)))
+    product = matrix.times(counts)
+    reference = counts.astype(np.longdouble) @ matrix.stacked.astype(np.longdouble)
+    sums = len(matrix.names) * contenders
+    np.testing.assert_array_equal(product[:, sums:], reference[:, sums:].astype(np.float64))
+    np.testing.assert_allclose(product[:, :sums], reference[:, :sums].astype(np.float64), rtol=1e-9, atol=0)
+
+
+def test_resample_with_the_values_already_computed_is_the_same() -> None:
+    frame = results_frame(make_run(3, 6, samples=2))
+    values = result_values(frame, RUN_METRICS)
+    a, b = resample(frame, RUN_METRICS, B=30), resample(frame, RUN_METRICS, B=30, values=values)
+    for name in a.tables:
+        np.testing.assert_array_equal(a.tables[name], b.tables[name])
+
+
+# --- fast paths give what the plain ways give ---------------------------------------------------
+
+_labels = st.lists(st.sampled_from(["b", "a", "c", "10", "9"]), min_size=1, max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=_labels, extra=st.lists(st.sampled_from(["z", "y"]), max_size=2))
+def test_codes_of_a_categorical_are_those_of_its_text(values: list[str], extra: list[str]) -> None:
+    column = pd.Series(pd.Categorical(values, categories=list(dict.fromkeys([*extra, *reversed(values)]))))
+    codes, names = _sorted_codes(column)
+    want_codes, want_names = pd.factorize(column.astype(str), sort=True)
+    assert list(codes) == list(want_codes) and list(names) == list(want_names)
+
+
+@settings(max_examples=60, deadline=None)
+@given(datasets=_labels, cases=_labels)
+def test_case_codes_of_categoricals_are_those_of_a_groupby(datasets: list[str], cases: list[str]) -> None:
+    n = min(len(datasets), len(cases))
+    def categorical(values: list[str]) -> pd.Categorical:  # categories in last-appearance order, as a run may have
+        return pd.Categorical(values, categories=list(dict.fromkeys(reversed(values))))
+
+    frame = pd.DataFrame({"dataset": categorical(datasets[:n]), "case": categorical(cases[:n])})
+    want = frame.groupby(["dataset", "case"], observed=True, sort=True).ngroup().to_numpy()
+    assert list(_case_codes(frame)) == list(want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(strata=st.lists(st.integers(0, 2), min_size=1, max_size=40), B=st.integers(1, 300), seed=st.integers(0, 9))  # noqa: N803
+def test_resample_blocks_are_the_resample_counts(strata: list[int], B: int, seed: int) -> None:  # noqa: N803
+    strata_array = np.array(strata)
+    blocks = [block.copy() for block in _count_blocks(strata_array, B, np.random.default_rng(seed), rows=7)]
+    np.testing.assert_array_equal(np.concatenate(blocks), resample_counts(strata_array, B, np.random.default_rng(seed)))
+
+
+def test_intervals_of_cached_resamples_are_the_bootstrap_under_other_weights() -> None:
+    frame = results_frame(make_run(4, 9, samples=2))
+    resampled = resample(frame, RUN_METRICS, B=200, seed=3)
+    for weights in ({"score": 1.0}, {"score": 0.5, "cost": -0.5, "errors": -0.2}, {}):
+        pd.testing.assert_frame_equal(intervals(resampled, RUN_METRICS, weights),
+                                      bootstrap(frame, RUN_METRICS, weights, B=200, seed=3))
