@@ -3,6 +3,7 @@
 - :mod:`~evalcore.core.records`: plain dataclasses for cases, contenders, metrics, results and runs.
 - :mod:`~evalcore.core.errors`: the exception hierarchy (:class:`EvalcoreError` and its subclasses).
 - :mod:`~evalcore.core.schema`: the field schema of structured answers (:class:`FieldSpec`) and per-field credit.
+- :mod:`~evalcore.core.clock`: :func:`~evalcore.core.clock.utc_now`, the timestamp of runs and results.
 
 May import only :mod:`evalcore._util`.
 """

@@ -142,7 +142,3 @@ class Run:
     cases: list[Case]
     results: list[Result]
     refused: list[Refusal] = field(default_factory=list)
-
-    @property
-    def primary_metric(self) -> Metric:
-        return next(m for m in self.metrics if m.primary)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from evalcore.core.records import Contender
+from evalcore.core.records import Case, Contender
 from evalcore.execution.plan import Plan
 from evalcore.models.fakes import FAKES
 
@@ -24,7 +24,7 @@ def estimate_cost(plan: Plan) -> float | None:
     return total
 
 
-def _words(plan: Plan, case) -> int:  # noqa: ANN001
+def _words(plan: Plan, case: Case) -> int:
     text = case.input if isinstance(case.input, str) else json.dumps(case.input)
     return len(text.split()) + 120  # the instructions and schema ride along
 

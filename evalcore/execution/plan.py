@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
+from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
+from evalcore.scoring.plugins import build_scorer
 from evalcore.suite.lineup import Overrides, expand_lineup, missing_api_keys, split_refused
 from evalcore.suite.loader import Suite
 
@@ -101,33 +101,14 @@ def select_cases(suite: Suite, options: RunOptions) -> list[Case]:
     return cases
 
 
-def now() -> str:
-    """The current time, RFC 3339 UTC with milliseconds (``2026-11-29T18:04:05.123Z``)."""
-    global _last_second
-    clock = time.time()
-    second = int(clock)
-    # Every result is stamped: format the date and time once per second, the milliseconds each time.
-    cached = _last_second  # one read: another thread may replace it meanwhile, never half of it
-    if cached[0] != second:
-        cached = _last_second = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
-    return cached[1] + _MILLIS[int((clock - second) * 1000)]
-
-
-_last_second: tuple[int, str] = (-1, "")
-#: ``f".{ms:03d}Z"`` for every millisecond (and 1000, should rounding ever reach it).
-_MILLIS = tuple(f".{ms:03d}Z" for ms in range(1001))
-
-
 def new_run(plan: Plan, run_id: str | None = None) -> Run:
     """The header of a run about to start: no results yet."""
     suite = plan.suite
-    from evalcore.scoring.plugins import build_scorer
-
     metrics = build_scorer(suite.scorer_ref, suite.path).metrics
     info = RunInfo(
         id=run_id or str(uuid.uuid4()),
         suite=suite.name,
-        created_at=now(),
+        created_at=utc_now(),
         status="running",
         weights=suite.weights,
         settings=_settings(plan),

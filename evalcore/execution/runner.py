@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import threading
 import time
 from collections import deque
@@ -18,15 +17,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from evalcore._util.gcpause import gc_frozen, gc_paused
+from evalcore.analysis.weights import validate_weights
+from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
-from evalcore.execution.plan import Plan, RunOptions, make_plan, new_run, now
+from evalcore.execution.plan import Plan, RunOptions, make_plan, new_run
+from evalcore.models.llm import close_clients
 from evalcore.models.registry import get_provider
-from evalcore.models.types import Request
-from evalcore.scoring.adapters import Context
+from evalcore.models.types import Provider, Request
+from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.plugins import build_adapter, build_scorer
+from evalcore.scoring.scorers import Scored
 from evalcore.storage.store import FULL_BATCH, Store
-from evalcore.suite.loader import Suite
+from evalcore.suite.lineup import Overrides
+from evalcore.suite.loader import Suite, load_suite
 
 log = logging.getLogger(__name__)
 
@@ -83,9 +87,10 @@ class _Writer(threading.Thread):
     The event loop hands each result over with :meth:`put`, which makes its row for the store there
     and appends it to a deque (no lock); the writer wakes when a batch is full or ``FLUSH_EVERY_S``
     has passed. So the writer holds the GIL only to bind a batch's values, and SQLite inserts a full
-    batch (one statement) without the GIL while the event loop runs on. A queue that woke the writer
-    for every result made the two threads trade the GIL once per result; rows made in the writer,
-    and a batch in several statements, made the event loop wait for the GIL once per statement.
+    batch (one statement) without the GIL while the event loop runs on. Waking the writer for every
+    result would make the two threads trade the GIL once per result; making the rows in the writer,
+    or storing a batch in several statements, would make the event loop wait for the GIL once per
+    statement.
     """
 
     def __init__(self, store: Store, run_id: str):
@@ -210,7 +215,7 @@ class _Execution:
             status = "failed"
             self.progress.message = f"storing results failed: {self.writer.error}"
         if self.progress.status == "running":
-            self.store.set_status(self.run.info.id, status, finished_at=now() if status == "completed" else None)
+            self.store.set_status(self.run.info.id, status, finished_at=utc_now() if status == "completed" else None)
             self.progress.status = status
             self._report(force=True)
         return self.progress.status
@@ -242,13 +247,13 @@ class _Execution:
             progress.errors += result.status == "error"
             self._report()
 
-    async def _one(self, provider, contender: Contender, case: Case, sample: int) -> Result:  # noqa: ANN001
+    async def _one(self, provider: Provider, contender: Contender, case: Case, sample: int) -> Result:
         context = self.contexts[case.dataset]
         request = Request(contender=contender, messages=self.messages[case.key],
                           response_format=self.adapter.response_format, timeout_s=self.plan.timeout_s,
                           max_attempts=self.plan.max_attempts, backoff_s=self.plan.backoff_s,
                           case=case, sample=sample, fields=context.fields)
-        started_at = now()
+        started_at = utc_now()
         try:
             reply = await provider.complete(request)
         except CallFailed as exc:
@@ -265,7 +270,7 @@ class _Execution:
             attempts=reply.attempts, started_at=started_at,
         )
 
-    def _score(self, case: Case, parsed, context: Context):  # noqa: ANN001, ANN202
+    def _score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
         try:
             scored = self.scorer.score(case, parsed, context)
         except Exception as exc:
@@ -310,8 +315,6 @@ def check_ready(plan: Plan) -> None:
 def check_weights(suite: Suite) -> None:
     """Refuse suite weights that name no weightable column: a typo would otherwise surface only after
     every model was called, when the leaderboard is drawn (and the run file could not be written)."""
-    from evalcore.analysis.weights import validate_weights
-
     try:
         validate_weights(suite.weights, build_scorer(suite.scorer_ref, suite.path).metrics)
     except WeightsError as exc:
@@ -332,15 +335,7 @@ async def execute_plan(plan: Plan, store: Store, run: Run, done: set[Key] | None
         execution._finish("failed")
         raise
     finally:
-        await _close_model_clients()
-
-
-async def _close_model_clients() -> None:
-    # litellm caches HTTP clients per event loop; close them before this loop ends.
-    if "litellm" in sys.modules:
-        from evalcore.models.llm import close_clients
-
-        await close_clients()
+        await close_clients()  # litellm caches HTTP clients per event loop: close them before this loop ends
 
 
 def start_run(plan: Plan, store: Store, run_id: str | None = None) -> Run:
@@ -361,9 +356,6 @@ def run_suite(plan: Plan, store: Store, on_progress: ProgressCallback | None = N
 
 def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, Run, set[Key]]:
     """The plan of a stored, unfinished run, and the keys already done."""
-    from evalcore.suite.lineup import Overrides
-    from evalcore.suite.loader import load_suite
-
     run = store.load_run(run_id)
     if run.info.status == "completed":
         raise ConfigError(f"run {run_id} is already completed; nothing to resume.")
@@ -385,7 +377,7 @@ def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, R
     return plan, run, done
 
 
-def _stored_cases(run: Run, suite) -> list[Case]:  # noqa: ANN001
+def _stored_cases(run: Run, suite: Suite) -> list[Case]:
     missing = sorted({c.dataset for c in run.cases} - set(suite.datasets))
     if missing:
         raise ConfigError(f"{suite.path}: dataset {missing[0]!r} of the run is gone from the suite; "

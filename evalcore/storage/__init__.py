@@ -1,7 +1,10 @@
 """The run history in SQLite: the :class:`Store`, its schema and migrations, and results as a columnar frame.
 
 - :mod:`~evalcore.storage.store`: :class:`Store` (runs, contenders, cases, results, summaries).
+- :mod:`~evalcore.storage.migrations`: the tables, as numbered sqlite-utils migrations.
+- :mod:`~evalcore.storage.rows`: records to rows and back (canonical JSON, packed numbers, batched INSERTs).
 - :mod:`~evalcore.storage.frames`: the results frame that every leaderboard is computed from.
+- :mod:`~evalcore.storage.frame_read`: a stored run's frame, read from its packed numbers in bulk.
 
 May import :mod:`evalcore.core` and :mod:`evalcore._util` (and nothing that calls a model).
 """

@@ -185,8 +185,8 @@ def _take_apart(table: Any, names: list[str], ints: Any, floats: Any) -> None:
         for i, name in enumerate(names):
             floats[i] = table[name]
         return
-    # Fields lie side by side in a row: transpose a slice of rows at a time, which stays in the cache
-    # (a field at a time reads every row once per field): half the time.
+    # Fields lie side by side in a row: transpose a slice of rows at a time, which stays in the cache,
+    # where copying a field at a time would read every row once per field.
     whole = table.view(np.int64).reshape(len(table), width)
     step = 8192
     for start in range(0, len(table), step):
@@ -206,7 +206,7 @@ def _categorical(per_case: list[Any], case: Any) -> Any:
 
     categories = list(dict.fromkeys(v for v in per_case if v is not None))
     index = {v: i for i, v in enumerate(categories)}
-    # Codes in the width pandas keeps them in: a million of them gathered once, never narrowed after.
+    # Codes in the width pandas keeps them in: a code per row gathered once, never narrowed after.
     width = next(t for t in (np.int8, np.int16, np.int32, np.int64) if len(categories) < np.iinfo(t).max)
     codes = np.array([index.get(v, -1) if v is not None else -1 for v in per_case], dtype=width)
     return pd.Categorical.from_codes(codes[case], categories=categories)

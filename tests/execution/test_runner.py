@@ -1,5 +1,11 @@
 import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 
@@ -157,10 +163,6 @@ def test_resumed_results_equal_an_uninterrupted_run(suite, tmp_db, tmp_path):
 
 
 def _start_cli_run(suite_dir, db, *extra):
-    import os
-    import subprocess
-    import sys
-
     env = {**os.environ, "EVALCORE_FAKE_LATENCY_SCALE": "0.05"}
     return subprocess.Popen([sys.executable, "-m", "evalcore.cli", "run", str(suite_dir), "--db", str(db),
                              "--quiet", "--concurrency", "1", "--parallelism", "1", "--samples", "8", *extra],
@@ -168,9 +170,6 @@ def _start_cli_run(suite_dir, db, *extra):
 
 
 def _wait_for_results(db, at_least, timeout=60.0):
-    import sqlite3
-    import time
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -185,9 +184,6 @@ def _wait_for_results(db, at_least, timeout=60.0):
 
 @pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGINT"])
 def test_a_killed_run_resumes_to_the_same_results_as_an_uninterrupted_one(suite, tmp_path, signal_name):
-    import signal
-    import sqlite3
-
     db = tmp_path / "killed.db"
     process = _start_cli_run(suite.path, db)
     _wait_for_results(db, 10)

@@ -15,9 +15,11 @@ from hypothesis import HealthCheck, given, settings
 
 from evalcore.core import records
 from evalcore.core.errors import StoreError
-from evalcore.runfile.io import dump_run, read_run_file, write_run_file
+from evalcore.runfile.read import read_run_file
+from evalcore.runfile.write import dump_run, write_run_file
 from evalcore.storage.frames import results_frame
-from evalcore.storage.store import MIGRATION_NAMES, Store, default_db_path, migrations
+from evalcore.storage.migrations import MIGRATION_NAMES, migrations
+from evalcore.storage.store import Store, default_db_path
 from tests.factories import failed, make_case, make_run, valid_runs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +104,7 @@ def test_a_migrated_store_is_used_without_importing_pandas(tmp_path: Path) -> No
     Store(tmp_path / "a.db").close()
     code = (
         "import sys; from evalcore.storage.store import Store\n"
-        "s = Store(sys.argv[1]); s.list_runs(); s.run_exists('x');"
+        "s = Store(sys.argv[1]); s.list_runs(); s.load_cases('x');"
         " assert 'pandas' not in sys.modules and 'sqlite_utils' not in sys.modules, 'pandas imported'"
     )
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.db")], cwd=ROOT, check=True)
@@ -114,7 +116,7 @@ def test_a_migrated_store_is_used_without_importing_pandas(tmp_path: Path) -> No
 def test_created_run_loads_back_unchanged(store: Store) -> None:
     run = make_run(3, 5, samples=2)
     store.create_run(run)
-    assert store.run_exists(run.info.id)
+    assert _count(store, "runs", run.info.id) == 1
     assert store.load_run(run.info.id) == run
 
 
@@ -167,7 +169,7 @@ def test_a_result_that_cannot_be_stored_is_a_store_error(store: Store) -> None:
     run.results[0].output = {"ratio": float("nan")}
     with pytest.raises(StoreError, match="cannot be stored"):
         store.create_run(run)
-    assert not store.run_exists(run.info.id)
+    assert _count(store, "runs", run.info.id) == 0
 
 
 def test_a_run_with_two_contenders_of_one_id_is_a_store_error(store: Store) -> None:
@@ -268,7 +270,7 @@ def test_a_failing_import_stores_nothing(store: Store) -> None:
     run.results[-1].case = "vague/999"
     with pytest.raises(StoreError, match=r"unknown case \('immigration_law', 'vague/999'\)"):
         store.import_run(run)
-    assert not store.run_exists(run.info.id)
+    assert _count(store, "runs", run.info.id) == 0
     assert [_count(store, t, run.info.id) for t in ("contenders", "cases", "results")] == [0, 0, 0]
 
 

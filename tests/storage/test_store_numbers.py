@@ -9,7 +9,9 @@ import pytest
 
 from evalcore.core.errors import StoreError
 from evalcore.storage.frames import results_frame
-from evalcore.storage.store import _BATCH_LOOKUP, Store, _case_row, _json, _run_row, migrations
+from evalcore.storage.migrations import migrations
+from evalcore.storage.rows import BATCH_LOOKUP, case_row, run_row, to_json
+from evalcore.storage.store import Store
 from tests.factories import make_run
 
 _OLD_RESULT = ("run_id", "contender", "dataset", '"case"', "sample", "status", "score", "error_kind", "cost_usd",
@@ -24,15 +26,15 @@ def _store_at_0002(path: Path, run) -> None:  # noqa: ANN001
     db = sqlite_utils.Database(path)
     migrations().apply(db, stop_before="0003_result_numbers")
     conn, run_id = db.conn, run.info.id
-    conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", _run_row(run))
+    conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", run_row(run))
     conn.executemany("INSERT INTO contenders VALUES (?, ?, ?, ?, ?)",
-                     [(run_id, c.id, c.model, _json(c.settings), i) for i, c in enumerate(run.contenders)])
+                     [(run_id, c.id, c.model, to_json(c.settings), i) for i, c in enumerate(run.contenders)])
     conn.executemany("INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     [(run_id, *_case_row(c), i) for i, c in enumerate(run.cases)])
+                     [(run_id, *case_row(c), i) for i, c in enumerate(run.cases)])
     rows = [(run_id, r.contender, r.dataset, r.case, r.sample, r.status, r.score, r.error.kind if r.error else None,
              r.usage.cost_usd, r.latency_s, r.usage.input_tokens, r.usage.output_tokens, r.attempts, r.started_at,
-             _json(r.metrics), r.error.message if r.error else None, _json(r.diagnostics),
-             None if r.output is None else _json(r.output), r.raw) for r in reversed(run.results)]
+             to_json(r.metrics), r.error.message if r.error else None, to_json(r.diagnostics),
+             None if r.output is None else to_json(r.output), r.raw) for r in reversed(run.results)]
     conn.executemany(f"INSERT INTO results ({', '.join(_OLD_RESULT)}) VALUES ({', '.join('?' * 19)})", rows)
     conn.commit()
     conn.close()
@@ -72,7 +74,7 @@ def test_a_run_without_costs_has_no_total_cost(tmp_path: Path) -> None:
 
 def test_a_batch_looks_up_each_case_by_its_key_never_by_scanning_the_run(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
-        plan = " ".join(row[-1] for row in store.conn.execute(f"EXPLAIN QUERY PLAN {_BATCH_LOOKUP}", ("[]", "r")))
+        plan = " ".join(row[-1] for row in store.conn.execute(f"EXPLAIN QUERY PLAN {BATCH_LOOKUP}", ("[]", "r")))
     assert "(run_id=? AND dataset=? AND id=?)" in plan
 
 

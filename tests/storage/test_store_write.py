@@ -1,11 +1,10 @@
-"""The store's write path, made faster: the same JSON text, the same rows, the same errors."""
+"""The store's write path: canonical JSON text, many rows per statement, and what it refuses."""
 
 from __future__ import annotations
 
 import gc
 import json
 import sqlite3
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +15,9 @@ from hypothesis import strategies as st
 
 from evalcore._util.gcpause import gc_frozen, gc_paused
 from evalcore.core.errors import StoreError
-from evalcore.storage import store as store_module
-from evalcore.storage.store import _ENCODE, _ENCODER, Store, _insert_rows, _metrics_json
-
-_json = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.text()),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-    max_leaves=8,
-)
+from evalcore.storage import rows as rows_module
+from evalcore.storage.rows import insert_rows, metrics_json, to_json
+from evalcore.storage.store import Store
 
 
 def _encoded(fn: Any, value: Any) -> Any:
@@ -33,32 +27,6 @@ def _encoded(fn: Any, value: Any) -> Any:
         return type(exc), str(exc)
 
 
-@settings(max_examples=500, deadline=None)
-@given(value=_json)
-def test_encode_writes_what_the_json_encoder_writes(value: Any) -> None:
-    assert _encoded(_ENCODE, value) == _encoded(_ENCODER.encode, value)
-
-
-def test_encode_reports_errors_as_the_json_encoder_and_recovers() -> None:
-    loop: list[Any] = []
-    loop.append(loop)
-    for bad in ({"a": float("nan")}, {"a": object()}, {"a": [loop]}, {1j: 2}):
-        assert _encoded(_ENCODE, bad) == _encoded(_ENCODER.encode, bad)
-    shared = {"x": 1}
-    assert _ENCODE([shared, shared]) == '[{"x":1},{"x":1}]'  # no stale marker left by the failures
-
-
-def test_encode_works_from_many_threads() -> None:
-    value = {"a": [1, 2, {"b": "é"}]}
-    out: list[str] = []
-    threads = [threading.Thread(target=lambda: out.extend(_ENCODE(value) for _ in range(200))) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert set(out) == {'{"a":[1,2,{"b":"é"}]}'}
-
-
 _metric_values = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-2, 2),
                            st.booleans(), st.text(max_size=2))
 
@@ -66,11 +34,12 @@ _metric_values = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=T
 @settings(max_examples=500, deadline=None)
 @given(names=st.lists(st.sampled_from(["a", "b_c", "x%s", 'q"'])), values=st.dictionaries(
     st.sampled_from(["a", "b_c", "x%s", 'q"', "z"]), _metric_values, max_size=4), in_order=st.booleans())
-def test_metrics_json_is_encode(names: list[str], values: dict[str, Any], in_order: bool) -> None:
+def test_metrics_json_writes_what_the_json_encoder_writes(names: list[str], values: dict[str, Any],
+                                                          in_order: bool) -> None:
     names = list(dict.fromkeys(names))
     if in_order:
         values = {n: values.get(n) for n in names}  # the usual case: the run's metrics, in order
-    assert _encoded(lambda v: _metrics_json(v, names), values) == _encoded(_ENCODE, values)
+    assert _encoded(lambda v: metrics_json(v, names), values) == _encoded(to_json, values)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 511, 512, 513, 1300])
@@ -80,17 +49,17 @@ def test_many_row_inserts_store_what_executemany_stores(n: int) -> None:
         conn.execute(f"CREATE TABLE {table} (k INTEGER UNIQUE, v TEXT, w BLOB)")
     rows = [(i % 700, f"v{i}", bytes([i % 256])) for i in range(n)]  # keys repeat past 700: the later row wins
     conn.executemany("INSERT OR REPLACE INTO a VALUES (?, ?, ?)", rows)
-    _insert_rows(conn, "INSERT OR REPLACE INTO b VALUES", 3, rows)
+    insert_rows(conn, "INSERT OR REPLACE INTO b VALUES", 3, rows)
     select = "SELECT * FROM {} ORDER BY k"
     assert conn.execute(select.format("a")).fetchall() == conn.execute(select.format("b")).fetchall()
 
 
 def test_insert_statements_stay_under_sqlites_variable_limit() -> None:
-    assert store_module._MAX_ROWS_PER_INSERT * len(store_module._RESULT_FIELDS) <= 32766
+    assert rows_module._MAX_ROWS_PER_INSERT * len(rows_module.RESULT_FIELDS) <= 32766
     conn = sqlite3.connect(":memory:", isolation_level=None)
     conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)  # an SQLite older than 3.32
     conn.execute("CREATE TABLE t (k INTEGER, v TEXT)")
-    _insert_rows(conn, "INSERT INTO t VALUES", 2, [(i, "v") for i in range(1200)])
+    insert_rows(conn, "INSERT INTO t VALUES", 2, [(i, "v") for i in range(1200)])
     assert conn.execute("SELECT count(*), sum(k) FROM t").fetchone() == (1200, sum(range(1200)))
 
 
@@ -147,6 +116,10 @@ def test_gc_paused_and_frozen_restore_the_collector() -> None:
     assert gc.get_freeze_count() == before == 0
 
 
+def _canonical(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 def test_stored_cases_are_canonical_json(tmp_path: Path) -> None:
     run = make_run(1, 2)
     run.cases[0].input = {"b": "é", "a": [1, 2.5]}
@@ -154,7 +127,7 @@ def test_stored_cases_are_canonical_json(tmp_path: Path) -> None:
         store.create_run(run)
         rows = store.conn.execute("SELECT input, expected, metadata FROM cases ORDER BY position").fetchall()
     for case, row in zip(run.cases, rows, strict=True):
-        assert row == (_ENCODER.encode(case.input), _ENCODER.encode(case.expected), _ENCODER.encode(case.metadata))
+        assert row == (_canonical(case.input), _canonical(case.expected), _canonical(case.metadata))
         assert json.loads(row[0]) == case.input
 
 
@@ -168,8 +141,8 @@ def test_rows_made_ahead_store_what_add_results_stores_in_one_statement_or_in_on
         a.add_results(run.info.id, results)
         row = b.result_rows(run.info.id)
         rows = [row(r) for r in results]
-        b.add_rows(rows[:store_module.FULL_BATCH])  # one INSERT of a full batch, its own transaction
-        b.add_rows(rows[store_module.FULL_BATCH:])  # 888 rows: several statements in one transaction
+        b.add_rows(rows[:rows_module.FULL_BATCH])  # one INSERT of a full batch, its own transaction
+        b.add_rows(rows[rows_module.FULL_BATCH:])  # 888 rows: several statements in one transaction
         b.add_rows([row(results[0])])  # the same key again: replaced, not added
         assert b.load_run(run.info.id).results == a.load_run(run.info.id).results == results
         assert b.list_runs()[0]["results"] == a.list_runs()[0]["results"] == len(results)

@@ -1,0 +1,120 @@
+"""What the results frame of a stored run is built from, read from SQLite in bulk.
+
+Every result's numbers are stored packed (the ``numbers`` column, rows of
+:func:`evalcore.storage.frames.row_dtype`): SQLite concatenates a run's blobs and NumPy reads them as
+structured arrays, so no Python object is made per value; contenders and cases travel as integer
+positions and become categoricals in :func:`evalcore.storage.frames.frame_from_chunks`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import NamedTuple
+
+from evalcore.core.errors import StoreError
+from evalcore.storage.frames import CaseRow, row_dtype
+
+#: Rowids per read of packed numbers: a bounded blob (about 8 MB) per query, whatever the run's size.
+_FRAME_CHUNK = 1 << 16
+_NUMBERS_BETWEEN = ("SELECT CAST(group_concat(numbers, '') AS BLOB) FROM results NOT INDEXED "
+                    "WHERE rowid BETWEEN ? AND ? AND run_id = ?")
+
+
+class FrameParts(NamedTuple):
+    """A stored run's results frame in parts, for :func:`evalcore.storage.frames.frame_from_chunks`."""
+
+    contenders: list[str]
+    """The contenders' ids, in the run's order."""
+    cases: list[CaseRow]
+    """(dataset, id, variant, metadata) per case, in the run's order."""
+    chunks: list[bytes]
+    """The results' packed numbers, in buffers of whole rows."""
+    changes: int
+    """The run's count of changes the numbers reflect (see :func:`changes`)."""
+
+
+def read_frame_parts(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> FrameParts:
+    """A stored run's contenders, cases, packed numbers and count of changes; call it inside one transaction.
+
+    Raises:
+        StoreError: the packed numbers do not add up to the run's results (a damaged store).
+    """
+    contenders = [r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position",
+                                             (run_id,))]
+    rows = conn.execute(
+        "SELECT dataset, id, variant, metadata FROM cases WHERE run_id = ? ORDER BY position", (run_id,)
+    ).fetchall()
+    # Every case's metadata parsed as one array: one call into the parser, not one per case.
+    metadata = json.loads(f"[{','.join(row[3] for row in rows)}]")
+    cases: list[CaseRow] = [(dataset, case_id, variant, meta) for (dataset, case_id, variant, _), meta in
+                            zip(rows, metadata, strict=True)]
+    return FrameParts(contenders, cases, _frame_chunks(conn, run_id, metrics), changes(conn, run_id))
+
+
+def changes(conn: sqlite3.Connection, run_id: str) -> int:
+    """How many times a run's results have been inserted or deleted (0 before the first)."""
+    row = conn.execute("SELECT changes FROM run_totals WHERE run_id = ?", (run_id,)).fetchone()
+    return row[0] if row else 0
+
+
+def _frame_chunks(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> list[bytes]:
+    """A run's packed numbers (rows of :func:`evalcore.storage.frames.row_dtype`) as a few buffers.
+
+    SQLite concatenates the blobs itself (``group_concat`` over a rowid range, cast back to a
+    blob): a run's results come back as a few bytes objects instead of a Python number per value,
+    and NumPy takes them apart without joining them first. A run's results sit in one rowid range
+    (written while it ran); scanning that range in table order beats a rowid lookup per entry of the
+    unique index, and the run_id test drops strangers. Each blob holds its own positions, so the
+    order rows come back in does not matter.
+    """
+    size = row_dtype(metrics).itemsize
+    totals = conn.execute("SELECT results FROM run_totals WHERE run_id = ?", (run_id,)).fetchone()
+    some = conn.execute("SELECT rowid FROM results WHERE run_id = ? LIMIT 1", (run_id,)).fetchone()
+    if some is None:
+        return []
+    count = totals[0] if totals else -1
+    chunks = _numbers_around(conn, run_id, some[0], count, size)
+    if sum(map(len, chunks)) != count * size:  # run_totals out of step (a writer without our triggers): count
+        count, lo, hi = conn.execute("SELECT count(*), min(rowid), max(rowid) FROM results WHERE run_id = ?",
+                                     (run_id,)).fetchone()
+        chunks = _numbers_between(conn, run_id, lo, hi)
+    got = sum(map(len, chunks))
+    if got != count * size or any(len(c) % size for c in chunks):
+        raise StoreError(f"run {run_id!r}: packed numbers of {got} bytes for {count} results of "
+                         f"{size} bytes each; the store is damaged (re-import the run from its file)")
+    return [c for c in chunks if c]
+
+
+def _numbers_between(conn: sqlite3.Connection, run_id: str, lo: int, hi: int) -> list[bytes]:
+    """The run's packed numbers with rowids in [lo, hi], a chunk of rowids per query."""
+    return [_numbers_in(conn, run_id, start, min(start + _FRAME_CHUNK - 1, hi))
+            for start in range(lo, hi + 1, _FRAME_CHUNK)]
+
+
+def _numbers_around(conn: sqlite3.Connection, run_id: str, some: int, count: int, size: int) -> list[bytes]:
+    """The run's packed numbers, read in chunks of rowids outwards from one of its rows until all ``count`` are in.
+
+    Finding the run's first and last rowid (``min(rowid), max(rowid)``) walks every index entry of the
+    run. ``run_totals`` knows how many there are, so reading stops when they are all in, at most a
+    chunk past either end; in rowid order, as a scan of the range gives them.
+    """
+    lo, hi = conn.execute("SELECT (SELECT min(rowid) FROM results), (SELECT max(rowid) FROM results)").fetchone()
+    below: list[bytes] = []
+    above: list[bytes] = []
+    down, up, got = some - 1, some, 0
+    while got < count and (up <= hi or down >= lo):
+        for going_up in (True, False):
+            if got >= count or not (up <= hi if going_up else down >= lo):
+                continue
+            start, end = (up, up + _FRAME_CHUNK - 1) if going_up else (max(down - _FRAME_CHUNK + 1, lo), down)
+            part = _numbers_in(conn, run_id, start, end)
+            (above if going_up else below).append(part)
+            got += len(part) // size
+            up, down = (end + 1, down) if going_up else (up, start - 1)
+    return below[::-1] + above
+
+
+def _numbers_in(conn: sqlite3.Connection, run_id: str, start: int, end: int) -> bytes:
+    """The run's packed numbers with rowids in [start, end], as one bytes object."""
+    return conn.execute(_NUMBERS_BETWEEN, (start, end, run_id)).fetchone()[0] or b""

@@ -1,0 +1,39 @@
+"""evalcore.execution.plan: what a run header holds when a run starts."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime, timedelta
+
+from evalcore.execution.plan import make_plan, new_run
+from evalcore.suite.loader import load_suite
+from tests.suites import write_suite
+
+STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
+def test_runs_started_one_after_another_have_distinct_ids_and_sort_in_start_order(tmp_path):
+    plan = make_plan(load_suite(write_suite(tmp_path / "suite")))
+    headers = []
+    for i in range(300):
+        headers.append(new_run(plan).info)
+        if i % 100 == 99:
+            time.sleep(0.002)  # so that some runs start in a later millisecond
+    assert len({h.id for h in headers}) == len(headers)
+    stamps = [h.created_at for h in headers]
+    assert stamps == sorted(stamps) and stamps[0] < stamps[-1]
+
+
+def test_a_run_is_stamped_with_the_current_time_in_utc(tmp_path):
+    plan = make_plan(load_suite(write_suite(tmp_path / "suite")))
+    created_at = new_run(plan).info.created_at
+    assert STAMP.fullmatch(created_at), created_at
+    stamped = datetime.fromisoformat(created_at)
+    assert stamped.utcoffset() == timedelta(0)
+    assert abs(datetime.now(UTC) - stamped) < timedelta(seconds=5)
+
+
+def test_a_run_keeps_the_id_it_is_given(tmp_path):
+    plan = make_plan(load_suite(write_suite(tmp_path / "suite")))
+    assert new_run(plan, "my-run").info.id == "my-run"
