@@ -6,8 +6,7 @@ comes from an ``evalcore`` function. Opening the app never imports litellm.
 
 ``streamlit run`` first imports this file to look for a server: it finds ``app``, an ``st.App`` that
 warms up as it starts (``pages/_startup.py``: the first visitor finds the modules loaded and the
-default leaderboard computed) and sends Streamlit's frontend files from memory. Every page view then
-runs this file as its script, as ``__main__``.
+default leaderboard computed). Every page view then runs this file as its script, as ``__main__``.
 """
 
 from __future__ import annotations
@@ -20,47 +19,46 @@ log = logging.getLogger("evalcore.app")
 
 
 def main() -> None:
-    """One script run: route to the page, with the shared sidebar."""
+    """One script run: route to the page, inside the shared frame."""
     from evalcore.core.errors import EvalcoreError
-    from pages import _shared as shared
+    from pages import _actions, _address, _frame, _sidebar, _widgets
+    from pages._state import CASES, LEADERBOARD, RUN, RUNS, UPLOAD
 
-    shared.use_app_navigation()
     st.set_page_config(page_title="evalcore", page_icon=":material/leaderboard:", layout="wide",
                        initial_sidebar_state="expanded")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    viewer = shared.viewer()
+    viewer = _actions.viewer()
     pages = [
-        st.Page(shared.LEADERBOARD, title="Leaderboard", icon=":material/leaderboard:", default=True),
-        st.Page(shared.CASES, title="Cases", icon=":material/list_alt:", url_path="cases"),
-        st.Page(shared.RUN, title="Run", icon=":material/play_circle:", url_path="run",
+        st.Page(LEADERBOARD, title="Leaderboard", icon=":material/leaderboard:", default=True),
+        st.Page(CASES, title="Cases", icon=":material/list_alt:", url_path="cases"),
+        st.Page(RUN, title="Run", icon=":material/play_circle:", url_path="run",
                 visibility="hidden" if viewer else "visible"),
-        st.Page(shared.RUNS, title="Runs", icon=":material/history:", url_path="runs"),
-        st.Page(shared.UPLOAD, title="Upload", icon=":material/upload_file:", url_path="upload"),
+        st.Page(RUNS, title="Runs", icon=":material/history:", url_path="runs"),
+        st.Page(UPLOAD, title="Upload", icon=":material/upload_file:", url_path="upload"),
     ]
     page = st.navigation(pages)
 
     try:
-        shared.read_address_bar()
-        shared.sidebar()
+        _address.read_address_bar()
+        _sidebar.sidebar()
         if viewer:
             st.sidebar.caption("Viewer mode: launching and deleting runs is turned off.")
-        shared.write_address_bar()  # before the page: a page may stop early, and widget state is already current
-        page.run()
+        _address.write_address_bar()  # before the page: a page may stop early, and widget state is already current
+        with _frame.framed():
+            page.run()
     except EvalcoreError as exc:
         log.warning("%s: %s", page.title, exc)
-        shared.fail(exc)
+        _widgets.fail(exc)
     except Exception:
         # A traceback helps a developer in the log, never a reader on the page.
         log.exception("the %s page failed", page.title)
-        shared.fail("Something went wrong on this page. The details are in the server log; reload to try again.")
+        _widgets.fail("Something went wrong on this page. The details are in the server log; reload to try again.")
 
 
 if __name__ == "__main__":  # Streamlit runs this file as the script of every page view
     main()
 else:  # `streamlit run app.py` first imports it to find the server to serve: this one, warmed up as it starts
-    from starlette.middleware import Middleware
+    from pages._startup import lifespan
 
-    from pages._startup import FrontendAssets, lifespan
-
-    app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(FrontendAssets)])
+    app = st.App(__file__, lifespan=lifespan)

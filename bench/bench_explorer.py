@@ -109,7 +109,7 @@ def apptest_child(script: str) -> None:
     from streamlit.testing.v1 import AppTest  # noqa: TID251 - the bench drives the app
 
     at = AppTest.from_file(script, default_timeout=600)
-    # In a browser, a tab's first chart comes in the run after its tables show (pages._shared.charts_now):
+    # In a browser, a tab's first chart comes in the run after its tables show (pages._widgets.charts_now):
     # timed here as one run that draws the chart too, the server's work for the whole first view.
     at.session_state["charts_now"] = True
     start, cpu = time.perf_counter(), time.process_time()

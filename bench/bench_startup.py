@@ -47,7 +47,7 @@ def best(args: list[str], repeat: int = 3) -> tuple[float, list[str]]:
 
 
 def main() -> None:
-    from evalcore.runfile.io import write_run_file
+    from evalcore.runfile.write import write_run_file
     from evalcore.storage.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -7,23 +7,24 @@ import streamlit as st
 
 from evalcore.analysis import view as explorer
 from evalcore.explorer import drilldown
-from pages import _shared as shared
-from pages._shared import Keys, plain
+from pages import _frame, _loaders, _widgets
+from pages._state import Keys
+from pages._widgets import plain
 
 ALL = "All contenders"
 
-shared.use_app_navigation()
+_frame.use_app_frame(__file__)
 st.title("Cases")
-now = shared.current()
+now = _loaders.current()
 if now is None:
-    shared.empty_store()
+    _widgets.empty_store()
     st.stop()
 contenders = [c.id for c in now.run.contenders]
-big = now.results > shared.CASES_ONE_CONTENDER_ABOVE  # never read every result as a record
+big = now.results > _loaders.CASES_ONE_CONTENDER_ABOVE  # never read every result as a record
 if st.session_state.get(Keys.CASE_CONTENDER) not in [ALL, *contenders]:
     st.session_state[Keys.CASE_CONTENDER] = ALL
 
-options = shared.filter_options(now)  # from the run's summary: a contender's cases need no other result read
+options = _loaders.filter_options(now)  # from the run's summary: a contender's cases need no other result read
 left, middle, right, search = st.columns([3, 2, 2, 3])
 contender = left.selectbox("Contender", [ALL, *contenders], key=Keys.CASE_CONTENDER)
 datasets = middle.multiselect("Datasets", options["datasets"], placeholder="all")
@@ -42,11 +43,11 @@ filters = drilldown.CaseFilters(None if contender == ALL else contender, dataset
 if big and contender == ALL:
     # A big run's results are read a contender at a time: its list comes from the frame already in memory.
     run = None
-    cases, messages = shared.cases_and_errors(now)
+    cases, messages = _loaders.cases_and_errors(now)
     table, total = drilldown.cases_view_of_frame(now.frame, metrics, cases, messages, filters,
-                                                 limit=shared.CASES_LIST_AT_MOST)
+                                                 limit=_loaders.CASES_LIST_AT_MOST)
 else:
-    run = shared.run_with_results(now, [contender] if big else None)
+    run = _loaders.run_with_results(now, [contender] if big else None)
     table = drilldown.cases_view(run, filters)
     total = len(table)
 shown = f"; the first {len(table):,} are listed, narrow them with the filters" if total > len(table) else ""
@@ -63,7 +64,7 @@ if not rows:
 
 row = table.iloc[rows[0]]
 if run is None:
-    run = shared.run_with_results(now, [row["contender"]])
+    run = _loaders.run_with_results(now, [row["contender"]])
 detail = drilldown.case_detail(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 st.subheader(plain(f"{row['dataset']} / {row['case']}"))
 st.caption(plain(f"{row['contender']} · variant {detail['variant']} · sample {row['sample']}"))
@@ -77,7 +78,7 @@ numbers[4].metric("Tokens in / out", f"{usage['input tokens'] or '–'} / {usage
 cost = usage["cost (USD)"]
 numbers[5].metric("Cost", "–" if cost is None else plain(explorer.money_format([cost]) % cost))
 if detail["error"]:
-    shared.fail(detail["error"])
+    _widgets.fail(detail["error"])
 
 inputs, expected, output = st.columns(3)
 inputs.markdown("**Input**")
@@ -99,6 +100,6 @@ others = [c for c in contenders if c != row["contender"]]
 if others:
     st.markdown("**Compare with another contender**")
     other = st.selectbox("Contender to compare", others, key=Keys.CASE_COMPARE, label_visibility="collapsed")
-    pair = shared.run_with_results(now, [row["contender"], other]) if big else run
+    pair = _loaders.run_with_results(now, [row["contender"], other]) if big else run
     st.dataframe(drilldown.compare_answers(pair, [row["contender"], other], row["dataset"], row["case"],
                                           int(row["sample"])), hide_index=True)

@@ -9,14 +9,15 @@ import streamlit as st
 from evalcore.analysis.text import format_cost
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import jobs, sharing
-from pages import _shared as shared
-from pages._shared import Keys, plain
+from pages import _actions, _frame, _loaders, _widgets
+from pages._state import Keys
+from pages._widgets import plain
 
 OTHER = "another folder…"
 
-shared.use_app_navigation()
+_frame.use_app_frame(__file__)
 st.title("Run")
-if shared.viewer():
+if _actions.viewer():
     st.info("Launching runs is turned off in this deployment (viewer mode).", icon=":material/lock:")
     st.stop()
 
@@ -29,37 +30,37 @@ def load_suite(path: str):  # noqa: ANN201
 
 
 def progress_panel(run_id: str, polling: bool) -> None:
-    job = shared.jobs().get(run_id)
+    job = _loaders.jobs().get(run_id)
     if job is None:
         return
     title, cancel = st.columns([4, 1], vertical_alignment="bottom")
     title.subheader("Progress" if job.alive else f"Run {job.status}")
     if job.alive:
-        cancel.button("Cancel", on_click=job.cancel, icon=":material/stop:", key=f"cancel_{run_id}",
+        cancel.button("Cancel", on_click=job.cancel, icon=":material/stop:", key=Keys.CANCEL + run_id,
                       help="Stop after the calls in flight; finished results stay stored and the run can be resumed")
     for r in job.rows().itertuples():
         st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {r.errors} errors"))
-    count, view = shared.leaderboard_so_far(run_id, job)
+    count, view = _loaders.leaderboard_so_far(run_id, job)
     if view is not None:
         st.caption(f"Leaderboard so far ({count:,} results)" if job.alive else "Leaderboard")
-        shared.show_table(view.overall, view.columns)
+        _widgets.show_table(view.overall, view.columns)
     if job.alive:
         return
     if polling:
         st.rerun(scope="app")  # stop polling: the panel is drawn once more, without run_every
     if job.error:
-        shared.fail(job.error)
+        _widgets.fail(job.error)
     elif job.status == "completed":
         st.success("The run is complete.", icon=":material/check_circle:")
     else:
         st.warning(f"The run stopped ({job.status}): finished results are stored; resume it from Runs.")
     if st.button("Open the leaderboard", type="primary", icon=":material/leaderboard:"):
-        shared.open_run(run_id)
+        _frame.open_run(run_id)
 
 
 active = st.session_state.get(Keys.JOB)
-if active in shared.jobs():
-    alive = shared.jobs()[active].alive
+if active in _loaders.jobs():
+    alive = _loaders.jobs()[active].alive
     st.fragment(progress_panel, run_every="500ms" if alive else None)(active, alive)
     st.divider()
 
@@ -71,7 +72,7 @@ if not path:
 try:
     suite = load_suite(str(Path(path)))
 except EvalcoreError as exc:
-    shared.fail(exc)
+    _widgets.fail(exc)
     st.stop()
 
 lineup = [c.id for c in jobs.build_plan(suite).contenders]
@@ -96,11 +97,11 @@ if len(summary["refused"]):
     st.caption("Refused lineup entries (never called):")
     st.dataframe(summary["refused"], hide_index=True)
 for model, keys in summary["missing_keys"].items():
-    shared.fail(f"{model} needs {', '.join(keys)} in the environment (or in st.secrets). Set it and reload.")
+    _widgets.fail(f"{model} needs {', '.join(keys)} in the environment (or in st.secrets). Set it and reload.")
 
 ready = summary["calls"] > 0 and not summary["missing_keys"]
 if st.button("Launch", type="primary", icon=":material/play_arrow:", disabled=not ready):
-    job = jobs.launch_run(plan, shared.db_path())
-    shared.jobs()[job.run_id] = job
+    job = jobs.launch_run(plan, _loaders.db_path())
+    _loaders.jobs()[job.run_id] = job
     st.session_state[Keys.JOB] = job.run_id
     st.rerun()

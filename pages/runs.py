@@ -2,42 +2,51 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from evalcore.analysis import view as explorer
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import jobs, sharing
-from pages import _shared as shared
-from pages._shared import Keys, plain
+from pages import _actions, _frame, _loaders, _widgets
+from pages._state import RUN, Keys
+from pages._widgets import plain
 
-shared.use_app_navigation()
+if TYPE_CHECKING:
+    import pandas as pd
+
+_frame.use_app_frame(__file__)
 st.title("Runs")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def summaries(path: str, versions: tuple):  # noqa: ANN201
-    return sharing.run_summaries(shared.store())
+def history(path: str, versions: tuple) -> pd.DataFrame:
+    """The run history of the store at ``path``. ``versions`` (each run's id and version) is read by
+    Streamlit, not here: as part of the cache key, it makes the table again once a run is added, deleted
+    or moves on."""
+    return sharing.run_summaries(_loaders.store())
 
 
 def run_file(path: str, run_id: str, gzip: bool = False) -> bytes:
     """The run as a run file, as ``evalcore export`` writes it. Made only when a download button is clicked
-    (Streamlit calls this on a thread of its own, hence a connection of its own): a run of a million
-    results takes most of a minute, which selecting it in the list used to cost."""
-    from evalcore.runfile.io import exported_run
+    (Streamlit calls this on a thread of its own, hence a connection of its own): exporting a big run
+    takes long, and selecting it in the list should not."""
+    from evalcore.runfile.write import exported_run
     from evalcore.storage.store import Store
 
     with Store(path) as store:
         return exported_run(store, run_id, gzip)
 
 
-index = shared.store().list_runs()
+index = _loaders.store().list_runs()
 if not index:
-    shared.empty_store()
+    _widgets.empty_store()
     st.stop()
 
-table = summaries(shared.db_path(), tuple((i["id"], *shared.version(i)) for i in index))
+table = history(_loaders.db_path(), tuple((i["id"], *_loaders.version(i)) for i in index))
 money = explorer.money_format(table["cost"].dropna())
-event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="runs_table",
+event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key=Keys.RUNS_TABLE,
                      column_config={"cost": st.column_config.NumberColumn("cost", format=money, help="Total USD"),
                                     "id": st.column_config.TextColumn("id", width="small")})
 rows = event.selection.rows
@@ -50,33 +59,33 @@ run_id = info["id"]
 st.subheader(plain(sharing.run_label(info)))
 buttons = st.columns(5)
 if buttons[0].button("Open", type="primary", icon=":material/leaderboard:"):
-    shared.open_run(run_id)
-path = shared.db_path()
+    _frame.open_run(run_id)
+path = _loaders.db_path()
 buttons[1].download_button("Export .json", lambda: run_file(path, run_id), file_name=f"run-{run_id[:8]}.json",
                            mime="application/json", icon=":material/download:")
 buttons[2].download_button("Export .json.gz", lambda: run_file(path, run_id, gzip=True),
                            file_name=f"run-{run_id[:8]}.json.gz", mime="application/gzip", icon=":material/download:")
 
-if shared.viewer():
+if _actions.viewer():
     st.stop()
-working = run_id in shared.jobs() and shared.jobs()[run_id].alive
+working = run_id in _loaders.jobs() and _loaders.jobs()[run_id].alive
 if info["status"] != "completed" and not working and buttons[3].button("Resume", icon=":material/replay:",
                                                                        help="Call only what is missing"):
     try:
-        job = jobs.resume_run(run_id, shared.db_path())
+        job = jobs.resume_run(run_id, _loaders.db_path())
     except EvalcoreError as exc:
-        shared.fail(exc)
+        _widgets.fail(exc)
     else:
-        shared.jobs()[run_id] = job
+        _loaders.jobs()[run_id] = job
         st.session_state[Keys.JOB] = run_id
-        st.switch_page(shared.RUN)
+        st.switch_page(RUN)
 if not working and buttons[4].button("Delete", icon=":material/delete:"):
     st.session_state[Keys.CONFIRM_DELETE] = run_id
 if st.session_state.get(Keys.CONFIRM_DELETE) == run_id:
     st.warning(plain(f"Delete run {run_id} and its {info['results']} results? This cannot be undone."))
     yes, no = st.columns([1, 6])
     if yes.button("Yes, delete", type="primary"):
-        shared.delete_run(run_id)
+        _actions.delete_run(run_id)
         del st.session_state[Keys.CONFIRM_DELETE]
         st.toast("Run deleted.")
         st.rerun()

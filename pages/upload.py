@@ -9,14 +9,15 @@ import streamlit as st
 
 from evalcore.core.errors import RunFileError, StoreError
 from evalcore.runfile.uploads import read_upload, too_large
-from pages import _shared as shared
-from pages._shared import plain
+from pages import _actions, _frame, _loaders, _widgets
+from pages._state import Keys
+from pages._widgets import plain
 
-shared.use_app_navigation()
+_frame.use_app_frame(__file__)
 st.title("Upload a run file")
 st.caption("A `.json` or `.json.gz` file written by `evalcore export` or `evalcore run -o`. "
            "It is checked against the run-file format before anything is shown.")
-upload = st.file_uploader("Run file", type=["json", "gz"], key="upload_file")
+upload = st.file_uploader("Run file", type=["json", "gz"], key=Keys.UPLOAD_FILE)
 if upload is None:
     st.stop()
 
@@ -32,20 +33,20 @@ except RunFileError as exc:
     st.code("\n".join(exc.problems) or str(exc), language=None, wrap_lines=True)
     st.stop()
 
-ref = shared.remember_upload(data, run)
+ref = _loaders.remember_upload(data, run)
 st.success(plain(f"Valid run file: {run.info.suite}, {len(run.contenders)} contenders, {len(run.cases)} cases, "
                  f"{len(run.results)} results."), icon=":material/check_circle:")
-view = shared.view_for(ref, run.info.weights)
-shared.show_table(view.overall, view.columns)
+view = _loaders.view_for(ref, run.info.weights)
+_widgets.show_table(view.overall, view.columns)
 
 left, right = st.columns(2)
 if left.button("Open on the leaderboard", type="primary", icon=":material/leaderboard:"):
-    shared.open_run(ref)
-if not shared.viewer() and right.button("Save to the history", icon=":material/save:"):
+    _frame.open_run(ref)
+if not _actions.viewer() and right.button("Save to the history", icon=":material/save:"):
     try:
-        shared.save_run(run)
+        _actions.save_run(run)
     except StoreError as exc:
-        shared.fail(f"{exc}. It is already in the history: open it from Runs.")
+        _widgets.fail(f"{exc}. It is already in the history: open it from Runs.")
     else:
         st.success("Saved. It is now in the run picker and on the Runs page.")
-        shared.open_run(run.info.id)
+        _frame.open_run(run.info.id)

@@ -73,9 +73,9 @@ def test_viewer_mode_reads_cases_like_anyone(monkeypatch, tmp_path):
 
 def big(monkeypatch) -> None:
     """Make the demo run count as big: the page then reads one contender's results at a time."""
-    import pages._shared
+    import pages._loaders
 
-    monkeypatch.setattr(pages._shared, "CASES_ONE_CONTENDER_ABOVE", 10)
+    monkeypatch.setattr(pages._loaders, "CASES_ONE_CONTENDER_ABOVE", 10)
 
 
 def loads(monkeypatch) -> list:
@@ -111,11 +111,11 @@ def test_a_big_run_lists_every_contender_from_its_frame(monkeypatch, tmp_path):
 
 
 def test_a_big_run_lists_at_most_so_many_rows(monkeypatch, tmp_path):
-    import pages._shared
+    import pages._loaders
 
     seed(monkeypatch, tmp_path, demo_run())
     big(monkeypatch)
-    monkeypatch.setattr(pages._shared, "CASES_LIST_AT_MOST", 10)
+    monkeypatch.setattr(pages._loaders, "CASES_LIST_AT_MOST", 10)
     at = open_page(PAGE)
     assert len(at.dataframe[0].value) == 10
     assert "36 results; the first 10 are listed, narrow them with the filters." in texts(at)
@@ -132,9 +132,9 @@ def test_a_big_run_compares_with_a_contender_it_had_not_read(monkeypatch, tmp_pa
     assert not at.exception and not at.error
     compared = at.dataframe[2].value
     assert len(compared.columns) == 4 and asked == [run.contenders[0].id, run.contenders[1].id]
-    import pages._shared
+    import pages._loaders
 
-    monkeypatch.setattr(pages._shared, "CASES_ONE_CONTENDER_ABOVE", 100_000)  # small again: every result read
+    monkeypatch.setattr(pages._loaders, "CASES_ONE_CONTENDER_ABOVE", 100_000)  # small again: every result read
     small = open_page(PAGE, **picked(1))
     assert asked[-1] is None
     assert compared.equals(small.dataframe[2].value)

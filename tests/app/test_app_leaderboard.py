@@ -196,7 +196,7 @@ def test_the_demo_button_launches_the_demo_suite_and_opens_the_run_page(monkeypa
     at = open_page(PAGE)
     at.button[0].click().run()
     assert switches == ["pages/run.py"]
-    from pages._shared import jobs
+    from pages._loaders import jobs
 
     job = jobs()[at.session_state["job"]]
     job.join(timeout=60)

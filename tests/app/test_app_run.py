@@ -38,7 +38,7 @@ def test_launching_runs_in_the_background_and_ends_with_a_leaderboard(monkeypatc
     at.multiselect[1].select("fake/oracle · t=0").select("fake/flaky").run()
     at.number_input[2].set_value(2).run()  # two cases per dataset: 12 calls
     next(b for b in at.button if b.label == "Launch").click().run()
-    from pages._shared import jobs
+    from pages._loaders import jobs
 
     job = jobs()[at.session_state["job"]]
     job.join(timeout=30)
@@ -97,7 +97,7 @@ class _Working:
 
 def test_the_leaderboard_so_far_is_read_again_only_when_old_enough(monkeypatch, tmp_path):
     """Polled twice a second, the panel re-reads a million results at most every couple of seconds."""
-    import pages._shared
+    import pages._loaders
     from evalcore.storage.store import Store
     from tests.app.test_app_shared import demo_run
 
@@ -107,7 +107,7 @@ def test_the_leaderboard_so_far_is_read_again_only_when_old_enough(monkeypatch, 
     load = Store.load_results_frame
     monkeypatch.setattr(Store, "load_results_frame", lambda self, run_id: reads.append(run_id) or load(self, run_id))
     job = _Working(run)
-    pages._shared.jobs()[run.info.id] = job
+    pages._loaders.jobs()[run.info.id] = job
     try:
         at = open_page(PAGE, job=run.info.id)
         assert not at.exception
@@ -115,11 +115,11 @@ def test_the_leaderboard_so_far_is_read_again_only_when_old_enough(monkeypatch, 
         at.run()
         assert reads == [run.info.id]  # the same leaderboard, drawn again
         kept = at.session_state["so_far"]
-        at.session_state["so_far"] = (kept[0], kept[1] - pages._shared.SO_FAR_EVERY_S - 60, *kept[2:])  # aged
+        at.session_state["so_far"] = (kept[0], kept[1] - pages._loaders.SO_FAR_EVERY_S - 60, *kept[2:])  # aged
         at.run()
         assert reads == [run.info.id] * 2
         job.alive, job.status = False, "completed"
         at.run()
         assert len(reads) == 3 and "The run is complete." in texts(at)  # a finished run's is read afresh
     finally:
-        pages._shared.jobs().pop(run.info.id, None)
+        pages._loaders.jobs().pop(run.info.id, None)

@@ -67,7 +67,7 @@ def test_an_interrupted_run_can_be_resumed(monkeypatch, tmp_path):
     assert "Resume" in labels(at)
     next(b for b in at.button if b.label == "Resume").click().run()
     assert switches == ["pages/run.py"] and not at.exception
-    from pages._shared import jobs
+    from pages._loaders import jobs
 
     job = jobs()[run.info.id]
     job.join(timeout=30)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from evalcore.runfile.io import write_run_file
+from evalcore.runfile.write import write_run_file
 from tests.factories import make_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -156,6 +156,17 @@ def test_the_sidebar_stays_when_switching_pages(monkeypatch, tmp_path):
     assert at.sidebar.slider(key="w_cost").value == -100
 
 
+def test_a_page_streamlit_runs_without_app_py_reruns_through_it(monkeypatch, tmp_path):
+    """A folder named pages/ makes Streamlit run a page's file alone until some session runs st.navigation
+    (a fresh server's first visitor at /cases; every AppTest run): the page reruns through app.py."""
+    seed(monkeypatch, tmp_path, demo_run())
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    at.switch_page("pages/cases.py").run()  # before app.py ever ran in this session
+    assert not at.exception and at.title[0].value == "Cases"
+    assert at.sidebar.selectbox(key="run").value == "run-demo" and at.sidebar.slider(key="w_cost").value == -50
+    assert at.query_params["run"] == "run-demo"  # app.py's address bar, written around the page
+
+
 def test_sliders_whose_state_a_page_switch_dropped_come_back_where_the_user_left_them(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
@@ -225,7 +236,7 @@ def test_streamlit_run_finds_in_app_py_a_server_that_answers_before_loading_the_
     assert found.is_asgi_app and found.import_string == "app:app"
     probe = ("import json, sys\nimport streamlit as st\nimport app\n"
              "print(json.dumps([isinstance(app.app, st.App), 'pandas' in sys.modules,"
-             " 'pages._shared' in sys.modules]))\n")
+             " 'pages._loaders' in sys.modules]))\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, False, False]
 
@@ -248,8 +259,6 @@ def test_the_server_serves_at_once_and_warms_up_in_a_thread(monkeypatch):
     import asyncio
     import threading
 
-    from streamlit.runtime.pages_manager import PagesManager
-
     from pages import _startup
 
     release, done = threading.Event(), threading.Event()
@@ -259,24 +268,22 @@ def test_the_server_serves_at_once_and_warms_up_in_a_thread(monkeypatch):
         done.set()
 
     monkeypatch.setattr(_startup, "warm_up", slow_warm_up)
-    monkeypatch.setattr(PagesManager, "uses_pages_directory", True)  # as a server with pages/ starts
 
     async def serve() -> bool:
         async with _startup.lifespan(None):
             return done.is_set()  # serving while the warm-up still works
 
     assert asyncio.run(serve()) is False
-    assert PagesManager.uses_pages_directory is False  # the first page view needs no rerun to leave it
     release.set()
     assert done.wait(10)
 
 
 def test_a_warm_up_that_fails_is_logged_and_left_to_the_first_page(monkeypatch, caplog):
-    from pages import _shared, _startup
+    from pages import _loaders, _startup
 
     def broken() -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(_shared, "warm_up", broken)
+    monkeypatch.setattr(_loaders, "warm_up", broken)
     _startup.warm_up()  # never raises: the first page does the same work and shows what goes wrong
     assert "warming up failed" in caplog.text and "disk full" in caplog.text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 
-from evalcore.runfile.io import dump_run
+from evalcore.runfile.write import dump_run
 from evalcore.storage.store import Store
 from tests.app.test_app_shared import demo_run, open_page, record_page_switches, seed, texts
 

@@ -45,7 +45,7 @@ def test_the_leaderboard_opens_on_the_bundled_demo_run(page, app_url):
 
 def expected_winner(run_file, **changes) -> str:  # noqa: ANN001
     from evalcore.analysis.view import leaderboard_view
-    from evalcore.runfile.io import read_run_file
+    from evalcore.runfile.read import read_run_file
     from evalcore.storage.frames import results_frame
 
     run = read_run_file(run_file)
@@ -78,7 +78,7 @@ def test_moving_a_weight_re_ranks_and_the_address_bar_shares_it(page, app_url, b
 
 
 def test_a_weight_moved_before_the_chart_comes_is_kept(page, app_url, demo_run_file):
-    """A tab's first chart comes in the script run after its tables are on screen (pages._shared.charts_now):
+    """A tab's first chart comes in the script run after its tables are on screen (pages._widgets.charts_now):
     a slider moved the moment the table shows is neither lost to that run nor undone by it."""
     cheap_wins = expected_winner(demo_run_file, cost=-1.0)
     page.goto(app_url)
@@ -193,6 +193,7 @@ def test_a_deep_link_opened_first_on_a_fresh_server_keeps_the_shared_frame(brows
             expect(nav).to_have_count(5)
             expect(nav.filter(has_text="shared")).to_have_count(0)
             expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+            expect(page.get_by_text("Page not found")).to_have_count(0)
             screenshot(page, "deep_link_first")
         finally:
             page.close()
@@ -202,7 +203,8 @@ def test_a_run_is_exported_when_its_button_is_clicked(page, app_url, tmp_path):
     """The run file is written on the click (not when the run is selected) and is a valid run file."""
     import gzip
 
-    from evalcore.runfile.io import read_run_file, write_run_file
+    from evalcore.runfile.read import read_run_file
+    from evalcore.runfile.write import write_run_file
 
     open_app(page, app_url, "runs")
     click_first_row(page, page.get_by_test_id("stDataFrame").first)

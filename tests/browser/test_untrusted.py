@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from evalcore.runfile.io import write_run_file
+from evalcore.runfile.write import write_run_file
 from tests.browser.conftest import screenshot, streamlit_server
 from tests.untrusted import PAYLOADS, untrusted_run
 

@@ -16,7 +16,7 @@ import pytest
 
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import jobs
-from evalcore.runfile.io import dump_run
+from evalcore.runfile.write import dump_run
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.app.test_app_shared import REPO, demo_run, open_page, seed, texts
@@ -81,12 +81,12 @@ def test_every_kind_of_bad_file_is_shown_as_an_error_and_the_page_stays_up(monke
 
 
 def test_a_file_over_the_upload_limit_is_refused_before_it_is_parsed(monkeypatch, tmp_path):
-    import evalcore.runfile.io
+    import evalcore.runfile.read
     import evalcore.runfile.uploads
 
     seed(monkeypatch, tmp_path)
     monkeypatch.setattr(evalcore.runfile.uploads, "MAX_UPLOAD_BYTES", 10_000)
-    monkeypatch.setattr(evalcore.runfile.io, "read_run_file", lambda *a, **k: pytest.fail("the file was parsed"))
+    monkeypatch.setattr(evalcore.runfile.read, "read_run_file", lambda *a, **k: pytest.fail("the file was parsed"))
     at = upload(open_page(UPLOAD), "big.json", dump_run(demo_run()))
     assert not at.exception
     assert at.error[0].value.startswith("This file is too large to upload")
@@ -188,7 +188,7 @@ def test_viewer_mode_the_pages_write_actions_refuse_when_called(viewer_store):
         import streamlit as st
 
         from evalcore.core.errors import EvalcoreError
-        from pages import _shared as shared
+        from pages import _actions as shared
         from tests.factories import make_run
 
         actions = {"save": lambda: shared.save_run(make_run(1, 1, run_id="run-new")),

@@ -1,0 +1,292 @@
+"""What the pages read, cached: the store, runs, their frames and summaries, leaderboards, running jobs.
+
+Every cached loader takes the store's path, the run's ref and its version (status, result count, end
+time), so a run that changes is read again. Nothing here computes a number: each loader calls one
+``evalcore`` function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from evalcore.analysis import summaries
+from evalcore.analysis import view as explorer
+from evalcore.core.errors import EvalcoreError
+from evalcore.core.records import Case, Run
+from evalcore.explorer import sharing
+from evalcore.explorer.jobs import RunJob
+from evalcore.storage.store import Store, default_db_path
+from pages._state import Keys
+
+log = logging.getLogger("evalcore.app")
+
+UPLOAD_PREFIX = "upload:"
+#: Bundled run files, imported into an empty store (a fresh deployment).
+RUNS_DIR_ENV = "EVALCORE_RUNS_DIR"
+MAX_UPLOADS = 8
+#: Seconds a page waits for another writer to save a run's summary (it is saved by the next visitor else).
+SUMMARY_WAIT_S = 0.2
+#: Past this many results the Cases page reads only the chosen contender's results, and lists "All
+#: contenders" from the run's frame: reading every result of such a run as records keeps the reader waiting.
+CASES_ONE_CONTENDER_ABOVE = 100_000
+#: Rows the Cases page lists at most for "All contenders" of such a run (the first in the run's order).
+CASES_LIST_AT_MOST = 10_000
+#: While a run goes on, its leaderboard so far is redrawn at most this often, and at most every four
+#: times what drawing it took: ranking a big run's results is work the panel should not repeat each poll.
+SO_FAR_EVERY_S = 2.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Current:
+    """The selected run: its ref, header (no cases or results) and label."""
+
+    ref: str
+    run: Run
+    label: str
+    version: tuple
+    #: How many results the run has (from the run index: no result is read to know it).
+    results: int
+
+    @property
+    def frame(self) -> Any:
+        """The run's results frame, read on first use: a whole run's leaderboard does without (see :func:`summary`)."""
+        return _results_frame(db_path(), self.ref, self.version)[0]
+
+
+def db_path() -> str:
+    return str(default_db_path())
+
+
+@st.cache_resource(show_spinner=False)
+def _store(path: str) -> Store:
+    store = Store(path)
+    imported = sharing.seed_store_from_bundled(store, os.environ.get(RUNS_DIR_ENV) or "data/runs")
+    if imported:
+        log.info("seeded %s with bundled runs %s", path, imported)
+    return store
+
+
+def store() -> Store:
+    """The store at ``$EVALCORE_DB`` (seeded from the bundled run files when empty)."""
+    return _store(db_path())
+
+
+@st.cache_resource(show_spinner=False)
+def _uploads() -> OrderedDict[str, Run]:
+    return OrderedDict()
+
+
+def remember_upload(data: bytes, run: Run) -> str:
+    """Keep an uploaded run for this session's picker; returns its ref."""
+    ref = UPLOAD_PREFIX + hashlib.sha256(data).hexdigest()[:16]
+    uploads = _uploads()
+    uploads[ref] = run
+    while len(uploads) > MAX_UPLOADS:
+        uploads.popitem(last=False)
+    mine = st.session_state.setdefault(Keys.UPLOADS, [])
+    if ref not in mine:
+        mine.append(ref)
+    return ref
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _load(path: str, ref: str, version: tuple) -> Run:
+    """The run; a stored one without its cases and results (the leaderboard reads the frame or the summary)."""
+    if ref.startswith(UPLOAD_PREFIX):
+        return _uploads()[ref]
+    return _store(path).load_run(ref, results=False)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _results_frame(path: str, ref: str, version: tuple) -> tuple[Any, int | None]:
+    """The run's results frame, and the store's count of changes it reflects (None for an upload)."""
+    if ref.startswith(UPLOAD_PREFIX):
+        from evalcore.storage.frames import results_frame
+
+        return results_frame(_uploads()[ref]), None
+    return _store(path).load_results_frame_and_changes(ref)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _saved_summary(path: str, ref: str, version: tuple) -> summaries.Summary | None:
+    """The store's saved summary of the run, when it has one that still holds."""
+    return None if ref.startswith(UPLOAD_PREFIX) else summaries.read_summary(_store(path), ref)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _summary(path: str, ref: str, version: tuple) -> summaries.Summary:
+    """The whole run's prepared leaderboard and filter values: the store's saved summary, else computed
+    from the results (and saved, once the run is over, for the next server that opens it)."""
+    saved = _saved_summary(path, ref, version)
+    if saved is not None:
+        return saved
+    run = _load(path, ref, version)
+    frame, changes = _results_frame(path, ref, version)
+    summary = summaries.summarize(frame, run.metrics)
+    if changes is not None and run.info.status != "running" and len(frame):
+        summaries.save_summary(_store(path), ref, changes, summary, wait=SUMMARY_WAIT_S)
+    return summary
+
+
+def summary(now: Current) -> summaries.Summary:
+    """The current run's :func:`_summary`."""
+    return _summary(db_path(), now.ref, now.version)
+
+
+def filter_options(now: Current) -> dict[str, Any]:
+    """The values each filter offers for the current run: from its saved summary, else from its frame
+    (computing a whole summary, bootstrap included, for a list of values would cost more than the frame)."""
+    saved = _saved_summary(db_path(), now.ref, now.version)
+    return saved.options if saved is not None else explorer.filter_options(now.frame)
+
+
+@st.cache_resource(show_spinner="Reading the run's results…", max_entries=4)
+def _load_with_results(path: str, ref: str, version: tuple, contender: str | None = None) -> Run:
+    return _store(path).load_run(ref, contender=contender)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _cases_and_errors(path: str, ref: str, version: tuple) -> tuple[list[Case], dict]:
+    s = _store(path)
+    return s.load_cases(ref), s.error_messages(ref)
+
+
+def cases_and_errors(now: Current) -> tuple[list[Case], dict]:
+    """The current run's cases, and the message of each result with an error (see :meth:`Store.error_messages`)."""
+    if now.ref.startswith(UPLOAD_PREFIX):
+        errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in now.run.results if r.error}
+        return now.run.cases, errors
+    return _cases_and_errors(db_path(), now.ref, now.version)
+
+
+def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> Run:
+    """The current run with every result, or with those of ``contenders`` only (the Cases page reads them;
+    the leaderboard does not)."""
+    if now.ref.startswith(UPLOAD_PREFIX):
+        return now.run
+    at = now.version
+    if contenders is None:
+        return _load_with_results(db_path(), now.ref, at)
+    parts = [_load_with_results(db_path(), now.ref, at, c) for c in dict.fromkeys(contenders)]
+    if len(parts) == 1:
+        return parts[0]
+    return dataclasses.replace(parts[0], results=[r for part in parts for r in part.results])
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> explorer.PreparedView:
+    """Aggregates and bootstrap resamples: they depend on the run and the filters, not on the weights."""
+    if not any(filters):
+        return _summary(path, ref, version).prepared
+    f = explorer.Filters(list(filters[0]), list(filters[1]), list(filters[2]), {k: list(v) for k, v in filters[3]})
+    return explorer.prepare_view(_results_frame(path, ref, version)[0], _load(path, ref, version).metrics, f)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_view(path: str, ref: str, version: tuple, weights: tuple, filters: tuple) -> explorer.LeaderboardView:
+    run = _load(path, ref, version)
+    return explorer.view_of(_prepared(path, ref, version, filters), run.metrics, dict(weights), run.contenders)
+
+
+def filters_key(f: explorer.Filters | None) -> tuple:
+    """Filters as a hashable cache key for :func:`cached_view`."""
+    f = f or explorer.Filters()
+    return (tuple(f.datasets), tuple(f.variants), tuple(f.contenders),
+            tuple(sorted((k, tuple(v)) for k, v in f.metadata.items())))
+
+
+def view_for(ref: str, chosen: dict[str, float], f: explorer.Filters | None = None) -> explorer.LeaderboardView:
+    """The (cached) leaderboard of a run under these weights and filters."""
+    info = runs_index().get(ref, {})
+    return cached_view(db_path(), ref, version(info), tuple(sorted(chosen.items())), filters_key(f))
+
+
+@st.cache_resource(show_spinner=False)
+def jobs() -> dict[str, RunJob]:
+    """Runs working in this server process, by run id (they outlive any browser tab)."""
+    return {}
+
+
+def runs_index() -> dict[str, dict]:
+    """Store runs by id, newest first, then this session's uploads."""
+    index = {info["id"]: info for info in store().list_runs()}
+    for ref in st.session_state.get(Keys.UPLOADS, []):
+        run = _uploads().get(ref)
+        if run is not None:
+            index[ref] = {"id": ref, "suite": run.info.suite, "created_at": run.info.created_at,
+                          "status": "uploaded", "results": len(run.results)}
+    return index
+
+
+def leaderboard_so_far(run_id: str, job: RunJob) -> tuple[int, explorer.LeaderboardView | None]:
+    """How many results a run has stored and their leaderboard (no intervals), for its progress panel.
+
+    The panel polls twice a second; while the run is alive, the last leaderboard drawn is shown again
+    until it is old enough (see :data:`SO_FAR_EVERY_S`). A finished run's is always read afresh.
+    """
+    kept = st.session_state.get(Keys.SO_FAR)
+    now = time.monotonic()
+    if job.alive and kept and kept[0] == run_id and now - kept[1] < max(SO_FAR_EVERY_S, 4 * kept[2]):
+        return kept[3], kept[4]
+    frame = store().load_results_frame(run_id)
+    view = explorer.leaderboard_view(frame, job.run.metrics, job.run.info.weights, ci=False,
+                                     contenders=job.run.contenders) if len(frame) else None
+    st.session_state[Keys.SO_FAR] = (run_id, now, time.monotonic() - now, len(frame), view)
+    return len(frame), view
+
+
+def version(info: dict) -> tuple:
+    """What changes when a run does: the part of its cache keys that makes a changed run read again."""
+    return (info.get("status"), info.get("results"), info.get("finished_at"))
+
+
+def current() -> Current | None:
+    """The selected run; the newest run when none is picked; None when there is none."""
+    index = runs_index()
+    if not index:
+        return None
+    ref = st.session_state.get(Keys.RUN)
+    if ref not in index:
+        ref = sharing.default_run(list(index.values()))
+    at = version(index[ref])
+    try:
+        run = _load(db_path(), ref, at)
+    except (EvalcoreError, KeyError) as exc:
+        log.warning("run %s cannot be shown: %s", ref, exc)
+        return None
+    return Current(ref, run, sharing.run_label(index[ref]), at, int(index[ref].get("results") or 0))
+
+
+def run_weights(run: Run) -> dict[str, float]:
+    """The run's own weights, when the explorer can use them (else none)."""
+    return sharing.usable_weights(run.info.weights, run.metrics) or {}
+
+
+def own_weights(run: Run) -> dict[str, float]:
+    """The run's own weights as its sliders first show them (whole positions): what its first view ranks by."""
+    return explorer.slider_weights(explorer.slider_values(run_weights(run)))
+
+
+def warm_up() -> explorer.LeaderboardView | None:
+    """Compute what the first view of the leaderboard needs, into the caches the pages read: the store
+    (opened, and seeded from the bundled runs when empty), the default run's summary, and its leaderboard
+    under the run's own weights, which it returns (None: no run). The server does it once as it starts
+    (see ``pages/_startup.py``)."""
+    path = db_path()
+    index = {info["id"]: info for info in _store(path).list_runs()}
+    ref = sharing.default_run(list(index.values()))
+    if ref is None:
+        return None
+    at = version(index[ref])
+    run = _load(path, ref, at)
+    _summary(path, ref, at)
+    return cached_view(path, ref, at, tuple(sorted(own_weights(run).items())), filters_key(None))

@@ -1,0 +1,81 @@
+"""The sidebar every page shares: the run picker and the weight sliders, and the weights they set."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore.analysis import view as explorer
+from evalcore.explorer import sharing
+from pages import _loaders as loaders
+from pages._filters import filters
+from pages._state import Keys
+
+
+def sidebar() -> None:
+    """The run picker and the weight sliders, shown on every page."""
+    index = loaders.runs_index()
+    if Keys.PENDING_RUN in st.session_state:
+        st.session_state[Keys.RUN] = st.session_state.pop(Keys.PENDING_RUN)
+    if not index:
+        st.sidebar.caption("No runs yet.")
+        return
+    if st.session_state.get(Keys.RUN) not in index:
+        st.session_state[Keys.RUN] = sharing.default_run(list(index.values()))
+    st.sidebar.selectbox("Run", list(index), key=Keys.RUN, format_func=lambda ref: sharing.run_label(index[ref]),
+                         help="A run from the history, or a file you uploaded")
+    now = loaders.current()
+    if now is not None:
+        weight_sliders(now)
+
+
+def weight_sliders(now: loaders.Current) -> None:
+    """One slider per weight, each with a caption saying its share of the weighted score."""
+    names = explorer.weight_names(now.run.metrics)
+    if Keys.URL_WEIGHTS in st.session_state:
+        set_weights(sharing.usable_weights(st.session_state.pop(Keys.URL_WEIGHTS), now.run.metrics) or {}, names)
+        st.session_state[Keys.WEIGHTS_FOR] = now.ref
+    elif st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
+        set_weights(loaders.run_weights(now.run), names)
+        st.session_state[Keys.WEIGHTS_FOR] = now.ref
+    elif any(Keys.WEIGHT + n not in st.session_state for n in names):
+        # st.switch_page drops the sliders' state: the sliders would come back at -100 (their minimum) for
+        # one script run, while the browser still showed the positions the user had set.
+        kept = st.session_state.get(Keys.WEIGHT_POSITIONS, {})
+        for name in names:
+            st.session_state[Keys.WEIGHT + name] = kept.get(name, 0)
+    st.sidebar.subheader("Weights")
+    positions, captions = {}, {}
+    for name in names:
+        positions[name] = st.sidebar.slider(name, -explorer.SLIDER_MAX, explorer.SLIDER_MAX, step=1,
+                                            key=Keys.WEIGHT + name, format="%+d",
+                                            help=explorer.weight_hint(name, now.run.metrics))
+        captions[name] = st.sidebar.empty()
+    st.session_state[Keys.WEIGHT_POSITIONS] = positions
+    shares = explorer.live_shares(explorer.slider_weights(positions))
+    for name, caption in captions.items():
+        share = shares.get(name, 0.0)
+        direction = "lower is better" if positions[name] < 0 else "higher is better"
+        caption.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
+    st.sidebar.button("Reset to the run's weights", on_click=set_weights,
+                      args=(loaders.run_weights(now.run), names), use_container_width=True)
+
+
+def set_weights(values: dict[str, float], names: list[str]) -> None:
+    """Put the sliders at these weights (a name not in ``values`` at 0)."""
+    positions = explorer.slider_values(values)
+    for name in names:
+        st.session_state[Keys.WEIGHT + name] = positions.get(name, 0)
+
+
+def weights(now: loaders.Current) -> dict[str, float]:
+    """The sliders' weights (non-zero ones) when the sliders are set for this run, else the run's own."""
+    if st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
+        return loaders.own_weights(now.run)
+    names = explorer.weight_names(now.run.metrics)  # a stable order keeps the address stable
+    return explorer.slider_weights({n: st.session_state.get(Keys.WEIGHT + n, 0) for n in names})
+
+
+def leaderboard_of(now: loaders.Current) -> explorer.LeaderboardView:
+    """The selected run's leaderboard under the sliders' weights and the page's filters."""
+    return loaders.cached_view(loaders.db_path(), now.ref, now.version, tuple(sorted(weights(now).items())),
+                               loaders.filters_key(filters()))

@@ -1,0 +1,103 @@
+"""How the pages draw what they share: leaderboard tables, charts after tables, untrusted text, errors,
+and what a page shows when there is no run yet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from evalcore.analysis import view as explorer
+from pages._actions import launch_demo, viewer
+from pages._state import UPLOAD, Keys
+
+
+def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
+    """Streamlit's column settings for a leaderboard table's columns, by their kind."""
+    cc = st.column_config
+    kinds = {
+        explorer.PERCENT: lambda c: cc.ProgressColumn(c.name, help=c.help, min_value=0, max_value=100,
+                                                      format="%.1f%%"),
+        explorer.POINTS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.1f"),
+        explorer.MONEY: lambda c: cc.NumberColumn(c.name, help=c.help, format=c.format or "$%.4f"),
+        explorer.SECONDS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.2f s"),
+        explorer.COUNT: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.0f"),
+        explorer.TEXT: lambda c: cc.TextColumn(c.name, help=c.help),
+    }
+    config = {c.name: kinds[c.kind](c) for c in columns}
+    config["P(best)"] = cc.NumberColumn("P(best)", help="Share of bootstrap resamples in which the row ranks first",
+                                        format="%.0f%%")
+    config["rank"] = cc.NumberColumn("rank", pinned=True, format="%d", width=50)
+    config["contender"] = cc.TextColumn("contender", pinned=True, help="Model and the settings it varied")
+    return config
+
+
+def show_table(table: Any, columns: list[explorer.Column], key: str | None = None) -> Any:
+    """A leaderboard table, sortable, with progress bars for scores; clicking a row selects it."""
+    height = min(38 + 35 * len(table), 600)
+    if key is None:
+        return st.dataframe(table, column_config=column_config(columns), hide_index=True, height=height)
+    return st.dataframe(table, column_config=column_config(columns), hide_index=True, height=height,
+                        on_select="rerun", selection_mode="single-row", key=key)
+
+
+#: Reports once, as a trigger, that a table of the page is on screen: checked at every frame, and after 3 s
+#: without one it reports anyway, so a page's charts never wait for a table that does not come.
+_TABLES_SHOWN_JS = """
+export default function ({ setTriggerValue }) {
+  let done = false;
+  const start = performance.now();
+  const report = () => { if (!done) { done = true; setTriggerValue("shown", true); } };
+  const check = () => {
+    if (done) return;
+    const table = document.querySelector('[data-testid="stDataFrame"]');
+    if ((table !== null && table.getBoundingClientRect().height > 0) || performance.now() - start > 3000) {
+      requestAnimationFrame(() => requestAnimationFrame(report));  // after the frame that paints it
+    } else {
+      requestAnimationFrame(check);
+    }
+  };
+  requestAnimationFrame(check);
+  return () => { done = true; };
+}
+"""
+_tables_shown = st.components.v2.component("evalcore.tables_shown", js=_TABLES_SHOWN_JS)
+
+
+def charts_now() -> bool:
+    """Whether this script run draws its charts: every run but a session's first that asks.
+
+    Plotly's script is several megabytes: in a fresh browser tab, a table sent with a chart comes on
+    screen in the same frame as the chart, once the browser has read that script. So the first run that
+    would draw charts sends its tables, a placeholder and a few lines of JavaScript that report, once a
+    table is on screen, as a widget trigger: the next script run draws the charts, whether that report or
+    a click started it. A trigger carries every widget's state from the browser, like a click, so a slider
+    moved meanwhile is kept.
+    """
+    if st.session_state.get(Keys.CHARTS_NOW):
+        return True
+    st.session_state[Keys.CHARTS_NOW] = True
+    _tables_shown(key=Keys.TABLES_SHOWN, on_shown_change=_rerun_only)
+    return False
+
+
+def _rerun_only() -> None:
+    """A trigger's callback: the rerun it starts is all it asks for."""
+
+
+def plain(text: object) -> str:
+    """Untrusted text made safe for a Markdown label (tabs, captions, metrics)."""
+    return explorer.escape_markdown(str(text))
+
+
+def fail(message: object) -> None:
+    """An error in plain words."""
+    st.error(plain(message), icon=":material/error:")
+
+
+def empty_store() -> None:
+    """What a page shows when there is no run yet."""
+    st.info("No runs yet. Run the demo suite (fake models, offline, about half a minute), or upload a run file.")
+    if not viewer() and st.button("Run the demo suite", type="primary", icon=":material/play_arrow:"):
+        launch_demo()
+    st.page_link(UPLOAD, label="Upload a run file", icon=":material/upload:")
