@@ -71,7 +71,7 @@ def cases_view_of_frame(
     limit: int | None = None,
 ) -> tuple[pd.DataFrame, int]:
     """:func:`cases_view` of a run from its results frame: the same rows with the same values, without
-    reading every result as a record (a million take 42 s; their frame is already in memory).
+    building a record per result (slow for a big run, whose frame is already in memory).
 
     Args:
         frame: the run's results frame (:func:`evalcore.storage.frames.results_frame`), in the run's order.

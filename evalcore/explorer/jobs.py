@@ -3,6 +3,9 @@ contenders, what it will do and cost, and runs launched or resumed in a backgrou
 any thread can read.
 
 Nothing here imports streamlit; litellm is loaded only when a run thread makes its first call.
+The execution layer (the runner, suite loading, pydantic) is imported inside the functions that use
+it, not at the top: the app's shared page code imports this module, and most pages never plan or
+launch a run, so the app starts without paying for those imports.
 """
 
 from __future__ import annotations

@@ -50,17 +50,17 @@ def score_fields(expected: dict[str, Any], output: dict[str, Any], fields: tuple
     type_errors = type_errors or {}
     credits, diagnostics = [], {}
     n_open = n_left_null = n_settled = n_missed = 0
-    for rule in rules_for(fields):  # one pass: this runs once per result, thousands of times a second
-        name = rule[0]
+    for rule in rules_for(fields):  # one pass over the fields: this runs for every result of a run
+        name = rule.name
         want, got = expected.get(name), output.get(name)
         kind = type(got)
         if name in type_errors:
             credit = 0.0
-        elif (kind is type(want) and got == want and kind in rule[6]) or credit_is_full(rule, want, got):
+        elif (kind is type(want) and got == want and kind in rule.quick_full) or credit_is_full(rule, want, got):
             # field_credit's verdict on equal answers (the usual case), without its lookups
             credit = 1.0
         else:
-            credit = field_credit(rule[1], want, got)
+            credit = field_credit(rule.spec, want, got)
         credits.append(credit)
         if credit < 1.0:
             diagnostics[name] = {"want": want, "got": got}

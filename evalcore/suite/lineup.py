@@ -8,6 +8,7 @@ from typing import Any
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import SHORT_NAMES, Contender, Refusal
+from evalcore.models.registry import get_provider
 from evalcore.suite.config import LineupEntryModel, SuiteModel
 
 
@@ -90,8 +91,6 @@ def _check_unique_ids(contenders: list[Contender]) -> None:
 
 def split_refused(contenders: list[Contender]) -> tuple[list[Contender], list[Refusal]]:
     """Ask each contender's provider whether it can be asked; refuse the rest by name."""
-    from evalcore.models.registry import get_provider
-
     kept, refused = [], []
     for contender in contenders:
         reason = get_provider(contender.model).refusal(contender.model, contender.settings)
@@ -104,8 +103,6 @@ def split_refused(contenders: list[Contender]) -> tuple[list[Contender], list[Re
 
 def missing_api_keys(contenders: list[Contender]) -> dict[str, list[str]]:
     """Environment variables each contender's model needs and does not have: {model: [VAR, ...]}."""
-    from evalcore.models.registry import get_provider
-
     missing: dict[str, list[str]] = {}
     for contender in contenders:
         keys = get_provider(contender.model).missing_keys(contender.model, contender.api_base)

@@ -1,6 +1,6 @@
 """Load a suite folder: ``evalcore.yaml`` plus its datasets of cases.
 
-Every problem raises :class:`~evalcore.errors.ConfigError` naming the file, the key (with its line
+Every problem raises :class:`~evalcore.core.errors.ConfigError` naming the file, the key (with its line
 when the YAML has one), what is wrong and how to fix it. Nothing is half-loaded.
 """
 

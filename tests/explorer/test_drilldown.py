@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import pandas as pd
 import pytest
 
 from evalcore.core.errors import EvalcoreError
@@ -12,10 +14,12 @@ from evalcore.explorer.drilldown import (
     as_text,
     case_detail,
     cases_view,
+    cases_view_of_frame,
     compare_answers,
     find_result,
     want_vs_got,
 )
+from evalcore.storage.frames import results_frame
 from tests.factories import make_run
 
 
@@ -31,7 +35,7 @@ def test_cases_view_lists_every_result_with_its_origin_and_numbers(run):
     assert "field_accuracy" not in table.columns  # the primary metric is the score
 
 
-def test_cases_view_for_one_contender(run):
+def test_the_contender_filter_keeps_only_that_contenders_results(run):
     contender = run.contenders[1].id
     assert set(cases_view(run, CaseFilters(contender=contender))["contender"]) == {contender}
 
@@ -56,7 +60,7 @@ def test_text_search_ignores_case_and_searches_object_inputs_too(run):
     assert set(cases_view(run, CaseFilters(text="Case 7"))["case"]) == {"vague/007"}
 
 
-def test_variant_and_dataset_filters(run):
+def test_variant_and_dataset_filters_keep_only_the_chosen_ones(run):
     table = cases_view(run, CaseFilters(variants=["partial"], datasets=["roofing"]))
     assert set(table["variant"]) == {"partial"} and set(table["dataset"]) == {"roofing"}
 
@@ -115,13 +119,6 @@ def test_a_failed_call_has_no_score_in_the_cases_view():
 @pytest.mark.parametrize("samples", [1, 2])
 def test_the_list_from_a_frame_is_the_list_from_the_records(samples: int) -> None:
     """Every filter, alone and together: the same rows, in the same order, with the same values."""
-    import itertools
-
-    import pandas as pd
-
-    from evalcore.explorer.drilldown import CaseFilters, cases_view_of_frame
-    from evalcore.storage.frames import results_frame
-
     run = make_run(4, 9, samples=samples)
     frame = results_frame(run)
     errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}

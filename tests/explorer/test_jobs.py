@@ -6,8 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.explorer.jobs import build_plan, plan_summary, progress_rows
+from evalcore.analysis.summaries import read_summary
+from evalcore.core.errors import ConfigError
+from evalcore.execution.runner import ContenderProgress, Progress
+from evalcore.explorer.jobs import build_plan, launch_run, plan_summary, progress_rows, resume_run
+from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
+from tests.suites import write_suite
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,8 +34,6 @@ def test_progress_rows_without_progress_yet_is_empty():
 
 
 def test_progress_rows_give_each_contender_its_share():
-    from evalcore.execution.runner import ContenderProgress, Progress
-
     progress = Progress("r", {"a": ContenderProgress(total=4, done=1, errors=1), "b": ContenderProgress(total=0)})
     rows = progress_rows(progress)
     assert rows.to_dict("records")[0] == {"contender": "a", "done": 1, "total": 4, "errors": 1, "share": 0.25}
@@ -38,10 +41,6 @@ def test_progress_rows_give_each_contender_its_share():
 
 
 def test_a_launched_run_works_in_the_background_and_reports_progress(tmp_path):
-    from evalcore.explorer.jobs import launch_run
-    from evalcore.storage.store import Store
-    from tests.suites import write_suite
-
     plan = build_plan(load_suite(write_suite(tmp_path / "suite")), samples=2)
     job = launch_run(plan, tmp_path / "evalcore.db")
     assert Store(tmp_path / "evalcore.db").list_runs()[0]["id"] == job.run_id  # in the history at once
@@ -49,16 +48,10 @@ def test_a_launched_run_works_in_the_background_and_reports_progress(tmp_path):
     assert (job.status, job.error, job.alive) == ("completed", None, False)
     rows = job.rows()
     assert list(rows["total"]) == [6, 6, 6] and list(rows["share"]) == [1.0, 1.0, 1.0]
-    from evalcore.analysis.summaries import read_summary
-
     assert read_summary(Store(tmp_path / "evalcore.db"), job.run_id) is not None  # the app opens it unread
 
 
 def test_a_cancelled_run_stops_as_interrupted_and_can_be_resumed(tmp_path, monkeypatch):
-    from evalcore.explorer.jobs import launch_run, resume_run
-    from evalcore.storage.store import Store
-    from tests.suites import write_suite
-
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0.2")
     plan = build_plan(load_suite(write_suite(tmp_path / "suite")), samples=20)
     job = launch_run(plan, tmp_path / "evalcore.db")
@@ -73,11 +66,6 @@ def test_a_cancelled_run_stops_as_interrupted_and_can_be_resumed(tmp_path, monke
 
 
 def test_a_plan_that_cannot_run_is_refused_before_anything_is_stored(tmp_path, monkeypatch):
-    from evalcore.core.errors import ConfigError
-    from evalcore.explorer.jobs import launch_run
-    from evalcore.storage.store import Store
-    from tests.suites import write_suite
-
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     plan = build_plan(load_suite(write_suite(tmp_path / "suite", {"lineup": [{"model": "openai/gpt-4o-mini"}]})))
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):

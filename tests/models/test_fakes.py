@@ -1,5 +1,6 @@
 import asyncio
 import json
+import sys
 
 import pytest
 
@@ -15,16 +16,28 @@ FIELDS = (FieldSpec("name", "string"), FieldSpec("kind", "enum", values=("a", "b
 EXPECTED = {"name": "Ann", "kind": None, "count": 3, "ok": None}
 
 
-def _ask(model, case_id="c1", sample=0, settings=None, max_attempts=4):
+def _request(model, case_id="c1", sample=0, settings=None, max_attempts=4):
     contender = Contender(model, model, settings or {})
-    request = Request(contender=contender, messages=[{"role": "user", "content": "some words here"}],
-                      case=Case("d", case_id, "v", "text", EXPECTED), sample=sample, fields=FIELDS,
-                      max_attempts=max_attempts, backoff_s=0)
-    return asyncio.run(FakeProvider().complete(request))
+    return Request(contender=contender, messages=[{"role": "user", "content": "some words here"}],
+                   case=Case("d", case_id, "v", "text", EXPECTED), sample=sample, fields=FIELDS,
+                   max_attempts=max_attempts, backoff_s=0)
 
 
-def test_fake_model_ids_go_to_the_fake_provider_without_litellm():
+def _ask(model, case_id="c1", sample=0, settings=None, max_attempts=4):
+    return asyncio.run(FakeProvider().complete(_request(model, case_id, sample, settings, max_attempts)))
+
+
+def test_fake_model_ids_go_to_the_fake_provider():
     assert isinstance(get_provider("fake/oracle"), FakeProvider)
+
+
+def test_fake_models_are_checked_and_answer_without_litellm(monkeypatch):
+    monkeypatch.setitem(sys.modules, "litellm", None)  # any import of litellm now raises ImportError
+    provider = get_provider("fake/guesser")
+    assert provider.refusal("fake/guesser", {"reasoning_effort": "low"}) is None
+    assert provider.missing_keys("fake/guesser", None) == []
+    reply = asyncio.run(provider.complete(_request("fake/guesser")))
+    assert json.loads(reply.text).keys() == EXPECTED.keys()
 
 
 def test_oracle_answers_the_expected_object():

@@ -2,7 +2,7 @@
 And no file in a suite, a run file or an upload is ever executed, unpickled or evaluated, except the
 Python adapter or scorer the suite's own ``evalcore.yaml`` names.
 
-``tests/test_suite.py`` covers the first cases of each kind; this file adds the rest.
+``tests/suite/test_loader.py`` covers the first cases of each kind; this file adds the rest.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
+import evalcore
+from evalcore import analysis, execution, runfile, storage
 from evalcore.cli import main
 from evalcore.core.errors import ConfigError
 from evalcore.execution.plan import make_plan
-from evalcore.execution.runner import run_suite
+from evalcore.execution.runner import check_ready, run_suite
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.suites import write_suite
@@ -128,8 +130,6 @@ def test_a_broken_suite_names_the_file_the_key_or_line_and_the_fix(tmp_path, nam
     if mutate is not None:
         mutate(root)
     with pytest.raises(ConfigError) as caught:
-        from evalcore.execution.runner import check_ready
-
         check_ready(make_plan(load_suite(root)))  # loading, and everything checked before a call
     message = str(caught.value)
     assert message.startswith(str(root)), message  # the full path of the file (or folder) at fault
@@ -184,9 +184,6 @@ def test_only_the_plugin_loader_imports_code_and_only_the_module_the_config_name
                  if re.search(r"exec_module|import_module|spec_from_file_location", text)}
     # evalcore/__init__ and the packages' lazy re-exports import evalcore's own modules, by fixed names.
     assert importers == {"evalcore/scoring/plugins.py", "evalcore/__init__.py", "evalcore/_util/lazy.py"}
-    import evalcore
-    from evalcore import analysis, execution, runfile, storage
-
     assert all(module.startswith("evalcore.") for module in evalcore._EXPORTS.values())
     for package in (analysis, execution, runfile, storage):
         assert all(module.isidentifier() for module in package._EXPORTS.values())

@@ -3,7 +3,7 @@ import pytest
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec
-from evalcore.scoring.adapters import Context, ExtractAdapter, Parsed
+from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.plugins import build_scorer
 from evalcore.scoring.scorers import ContainsScorer, ExactScorer, FieldsScorer, JsonValidScorer, RegexScorer
 from evalcore.suite.config import NamedRef
@@ -60,25 +60,6 @@ def test_an_unusable_reply_scores_zero_and_invents_nothing():
                               "hallucinated_rate": None, "missed_rate": 1.0}
 
 
-def test_extract_adapter_parses_fenced_json_and_type_checks():
-    parsed = ExtractAdapter().parse('```json\n{"name": "Ann", "kind": "z"}\n```', CONTEXT)
-    assert parsed.problem is None
-    assert parsed.type_errors == {"kind": "'z' is not one of ['a', 'b']"}
-
-
-def test_extract_adapter_calls_non_object_json_unusable():
-    assert ExtractAdapter().parse("[1, 2]", CONTEXT).problem == "reply is JSON list, not an object"
-    assert ExtractAdapter().parse("Sure! {", CONTEXT).problem.startswith("reply is not valid JSON")
-
-
-def test_extract_prompt_lists_every_field_with_its_type():
-    messages = ExtractAdapter().build_messages(Case("d", "c", "v", "Hello", {}), Context("Do it.", FIELDS))
-    system = messages[0]["content"]
-    assert system.startswith("Do it.")
-    assert "- kind (one of ['a', 'b'] or null)" in system
-    assert messages[1] == {"role": "user", "content": "Hello"}
-
-
 @pytest.mark.parametrize(("scorer", "expected", "output", "value"), [
     (ExactScorer(), "Paris", " Paris\n", 1.0),
     (ExactScorer(), "Paris", "paris", 0.0),
@@ -89,7 +70,7 @@ def test_extract_prompt_lists_every_field_with_its_type():
     (JsonValidScorer(), None, '{"a": 1}', 1.0),
     (JsonValidScorer(), None, "{a: 1}", 0.0),
 ])
-def test_simple_scorers(scorer, expected, output, value):
+def test_simple_scorers_score_one_for_a_matching_reply_and_zero_otherwise(scorer, expected, output, value):
     case = Case("d", "c", "v", "q", expected)
     metric = scorer.metrics[0].name
     assert scorer.score(case, Parsed(output), CONTEXT).metrics == {metric: value}

@@ -1,5 +1,5 @@
-"""Reading cases fast: the JSONL path and the expected-answer check accept exactly what they did, build
-the same cases, and word every problem as before."""
+"""evalcore.suite.cases and the loader's expected-answer check: a case mapping and an expected answer are
+accepted, built and refused exactly as a plain reference reading does, and a bad JSONL line is named."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from evalcore.suite.loader import _expected_fix, check_expected
 
 
 def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Case:
-    """_case_from_mapping as it was."""
+    """_case_from_mapping written plainly: every check in turn, keys interned one by one."""
     def shared(value: Any) -> Any:
         if not isinstance(value, dict):
             return value
@@ -46,7 +46,7 @@ def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Cas
 
 
 def _reference_check(case: Case, fields: tuple[FieldSpec, ...]) -> None:
-    """check_expected's value loop as it was (the key checks before it are unchanged)."""
+    """check_expected's value check written plainly: check_value on every field, the first problem raised."""
     where = case.source or f"{case.dataset}/{case.id}"
     for spec in fields:
         problem = check_value(spec, case.expected[spec.name])
@@ -75,7 +75,7 @@ def _outcome(fn: Any, *args: Any) -> Any:
 
 @settings(max_examples=800, deadline=None)
 @given(data=_mappings)
-def test_a_case_mapping_reads_as_it_did(data: Any) -> None:
+def test_a_case_mapping_is_read_or_refused_as_the_reference_does(data: Any) -> None:
     args = (data, "ds", "cases.jsonl: line 3", "3")
     assert _outcome(_case_from_mapping, *args) == _outcome(_reference_case, *args)
 
@@ -97,11 +97,15 @@ def test_a_yaml_case_with_non_text_keys_keeps_them(tmp_path: Path) -> None:
     assert case.expected == {1: "a", "b": 2}
 
 
-def test_bad_jsonl_lines_are_reported_as_before(tmp_path: Path) -> None:
+def test_an_unknown_key_in_a_jsonl_line_is_named_with_its_line_and_the_keys_a_case_has(tmp_path: Path) -> None:
     path = tmp_path / "cases.jsonl"
     path.write_text('{"input": "x", "expected": {}}\n{"input": "x", "expected": {}, "bogus": 1}\n')
     with pytest.raises(ConfigError, match=r"line 2: bogus: unknown key\. A case has \['expected', 'id'"):
         load_dataset_cases(tmp_path, "ds")
+
+
+def test_invalid_json_in_a_jsonl_line_is_named_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
     path.write_text('{"input": "x", "expected": {}}\n{"input": "x",\n')
     with pytest.raises(ConfigError, match="line 2: not valid JSON: Expecting property name enclosed"):
         load_dataset_cases(tmp_path, "ds")
@@ -116,12 +120,12 @@ _field_values = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.float
 
 @settings(max_examples=800, deadline=None)
 @given(values=st.fixed_dictionaries({f.name: _field_values for f in _FIELDS}))
-def test_expected_answers_are_checked_as_before(values: dict[str, Any]) -> None:
+def test_an_expected_answer_is_refused_with_the_first_problem_check_value_finds(values: dict[str, Any]) -> None:
     case = Case("ds", "c1", "v", "x", values, source="cases.jsonl: line 1")
     assert _outcome(check_expected, case, _FIELDS) == _outcome(_reference_check, case, _FIELDS)
 
 
-def test_a_jsonl_file_with_a_bom_is_reported_as_before(tmp_path: Path) -> None:
+def test_a_jsonl_file_that_starts_with_a_bom_is_refused_and_says_so(tmp_path: Path) -> None:
     (tmp_path / "cases.jsonl").write_text('\ufeff{"input": "x", "expected": {}}\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="line 1: not valid JSON: Unexpected UTF-8 BOM"):
         load_dataset_cases(tmp_path, "ds")

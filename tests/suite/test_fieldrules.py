@@ -9,9 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalcore.core import schema
-from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value, field_credit
-from evalcore.scoring.adapters import Context, ExtractAdapter, _system_text
 from evalcore.scoring.scorers import Scored, score_fields
 from evalcore.suite import fieldrules
 
@@ -31,13 +29,13 @@ def _schemas(draw: st.DrawFn) -> tuple[FieldSpec, ...]:
 
 
 def _reference_problems(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> dict[str, str]:
-    """What the adapter did before: check_value on every field."""
+    """check_value on every field: the verdicts the rules must agree with."""
     return {s.name: p for s in fields if (p := check_value(s, data.get(s.name)))}
 
 
 def _reference_score(expected: dict[str, Any], output: dict[str, Any], fields: tuple[FieldSpec, ...],
                      type_errors: dict[str, str] | None = None) -> Scored:
-    """score_fields as it was, with field_credit on every field."""
+    """score_fields written plainly, with field_credit on every field."""
     type_errors = type_errors or {}
     credits, diagnostics = [], {}
     n_open = n_left_null = n_settled = n_missed = 0
@@ -68,9 +66,9 @@ def _reference_score(expected: dict[str, Any], output: dict[str, Any], fields: t
 
 @settings(max_examples=600, deadline=None)
 @given(spec=_specs, value=_values)
-def test_a_value_that_plainly_fits_is_one_check_value_accepts(spec: FieldSpec, value: Any) -> None:
+def test_a_value_the_rules_say_fits_is_one_check_value_accepts(spec: FieldSpec, value: Any) -> None:
     rule = fieldrules.rules_for((spec,))[0]
-    if fieldrules.value_fits(rule, value) or fieldrules._plainly_fits(rule, value):
+    if fieldrules.value_fits(rule, value) or fieldrules.all_fit((spec,), {spec.name: value}):
         assert check_value(spec, value) is None
 
 
@@ -119,18 +117,3 @@ def test_rules_are_rebuilt_for_another_schema_with_the_same_names() -> None:
     assert fieldrules.type_problems(first, {"f": 3}) == {"f": "3 is not a string"}
     assert fieldrules.type_problems(second, {"f": 3}) == {}
     assert fieldrules.names_of(second) == frozenset({"f"})
-
-
-def test_extract_adapter_system_text_is_the_cached_one_and_follows_the_context() -> None:
-    fields = (FieldSpec("city", "string", "The city"),)
-    adapter = ExtractAdapter()
-    case = Case("d", "c", "v", "Hello", {})
-    for instructions in ("Do it.", "Do it again.", "Do it."):
-        messages = adapter.build_messages(case, Context(instructions, fields))
-        assert messages[0] == {"role": "system", "content": _system_text(instructions, fields)}
-
-
-def test_a_fenced_reply_is_still_unwrapped() -> None:
-    context = Context("", (FieldSpec("city", "string"),))
-    parsed = ExtractAdapter().parse('```json\n{"city": "Riverton"}\n```', context)
-    assert parsed.output == {"city": "Riverton"} and parsed.problem is None
