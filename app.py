@@ -24,16 +24,22 @@ def main() -> None:
     from pages import _actions, _address, _frame, _sidebar, _widgets
     from pages._state import CASES, LEADERBOARD, RUN, RUNS, UPLOAD
 
-    st.set_page_config(page_title="evalcore", page_icon=":material/leaderboard:", layout="wide",
-                       initial_sidebar_state="expanded")
+    st.set_page_config(
+        page_title="evalcore", page_icon=":material/leaderboard:", layout="wide", initial_sidebar_state="expanded"
+    )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     viewer = _actions.viewer()
     pages = [
         st.Page(LEADERBOARD, title="Leaderboard", icon=":material/leaderboard:", default=True),
         st.Page(CASES, title="Cases", icon=":material/list_alt:", url_path="cases"),
-        st.Page(RUN, title="Run", icon=":material/play_circle:", url_path="run",
-                visibility="hidden" if viewer else "visible"),
+        st.Page(
+            RUN,
+            title="Run",
+            icon=":material/play_circle:",
+            url_path="run",
+            visibility="hidden" if viewer else "visible",
+        ),
         st.Page(RUNS, title="Runs", icon=":material/history:", url_path="runs"),
         st.Page(UPLOAD, title="Upload", icon=":material/upload_file:", url_path="upload"),
     ]

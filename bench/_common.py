@@ -98,8 +98,15 @@ def case_text(expected: dict[str, Any], i: int) -> str:
     return " ".join(parts)
 
 
-def write_suite(root: Path, cases: int, *, models: list[str] | None = None, concurrency: int = 50,
-                scorer: str = "fields", seed: int = 0) -> Path:
+def write_suite(
+    root: Path,
+    cases: int,
+    *,
+    models: list[str] | None = None,
+    concurrency: int = 50,
+    scorer: str = "fields",
+    seed: int = 0,
+) -> Path:
     """A suite folder whose one dataset is a ``cases.jsonl`` of ``cases`` synthetic cases."""
     import yaml
 
@@ -121,8 +128,13 @@ def write_suite(root: Path, cases: int, *, models: list[str] | None = None, conc
         for i in range(cases):
             expected = expected_answer(rng)
             variant = "vague" if sum(v is None for v in expected.values()) > 3 else "complete"
-            line = {"id": f"{variant}/{i:06d}", "variant": variant, "input": case_text(expected, i),
-                    "expected": expected, "metadata": {"channel": rng.choice(["email", "voicemail", "form"])}}
+            line = {
+                "id": f"{variant}/{i:06d}",
+                "variant": variant,
+                "input": case_text(expected, i),
+                "expected": expected,
+                "metadata": {"channel": rng.choice(["email", "voicemail", "form"])},
+            }
             f.write(json.dumps(line) + "\n")
     return root
 
@@ -134,20 +146,38 @@ def synthetic_run(contenders: int, cases: int, *, seed: int = 0, with_text: bool
 
     rng = random.Random(seed)
     info = records.RunInfo(
-        id="bench-run", suite="bench", created_at="2026-11-29T18:04:05.123Z", finished_at="2026-11-29T19:04:05.123Z",
-        status="completed", weights={"score": 0.6, "hallucinated_rate": -0.2, "cost": -0.2},
+        id="bench-run",
+        suite="bench",
+        created_at="2026-11-29T18:04:05.123Z",
+        finished_at="2026-11-29T19:04:05.123Z",
+        status="completed",
+        weights={"score": 0.6, "hallucinated_rate": -0.2, "cost": -0.2},
         settings={"samples": 1, "parallelism": 4, "concurrency": 50},
-        provenance={"tool": {"name": "evalcore", "version": "0.1.0"}, "suite_hash": "abc", "dataset_hashes": {},
-                    "revision": None},
+        provenance={
+            "tool": {"name": "evalcore", "version": "0.1.0"},
+            "suite_hash": "abc",
+            "dataset_hashes": {},
+            "revision": None,
+        },
     )
     metrics = list(FIELD_METRICS)
-    cs = [records.Contender(f"fake/model-{i:03d} · t=0", f"fake/model-{i:03d}", {"temperature": 0})
-          for i in range(contenders)]
+    cs = [
+        records.Contender(f"fake/model-{i:03d} · t=0", f"fake/model-{i:03d}", {"temperature": 0})
+        for i in range(contenders)
+    ]
     case_rows = []
     for i in range(cases):
         expected = expected_answer(rng)
-        case_rows.append(records.Case("intake", f"complete/{i:06d}", "complete", case_text(expected, i) if with_text
-                                      else f"case {i}", expected, {"channel": rng.choice(["email", "form"])}))
+        case_rows.append(
+            records.Case(
+                "intake",
+                f"complete/{i:06d}",
+                "complete",
+                case_text(expected, i) if with_text else f"case {i}",
+                expected,
+                {"channel": rng.choice(["email", "form"])},
+            )
+        )
     results = []
     for c in cs:
         for case in case_rows:
@@ -160,20 +190,47 @@ def _synthetic_result(rng: random.Random, contender: str, case: Any, with_text: 
 
     usage = records.Usage(rng.randint(80, 400), rng.randint(20, 120), round(rng.random() * 1e-3, 9))
     if rng.random() < 0.02:
-        return records.Result(contender, case.dataset, case.id, 0, "error", None,
-                              error=records.ErrorInfo("rate_limit", "429 Too Many Requests (simulated)"),
-                              latency_s=round(rng.random(), 4), attempts=4, started_at="2026-11-29T18:04:06.000Z",
-                              usage=records.Usage())
+        return records.Result(
+            contender,
+            case.dataset,
+            case.id,
+            0,
+            "error",
+            None,
+            error=records.ErrorInfo("rate_limit", "429 Too Many Requests (simulated)"),
+            latency_s=round(rng.random(), 4),
+            attempts=4,
+            started_at="2026-11-29T18:04:06.000Z",
+            usage=records.Usage(),
+        )
     score = rng.choice([1.0, 0.875, 0.75, 0.5])
     open_ = rng.choice([None, 0.0, 0.5, 1.0])
-    metrics = {"field_accuracy": score, "exact_match": float(score == 1.0), "restraint": open_,
-               "hallucinated_rate": None if open_ is None else 1 - open_, "missed_rate": rng.choice([0.0, 0.25])}
+    metrics = {
+        "field_accuracy": score,
+        "exact_match": float(score == 1.0),
+        "restraint": open_,
+        "hallucinated_rate": None if open_ is None else 1 - open_,
+        "missed_rate": rng.choice([0.0, 0.25]),
+    }
     output = dict(case.expected) if with_text else None
     diagnostics = {} if score == 1.0 else {"units": {"want": 2, "got": 3}}
     raw = json.dumps(output) if with_text else None
-    return records.Result(contender, case.dataset, case.id, 0, "scored", score, metrics=metrics, output=output,
-                          raw=raw, diagnostics=diagnostics, usage=usage, latency_s=round(rng.random() * 2, 4),
-                          attempts=1, started_at="2026-11-29T18:04:06.000Z")
+    return records.Result(
+        contender,
+        case.dataset,
+        case.id,
+        0,
+        "scored",
+        score,
+        metrics=metrics,
+        output=output,
+        raw=raw,
+        diagnostics=diagnostics,
+        usage=usage,
+        latency_s=round(rng.random() * 2, 4),
+        attempts=1,
+        started_at="2026-11-29T18:04:06.000Z",
+    )
 
 
 def zero_latency() -> None:

@@ -83,9 +83,14 @@ def main() -> None:
                 best = min(best, time.perf_counter() - start)
                 assert status == "completed", status
     floor = min(bare(n, c) for _ in range(3))
-    report(f"concurrency ({n:,} cases x {LATENCY_S * 1000:.0f} ms, concurrency {c})",
-           f"evalcore {best:.3f} s = {ideal / best:.3f} of ideal", f"ideal {ideal:.3f} s", ideal / best,
-           f">= {TARGET}", ideal / best >= TARGET)
+    report(
+        f"concurrency ({n:,} cases x {LATENCY_S * 1000:.0f} ms, concurrency {c})",
+        f"evalcore {best:.3f} s = {ideal / best:.3f} of ideal",
+        f"ideal {ideal:.3f} s",
+        ideal / best,
+        f">= {TARGET}",
+        ideal / best >= TARGET,
+    )
     note("concurrency floor", f"bare asyncio of the same sleeps {floor:.3f} s = {ideal / floor:.3f} of ideal")
 
 

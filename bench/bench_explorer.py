@@ -125,14 +125,30 @@ def apptest_child(script: str) -> None:
     moved = time.perf_counter() - start
     problems += [str(e.value) for e in (*at.exception, *at.error)]
     tables = len(at.dataframe)
-    print(json.dumps({"first": first, "first_cpu": first_cpu, "n_charts": charts,
-                      "slider": moved, "tables": tables,
-                      "problems": problems, "litellm": "litellm" in sys.modules}))
+    print(
+        json.dumps(
+            {
+                "first": first,
+                "first_cpu": first_cpu,
+                "n_charts": charts,
+                "slider": moved,
+                "tables": tables,
+                "problems": problems,
+                "litellm": "litellm" in sys.modules,
+            }
+        )
+    )
 
 
 def apptest(script: Path, env: dict[str, str]) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--apptest", str(script)], capture_output=True, text=True,
-                         env=env, cwd=ROOT, check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--apptest", str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -147,9 +163,19 @@ def server(script: Path, env: dict[str, str], log: Path, importtime: bool = Fals
     """``streamlit run script``; yields the URL and the time it took to answer /_stcore/health."""
     port = _free_port()
     flags = ["-X", "importtime"] if importtime else []
-    command = [sys.executable, *flags, "-m", "streamlit", "run", str(script), "--server.headless=true",
-               f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
-               "--server.fileWatcherType=none"]
+    command = [
+        sys.executable,
+        *flags,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false",
+        "--server.fileWatcherType=none",
+    ]
     url = f"http://127.0.0.1:{port}"
     with log.open("w") as out:
         start = time.perf_counter()
@@ -170,8 +196,13 @@ def server(script: Path, env: dict[str, str], log: Path, importtime: bool = Fals
             process.wait(timeout=30)
 
 
-def cold_start(script: Path, env: dict[str, str], log: Path, browser, chart: bool = False  # noqa: ANN001
-               ) -> tuple[float, float, float | None]:
+def cold_start(
+    script: Path,
+    env: dict[str, str],
+    log: Path,
+    browser,
+    chart: bool = False,  # noqa: ANN001
+) -> tuple[float, float, float | None]:
     """Seconds from the server answering to the first table on screen, the server's start, and (with
     ``chart``) seconds to the first chart on screen."""
     with server(script, env, log) as (url, started):
@@ -208,8 +239,9 @@ def imports_litellm(env: dict[str, str], log: Path) -> bool:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
-                                                                     "--disable-dev-shm-usage"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
         with server(ROOT / "app.py", env, log, importtime=True) as (url, _):
             page = browser.new_page()
             page.goto(url)
@@ -242,8 +274,11 @@ def main() -> None:
         db = tmp_path / "big.db"
         start = time.perf_counter()
         n = build_store(db, args.contenders, args.cases)
-        print(f"explorer store: {n:,} results ({db.stat().st_size / 1e6:.0f} MB) built in "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
+        print(
+            f"explorer store: {n:,} results ({db.stat().st_size / 1e6:.0f} MB) built in "
+            f"{time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
         env = {**os.environ, "EVALCORE_DB": str(db), "EVALCORE_RUNS_DIR": str(empty)}
         env.pop("EVALCORE_VIEWER", None)
         ours = [apptest(ROOT / "app.py", env) for _ in range(args.repeat)]
@@ -256,18 +291,32 @@ def main() -> None:
         assert all(o["tables"] >= 2 and o["n_charts"] == 1 for o in ours), ours
         first, slider = min(o["first"] for o in ours), min(o["slider"] for o in ours)
         base_first, base_slider = min(b["first"] for b in base), min(b["slider"] for b in base)
-        report(f"explorer AppTest first run ({n:,} results)", f"evalcore {first:.2f} s",
-               f"one-line page {base_first:.2f} s", first / base_first, f"< {TARGET_FIRST_S} s",
-               first < TARGET_FIRST_S)
-        report(f"explorer AppTest slider move ({n:,} results)", f"evalcore {slider * 1000:.0f} ms",
-               f"one-line page {base_slider * 1000:.0f} ms", slider / base_slider, f"< {TARGET_SLIDER_S * 1000:.0f} ms",
-               slider < TARGET_SLIDER_S)
+        report(
+            f"explorer AppTest first run ({n:,} results)",
+            f"evalcore {first:.2f} s",
+            f"one-line page {base_first:.2f} s",
+            first / base_first,
+            f"< {TARGET_FIRST_S} s",
+            first < TARGET_FIRST_S,
+        )
+        report(
+            f"explorer AppTest slider move ({n:,} results)",
+            f"evalcore {slider * 1000:.0f} ms",
+            f"one-line page {base_slider * 1000:.0f} ms",
+            slider / base_slider,
+            f"< {TARGET_SLIDER_S * 1000:.0f} ms",
+            slider < TARGET_SLIDER_S,
+        )
         # CPU time (all threads, BLAS's included) moves less than wall time when the machine is shared.
-        note("explorer AppTest first run, CPU seconds (ours | one-line page)",
-             f"{min(o['first_cpu'] for o in ours):.2f} | {min(b['first_cpu'] for b in base):.2f}; "
-             "wall of each run: " + ", ".join(f"{o['first']:.2f}" for o in ours))
-        note("explorer AppTest first run without the stored summary (an older store; the run saves it)",
-             ", ".join(f"{o['first']:.2f}" for o in unsummarized) + " s")
+        note(
+            "explorer AppTest first run, CPU seconds (ours | one-line page)",
+            f"{min(o['first_cpu'] for o in ours):.2f} | {min(b['first_cpu'] for b in base):.2f}; "
+            "wall of each run: " + ", ".join(f"{o['first']:.2f}" for o in ours),
+        )
+        note(
+            "explorer AppTest first run without the stored summary (an older store; the run saves it)",
+            ", ".join(f"{o['first']:.2f}" for o in unsummarized) + " s",
+        )
         note("explorer AppTest litellm imported", str(any(o["litellm"] for o in ours)))
 
         if args.skip_browser or not Path(CHROMIUM).exists():
@@ -281,32 +330,44 @@ def main() -> None:
         same.write_text(SAME_ELEMENTS_PAGE)
         cold, cold_base, cold_same, served, charted = [], [], [], [], []
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
-                                                                         "--disable-dev-shm-usage"])
+            browser = p.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+            )
             for i in range(args.repeat):
                 demo_env["EVALCORE_DB"] = str(tmp_path / f"demo-{i}.db")  # empty: seeded on first open
-                elapsed, started, chart = cold_start(ROOT / "app.py", demo_env, tmp_path / "server.log", browser,
-                                                     chart=True)
+                elapsed, started, chart = cold_start(
+                    ROOT / "app.py", demo_env, tmp_path / "server.log", browser, chart=True
+                )
                 cold.append(elapsed)
                 served.append(started)
                 charted.append(chart)
                 cold_base.append(cold_start(trivial, demo_env, tmp_path / "trivial.log", browser)[0])
                 cold_same.append(cold_start(same, demo_env, tmp_path / "same.log", browser)[0])
             browser.close()
-        report("explorer cold start to the first leaderboard (bundled demo, Chromium)",
-               f"evalcore {min(cold):.2f} s after the server answers (server up in {min(served):.2f} s)",
-               f"one-line page {min(cold_base):.2f} s", min(cold) / min(cold_base), f"< {TARGET_COLD_S} s",
-               min(cold) < TARGET_COLD_S)
-        note("explorer cold start, Streamlit alone with the same elements (no evalcore, no warm-up)",
-             f"{min(cold_same):.2f} s best, {statistics.median(cold_same):.2f} s median; evalcore "
-             f"{min(cold):.2f} s / {statistics.median(cold):.2f} s: {min(cold) / min(cold_same):.2f}x / "
-             f"{statistics.median(cold) / statistics.median(cold_same):.2f}x")
-        note("explorer cold start, each try: table | first chart (s after the server answers)",
-             ", ".join(f"{t:.2f} | {c:.2f}" for t, c in zip(cold, charted, strict=True)))
+        report(
+            "explorer cold start to the first leaderboard (bundled demo, Chromium)",
+            f"evalcore {min(cold):.2f} s after the server answers (server up in {min(served):.2f} s)",
+            f"one-line page {min(cold_base):.2f} s",
+            min(cold) / min(cold_base),
+            f"< {TARGET_COLD_S} s",
+            min(cold) < TARGET_COLD_S,
+        )
+        note(
+            "explorer cold start, Streamlit alone with the same elements (no evalcore, no warm-up)",
+            f"{min(cold_same):.2f} s best, {statistics.median(cold_same):.2f} s median; evalcore "
+            f"{min(cold):.2f} s / {statistics.median(cold):.2f} s: {min(cold) / min(cold_same):.2f}x / "
+            f"{statistics.median(cold) / statistics.median(cold_same):.2f}x",
+        )
+        note(
+            "explorer cold start, each try: table | first chart (s after the server answers)",
+            ", ".join(f"{t:.2f} | {c:.2f}" for t, c in zip(cold, charted, strict=True)),
+        )
         demo_env["EVALCORE_DB"] = str(tmp_path / "demo-importtime.db")
         litellm = imports_litellm(demo_env, tmp_path / "importtime.log")
-        note("explorer server imports litellm on the leaderboard path",
-             f"{'YES' if litellm else 'no'} (server run with -X importtime) {'MISSED' if litellm else 'ok'}")
+        note(
+            "explorer server imports litellm on the leaderboard path",
+            f"{'YES' if litellm else 'no'} (server run with -X importtime) {'MISSED' if litellm else 'ok'}",
+        )
 
 
 if __name__ == "__main__":

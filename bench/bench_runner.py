@@ -30,8 +30,9 @@ TARGET_US = 100.0
 BATCH = 500
 
 
-def run_evalcore(suite_dir: Path, db: Path, model: str = "bench/instant", models: list[str] | None = None
-                 ) -> tuple[str, int]:
+def run_evalcore(
+    suite_dir: Path, db: Path, model: str = "bench/instant", models: list[str] | None = None
+) -> tuple[str, int]:
     """Load, plan and run the suite (with ``models`` as the lineup); returns the final status and the results stored."""
     from evalcore.execution.plan import RunOptions, make_plan
     from evalcore.execution.runner import run_suite
@@ -120,11 +121,19 @@ def main() -> None:
         assert (status, stored) == ("completed", n), (status, stored)
     ours, floor, oracle = (t / n * 1e6 for t in (ours_s, floor_s, oracle_s))
     ratio = ours / floor
-    report(f"runner ({n:,} cases, concurrency 50, fields scorer, SQLite)", f"evalcore {ours:.1f} us/case",
-           f"floor {floor:.1f} us/case", ratio, f"<= {TARGET_RATIO:.0f}x and < {TARGET_US:.0f} us/case",
-           ratio <= TARGET_RATIO and ours < TARGET_US)
-    print(f"runner with fake/oracle at latency 0 (draws a seeded answer per case): {oracle:.1f} us/case "
-          f"({oracle / floor:.2f}x the floor)", flush=True)
+    report(
+        f"runner ({n:,} cases, concurrency 50, fields scorer, SQLite)",
+        f"evalcore {ours:.1f} us/case",
+        f"floor {floor:.1f} us/case",
+        ratio,
+        f"<= {TARGET_RATIO:.0f}x and < {TARGET_US:.0f} us/case",
+        ratio <= TARGET_RATIO and ours < TARGET_US,
+    )
+    print(
+        f"runner with fake/oracle at latency 0 (draws a seeded answer per case): {oracle:.1f} us/case "
+        f"({oracle / floor:.2f}x the floor)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

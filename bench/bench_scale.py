@@ -47,8 +47,9 @@ def child(cases: int, contenders: int) -> None:
 
 
 def measure(cases: int, contenders: int) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", str(cases), str(contenders)], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", str(cases), str(contenders)], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -59,12 +60,21 @@ def series(name: str, sizes: list[tuple[int, int]], repeat: int) -> None:
     for (cases, contenders), r in zip(sizes, runs, strict=True):
         us = r["s"] / r["results"] * 1e6
         label = f"scale {name}: {cases:,} cases x {contenders} contender{'s' if contenders > 1 else ''}"
-        report(label, f"{us:.1f} us/result, peak {r['peak_mb']:.0f} MB", f"1x {base_us:.1f} us/result",
-               us / base_us, f"<= {FLAT} (flat)", us / base_us <= FLAT)
+        report(
+            label,
+            f"{us:.1f} us/result, peak {r['peak_mb']:.0f} MB",
+            f"1x {base_us:.1f} us/result",
+            us / base_us,
+            f"<= {FLAT} (flat)",
+            us / base_us <= FLAT,
+        )
     last = runs[-1]
     growth_kb = (last["peak_mb"] - base["peak_mb"]) * 1024 / (last["results"] - base["results"])
-    note(f"scale {name}: memory", f"{growth_kb:.2f} KB per result from 1x to {last['results'] // base['results']}x "
-         f"(target <= {TARGET_KB_PER_RESULT:.0f} KB) {'ok' if growth_kb <= TARGET_KB_PER_RESULT else 'MISSED'}")
+    note(
+        f"scale {name}: memory",
+        f"{growth_kb:.2f} KB per result from 1x to {last['results'] // base['results']}x "
+        f"(target <= {TARGET_KB_PER_RESULT:.0f} KB) {'ok' if growth_kb <= TARGET_KB_PER_RESULT else 'MISSED'}",
+    )
 
 
 def main() -> None:

@@ -92,12 +92,21 @@ def main() -> None:
             label = f"start-up `evalcore {name}`"
             loaded = ", ".join(heavy) or "none"
             if name in ("runs (a new store)", "leaderboard"):
-                why = "migrations need sqlite-utils, which imports pandas" if name.startswith("runs") else \
-                    "it computes with pandas"
+                why = (
+                    "migrations need sqlite-utils, which imports pandas"
+                    if name.startswith("runs")
+                    else "it computes with pandas"
+                )
                 note(label, f"{seconds:.3f} s of imports, loads {loaded} (no target: {why})")
                 continue
-            report(label, f"{seconds:.3f} s of imports (loads {loaded})", f"python -c pass {base:.3f} s",
-                   seconds / base, f"< {TARGET_S} s, no pandas/plotly/litellm", seconds < TARGET_S and fine)
+            report(
+                label,
+                f"{seconds:.3f} s of imports (loads {loaded})",
+                f"python -c pass {base:.3f} s",
+                seconds / base,
+                f"< {TARGET_S} s, no pandas/plotly/litellm",
+                seconds < TARGET_S and fine,
+            )
 
 
 if __name__ == "__main__":

@@ -30,16 +30,41 @@ KINDS = {k: i for i, k in enumerate(("model", "transport", "timeout", "rate_limi
 def raw_row(run_id: str, r, positions: dict, metrics: list[str]) -> tuple:  # noqa: ANN001
     """A result row as someone would write it by hand for the store's table."""
     u, e = r.usage, r.error
-    row = (run_id, r.contender, r.dataset, r.case, r.sample, r.status, r.score, e.kind if e else None, u.cost_usd,
-           r.latency_s, u.input_tokens, u.output_tokens, r.attempts, r.started_at, json.dumps(r.metrics),
-           e.message if e else None, json.dumps(r.diagnostics), json.dumps(r.output), r.raw)
+    row = (
+        run_id,
+        r.contender,
+        r.dataset,
+        r.case,
+        r.sample,
+        r.status,
+        r.score,
+        e.kind if e else None,
+        u.cost_usd,
+        r.latency_s,
+        u.input_tokens,
+        u.output_tokens,
+        r.attempts,
+        r.started_at,
+        json.dumps(r.metrics),
+        e.message if e else None,
+        json.dumps(r.diagnostics),
+        json.dumps(r.output),
+        r.raw,
+    )
     if not positions:
         return row
     contender, case = positions[(r.contender, r.dataset, r.case)]
     kind = KINDS.get(e.kind, -1) if e else -1
     floats = [r.score, *(r.metrics.get(m) for m in metrics), u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens]
-    numbers = struct.pack(f"<5q{len(floats)}d", contender, case, r.sample, r.status == "error", kind,
-                          *(math.nan if v is None else v for v in floats))
+    numbers = struct.pack(
+        f"<5q{len(floats)}d",
+        contender,
+        case,
+        r.sample,
+        r.status == "error",
+        kind,
+        *(math.nan if v is None else v for v in floats),
+    )
     return (*row, contender, case, numbers)
 
 
@@ -54,11 +79,31 @@ def write_raw(conn: sqlite3.Connection, run, run_id: str) -> None:  # noqa: ANN0
     if "contender_pos" in names:  # the table carries positions and packed numbers: compute them the plain way
         contender_pos = {c.id: i for i, c in enumerate(run.contenders)}
         case_pos = {c.key: i for i, c in enumerate(run.cases)}
-        positions = {(r.contender, r.dataset, r.case): (contender_pos[r.contender], case_pos[(r.dataset, r.case)])
-                     for r in run.results}
-    order = ["run_id", "contender", "dataset", "case", "sample", "status", "score", "error_kind", "cost_usd",
-             "latency_s", "input_tokens", "output_tokens", "attempts", "started_at", "metrics", "error_message",
-             "diagnostics", "output", "raw"] + (["contender_pos", "case_pos", "numbers"] if positions else [])
+        positions = {
+            (r.contender, r.dataset, r.case): (contender_pos[r.contender], case_pos[(r.dataset, r.case)])
+            for r in run.results
+        }
+    order = [
+        "run_id",
+        "contender",
+        "dataset",
+        "case",
+        "sample",
+        "status",
+        "score",
+        "error_kind",
+        "cost_usd",
+        "latency_s",
+        "input_tokens",
+        "output_tokens",
+        "attempts",
+        "started_at",
+        "metrics",
+        "error_message",
+        "diagnostics",
+        "output",
+        "raw",
+    ] + (["contender_pos", "case_pos", "numbers"] if positions else [])
     metrics = [m.name for m in run.metrics]
     sql = f"INSERT INTO results ({', '.join(map(_quote, order))}) VALUES ({', '.join('?' * len(order))})"
     results = run.results
@@ -79,8 +124,10 @@ def select_raw(conn: sqlite3.Connection, run_id: str, metric_names: list[str]): 
     names = columns(conn)
     keys = ["contender_pos", "case_pos"] if "contender_pos" in names else ["contender", "dataset", '"case"']
     metrics = [f"json_extract(metrics, '$.{m}') AS m_{m}" for m in metric_names]
-    sql = (f"SELECT {', '.join(keys)}, sample, status, error_kind, score, {', '.join(metrics)}, cost_usd, latency_s, "
-           "input_tokens, output_tokens FROM results WHERE run_id = ?")
+    sql = (
+        f"SELECT {', '.join(keys)}, sample, status, error_kind, score, {', '.join(metrics)}, cost_usd, latency_s, "
+        "input_tokens, output_tokens FROM results WHERE run_id = ?"
+    )
     cursor = conn.execute(sql, (run_id,))
     return pd.DataFrame.from_records(cursor.fetchall(), columns=[d[0] for d in cursor.description])
 
@@ -122,16 +169,27 @@ def main() -> None:
 
         raw_w, _ = best_of(raw_write, args.repeat)
         ours_w, run_id = best_of(ours_write, args.repeat)
-        report(f"store write ({n:,} results, batches of {BATCH})", f"evalcore {n / ours_w:,.0f} rows/s",
-               f"raw executemany {n / raw_w:,.0f} rows/s", ours_w / raw_w, f"<= {TARGET}x", ours_w / raw_w <= TARGET)
+        report(
+            f"store write ({n:,} results, batches of {BATCH})",
+            f"evalcore {n / ours_w:,.0f} rows/s",
+            f"raw executemany {n / raw_w:,.0f} rows/s",
+            ours_w / raw_w,
+            f"<= {TARGET}x",
+            ours_w / raw_w <= TARGET,
+        )
 
         names = [m.name for m in run.metrics]
         raw_r, raw_frame = best_of(lambda: select_raw(store.conn, run_id, names), args.repeat)
         ours_r, frame = best_of(lambda: store.load_results_frame(run_id), args.repeat)
         assert len(frame) == len(raw_frame) == n, (len(frame), len(raw_frame), n)
-        report(f"store load ({n:,} results to the leaderboard frame)", f"evalcore {n / ours_r:,.0f} rows/s "
-               f"({ours_r:.2f} s)", f"raw SELECT into pandas {n / raw_r:,.0f} rows/s ({raw_r:.2f} s)",
-               ours_r / raw_r, f"<= {TARGET}x", ours_r / raw_r <= TARGET)
+        report(
+            f"store load ({n:,} results to the leaderboard frame)",
+            f"evalcore {n / ours_r:,.0f} rows/s ({ours_r:.2f} s)",
+            f"raw SELECT into pandas {n / raw_r:,.0f} rows/s ({raw_r:.2f} s)",
+            ours_r / raw_r,
+            f"<= {TARGET}x",
+            ours_r / raw_r <= TARGET,
+        )
         store.close()
 
 

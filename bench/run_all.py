@@ -39,16 +39,23 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke test")
     parser.add_argument("--only", nargs="+", choices=list(BENCHES), help="run only these")
     args = parser.parse_args()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{platform.platform()}", flush=True)
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.platform()}",
+        flush=True,
+    )
     print(f"date: {datetime.datetime.now(datetime.UTC).isoformat(timespec='seconds')}", flush=True)
     failed, missed = [], 0
     for name in args.only or BENCHES:
         script, full, quick = BENCHES[name]
         print(f"\n== {name} ({script})", flush=True)
         start = time.perf_counter()
-        process = subprocess.run([sys.executable, str(HERE / script), *(quick if args.quick else full)],
-                                 cwd=HERE.parent, text=True, capture_output=True)
+        process = subprocess.run(
+            [sys.executable, str(HERE / script), *(quick if args.quick else full)],
+            cwd=HERE.parent,
+            text=True,
+            capture_output=True,
+        )
         sys.stdout.write(process.stdout)
         missed += process.stdout.count("MISSED")
         if process.returncode:

@@ -25,8 +25,10 @@ def read_address_bar() -> None:
     if state.run:
         st.session_state[Keys.RUN] = state.run
     st.session_state[Keys.FILTERS_FOR] = state.run
-    chosen = {name: list(getattr(state.filters, attr))
-              for attr, name in (("datasets", "dataset"), ("variants", "variant"), ("contenders", "contender"))}
+    chosen = {
+        name: list(getattr(state.filters, attr))
+        for attr, name in (("datasets", "dataset"), ("variants", "variant"), ("contenders", "contender"))
+    }
     chosen.update({f"meta_{key}": list(values) for key, values in state.filters.metadata.items()})
     st.session_state[Keys.FILTERS] = {name: values for name, values in chosen.items() if values}
     if state.weights is not None:
@@ -43,5 +45,6 @@ def write_address_bar() -> None:
     state = explorer.ViewState(now.ref, filters(), chosen if changed else None)
     wanted = sharing.encode_query(state)
     if {k: st.query_params.get_all(k) for k in st.query_params} != {
-            k: v if isinstance(v, list) else [v] for k, v in wanted.items()}:
+        k: v if isinstance(v, list) else [v] for k, v in wanted.items()
+    }:
         st.query_params.from_dict(wanted)

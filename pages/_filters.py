@@ -22,8 +22,9 @@ def filters() -> explorer.Filters:
     """The leaderboard's filters, as the session keeps them."""
     chosen = st.session_state.get(Keys.FILTERS, {})
     metadata = {name.removeprefix("meta_"): list(v) for name, v in chosen.items() if name.startswith("meta_") and v}
-    return explorer.Filters(list(chosen.get("dataset", [])), list(chosen.get("variant", [])),
-                            list(chosen.get("contender", [])), metadata)
+    return explorer.Filters(
+        list(chosen.get("dataset", [])), list(chosen.get("variant", [])), list(chosen.get("contender", [])), metadata
+    )
 
 
 def keep_filter(name: str) -> None:
@@ -40,19 +41,31 @@ def filters_panel(now: loaders.Current) -> None:
     # Filtered, the view comes from the run's frame: so do the lists, when the run has no saved summary (an
     # upload, a run still going). Its whole summary, bootstrap included, is computed only for an unfiltered view.
     options = loaders.filter_options(now) if st.session_state[Keys.FILTERS] else loaders.summary(now).options
-    choices = {"dataset": options["datasets"], "variant": options["variants"], "contender": options["contenders"],
-               **{f"meta_{key}": values for key, values in options["metadata"].items()}}
+    choices = {
+        "dataset": options["datasets"],
+        "variant": options["variants"],
+        "contender": options["contenders"],
+        **{f"meta_{key}": values for key, values in options["metadata"].items()},
+    }
     # A value this run does not have (from an address, or another run's) is dropped.
     st.session_state[Keys.FILTERS] = {
-        name: kept for name, values in st.session_state.get(Keys.FILTERS, {}).items()
-        if (kept := [v for v in values if v in choices.get(name, [])])}
+        name: kept
+        for name, values in st.session_state.get(Keys.FILTERS, {}).items()
+        if (kept := [v for v in values if v in choices.get(name, [])])
+    }
     # Drawn only while open (on_change="rerun"): its multiselects would hold back a fresh tab's first table. Its
     # label stays the same (a new label closes it in the browser), so a caption says what is filtered, open or not.
     box = st.expander("Filters", icon=":material/filter_list:", key=Keys.FILTERS_OPEN, on_change="rerun")
     if active := st.session_state[Keys.FILTERS]:
-        st.caption(plain("Filtered by " + "; ".join(
-            f"{_NAMES.get(name, 'metadata ' + name.removeprefix('meta_'))}: {', '.join(values)}"
-            for name, values in active.items())))
+        st.caption(
+            plain(
+                "Filtered by "
+                + "; ".join(
+                    f"{_NAMES.get(name, 'metadata ' + name.removeprefix('meta_'))}: {', '.join(values)}"
+                    for name, values in active.items()
+                )
+            )
+        )
     if box.open:
         with box:
             left, middle, right = st.columns(3)

@@ -200,8 +200,12 @@ def cached_view(path: str, ref: str, version: tuple, weights: tuple, filters: tu
 def filters_key(f: explorer.Filters | None) -> tuple:
     """Filters as a hashable cache key for :func:`cached_view`."""
     f = f or explorer.Filters()
-    return (tuple(f.datasets), tuple(f.variants), tuple(f.contenders),
-            tuple(sorted((k, tuple(v)) for k, v in f.metadata.items())))
+    return (
+        tuple(f.datasets),
+        tuple(f.variants),
+        tuple(f.contenders),
+        tuple(sorted((k, tuple(v)) for k, v in f.metadata.items())),
+    )
 
 
 def view_for(ref: str, chosen: dict[str, float], f: explorer.Filters | None = None) -> explorer.LeaderboardView:
@@ -222,8 +226,13 @@ def runs_index() -> dict[str, dict]:
     for ref in st.session_state.get(Keys.UPLOADS, []):
         run = _uploads().get(ref)
         if run is not None:
-            index[ref] = {"id": ref, "suite": run.info.suite, "created_at": run.info.created_at,
-                          "status": "uploaded", "results": len(run.results)}
+            index[ref] = {
+                "id": ref,
+                "suite": run.info.suite,
+                "created_at": run.info.created_at,
+                "status": "uploaded",
+                "results": len(run.results),
+            }
     return index
 
 
@@ -238,8 +247,11 @@ def leaderboard_so_far(run_id: str, job: RunJob) -> tuple[int, explorer.Leaderbo
     if job.alive and kept and kept[0] == run_id and now - kept[1] < max(SO_FAR_EVERY_S, 4 * kept[2]):
         return kept[3], kept[4]
     frame = store().load_results_frame(run_id)
-    view = explorer.leaderboard_view(frame, job.run.metrics, job.run.info.weights, ci=False,
-                                     contenders=job.run.contenders) if len(frame) else None
+    view = (
+        explorer.leaderboard_view(frame, job.run.metrics, job.run.info.weights, ci=False, contenders=job.run.contenders)
+        if len(frame)
+        else None
+    )
     st.session_state[Keys.SO_FAR] = (run_id, now, time.monotonic() - now, len(frame), view)
     return len(frame), view
 

@@ -21,8 +21,13 @@ def sidebar() -> None:
         return
     if st.session_state.get(Keys.RUN) not in index:
         st.session_state[Keys.RUN] = sharing.default_run(list(index.values()))
-    st.sidebar.selectbox("Run", list(index), key=Keys.RUN, format_func=lambda ref: sharing.run_label(index[ref]),
-                         help="A run from the history, or a file you uploaded")
+    st.sidebar.selectbox(
+        "Run",
+        list(index),
+        key=Keys.RUN,
+        format_func=lambda ref: sharing.run_label(index[ref]),
+        help="A run from the history, or a file you uploaded",
+    )
     now = loaders.current()
     if now is not None:
         weight_sliders(now)
@@ -46,9 +51,15 @@ def weight_sliders(now: loaders.Current) -> None:
     st.sidebar.subheader("Weights")
     positions, captions = {}, {}
     for name in names:
-        positions[name] = st.sidebar.slider(name, -explorer.SLIDER_MAX, explorer.SLIDER_MAX, step=1,
-                                            key=Keys.WEIGHT + name, format="%+d",
-                                            help=explorer.weight_hint(name, now.run.metrics))
+        positions[name] = st.sidebar.slider(
+            name,
+            -explorer.SLIDER_MAX,
+            explorer.SLIDER_MAX,
+            step=1,
+            key=Keys.WEIGHT + name,
+            format="%+d",
+            help=explorer.weight_hint(name, now.run.metrics),
+        )
         captions[name] = st.sidebar.empty()
     st.session_state[Keys.WEIGHT_POSITIONS] = positions
     shares = explorer.live_shares(explorer.slider_weights(positions))
@@ -56,8 +67,12 @@ def weight_sliders(now: loaders.Current) -> None:
         share = shares.get(name, 0.0)
         direction = "lower is better" if positions[name] < 0 else "higher is better"
         caption.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
-    st.sidebar.button("Reset to the run's weights", on_click=set_weights,
-                      args=(loaders.run_weights(now.run), names), use_container_width=True)
+    st.sidebar.button(
+        "Reset to the run's weights",
+        on_click=set_weights,
+        args=(loaders.run_weights(now.run), names),
+        use_container_width=True,
+    )
 
 
 def set_weights(values: dict[str, float], names: list[str]) -> None:
@@ -77,5 +92,6 @@ def weights(now: loaders.Current) -> dict[str, float]:
 
 def leaderboard_of(now: loaders.Current) -> explorer.LeaderboardView:
     """The selected run's leaderboard under the sliders' weights and the page's filters."""
-    return loaders.cached_view(loaders.db_path(), now.ref, now.version, tuple(sorted(weights(now).items())),
-                               loaders.filters_key(filters()))
+    return loaders.cached_view(
+        loaders.db_path(), now.ref, now.version, tuple(sorted(weights(now).items())), loaders.filters_key(filters())
+    )

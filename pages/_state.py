@@ -6,26 +6,31 @@ never pages: app.py lists the pages with ``st.navigation``.
 
 from __future__ import annotations
 
-LEADERBOARD, CASES, RUN, RUNS, UPLOAD = ("pages/leaderboard.py", "pages/cases.py", "pages/run.py",
-                                         "pages/runs.py", "pages/upload.py")
+LEADERBOARD, CASES, RUN, RUNS, UPLOAD = (
+    "pages/leaderboard.py",
+    "pages/cases.py",
+    "pages/run.py",
+    "pages/runs.py",
+    "pages/upload.py",
+)
 
 
 class Keys:
     """Every session-state key, in one place."""
 
-    RUN = "run"                      # the run picker: a store run id or "upload:<digest>"
-    PENDING_RUN = "pending_run"      # a run to select on the next script run (set by pages)
-    UPLOADS = "uploads"              # refs of runs uploaded in this session
-    WEIGHTS_FOR = "weights_for"      # the run the weight sliders were last set for
-    WEIGHT = "w_"                    # + weight name: one slider each
+    RUN = "run"  # the run picker: a store run id or "upload:<digest>"
+    PENDING_RUN = "pending_run"  # a run to select on the next script run (set by pages)
+    UPLOADS = "uploads"  # refs of runs uploaded in this session
+    WEIGHTS_FOR = "weights_for"  # the run the weight sliders were last set for
+    WEIGHT = "w_"  # + weight name: one slider each
     WEIGHT_POSITIONS = "weight_positions"  # the sliders' last positions, kept apart from the widgets
-    FILTERS_FOR = "filters_for"      # the run the leaderboard filters belong to
-    FILTERS = "filters"              # the leaderboard's filters: dataset / variant / contender / meta_<key> → values
-    FILTER = "f_"                    # + one of those names: its multiselect, drawn while the Filters are open
-    FILTERS_OPEN = "filters_open"    # the leaderboard's Filters expander is open (its widgets are drawn)
-    QUERY_READ = "query_read"        # the address bar was read into the session
-    URL_WEIGHTS = "url_weights"      # weights from the address bar, for the sliders to take once
-    REFRAMED = "reframed"            # a page ran without app.py and asked for a rerun through it (see _frame)
+    FILTERS_FOR = "filters_for"  # the run the leaderboard filters belong to
+    FILTERS = "filters"  # the leaderboard's filters: dataset / variant / contender / meta_<key> → values
+    FILTER = "f_"  # + one of those names: its multiselect, drawn while the Filters are open
+    FILTERS_OPEN = "filters_open"  # the leaderboard's Filters expander is open (its widgets are drawn)
+    QUERY_READ = "query_read"  # the address bar was read into the session
+    URL_WEIGHTS = "url_weights"  # weights from the address bar, for the sliders to take once
+    REFRAMED = "reframed"  # a page ran without app.py and asked for a rerun through it (see _frame)
     CASE_CONTENDER = "case_contender"
     CASE_COMPARE = "case_compare"
     CASE_TABLE = "case_table"
@@ -34,11 +39,10 @@ class Keys:
     UPLOAD_FILE = "upload_file"
     DATASET_TAB = "dataset_tab"
     CHART_TAB = "chart_tab"
-    CHART = "chart_"                 # + a chart's title: its selection
-    CHARTS_NOW = "charts_now"        # this session's charts are drawn with its tables (see _widgets.charts_now)
-    TABLES_SHOWN = "tables_shown"    # the component that reports a table on screen
-    JOB = "job"                      # the run launched or resumed from this session
-    CANCEL = "cancel_"               # + run id: the Cancel button of that run's progress panel
-    SO_FAR = "so_far"                # the leaderboard so far of that run: (run id, when, took, results, view)
+    CHART = "chart_"  # + a chart's title: its selection
+    CHARTS_NOW = "charts_now"  # this session's charts are drawn with its tables (see _widgets.charts_now)
+    TABLES_SHOWN = "tables_shown"  # the component that reports a table on screen
+    JOB = "job"  # the run launched or resumed from this session
+    CANCEL = "cancel_"  # + run id: the Cancel button of that run's progress panel
+    SO_FAR = "so_far"  # the leaderboard so far of that run: (run id, when, took, results, view)
     CONFIRM_DELETE = "confirm_delete"
-

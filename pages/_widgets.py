@@ -16,8 +16,7 @@ def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
     """Streamlit's column settings for a leaderboard table's columns, by their kind."""
     cc = st.column_config
     kinds = {
-        explorer.PERCENT: lambda c: cc.ProgressColumn(c.name, help=c.help, min_value=0, max_value=100,
-                                                      format="%.1f%%"),
+        explorer.PERCENT: lambda c: cc.ProgressColumn(c.name, help=c.help, min_value=0, max_value=100, format="%.1f%%"),
         explorer.POINTS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.1f"),
         explorer.MONEY: lambda c: cc.NumberColumn(c.name, help=c.help, format=c.format or "$%.4f"),
         explorer.SECONDS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.2f s"),
@@ -25,8 +24,9 @@ def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
         explorer.TEXT: lambda c: cc.TextColumn(c.name, help=c.help),
     }
     config = {c.name: kinds[c.kind](c) for c in columns}
-    config["P(best)"] = cc.NumberColumn("P(best)", help="Share of bootstrap resamples in which the row ranks first",
-                                        format="%.0f%%")
+    config["P(best)"] = cc.NumberColumn(
+        "P(best)", help="Share of bootstrap resamples in which the row ranks first", format="%.0f%%"
+    )
     config["rank"] = cc.NumberColumn("rank", pinned=True, format="%d", width=50)
     config["contender"] = cc.TextColumn("contender", pinned=True, help="Model and the settings it varied")
     return config
@@ -37,8 +37,15 @@ def show_table(table: Any, columns: list[explorer.Column], key: str | None = Non
     height = min(38 + 35 * len(table), 600)
     if key is None:
         return st.dataframe(table, column_config=column_config(columns), hide_index=True, height=height)
-    return st.dataframe(table, column_config=column_config(columns), hide_index=True, height=height,
-                        on_select="rerun", selection_mode="single-row", key=key)
+    return st.dataframe(
+        table,
+        column_config=column_config(columns),
+        hide_index=True,
+        height=height,
+        on_select="rerun",
+        selection_mode="single-row",
+        key=key,
+    )
 
 
 #: Reports once, as a trigger, that a table of the page is on screen: checked at every frame, and after 3 s

@@ -35,28 +35,39 @@ failures = checks[0].toggle("Failures only", help="Errors and scores below 100%"
 errors = checks[1].toggle("Errors only", help="Failed calls and unusable replies")
 metrics = now.run.metrics
 has_hallucinations = any(m.name == drilldown.HALLUCINATION_METRIC for m in metrics)
-hallucinations = checks[2].toggle("Hallucinations only", disabled=not has_hallucinations,
-                                  help="Answers that filled in a field the text leaves open")
+hallucinations = checks[2].toggle(
+    "Hallucinations only", disabled=not has_hallucinations, help="Answers that filled in a field the text leaves open"
+)
 
-filters = drilldown.CaseFilters(None if contender == ALL else contender, datasets, variants, failures, errors,
-                                hallucinations, text)
+filters = drilldown.CaseFilters(
+    None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text
+)
 if big and contender == ALL:
     # A big run's results are read a contender at a time: its list comes from the frame already in memory.
     run = None
     cases, messages = _loaders.cases_and_errors(now)
-    table, total = drilldown.cases_view_of_frame(now.frame, metrics, cases, messages, filters,
-                                                 limit=_loaders.CASES_LIST_AT_MOST)
+    table, total = drilldown.cases_view_of_frame(
+        now.frame, metrics, cases, messages, filters, limit=_loaders.CASES_LIST_AT_MOST
+    )
 else:
     run = _loaders.run_with_results(now, [contender] if big else None)
     table = drilldown.cases_view(run, filters)
     total = len(table)
 shown = f"; the first {len(table):,} are listed, narrow them with the filters" if total > len(table) else ""
 st.caption(f"{total:,} results{shown}. Click a row to see the case.")
-percent = {name: st.column_config.ProgressColumn(name, min_value=0, max_value=100, format="%.0f%%")
-           for name in ["score", *(m.name for m in metrics)]}
-event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key=Keys.CASE_TABLE,
-                     height=min(38 + 35 * len(table), 420),
-                     column_config={**percent, "input": st.column_config.TextColumn("input", width="large")})
+percent = {
+    name: st.column_config.ProgressColumn(name, min_value=0, max_value=100, format="%.0f%%")
+    for name in ["score", *(m.name for m in metrics)]
+}
+event = st.dataframe(
+    table,
+    hide_index=True,
+    on_select="rerun",
+    selection_mode="single-row",
+    key=Keys.CASE_TABLE,
+    height=min(38 + 35 * len(table), 420),
+    column_config={**percent, "input": st.column_config.TextColumn("input", width="large")},
+)
 rows = [r for r in event.selection.rows if r < len(table)]
 if not rows:
     st.info("Select a row to see its input, expected answer and output side by side.", icon=":material/touch_app:")
@@ -90,8 +101,9 @@ output.code(detail["output"], language="json", wrap_lines=True)
 
 st.markdown("**Want vs got**")
 fields = detail["fields"]
-styled = fields.style.apply(lambda r: [("" if r["right"] else "background-color: rgba(255, 75, 75, 0.25)")] * len(r),
-                            axis=1)
+styled = fields.style.apply(
+    lambda r: [("" if r["right"] else "background-color: rgba(255, 75, 75, 0.25)")] * len(r), axis=1
+)
 st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
 with st.expander("Raw reply"):
     st.code(detail["raw"] if detail["raw"] is not None else "(no reply)", language=None, wrap_lines=True)
@@ -101,5 +113,7 @@ if others:
     st.markdown("**Compare with another contender**")
     other = st.selectbox("Contender to compare", others, key=Keys.CASE_COMPARE, label_visibility="collapsed")
     pair = _loaders.run_with_results(now, [row["contender"], other]) if big else run
-    st.dataframe(drilldown.compare_answers(pair, [row["contender"], other], row["dataset"], row["case"],
-                                          int(row["sample"])), hide_index=True)
+    st.dataframe(
+        drilldown.compare_answers(pair, [row["contender"], other], row["dataset"], row["case"], int(row["sample"])),
+        hide_index=True,
+    )

@@ -49,8 +49,9 @@ figures = {
     "Metrics": lambda: charts.metric_bars(view.ranked, now.run.metrics),
     "Contender × dataset": lambda: charts.dataset_heatmap(view.ranked_by_dataset),
 }
-for tab, (title, figure) in zip(st.tabs(list(figures), key=Keys.CHART_TAB, on_change="rerun"), figures.items(),
-                                strict=True):
+for tab, (title, figure) in zip(
+    st.tabs(list(figures), key=Keys.CHART_TAB, on_change="rerun"), figures.items(), strict=True
+):
     if not tab.open:
         continue
     with tab:

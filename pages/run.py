@@ -36,8 +36,13 @@ def progress_panel(run_id: str, polling: bool) -> None:
     title, cancel = st.columns([4, 1], vertical_alignment="bottom")
     title.subheader("Progress" if job.alive else f"Run {job.status}")
     if job.alive:
-        cancel.button("Cancel", on_click=job.cancel, icon=":material/stop:", key=Keys.CANCEL + run_id,
-                      help="Stop after the calls in flight; finished results stay stored and the run can be resumed")
+        cancel.button(
+            "Cancel",
+            on_click=job.cancel,
+            icon=":material/stop:",
+            key=Keys.CANCEL + run_id,
+            help="Stop after the calls in flight; finished results stay stored and the run can be resumed",
+        )
     for r in job.rows().itertuples():
         st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {r.errors} errors"))
     count, view = _loaders.leaderboard_so_far(run_id, job)
@@ -89,8 +94,12 @@ summary = jobs.plan_summary(plan)
 st.subheader("Plan")
 m1, m2, m3 = st.columns(3)
 m1.metric("Calls", summary["calls"], border=True)
-m2.metric("Estimated cost", "unknown" if summary["cost"] is None else plain(format_cost(summary["cost"])),
-          border=True, help="From the suite's prices or the fake models' own; unknown when a model has none")
+m2.metric(
+    "Estimated cost",
+    "unknown" if summary["cost"] is None else plain(format_cost(summary["cost"])),
+    border=True,
+    help="From the suite's prices or the fake models' own; unknown when a model has none",
+)
 m3.metric("Refused", len(summary["refused"]), border=True)
 st.dataframe(summary["matrix"], hide_index=True)
 if len(summary["refused"]):

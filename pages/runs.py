@@ -46,9 +46,17 @@ if not index:
 
 table = history(_loaders.db_path(), tuple((i["id"], *_loaders.version(i)) for i in index))
 money = explorer.money_format(table["cost"].dropna())
-event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key=Keys.RUNS_TABLE,
-                     column_config={"cost": st.column_config.NumberColumn("cost", format=money, help="Total USD"),
-                                    "id": st.column_config.TextColumn("id", width="small")})
+event = st.dataframe(
+    table,
+    hide_index=True,
+    on_select="rerun",
+    selection_mode="single-row",
+    key=Keys.RUNS_TABLE,
+    column_config={
+        "cost": st.column_config.NumberColumn("cost", format=money, help="Total USD"),
+        "id": st.column_config.TextColumn("id", width="small"),
+    },
+)
 rows = event.selection.rows
 if not rows:
     st.info("Select a run to open, export, delete or resume it.", icon=":material/touch_app:")
@@ -61,16 +69,29 @@ buttons = st.columns(5)
 if buttons[0].button("Open", type="primary", icon=":material/leaderboard:"):
     _frame.open_run(run_id)
 path = _loaders.db_path()
-buttons[1].download_button("Export .json", lambda: run_file(path, run_id), file_name=f"run-{run_id[:8]}.json",
-                           mime="application/json", icon=":material/download:")
-buttons[2].download_button("Export .json.gz", lambda: run_file(path, run_id, gzip=True),
-                           file_name=f"run-{run_id[:8]}.json.gz", mime="application/gzip", icon=":material/download:")
+buttons[1].download_button(
+    "Export .json",
+    lambda: run_file(path, run_id),
+    file_name=f"run-{run_id[:8]}.json",
+    mime="application/json",
+    icon=":material/download:",
+)
+buttons[2].download_button(
+    "Export .json.gz",
+    lambda: run_file(path, run_id, gzip=True),
+    file_name=f"run-{run_id[:8]}.json.gz",
+    mime="application/gzip",
+    icon=":material/download:",
+)
 
 if _actions.viewer():
     st.stop()
 working = run_id in _loaders.jobs() and _loaders.jobs()[run_id].alive
-if info["status"] != "completed" and not working and buttons[3].button("Resume", icon=":material/replay:",
-                                                                       help="Call only what is missing"):
+if (
+    info["status"] != "completed"
+    and not working
+    and buttons[3].button("Resume", icon=":material/replay:", help="Call only what is missing")
+):
     try:
         job = jobs.resume_run(run_id, _loaders.db_path())
     except EvalcoreError as exc:

@@ -15,8 +15,10 @@ from pages._widgets import plain
 
 _frame.use_app_frame(__file__)
 st.title("Upload a run file")
-st.caption("A `.json` or `.json.gz` file written by `evalcore export` or `evalcore run -o`. "
-           "It is checked against the run-file format before anything is shown.")
+st.caption(
+    "A `.json` or `.json.gz` file written by `evalcore export` or `evalcore run -o`. "
+    "It is checked against the run-file format before anything is shown."
+)
 upload = st.file_uploader("Run file", type=["json", "gz"], key=Keys.UPLOAD_FILE)
 if upload is None:
     st.stop()
@@ -28,14 +30,21 @@ except RunFileError as exc:
     if too_large(data):
         st.error("This file is too large to upload. Nothing was read or stored.", icon=":material/error:")
     else:
-        st.error(f"This is not a valid run file: {len(exc.problems) or 1} problem(s). Nothing was stored.",
-                 icon=":material/error:")
+        st.error(
+            f"This is not a valid run file: {len(exc.problems) or 1} problem(s). Nothing was stored.",
+            icon=":material/error:",
+        )
     st.code("\n".join(exc.problems) or str(exc), language=None, wrap_lines=True)
     st.stop()
 
 ref = _loaders.remember_upload(data, run)
-st.success(plain(f"Valid run file: {run.info.suite}, {len(run.contenders)} contenders, {len(run.cases)} cases, "
-                 f"{len(run.results)} results."), icon=":material/check_circle:")
+st.success(
+    plain(
+        f"Valid run file: {run.info.suite}, {len(run.contenders)} contenders, {len(run.cases)} cases, "
+        f"{len(run.results)} results."
+    ),
+    icon=":material/check_circle:",
+)
 view = _loaders.view_for(ref, run.info.weights)
 _widgets.show_table(view.overall, view.columns)
 

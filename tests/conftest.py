@@ -33,9 +33,7 @@ def _check(address: Any, blocked: list[Any]) -> None:
     """Raise for an internet address; unix socket paths (str or bytes) are local."""
     if isinstance(address, tuple) and not _is_loopback(address[0]):
         blocked.append(address)
-        raise NetworkBlocked(
-            f"tests must not reach the network: connection to {address!r} blocked by conftest"
-        )
+        raise NetworkBlocked(f"tests must not reach the network: connection to {address!r} blocked by conftest")
 
 
 @pytest.fixture(autouse=True)

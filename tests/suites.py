@@ -18,17 +18,24 @@ FIELDS = {
 }
 
 CASES = {
-    "complete/001": ("Ann needs kind a, 2 units, $10.5, urgent, tags x and y.",
-                     {"name": "Ann", "kind": "a", "count": 2, "amount": 10.5, "urgent": True, "tags": ["x", "y"]}),
-    "complete/002": ("Bob wants kind b, 1 unit, $3, not urgent, tag z.",
-                     {"name": "Bob", "kind": "b", "count": 1, "amount": 3, "urgent": False, "tags": ["z"]}),
-    "vague/001": ("Someone may want something soon-ish.",
-                  {"name": None, "kind": None, "count": None, "amount": None, "urgent": None, "tags": None}),
+    "complete/001": (
+        "Ann needs kind a, 2 units, $10.5, urgent, tags x and y.",
+        {"name": "Ann", "kind": "a", "count": 2, "amount": 10.5, "urgent": True, "tags": ["x", "y"]},
+    ),
+    "complete/002": (
+        "Bob wants kind b, 1 unit, $3, not urgent, tag z.",
+        {"name": "Bob", "kind": "b", "count": 1, "amount": 3, "urgent": False, "tags": ["z"]},
+    ),
+    "vague/001": (
+        "Someone may want something soon-ish.",
+        {"name": None, "kind": None, "count": None, "amount": None, "urgent": None, "tags": None},
+    ),
 }
 
 
-def write_suite(root: Path, config: dict[str, Any] | None = None, cases: dict[str, Any] | None = None,
-                dataset: str = "shop") -> Path:
+def write_suite(
+    root: Path, config: dict[str, Any] | None = None, cases: dict[str, Any] | None = None, dataset: str = "shop"
+) -> Path:
     """A suite folder with one dataset; ``config`` entries replace the defaults."""
     suite = {
         "suite": "mini",
@@ -37,8 +44,7 @@ def write_suite(root: Path, config: dict[str, Any] | None = None, cases: dict[st
         "scorer": "fields",
         "fields": FIELDS,
         "run": {"max_attempts": 2, "backoff_s": 0},
-        "lineup": [{"model": "fake/oracle", "settings": {"temperature": [0, 0.7]}},
-                   {"model": "fake/guesser"}],
+        "lineup": [{"model": "fake/oracle", "settings": {"temperature": [0, 0.7]}}, {"model": "fake/guesser"}],
         "weighted_score": {"weights": {"score": 1, "cost": -0.2}},
     }
     suite.update(config or {})

@@ -14,12 +14,12 @@ from tests.factories import make_run
 #: Each payload sets ``window.__pwned`` (or loads ``x``) if it is ever run or rendered as markup.
 PAYLOADS = (
     '<script>window.__pwned="script"</script>',
-    '<img src=x onerror="window.__pwned=\'img\'">',
+    "<img src=x onerror=\"window.__pwned='img'\">",
     '[click me](javascript:window.__pwned="link")',
     "![tracker](x)",
-    '<svg onload="window.__pwned=\'svg\'"><circle r=9></circle></svg>',
-    '<iframe src="javascript:window.__pwned=\'iframe\'"></iframe>',
-    '<a href="javascript:window.__pwned=\'a\'">a link</a>',
+    "<svg onload=\"window.__pwned='svg'\"><circle r=9></circle></svg>",
+    "<iframe src=\"javascript:window.__pwned='iframe'\"></iframe>",
+    "<a href=\"javascript:window.__pwned='a'\">a link</a>",
     "**bold** :red[red] $\\LaTeX$ <b id=pwned>b</b>",
 )
 
@@ -33,11 +33,13 @@ def untrusted_run(run_id: str = "run-untrusted") -> records.Run:
     """3 contenders × 6 cases with a payload in every name and text a run file can carry."""
     run = make_run(n_contenders=3, n_cases=6, run_id=run_id)
     run.info.suite = f"{PAYLOADS[1]} {payload(3, 'suite')}"
-    run.metrics = [dataclasses.replace(m, description=payload(i + 3, f"metric {m.name}"))
-                   for i, m in enumerate(run.metrics)]
+    run.metrics = [
+        dataclasses.replace(m, description=payload(i + 3, f"metric {m.name}")) for i, m in enumerate(run.metrics)
+    ]
     contenders = {c.id: payload(i, f"#{i}") for i, c in enumerate(run.contenders)}
-    run.contenders = [dataclasses.replace(c, id=contenders[c.id], settings={**c.settings, "stop": payload(0)})
-                      for c in run.contenders]
+    run.contenders = [
+        dataclasses.replace(c, id=contenders[c.id], settings={**c.settings, "stop": payload(0)}) for c in run.contenders
+    ]
     datasets = {"roofing": payload(1, "dataset")}
     cases = {}
     for j, case in enumerate(run.cases):
@@ -45,8 +47,11 @@ def untrusted_run(run_id: str = "run-untrusted") -> records.Run:
         cases[case.key] = (datasets.get(case.dataset, case.dataset), new_id)
         case.dataset, case.id = cases[case.key]
         case.variant = payload(j, "variant") if j % 3 == 0 else case.variant
-        case.input = f"{payload(j, 'input')}\nSecond line {payload(j + 1)}" if j % 4 != 3 else {
-            "subject": payload(j, "subject"), "body": payload(j + 4, "body")}
+        case.input = (
+            f"{payload(j, 'input')}\nSecond line {payload(j + 1)}"
+            if j % 4 != 3
+            else {"subject": payload(j, "subject"), "body": payload(j + 4, "body")}
+        )
         case.expected = {"client_name": payload(j + 5, "expected"), "dependents": None}
         case.metadata = {**case.metadata, payload(3, "meta key"): payload(j % 2, "meta value")}
     for r in run.results:

@@ -21,12 +21,21 @@ and :mod:`evalcore._util`; never a model.
 from evalcore._util.lazy import lazy_exports
 
 _EXPORTS = {
-    "aggregate": "leaderboard", "rank": "leaderboard", "leaderboard": "leaderboard",
-    "parse_weights": "weights", "validate_weights": "weights", "weight_shares": "weights",
-    "Filters": "results", "select_results": "results",
-    "bootstrap": "resampling", "pairwise": "significance", "weight_stability": "stability",
-    "pareto_front": "pareto", "leaderboard_view": "view",
-    "StoredRun": "runs", "rank_run": "runs",
+    "aggregate": "leaderboard",
+    "rank": "leaderboard",
+    "leaderboard": "leaderboard",
+    "parse_weights": "weights",
+    "validate_weights": "weights",
+    "weight_shares": "weights",
+    "Filters": "results",
+    "select_results": "results",
+    "bootstrap": "resampling",
+    "pairwise": "significance",
+    "weight_stability": "stability",
+    "pareto_front": "pareto",
+    "leaderboard_view": "view",
+    "StoredRun": "runs",
+    "rank_run": "runs",
 }
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -51,26 +51,52 @@ def score_vs(table: pd.DataFrame, x: str = "cost", log_x: bool | None = None) ->
     title, hover_x = AXES[x]
     front_ids = pareto_front(known, x=x) if len(known) else []
     fig = go.Figure()
-    fig.add_trace(go.Scatter(
-        # Only the frontier is labelled: ten labels on one chart overlap into noise; hover names the rest.
-        x=known[x], y=100 * known["score"], mode="markers+text", name="contenders",
-        text=[_label(c) if c in front_ids else "" for c in known["contender"]], textposition="top center",
-        customdata=known["contender"].astype(str), marker={"size": 11},
-        hovertext=[_safe(c) for c in known["contender"]],
-        hovertemplate="<b>%{hovertext}</b><br>score %{y:.1f}%<br>" + hover_x + "<extra></extra>",
-    ))
+    fig.add_trace(
+        go.Scatter(
+            # Only the frontier is labelled: ten labels on one chart overlap into noise; hover names the rest.
+            x=known[x],
+            y=100 * known["score"],
+            mode="markers+text",
+            name="contenders",
+            text=[_label(c) if c in front_ids else "" for c in known["contender"]],
+            textposition="top center",
+            customdata=known["contender"].astype(str),
+            marker={"size": 11},
+            hovertext=[_safe(c) for c in known["contender"]],
+            hovertemplate="<b>%{hovertext}</b><br>score %{y:.1f}%<br>" + hover_x + "<extra></extra>",
+        )
+    )
     front = known.set_index("contender").loc[front_ids] if len(known) else known
-    fig.add_trace(go.Scatter(
-        x=front[x], y=100 * front["score"], mode="lines", name=FRONTIER, line={"dash": "dash", "width": 2},
-        customdata=front.index.astype(str), hoverinfo="skip", line_shape="hv",
-    ))
+    fig.add_trace(
+        go.Scatter(
+            x=front[x],
+            y=100 * front["score"],
+            mode="lines",
+            name=FRONTIER,
+            line={"dash": "dash", "width": 2},
+            customdata=front.index.astype(str),
+            hoverinfo="skip",
+            line_shape="hv",
+        )
+    )
     left_out = len(table) - len(known)
     note = f" ({left_out} without a {x} not shown)" if left_out else ""
-    fig.update_layout(title=f"Score vs {x}{note}", xaxis_title=title, yaxis_title="score (%)",
-                      showlegend=True, margin={"t": 50, "l": 10, "r": 10, "b": 10}, height=420,
-                      legend={"orientation": "h", "y": -0.2})
-    fig.update_xaxes(type="log" if log_x else "linear", exponentformat="none", dtick="D2" if log_x else None,
-                     tickprefix="$" if x == "cost" else "", ticksuffix=" s" if x == "time" else "")
+    fig.update_layout(
+        title=f"Score vs {x}{note}",
+        xaxis_title=title,
+        yaxis_title="score (%)",
+        showlegend=True,
+        margin={"t": 50, "l": 10, "r": 10, "b": 10},
+        height=420,
+        legend={"orientation": "h", "y": -0.2},
+    )
+    fig.update_xaxes(
+        type="log" if log_x else "linear",
+        exponentformat="none",
+        dtick="D2" if log_x else None,
+        tickprefix="$" if x == "cost" else "",
+        ticksuffix=" s" if x == "time" else "",
+    )
     return fig
 
 
@@ -93,21 +119,36 @@ def metric_bars(table: pd.DataFrame, metrics: Sequence[Metric]) -> go.Figure:
     fig = go.Figure()
     for row in table.to_dict("records"):
         values = np.array([_value(row, n) for n in names])
-        bar = go.Bar(x=names, y=100 * values, name=_label(str(row["contender"]), 40),
-                     customdata=[str(row["contender"])] * len(names),
-                     hovertext=[_safe(row["contender"])] * len(names),
-                     hovertemplate="<b>%{hovertext}</b><br>%{x}: %{y:.1f}%<extra></extra>")
+        bar = go.Bar(
+            x=names,
+            y=100 * values,
+            name=_label(str(row["contender"]), 40),
+            customdata=[str(row["contender"])] * len(names),
+            hovertext=[_safe(row["contender"])] * len(names),
+            hovertemplate="<b>%{hovertext}</b><br>%{x}: %{y:.1f}%<extra></extra>",
+        )
         if all(f"{n}_lo" in row for n in names):
             low = np.array([_value(row, f"{n}_lo") for n in names])
             high = np.array([_value(row, f"{n}_hi") for n in names])
-            bar.error_y = {"type": "data", "symmetric": False, "array": 100 * np.maximum(high - values, 0),
-                           "arrayminus": 100 * np.maximum(values - low, 0), "visible": True}
+            bar.error_y = {
+                "type": "data",
+                "symmetric": False,
+                "array": 100 * np.maximum(high - values, 0),
+                "arrayminus": 100 * np.maximum(values - low, 0),
+                "visible": True,
+            }
         fig.add_trace(bar)
     lower = [m.name for m in metrics if not m.higher_is_better]
     note = f" (lower is better: {', '.join(lower)})" if lower else ""
-    fig.update_layout(barmode="group", title=f"Metrics per contender, 95% intervals{note}",
-                      yaxis_title="%", yaxis_range=[0, 105], height=420,
-                      margin={"t": 50, "l": 10, "r": 10, "b": 10}, legend={"orientation": "h", "y": -0.25})
+    fig.update_layout(
+        barmode="group",
+        title=f"Metrics per contender, 95% intervals{note}",
+        yaxis_title="%",
+        yaxis_range=[0, 105],
+        height=420,
+        margin={"t": 50, "l": 10, "r": 10, "b": 10},
+        legend={"orientation": "h", "y": -0.25},
+    )
     return fig
 
 
@@ -126,13 +167,25 @@ def dataset_heatmap(table: pd.DataFrame, value: str = "score") -> go.Figure:
     grid = grid.reindex(index=contenders)
     z = 100 * grid.to_numpy(dtype=float)
     text = [["" if np.isnan(v) else f"{v:.0f}%" for v in row] for row in z]
-    fig = go.Figure(go.Heatmap(
-        z=z, x=[_safe(c) for c in grid.columns], y=[_safe(c) for c in contenders], text=text,
-        texttemplate="%{text}",
-        colorscale="Viridis", zmin=0, zmax=100, colorbar={"title": "%"},
-        customdata=[[c] * len(grid.columns) for c in contenders],
-        hovertemplate="<b>%{y}</b><br>%{x}: %{z:.1f}%<extra></extra>",
-    ))
-    fig.update_layout(title=f"{value} by dataset", height=max(300, 60 + 34 * len(contenders)),
-                      margin={"t": 50, "l": 10, "r": 10, "b": 10}, yaxis={"autorange": "reversed"})
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[_safe(c) for c in grid.columns],
+            y=[_safe(c) for c in contenders],
+            text=text,
+            texttemplate="%{text}",
+            colorscale="Viridis",
+            zmin=0,
+            zmax=100,
+            colorbar={"title": "%"},
+            customdata=[[c] * len(grid.columns) for c in contenders],
+            hovertemplate="<b>%{y}</b><br>%{x}: %{z:.1f}%<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=f"{value} by dataset",
+        height=max(300, 60 + 34 * len(contenders)),
+        margin={"t": 50, "l": 10, "r": 10, "b": 10},
+        yaxis={"autorange": "reversed"},
+    )
     return fig

@@ -56,13 +56,13 @@ def aggregate(
     """
     keys = list(by) if tuple(by) in GROUPINGS else None
     if keys is None or average not in AVERAGES:
-        raise ValueError(f"by={tuple(by)!r}, average={average!r}: "
-                         f"use by in {GROUPINGS} and average in {AVERAGES}")
+        raise ValueError(f"by={tuple(by)!r}, average={average!r}: use by in {GROUPINGS} and average in {AVERAGES}")
     return _aggregate(df, metrics, keys, average, result_values(df, metrics))
 
 
-def _aggregate(df: pd.DataFrame, metrics: Sequence[Metric], keys: list[str], average: str,
-               per_result: Mapping[str, np.ndarray]) -> pd.DataFrame:
+def _aggregate(
+    df: pd.DataFrame, metrics: Sequence[Metric], keys: list[str], average: str, per_result: Mapping[str, np.ndarray]
+) -> pd.DataFrame:
     """:func:`aggregate` from the results' :func:`result_values`."""
     values = _values_frame(df, per_result)
     if average == "macro" and "dataset" not in keys:
@@ -203,8 +203,7 @@ def prepare(
     selected = select_results(df, filters)
     keys = list(by) if tuple(by) in GROUPINGS else None
     if keys is None or average not in AVERAGES:
-        raise ValueError(f"by={tuple(by)!r}, average={average!r}: "
-                         f"use by in {GROUPINGS} and average in {AVERAGES}")
+        raise ValueError(f"by={tuple(by)!r}, average={average!r}: use by in {GROUPINGS} and average in {AVERAGES}")
     reusable = overall is not None and "dataset" in keys and (overall.resampled or not ci)
     only = _only_dataset(selected) if reusable else None
     if overall is not None and only is not None:

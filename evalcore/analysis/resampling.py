@@ -85,8 +85,9 @@ class CaseMatrix:
         return (counts @ self.distinct[cases])[:, self.source]
 
 
-def case_matrix(df: pd.DataFrame, metrics: Sequence[Metric],
-                values: Mapping[str, np.ndarray] | None = None) -> CaseMatrix:
+def case_matrix(
+    df: pd.DataFrame, metrics: Sequence[Metric], values: Mapping[str, np.ndarray] | None = None
+) -> CaseMatrix:
     """Fold a results frame into per-case sums and counts (see :class:`CaseMatrix`).
 
     Args:
@@ -124,8 +125,11 @@ def _first_equal(arrays: list[np.ndarray]) -> list[int]:
     firsts: list[int] = []
     for i, a in enumerate(arrays):
         step = max(1, len(a) // 64)  # a look at a few values first: most unequal arrays differ there
-        match = (j for j in dict.fromkeys(firsts) if arrays[j][::step].tobytes() == a[::step].tobytes()
-                 and np.array_equal(arrays[j], a))
+        match = (
+            j
+            for j in dict.fromkeys(firsts)
+            if arrays[j][::step].tobytes() == a[::step].tobytes() and np.array_equal(arrays[j], a)
+        )
         firsts.append(next(match, i))
     return firsts
 
@@ -149,8 +153,11 @@ def _sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 def _case_codes(df: pd.DataFrame) -> np.ndarray:
     """``df.groupby(["dataset", "case"], observed=True, sort=True).ngroup()``, from categorical codes when it can."""
     dataset, case = df["dataset"], df["case"]
-    if not all(isinstance(c.dtype, pd.CategoricalDtype) for c in (dataset, case)) or \
-            dataset.isna().any() or case.isna().any():
+    if (
+        not all(isinstance(c.dtype, pd.CategoricalDtype) for c in (dataset, case))
+        or dataset.isna().any()
+        or case.isna().any()
+    ):
         return df.groupby(["dataset", "case"], observed=True, sort=True).ngroup().to_numpy()
     # groupby sorts categoricals by their categories' order, which is the codes' order.
     key = dataset.cat.codes.to_numpy(np.int64) * len(case.cat.categories) + case.cat.codes.to_numpy(np.int64)
@@ -218,8 +225,11 @@ def resampled_tables(matrix: CaseMatrix, counts: np.ndarray, average: str = "mic
     Micro: sums over the drawn cases divided by counts, the identity resample giving back the
     table. Macro: the same per dataset, then the mean over the datasets that have a value.
     """
-    groups = [slice(None)] if average == "micro" else [
-        np.flatnonzero(matrix.case_dataset == d) for d in np.unique(matrix.case_dataset)]
+    groups = (
+        [slice(None)]
+        if average == "micro"
+        else [np.flatnonzero(matrix.case_dataset == d) for d in np.unique(matrix.case_dataset)]
+    )
     q, c = len(matrix.names), len(matrix.contenders)
     means: list[np.ndarray] = []
     errors: np.ndarray | float = 0.0
@@ -287,8 +297,9 @@ def resample(
     matrix = case_matrix(df, metrics, values)
     strata = matrix.case_dataset if average == "macro" else np.zeros_like(matrix.case_dataset)
     rng = np.random.default_rng(seed)
-    blocks = [resampled_tables(matrix, counts, average) for counts in _count_blocks(strata, B, rng)] or \
-        [resampled_tables(matrix, np.zeros((0, len(strata))), average)]
+    blocks = [resampled_tables(matrix, counts, average) for counts in _count_blocks(strata, B, rng)] or [
+        resampled_tables(matrix, np.zeros((0, len(strata))), average)
+    ]
     return Resampled(matrix.contenders, {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]})
 
 

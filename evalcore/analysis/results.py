@@ -21,8 +21,12 @@ from evalcore.core.records import Metric
 
 #: Table columns of usage, in order, and where each comes from in the results frame.
 USAGE_COLUMNS = ("cost", "time", "input_tokens", "output_tokens")
-USAGE_SOURCES = {"cost": "cost_usd", "time": "latency_s", "input_tokens": "input_tokens",
-                 "output_tokens": "output_tokens"}
+USAGE_SOURCES = {
+    "cost": "cost_usd",
+    "time": "latency_s",
+    "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens",
+}
 
 
 @dataclass
@@ -55,8 +59,11 @@ def select_results(df: pd.DataFrame, filters: Filters | None = None) -> pd.DataF
     if filters is None or not filters.any():
         return df
     mask = np.ones(len(df), dtype=bool)
-    for column, wanted in (("dataset", filters.datasets), ("variant", filters.variants),
-                           ("contender", filters.contenders)):
+    for column, wanted in (
+        ("dataset", filters.datasets),
+        ("variant", filters.variants),
+        ("contender", filters.contenders),
+    ):
         if wanted:
             mask &= df[column].isin(_as_list(wanted)).to_numpy()
     for key, values in filters.metadata.items():

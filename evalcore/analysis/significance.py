@@ -66,7 +66,7 @@ def _case_values(df: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray,
 
 def _pairs_of(values: np.ndarray, a: int, draws: np.ndarray, signs: np.ndarray) -> list[dict]:
     """Statistics of contender ``a`` against every later contender, all pairs in one product each."""
-    others = values[:, a + 1:]
+    others = values[:, a + 1 :]
     shared = ~np.isnan(others) & ~np.isnan(values[:, [a]])
     diff = np.where(shared, values[:, [a]] - others, 0.0)
     n = shared.sum(axis=0)
@@ -76,8 +76,18 @@ def _pairs_of(values: np.ndarray, a: int, draws: np.ndarray, signs: np.ndarray) 
     # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
     extreme = (flipped >= np.abs(mean) - 1e-12).sum(axis=0)
     p = np.where(n > 0, (1 + extreme) / (len(signs) + 1), np.nan)
-    return [{"b": a + 1 + j, "n": int(n[j]), "mean_diff": mean[j], "lo": lo[j], "hi": hi[j],
-             "p_value": p[j], "significant": bool(p[j] < ALPHA)} for j in range(len(n))]
+    return [
+        {
+            "b": a + 1 + j,
+            "n": int(n[j]),
+            "mean_diff": mean[j],
+            "lo": lo[j],
+            "hi": hi[j],
+            "p_value": p[j],
+            "significant": bool(p[j] < ALPHA),
+        }
+        for j in range(len(n))
+    ]
 
 
 def _reverse(row: dict) -> dict:

@@ -42,8 +42,9 @@ def weight_stability(
     return stability_of(table, validate_weights(weights, metrics), draws=draws, seed=seed)
 
 
-def stability_of(table: pd.DataFrame, weights: Mapping[str, float], *, draws: int = 1000,
-                 seed: int = 0) -> dict[str, float]:
+def stability_of(
+    table: pd.DataFrame, weights: Mapping[str, float], *, draws: int = 1000, seed: int = 0
+) -> dict[str, float]:
     """:func:`weight_stability` under weights already checked by :func:`~evalcore.analysis.weights.validate_weights`."""
     if "dataset" in table.columns and table["dataset"].nunique() > 1:
         raise ValueError("weight_stability takes one table; call it once per dataset")
@@ -57,8 +58,9 @@ def stability_of(table: pd.DataFrame, weights: Mapping[str, float], *, draws: in
     return dict(zip(ids, np.bincount(first, minlength=len(ids)) / draws, strict=True))
 
 
-def _perturbed_wscores(columns: dict[str, np.ndarray], weights: Mapping[str, float], draws: int,
-                       rng: np.random.Generator) -> np.ndarray:
+def _perturbed_wscores(
+    columns: dict[str, np.ndarray], weights: Mapping[str, float], draws: int, rng: np.random.Generator
+) -> np.ndarray:
     if not weights:
         return np.full((draws, len(columns["errors"])), np.nan)
     goodness = goodness_matrix(columns, weights)  # (contenders, names)

@@ -119,9 +119,12 @@ DTYPES = frozenset({"<f8", "<i8", "|b1"})
 def pack(summary: Summary) -> bytes:
     """A summary as bytes: a JSON header saying how the arrays fit together, then the arrays' raw bytes."""
     arrays: list[np.ndarray] = []
-    layout = {"options": summary.options, "ci": summary.prepared.ci,
-              "overall": _pack_prepared(summary.prepared.overall, arrays),
-              "by_dataset": _pack_prepared(summary.prepared.by_dataset, arrays)}
+    layout = {
+        "options": summary.options,
+        "ci": summary.prepared.ci,
+        "overall": _pack_prepared(summary.prepared.overall, arrays),
+        "by_dataset": _pack_prepared(summary.prepared.by_dataset, arrays),
+    }
     places, offset = [], 0
     for array in arrays:
         places.append({"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset})
@@ -139,9 +142,9 @@ def unpack(data: bytes) -> Summary:
     if not data.startswith(MAGIC):
         raise ValueError("not an evalcore summary")
     start = len(MAGIC) + 8
-    size = int.from_bytes(data[len(MAGIC):start], "little")
-    header = json.loads(data[start:start + size])
-    body = memoryview(data)[start + size:]
+    size = int.from_bytes(data[len(MAGIC) : start], "little")
+    header = json.loads(data[start : start + size])
+    body = memoryview(data)[start + size :]
     arrays = []
     for place in header["arrays"]:
         if place["dtype"] not in DTYPES:
@@ -149,8 +152,9 @@ def unpack(data: bytes) -> Summary:
         dtype, shape = np.dtype(place["dtype"]), tuple(place["shape"])
         arrays.append(np.frombuffer(body, dtype, int(np.prod(shape)), place["offset"]).reshape(shape))
     layout = header["layout"]
-    prepared = PreparedView(_unpack_prepared(layout["overall"], arrays), _unpack_prepared(layout["by_dataset"], arrays),
-                            bool(layout["ci"]))
+    prepared = PreparedView(
+        _unpack_prepared(layout["overall"], arrays), _unpack_prepared(layout["by_dataset"], arrays), bool(layout["ci"])
+    )
     return Summary(prepared, layout["options"])
 
 
@@ -166,16 +170,32 @@ def _pack_prepared(prepared: Prepared, arrays: list[np.ndarray]) -> dict[str, An
         # Text (contender, dataset) goes in the header: a leaderboard table has no missing name.
         entry.update({"array": add(column.to_numpy())} if numeric else {"text": [str(v) for v in column]})
         columns.append(entry)
-    resampled = [{"dataset": dataset, "contenders": [str(c) for c in part.contenders],
-                  "tables": {name: add(table) for name, table in part.tables.items()}}
-                 for dataset, part in prepared.resampled]
+    resampled = [
+        {
+            "dataset": dataset,
+            "contenders": [str(c) for c in part.contenders],
+            "tables": {name: add(table) for name, table in part.tables.items()},
+        }
+        for dataset, part in prepared.resampled
+    ]
     return {"columns": columns, "rows": len(prepared.table), "resampled": resampled}
 
 
 def _unpack_prepared(layout: dict[str, Any], arrays: list[np.ndarray]) -> Prepared:
-    table = pd.DataFrame({c["name"]: pd.Series(c["text"] if "text" in c else arrays[c["array"]], dtype=c["dtype"])
-                          for c in layout["columns"]}, index=pd.RangeIndex(layout["rows"]))
-    resampled = [(part["dataset"], Resampled(np.array(part["contenders"], dtype=object),
-                                             {name: arrays[i] for name, i in part["tables"].items()}))
-                 for part in layout["resampled"]]
+    table = pd.DataFrame(
+        {
+            c["name"]: pd.Series(c["text"] if "text" in c else arrays[c["array"]], dtype=c["dtype"])
+            for c in layout["columns"]
+        },
+        index=pd.RangeIndex(layout["rows"]),
+    )
+    resampled = [
+        (
+            part["dataset"],
+            Resampled(
+                np.array(part["contenders"], dtype=object), {name: arrays[i] for name, i in part["tables"].items()}
+            ),
+        )
+        for part in layout["resampled"]
+    ]
     return Prepared(table, resampled)

@@ -33,8 +33,20 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
     (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``) and ``p_best``.
     """
     names = [m.name for m in metrics]
-    keys = ["contender", "dataset", "cases", "scored", "errors", "score", *names, *USAGE_COLUMNS,
-            "wscore", "rank", "best", "best_value"]
+    keys = [
+        "contender",
+        "dataset",
+        "cases",
+        "scored",
+        "errors",
+        "score",
+        *names,
+        *USAGE_COLUMNS,
+        "wscore",
+        "rank",
+        "best",
+        "best_value",
+    ]
     keys += [f"{name}_{end}" for name in ["score", *names, "wscore"] for end in ("lo", "hi")]
     return [key for key in [*keys, "p_best"] if key in table.columns]
 
@@ -76,8 +88,10 @@ def format_leaderboard(
 def to_json(table: pd.DataFrame, metrics: Sequence[Metric]) -> str:
     """The table as a JSON list of rows, in table order, with null for NaN."""
     keys = row_keys(table, metrics)
-    rows = [{key: _plain(value) for key, value in zip(keys, values, strict=True)}
-            for values in table[keys].itertuples(index=False, name=None)]
+    rows = [
+        {key: _plain(value) for key, value in zip(keys, values, strict=True)}
+        for values in table[keys].itertuples(index=False, name=None)
+    ]
     return json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False)
 
 
@@ -129,17 +143,36 @@ def _missing(value: object) -> bool:
 def _cells(table: pd.DataFrame, metrics: Sequence[Metric]) -> tuple[list[str], list[list[str]]]:
     keys = ["dataset"] if "dataset" in table.columns else []
     optional = ["P(best)"] if "p_best" in table.columns else []
-    header = ["#", "contender", *keys, "score", *(m.name for m in metrics), "wscore", "errors", "cases",
-              "cost", "time", *optional, ""]
+    header = [
+        "#",
+        "contender",
+        *keys,
+        "score",
+        *(m.name for m in metrics),
+        "wscore",
+        "errors",
+        "cases",
+        "cost",
+        "time",
+        *optional,
+        "",
+    ]
     return header, [_row_cells(row, metrics, keys, bool(optional)) for row in table.to_dict("records")]
 
 
 def _row_cells(row: dict, metrics: Sequence[Metric], keys: list[str], with_p_best: bool) -> list[str]:
-    cells = [str(row.get("rank", "")), str(row["contender"]), *(str(row[k]) for k in keys),
-             _with_interval(row, "score", format_percent),
-             *(_with_interval(row, m.name, format_percent) for m in metrics),
-             _with_interval(row, "wscore", _format_points), str(row["errors"]), str(row["cases"]),
-             format_cost(row["cost"]), format_seconds(row["time"])]
+    cells = [
+        str(row.get("rank", "")),
+        str(row["contender"]),
+        *(str(row[k]) for k in keys),
+        _with_interval(row, "score", format_percent),
+        *(_with_interval(row, m.name, format_percent) for m in metrics),
+        _with_interval(row, "wscore", _format_points),
+        str(row["errors"]),
+        str(row["cases"]),
+        format_cost(row["cost"]),
+        format_seconds(row["time"]),
+    ]
     cells += [format_percent(row["p_best"])] if with_p_best else []
     return [*cells, _marks(row)]
 
@@ -190,17 +223,19 @@ def glossary(
 ) -> list[str]:
     """Lines explaining the columns: each metric from its description, the marks, the weight shares."""
     primary = next((m.name for m in metrics if m.primary), None)
-    lines = [f"score: {primary or 'the primary metric'}, mean over scored results"
-             + ("; [low–high] is a 95% bootstrap interval" if intervals else "")]
-    lines += [f"{m.name}: {m.description} ({'higher' if m.higher_is_better else 'lower'} is better)"
-              for m in metrics]
-    lines += ["wscore: weighted score from 0 to 100 (– when a weighted value is missing); "
-              "errors: calls that failed after retries; cost: USD per case; time: seconds per case",
-              f"{BEST_MARK}: top-ranked row with no errors; {VALUE_MARK}: cheapest row with no errors "
-              f"within {100 * best_value_points:g} points of the top score"]
+    lines = [
+        f"score: {primary or 'the primary metric'}, mean over scored results"
+        + ("; [low–high] is a 95% bootstrap interval" if intervals else "")
+    ]
+    lines += [f"{m.name}: {m.description} ({'higher' if m.higher_is_better else 'lower'} is better)" for m in metrics]
+    lines += [
+        "wscore: weighted score from 0 to 100 (– when a weighted value is missing); "
+        "errors: calls that failed after retries; cost: USD per case; time: seconds per case",
+        f"{BEST_MARK}: top-ranked row with no errors; {VALUE_MARK}: cheapest row with no errors "
+        f"within {100 * best_value_points:g} points of the top score",
+    ]
     lines += ["P(best): share of bootstrap resamples in which the row ranks first"] if intervals else []
     shares = weight_shares(weights or {})
     if shares:
-        lines.append("weights: " + ", ".join(
-            f"{s['name']} {100 * s['share']:.0f}% ({s['direction']})" for s in shares))
+        lines.append("weights: " + ", ".join(f"{s['name']} {100 * s['share']:.0f}% ({s['direction']})" for s in shares))
     return lines

@@ -47,14 +47,16 @@ class ViewState:
 
 def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
     """The values each filter can take in a results frame: datasets, variants, contenders, metadata."""
+
     def values(column: str) -> list[str]:
         if column not in frame.columns:
             return []
         series = frame[column]
         if isinstance(series.dtype, pd.CategoricalDtype):  # the categories in use, not a million cells as text
             # Counted, not sorted (np.unique): -1 (no value) lands in the first bin, left out.
-            counts = np.bincount(series.cat.codes.to_numpy().astype(np.intp) + 1,
-                                 minlength=len(series.cat.categories) + 1)
+            counts = np.bincount(
+                series.cat.codes.to_numpy().astype(np.intp) + 1, minlength=len(series.cat.categories) + 1
+            )
             return sorted({str(v) for v in series.cat.categories[np.flatnonzero(counts[1:])]})
         return sorted(series.dropna().astype(str).unique())
 
@@ -62,8 +64,12 @@ def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
     labels = [c for c in frame.columns if c.startswith("meta_") and not pd.api.types.is_float_dtype(frame[c])]
     metadata = {c.removeprefix("meta_"): values(c) for c in labels}
     metadata = {k: v for k, v in metadata.items() if 2 <= len(v) <= MAX_METADATA_VALUES}
-    return {"datasets": values("dataset"), "variants": values("variant"),
-            "contenders": values("contender"), "metadata": metadata}
+    return {
+        "datasets": values("dataset"),
+        "variants": values("variant"),
+        "contenders": values("contender"),
+        "metadata": metadata,
+    }
 
 
 def weight_names(metrics: Sequence[Metric]) -> list[str]:
@@ -74,8 +80,12 @@ def weight_names(metrics: Sequence[Metric]) -> list[str]:
 def weight_hint(name: str, metrics: Sequence[Metric]) -> str:
     """What a weight on ``name`` means, for a slider's help text (Markdown: descriptions are escaped)."""
     described = {m.name: escape_markdown(m.description) for m in metrics}
-    fixed = {"score": "The primary metric.", "errors": "Failed calls; a row with n errors loses 15 + 5n points.",
-             "cost": "USD per case, on a log scale.", "time": "Seconds per call, on a log scale."}
+    fixed = {
+        "score": "The primary metric.",
+        "errors": "Failed calls; a row with n errors loses 15 + 5n points.",
+        "cost": "USD per case, on a log scale.",
+        "time": "Seconds per call, on a log scale.",
+    }
     return f"{described.get(name) or fixed.get(name, name)} Positive: higher is better; negative: lower is better."
 
 
@@ -178,20 +188,26 @@ class PreparedView:
     ci: bool
 
 
-def prepare_view(frame: pd.DataFrame, metrics: Sequence[Metric], filters: Filters | None = None, *,
-                 ci: bool = True, B: int = 1000) -> PreparedView:  # noqa: N803
+def prepare_view(
+    frame: pd.DataFrame, metrics: Sequence[Metric], filters: Filters | None = None, *, ci: bool = True, B: int = 1000
+) -> PreparedView:  # noqa: N803
     """Aggregate a run's results overall and per dataset, with bootstrap resamples when ``ci``.
 
     Raises:
         EvalcoreError: a metadata filter on a key no case has.
     """
     overall = prepare(frame, metrics, filters, ci=ci, B=B)
-    return PreparedView(overall, prepare(frame, metrics, filters, by=("contender", "dataset"), overall=overall,
-                                         ci=ci, B=B), ci)
+    return PreparedView(
+        overall, prepare(frame, metrics, filters, by=("contender", "dataset"), overall=overall, ci=ci, B=B), ci
+    )
 
 
-def view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: Mapping[str, float] | None,
-            contenders: Sequence[Contender] = ()) -> LeaderboardView:
+def view_of(
+    prepared: PreparedView,
+    metrics: Sequence[Metric],
+    weights: Mapping[str, float] | None,
+    contenders: Sequence[Contender] = (),
+) -> LeaderboardView:
     """Rank a prepared view under these weights (see :func:`leaderboard_view`).
 
     Raises:
@@ -200,8 +216,9 @@ def view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: Mapping[
     return _view_of(prepared, metrics, validate_weights(weights, metrics), contenders)
 
 
-def _view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: dict[str, float],
-             contenders: Sequence[Contender]) -> LeaderboardView:
+def _view_of(
+    prepared: PreparedView, metrics: Sequence[Metric], weights: dict[str, float], contenders: Sequence[Contender]
+) -> LeaderboardView:
     """:func:`view_of` under validated weights."""
     ci = prepared.ci
     ranked = finish(prepared.overall, metrics, weights)
@@ -209,16 +226,23 @@ def _view_of(prepared: PreparedView, metrics: Sequence[Metric], weights: dict[st
     money = money_format(np.concatenate([ranked["cost"].to_numpy(float), by_dataset["cost"].to_numpy(float)]))
     columns = display_columns(metrics, money, intervals=ci)
     settings = {c.id: format_settings(c.settings) for c in contenders}
-    per_dataset = {str(name): display_table(part, metrics, settings)
-                   for name, part in by_dataset.groupby("dataset", sort=True)}
+    per_dataset = {
+        str(name): display_table(part, metrics, settings) for name, part in by_dataset.groupby("dataset", sort=True)
+    }
     winner = _flagged(ranked, "best")
     stability = None
     if winner is not None and weights:
         stability = stability_of(ranked[_aggregate_columns(ranked, metrics)], weights).get(winner)
     return LeaderboardView(
-        overall=display_table(ranked, metrics, settings), per_dataset=per_dataset, columns=columns,
-        ranked=ranked, ranked_by_dataset=by_dataset, weights=weights, winner=winner,
-        best_value=_flagged(ranked, "best_value"), stability=stability,
+        overall=display_table(ranked, metrics, settings),
+        per_dataset=per_dataset,
+        columns=columns,
+        ranked=ranked,
+        ranked_by_dataset=by_dataset,
+        weights=weights,
+        winner=winner,
+        best_value=_flagged(ranked, "best_value"),
+        stability=stability,
         glossary=glossary(metrics, weights, intervals=ci),
     )
 
@@ -238,8 +262,10 @@ def headline(view: LeaderboardView) -> str:
         sure.append(f"ranks first in {100 * p_best:.0f}% of bootstrap resamples of the cases")
     lines = ["; ".join([f"**Winner: {escape_markdown(view.winner)}**", *sure])]
     if view.best_value is not None:
-        lines.append(f"**Best value:** {escape_markdown(view.best_value)}, the cheapest row with no errors "
-                     "within 2 points of the top score")
+        lines.append(
+            f"**Best value:** {escape_markdown(view.best_value)}, the cheapest row with no errors "
+            "within 2 points of the top score"
+        )
     return "  \n".join(lines)
 
 
@@ -265,35 +291,57 @@ def _value_of(table: pd.DataFrame, contender: str, column: str) -> float | None:
 def display_columns(metrics: Sequence[Metric], money: str = "$%.4f", intervals: bool = True) -> list[Column]:
     """The columns of a display table, in order, with their kind and a tooltip."""
     primary = next((m.name for m in metrics if m.primary), "the primary metric")
-    cols = [Column("rank", COUNT, "Rank by weighted score (without weights: by score)"),
-            Column("contender", TEXT, "Model and the settings its lineup entry varied"),
-            Column("mark", TEXT, f"{BEST_MARK}: top row with no errors; {VALUE_MARK}: cheapest row with no "
-                                 "errors within 2 points of the top score"),
-            Column("settings", TEXT, "Every setting sent with each call"),
-            Column("wscore", POINTS, "Weighted score, 0 to 100, higher is better")]
+    cols = [
+        Column("rank", COUNT, "Rank by weighted score (without weights: by score)"),
+        Column("contender", TEXT, "Model and the settings its lineup entry varied"),
+        Column(
+            "mark",
+            TEXT,
+            f"{BEST_MARK}: top row with no errors; {VALUE_MARK}: cheapest row with no "
+            "errors within 2 points of the top score",
+        ),
+        Column("settings", TEXT, "Every setting sent with each call"),
+        Column("wscore", POINTS, "Weighted score, 0 to 100, higher is better"),
+    ]
     if intervals:
-        cols += [Column("wscore 95% CI", TEXT, "95% bootstrap interval of the weighted score"),
-                 Column("P(best)", PERCENT, "Share of bootstrap resamples in which the row ranks first")]
+        cols += [
+            Column("wscore 95% CI", TEXT, "95% bootstrap interval of the weighted score"),
+            Column("P(best)", PERCENT, "Share of bootstrap resamples in which the row ranks first"),
+        ]
     cols += [Column("score", PERCENT, f"{primary}, mean over scored results")]
     cols += [Column("score 95% CI", TEXT, "95% bootstrap interval of the score")] if intervals else []
     # A tooltip renders Markdown, and a description comes from a run file.
-    cols += [Column(m.name, PERCENT,
-                    f"{escape_markdown(m.description)} ({'higher' if m.higher_is_better else 'lower'} is better)")
-             for m in metrics if not m.primary]
-    return cols + [Column("errors", COUNT, "Calls that failed after retries; never scored"),
-                   Column("cases", COUNT, "Results counted (cases × samples)"),
-                   Column("cost", MONEY, "Mean USD per case", money),
-                   Column("time", SECONDS, "Mean seconds per call"),
-                   Column("input tokens", COUNT, "Mean input tokens per case"),
-                   Column("output tokens", COUNT, "Mean output tokens per case")]
+    cols += [
+        Column(
+            m.name,
+            PERCENT,
+            f"{escape_markdown(m.description)} ({'higher' if m.higher_is_better else 'lower'} is better)",
+        )
+        for m in metrics
+        if not m.primary
+    ]
+    return cols + [
+        Column("errors", COUNT, "Calls that failed after retries; never scored"),
+        Column("cases", COUNT, "Results counted (cases × samples)"),
+        Column("cost", MONEY, "Mean USD per case", money),
+        Column("time", SECONDS, "Mean seconds per call"),
+        Column("input tokens", COUNT, "Mean input tokens per case"),
+        Column("output tokens", COUNT, "Mean output tokens per case"),
+    ]
 
 
-def display_table(ranked: pd.DataFrame, metrics: Sequence[Metric],
-                  settings: Mapping[str, str] | None = None) -> pd.DataFrame:
+def display_table(
+    ranked: pd.DataFrame, metrics: Sequence[Metric], settings: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """A ranked table in display units: percentages 0–100, intervals as text, marks, settings."""
     settings = settings or {}
-    out = pd.DataFrame({"rank": ranked["rank"].to_numpy(), "contender": ranked["contender"].astype(str).to_numpy(),
-                        "mark": [_mark(r) for r in ranked[["best", "best_value"]].itertuples(index=False)]})
+    out = pd.DataFrame(
+        {
+            "rank": ranked["rank"].to_numpy(),
+            "contender": ranked["contender"].astype(str).to_numpy(),
+            "mark": [_mark(r) for r in ranked[["best", "best_value"]].itertuples(index=False)],
+        }
+    )
     out["settings"] = [settings.get(c, "") for c in out["contender"]]
     out["wscore"] = ranked["wscore"].to_numpy(float)
     if "p_best" in ranked.columns:
@@ -321,8 +369,10 @@ def _mark(row: tuple) -> str:
 
 def _interval_text(ranked: pd.DataFrame, name: str, scale: float) -> list[str]:
     lows, highs = ranked[f"{name}_lo"].to_numpy(float), ranked[f"{name}_hi"].to_numpy(float)
-    return ["–" if math.isnan(lo) or math.isnan(hi) else f"{scale * lo:.1f}–{scale * hi:.1f}"
-            for lo, hi in zip(lows, highs, strict=True)]
+    return [
+        "–" if math.isnan(lo) or math.isnan(hi) else f"{scale * lo:.1f}–{scale * hi:.1f}"
+        for lo, hi in zip(lows, highs, strict=True)
+    ]
 
 
 def money_format(values: Iterable[float]) -> str:
@@ -339,8 +389,9 @@ def money_format(values: Iterable[float]) -> str:
 
 def format_settings(settings: Mapping[str, Any]) -> str:
     """``{"temperature": 0, "reasoning_effort": "high"}`` → ``"effort=high · t=0"``."""
-    parts = [f"{SHORT_NAMES.get(k, k)}={json.dumps(v) if not isinstance(v, str) else v}"
-             for k, v in sorted(settings.items())]
+    parts = [
+        f"{SHORT_NAMES.get(k, k)}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in sorted(settings.items())
+    ]
     return " · ".join(parts)
 
 

@@ -81,8 +81,7 @@ def rank_order(wscore: np.ndarray, score: np.ndarray, cost: np.ndarray, id_rank:
     descending (NaN last), then cost ascending (NaN last), then contender id (``id_rank``: the
     position of each id in sorted order).
     """
-    keys = (id_rank, _nan_last(cost), _nan_last(-np.asarray(score, float)),
-            _nan_last(-np.round(wscore, TIE_DECIMALS)))
+    keys = (id_rank, _nan_last(cost), _nan_last(-np.asarray(score, float)), _nan_last(-np.round(wscore, TIE_DECIMALS)))
     return np.lexsort(np.broadcast_arrays(*keys), axis=-1)
 
 

@@ -37,8 +37,7 @@ def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metr
     weights = dict(weights or {})
     unknown = [name for name in weights if name not in allowed]
     if unknown:
-        raise WeightsError(f"cannot weight {', '.join(map(repr, unknown))}: "
-                           f"allowed names are {', '.join(allowed)}")
+        raise WeightsError(f"cannot weight {', '.join(map(repr, unknown))}: allowed names are {', '.join(allowed)}")
     for name, weight in weights.items():
         if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight):
             raise WeightsError(f"weight {name}={weight!r} is not a finite number")
@@ -52,9 +51,13 @@ def _warn_against_direction(weights: Mapping[str, float], metrics: Sequence[Metr
     for metric in metrics:
         weight = weights.get(metric.name, 0)
         if weight and (weight > 0) != metric.higher_is_better:
-            log.warning("weight %s=%s rewards %s values, but the metric is %s is better", metric.name,
-                        weight, "higher" if weight > 0 else "lower",
-                        "higher" if metric.higher_is_better else "lower")
+            log.warning(
+                "weight %s=%s rewards %s values, but the metric is %s is better",
+                metric.name,
+                weight,
+                "higher" if weight > 0 else "lower",
+                "higher" if metric.higher_is_better else "lower",
+            )
 
 
 def parse_weights(text: str) -> dict[str, float]:
@@ -70,8 +73,10 @@ def parse_weights(text: str) -> dict[str, float]:
         match = _WEIGHT_ITEM.fullmatch(item)
         number = finite_number(match.group(2)) if match else None
         if match is None or number is None:
-            raise WeightsError(f"weights {text!r}: {item.strip()!r} is not name=number; "
-                               "write pairs separated by commas, e.g. score=0.4,cost=-0.2")
+            raise WeightsError(
+                f"weights {text!r}: {item.strip()!r} is not name=number; "
+                "write pairs separated by commas, e.g. score=0.4,cost=-0.2"
+            )
         if match.group(1) in weights:
             raise WeightsError(f"weights {text!r}: {match.group(1)!r} is given twice")
         weights[match.group(1)] = number
@@ -108,7 +113,8 @@ def weight_shares(weights: Mapping[str, float]) -> list[WeightShare]:
     nonzero = {name: float(w) for name, w in weights.items() if w != 0}
     total = sum(abs(w) for w in nonzero.values())
     return [
-        WeightShare(name=name, weight=w, share=abs(w) / total,
-                    direction="higher is better" if w > 0 else "lower is better")
+        WeightShare(
+            name=name, weight=w, share=abs(w) / total, direction="higher is better" if w > 0 else "lower is better"
+        )
         for name, w in nonzero.items()
     ]

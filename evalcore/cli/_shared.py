@@ -32,16 +32,23 @@ def add_suite(p: argparse.ArgumentParser) -> None:
 
 def add_selection(p: argparse.ArgumentParser) -> None:
     """What a plan or a run covers: datasets, variants, cases, models and their settings."""
-    p.add_argument("-d", "--dataset", action="append", default=[],
-                   help="only these datasets (repeat or comma-separate)")
+    p.add_argument(
+        "-d", "--dataset", action="append", default=[], help="only these datasets (repeat or comma-separate)"
+    )
     p.add_argument("--variant", action="append", default=[], help="only these variants (repeat or comma-separate)")
     p.add_argument("--limit", type=int, help="at most N cases per dataset")
-    p.add_argument("-m", "--model", action="append", default=[],
-                   help="replace the lineup with these models (repeat or comma-separate)")
+    p.add_argument(
+        "-m",
+        "--model",
+        action="append",
+        default=[],
+        help="replace the lineup with these models (repeat or comma-separate)",
+    )
     p.add_argument("-e", "--effort", help="reasoning_effort values, e.g. low,high (one contender each)")
     p.add_argument("-t", "--temperature", help="temperature values, e.g. 0,0.7 (one contender each)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=V1,V2",
-                   help="any other setting, e.g. --set max_tokens=300")
+    p.add_argument(
+        "--set", action="append", default=[], metavar="KEY=V1,V2", help="any other setting, e.g. --set max_tokens=300"
+    )
     p.add_argument("--api-base", help="send every real model's calls to this endpoint (local servers)")
     p.add_argument("--samples", type=int, help="repetitions per case")
 
@@ -51,8 +58,13 @@ def add_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("-d", "--dataset", action="append", default=[], help="only these datasets")
     p.add_argument("--variant", action="append", default=[], help="only these variants")
     p.add_argument("-c", "--contender", action="append", default=[], help="only these contenders (exact ids)")
-    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                   help="only cases whose metadata KEY equals VALUE, e.g. --where difficulty=hard")
+    p.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="only cases whose metadata KEY equals VALUE, e.g. --where difficulty=hard",
+    )
 
 
 # --- reading arguments -----------------------------------------------------------------------------
@@ -91,9 +103,14 @@ def run_options(args: argparse.Namespace) -> RunOptions:
             raise ConfigError(f"--set {item!r}: write KEY=VALUE or KEY=V1,V2")
         settings[key.strip()] = [setting_value(v) for v in split(values)]
     return RunOptions(
-        datasets=split(args.dataset), variants=split(args.variant), limit=args.limit, samples=args.samples,
-        parallelism=getattr(args, "parallelism", None), concurrency=getattr(args, "concurrency", None),
-        max_attempts=getattr(args, "max_attempts", None), timeout_s=getattr(args, "timeout", None),
+        datasets=split(args.dataset),
+        variants=split(args.variant),
+        limit=args.limit,
+        samples=args.samples,
+        parallelism=getattr(args, "parallelism", None),
+        concurrency=getattr(args, "concurrency", None),
+        max_attempts=getattr(args, "max_attempts", None),
+        timeout_s=getattr(args, "timeout", None),
         revision=getattr(args, "revision", None),
         overrides=Overrides(models=split(args.model), settings=settings, api_base=args.api_base),
     )
@@ -122,8 +139,9 @@ def filters_of(args: argparse.Namespace) -> Filters:
         if not sep:
             raise ConfigError(f"--where {item!r}: write KEY=VALUE, e.g. difficulty=hard")
         metadata.setdefault(key.strip(), []).append(value.strip())
-    return Filters(datasets=split(args.dataset), variants=split(args.variant), contenders=list(args.contender),
-                   metadata=metadata)
+    return Filters(
+        datasets=split(args.dataset), variants=split(args.variant), contenders=list(args.contender), metadata=metadata
+    )
 
 
 # --- the store and its runs ------------------------------------------------------------------------

@@ -94,9 +94,17 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "runs": (add_runs, cmd_runs, "list stored runs", "evalcore runs --format json"),
-    "export": (add_export, cmd_export, "write a stored run as a run file (.json or .json.gz)",
-               "evalcore export 3f2c... -o run.json.gz"),
-    "import": (add_import, cmd_import, "read a run file into the store; atomic",
-               "evalcore import run.json.gz --replace"),
+    "export": (
+        add_export,
+        cmd_export,
+        "write a stored run as a run file (.json or .json.gz)",
+        "evalcore export 3f2c... -o run.json.gz",
+    ),
+    "import": (
+        add_import,
+        cmd_import,
+        "read a run file into the store; atomic",
+        "evalcore import run.json.gz --replace",
+    ),
     "delete": (add_delete, cmd_delete, "delete a stored run and its results", "evalcore delete 3f2c... --yes"),
 }

@@ -53,14 +53,22 @@ def main(argv: list[str] | None = None) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command (see :data:`COMMANDS`)."""
     parser = argparse.ArgumentParser(
-        prog="evalcore", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        prog="evalcore",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG,
         description="Which model, prompt and settings should we ship? Run eval suites over lineups of "
-                    "models and compare them on leaderboards.")
+        "models and compare them on leaderboards.",
+    )
     parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name, (add, handler, summary, example) in COMMANDS.items():
-        p = sub.add_parser(name, help=summary, description=summary.replace("%%", "%"), epilog=f"example:\n  {example}",
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            name,
+            help=summary,
+            description=summary.replace("%%", "%"),
+            epilog=f"example:\n  {example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         add(p)
         p.set_defaults(handler=handler)
     return parser

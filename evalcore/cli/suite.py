@@ -26,8 +26,11 @@ def cmd_cases(args: argparse.Namespace) -> int:
     plan = plan_of(args)
     rows = [[c.dataset, c.variant, c.id, _words(c.input), _expected_summary(c.expected)] for c in plan.cases]
     if args.format == "json":
-        print(json.dumps([dict(zip(["dataset", "variant", "id", "words", "expected"], r, strict=True))
-                          for r in rows], indent=1))
+        print(
+            json.dumps(
+                [dict(zip(["dataset", "variant", "id", "words", "expected"], r, strict=True)) for r in rows], indent=1
+            )
+        )
         return 0
     print(table(rows, ["dataset", "variant", "id", "words", "expected"]))
     print(f"\n{len(rows)} cases in {len({r[0] for r in rows})} datasets")
@@ -74,14 +77,25 @@ def cmd_plan(args: argparse.Namespace) -> int:
     matrix = plan.matrix()
     cost = estimate_cost(plan)
     if args.format == "json":
-        print(json.dumps({"matrix": matrix, "calls": plan.calls, "estimated_cost_usd": cost,
-                          "refused": [r.__dict__ for r in plan.refused], "missing_keys": plan.missing_keys},
-                         indent=1))
+        print(
+            json.dumps(
+                {
+                    "matrix": matrix,
+                    "calls": plan.calls,
+                    "estimated_cost_usd": cost,
+                    "refused": [r.__dict__ for r in plan.refused],
+                    "missing_keys": plan.missing_keys,
+                },
+                indent=1,
+            )
+        )
         return 0
     rows = [[cid] + [m.get(d, 0) for d in datasets] + [sum(m.values())] for cid, m in matrix.items()]
     print(table(rows, ["contender"] + datasets + ["calls"]))
-    print(f"\n{plan.calls} calls: {len(plan.contenders)} contenders x {len(plan.cases)} cases x "
-          f"{plan.samples} sample(s); {plan.parallelism} contenders in flight, {plan.concurrency} cases each")
+    print(
+        f"\n{plan.calls} calls: {len(plan.contenders)} contenders x {len(plan.cases)} cases x "
+        f"{plan.samples} sample(s); {plan.parallelism} contenders in flight, {plan.concurrency} cases each"
+    )
     print("estimated cost: " + (f"${cost:.4f}" if cost is not None else "unknown (no prices for some models)"))
     print_refused(plan)
     for model, keys in plan.missing_keys.items():
@@ -114,8 +128,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     store = open_store(args)
     if args.resume:
         plan, run, done = resume_plan(store, args.resume, force=args.force)
-        print(f"resuming run {run.info.id}: {len(done)} results stored, "
-              f"{plan.calls - len(done)} to go", file=sys.stderr)
+        print(
+            f"resuming run {run.info.id}: {len(done)} results stored, {plan.calls - len(done)} to go", file=sys.stderr
+        )
         store.set_status(run.info.id, "running")
     elif args.suite:
         plan, done = plan_of(args), set()
@@ -128,8 +143,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         status = asyncio.run(execute_plan(plan, store, run, done, on_progress=bars))
     except KeyboardInterrupt:
-        print(f"\ninterrupted: finished results are stored. Resume with: evalcore run --resume {run.info.id}",
-              file=sys.stderr)
+        print(
+            f"\ninterrupted: finished results are stored. Resume with: evalcore run --resume {run.info.id}",
+            file=sys.stderr,
+        )
         return 130
     _after_run(args, store, run.info.id, status)
     return 0 if status == "completed" else 1
@@ -192,13 +209,28 @@ def _print_errors(failed: list[tuple[str, str, str]]) -> None:
 
 
 COMMANDS = {
-    "cases": (add_cases, cmd_cases, "list every case: dataset, variant, id, words, expected summary; calls nothing",
-              "evalcore cases data/suites/intake -d roofing"),
-    "verify": (add_verify, cmd_verify, "check a suite offline: config, cases, expected answers, adapter, scorer",
-               "evalcore verify data/suites/intake"),
-    "plan": (add_plan, cmd_plan,
-             "show the contender x dataset matrix, calls, cost estimate and refusals; calls nothing",
-             "evalcore plan data/suites/intake -m openai/gpt-4o-mini -e low,high"),
-    "run": (add_run, cmd_run, "run a suite (or --resume a run), storing results as they complete",
-            "evalcore run data/suites/intake -d roofing --samples 3"),
+    "cases": (
+        add_cases,
+        cmd_cases,
+        "list every case: dataset, variant, id, words, expected summary; calls nothing",
+        "evalcore cases data/suites/intake -d roofing",
+    ),
+    "verify": (
+        add_verify,
+        cmd_verify,
+        "check a suite offline: config, cases, expected answers, adapter, scorer",
+        "evalcore verify data/suites/intake",
+    ),
+    "plan": (
+        add_plan,
+        cmd_plan,
+        "show the contender x dataset matrix, calls, cost estimate and refusals; calls nothing",
+        "evalcore plan data/suites/intake -m openai/gpt-4o-mini -e low,high",
+    ),
+    "run": (
+        add_run,
+        cmd_run,
+        "run a suite (or --resume a run), storing results as they complete",
+        "evalcore run data/suites/intake -d roofing --samples 3",
+    ),
 }

@@ -13,5 +13,20 @@ from evalcore.core.records import Case, Contender, Metric, Result, Run, RunInfo,
 from evalcore.core.schema import FieldSpec
 from evalcore.core.version import __version__
 
-__all__ = ["CallFailed", "Case", "ConfigError", "Contender", "EvalcoreError", "FieldSpec", "Metric", "Result",
-           "Run", "RunFileError", "RunInfo", "StoreError", "Usage", "WeightsError", "__version__"]
+__all__ = [
+    "CallFailed",
+    "Case",
+    "ConfigError",
+    "Contender",
+    "EvalcoreError",
+    "FieldSpec",
+    "Metric",
+    "Result",
+    "Run",
+    "RunFileError",
+    "RunInfo",
+    "StoreError",
+    "Usage",
+    "WeightsError",
+    "__version__",
+]

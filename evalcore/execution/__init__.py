@@ -12,8 +12,17 @@ May import every sub-package below it: :mod:`evalcore.analysis` (weights), :mod:
 
 from evalcore._util.lazy import lazy_exports
 
-_EXPORTS = {"make_plan": "plan", "RunOptions": "plan", "Plan": "plan", "estimate_cost": "estimate",
-            "run_suite": "runner", "execute_plan": "runner", "resume_plan": "runner", "start_run": "runner",
-            "Progress": "runner", "verify_suite": "verify"}
+_EXPORTS = {
+    "make_plan": "plan",
+    "RunOptions": "plan",
+    "Plan": "plan",
+    "estimate_cost": "estimate",
+    "run_suite": "runner",
+    "execute_plan": "runner",
+    "resume_plan": "runner",
+    "start_run": "runner",
+    "Progress": "runner",
+    "verify_suite": "verify",
+}
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -87,17 +87,16 @@ def select_cases(suite: Suite, options: RunOptions) -> list[Case]:
     """The suite's cases after the dataset, variant and limit choices."""
     unknown = [d for d in options.datasets if d not in suite.datasets]
     if unknown:
-        raise ConfigError(f"--dataset {unknown[0]!r}: no such dataset in {suite.path}. "
-                          f"Datasets: {sorted(suite.datasets)}")
+        raise ConfigError(
+            f"--dataset {unknown[0]!r}: no such dataset in {suite.path}. Datasets: {sorted(suite.datasets)}"
+        )
     names = options.datasets or list(suite.datasets)
     cases = []
     for name in names:
-        chosen = [c for c in suite.datasets[name].cases
-                  if not options.variants or c.variant in options.variants]
+        chosen = [c for c in suite.datasets[name].cases if not options.variants or c.variant in options.variants]
         cases.extend(chosen[: options.limit] if options.limit else chosen)
     if not cases:
-        raise ConfigError(f"{suite.path}: no case matches datasets {names} and variants "
-                          f"{options.variants or 'any'}.")
+        raise ConfigError(f"{suite.path}: no case matches datasets {names} and variants {options.variants or 'any'}.")
     return cases
 
 
@@ -119,8 +118,14 @@ def new_run(plan: Plan, run_id: str | None = None) -> Run:
             "revision": plan.options.revision,
         },
     )
-    return Run(info=info, metrics=list(metrics), contenders=list(plan.contenders), cases=list(plan.cases),
-               results=[], refused=list(plan.refused))
+    return Run(
+        info=info,
+        metrics=list(metrics),
+        contenders=list(plan.contenders),
+        cases=list(plan.cases),
+        results=[],
+        refused=list(plan.refused),
+    )
 
 
 def _settings(plan: Plan) -> dict[str, Any]:

@@ -156,15 +156,24 @@ class _Writer(threading.Thread):
 class _Execution:
     """One run in progress: the plan, the stored run, the adapter and scorer, progress."""
 
-    def __init__(self, plan: Plan, run: Run, store: Store, done: set[Key],
-                 on_progress: ProgressCallback | None, stop: threading.Event | None):
+    def __init__(
+        self,
+        plan: Plan,
+        run: Run,
+        store: Store,
+        done: set[Key],
+        on_progress: ProgressCallback | None,
+        stop: threading.Event | None,
+    ):
         suite = plan.suite
         self.plan, self.run, self.store, self.done = plan, run, store, done
         self.adapter = build_adapter(suite.adapter_ref, suite.path)
         self.scorer = build_scorer(suite.scorer_ref, suite.path)
         self.primary = next(m.name for m in self.scorer.metrics if m.primary)
-        self.contexts = {name: Context(_instructions(suite.config.instructions, d.instructions), d.fields)
-                         for name, d in suite.datasets.items()}
+        self.contexts = {
+            name: Context(_instructions(suite.config.instructions, d.instructions), d.fields)
+            for name, d in suite.datasets.items()
+        }
         with gc_paused():  # a list and two dicts per case, none of them ever garbage during the run
             self.messages = {c.key: self.adapter.build_messages(c, self.contexts[c.dataset]) for c in plan.cases}
         self.on_progress, self.stop = on_progress, stop
@@ -249,37 +258,66 @@ class _Execution:
 
     async def _one(self, provider: Provider, contender: Contender, case: Case, sample: int) -> Result:
         context = self.contexts[case.dataset]
-        request = Request(contender=contender, messages=self.messages[case.key],
-                          response_format=self.adapter.response_format, timeout_s=self.plan.timeout_s,
-                          max_attempts=self.plan.max_attempts, backoff_s=self.plan.backoff_s,
-                          case=case, sample=sample, fields=context.fields)
+        request = Request(
+            contender=contender,
+            messages=self.messages[case.key],
+            response_format=self.adapter.response_format,
+            timeout_s=self.plan.timeout_s,
+            max_attempts=self.plan.max_attempts,
+            backoff_s=self.plan.backoff_s,
+            case=case,
+            sample=sample,
+            fields=context.fields,
+        )
         started_at = utc_now()
         try:
             reply = await provider.complete(request)
         except CallFailed as exc:
-            return Result(contender.id, case.dataset, case.id, sample, "error", None,
-                          error=ErrorInfo(exc.kind, exc.message), latency_s=exc.latency_s,
-                          attempts=exc.attempts, started_at=started_at)
+            return Result(
+                contender.id,
+                case.dataset,
+                case.id,
+                sample,
+                "error",
+                None,
+                error=ErrorInfo(exc.kind, exc.message),
+                latency_s=exc.latency_s,
+                attempts=exc.attempts,
+                started_at=started_at,
+            )
         parsed = self.adapter.parse(reply.text, context)
         scored = self._score(case, parsed, context)
         return Result(
-            contender.id, case.dataset, case.id, sample, "scored", scored.metrics[self.primary],
-            metrics=scored.metrics, output=parsed.output, raw=reply.text,
+            contender.id,
+            case.dataset,
+            case.id,
+            sample,
+            "scored",
+            scored.metrics[self.primary],
+            metrics=scored.metrics,
+            output=parsed.output,
+            raw=reply.text,
             error=ErrorInfo("model", parsed.problem) if parsed.problem else None,
-            diagnostics=scored.diagnostics, usage=reply.usage, latency_s=reply.latency_s,
-            attempts=reply.attempts, started_at=started_at,
+            diagnostics=scored.diagnostics,
+            usage=reply.usage,
+            latency_s=reply.latency_s,
+            attempts=reply.attempts,
+            started_at=started_at,
         )
 
     def _score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
         try:
             scored = self.scorer.score(case, parsed, context)
         except Exception as exc:
-            raise EvalcoreError(f"scorer {self.scorer.name} failed on {case.dataset}/{case.id}: "
-                                f"{type(exc).__name__}: {exc}") from exc
+            raise EvalcoreError(
+                f"scorer {self.scorer.name} failed on {case.dataset}/{case.id}: {type(exc).__name__}: {exc}"
+            ) from exc
         value = scored.metrics.get(self.primary)
         if value is None:
-            raise EvalcoreError(f"scorer {self.scorer.name} gave no {self.primary} for "
-                                f"{case.dataset}/{case.id}; the primary metric must always have a value")
+            raise EvalcoreError(
+                f"scorer {self.scorer.name} gave no {self.primary} for "
+                f"{case.dataset}/{case.id}; the primary metric must always have a value"
+            )
         return scored
 
     def _report(self, force: bool = False) -> None:
@@ -307,8 +345,10 @@ def check_ready(plan: Plan) -> None:
         raise ConfigError(f"nothing to run: every contender was refused ({reasons})")
     if plan.missing_keys:
         model, keys = next(iter(plan.missing_keys.items()))
-        raise ConfigError(f"{model} needs {', '.join(keys)} in the environment; set it (export "
-                          f"{keys[0]}=...) and run again. No model was called.")
+        raise ConfigError(
+            f"{model} needs {', '.join(keys)} in the environment; set it (export "
+            f"{keys[0]}=...) and run again. No model was called."
+        )
     check_weights(plan.suite)
 
 
@@ -318,13 +358,19 @@ def check_weights(suite: Suite) -> None:
     try:
         validate_weights(suite.weights, build_scorer(suite.scorer_ref, suite.path).metrics)
     except WeightsError as exc:
-        raise ConfigError(f"{suite.path / 'evalcore.yaml'}: weighted_score.weights: {exc}. Fix the name; "
-                          "no model was called.") from None
+        raise ConfigError(
+            f"{suite.path / 'evalcore.yaml'}: weighted_score.weights: {exc}. Fix the name; no model was called."
+        ) from None
 
 
-async def execute_plan(plan: Plan, store: Store, run: Run, done: set[Key] | None = None,
-                       on_progress: ProgressCallback | None = None,
-                       stop: threading.Event | None = None) -> str:
+async def execute_plan(
+    plan: Plan,
+    store: Store,
+    run: Run,
+    done: set[Key] | None = None,
+    on_progress: ProgressCallback | None = None,
+    stop: threading.Event | None = None,
+) -> str:
     """Call everything the plan needs that is not in ``done``; returns the run's final status."""
     execution = _Execution(plan, run, store, done or set(), on_progress, stop)
     try:
@@ -346,8 +392,13 @@ def start_run(plan: Plan, store: Store, run_id: str | None = None) -> Run:
     return run
 
 
-def run_suite(plan: Plan, store: Store, on_progress: ProgressCallback | None = None,
-              stop: threading.Event | None = None, run_id: str | None = None) -> tuple[str, str]:
+def run_suite(
+    plan: Plan,
+    store: Store,
+    on_progress: ProgressCallback | None = None,
+    stop: threading.Event | None = None,
+    run_id: str | None = None,
+) -> tuple[str, str]:
     """Start and finish a run in this thread: returns (run id, final status)."""
     run = start_run(plan, store, run_id)
     status = asyncio.run(execute_plan(plan, store, run, on_progress=on_progress, stop=stop))
@@ -362,13 +413,19 @@ def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, R
     settings = run.info.settings
     suite = load_suite(settings["suite_path"])
     if suite.suite_hash != run.info.provenance.get("suite_hash") and not force:
-        raise ConfigError(f"{suite.path}: evalcore.yaml changed since run {run_id} started; resuming would "
-                          "mix results of two configurations. Pass --force to resume anyway.")
-    options = RunOptions(samples=settings["samples"], parallelism=settings["parallelism"],
-                         concurrency=settings["concurrency"], max_attempts=settings["max_attempts"],
-                         timeout_s=settings["timeout_s"],
-                         overrides=Overrides(**settings.get("overrides", {})),
-                         revision=run.info.provenance.get("revision"))
+        raise ConfigError(
+            f"{suite.path}: evalcore.yaml changed since run {run_id} started; resuming would "
+            "mix results of two configurations. Pass --force to resume anyway."
+        )
+    options = RunOptions(
+        samples=settings["samples"],
+        parallelism=settings["parallelism"],
+        concurrency=settings["concurrency"],
+        max_attempts=settings["max_attempts"],
+        timeout_s=settings["timeout_s"],
+        overrides=Overrides(**settings.get("overrides", {})),
+        revision=run.info.provenance.get("revision"),
+    )
     plan = make_plan(suite, options)
     wanted = {c.id for c in run.contenders}
     plan.contenders = [c for c in plan.contenders if c.id in wanted]
@@ -380,6 +437,5 @@ def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, R
 def _stored_cases(run: Run, suite: Suite) -> list[Case]:
     missing = sorted({c.dataset for c in run.cases} - set(suite.datasets))
     if missing:
-        raise ConfigError(f"{suite.path}: dataset {missing[0]!r} of the run is gone from the suite; "
-                          "cannot resume.")
+        raise ConfigError(f"{suite.path}: dataset {missing[0]!r} of the run is gone from the suite; cannot resume.")
     return list(run.cases)

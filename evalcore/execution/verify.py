@@ -49,10 +49,14 @@ def _check_cases(suite: Suite, report: Report) -> None:
             scored = scorer.score(case, Parsed(output=case.expected), context)
             perfect += scored.metrics.get(primary) == 1.0
     total = len(suite.cases)
-    report.lines.append(f"{total} cases in {len(suite.datasets)} datasets "
-                        f"({', '.join(f'{n}: {len(d.cases)}' for n, d in suite.datasets.items())})")
-    report.lines.append(f"adapter {adapter.name}, scorer {suite.scorer_ref.name} "
-                        f"(metrics: {', '.join(m.name for m in scorer.metrics)}; primary {primary})")
+    report.lines.append(
+        f"{total} cases in {len(suite.datasets)} datasets "
+        f"({', '.join(f'{n}: {len(d.cases)}' for n, d in suite.datasets.items())})"
+    )
+    report.lines.append(
+        f"adapter {adapter.name}, scorer {suite.scorer_ref.name} "
+        f"(metrics: {', '.join(m.name for m in scorer.metrics)}; primary {primary})"
+    )
     report.lines.append(f"the expected answers score {perfect}/{total} on {primary} against themselves")
     if suite.scorer_ref.name == "fields" and perfect != total:
         report.ok = False

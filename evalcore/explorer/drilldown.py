@@ -51,14 +51,29 @@ def cases_view(run: Run, filters: CaseFilters | None = None) -> pd.DataFrame:
         case = cases.get((r.dataset, r.case))
         if case is None or not _keep(r, case, f, needle):
             continue
-        row = {"contender": r.contender, "dataset": r.dataset, "case": r.case, "variant": case.variant,
-               "sample": r.sample, "score": _percent(r.score)}
+        row = {
+            "contender": r.contender,
+            "dataset": r.dataset,
+            "case": r.case,
+            "variant": case.variant,
+            "sample": r.sample,
+            "score": _percent(r.score),
+        }
         row.update({m.name: _percent(r.metrics.get(m.name)) for m in metrics})
         row["error"] = f"{r.error.kind}: {r.error.message}" if r.error else ""
         row["input"] = _preview(as_text(case.input))
         rows.append(row)
-    columns = ["contender", "dataset", "case", "variant", "sample", "score", *(m.name for m in metrics),
-               "error", "input"]
+    columns = [
+        "contender",
+        "dataset",
+        "case",
+        "variant",
+        "sample",
+        "score",
+        *(m.name for m in metrics),
+        "error",
+        "input",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -113,16 +128,30 @@ def cases_view_of_frame(
     sample = shown["sample"].astype("int64").tolist()
     kinds = shown["error_kind"].astype(object).tolist()
     table = {
-        "contender": contender, "dataset": dataset, "case": case,
+        "contender": contender,
+        "dataset": dataset,
+        "case": case,
         "variant": [by_key[k].variant for k in zip(dataset, case, strict=True)],
-        "sample": sample, "score": 100.0 * shown["score"].to_numpy(float),
+        "sample": sample,
+        "score": 100.0 * shown["score"].to_numpy(float),
     }
     table.update({m.name: 100.0 * shown[f"m_{m.name}"].to_numpy(float) for m in metrics if not m.primary})
-    table["error"] = ["" if kind is None or kind != kind else f"{kind}: {errors.get(key, '')}"
-                      for kind, key in zip(kinds, zip(contender, dataset, case, sample, strict=True), strict=True)]
+    table["error"] = [
+        "" if kind is None or kind != kind else f"{kind}: {errors.get(key, '')}"
+        for kind, key in zip(kinds, zip(contender, dataset, case, sample, strict=True), strict=True)
+    ]
     table["input"] = [_preview(as_text(by_key[k].input)) for k in zip(dataset, case, strict=True)]
-    columns = ["contender", "dataset", "case", "variant", "sample", "score",
-               *(m.name for m in metrics if not m.primary), "error", "input"]
+    columns = [
+        "contender",
+        "dataset",
+        "case",
+        "variant",
+        "sample",
+        "score",
+        *(m.name for m in metrics if not m.primary),
+        "error",
+        "input",
+    ]
     return pd.DataFrame(table, columns=columns), total
 
 
@@ -149,7 +178,6 @@ def _preview(text: str, width: int = 90) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-
 def as_text(value: Any) -> str:
     """A value as text to show verbatim: strings as they are, anything else as indented JSON."""
     if isinstance(value, str):
@@ -170,8 +198,7 @@ def find_result(run: Run, contender: str, dataset: str, case: str, sample: int =
     for r in run.results:
         if r.key == (contender, dataset, case, sample):
             return r
-    raise EvalcoreError(f"run {run.info.id} has no result for {contender} on {dataset}/{case} "
-                        f"(sample {sample})")
+    raise EvalcoreError(f"run {run.info.id} has no result for {contender} on {dataset}/{case} (sample {sample})")
 
 
 def case_detail(run: Run, contender: str, dataset: str, case: str, sample: int = 0) -> dict[str, Any]:
@@ -190,14 +217,24 @@ def case_detail(run: Run, contender: str, dataset: str, case: str, sample: int =
     r = find_result(run, contender, dataset, case, sample)
     fields = want_vs_got(the_case.expected, r)
     return {
-        "input": as_text(the_case.input), "expected": as_text(the_case.expected),
+        "input": as_text(the_case.input),
+        "expected": as_text(the_case.expected),
         "output": as_text(r.output) if r.status == "scored" else "(no reply: the call failed)",
-        "raw": r.raw, "fields": fields, "wrong": int((~fields["right"]).sum()) if len(fields) else 0,
-        "status": r.status, "error": f"{r.error.kind}: {r.error.message}" if r.error else None,
-        "score": _percent(r.score), "metrics": {k: _percent(v) for k, v in r.metrics.items()},
-        "usage": {"input tokens": r.usage.input_tokens, "output tokens": r.usage.output_tokens,
-                  "cost (USD)": r.usage.cost_usd},
-        "latency_s": r.latency_s, "attempts": r.attempts, "variant": the_case.variant,
+        "raw": r.raw,
+        "fields": fields,
+        "wrong": int((~fields["right"]).sum()) if len(fields) else 0,
+        "status": r.status,
+        "error": f"{r.error.kind}: {r.error.message}" if r.error else None,
+        "score": _percent(r.score),
+        "metrics": {k: _percent(v) for k, v in r.metrics.items()},
+        "usage": {
+            "input tokens": r.usage.input_tokens,
+            "output tokens": r.usage.output_tokens,
+            "cost (USD)": r.usage.cost_usd,
+        },
+        "latency_s": r.latency_s,
+        "attempts": r.attempts,
+        "variant": the_case.variant,
         "metadata": dict(the_case.metadata),
     }
 
@@ -212,11 +249,19 @@ def want_vs_got(expected: Any, result: Result) -> pd.DataFrame:
     if isinstance(expected, dict):
         output = result.output if isinstance(result.output, dict) else {}
         names = [*expected, *(k for k in diagnostics if k not in expected)]
-        rows = [{"field": n, "want": _inline(expected.get(n)), "got": _inline(output.get(n)),
-                 "right": result.status == "scored" and n not in diagnostics} for n in names]
+        rows = [
+            {
+                "field": n,
+                "want": _inline(expected.get(n)),
+                "got": _inline(output.get(n)),
+                "right": result.status == "scored" and n not in diagnostics,
+            }
+            for n in names
+        ]
     else:
-        rows = [{"field": "answer", "want": _inline(expected), "got": _inline(result.output),
-                 "right": result.score == 1}]
+        rows = [
+            {"field": "answer", "want": _inline(expected), "got": _inline(result.output), "right": result.score == 1}
+        ]
     table = pd.DataFrame(rows, columns=["field", "want", "got", "right"])
     return table.sort_values("right", kind="stable", ignore_index=True)
 
@@ -231,9 +276,9 @@ def compare_answers(run: Run, contenders: Sequence[str], dataset: str, case: str
         raise EvalcoreError(f"run {run.info.id} has no case {dataset}/{case}")
     expected = the_case.expected
     names = list(expected) if isinstance(expected, dict) else ["answer"]
-    table = pd.DataFrame({"field": names,
-                          "want": [_inline(expected.get(n) if isinstance(expected, dict) else expected)
-                                   for n in names]})
+    table = pd.DataFrame(
+        {"field": names, "want": [_inline(expected.get(n) if isinstance(expected, dict) else expected) for n in names]}
+    )
     for contender in contenders:
         try:
             r = find_result(run, contender, dataset, case, sample)
@@ -242,7 +287,9 @@ def compare_answers(run: Run, contenders: Sequence[str], dataset: str, case: str
             continue
         output = r.output
         table[contender] = [
-            "(error)" if r.status == "error" else
-            _inline(output.get(n) if isinstance(output, dict) else (output if n == "answer" else None))
-            for n in names]
+            "(error)"
+            if r.status == "error"
+            else _inline(output.get(n) if isinstance(output, dict) else (output if n == "answer" else None))
+            for n in names
+        ]
     return table

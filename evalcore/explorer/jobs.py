@@ -28,13 +28,18 @@ from evalcore.core.records import Run
 log = logging.getLogger(__name__)
 
 
-def build_plan(suite: Any, datasets: Sequence[str] = (), contenders: Sequence[str] = (), samples: int | None = None,
-               parallelism: int | None = None, limit: int | None = None) -> Any:
+def build_plan(
+    suite: Any,
+    datasets: Sequence[str] = (),
+    contenders: Sequence[str] = (),
+    samples: int | None = None,
+    parallelism: int | None = None,
+    limit: int | None = None,
+) -> Any:
     """A plan of ``suite`` restricted to the chosen datasets and contenders (all when none chosen)."""
     from evalcore.execution.plan import RunOptions, make_plan
 
-    plan = make_plan(suite, RunOptions(datasets=list(datasets), samples=samples, parallelism=parallelism,
-                                       limit=limit))
+    plan = make_plan(suite, RunOptions(datasets=list(datasets), samples=samples, parallelism=parallelism, limit=limit))
     if contenders:
         wanted = set(contenders)
         plan.contenders = [c for c in plan.contenders if c.id in wanted]
@@ -51,10 +56,17 @@ def plan_summary(plan: Any) -> dict[str, Any]:
     if len(matrix):
         matrix.insert(1, "settings", [format_settings(c.settings) for c in plan.contenders])
         matrix["calls"] = matrix.drop(columns=["contender", "settings"]).sum(axis=1)
-    refused = pd.DataFrame([{"model": r.model, "settings": format_settings(r.settings), "reason": r.reason}
-                            for r in plan.refused], columns=["model", "settings", "reason"])
-    return {"matrix": matrix, "calls": plan.calls, "cost": estimate_cost(plan) if plan.contenders else 0.0,
-            "refused": refused, "missing_keys": dict(plan.missing_keys)}
+    refused = pd.DataFrame(
+        [{"model": r.model, "settings": format_settings(r.settings), "reason": r.reason} for r in plan.refused],
+        columns=["model", "settings", "reason"],
+    )
+    return {
+        "matrix": matrix,
+        "calls": plan.calls,
+        "cost": estimate_cost(plan) if plan.contenders else 0.0,
+        "refused": refused,
+        "missing_keys": dict(plan.missing_keys),
+    }
 
 
 class RunJob:
@@ -72,8 +84,9 @@ class RunJob:
         self.status = "starting"
         self.error: str | None = None
         self.started = time.monotonic()
-        self._thread = threading.Thread(target=self._work, args=(target,), name=f"evalcore-run-{self.run_id[:8]}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._work, args=(target,), name=f"evalcore-run-{self.run_id[:8]}", daemon=True
+        )
 
     def _work(self, target: Any) -> None:
         try:
@@ -112,8 +125,16 @@ def progress_rows(progress: Any) -> pd.DataFrame:
     columns = ["contender", "done", "total", "errors", "share"]
     if progress is None:
         return pd.DataFrame(columns=columns)
-    rows = [{"contender": name, "done": p.done, "total": p.total, "errors": p.errors,
-             "share": p.done / p.total if p.total else 1.0} for name, p in list(progress.contenders.items())]
+    rows = [
+        {
+            "contender": name,
+            "done": p.done,
+            "total": p.total,
+            "errors": p.errors,
+            "share": p.done / p.total if p.total else 1.0,
+        }
+        for name, p in list(progress.contenders.items())
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -70,10 +70,20 @@ def run_summaries(store: Any) -> pd.DataFrame:
             log.warning("run %s: no winner: %s", info["id"], exc)
             winner = None
         created = str(info.get("created_at") or "")[:19].replace("T", " ")
-        rows.append({"id": info["id"], "suite": info.get("suite"), "created": created,
-                     "status": info.get("status"), "contenders": info.get("contenders"),
-                     "cases": info.get("cases"), "results": info.get("results"), "errors": info.get("errors"),
-                     "cost": info.get("cost_usd"), "winner": winner or "–"})
+        rows.append(
+            {
+                "id": info["id"],
+                "suite": info.get("suite"),
+                "created": created,
+                "status": info.get("status"),
+                "contenders": info.get("contenders"),
+                "cases": info.get("cases"),
+                "results": info.get("results"),
+                "errors": info.get("errors"),
+                "cost": info.get("cost_usd"),
+                "winner": winner or "–",
+            }
+        )
     table = pd.DataFrame(rows, columns=columns)
     return table.sort_values("created", ascending=False, ignore_index=True) if len(table) else table
 
@@ -175,6 +185,7 @@ def _number(value: float) -> str:
 
 def decode_query(params: Mapping[str, str | Sequence[str]]) -> ViewState:
     """Read a view back from a query string; a malformed item is skipped (and logged), never fatal."""
+
     def listed(key: str) -> list[str]:
         value = params.get(key)
         return [] if value is None else [value] if isinstance(value, str) else [str(v) for v in value]
@@ -186,8 +197,11 @@ def decode_query(params: Mapping[str, str | Sequence[str]]) -> ViewState:
             filters.metadata.setdefault(key, []).append(value)
     run = listed("run")
     weights_text = listed("w")
-    return ViewState(run=run[-1] if run else None, filters=filters,
-                     weights=_decode_weights(weights_text[-1]) if weights_text else None)
+    return ViewState(
+        run=run[-1] if run else None,
+        filters=filters,
+        weights=_decode_weights(weights_text[-1]) if weights_text else None,
+    )
 
 
 def _decode_weights(text: str) -> dict[str, float] | None:

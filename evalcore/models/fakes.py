@@ -38,11 +38,11 @@ class FakeSpec:
     input_cost_per_token: float
     output_cost_per_token: float
     takes_reasoning_effort: bool = False
-    slip: float = 0.0          # chance a settled field comes back wrong
-    invent: float = 0.0        # chance an open field comes back filled in
-    omit: float = 0.0          # chance a settled field comes back null
-    fail: float = 0.0          # chance an attempt fails transiently
-    garble: float = 0.0        # chance the reply is not valid JSON
+    slip: float = 0.0  # chance a settled field comes back wrong
+    invent: float = 0.0  # chance an open field comes back filled in
+    omit: float = 0.0  # chance a settled field comes back null
+    fail: float = 0.0  # chance an attempt fails transiently
+    garble: float = 0.0  # chance the reply is not valid JSON
 
 
 FAKES: dict[str, FakeSpec] = {
@@ -92,8 +92,12 @@ class FakeProvider:
             await asyncio.sleep(latency)
             if rng.random() < spec.fail:
                 if attempt == request.max_attempts:
-                    raise CallFailed("rate_limit", "fake/flaky: 429 Too Many Requests (simulated)",
-                                     attempts=attempt, latency_s=latency)
+                    raise CallFailed(
+                        "rate_limit",
+                        "fake/flaky: 429 Too Many Requests (simulated)",
+                        attempts=attempt,
+                        latency_s=latency,
+                    )
                 await asyncio.sleep(request.backoff_s * latency_scale() * rng.random())
                 continue
             text = _answer(spec, request, _rng(request, 0))
@@ -103,15 +107,26 @@ class FakeProvider:
 
 def _rng(request: Request, attempt: int) -> random.Random:
     case = request.case
-    key = json.dumps([request.contender.model, request.contender.settings, case.dataset if case else "",
-                      case.id if case else "", request.sample, attempt], sort_keys=True, default=str)
+    key = json.dumps(
+        [
+            request.contender.model,
+            request.contender.settings,
+            case.dataset if case else "",
+            case.id if case else "",
+            request.sample,
+            attempt,
+        ],
+        sort_keys=True,
+        default=str,
+    )
     return random.Random(key)
 
 
 def _effort(request: Request) -> float:
     """0 for low effort, 1 for high; 0.5 when unset."""
     return {"low": 0.0, "minimal": 0.0, "medium": 0.5, "high": 1.0}.get(
-        str(request.contender.settings.get("reasoning_effort", "medium")), 0.5)
+        str(request.contender.settings.get("reasoning_effort", "medium")), 0.5
+    )
 
 
 def _temperature(request: Request) -> float:
@@ -139,8 +154,7 @@ def _answer(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     return text
 
 
-def _answer_field(spec: FakeSpec, field: FieldSpec, want: Any, rng: random.Random, heat: float,
-                  care: float) -> Any:
+def _answer_field(spec: FakeSpec, field: FieldSpec, want: Any, rng: random.Random, heat: float, care: float) -> Any:
     slip = spec.slip + (0.06 if heat > 0.5 else 0.0)
     if want is None:
         invent = min(1.0, spec.invent * care * (1.3 if heat > 0.5 else 1.0))

@@ -25,8 +25,9 @@ def build_adapter(ref: NamedRef, suite_dir: Path) -> Any:
     adapter = _build(ref, suite_dir, ADAPTERS, "adapter")
     for attr in ("build_messages", "parse"):
         if not callable(getattr(adapter, attr, None)):
-            raise ConfigError(f"evalcore.yaml: adapter: {ref.name} has no {attr}() method "
-                              "(see evalcore.scoring.adapters.Adapter)")
+            raise ConfigError(
+                f"evalcore.yaml: adapter: {ref.name} has no {attr}() method (see evalcore.scoring.adapters.Adapter)"
+            )
     if not hasattr(adapter, "response_format"):
         adapter.response_format = None
     return adapter
@@ -36,8 +37,10 @@ def build_scorer(ref: NamedRef, suite_dir: Path) -> Any:
     """The scorer object a suite names, with its metrics checked."""
     scorer = _build(ref, suite_dir, SCORERS, "scorer")
     if not callable(getattr(scorer, "score", None)) or not getattr(scorer, "metrics", None):
-        raise ConfigError(f"evalcore.yaml: scorer: {ref.name} needs a score() method and a metrics list "
-                          "(see evalcore.scoring.scorers.Scorer)")
+        raise ConfigError(
+            f"evalcore.yaml: scorer: {ref.name} needs a score() method and a metrics list "
+            "(see evalcore.scoring.scorers.Scorer)"
+        )
     _check_metrics(scorer.metrics, ref.name)
     return scorer
 
@@ -48,8 +51,10 @@ def _build(ref: NamedRef, suite_dir: Path, registry: dict[str, type], kind: str)
     elif ref.name in registry:
         target = registry[ref.name]
     else:
-        raise ConfigError(f"evalcore.yaml: {kind}: unknown {kind} {ref.name!r}. Built in: "
-                          f"{sorted(registry)}; or name your own as module:attribute.")
+        raise ConfigError(
+            f"evalcore.yaml: {kind}: unknown {kind} {ref.name!r}. Built in: "
+            f"{sorted(registry)}; or name your own as module:attribute."
+        )
     if not inspect.isclass(target):
         if ref.options:
             raise ConfigError(f"evalcore.yaml: {kind}: {ref.name} is an object, not a class: it takes no options")
@@ -66,8 +71,7 @@ def _import_attribute(spec: str, suite_dir: Path, kind: str) -> Any:
     try:
         return getattr(module, attribute)
     except AttributeError:
-        raise ConfigError(f"evalcore.yaml: {kind}: module {module_name!r} has no attribute "
-                          f"{attribute!r}") from None
+        raise ConfigError(f"evalcore.yaml: {kind}: module {module_name!r} has no attribute {attribute!r}") from None
 
 
 def _import_module(name: str, suite_dir: Path, kind: str) -> Any:
@@ -83,8 +87,9 @@ def _import_module(name: str, suite_dir: Path, kind: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError as exc:
-        raise ConfigError(f"evalcore.yaml: {kind}: cannot import {name!r} (looked for {local} and on "
-                          f"the Python path): {exc}") from None
+        raise ConfigError(
+            f"evalcore.yaml: {kind}: cannot import {name!r} (looked for {local} and on the Python path): {exc}"
+        ) from None
 
 
 def _check_metrics(metrics: list[Any], scorer: str) -> None:
@@ -94,7 +99,8 @@ def _check_metrics(metrics: list[Any], scorer: str) -> None:
         raise ConfigError(f"scorer {scorer}: exactly one metric must be primary, got {primaries}")
     reserved = [n for n in names if n in RESERVED_NAMES]
     if reserved:
-        raise ConfigError(f"scorer {scorer}: metric name {reserved[0]!r} is reserved "
-                          f"({sorted(RESERVED_NAMES)}); rename it")
+        raise ConfigError(
+            f"scorer {scorer}: metric name {reserved[0]!r} is reserved ({sorted(RESERVED_NAMES)}); rename it"
+        )
     if len(set(names)) != len(names):
         raise ConfigError(f"scorer {scorer}: metric names repeat: {names}")

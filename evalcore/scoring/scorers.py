@@ -33,19 +33,30 @@ class Scorer(Protocol):
 
 
 FIELD_METRICS = [
-    Metric("field_accuracy", "Mean per-field correctness: numbers by value, text case-folded, enums "
-           "exactly, multi-value fields as sets with partial credit.", True, True),
+    Metric(
+        "field_accuracy",
+        "Mean per-field correctness: numbers by value, text case-folded, enums "
+        "exactly, multi-value fields as sets with partial credit.",
+        True,
+        True,
+    ),
     Metric("exact_match", "Share of cases with every field right.", True),
-    Metric("restraint", "Of the fields the text leaves open (expected null), the share the model left "
-           "null.", True),
-    Metric("hallucinated_rate", "Of the fields the text leaves open, the share the model filled in "
-           "anyway (invented).", False),
+    Metric("restraint", "Of the fields the text leaves open (expected null), the share the model left null.", True),
+    Metric(
+        "hallucinated_rate",
+        "Of the fields the text leaves open, the share the model filled in anyway (invented).",
+        False,
+    ),
     Metric("missed_rate", "Of the fields the text does settle, the share the model left null.", False),
 ]
 
 
-def score_fields(expected: dict[str, Any], output: dict[str, Any], fields: tuple[FieldSpec, ...],
-                 type_errors: dict[str, str] | None = None) -> Scored:
+def score_fields(
+    expected: dict[str, Any],
+    output: dict[str, Any],
+    fields: tuple[FieldSpec, ...],
+    type_errors: dict[str, str] | None = None,
+) -> Scored:
     """Compare an extracted object with the expected one, field by field."""
     type_errors = type_errors or {}
     credits, diagnostics = [], {}
@@ -98,8 +109,13 @@ class FieldsScorer:
             # No usable object: nothing right, nothing invented, everything answerable missed.
             settled = any(expected.get(f.name) is not None for f in context.fields)
             return Scored(
-                metrics={"field_accuracy": 0.0, "exact_match": 0.0, "restraint": None,
-                         "hallucinated_rate": None, "missed_rate": 1.0 if settled else None},
+                metrics={
+                    "field_accuracy": 0.0,
+                    "exact_match": 0.0,
+                    "restraint": None,
+                    "hallucinated_rate": None,
+                    "missed_rate": 1.0 if settled else None,
+                },
                 diagnostics={"reply": parsed.problem},
             )
         return score_fields(expected, parsed.output, context.fields, parsed.type_errors)
@@ -141,8 +157,14 @@ class ExactScorer(_SingleMetricScorer):
 
 class ContainsScorer(_SingleMetricScorer):
     name = "contains"
-    metrics = [Metric("contains", "Share of replies that contain the expected text (or every expected "
-                      "text, for a list), ignoring case.", True, True)]
+    metrics = [
+        Metric(
+            "contains",
+            "Share of replies that contain the expected text (or every expected text, for a list), ignoring case.",
+            True,
+            True,
+        )
+    ]
 
     def check(self, expected: Any, output: Any) -> bool:
         wants = expected if isinstance(expected, list) else [expected]
@@ -152,8 +174,14 @@ class ContainsScorer(_SingleMetricScorer):
 
 class RegexScorer(_SingleMetricScorer):
     name = "regex"
-    metrics = [Metric("regex_match", "Share of replies matched by the pattern (the scorer's `pattern` "
-                      "option, else the expected answer).", True, True)]
+    metrics = [
+        Metric(
+            "regex_match",
+            "Share of replies matched by the pattern (the scorer's `pattern` option, else the expected answer).",
+            True,
+            True,
+        )
+    ]
 
     def __init__(self, pattern: str | None = None, flags: str = ""):
         try:

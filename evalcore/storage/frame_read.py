@@ -17,8 +17,9 @@ from evalcore.storage.frames import CaseRow, row_dtype
 
 #: Rowids per read of packed numbers: a bounded blob (about 8 MB) per query, whatever the run's size.
 _FRAME_CHUNK = 1 << 16
-_NUMBERS_BETWEEN = ("SELECT CAST(group_concat(numbers, '') AS BLOB) FROM results NOT INDEXED "
-                    "WHERE rowid BETWEEN ? AND ? AND run_id = ?")
+_NUMBERS_BETWEEN = (
+    "SELECT CAST(group_concat(numbers, '') AS BLOB) FROM results NOT INDEXED WHERE rowid BETWEEN ? AND ? AND run_id = ?"
+)
 
 
 class FrameParts(NamedTuple):
@@ -40,15 +41,15 @@ def read_frame_parts(conn: sqlite3.Connection, run_id: str, metrics: list[str]) 
     Raises:
         StoreError: the packed numbers do not add up to the run's results (a damaged store).
     """
-    contenders = [r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position",
-                                             (run_id,))]
+    contenders = [r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position", (run_id,))]
     rows = conn.execute(
         "SELECT dataset, id, variant, metadata FROM cases WHERE run_id = ? ORDER BY position", (run_id,)
     ).fetchall()
     # Every case's metadata parsed as one array: one call into the parser, not one per case.
     metadata = json.loads(f"[{','.join(row[3] for row in rows)}]")
-    cases: list[CaseRow] = [(dataset, case_id, variant, meta) for (dataset, case_id, variant, _), meta in
-                            zip(rows, metadata, strict=True)]
+    cases: list[CaseRow] = [
+        (dataset, case_id, variant, meta) for (dataset, case_id, variant, _), meta in zip(rows, metadata, strict=True)
+    ]
     return FrameParts(contenders, cases, _frame_chunks(conn, run_id, metrics), changes(conn, run_id))
 
 
@@ -76,20 +77,24 @@ def _frame_chunks(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> 
     count = totals[0] if totals else -1
     chunks = _numbers_around(conn, run_id, some[0], count, size)
     if sum(map(len, chunks)) != count * size:  # run_totals out of step (a writer without our triggers): count
-        count, lo, hi = conn.execute("SELECT count(*), min(rowid), max(rowid) FROM results WHERE run_id = ?",
-                                     (run_id,)).fetchone()
+        count, lo, hi = conn.execute(
+            "SELECT count(*), min(rowid), max(rowid) FROM results WHERE run_id = ?", (run_id,)
+        ).fetchone()
         chunks = _numbers_between(conn, run_id, lo, hi)
     got = sum(map(len, chunks))
     if got != count * size or any(len(c) % size for c in chunks):
-        raise StoreError(f"run {run_id!r}: packed numbers of {got} bytes for {count} results of "
-                         f"{size} bytes each; the store is damaged (re-import the run from its file)")
+        raise StoreError(
+            f"run {run_id!r}: packed numbers of {got} bytes for {count} results of "
+            f"{size} bytes each; the store is damaged (re-import the run from its file)"
+        )
     return [c for c in chunks if c]
 
 
 def _numbers_between(conn: sqlite3.Connection, run_id: str, lo: int, hi: int) -> list[bytes]:
     """The run's packed numbers with rowids in [lo, hi], a chunk of rowids per query."""
-    return [_numbers_in(conn, run_id, start, min(start + _FRAME_CHUNK - 1, hi))
-            for start in range(lo, hi + 1, _FRAME_CHUNK)]
+    return [
+        _numbers_in(conn, run_id, start, min(start + _FRAME_CHUNK - 1, hi)) for start in range(lo, hi + 1, _FRAME_CHUNK)
+    ]
 
 
 def _numbers_around(conn: sqlite3.Connection, run_id: str, some: int, count: int, size: int) -> list[bytes]:

@@ -176,9 +176,14 @@ def _take_apart(table: Any, names: list[str], ints: Any, floats: Any) -> None:
 
     fields = table.dtype.fields
     width = table.dtype.itemsize // 8
-    packed = table.flags.c_contiguous and table.dtype.itemsize % 8 == 0 and all(
-        fields[name][0] == np.dtype(kind) and fields[name][1] == 8 * i
-        for i, (name, kind) in enumerate([*((f, "<i8") for f in _INT_FIELDS), *((f, "<f8") for f in names)]))
+    packed = (
+        table.flags.c_contiguous
+        and table.dtype.itemsize % 8 == 0
+        and all(
+            fields[name][0] == np.dtype(kind) and fields[name][1] == 8 * i
+            for i, (name, kind) in enumerate([*((f, "<i8") for f in _INT_FIELDS), *((f, "<f8") for f in names)])
+        )
+    )
     if not packed or not len(table):
         for i, name in enumerate(_INT_FIELDS):
             ints[i] = table[name]

@@ -107,12 +107,24 @@ def _backfill_numbers(conn: sqlite3.Connection, run_id: str, metrics: list[str])
     pack = numbers_struct(len(metrics)).pack
     rows = conn.execute(
         "SELECT rowid, contender_pos, case_pos, sample, status, error_kind, score, metrics, cost_usd, latency_s, "
-        "input_tokens, output_tokens FROM results WHERE run_id = ?", (run_id,)).fetchall()
+        "input_tokens, output_tokens FROM results WHERE run_id = ?",
+        (run_id,),
+    ).fetchall()
     updates = []
     for rowid, contender, case, sample, status, kind, score, values, cost, latency, tokens_in, tokens_out in rows:
         usage = records.Usage(tokens_in, tokens_out, cost)
-        result = records.Result("", "", "", sample, status, score, json.loads(values), latency_s=latency, usage=usage,
-                                error=records.ErrorInfo(kind, "") if kind is not None else None)
+        result = records.Result(
+            "",
+            "",
+            "",
+            sample,
+            status,
+            score,
+            json.loads(values),
+            latency_s=latency,
+            usage=usage,
+            error=records.ErrorInfo(kind, "") if kind is not None else None,
+        )
         updates.append((numbers(pack, contender, case, result, metrics), rowid))
     conn.executemany("UPDATE results SET numbers = ? WHERE rowid = ?", updates)
 

@@ -104,12 +104,19 @@ def run_row(run: records.Run) -> tuple:
 def case_row(c: records.Case) -> tuple:
     """A case's row of the cases table, without its run's id and its position."""
     expected = c.expected
-    return (c.dataset, c.id, c.variant, to_json(c.input), None if expected is None else to_json(expected),
-            to_json(c.metadata))
+    return (
+        c.dataset,
+        c.id,
+        c.variant,
+        to_json(c.input),
+        None if expected is None else to_json(expected),
+        to_json(c.metadata),
+    )
 
 
-def check_references(run_id: str, results: Sequence[records.Result], contenders: dict[str, int],
-                     cases: dict[tuple[str, str], int]) -> None:
+def check_references(
+    run_id: str, results: Sequence[records.Result], contenders: dict[str, int], cases: dict[tuple[str, str], int]
+) -> None:
     """Refuse results that name a contender or a case not in ``contenders`` or ``cases``.
 
     Raises:
@@ -161,8 +168,9 @@ class ResultRows:
             raise StoreError(f"run {self.run_id!r}: a result cannot be stored: {why}") from e
 
 
-def result_rows(conn: sqlite3.Connection, run_id: str,
-                keys: Sequence[tuple[str, str]] | None = None) -> ResultRows | None:
+def result_rows(
+    conn: sqlite3.Connection, run_id: str, keys: Sequence[tuple[str, str]] | None = None
+) -> ResultRows | None:
     """What makes rows of a stored run's results, read in one query (None: no such run).
 
     Args:
@@ -176,8 +184,12 @@ def result_rows(conn: sqlite3.Connection, run_id: str,
         row = conn.execute(BATCH_LOOKUP, (to_json(keys), run_id)).fetchone()
     if row is None:
         return None
-    return ResultRows(run_id, [m["name"] for m in json.loads(row[0])], dict(json.loads(row[1])),
-                      {(d, c): i for d, c, i in json.loads(row[2])})
+    return ResultRows(
+        run_id,
+        [m["name"] for m in json.loads(row[0])],
+        dict(json.loads(row[1])),
+        {(d, c): i for d, c, i in json.loads(row[2])},
+    )
 
 
 def _unstorable(r: records.Result, metrics: list[str], e: Exception) -> str:
@@ -186,8 +198,10 @@ def _unstorable(r: records.Result, metrics: list[str], e: Exception) -> str:
     for name in metrics:
         value = r.metrics.get(name)
         if value is not None and not hasattr(value, "__float__"):  # a number of any kind has one
-            return (f"{r.contender} on {r.dataset}/{r.case} (sample {r.sample}): metric {name!r} is {value!r}; "
-                    "a metric is a number or null")
+            return (
+                f"{r.contender} on {r.dataset}/{r.case} (sample {r.sample}): metric {name!r} is {value!r}; "
+                "a metric is a number or null"
+            )
     return str(e)
 
 
@@ -211,7 +225,7 @@ def insert_rows(conn: sqlite3.Connection, head: str, width: int, rows: Sequence[
     """
     start = 0
     for size in chunk_sizes(conn, width, len(rows)):
-        conn.execute(_insert_sql(head, width, size), list(chain.from_iterable(rows[start:start + size])))
+        conn.execute(_insert_sql(head, width, size), list(chain.from_iterable(rows[start : start + size])))
         start += size
 
 

@@ -183,8 +183,9 @@ class Store:
                 "INSERT INTO contenders VALUES (?, ?, ?, ?, ?)",
                 [(run_id, c.id, c.model, rows.to_json(c.settings), i) for i, c in enumerate(run.contenders)],
             )
-            rows.insert_rows(conn, "INSERT INTO cases VALUES", 8,
-                             [(run_id, *rows.case_row(c), i) for i, c in enumerate(run.cases)])
+            rows.insert_rows(
+                conn, "INSERT INTO cases VALUES", 8, [(run_id, *rows.case_row(c), i) for i, c in enumerate(run.cases)]
+            )
         except (sqlite3.IntegrityError, ValueError, TypeError, OverflowError) as e:
             # e.g. two contenders with one id, two cases with one (dataset, id), NaN in settings
             raise StoreError(f"run {run_id!r} cannot be stored: {e}") from e
@@ -248,8 +249,9 @@ class Store:
         except sqlite3.OperationalError as e:
             raise StoreError(f"{self.path}: the store is busy or unreadable ({e}); try again") from e
 
-    def _insert_results(self, conn: sqlite3.Connection, make_row: ResultRows,
-                        results: Sequence[records.Result]) -> None:
+    def _insert_results(
+        self, conn: sqlite3.Connection, make_row: ResultRows, results: Sequence[records.Result]
+    ) -> None:
         """Insert results as ``make_row`` makes them (a contender or case it does not hold is refused)."""
         run_id = make_row.run_id
         rows.check_references(run_id, results, make_row.contenders, make_row.cases)
@@ -396,7 +398,8 @@ class Store:
         with self._transaction("DEFERRED") as conn:
             found = conn.execute(
                 'SELECT contender, dataset, "case", sample, error_message FROM results '
-                "WHERE run_id = ? AND error_kind IS NOT NULL", (run_id,),
+                "WHERE run_id = ? AND error_kind IS NOT NULL",
+                (run_id,),
             ).fetchall()
         return {(c, d, k, n): message for c, d, k, n, message in found}
 
@@ -406,7 +409,8 @@ class Store:
         with self._transaction("DEFERRED") as conn:
             return conn.execute(
                 "SELECT contender, error_kind, error_message FROM results WHERE run_id = ? AND status = 'error' "
-                "ORDER BY contender_pos, case_pos, sample", (run_id,),
+                "ORDER BY contender_pos, case_pos, sample",
+                (run_id,),
             ).fetchall()
 
     def load_results_frame(self, run_id: str) -> pd.DataFrame:
@@ -471,7 +475,7 @@ class Store:
     def load_summary(self, run_id: str, kind: str) -> bytes | None:
         """A summary saved by :meth:`save_summary`, when the run's results are still the ones it was computed from."""
         with self._transaction("DEFERRED") as conn:
-            row = conn.execute("SELECT changes, data FROM summaries WHERE run_id = ? AND kind = ?",
-                               (run_id, kind)).fetchone()
+            row = conn.execute(
+                "SELECT changes, data FROM summaries WHERE run_id = ? AND kind = ?", (run_id, kind)
+            ).fetchone()
             return row[1] if row is not None and row[0] == frame_read.changes(conn, run_id) else None
-

@@ -91,4 +91,3 @@ class SuiteModel(_Strict):
     prices: dict[str, PriceModel] = Field(default_factory=dict)
     api_base: str | None = None
     weighted_score: WeightedScoreModel = Field(default_factory=WeightedScoreModel)
-

@@ -45,13 +45,21 @@ class _Compiled(NamedTuple):
 
 
 #: Types that fit a field with no further test (floats need one: finite, or integral).
-_FITTING: dict[str, frozenset[type]] = {"boolean": frozenset({bool}), "integer": frozenset({int}),
-                                        "number": frozenset({int}), "string": frozenset({str})}
+_FITTING: dict[str, frozenset[type]] = {
+    "boolean": frozenset({bool}),
+    "integer": frozenset({int}),
+    "number": frozenset({int}),
+    "string": frozenset({str}),
+}
 #: Types whose equal values get full credit under field_credit's rule for the field type; any type
 #: for the others (enum, boolean, unknown types), and lists of text for multi_enum (see credit_is_full).
 _FULL_WHEN_EQUAL: dict[str, frozenset[type] | None] = {
-    "string": frozenset({str}), "integer": frozenset({int, float}), "number": frozenset({int, float}),
-    "multi_enum": frozenset(), "enum": None, "boolean": None,
+    "string": frozenset({str}),
+    "integer": frozenset({int, float}),
+    "number": frozenset({int, float}),
+    "multi_enum": frozenset(),
+    "enum": None,
+    "boolean": None,
 }
 #: Types that compare equal only to their own kind of value, for the quick test of "any type".
 _PLAIN = frozenset({str, int, float, bool})
@@ -74,8 +82,9 @@ def _compiled(fields: tuple[FieldSpec, ...]) -> _Compiled:
         return entry
     if len(_CACHE) >= 256:
         _CACHE.clear()
-    entry = _CACHE[id(fields)] = _Compiled(fields, tuple(_rule(spec) for spec in fields),
-                                           frozenset(f.name for f in fields))
+    entry = _CACHE[id(fields)] = _Compiled(
+        fields, tuple(_rule(spec) for spec in fields), frozenset(f.name for f in fields)
+    )
     return entry
 
 
@@ -120,8 +129,11 @@ def all_fit(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> bool:
         kind = type(value)
         # The common yeses (a fitting type, an enum's text, a finite number: inf - inf and nan - nan are
         # nan) are tested here rather than in value_fits, saving a call for every field of every case.
-        if (kind in rule.fitting or (kind is str and value in rule.fitting_texts)
-                or (kind is float and rule.finite_floats_fit and value - value == 0)):
+        if (
+            kind in rule.fitting
+            or (kind is str and value in rule.fitting_texts)
+            or (kind is float and rule.finite_floats_fit and value - value == 0)
+        ):
             continue
         if not value_fits(rule, value):
             return False
@@ -136,8 +148,11 @@ def type_problems(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> dict[s
         value: Any = data.get(name)
         kind = type(value)
         # The common yeses, as in all_fit: this runs for every field of every reply.
-        if (kind in rule.fitting or (kind is str and value in rule.fitting_texts)
-                or (kind is float and rule.finite_floats_fit and value - value == 0)):
+        if (
+            kind in rule.fitting
+            or (kind is str and value in rule.fitting_texts)
+            or (kind is float and rule.finite_floats_fit and value - value == 0)
+        ):
             continue
         if not value_fits(rule, value):
             problem = check_value(rule.spec, value)

@@ -26,8 +26,7 @@ def expand_lineup(config: SuiteModel, overrides: Overrides | None = None) -> lis
     overrides = overrides or Overrides()
     entries = _entries(config, overrides)
     if not entries:
-        raise ConfigError("evalcore.yaml: lineup: empty. Add `lineup: [{model: fake/oracle}]` or pass "
-                          "-m MODEL.")
+        raise ConfigError("evalcore.yaml: lineup: empty. Add `lineup: [{model: fake/oracle}]` or pass -m MODEL.")
     contenders: list[Contender] = []
     for entry in entries:
         contenders.extend(_expand_entry(entry, config, overrides))
@@ -54,13 +53,15 @@ def _expand_entry(entry: LineupEntryModel, config: SuiteModel, overrides: Overri
     for combo in itertools.product(*(varied[k] for k in keys)):
         chosen = dict(zip(keys, combo, strict=True))
         settings = {**config.defaults, **chosen}
-        contenders.append(Contender(
-            id=contender_id(entry.model, chosen),
-            model=entry.model,
-            settings={k: v for k, v in settings.items() if v is not None},
-            api_base=api_base,
-            prices=prices.model_dump() if prices else None,
-        ))
+        contenders.append(
+            Contender(
+                id=contender_id(entry.model, chosen),
+                model=entry.model,
+                settings={k: v for k, v in settings.items() if v is not None},
+                api_base=api_base,
+                prices=prices.model_dump() if prices else None,
+            )
+        )
     return contenders
 
 
@@ -84,8 +85,10 @@ def _check_unique_ids(contenders: list[Contender]) -> None:
     seen: set[str] = set()
     for contender in contenders:
         if contender.id in seen:
-            raise ConfigError(f"evalcore.yaml: lineup: contender {contender.id!r} appears twice. "
-                              "Remove the repeated entry or give it different settings.")
+            raise ConfigError(
+                f"evalcore.yaml: lineup: contender {contender.id!r} appears twice. "
+                "Remove the repeated entry or give it different settings."
+            )
         seen.add(contender.id)
 
 

@@ -77,8 +77,10 @@ def load_suite(path: str | Path) -> Suite:
         folder = folder.parent
     config_path = folder / SUITE_FILE
     if not config_path.is_file():
-        raise ConfigError(f"{folder}: no {SUITE_FILE} here. A suite is a folder with {SUITE_FILE} "
-                          "and datasets/<name>/cases/ (see docs/suites.md).")
+        raise ConfigError(
+            f"{folder}: no {SUITE_FILE} here. A suite is a folder with {SUITE_FILE} "
+            "and datasets/<name>/cases/ (see docs/suites.md)."
+        )
     text = config_path.read_text(encoding="utf-8")
     config = parse_suite_config(text, str(config_path))
     with gc_paused():  # cases are plain records: a big dataset would otherwise pay full collections
@@ -101,17 +103,20 @@ def parse_suite_config(text: str, where: str) -> SuiteModel:
         mark = getattr(exc, "problem_mark", None)
         line = f": line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{where}{line}: not valid YAML: {problem}. Check the indentation and quoting "
-                          "around that line.") from None
+        raise ConfigError(
+            f"{where}{line}: not valid YAML: {problem}. Check the indentation and quoting around that line."
+        ) from None
     if not isinstance(data, dict):
-        raise ConfigError(f"{where}: expected a mapping of keys (suite:, adapter:, lineup: …), "
-                          f"got {type(data).__name__}")
+        raise ConfigError(
+            f"{where}: expected a mapping of keys (suite:, adapter:, lineup: …), got {type(data).__name__}"
+        )
     try:
         return SuiteModel.model_validate(data)
     except ValidationError as exc:
         lines = [_describe_error(err, text) for err in exc.errors()]
-        raise ConfigError(f"{where}: " + ("\n".join(lines) if len(lines) == 1
-                                          else f"{len(lines)} problems:\n  " + "\n  ".join(lines))) from None
+        raise ConfigError(
+            f"{where}: " + ("\n".join(lines) if len(lines) == 1 else f"{len(lines)} problems:\n  " + "\n  ".join(lines))
+        ) from None
 
 
 def _describe_error(err: Any, text: str) -> str:
@@ -152,12 +157,13 @@ def _load_datasets(folder: Path, config: SuiteModel, where: str) -> dict[str, Da
     root = folder / "datasets"
     names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     if not names:
-        raise ConfigError(f"{root}: no datasets. Add datasets/<name>/cases/<variant>/input.txt "
-                          "with expected.json beside it (see docs/suites.md).")
+        raise ConfigError(
+            f"{root}: no datasets. Add datasets/<name>/cases/<variant>/input.txt "
+            "with expected.json beside it (see docs/suites.md)."
+        )
     unknown = sorted(set(config.datasets) - set(names))
     if unknown:
-        raise ConfigError(f"{where}: datasets.{unknown[0]}: no folder {root / unknown[0]}. "
-                          f"Datasets on disk: {names}")
+        raise ConfigError(f"{where}: datasets.{unknown[0]}: no folder {root / unknown[0]}. Datasets on disk: {names}")
     return {name: _load_dataset(root / name, name, config, where) for name in names}
 
 
@@ -168,8 +174,10 @@ def _load_dataset(folder: Path, name: str, config: SuiteModel, where: str) -> Da
     cases = load_dataset_cases(folder, name)
     if _uses_fields(config):
         if not fields:
-            raise ConfigError(f"{where}: the extract adapter and fields scorer need a field schema: add "
-                              f"`fields:` at the top level or under datasets.{name}.fields")
+            raise ConfigError(
+                f"{where}: the extract adapter and fields scorer need a field schema: add "
+                f"`fields:` at the top level or under datasets.{name}.fields"
+            )
         for case in cases:
             check_expected(case, fields)
     return Dataset(
@@ -192,10 +200,8 @@ def _field_specs(raw: dict[str, FieldModel], where: str, dataset: str) -> tuple[
         if needs_values and not model.values:
             raise ConfigError(f"{where}: fields.{name}: type {model.type} needs `values: [...]`")
         if not needs_values and model.values:
-            raise ConfigError(f"{where}: fields.{name}: `values` only applies to enum and multi_enum, "
-                              f"not {model.type}")
-        specs.append(FieldSpec(name, model.type, model.description, tuple(model.values or ()),
-                               model.nullable))
+            raise ConfigError(f"{where}: fields.{name}: `values` only applies to enum and multi_enum, not {model.type}")
+        specs.append(FieldSpec(name, model.type, model.description, tuple(model.values or ()), model.nullable))
     return tuple(specs)
 
 
@@ -204,17 +210,21 @@ def check_expected(case: Case, fields: tuple[FieldSpec, ...]) -> None:
     where = case.source or f"{case.dataset}/{case.id}"
     expected = case.expected
     if not isinstance(expected, dict):
-        raise ConfigError(f"{where}: expected answer must be a JSON object with one key per field, "
-                          f"got {type(expected).__name__}")
+        raise ConfigError(
+            f"{where}: expected answer must be a JSON object with one key per field, got {type(expected).__name__}"
+        )
     if expected.keys() != names_of(fields):  # the usual case (every field, nothing else) skips this
         names = [f.name for f in fields]
         missing = [n for n in names if n not in expected]
         if missing:
-            raise ConfigError(f"{where}: {missing[0]}: missing. Every field appears in the expected answer; "
-                              "use null when the text does not settle it.")
+            raise ConfigError(
+                f"{where}: {missing[0]}: missing. Every field appears in the expected answer; "
+                "use null when the text does not settle it."
+            )
         extra = [k for k in expected if k not in names]
-        raise ConfigError(f"{where}: {extra[0]}: not a field of the schema {names}. Remove it or add the "
-                          "field to evalcore.yaml.")
+        raise ConfigError(
+            f"{where}: {extra[0]}: not a field of the schema {names}. Remove it or add the field to evalcore.yaml."
+        )
     if all_fit(fields, expected):  # the usual case: every value plainly fits (check_value words the rest)
         return
     for spec in fields:
@@ -237,7 +247,7 @@ def _sha(data: bytes) -> str:
 
 def _hash_tree(folder: Path) -> str:
     top = str(folder)
-    files = sorted(os.path.join(d[len(top) + 1:], f) for d, _, fs in os.walk(top) for f in fs)
+    files = sorted(os.path.join(d[len(top) + 1 :], f) for d, _, fs in os.walk(top) for f in fs)
     digest = hashlib.sha256()
     for name in files:
         digest.update(name.encode() + b"\0")

@@ -11,8 +11,10 @@ import pytest
 from evalcore.analysis.charts import FRONTIER, dataset_heatmap, metric_bars, score_vs
 from evalcore.core.records import Metric
 
-METRICS = [Metric("field_accuracy", "Share right.", primary=True),
-           Metric("hallucinated_rate", "Share invented.", higher_is_better=False)]
+METRICS = [
+    Metric("field_accuracy", "Share right.", primary=True),
+    Metric("hallucinated_rate", "Share invented.", higher_is_better=False),
+]
 NAN = float("nan")
 
 
@@ -34,9 +36,13 @@ def test_score_vs_cost_places_every_contender_on_a_log_axis_with_its_id():
 
 
 def test_the_frontier_joins_only_undominated_contenders_cheapest_first():
-    fig = score_vs(table({"contender": "cheap", "score": 0.6, "cost": 0.0001},
-                         {"contender": "dominated", "score": 0.5, "cost": 0.01},
-                         {"contender": "best", "score": 0.95, "cost": 0.02}))
+    fig = score_vs(
+        table(
+            {"contender": "cheap", "score": 0.6, "cost": 0.0001},
+            {"contender": "dominated", "score": 0.5, "cost": 0.01},
+            {"contender": "best", "score": 0.95, "cost": 0.02},
+        )
+    )
     assert list(trace(fig, FRONTIER).customdata) == ["cheap", "best"]
 
 
@@ -58,8 +64,17 @@ def test_score_vs_refuses_an_unknown_axis():
 
 
 def test_metric_bars_have_one_trace_per_contender_with_whiskers_to_the_interval():
-    t = table({"contender": "a", "field_accuracy": 0.8, "field_accuracy_lo": 0.7, "field_accuracy_hi": 0.85,
-               "hallucinated_rate": 0.1, "hallucinated_rate_lo": 0.05, "hallucinated_rate_hi": 0.2})
+    t = table(
+        {
+            "contender": "a",
+            "field_accuracy": 0.8,
+            "field_accuracy_lo": 0.7,
+            "field_accuracy_hi": 0.85,
+            "hallucinated_rate": 0.1,
+            "hallucinated_rate_lo": 0.05,
+            "hallucinated_rate_hi": 0.2,
+        }
+    )
     fig = metric_bars(t, METRICS)
     (bar,) = fig.data
     assert list(bar.x) == ["field_accuracy", "hallucinated_rate"]
@@ -76,9 +91,13 @@ def test_metric_bars_without_intervals_have_no_whiskers():
 
 
 def test_heatmap_is_contender_by_dataset_in_percent_with_empty_cells_for_missing_values():
-    t = pd.DataFrame([{"contender": "b", "dataset": "tax", "score": 0.5},
-                      {"contender": "b", "dataset": "roof", "score": 1.0},
-                      {"contender": "a", "dataset": "tax", "score": 0.25}])
+    t = pd.DataFrame(
+        [
+            {"contender": "b", "dataset": "tax", "score": 0.5},
+            {"contender": "b", "dataset": "roof", "score": 1.0},
+            {"contender": "a", "dataset": "tax", "score": 0.25},
+        ]
+    )
     (heat,) = dataset_heatmap(t).data
     assert list(heat.y) == ["b", "a"]
     assert list(heat.x) == ["roof", "tax"]
@@ -89,8 +108,11 @@ def test_heatmap_is_contender_by_dataset_in_percent_with_empty_cells_for_missing
 
 
 def test_only_frontier_points_are_labelled_so_labels_do_not_pile_up():
-    fig = score_vs(table({"contender": "cheap", "score": 0.6, "cost": 0.0001},
-                         {"contender": "dominated", "score": 0.5, "cost": 0.01}))
+    fig = score_vs(
+        table(
+            {"contender": "cheap", "score": 0.6, "cost": 0.0001}, {"contender": "dominated", "score": 0.5, "cost": 0.01}
+        )
+    )
     assert list(trace(fig, "contenders").text) == ["cheap", ""]
 
 

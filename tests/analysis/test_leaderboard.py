@@ -26,15 +26,38 @@ METRICS = [
 NAN = float("nan")
 
 
-def result(contender, case, score=1.0, *, dataset="d", error=False, cost=NAN, time=NAN, sample=0,
-           variant="plain", hallucinated=0.0, tokens=(NAN, NAN), **meta):
+def result(
+    contender,
+    case,
+    score=1.0,
+    *,
+    dataset="d",
+    error=False,
+    cost=NAN,
+    time=NAN,
+    sample=0,
+    variant="plain",
+    hallucinated=0.0,
+    tokens=(NAN, NAN),
+    **meta,
+):
     """One row of a results frame; an error gets null score and metrics, as the spec says."""
     return {
-        "contender": contender, "dataset": dataset, "case": case, "variant": variant, "sample": sample,
-        "status": "error" if error else "scored", "error_kind": "timeout" if error else None,
-        "score": NAN if error else score, "m_field_accuracy": NAN if error else score,
-        "m_hallucinated_rate": NAN if error else hallucinated, "cost_usd": cost, "latency_s": time,
-        "input_tokens": tokens[0], "output_tokens": tokens[1], **{f"meta_{k}": v for k, v in meta.items()},
+        "contender": contender,
+        "dataset": dataset,
+        "case": case,
+        "variant": variant,
+        "sample": sample,
+        "status": "error" if error else "scored",
+        "error_kind": "timeout" if error else None,
+        "score": NAN if error else score,
+        "m_field_accuracy": NAN if error else score,
+        "m_hallucinated_rate": NAN if error else hallucinated,
+        "cost_usd": cost,
+        "latency_s": time,
+        "input_tokens": tokens[0],
+        "output_tokens": tokens[1],
+        **{f"meta_{k}": v for k, v in meta.items()},
     }
 
 
@@ -44,9 +67,18 @@ def results(*rows):
 
 def table(*rows):
     """An aggregated table: each row a dict overriding plain defaults."""
-    defaults = {"cases": 10, "scored": 10, "errors": 0, "score": 0.5, "field_accuracy": 0.5,
-                "hallucinated_rate": 0.1, "cost": 0.001, "time": 1.0, "input_tokens": 100.0,
-                "output_tokens": 10.0}
+    defaults = {
+        "cases": 10,
+        "scored": 10,
+        "errors": 0,
+        "score": 0.5,
+        "field_accuracy": 0.5,
+        "hallucinated_rate": 0.1,
+        "cost": 0.001,
+        "time": 1.0,
+        "input_tokens": 100.0,
+        "output_tokens": 10.0,
+    }
     return pd.DataFrame([{**defaults, **row} for row in rows])
 
 
@@ -84,8 +116,11 @@ def test_a_metric_with_no_value_is_null():
 
 
 def test_cost_and_time_are_means_of_known_values_over_all_results_errors_included():
-    df = results(result("a", "1", cost=0.002, time=1.0), result("a", "2", error=True, cost=0.004, time=3.0),
-                 result("a", "3", cost=NAN, time=NAN))
+    df = results(
+        result("a", "1", cost=0.002, time=1.0),
+        result("a", "2", error=True, cost=0.004, time=3.0),
+        result("a", "3", cost=NAN, time=NAN),
+    )
     row = aggregate(df, METRICS).iloc[0]
     assert (row["cost"], row["time"]) == (pytest.approx(0.003), pytest.approx(2.0))
 
@@ -103,8 +138,19 @@ def test_tokens_are_means_of_known_values():
 
 def test_table_columns_are_in_spec_order_with_bare_metric_names():
     table_ = aggregate(results(result("a", "1")), METRICS)
-    assert list(table_.columns) == ["contender", "cases", "scored", "errors", "score", "field_accuracy",
-                                    "hallucinated_rate", "cost", "time", "input_tokens", "output_tokens"]
+    assert list(table_.columns) == [
+        "contender",
+        "cases",
+        "scored",
+        "errors",
+        "score",
+        "field_accuracy",
+        "hallucinated_rate",
+        "cost",
+        "time",
+        "input_tokens",
+        "output_tokens",
+    ]
 
 
 def test_one_row_per_contender_sorted_by_id():
@@ -120,22 +166,26 @@ def test_categorical_string_columns_give_the_same_table():
 
 
 def test_grouping_by_dataset_gives_one_row_per_contender_and_dataset():
-    df = results(result("a", "1", 1.0, dataset="x"), result("a", "2", 0.0, dataset="y"),
-                 result("a", "3", 1.0, dataset="y"))
+    df = results(
+        result("a", "1", 1.0, dataset="x"), result("a", "2", 0.0, dataset="y"), result("a", "3", 1.0, dataset="y")
+    )
     table_ = aggregate(df, METRICS, by=("contender", "dataset"))
-    assert list(zip(table_["dataset"], table_["score"], table_["cases"], strict=True)) == [
-        ("x", 1.0, 1), ("y", 0.5, 2)]
+    assert list(zip(table_["dataset"], table_["score"], table_["cases"], strict=True)) == [("x", 1.0, 1), ("y", 0.5, 2)]
 
 
 def test_micro_average_is_the_default_and_is_the_mean_over_results():
-    df = results(result("a", "1", 1.0, dataset="x"), result("a", "2", 1.0, dataset="x"),
-                 result("a", "3", 0.0, dataset="y"))
+    df = results(
+        result("a", "1", 1.0, dataset="x"), result("a", "2", 1.0, dataset="x"), result("a", "3", 0.0, dataset="y")
+    )
     assert aggregate(df, METRICS).iloc[0]["score"] == pytest.approx(2 / 3)
 
 
 def test_macro_average_is_the_mean_of_per_dataset_values_with_counts_summed():
-    df = results(result("a", "1", 1.0, dataset="x", cost=0.1), result("a", "2", 1.0, dataset="x", cost=0.1),
-                 result("a", "3", 0.0, dataset="y", cost=0.4))
+    df = results(
+        result("a", "1", 1.0, dataset="x", cost=0.1),
+        result("a", "2", 1.0, dataset="x", cost=0.1),
+        result("a", "3", 0.0, dataset="y", cost=0.4),
+    )
     row = aggregate(df, METRICS, average="macro").iloc[0]
     assert (row["score"], row["cost"]) == (pytest.approx(0.5), pytest.approx(0.25))
     assert (row["cases"], row["scored"], row["errors"]) == (3, 3, 0)
@@ -165,9 +215,15 @@ def test_empty_results_give_an_empty_table():
 def test_wscore_mixes_score_and_log_cost_by_weight_magnitude():
     # t(cost): a = ln4/ln16 = 0.5, b = 0, c = 1.  a: 100(.6·.9 + .4·.5) = 74; b: 100(.6·.6 + .4) = 76;
     # c: 100(.6·.8 + 0) = 48.
-    ranked = rank(table({"contender": "a", "score": 0.9, "cost": 0.004},
-                        {"contender": "b", "score": 0.6, "cost": 0.001},
-                        {"contender": "c", "score": 0.8, "cost": 0.016}), {"score": 0.6, "cost": -0.4}, METRICS)
+    ranked = rank(
+        table(
+            {"contender": "a", "score": 0.9, "cost": 0.004},
+            {"contender": "b", "score": 0.6, "cost": 0.001},
+            {"contender": "c", "score": 0.8, "cost": 0.016},
+        ),
+        {"score": 0.6, "cost": -0.4},
+        METRICS,
+    )
     assert list(ranked["contender"]) == ["b", "a", "c"]
     assert list(ranked["wscore"]) == pytest.approx([76.0, 74.0, 48.0])
     assert list(ranked["rank"]) == [1, 2, 3]
@@ -192,8 +248,11 @@ def test_wscore_never_goes_below_zero():
 
 
 def test_a_row_missing_a_weighted_value_has_no_wscore_and_ranks_last():
-    ranked = rank(table({"contender": "a", "score": 0.99, "cost": NAN}, {"contender": "b", "score": 0.1}),
-                  {"score": 1, "cost": -1}, METRICS)
+    ranked = rank(
+        table({"contender": "a", "score": 0.99, "cost": NAN}, {"contender": "b", "score": 0.1}),
+        {"score": 1, "cost": -1},
+        METRICS,
+    )
     assert list(ranked["contender"]) == ["b", "a"] and math.isnan(ranked.iloc[1]["wscore"])
 
 
@@ -203,22 +262,37 @@ def test_a_missing_value_that_is_not_weighted_does_not_matter():
 
 
 def test_without_weights_there_is_no_wscore_and_score_ranks():
-    ranked = rank(table({"contender": "a", "score": 0.5}, {"contender": "b", "score": 0.7},
-                        {"contender": "c", "score": NAN}), {"score": 0}, METRICS)
+    ranked = rank(
+        table({"contender": "a", "score": 0.5}, {"contender": "b", "score": 0.7}, {"contender": "c", "score": NAN}),
+        {"score": 0},
+        METRICS,
+    )
     assert list(ranked["contender"]) == ["b", "a", "c"] and ranked["wscore"].isna().all()
 
 
 def test_equal_wscores_rank_by_score_descending():
     # a: 100(.5·.8 + .5·.8) = 80; b: 100(.5·.9 + .5·.7) = 80 (up to float noise), b has the higher score.
-    ranked = rank(table({"contender": "a", "score": 0.8, "hallucinated_rate": 0.2},
-                        {"contender": "b", "score": 0.9, "hallucinated_rate": 0.3}),
-                  {"score": 0.5, "hallucinated_rate": -0.5}, METRICS)
+    ranked = rank(
+        table(
+            {"contender": "a", "score": 0.8, "hallucinated_rate": 0.2},
+            {"contender": "b", "score": 0.9, "hallucinated_rate": 0.3},
+        ),
+        {"score": 0.5, "hallucinated_rate": -0.5},
+        METRICS,
+    )
     assert list(ranked["contender"]) == ["b", "a"]
 
 
 def test_equal_scores_rank_by_cost_ascending_with_unknown_cost_last():
-    ranked = rank(table({"contender": "a", "score": 0.8, "cost": NAN}, {"contender": "b", "score": 0.8, "cost": 0.2},
-                        {"contender": "c", "score": 0.8, "cost": 0.1}), {"score": 1}, METRICS)
+    ranked = rank(
+        table(
+            {"contender": "a", "score": 0.8, "cost": NAN},
+            {"contender": "b", "score": 0.8, "cost": 0.2},
+            {"contender": "c", "score": 0.8, "cost": 0.1},
+        ),
+        {"score": 1},
+        METRICS,
+    )
     assert list(ranked["contender"]) == ["c", "b", "a"]
 
 
@@ -233,13 +307,19 @@ def test_rank_refuses_weights_it_cannot_use():
 
 
 def test_a_table_by_dataset_is_ranked_per_dataset_with_its_own_log_scale():
-    rows = table({"contender": "a", "dataset": "x", "score": 0.5, "cost": 0.01},
-                 {"contender": "b", "dataset": "x", "score": 0.5, "cost": 0.04},
-                 {"contender": "a", "dataset": "y", "score": 0.5, "cost": 1.0},
-                 {"contender": "b", "dataset": "y", "score": 0.5, "cost": 2.0})
+    rows = table(
+        {"contender": "a", "dataset": "x", "score": 0.5, "cost": 0.01},
+        {"contender": "b", "dataset": "x", "score": 0.5, "cost": 0.04},
+        {"contender": "a", "dataset": "y", "score": 0.5, "cost": 1.0},
+        {"contender": "b", "dataset": "y", "score": 0.5, "cost": 2.0},
+    )
     ranked = rank(rows, {"cost": -1}, METRICS)
     assert list(zip(ranked["dataset"], ranked["contender"], ranked["rank"], strict=True)) == [
-        ("x", "a", 1), ("x", "b", 2), ("y", "a", 1), ("y", "b", 2)]
+        ("x", "a", 1),
+        ("x", "b", 2),
+        ("y", "a", 1),
+        ("y", "b", 2),
+    ]
     assert list(ranked["wscore"]) == [100.0, 0.0, 100.0, 0.0]
     assert list(ranked["best"]) == [True, False, True, False]
 
@@ -248,8 +328,9 @@ def test_a_table_by_dataset_is_ranked_per_dataset_with_its_own_log_scale():
 
 
 def test_best_is_the_top_row_without_errors():
-    ranked = rank(table({"contender": "a", "score": 0.9, "errors": 1}, {"contender": "b", "score": 0.8}),
-                  {"score": 1}, METRICS)
+    ranked = rank(
+        table({"contender": "a", "score": 0.9, "errors": 1}, {"contender": "b", "score": 0.8}), {"score": 1}, METRICS
+    )
     assert list(ranked["contender"]) == ["a", "b"] and list(ranked["best"]) == [False, True]
 
 
@@ -268,8 +349,11 @@ def test_best_without_weights_needs_a_score():
     assert not ranked["best"].any()
 
 
-BEST_VALUE_ROWS = [{"contender": "a", "score": 0.90, "cost": 0.010}, {"contender": "b", "score": 0.88, "cost": 0.002},
-                   {"contender": "c", "score": 0.87, "cost": 0.001}]
+BEST_VALUE_ROWS = [
+    {"contender": "a", "score": 0.90, "cost": 0.010},
+    {"contender": "b", "score": 0.88, "cost": 0.002},
+    {"contender": "c", "score": 0.87, "cost": 0.001},
+]
 
 
 def best_value_of(rows, points=0.02):
@@ -310,14 +394,20 @@ def test_no_best_value_without_any_score():
 
 
 def test_leaderboard_filters_aggregates_ranks_and_adds_intervals():
-    df = results(*(result(c, str(i), s, cost=k, dataset="x" if i % 2 else "y")
-                   for c, s, k in (("a", 0.9, 0.01), ("b", 0.5, 0.001)) for i in range(6)),
-                 result("z", "0", 1.0, cost=0.001))
+    df = results(
+        *(
+            result(c, str(i), s, cost=k, dataset="x" if i % 2 else "y")
+            for c, s, k in (("a", 0.9, 0.01), ("b", 0.5, 0.001))
+            for i in range(6)
+        ),
+        result("z", "0", 1.0, cost=0.001),
+    )
     board = leaderboard(df, METRICS, {"score": 1}, Filters(contenders=["a", "b"]), B=50)
     assert list(board["contender"]) == ["a", "b"]
     assert {"wscore", "rank", "best", "best_value", "score_lo", "wscore_hi", "p_best"} <= set(board.columns)
-    per_dataset = leaderboard(df, METRICS, {"score": 1}, Filters(contenders=["a", "b"]), by=("contender", "dataset"),
-                              B=50)
+    per_dataset = leaderboard(
+        df, METRICS, {"score": 1}, Filters(contenders=["a", "b"]), by=("contender", "dataset"), B=50
+    )
     assert list(per_dataset["dataset"]) == ["x", "x", "y", "y"] and per_dataset["p_best"].notna().all()
 
 
@@ -342,14 +432,24 @@ weight_names = ["score", "errors", "cost", "time", "field_accuracy", "hallucinat
 @st.composite
 def tables(draw):
     n = draw(st.integers(1, 8))
-    rows = [{"contender": f"c{i}", "score": draw(maybe_unit), "field_accuracy": draw(unit),
-             "hallucinated_rate": draw(maybe_unit), "cost": draw(amount), "time": draw(amount),
-             "errors": draw(st.integers(0, 3))} for i in range(n)]
+    rows = [
+        {
+            "contender": f"c{i}",
+            "score": draw(maybe_unit),
+            "field_accuracy": draw(unit),
+            "hallucinated_rate": draw(maybe_unit),
+            "cost": draw(amount),
+            "time": draw(amount),
+            "errors": draw(st.integers(0, 3)),
+        }
+        for i in range(n)
+    ]
     return table(*rows)
 
 
-weight_sets = st.dictionaries(st.sampled_from(weight_names),
-                              st.floats(-5, 5).filter(lambda w: abs(w) > 1e-3), max_size=6)
+weight_sets = st.dictionaries(
+    st.sampled_from(weight_names), st.floats(-5, 5).filter(lambda w: abs(w) > 1e-3), max_size=6
+)
 RANK_COLUMNS = ["contender", "wscore", "rank", "best", "best_value"]
 
 
@@ -357,8 +457,9 @@ RANK_COLUMNS = ["contender", "wscore", "rank", "best", "best_value"]
 @given(tables(), weight_sets, st.randoms())
 def test_ranking_does_not_depend_on_row_order(rows, weights, rnd):
     shuffled = rows.sample(frac=1, random_state=rnd.randint(0, 2**31)).reset_index(drop=True)
-    pd.testing.assert_frame_equal(rank(rows, weights, METRICS)[RANK_COLUMNS],
-                                  rank(shuffled, weights, METRICS)[RANK_COLUMNS])
+    pd.testing.assert_frame_equal(
+        rank(rows, weights, METRICS)[RANK_COLUMNS], rank(shuffled, weights, METRICS)[RANK_COLUMNS]
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -385,8 +486,9 @@ def test_a_prepared_leaderboard_finishes_as_the_one_call_does():
     for by in (("contender",), ("contender", "dataset")):
         prepared = prepare(frame, RUN_METRICS, by=by, B=100)
         for weights in ({"score": 1.0}, {"hallucinated_rate": -0.3, "time": -0.2}):
-            pd.testing.assert_frame_equal(finish(prepared, RUN_METRICS, weights),
-                                          leaderboard(frame, RUN_METRICS, weights, by=by, B=100))
+            pd.testing.assert_frame_equal(
+                finish(prepared, RUN_METRICS, weights), leaderboard(frame, RUN_METRICS, weights, by=by, B=100)
+            )
 
 
 def test_a_single_dataset_table_is_the_overall_table_with_its_dataset_and_its_resamples():
@@ -396,11 +498,14 @@ def test_a_single_dataset_table_is_the_overall_table_with_its_dataset_and_its_re
     frame = results_frame(run)
     overall = prepare(frame, RUN_METRICS, B=50)
     by_dataset = prepare(frame, RUN_METRICS, by=("contender", "dataset"), overall=overall, B=50)
-    pd.testing.assert_frame_equal(by_dataset.table, aggregate(frame, RUN_METRICS, by=("contender", "dataset")),
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(
+        by_dataset.table, aggregate(frame, RUN_METRICS, by=("contender", "dataset")), check_exact=True
+    )
     assert by_dataset.resampled[0][0] == "only" and by_dataset.resampled[0][1] is overall.resampled[0][1]
-    pd.testing.assert_frame_equal(finish(by_dataset, RUN_METRICS, {"score": 1.0}),
-                                  leaderboard(frame, RUN_METRICS, {"score": 1.0}, by=("contender", "dataset"), B=50))
+    pd.testing.assert_frame_equal(
+        finish(by_dataset, RUN_METRICS, {"score": 1.0}),
+        leaderboard(frame, RUN_METRICS, {"score": 1.0}, by=("contender", "dataset"), B=50),
+    )
 
 
 def test_a_several_dataset_table_is_aggregated_and_resampled_per_dataset():

@@ -7,12 +7,14 @@ from tests.analysis.rows import NAN, table
 
 
 def test_pareto_front_keeps_rows_no_other_beats_on_both_score_and_cost():
-    rows = table({"contender": "cheap", "score": 0.6, "cost": 0.001},
-                 {"contender": "top", "score": 0.9, "cost": 0.05},
-                 {"contender": "middle", "score": 0.8, "cost": 0.01},
-                 {"contender": "dominated", "score": 0.7, "cost": 0.02},
-                 {"contender": "same_cost_worse", "score": 0.5, "cost": 0.001},
-                 {"contender": "unknown", "score": 0.99, "cost": NAN})
+    rows = table(
+        {"contender": "cheap", "score": 0.6, "cost": 0.001},
+        {"contender": "top", "score": 0.9, "cost": 0.05},
+        {"contender": "middle", "score": 0.8, "cost": 0.01},
+        {"contender": "dominated", "score": 0.7, "cost": 0.02},
+        {"contender": "same_cost_worse", "score": 0.5, "cost": 0.001},
+        {"contender": "unknown", "score": 0.99, "cost": NAN},
+    )
     assert pareto_front(rows) == ["cheap", "middle", "top"]
 
 

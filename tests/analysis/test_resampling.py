@@ -44,9 +44,18 @@ def test_percentile_interval_ignores_nan_and_gives_nan_for_an_empty_column():
 
 def test_bootstrap_has_an_interval_per_value_and_p_best():
     out = bootstrap(frame({"a": [1, 0, 1], "b": [0, 0, 1]}), METRICS, {"score": 1}, B=100)
-    assert list(out.columns) == ["contender", "score_lo", "score_hi", "field_accuracy_lo", "field_accuracy_hi",
-                                 "hallucinated_rate_lo", "hallucinated_rate_hi", "wscore_lo", "wscore_hi",
-                                 "p_best"]
+    assert list(out.columns) == [
+        "contender",
+        "score_lo",
+        "score_hi",
+        "field_accuracy_lo",
+        "field_accuracy_hi",
+        "hallucinated_rate_lo",
+        "hallucinated_rate_hi",
+        "wscore_lo",
+        "wscore_hi",
+        "p_best",
+    ]
 
 
 def test_bootstrap_is_reproducible_with_a_seed():
@@ -110,8 +119,14 @@ def test_wscore_resamples_charge_the_errors_penalty():
 def test_wscore_resamples_rescale_cost_within_each_resampled_table():
     # b's cost is 0.004 on both cases, a's 0.001 or 0.016: a resample with two 0.016 cases makes
     # a the priciest, one with two 0.001 cases the cheapest.
-    df = pd.DataFrame([result("a", "1", cost=0.001), result("a", "2", cost=0.016),
-                       result("b", "1", cost=0.004), result("b", "2", cost=0.004)])
+    df = pd.DataFrame(
+        [
+            result("a", "1", cost=0.001),
+            result("a", "2", cost=0.016),
+            result("b", "1", cost=0.004),
+            result("b", "2", cost=0.004),
+        ]
+    )
     out = bootstrap(df, METRICS, {"cost": -1}, B=400).set_index("contender")
     assert (out.loc["a", "wscore_lo"], out.loc["a", "wscore_hi"]) == (0.0, 100.0)
     assert out.loc["a", "p_best"] + out.loc["b", "p_best"] == 1.0
@@ -123,9 +138,14 @@ case_scores = st.lists(st.one_of(st.floats(0, 1), st.just(NAN), st.sampled_from(
 @settings(max_examples=100, deadline=None)
 @given(st.lists(case_scores, min_size=1, max_size=3), st.integers(1, 3), st.integers(0, 2**16))
 def test_a_bootstrap_interval_contains_the_point_estimate(per_contender, samples, seed):
-    df = pd.DataFrame([result(f"c{c}", f"{i}", s, error=math.isnan(s), sample=k, hallucinated=s / 2)
-                       for c, values in enumerate(per_contender) for i, s in enumerate(values)
-                       for k in range(samples)])
+    df = pd.DataFrame(
+        [
+            result(f"c{c}", f"{i}", s, error=math.isnan(s), sample=k, hallucinated=s / 2)
+            for c, values in enumerate(per_contender)
+            for i, s in enumerate(values)
+            for k in range(samples)
+        ]
+    )
     point = aggregate(df, METRICS).set_index("contender")
     out = bootstrap(df, METRICS, B=200, seed=seed).set_index("contender")
     for name in ("score", "hallucinated_rate"):
@@ -148,18 +168,24 @@ def _big_frame(n_cases: int, n_contenders: int, seed: int = 0, samples: int = 1,
     n = len(case)
     thirds = rng.integers(0, 4, n) / 3
     error = rng.random(n) < 0.03
-    frame = pd.DataFrame({
-        "contender": pd.Categorical.from_codes(contender, [f"c{i:02d}" for i in range(n_contenders)]),
-        "dataset": pd.Categorical.from_codes(np.zeros(n, dtype=int), ["only"]),
-        "case": pd.Categorical.from_codes(case, [f"case{i:05d}" for i in range(n_cases)]),
-        "sample": sample,
-        "status": np.where(error, "error", "scored"),
-        "score": thirds, "m_thirds": thirds, "m_noise": rng.random(n),
-        "m_eighths": np.where(rng.random(n) < 0.2, np.nan, rng.integers(0, 9, n) / 8),
-        "m_hit": rng.integers(0, 2, n).astype(float),
-        "cost_usd": rng.random(n) * 1e-3, "latency_s": rng.random(n) * 2,
-        "input_tokens": 100.0, "output_tokens": 20.0,
-    })
+    frame = pd.DataFrame(
+        {
+            "contender": pd.Categorical.from_codes(contender, [f"c{i:02d}" for i in range(n_contenders)]),
+            "dataset": pd.Categorical.from_codes(np.zeros(n, dtype=int), ["only"]),
+            "case": pd.Categorical.from_codes(case, [f"case{i:05d}" for i in range(n_cases)]),
+            "sample": sample,
+            "status": np.where(error, "error", "scored"),
+            "score": thirds,
+            "m_thirds": thirds,
+            "m_noise": rng.random(n),
+            "m_eighths": np.where(rng.random(n) < 0.2, np.nan, rng.integers(0, 9, n) / 8),
+            "m_hit": rng.integers(0, 2, n).astype(float),
+            "cost_usd": rng.random(n) * 1e-3,
+            "latency_s": rng.random(n) * 2,
+            "input_tokens": 100.0,
+            "output_tokens": 20.0,
+        }
+    )
     return frame[rng.random(n) >= drop].reset_index(drop=True)
 
 
@@ -174,8 +200,9 @@ def test_case_matrix_blocks_are_the_folded_results() -> None:
         known = ~np.isnan(values[name])
         fold = np.bincount(flat, weights=np.where(known, values[name], 0.0), minlength=size).reshape(-1, 4)
         np.testing.assert_array_equal(matrix.sums[:, q, :], fold)
-        np.testing.assert_array_equal(matrix.counts[:, q, :],
-                                      np.bincount(flat, weights=known.astype(float), minlength=size).reshape(-1, 4))
+        np.testing.assert_array_equal(
+            matrix.counts[:, q, :], np.bincount(flat, weights=known.astype(float), minlength=size).reshape(-1, 4)
+        )
     errors = np.bincount(flat, weights=values["errors"], minlength=size).reshape(-1, 4)
     np.testing.assert_array_equal(matrix.errors, errors)
 
@@ -231,6 +258,7 @@ def test_codes_of_a_categorical_are_those_of_its_text(values: list[str], extra: 
 @given(datasets=_labels, cases=_labels)
 def test_case_codes_of_categoricals_are_those_of_a_groupby(datasets: list[str], cases: list[str]) -> None:
     n = min(len(datasets), len(cases))
+
     def categorical(values: list[str]) -> pd.Categorical:  # categories in last-appearance order, as a run may have
         return pd.Categorical(values, categories=list(dict.fromkeys(reversed(values))))
 
@@ -251,5 +279,6 @@ def test_intervals_of_cached_resamples_are_the_bootstrap_under_other_weights() -
     frame = results_frame(make_run(4, 9, samples=2))
     resampled = resample(frame, RUN_METRICS, B=200, seed=3)
     for weights in ({"score": 1.0}, {"score": 0.5, "cost": -0.5, "errors": -0.2}, {}):
-        pd.testing.assert_frame_equal(intervals(resampled, RUN_METRICS, weights),
-                                      bootstrap(frame, RUN_METRICS, weights, B=200, seed=3))
+        pd.testing.assert_frame_equal(
+            intervals(resampled, RUN_METRICS, weights), bootstrap(frame, RUN_METRICS, weights, B=200, seed=3)
+        )

@@ -14,8 +14,16 @@ NAN = float("nan")
 
 
 def result(contender, case, *, dataset="d", variant="plain", status="scored", score=1.0, **meta):
-    return {"contender": contender, "dataset": dataset, "case": case, "variant": variant, "status": status,
-            "score": score, "m_field_accuracy": score, **{f"meta_{k}": v for k, v in meta.items()}}
+    return {
+        "contender": contender,
+        "dataset": dataset,
+        "case": case,
+        "variant": variant,
+        "status": status,
+        "score": score,
+        "m_field_accuracy": score,
+        **{f"meta_{k}": v for k, v in meta.items()},
+    }
 
 
 def results(*rows):
@@ -27,8 +35,12 @@ def test_filters_are_set_when_any_list_is_not_empty():
 
 
 def test_filters_keep_the_named_datasets_variants_and_contenders():
-    df = results(result("a", "1", dataset="x", variant="plain"), result("a", "2", dataset="y"),
-                 result("b", "1", dataset="x", variant="vague"), result("a", "3", dataset="x", variant="vague"))
+    df = results(
+        result("a", "1", dataset="x", variant="plain"),
+        result("a", "2", dataset="y"),
+        result("b", "1", dataset="x", variant="vague"),
+        result("a", "3", dataset="x", variant="vague"),
+    )
     kept = select_results(df, Filters(datasets=["x"], variants=["vague"], contenders=["a"]))
     assert list(kept["case"]) == ["3"]
 
@@ -41,8 +53,11 @@ def test_no_filter_keeps_everything():
 
 
 def test_metadata_filter_matches_strings_and_numbers_written_as_strings():
-    df = results(result("a", "1", difficulty="hard", words=3.0), result("a", "2", difficulty="easy", words=12.0),
-                 result("a", "3", difficulty=None, words=NAN))
+    df = results(
+        result("a", "1", difficulty="hard", words=3.0),
+        result("a", "2", difficulty="easy", words=12.0),
+        result("a", "3", difficulty=None, words=NAN),
+    )
     assert list(select_results(df, Filters(metadata={"difficulty": ["hard"]}))["case"]) == ["1"]
     assert list(select_results(df, Filters(metadata={"words": ["12", "7"]}))["case"]) == ["2"]
 

@@ -43,13 +43,15 @@ def _no_results(monkeypatch: pytest.MonkeyPatch, store: Store) -> None:
 def test_a_run_file_ranks_as_the_leaderboard_of_its_results(by_dataset: bool) -> None:
     run = make_run(4, 9, samples=2)
     by = ("contender", "dataset") if by_dataset else ("contender",)
-    pd.testing.assert_frame_equal(rank_run(run, WEIGHTS, by_dataset=by_dataset),
-                                  leaderboard(results_frame(run), run.metrics, WEIGHTS, by=by))
+    pd.testing.assert_frame_equal(
+        rank_run(run, WEIGHTS, by_dataset=by_dataset), leaderboard(results_frame(run), run.metrics, WEIGHTS, by=by)
+    )
 
 
 @pytest.mark.parametrize("by_dataset", [False, True])
-def test_a_stored_run_ranks_from_its_summary_without_reading_a_result(tmp_path: Path, by_dataset: bool,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stored_run_ranks_from_its_summary_without_reading_a_result(
+    tmp_path: Path, by_dataset: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stored, run = _stored(tmp_path, summary=True)
     want = rank_run(run, WEIGHTS, by_dataset=by_dataset)
     _no_results(monkeypatch, stored.store)
@@ -67,10 +69,12 @@ def test_filters_and_the_macro_average_read_the_results(tmp_path: Path) -> None:
     stored, run = _stored(tmp_path, summary=True)
     filters = Filters(datasets=["roofing"])
     frame = results_frame(run)
-    pd.testing.assert_frame_equal(rank_run(stored, WEIGHTS, filters),
-                                  leaderboard(frame, stored.header.metrics, WEIGHTS, filters))
-    pd.testing.assert_frame_equal(rank_run(stored, WEIGHTS, average="macro"),
-                                  leaderboard(frame, stored.header.metrics, WEIGHTS, average="macro"))
+    pd.testing.assert_frame_equal(
+        rank_run(stored, WEIGHTS, filters), leaderboard(frame, stored.header.metrics, WEIGHTS, filters)
+    )
+    pd.testing.assert_frame_equal(
+        rank_run(stored, WEIGHTS, average="macro"), leaderboard(frame, stored.header.metrics, WEIGHTS, average="macro")
+    )
 
 
 def test_opening_a_stored_run_can_save_its_missing_summary_for_the_next_reader(tmp_path: Path) -> None:

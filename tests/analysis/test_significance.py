@@ -14,8 +14,14 @@ from tests.analysis.rows import NAN, frame, result
 
 def test_pairwise_covers_every_ordered_pair_with_mirrored_differences():
     out = pairwise(frame({"a": [1, 1, 1, 0], "b": [0, 0, 0, 0], "c": [1, 0, 1, 0]}), B=500)
-    assert list(zip(out["a"], out["b"], strict=True)) == [("a", "b"), ("a", "c"), ("b", "a"), ("b", "c"),
-                                                          ("c", "a"), ("c", "b")]
+    assert list(zip(out["a"], out["b"], strict=True)) == [
+        ("a", "b"),
+        ("a", "c"),
+        ("b", "a"),
+        ("b", "c"),
+        ("c", "a"),
+        ("c", "b"),
+    ]
     ab, ba = out.iloc[0], out.iloc[2]
     assert (ab["n"], ab["mean_diff"], ba["mean_diff"]) == (4, 0.75, -0.75)
     assert (ba["lo"], ba["hi"], ba["p_value"]) == (-ab["hi"], -ab["lo"], ab["p_value"])
@@ -49,8 +55,13 @@ def test_pairwise_without_shared_cases_has_no_statistics():
 
 
 def test_pairwise_compares_any_metric_over_averaged_samples():
-    df = pd.DataFrame([result("a", "1", hallucinated=0.2), result("a", "1", hallucinated=0.4, sample=1),
-                       result("b", "1", hallucinated=0.1)])
+    df = pd.DataFrame(
+        [
+            result("a", "1", hallucinated=0.2),
+            result("a", "1", hallucinated=0.4, sample=1),
+            result("b", "1", hallucinated=0.1),
+        ]
+    )
     assert pairwise(df, "hallucinated_rate", B=50).iloc[0]["mean_diff"] == pytest.approx(0.2)
 
 

@@ -15,8 +15,7 @@ def test_a_clear_winner_stays_first_under_any_wobble():
 
 def test_a_balanced_trade_off_splits_the_draws_evenly():
     # a: g = (1, 0), b: g = (0, 1): a wins exactly when its score factor beats b's cost factor.
-    rows = table({"contender": "a", "score": 1.0, "cost": 0.1},
-                 {"contender": "b", "score": 0.0, "cost": 0.001})
+    rows = table({"contender": "a", "score": 1.0, "cost": 0.1}, {"contender": "b", "score": 0.0, "cost": 0.001})
     shares = weight_stability(rows, {"score": 1, "cost": -1}, METRICS, draws=4000)
     assert shares["a"] == pytest.approx(0.5, abs=0.03) and sum(shares.values()) == pytest.approx(1.0)
 
@@ -24,8 +23,11 @@ def test_a_balanced_trade_off_splits_the_draws_evenly():
 def test_stability_is_reproducible_and_needs_no_weights():
     rows = table({"contender": "a", "score": 0.4}, {"contender": "b", "score": 0.6})
     assert weight_stability(rows, {}, METRICS) == {"a": 0.0, "b": 1.0}
-    args = (table({"contender": "a", "score": 1.0, "cost": 0.1}, {"contender": "b", "score": 0.0}),
-            {"score": 1, "cost": -1}, METRICS)
+    args = (
+        table({"contender": "a", "score": 1.0, "cost": 0.1}, {"contender": "b", "score": 0.0}),
+        {"score": 1, "cost": -1},
+        METRICS,
+    )
     assert weight_stability(*args, seed=3) == weight_stability(*args, seed=3)
 
 

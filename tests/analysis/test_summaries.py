@@ -19,8 +19,13 @@ from tests.factories import failed, make_run
 from tests.storage.test_store_numbers import _store_at_0002
 
 REPO = Path(__file__).resolve().parents[2]
-WEIGHTINGS = [None, {"score": 1.0}, {"score": 1.0, "cost": -0.5}, {"errors": 1.0, "time": -1.0},
-              {"exact_match": 2.0, "score": -1.0, "cost": 0.3}]
+WEIGHTINGS = [
+    None,
+    {"score": 1.0},
+    {"score": 1.0, "cost": -0.5},
+    {"errors": 1.0, "time": -1.0},
+    {"exact_match": 2.0, "score": -1.0, "cost": 0.3},
+]
 
 
 def runs():
@@ -57,8 +62,11 @@ def test_a_packed_summary_ranks_every_weighting_as_the_results_do(run) -> None:
         stored = explorer.view_of(back.prepared, run.metrics, weights, run.contenders)
         pd.testing.assert_frame_equal(direct.overall, stored.overall)
         pd.testing.assert_frame_equal(direct.ranked_by_dataset, stored.ranked_by_dataset)
-        assert (direct.winner, direct.best_value, direct.stability) == (stored.winner, stored.best_value,
-                                                                         stored.stability)
+        assert (direct.winner, direct.best_value, direct.stability) == (
+            stored.winner,
+            stored.best_value,
+            stored.stability,
+        )
 
 
 def test_a_written_summary_is_read_back_until_a_result_changes(tmp_path: Path) -> None:

@@ -25,10 +25,32 @@ def ranked_table() -> pd.DataFrame:
     wscores: mini 100(.75·.8 + .25·1) = 85; big 100(.75·.9 + .25·0) = 67.5.
     """
     rows = [
-        {"contender": "big/model", "cases": 4, "scored": 3, "errors": 1, "score": 0.9, "field_accuracy": 0.9,
-         "hallucinated_rate": NAN, "cost": 0.01, "time": 2.5, "input_tokens": 100.0, "output_tokens": NAN},
-        {"contender": "cheap/mini", "cases": 4, "scored": 4, "errors": 0, "score": 0.8, "field_accuracy": 0.8,
-         "hallucinated_rate": 0.25, "cost": 0.0004, "time": 0.5, "input_tokens": 120.0, "output_tokens": 8.0},
+        {
+            "contender": "big/model",
+            "cases": 4,
+            "scored": 3,
+            "errors": 1,
+            "score": 0.9,
+            "field_accuracy": 0.9,
+            "hallucinated_rate": NAN,
+            "cost": 0.01,
+            "time": 2.5,
+            "input_tokens": 100.0,
+            "output_tokens": NAN,
+        },
+        {
+            "contender": "cheap/mini",
+            "cases": 4,
+            "scored": 4,
+            "errors": 0,
+            "score": 0.8,
+            "field_accuracy": 0.8,
+            "hallucinated_rate": 0.25,
+            "cost": 0.0004,
+            "time": 0.5,
+            "input_tokens": 120.0,
+            "output_tokens": 8.0,
+        },
     ]
     return rank(pd.DataFrame(rows), WEIGHTS, METRICS)
 
@@ -40,23 +62,70 @@ def rounded(rows: list[dict]) -> list[dict]:
 
 def test_json_is_the_ranked_rows_with_spec_keys_and_null_for_nan():
     assert rounded(json.loads(format_leaderboard(ranked_table(), METRICS, "json"))) == [
-        {"contender": "cheap/mini", "cases": 4, "scored": 4, "errors": 0, "score": 0.8, "field_accuracy": 0.8,
-         "hallucinated_rate": 0.25, "cost": 0.0004, "time": 0.5, "input_tokens": 120.0, "output_tokens": 8.0,
-         "wscore": 85.0, "rank": 1, "best": True, "best_value": False},
-        {"contender": "big/model", "cases": 4, "scored": 3, "errors": 1, "score": 0.9, "field_accuracy": 0.9,
-         "hallucinated_rate": None, "cost": 0.01, "time": 2.5, "input_tokens": 100.0, "output_tokens": None,
-         "wscore": 67.5, "rank": 2, "best": False, "best_value": False},
+        {
+            "contender": "cheap/mini",
+            "cases": 4,
+            "scored": 4,
+            "errors": 0,
+            "score": 0.8,
+            "field_accuracy": 0.8,
+            "hallucinated_rate": 0.25,
+            "cost": 0.0004,
+            "time": 0.5,
+            "input_tokens": 120.0,
+            "output_tokens": 8.0,
+            "wscore": 85.0,
+            "rank": 1,
+            "best": True,
+            "best_value": False,
+        },
+        {
+            "contender": "big/model",
+            "cases": 4,
+            "scored": 3,
+            "errors": 1,
+            "score": 0.9,
+            "field_accuracy": 0.9,
+            "hallucinated_rate": None,
+            "cost": 0.01,
+            "time": 2.5,
+            "input_tokens": 100.0,
+            "output_tokens": None,
+            "wscore": 67.5,
+            "rank": 2,
+            "best": False,
+            "best_value": False,
+        },
     ]
 
 
 def test_json_keys_come_in_spec_order_then_intervals_and_p_best():
-    table = ranked_table().assign(p_best=[0.75, 0.25], score_hi=[0.9, 1.0], score_lo=[0.7, 0.8],
-                                  wscore_lo=[80.0, NAN], wscore_hi=[90.0, NAN])
+    table = ranked_table().assign(
+        p_best=[0.75, 0.25], score_hi=[0.9, 1.0], score_lo=[0.7, 0.8], wscore_lo=[80.0, NAN], wscore_hi=[90.0, NAN]
+    )
     rows = json.loads(format_leaderboard(table, METRICS, "json"))
-    assert list(rows[0]) == ["contender", "cases", "scored", "errors", "score", "field_accuracy",
-                             "hallucinated_rate", "cost", "time", "input_tokens", "output_tokens", "wscore",
-                             "rank", "best", "best_value", "score_lo", "score_hi", "wscore_lo", "wscore_hi",
-                             "p_best"]
+    assert list(rows[0]) == [
+        "contender",
+        "cases",
+        "scored",
+        "errors",
+        "score",
+        "field_accuracy",
+        "hallucinated_rate",
+        "cost",
+        "time",
+        "input_tokens",
+        "output_tokens",
+        "wscore",
+        "rank",
+        "best",
+        "best_value",
+        "score_lo",
+        "score_hi",
+        "wscore_lo",
+        "wscore_hi",
+        "p_best",
+    ]
     assert (rows[0]["p_best"], rows[1]["wscore_hi"]) == (0.75, None)
 
 
@@ -65,9 +134,20 @@ def test_json_gives_a_per_dataset_table_its_dataset_key():
     assert list(json.loads(format_leaderboard(table, METRICS, "json"))[0])[:2] == ["contender", "dataset"]
 
 
-@pytest.mark.parametrize(("value", "text"), [(0.0004, "$0.0004"), (0.000412, "$0.00041"), (0.00001234, "$0.000012"),
-                                             (0.05, "$0.05"), (0.5, "$0.50"), (1.5, "$1.50"), (1234.5, "$1,234.50"),
-                                             (0.0, "$0"), (NAN, "–")])
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.0004, "$0.0004"),
+        (0.000412, "$0.00041"),
+        (0.00001234, "$0.000012"),
+        (0.05, "$0.05"),
+        (0.5, "$0.50"),
+        (1.5, "$1.50"),
+        (1234.5, "$1,234.50"),
+        (0.0, "$0"),
+        (NAN, "–"),
+    ],
+)
 def test_cost_keeps_two_significant_digits_so_small_costs_never_show_as_zero(value, text):
     assert format_cost(value) == text
 
@@ -81,10 +161,35 @@ def test_table_marks_best_and_best_value_and_aligns_columns():
     table = ranked_table()
     table.loc[0, "best_value"] = True
     lines = format_leaderboard(table, METRICS, weights=WEIGHTS).splitlines()
-    assert lines[0].split() == ["#", "contender", "score", "field_accuracy", "hallucinated_rate", "wscore",
-                                "errors", "cases", "cost", "time"]
-    assert lines[2].split() == ["1", "cheap/mini", "80.0%", "80.0%", "25.0%", "85.0", "0", "4", "$0.0004",
-                                "0.50", "s", "★", "best", "$", "value"]
+    assert lines[0].split() == [
+        "#",
+        "contender",
+        "score",
+        "field_accuracy",
+        "hallucinated_rate",
+        "wscore",
+        "errors",
+        "cases",
+        "cost",
+        "time",
+    ]
+    assert lines[2].split() == [
+        "1",
+        "cheap/mini",
+        "80.0%",
+        "80.0%",
+        "25.0%",
+        "85.0",
+        "0",
+        "4",
+        "$0.0004",
+        "0.50",
+        "s",
+        "★",
+        "best",
+        "$",
+        "value",
+    ]
     assert lines[3].split()[:6] == ["2", "big/model", "90.0%", "90.0%", "–", "67.5"]
     assert lines[0].index("cost") + len("cost") == lines[2].index("$0.0004") + len("$0.0004")
     assert lines[0].index("contender") == lines[2].index("cheap/mini") == lines[3].index("big/model")

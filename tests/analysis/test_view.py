@@ -62,8 +62,10 @@ def test_weights_re_rank_the_table(run, frame):
     cheapest = view(run, frame, weights={"cost": -1}).overall.iloc[0]["contender"]
     assert cheapest == frame.groupby("contender", observed=True)["cost_usd"].mean().idxmin()
     best_score = view(run, frame, weights={"score": 1}).overall.iloc[0]["contender"]
-    assert best_score == view(run, frame, weights={"score": 1}).ranked.sort_values(
-        "score", ascending=False).iloc[0]["contender"]
+    assert (
+        best_score
+        == view(run, frame, weights={"score": 1}).ranked.sort_values("score", ascending=False).iloc[0]["contender"]
+    )
 
 
 def test_filters_keep_only_the_chosen_contenders_and_datasets(run, frame):
@@ -113,10 +115,16 @@ def test_glossary_explains_metrics_and_weights(run, frame):
     assert any(line.startswith("weights:") for line in lines)
 
 
-@pytest.mark.parametrize(("values", "fmt"), [
-    ([0.0004, 0.01], "$%.5f"), ([0.000012], "$%.6f"), ([1.5, 20.0], "$%.2f"), ([], "$%.2f"),
-    ([0.0, float("nan"), 0.03], "$%.3f"),
-])
+@pytest.mark.parametrize(
+    ("values", "fmt"),
+    [
+        ([0.0004, 0.01], "$%.5f"),
+        ([0.000012], "$%.6f"),
+        ([1.5, 20.0], "$%.2f"),
+        ([], "$%.2f"),
+        ([0.0, float("nan"), 0.03], "$%.3f"),
+    ],
+)
 def test_money_format_keeps_two_significant_digits_of_the_smallest_cost(values, fmt):
     assert money_format(values) == fmt
     smallest = min((v for v in values if v > 0), default=None)
@@ -164,8 +172,9 @@ def test_headline_without_a_winner_says_why(run, frame):
     assert v.winner is None and headline(v).startswith("**No winner:**")
 
 
-@pytest.mark.parametrize("text", ["[click](http://evil)", "![x](http://evil/x.png)", "<b>hi</b>", "$x^2$",
-                                  ":red[alarm]", "**bold**"])
+@pytest.mark.parametrize(
+    "text", ["[click](http://evil)", "![x](http://evil/x.png)", "<b>hi</b>", "$x^2$", ":red[alarm]", "**bold**"]
+)
 def test_escaped_markdown_has_no_live_syntax_left(text):
     escaped = escape_markdown(text)
     assert escaped.replace("\\", "") == text

@@ -117,8 +117,10 @@ def test_the_first_chart_is_score_vs_cost_with_the_pareto_frontier(monkeypatch, 
 
 def test_each_chart_tab_draws_its_chart(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
-    kinds = {tab: charts(open_page(PAGE, charts_now=True, chart_tab=tab))[0]["data"][0]["type"]
-             for tab in ("Score vs time", "Metrics", "Contender × dataset")}
+    kinds = {
+        tab: charts(open_page(PAGE, charts_now=True, chart_tab=tab))[0]["data"][0]["type"]
+        for tab in ("Score vs time", "Metrics", "Contender × dataset")
+    }
     assert kinds == {"Score vs time": "scatter", "Metrics": "bar", "Contender × dataset": "heatmap"}
 
 
@@ -183,8 +185,9 @@ def test_clicking_a_chart_point_opens_that_contenders_cases(monkeypatch, tmp_pat
     run = demo_run()
     seed(monkeypatch, tmp_path, run)
     switches = record_page_switches(monkeypatch)
-    click = {"selection": {"points": [{"customdata": run.contenders[2].id}], "point_indices": [0], "box": [],
-                           "lasso": []}}
+    click = {
+        "selection": {"points": [{"customdata": run.contenders[2].id}], "point_indices": [0], "box": [], "lasso": []}
+    }
     at = open_page(PAGE, charts_now=True, **{"chart_Score vs cost": click})
     assert switches == ["pages/cases.py"]
     assert at.session_state["case_contender"] == run.contenders[2].id

@@ -68,8 +68,11 @@ def record_page_switches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def texts(at: AppTest) -> str:
     """Everything the page wrote, as one string to search, as the reader sees it."""
-    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "text", "code",
-                                  "subheader", "title") for e in getattr(at, kind)]
+    parts = [
+        e.value
+        for kind in ("markdown", "caption", "info", "warning", "error", "success", "text", "code", "subheader", "title")
+        for e in getattr(at, kind)
+    ]
     return unescaped("\n".join(str(p) for p in parts))
 
 
@@ -80,8 +83,16 @@ def test_app_opens_on_the_leaderboard_with_run_picker_and_weight_sliders(monkeyp
     assert at.title[0].value == "Leaderboard"
     assert at.sidebar.selectbox(key="run").value == "run-demo"
     names = [s.label for s in at.sidebar.slider]
-    assert names == ["score", "field_accuracy", "exact_match", "restraint", "hallucinated_rate", "errors", "cost",
-                     "time"]
+    assert names == [
+        "score",
+        "field_accuracy",
+        "exact_match",
+        "restraint",
+        "hallucinated_rate",
+        "errors",
+        "cost",
+        "time",
+    ]
     assert at.sidebar.slider(key="w_cost").value == -50  # the run's weights: score 1, cost -0.5, errors 1
     assert at.query_params["run"] == "run-demo"
 
@@ -115,10 +126,12 @@ def test_viewer_mode_says_so_and_hides_the_demo_button(monkeypatch, tmp_path):
 
 def test_opening_the_app_never_imports_litellm(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
-    probe = ("import json, sys\n"
-             "from streamlit.testing.v1 import AppTest\n"
-             "at = AppTest.from_file('app.py', default_timeout=30).run()\n"
-             "print(json.dumps(['litellm' in sys.modules, len(at.exception), len(at.dataframe)]))\n")
+    probe = (
+        "import json, sys\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "at = AppTest.from_file('app.py', default_timeout=30).run()\n"
+        "print(json.dumps(['litellm' in sys.modules, len(at.exception), len(at.dataframe)]))\n"
+    )
     out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, 0, 2]
 
@@ -221,8 +234,10 @@ def test_the_address_follows_the_weights_on_every_page(monkeypatch, tmp_path):
 def test_the_server_skips_streamlits_full_collection_after_every_script_run():
     """A full pass over a cached million-result run took 4 s after every click (see .streamlit/config.toml)."""
     root = Path(__file__).resolve().parents[2]
-    probe = ("from streamlit import config; config.get_config_options(force_reparse=True); "
-             "print(config.get_option('runner.postScriptGC'))")
+    probe = (
+        "from streamlit import config; config.get_config_options(force_reparse=True); "
+        "print(config.get_option('runner.postScriptGC'))"
+    )
     out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -234,23 +249,32 @@ def test_streamlit_run_finds_in_app_py_a_server_that_answers_before_loading_the_
 
     found = discover_asgi_app(REPO / "app.py")
     assert found.is_asgi_app and found.import_string == "app:app"
-    probe = ("import json, sys\nimport streamlit as st\nimport app\n"
-             "print(json.dumps([isinstance(app.app, st.App), 'pandas' in sys.modules,"
-             " 'pages._loaders' in sys.modules]))\n")
+    probe = (
+        "import json, sys\nimport streamlit as st\nimport app\n"
+        "print(json.dumps([isinstance(app.app, st.App), 'pandas' in sys.modules,"
+        " 'pages._loaders' in sys.modules]))\n"
+    )
     out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, False, False]
 
 
 def test_warming_up_seeds_the_store_and_keeps_the_default_runs_summary_without_litellm(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
-    probe = ("import json, sys\nfrom pages import _startup\n_startup.warm_up()\n"
-             "from evalcore.analysis import summaries\nfrom evalcore.storage.store import Store\n"
-             "store = Store(sys.argv[1])\n"
-             "print(json.dumps([[r['id'] for r in store.list_runs()],"
-             " summaries.read_summary(store, 'run-demo') is not None, 'litellm' in sys.modules,"
-             " 'pandas' in sys.modules]))\n")
-    out = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "evalcore.db")], cwd=REPO, capture_output=True,
-                         text=True, check=True)
+    probe = (
+        "import json, sys\nfrom pages import _startup\n_startup.warm_up()\n"
+        "from evalcore.analysis import summaries\nfrom evalcore.storage.store import Store\n"
+        "store = Store(sys.argv[1])\n"
+        "print(json.dumps([[r['id'] for r in store.list_runs()],"
+        " summaries.read_summary(store, 'run-demo') is not None, 'litellm' in sys.modules,"
+        " 'pandas' in sys.modules]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path / "evalcore.db")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [["run-demo"], True, False, True]
     assert "warming up failed" not in out.stderr
 

@@ -15,8 +15,19 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "evalcore"
 
 #: Lowest first: a package may import only the packages before it (and itself).
-LAYERS = ("_util", "core", "models", "suite", "scoring", "storage", "runfile", "analysis", "execution",
-          "explorer", "cli")
+LAYERS = (
+    "_util",
+    "core",
+    "models",
+    "suite",
+    "scoring",
+    "storage",
+    "runfile",
+    "analysis",
+    "execution",
+    "explorer",
+    "cli",
+)
 
 
 def _modules() -> list[Path]:
@@ -43,8 +54,11 @@ def _imported(path: Path) -> list[tuple[int, str]]:
 
 
 def test_every_module_lives_in_a_known_sub_package():
-    stray = [str(p.relative_to(ROOT)) for p in _modules()
-             if _layer_of(p) is None and p.name != "__init__.py" or (_layer_of(p) not in (None, *LAYERS))]
+    stray = [
+        str(p.relative_to(ROOT))
+        for p in _modules()
+        if _layer_of(p) is None and p.name != "__init__.py" or (_layer_of(p) not in (None, *LAYERS))
+    ]
     assert stray == []
 
 
@@ -98,7 +112,7 @@ def test_no_import_cycle_between_modules():
         state[node] = 1
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                cycles.append(" -> ".join([*trail[trail.index(nxt):], nxt]))
+                cycles.append(" -> ".join([*trail[trail.index(nxt) :], nxt]))
             elif nxt not in state:
                 visit(nxt, [*trail, nxt])
         state[node] = 2

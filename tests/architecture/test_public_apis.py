@@ -12,8 +12,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Private names of dependencies that once were used, and must not come back.
-PRIVATE = re.compile(r"_use_warning_has_been_displayed|uses_pages_directory|c_make_encoder|scan_once|_hidden_params"
-                     r"|/proc/self/fd")
+PRIVATE = re.compile(
+    r"_use_warning_has_been_displayed|uses_pages_directory|c_make_encoder|scan_once|_hidden_params"
+    r"|/proc/self/fd"
+)
 
 
 def _sources() -> list[Path]:
@@ -21,9 +23,12 @@ def _sources() -> list[Path]:
 
 
 def test_no_private_name_of_a_dependency_is_used():
-    hits = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-            for path in _sources()
-            for number, line in enumerate(path.read_text().splitlines(), start=1) if PRIVATE.search(line)]
+    hits = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in _sources()
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if PRIVATE.search(line)
+    ]
     assert hits == [], "private names of dependencies:\n" + "\n".join(hits)
 
 
@@ -33,8 +38,14 @@ def test_the_app_imports_streamlit_by_its_public_namespace_only():
     hits = []
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            hits += [f"{path.relative_to(ROOT)}:{node.lineno}: {name}" for name in names
-                     if name.startswith("streamlit.")]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            hits += [
+                f"{path.relative_to(ROOT)}:{node.lineno}: {name}" for name in names if name.startswith("streamlit.")
+            ]
     assert hits == [], "Streamlit internals imported:\n" + "\n".join(hits)

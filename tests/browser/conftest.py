@@ -51,9 +51,24 @@ def demo_run_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("bundled")
     target = folder / "intake-demo.json.gz"
     env = {**os.environ, "EVALCORE_FAKE_LATENCY_SCALE": "0.01"}
-    subprocess.run([sys.executable, "-m", "evalcore.cli", "run", "data/suites/intake", "--quiet",
-                    "--db", str(folder.parent / "make-demo.db"), "-o", str(target)],
-                   cwd=REPO, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalcore.cli",
+            "run",
+            "data/suites/intake",
+            "--quiet",
+            "--db",
+            str(folder.parent / "make-demo.db"),
+            "-o",
+            str(target),
+        ],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     return target
 
 
@@ -63,14 +78,32 @@ def streamlit_server(db: Path, bundled: Path, log_path: Path) -> Iterator[str]:
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium fonts-dejavu-core")
     port = _free_port()
-    env = {**os.environ, "EVALCORE_DB": str(db), "EVALCORE_RUNS_DIR": str(bundled),
-           "EVALCORE_FAKE_LATENCY_SCALE": LATENCY_SCALE}
+    env = {
+        **os.environ,
+        "EVALCORE_DB": str(db),
+        "EVALCORE_RUNS_DIR": str(bundled),
+        "EVALCORE_FAKE_LATENCY_SCALE": LATENCY_SCALE,
+    }
     env.pop("EVALCORE_VIEWER", None)
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
-             "--server.address=127.0.0.1", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless=true",
+                f"--server.port={port}",
+                "--server.address=127.0.0.1",
+                "--browser.gatherUsageStats=false",
+                "--server.fileWatcherType=none",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             _wait_healthy(url, process)
@@ -96,8 +129,9 @@ def browser(app_url: str):  # noqa: ANN201
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM,
-                                              args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
         yield chromium
         chromium.close()
 

@@ -43,9 +43,15 @@ def test_verify_reports_ok_on_a_good_suite_and_fails_on_a_broken_one(capsys, sui
 
 
 def test_plan_counts_calls_and_names_refused_entries(capsys, tmp_path):
-    root = write_suite(tmp_path / "s", config={"lineup": [
-        {"model": "fake/oracle", "settings": {"temperature": [0, 1]}},
-        {"model": "fake/oracle", "settings": {"reasoning_effort": "low"}}]})
+    root = write_suite(
+        tmp_path / "s",
+        config={
+            "lineup": [
+                {"model": "fake/oracle", "settings": {"temperature": [0, 1]}},
+                {"model": "fake/oracle", "settings": {"reasoning_effort": "low"}},
+            ]
+        },
+    )
     code, out, _ = _run(capsys, "plan", root, "--samples", "2")
     assert code == 0
     assert "12 calls: 2 contenders x 3 cases x 2 sample(s)" in out
@@ -88,11 +94,13 @@ def test_export_import_export_gives_the_same_file(capsys, suite, tmp_db, tmp_pat
     assert _run(capsys, "import", first, "--db", other)[0] == 0
     assert _run(capsys, "export", run_id, "-o", second, "--db", other)[0] == 0
     import gzip
+
     assert gzip.decompress(first.read_bytes()) == second.read_bytes()
 
 
-def test_run_and_the_import_of_a_big_run_leave_its_leaderboard_summary_in_the_store(capsys, suite, tmp_db, tmp_path,
-                                                                                      monkeypatch):
+def test_run_and_the_import_of_a_big_run_leave_its_leaderboard_summary_in_the_store(
+    capsys, suite, tmp_db, tmp_path, monkeypatch
+):
     from evalcore.analysis.summaries import read_summary
     from evalcore.cli import history as cli
 
@@ -141,9 +149,25 @@ def test_leaderboard_json_is_ranked_with_the_documented_keys(capsys, suite, tmp_
     code, out, _ = _run(capsys, "leaderboard", run_id, "--db", tmp_db, "--format", "json")
     rows = json.loads(out)
     assert [r["rank"] for r in rows] == [1, 2, 3]
-    for key in ["contender", "cases", "scored", "errors", "score", "field_accuracy", "hallucinated_rate",
-                "cost", "time", "input_tokens", "output_tokens", "wscore", "best", "best_value",
-                "score_lo", "score_hi", "p_best"]:
+    for key in [
+        "contender",
+        "cases",
+        "scored",
+        "errors",
+        "score",
+        "field_accuracy",
+        "hallucinated_rate",
+        "cost",
+        "time",
+        "input_tokens",
+        "output_tokens",
+        "wscore",
+        "best",
+        "best_value",
+        "score_lo",
+        "score_hi",
+        "p_best",
+    ]:
         assert key in rows[0]
     assert rows[0]["best"] is True and rows[0]["wscore"] >= rows[1]["wscore"]
 
@@ -179,8 +203,9 @@ def test_significance_prints_the_pairwise_matrix(capsys, suite, tmp_db):
 
 def test_every_command_has_help_with_an_example():
     for name in COMMANDS:
-        result = subprocess.run([sys.executable, "-m", "evalcore.cli", name, "--help"],
-                                capture_output=True, text=True, check=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "evalcore.cli", name, "--help"], capture_output=True, text=True, check=True
+        )
         assert "example:" in result.stdout
 
 
@@ -193,20 +218,38 @@ def test_every_command_is_in_the_readme():
 
 
 def test_help_does_not_import_pandas_or_litellm():
-    code = ("import sys; from evalcore.cli import main\n"
-            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "assert 'pandas' not in sys.modules and 'litellm' not in sys.modules, sorted(sys.modules)")
+    code = (
+        "import sys; from evalcore.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "assert 'pandas' not in sys.modules and 'litellm' not in sys.modules, sorted(sys.modules)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
 def test_run_against_an_openai_compatible_server_records_usage_cost_and_faults(
-        capsys, suite, tmp_db, openai_server, monkeypatch):
+    capsys, suite, tmp_db, openai_server, monkeypatch
+):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    openai_server.content = json.dumps({"name": "Ann", "kind": "a", "count": 2, "amount": 10.5,
-                                        "urgent": True, "tags": ["x", "y"]})
+    openai_server.content = json.dumps(
+        {"name": "Ann", "kind": "a", "count": 2, "amount": 10.5, "urgent": True, "tags": ["x", "y"]}
+    )
     openai_server.script("status:429:0", "ok", "status:401")
-    code, out, err = _run(capsys, "run", suite, "--db", tmp_db, "--quiet", "-m", "openai/local-model",
-                          "--api-base", openai_server.base_url, "--concurrency", "1", "-d", "shop")
+    code, out, err = _run(
+        capsys,
+        "run",
+        suite,
+        "--db",
+        tmp_db,
+        "--quiet",
+        "-m",
+        "openai/local-model",
+        "--api-base",
+        openai_server.base_url,
+        "--concurrency",
+        "1",
+        "-d",
+        "shop",
+    )
     assert code == 0, err
     run = Store(tmp_db).load_run(json.loads(_run(capsys, "runs", "--db", tmp_db, "--format", "json")[1])[0]["id"])
     by_case = {r.case: r for r in run.results}
@@ -228,9 +271,17 @@ def test_the_leaderboard_run_prints_is_the_one_leaderboard_computes_from_the_res
     assert computed and printed.startswith(computed)
 
 
-@pytest.mark.parametrize("options", [[], ["--by-dataset"], ["--no-intervals"], ["--by-dataset", "--no-intervals"],
-                                     ["--weights", "score=1,cost=-0.5", "--best-value-points", "5"],
-                                     ["--format", "json"]])
+@pytest.mark.parametrize(
+    "options",
+    [
+        [],
+        ["--by-dataset"],
+        ["--no-intervals"],
+        ["--by-dataset", "--no-intervals"],
+        ["--weights", "score=1,cost=-0.5", "--best-value-points", "5"],
+        ["--format", "json"],
+    ],
+)
 def test_the_leaderboard_from_a_runs_summary_is_the_one_from_its_results(capsys, suite, tmp_db, options):
     from evalcore.storage.store import Store
 

@@ -31,8 +31,12 @@ def test_utc_now_follows_the_clock_into_the_next_second_and_back(monkeypatch: py
     for instant in (100.5, 100.875, 101.25, 100.75):  # the last: the system clock set back
         monkeypatch.setattr(clock.time, "time", lambda instant=instant: instant)
         stamps.append(clock.utc_now())
-    assert stamps == ["1970-01-01T00:01:40.500Z", "1970-01-01T00:01:40.875Z", "1970-01-01T00:01:41.250Z",
-                      "1970-01-01T00:01:40.750Z"]
+    assert stamps == [
+        "1970-01-01T00:01:40.500Z",
+        "1970-01-01T00:01:40.875Z",
+        "1970-01-01T00:01:41.250Z",
+        "1970-01-01T00:01:40.750Z",
+    ]
 
 
 @settings(max_examples=300, deadline=None)

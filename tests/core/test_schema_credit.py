@@ -15,49 +15,52 @@ from evalcore.core.schema import FIELD_TYPES, FieldSpec, field_credit
 VALUES = ("a", "b", "c")
 
 
-@pytest.mark.parametrize(("kind", "want", "got", "credit"), [
-    # null matches only null, whatever the type
-    ("string", None, None, 1.0),
-    ("integer", None, 0, 0.0),
-    ("boolean", False, None, 0.0),
-    ("multi_enum", [], None, 0.0),
-    # numbers compare by value, within 1e-9 (absolute or relative); booleans and text are not numbers
-    ("integer", 3, 3, 1.0),
-    ("integer", 3, 3.0, 1.0),
-    ("integer", 3, 4, 0.0),
-    ("integer", 1, True, 0.0),
-    ("integer", 3, "3", 0.0),
-    ("number", 0.3, 0.1 + 0.2, 1.0),
-    ("number", 0.0, 1e-10, 1.0),
-    ("number", 0.0, 1e-8, 0.0),
-    ("number", 1e6, 1e6 + 5e-4, 1.0),
-    ("number", 1e6, 1e6 + 1e-2, 0.0),
-    ("number", 2.0, math.inf, 0.0),
-    ("number", 2.0, math.nan, 0.0),
-    # text: trimmed, runs of white space as one space, case-folded
-    ("string", "New York", "  new \t YORK ", 1.0),
-    ("string", "Straße", "STRASSE", 1.0),
-    ("string", "Ann", "Anne", 0.0),
-    ("string", "3", 3, 0.0),
-    # enums and booleans: exactly equal, of the same type
-    ("enum", "a", "a", 1.0),
-    ("enum", "a", "A", 0.0),
-    ("enum", "a", " a", 0.0),
-    ("enum", "a", ["a"], 0.0),
-    ("boolean", True, True, 1.0),
-    ("boolean", True, False, 0.0),
-    ("boolean", True, 1, 0.0),
-    ("boolean", False, 0, 0.0),
-    # multi_enum: sets, with partial credit (shared values over all values named)
-    ("multi_enum", ["a", "b"], ["b", "a"], 1.0),
-    ("multi_enum", ["a", "b"], ["a"], 0.5),
-    ("multi_enum", ["a"], ["a", "b", "c"], 1 / 3),
-    ("multi_enum", ["a", "b"], ["a", "a"], 0.5),
-    ("multi_enum", ["a", "b"], ["c"], 0.0),
-    ("multi_enum", [], [], 1.0),
-    ("multi_enum", [], ["a"], 0.0),
-    ("multi_enum", ["a"], "a", 0.0),
-])
+@pytest.mark.parametrize(
+    ("kind", "want", "got", "credit"),
+    [
+        # null matches only null, whatever the type
+        ("string", None, None, 1.0),
+        ("integer", None, 0, 0.0),
+        ("boolean", False, None, 0.0),
+        ("multi_enum", [], None, 0.0),
+        # numbers compare by value, within 1e-9 (absolute or relative); booleans and text are not numbers
+        ("integer", 3, 3, 1.0),
+        ("integer", 3, 3.0, 1.0),
+        ("integer", 3, 4, 0.0),
+        ("integer", 1, True, 0.0),
+        ("integer", 3, "3", 0.0),
+        ("number", 0.3, 0.1 + 0.2, 1.0),
+        ("number", 0.0, 1e-10, 1.0),
+        ("number", 0.0, 1e-8, 0.0),
+        ("number", 1e6, 1e6 + 5e-4, 1.0),
+        ("number", 1e6, 1e6 + 1e-2, 0.0),
+        ("number", 2.0, math.inf, 0.0),
+        ("number", 2.0, math.nan, 0.0),
+        # text: trimmed, runs of white space as one space, case-folded
+        ("string", "New York", "  new \t YORK ", 1.0),
+        ("string", "Straße", "STRASSE", 1.0),
+        ("string", "Ann", "Anne", 0.0),
+        ("string", "3", 3, 0.0),
+        # enums and booleans: exactly equal, of the same type
+        ("enum", "a", "a", 1.0),
+        ("enum", "a", "A", 0.0),
+        ("enum", "a", " a", 0.0),
+        ("enum", "a", ["a"], 0.0),
+        ("boolean", True, True, 1.0),
+        ("boolean", True, False, 0.0),
+        ("boolean", True, 1, 0.0),
+        ("boolean", False, 0, 0.0),
+        # multi_enum: sets, with partial credit (shared values over all values named)
+        ("multi_enum", ["a", "b"], ["b", "a"], 1.0),
+        ("multi_enum", ["a", "b"], ["a"], 0.5),
+        ("multi_enum", ["a"], ["a", "b", "c"], 1 / 3),
+        ("multi_enum", ["a", "b"], ["a", "a"], 0.5),
+        ("multi_enum", ["a", "b"], ["c"], 0.0),
+        ("multi_enum", [], [], 1.0),
+        ("multi_enum", [], ["a"], 0.0),
+        ("multi_enum", ["a"], "a", 0.0),
+    ],
+)
 def test_each_field_type_gives_the_credit_its_rule_says(kind: str, want: Any, got: Any, credit: float) -> None:
     assert field_credit(FieldSpec("f", kind, values=VALUES), want, got) == credit
 
@@ -93,9 +96,15 @@ _WANTS: dict[str, st.SearchStrategy[Any]] = {
     "enum": st.sampled_from(VALUES),
     "multi_enum": st.lists(st.sampled_from(VALUES), max_size=3, unique=True),
 }
-_ANY = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-3, 3),
-                 st.sampled_from([math.inf, -math.inf, math.nan]), _TEXT,
-                 st.lists(st.one_of(st.sampled_from(VALUES), st.just(1)), max_size=3))
+_ANY = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(-3, 3),
+    st.sampled_from([math.inf, -math.inf, math.nan]),
+    _TEXT,
+    st.lists(st.one_of(st.sampled_from(VALUES), st.just(1)), max_size=3),
+)
 
 
 def _near(want: Any) -> st.SearchStrategy[Any]:
@@ -124,4 +133,5 @@ def _credit_cases(draw: st.DrawFn) -> tuple[str, Any, Any]:
 def test_field_credit_follows_its_documented_rules(case: tuple[str, Any, Any]) -> None:
     kind, want, got = case
     assert field_credit(FieldSpec("f", kind, values=VALUES), want, got) == _credit_by_the_documented_rules(
-        kind, want, got)
+        kind, want, got
+    )

@@ -50,8 +50,7 @@ def test_oracle_scores_one_and_usage_is_recorded(suite, tmp_db):
 
 def test_a_failed_call_is_an_error_result_never_scored(suite, tmp_db):
     store = Store(tmp_db)
-    plan = make_plan(suite, RunOptions(samples=8, max_attempts=1,
-                                       overrides=Overrides(models=["fake/flaky"])))
+    plan = make_plan(suite, RunOptions(samples=8, max_attempts=1, overrides=Overrides(models=["fake/flaky"])))
     run_id, _ = run_suite(plan, store)
     errors = [r for r in store.load_run(run_id).results if r.status == "error"]
     assert errors
@@ -70,8 +69,12 @@ def test_an_unusable_reply_is_scored_zero_with_a_model_error(suite, tmp_db):
 
 
 def test_refused_entries_are_recorded_by_name_and_never_run(tmp_path, tmp_db):
-    root = write_suite(tmp_path / "s", config={"lineup": [
-        {"model": "fake/oracle"}, {"model": "fake/oracle", "settings": {"reasoning_effort": "high"}}]})
+    root = write_suite(
+        tmp_path / "s",
+        config={
+            "lineup": [{"model": "fake/oracle"}, {"model": "fake/oracle", "settings": {"reasoning_effort": "high"}}]
+        },
+    )
     store = Store(tmp_db)
     run_id, _ = run_suite(make_plan(load_suite(root)), store)
     run = store.load_run(run_id)
@@ -101,8 +104,9 @@ def test_provenance_names_suite_and_dataset_hashes_and_revision(suite, tmp_db):
 def test_progress_reports_every_contender_to_its_total(suite, tmp_db):
     seen = []
     plan = make_plan(suite)
-    run_suite(plan, Store(tmp_db), on_progress=lambda p: seen.append(
-        {k: (v.done, v.total) for k, v in p.contenders.items()}))
+    run_suite(
+        plan, Store(tmp_db), on_progress=lambda p: seen.append({k: (v.done, v.total) for k, v in p.contenders.items()})
+    )
     assert seen[-1] == {c.id: (3, 3) for c in plan.contenders}
 
 
@@ -164,9 +168,28 @@ def test_resumed_results_equal_an_uninterrupted_run(suite, tmp_db, tmp_path):
 
 def _start_cli_run(suite_dir, db, *extra):
     env = {**os.environ, "EVALCORE_FAKE_LATENCY_SCALE": "0.05"}
-    return subprocess.Popen([sys.executable, "-m", "evalcore.cli", "run", str(suite_dir), "--db", str(db),
-                             "--quiet", "--concurrency", "1", "--parallelism", "1", "--samples", "8", *extra],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "evalcore.cli",
+            "run",
+            str(suite_dir),
+            "--db",
+            str(db),
+            "--quiet",
+            "--concurrency",
+            "1",
+            "--parallelism",
+            "1",
+            "--samples",
+            "8",
+            *extra,
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def _wait_for_results(db, at_least, timeout=60.0):
@@ -224,7 +247,8 @@ def test_a_result_the_store_cannot_hold_fails_the_run_by_name_and_keeps_the_othe
         "        if case.id == 'vague/001':\n"
         "            scored.metrics['exact_match'] = 'yes'\n"
         "        return scored\n"
-        "SCORER = Odd()\n")
+        "SCORER = Odd()\n"
+    )
     store = Store(tmp_db)
     plan = make_plan(load_suite(root), RunOptions(concurrency=1, overrides=Overrides(models=["fake/oracle"])))
     run = start_run(plan, store)
@@ -234,4 +258,4 @@ def test_a_result_the_store_cannot_hold_fails_the_run_by_name_and_keeps_the_othe
     stored = store.load_run(run.info.id)
     assert stored.info.status == "failed"
     order = [c.id for c in plan.cases]
-    assert [r.case for r in stored.results] == order[:order.index("vague/001")]  # every result before it
+    assert [r.case for r in stored.results] == order[: order.index("vague/001")]  # every result before it

@@ -123,8 +123,14 @@ def test_the_list_from_a_frame_is_the_list_from_the_records(samples: int) -> Non
     frame = results_frame(run)
     errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}
     for contender, datasets, variants, failures, errs, hallucinations, text in itertools.product(
-            [None, run.contenders[3].id], [[], ["roofing"]], [[], ["partial"]], [False, True], [False, True],
-            [False, True], ["", "CLIENT 3", "nobody"]):
+        [None, run.contenders[3].id],
+        [[], ["roofing"]],
+        [[], ["partial"]],
+        [False, True],
+        [False, True],
+        [False, True],
+        ["", "CLIENT 3", "nobody"],
+    ):
         f = CaseFilters(contender, datasets, variants, failures, errs, hallucinations, text)
         want = cases_view(run, f)
         got, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f)
@@ -133,4 +139,3 @@ def test_the_list_from_a_frame_is_the_list_from_the_records(samples: int) -> Non
         some, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f, limit=3)
         assert total == len(want)
         pd.testing.assert_frame_equal(some, want.head(3), check_dtype=False)
-

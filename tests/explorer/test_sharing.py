@@ -37,10 +37,20 @@ class MemoryStore:
         self.runs = {r.info.id: r for r in runs}
 
     def list_runs(self):
-        return [{"id": r.info.id, "suite": r.info.suite, "created_at": r.info.created_at,
-                 "status": r.info.status, "contenders": len(r.contenders), "cases": len(r.cases),
-                 "results": len(r.results), "errors": sum(x.status == "error" for x in r.results),
-                 "cost_usd": 0.01} for r in self.runs.values()]
+        return [
+            {
+                "id": r.info.id,
+                "suite": r.info.suite,
+                "created_at": r.info.created_at,
+                "status": r.info.status,
+                "contenders": len(r.contenders),
+                "cases": len(r.cases),
+                "results": len(r.results),
+                "errors": sum(x.status == "error" for x in r.results),
+                "cost_usd": 0.01,
+            }
+            for r in self.runs.values()
+        ]
 
     def load_run(self, run_id, *, results=True):
         return self.runs[run_id]
@@ -61,9 +71,11 @@ class MemoryStore:
 
 
 def test_query_string_round_trips_run_filters_and_weights():
-    state = ViewState(run="r1", filters=Filters(datasets=["tax", "roof"], contenders=["fake/oracle · t=0"],
-                                                metadata={"difficulty": ["hard"]}),
-                      weights={"score": 0.6, "cost": -0.25})
+    state = ViewState(
+        run="r1",
+        filters=Filters(datasets=["tax", "roof"], contenders=["fake/oracle · t=0"], metadata={"difficulty": ["hard"]}),
+        weights={"score": 0.6, "cost": -0.25},
+    )
     params = encode_query(state)
     assert params["w"] == "score:0.6,cost:-0.25"
     assert decode_query(params) == state
@@ -130,14 +142,16 @@ def test_a_run_without_a_winner_shows_a_dash_in_the_history():
 
 
 def test_run_label_names_suite_date_status_and_short_id():
-    info = {"id": "3f2c9a1b-aaaa", "suite": "intake", "created_at": "2026-11-29T18:04:05.123Z",
-            "status": "completed"}
+    info = {"id": "3f2c9a1b-aaaa", "suite": "intake", "created_at": "2026-11-29T18:04:05.123Z", "status": "completed"}
     assert run_label(info) == "intake · 2026-11-29 18:04 · completed · 3f2c9a1b"
 
 
 def test_the_default_run_is_the_newest_completed_one():
-    infos = [{"id": "new", "status": "interrupted"}, {"id": "done", "status": "completed"},
-             {"id": "old", "status": "completed"}]
+    infos = [
+        {"id": "new", "status": "interrupted"},
+        {"id": "done", "status": "completed"},
+        {"id": "old", "status": "completed"},
+    ]
     assert default_run(infos) == "done"
     assert default_run(infos[:1]) == "new"
     assert default_run([]) is None
@@ -174,9 +188,16 @@ def test_bundled_suites_include_the_demo():
     assert bundled_suites(REPO / "nowhere") == {}
 
 
-@pytest.mark.parametrize(("env", "secret", "expected"), [
-    ({}, None, False), ({"EVALCORE_VIEWER": "1"}, None, True), ({"EVALCORE_VIEWER": "true"}, None, True),
-    ({"EVALCORE_VIEWER": "0"}, None, False), ({}, True, True), ({"EVALCORE_VIEWER": "1"}, "no", False),
-])
+@pytest.mark.parametrize(
+    ("env", "secret", "expected"),
+    [
+        ({}, None, False),
+        ({"EVALCORE_VIEWER": "1"}, None, True),
+        ({"EVALCORE_VIEWER": "true"}, None, True),
+        ({"EVALCORE_VIEWER": "0"}, None, False),
+        ({}, True, True),
+        ({"EVALCORE_VIEWER": "1"}, "no", False),
+    ],
+)
 def test_viewer_mode_from_environment_or_secret(env, secret, expected):
     assert viewer_mode(env, secret) is expected

@@ -11,16 +11,26 @@ from evalcore.models.fakes import FAKES, FakeProvider
 from evalcore.models.registry import get_provider
 from evalcore.models.types import Request
 
-FIELDS = (FieldSpec("name", "string"), FieldSpec("kind", "enum", values=("a", "b")),
-          FieldSpec("count", "integer"), FieldSpec("ok", "boolean"))
+FIELDS = (
+    FieldSpec("name", "string"),
+    FieldSpec("kind", "enum", values=("a", "b")),
+    FieldSpec("count", "integer"),
+    FieldSpec("ok", "boolean"),
+)
 EXPECTED = {"name": "Ann", "kind": None, "count": 3, "ok": None}
 
 
 def _request(model, case_id="c1", sample=0, settings=None, max_attempts=4):
     contender = Contender(model, model, settings or {})
-    return Request(contender=contender, messages=[{"role": "user", "content": "some words here"}],
-                   case=Case("d", case_id, "v", "text", EXPECTED), sample=sample, fields=FIELDS,
-                   max_attempts=max_attempts, backoff_s=0)
+    return Request(
+        contender=contender,
+        messages=[{"role": "user", "content": "some words here"}],
+        case=Case("d", case_id, "v", "text", EXPECTED),
+        sample=sample,
+        fields=FIELDS,
+        max_attempts=max_attempts,
+        backoff_s=0,
+    )
 
 
 def _ask(model, case_id="c1", sample=0, settings=None, max_attempts=4):
@@ -85,8 +95,9 @@ def test_usage_has_tokens_and_a_cost_from_the_fake_price():
     spec = FAKES["oracle"]
     usage = reply.usage
     assert usage.input_tokens > 0 and usage.output_tokens > 0
-    assert usage.cost_usd == pytest.approx(usage.input_tokens * spec.input_cost_per_token
-                                           + usage.output_tokens * spec.output_cost_per_token)
+    assert usage.cost_usd == pytest.approx(
+        usage.input_tokens * spec.input_cost_per_token + usage.output_tokens * spec.output_cost_per_token
+    )
 
 
 def test_high_effort_costs_more_output_tokens():

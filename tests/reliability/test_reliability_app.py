@@ -44,8 +44,9 @@ def bad_files() -> dict[str, bytes]:
     return {
         "truncated": good[: len(good) // 2],
         "wrong type": _with(("run", "id"), "3"),
-        "missing key": _with(("results", 0), json.dumps({k: v for k, v in json.loads(good)["results"][0].items()
-                                                          if k != "status"})),
+        "missing key": _with(
+            ("results", 0), json.dumps({k: v for k, v in json.loads(good)["results"][0].items() if k != "status"})
+        ),
         "unknown key": _with(("results", 0, "usage", "tokens"), "1"),
         "NaN": _with(("results", 0, "latency_s"), "NaN"),
         "Infinity": _with(("results", 1, "score"), "-Infinity"),
@@ -127,14 +128,17 @@ def viewer_store(monkeypatch, tmp_path):  # noqa: ANN001, ANN201
     return store.path
 
 
-@pytest.mark.parametrize(("page", "state"), [
-    ("pages/leaderboard.py", {}),
-    ("pages/cases.py", picked("case_table", 0)),
-    ("pages/run.py", {}),
-    ("pages/runs.py", picked("runs_table", 0)),
-    ("pages/runs.py", picked("runs_table", 1)),
-    ("pages/upload.py", {}),
-])
+@pytest.mark.parametrize(
+    ("page", "state"),
+    [
+        ("pages/leaderboard.py", {}),
+        ("pages/cases.py", picked("case_table", 0)),
+        ("pages/run.py", {}),
+        ("pages/runs.py", picked("runs_table", 0)),
+        ("pages/runs.py", picked("runs_table", 1)),
+        ("pages/upload.py", {}),
+    ],
+)
 def test_viewer_mode_no_page_offers_to_change_the_store(viewer_store, page, state):
     at = open_page(page, **state)
     if page == UPLOAD:
@@ -191,8 +195,11 @@ def test_viewer_mode_the_pages_write_actions_refuse_when_called(viewer_store):
         from pages import _actions as shared
         from tests.factories import make_run
 
-        actions = {"save": lambda: shared.save_run(make_run(1, 1, run_id="run-new")),
-                   "delete": lambda: shared.delete_run("run-demo"), "demo": shared.launch_demo}
+        actions = {
+            "save": lambda: shared.save_run(make_run(1, 1, run_id="run-new")),
+            "delete": lambda: shared.delete_run("run-demo"),
+            "demo": shared.launch_demo,
+        }
         for name, action in actions.items():
             try:
                 action()

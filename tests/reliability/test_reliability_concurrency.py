@@ -30,9 +30,26 @@ RESULTS_PER_RUN = 3 * 3 * SAMPLES  # the mini suite: 3 contenders × 3 cases
 def start_run(suite: Path, db: Path) -> subprocess.Popen:
     env = {**os.environ, "EVALCORE_FAKE_LATENCY_SCALE": "0.02"}
     return subprocess.Popen(
-        [sys.executable, "-m", "evalcore.cli", "run", str(suite), "--db", str(db), "--quiet",
-         "--samples", str(SAMPLES), "--concurrency", "2"],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "evalcore.cli",
+            "run",
+            str(suite),
+            "--db",
+            str(db),
+            "--quiet",
+            "--samples",
+            str(SAMPLES),
+            "--concurrency",
+            "2",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_two_runs_write_one_database_while_the_app_reads_it(tmp_path):
@@ -73,8 +90,10 @@ def test_two_runs_write_one_database_while_the_app_reads_it(tmp_path):
     assert reads >= 10, f"the reader read only {reads} times while the runs wrote"
     assert overlap, "the two runs never wrote at the same time"
     log.info("two concurrent runs: %s", json.dumps({"results": [i["results"] for i in infos], "reads": reads}))
-    print(f"\nRELIABILITY two runs, one database: {2 * RESULTS_PER_RUN} results stored, {reads} reads, "
-          f"{len(problems)} read failures")
+    print(
+        f"\nRELIABILITY two runs, one database: {2 * RESULTS_PER_RUN} results stored, {reads} reads, "
+        f"{len(problems)} read failures"
+    )
 
 
 def test_many_connections_writing_single_results_lose_nothing(tmp_path):
@@ -91,7 +110,7 @@ def test_many_connections_writing_single_results_lose_nothing(tmp_path):
     def write(part: int) -> None:
         store = Store(db)
         try:
-            for r in results[part * per_writer:(part + 1) * per_writer]:
+            for r in results[part * per_writer : (part + 1) * per_writer]:
                 store.add_results("hammer", [r])
         except Exception as exc:  # noqa: BLE001
             errors.append(f"writer {part}: {type(exc).__name__}: {exc}")
@@ -125,5 +144,7 @@ def test_many_connections_writing_single_results_lose_nothing(tmp_path):
     assert errors == []
     stored = Store(db).load_run("hammer").results
     assert sorted(r.key for r in stored) == sorted(r.key for r in results)
-    print(f"\nRELIABILITY {writers} writer connections: {len(results)} one-result transactions, "
-          f"{len(stored)} rows stored, {len(errors)} errors")
+    print(
+        f"\nRELIABILITY {writers} writer connections: {len(results)} one-result transactions, "
+        f"{len(stored)} rows stored, {len(errors)} errors"
+    )

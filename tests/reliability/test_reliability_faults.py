@@ -37,8 +37,18 @@ TIMEOUT_S = 2.0  # far above a normal reply's latency, even on a loaded machine
 #: Every transient fault the server can script: rate limits (with and without Retry-After), 5xx,
 #: a reply slower than the timeout, a dropped connection, a body that is not JSON, a reply without choices.
 #: The slow reply comes 4 s after the timeout: even a starved event loop cannot take it for a success.
-TRANSIENT = ("status:429", "status:429:0.01", "status:500", "status:502", "status:503", "status:504",
-             f"slow:{TIMEOUT_S + 4}", "drop", "malformed", "no_choices")
+TRANSIENT = (
+    "status:429",
+    "status:429:0.01",
+    "status:500",
+    "status:502",
+    "status:503",
+    "status:504",
+    f"slow:{TIMEOUT_S + 4}",
+    "drop",
+    "malformed",
+    "no_choices",
+)
 TRANSIENT_KINDS = {"rate_limit", "transport", "timeout"}
 CASES, SAMPLES, CONTENDERS, MAX_ATTEMPTS = 250, 2, 2, 3
 
@@ -51,16 +61,24 @@ def write_fault_suite(root: Path, api_base: str) -> Path:
         "scorer": "fields",
         "instructions": "Answer the question.",
         "fields": {"answer": {"type": "integer"}},
-        "run": {"backoff_s": 0.001, "max_attempts": MAX_ATTEMPTS, "timeout_s": TIMEOUT_S, "concurrency": 20,
-                "parallelism": CONTENDERS, "samples": SAMPLES},
+        "run": {
+            "backoff_s": 0.001,
+            "max_attempts": MAX_ATTEMPTS,
+            "timeout_s": TIMEOUT_S,
+            "concurrency": 20,
+            "parallelism": CONTENDERS,
+            "samples": SAMPLES,
+        },
         "lineup": [{"model": "openai/x", "api_base": api_base, "settings": {"temperature": [0, 1]}}],
     }
     root.mkdir(parents=True)
     (root / "evalcore.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     dataset = root / "datasets" / "arithmetic"
     dataset.mkdir(parents=True)
-    lines = [json.dumps({"id": f"q{i:03d}", "input": f"Question {i}: what is six times seven?",
-                         "expected": {"answer": 42}}) for i in range(CASES)]
+    lines = [
+        json.dumps({"id": f"q{i:03d}", "input": f"Question {i}: what is six times seven?", "expected": {"answer": 42}})
+        for i in range(CASES)
+    ]
     (dataset / "cases.jsonl").write_text("\n".join(lines) + "\n")
     return root
 
@@ -80,8 +98,9 @@ def test_a_thousand_calls_with_30_percent_transient_faults_lose_and_duplicate_no
     results = run.results
 
     # Every (contender, case, sample) exactly once: none lost, none duplicated.
-    wanted = {(c.id, "arithmetic", f"q{i:03d}", s) for c in plan.contenders for i in range(CASES)
-              for s in range(SAMPLES)}
+    wanted = {
+        (c.id, "arithmetic", f"q{i:03d}", s) for c in plan.contenders for i in range(CASES) for s in range(SAMPLES)
+    }
     assert status == "completed" and len(wanted) == plan.calls == 1000
     assert len(results) == 1000 and {r.key for r in results} == wanted
 
@@ -89,7 +108,8 @@ def test_a_thousand_calls_with_30_percent_transient_faults_lose_and_duplicate_no
     scored = [r for r in results if r.status == "scored"]
     for r in scored:
         assert (r.raw, r.score, r.error) == (GOOD, 1.0, None) or (
-            r.raw == BAD and r.score == 0.0 and r.error.kind == "model"), r
+            r.raw == BAD and r.score == 0.0 and r.error.kind == "model"
+        ), r
     # A failed call is an error with its kind after every attempt, never a score.
     errors = [r for r in results if r.status == "error"]
     for r in errors:
@@ -105,14 +125,23 @@ def test_a_thousand_calls_with_30_percent_transient_faults_lose_and_duplicate_no
     assert 0.29 <= share <= 0.31, share
 
     kinds = collections.Counter(r.error.kind for r in errors)
-    figures = {"results": len(results), "calls": len(server.served), "transient_faults": transient_served,
-               "transient_share": round(share, 3), "bad_content": served["bad_content"],
-               "scored": len(scored), "scored_1": sum(r.score == 1.0 for r in scored),
-               "model_errors": len(model_errors), "errors": len(errors), "error_kinds": dict(kinds),
-               "retried_results": sum(r.attempts > 1 for r in results), "duplicates": len(results) - len(wanted),
-               "slowest_reply_s": round(max(r.latency_s for r in scored), 3),
-               "faults_by_script": {k: v for k, v in sorted(served.items()) if k != "ok"},
-               "seconds": round(elapsed, 1)}
+    figures = {
+        "results": len(results),
+        "calls": len(server.served),
+        "transient_faults": transient_served,
+        "transient_share": round(share, 3),
+        "bad_content": served["bad_content"],
+        "scored": len(scored),
+        "scored_1": sum(r.score == 1.0 for r in scored),
+        "model_errors": len(model_errors),
+        "errors": len(errors),
+        "error_kinds": dict(kinds),
+        "retried_results": sum(r.attempts > 1 for r in results),
+        "duplicates": len(results) - len(wanted),
+        "slowest_reply_s": round(max(r.latency_s for r in scored), 3),
+        "faults_by_script": {k: v for k, v in sorted(served.items()) if k != "ok"},
+        "seconds": round(elapsed, 1),
+    }
     log.info("fault run: %s", json.dumps(figures))
     print(f"\nRELIABILITY fault run: {json.dumps(figures)}")
 
@@ -122,8 +151,11 @@ def test_a_thousand_calls_with_30_percent_transient_faults_lose_and_duplicate_no
 
 def ask(server: OpenAIServer, **options: Any) -> Reply:
     contender = Contender(id="c", model="openai/x", api_base=server.base_url)
-    request = Request(contender=contender, messages=[{"role": "user", "content": "six times seven?"}],
-                      **{"backoff_s": 0.001, "timeout_s": 5, **options})
+    request = Request(
+        contender=contender,
+        messages=[{"role": "user", "content": "six times seven?"}],
+        **{"backoff_s": 0.001, "timeout_s": 5, **options},
+    )
 
     async def call() -> Reply:
         try:

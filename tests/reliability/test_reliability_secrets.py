@@ -48,8 +48,22 @@ def test_the_key_is_in_no_database_run_file_log_or_output(tmp_path, monkeypatch,
     out = tmp_path / "out"
     with OpenAIServer(content=ANSWER) as server:
         server.script(*SCRIPTS)
-        code = main(["run", str(suite), "--db", str(out / "evalcore.db"), "-m", "openai/local-model",
-                     "--api-base", server.base_url, "--concurrency", "1", "-o", str(out / "run.json.gz")])
+        code = main(
+            [
+                "run",
+                str(suite),
+                "--db",
+                str(out / "evalcore.db"),
+                "-m",
+                "openai/local-model",
+                "--api-base",
+                server.base_url,
+                "--concurrency",
+                "1",
+                "-o",
+                str(out / "run.json.gz"),
+            ]
+        )
         sent = [h.get("authorization") for h in server.headers]
     assert code == 0
     assert sent and all(h == f"Bearer {FAKE_KEY}" for h in sent)  # the key really was sent, and echoed back
@@ -67,9 +81,11 @@ def test_the_key_is_in_no_database_run_file_log_or_output(tmp_path, monkeypatch,
     assert leaks(caplog.text) == [] and leaks(captured.out) == [] and leaks(captured.err) == []
     assert len(caplog.records) > 20  # the logs were really captured, litellm's debug lines included…
     assert "Authorization" in caplog.text  # …with the request headers litellm logs (masked)
-    print(f"\nRELIABILITY secrets: {len(sent)} calls sent the key, 3 replies echoed it; scanned "
-          f"{', '.join(f'{n} ({len(d):,} B)' for n, d in written.items())}, {len(caplog.records)} log records, "
-          f"{len(captured.out) + len(captured.err):,} characters of output: 0 occurrences")
+    print(
+        f"\nRELIABILITY secrets: {len(sent)} calls sent the key, 3 replies echoed it; scanned "
+        f"{', '.join(f'{n} ({len(d):,} B)' for n, d in written.items())}, {len(caplog.records)} log records, "
+        f"{len(captured.out) + len(captured.err):,} characters of output: 0 occurrences"
+    )
 
 
 def test_an_error_page_shows_the_scrubbed_message(tmp_path, monkeypatch):
@@ -78,12 +94,27 @@ def test_an_error_page_shows_the_scrubbed_message(tmp_path, monkeypatch):
     suite = write_suite(tmp_path / "suite")
     with OpenAIServer(content=ANSWER) as server:
         server.script("echo_auth", "echo_auth:400")
-        assert main(["run", str(suite), "--db", str(tmp_path / "evalcore.db"), "-m", "openai/local-model",
-                     "--api-base", server.base_url, "--concurrency", "1", "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    str(suite),
+                    "--db",
+                    str(tmp_path / "evalcore.db"),
+                    "-m",
+                    "openai/local-model",
+                    "--api-base",
+                    server.base_url,
+                    "--concurrency",
+                    "1",
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     run = Store(tmp_path / "evalcore.db").list_runs()[0]["id"]
     for row in range(2):  # the two failed calls come first (one case at a time)
-        at = open_page("pages/cases.py", run=run,
-                       case_table={"selection": {"rows": [row], "columns": [], "cells": []}})
+        at = open_page("pages/cases.py", run=run, case_table={"selection": {"rows": [row], "columns": [], "cells": []}})
         assert not at.exception
         page = texts(at)
         assert "Incorrect API key provided: Bearer ***" in page

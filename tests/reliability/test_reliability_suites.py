@@ -59,68 +59,182 @@ def write(relative: str, text: str | bytes) -> Callable[[Path], None]:
 
 # (name, suite config, mutation, the message's pieces: where, what, how to fix)
 BROKEN = [
-    ("malformed YAML: a tab", None, write("evalcore.yaml", "suite: x\n\tadapter: extract\n"),
-     [r"evalcore.yaml: line 2: not valid YAML", r"'\\t'", "Check the indentation"]),
-    ("malformed YAML: an unclosed list", None, edit_config("lineup:", "lineup: [\nx:"),
-     [r"evalcore.yaml: line \d+: not valid YAML", "Check the indentation"]),
-    ("a YAML file that is a list", None, write("evalcore.yaml", "- suite\n- lineup\n"),
-     [r"evalcore.yaml: expected a mapping of keys", "suite:, adapter:, lineup:"]),
+    (
+        "malformed YAML: a tab",
+        None,
+        write("evalcore.yaml", "suite: x\n\tadapter: extract\n"),
+        [r"evalcore.yaml: line 2: not valid YAML", r"'\\t'", "Check the indentation"],
+    ),
+    (
+        "malformed YAML: an unclosed list",
+        None,
+        edit_config("lineup:", "lineup: [\nx:"),
+        [r"evalcore.yaml: line \d+: not valid YAML", "Check the indentation"],
+    ),
+    (
+        "a YAML file that is a list",
+        None,
+        write("evalcore.yaml", "- suite\n- lineup\n"),
+        [r"evalcore.yaml: expected a mapping of keys", "suite:, adapter:, lineup:"],
+    ),
     ("an empty evalcore.yaml", None, write("evalcore.yaml", ""), [r"evalcore.yaml: expected a mapping of keys"]),
-    ("unknown key in run:", None, edit_config("max_attempts: 2", "max_atempts: 2"),
-     [r"evalcore.yaml: line \d+: run.max_atempts: unknown key", "Remove it or fix its spelling"]),
-    ("unknown key in a field", None, edit_config("type: integer", "type: integer\n    nulable: false"),
-     [r"evalcore.yaml: line \d+: fields.count.nulable: unknown key", "fix its spelling"]),
-    ("wrong type: a word for a number", None, edit_config("max_attempts: 2", "max_attempts: many"),
-     [r"evalcore.yaml: line \d+: run.max_attempts:", "valid integer", "got 'many'"]),
-    ("wrong type: lineup as a mapping", {"lineup": {"model": "fake/oracle"}}, None,
-     [r"evalcore.yaml: line \d+: lineup:", "valid list"]),
-    ("wrong type: an unknown field type", None, edit_config("type: integer", "type: int"),
-     [r"evalcore.yaml: line \d+: fields.count.type:", "'integer'", "got 'int'"]),
-    ("a negative timeout", {"run": {"timeout_s": -1}}, None,
-     [r"evalcore.yaml: line \d+: run.timeout_s:", "greater than 0", "got -1"]),
-    ("missing expected.json", None, lambda r: (r / "datasets/shop/cases/vague/001/expected.json").unlink(),
-     [r"vague/001/expected.json: missing", "needs expected.json"]),
-    ("expected.json: a wrong type", None, edit_expected("complete/001", count="two"),
-     [r"complete/001/expected.json: count: 'two' is not an integer",
-      "Write an integer or null here, or change fields.count.type"]),
-    ("expected.json: not an object", None, write("datasets/shop/cases/complete/001/expected.json", "[1, 2]"),
-     [r"complete/001/expected.json: expected answer must be a JSON object"]),
-    ("expected.json: a key not in the schema", None, edit_expected("complete/001", colour="red"),
-     [r"complete/001/expected.json: colour: not a field of the schema", "Remove it or add the field"]),
-    ("expected.json: a number that is not finite", None,
-     write("datasets/shop/cases/complete/002/expected.json",
-           '{"name": "Bob", "kind": "b", "count": 1, "amount": Infinity, "urgent": false, "tags": ["z"]}'),
-     [r"complete/002/expected.json: amount: inf is not a number", "Write a number or null here"]),
-    ("enum value not in the list", None, edit_expected("complete/002", kind="bb"),
-     [r"complete/002/expected.json: kind: 'bb' is not one of \['a', 'b', 'c'\]",
-      "add it to fields.kind.values in evalcore.yaml"]),
-    ("multi_enum value not in the list", None, edit_expected("complete/001", tags=["x", "w"]),
-     [r"complete/001/expected.json: tags: 'w' is not one of \['x', 'y', 'z'\]", "fields.tags.values"]),
-    ("an empty input.json", None, write("datasets/shop/cases/vague/001/input.json", "{}"),
-     [r"vague/001/input.json: the input is empty", "Write the text the model should read"]),
-    ("an input.json that is a list", None, write("datasets/shop/cases/vague/001/input.json", "[1]"),
-     [r"vague/001/input.json: the input must be a JSON string or object"]),
-    ("an input that is not UTF-8", None, write("datasets/shop/cases/vague/001/input.txt", b"caf\xe9"),
-     [r"vague/001/input.txt: not UTF-8 text \(byte 3\)", "Save it as UTF-8"]),
-    ("cases.jsonl: an empty input", CHAT, write("datasets/qa/cases.jsonl", '{"input": "  ", "expected": "x"}\n'),
-     [r"cases.jsonl: line 1: input: must be a non-empty string or object"]),
-    ("cases.jsonl: a line that is not JSON", CHAT,
-     write("datasets/qa/cases.jsonl", '{"input": "a", "expected": "b"}\n{"input": "a", expected: 1}\n'),
-     [r"cases.jsonl: line 2: not valid JSON"]),
-    ("cases.jsonl: no expected", CHAT, write("datasets/qa/cases.jsonl", '{"input": "a"}\n'),
-     [r"cases.jsonl: line 1: expected: required key is missing"]),
-    ("case YAML: malformed", CHAT, write("datasets/qa/cases/c1.yaml", "input: [unclosed\nexpected: x\n"),
-     [r"c1.yaml: line 2: not valid YAML", "Check the indentation and quoting"]),
-    ("case YAML: unknown key", CHAT, write("datasets/qa/cases/c1.yaml", "input: hi\nexpected: x\nexpectd: y\n"),
-     [r"c1.yaml: expectd: unknown key", "A case has"]),
-    ("case YAML: wrong type for input", CHAT, write("datasets/qa/cases/c1.yaml", "input: [1, 2]\nexpected: x\n"),
-     [r"c1.yaml: input: must be a non-empty string or object"]),
-    ("case YAML: metadata not an object", CHAT,
-     write("datasets/qa/cases/c1.yaml", "input: hi\nexpected: x\nmetadata: [1]\n"),
-     [r"c1.yaml: metadata: must be an object"]),
-    ("a weight on a name that cannot be weighted", {"weighted_score": {"weights": {"scroe": 1}}}, None,
-     [r"evalcore.yaml: weighted_score.weights: cannot weight 'scroe'", "allowed names are score, errors",
-      "Fix the name; no model was called"]),
+    (
+        "unknown key in run:",
+        None,
+        edit_config("max_attempts: 2", "max_atempts: 2"),
+        [r"evalcore.yaml: line \d+: run.max_atempts: unknown key", "Remove it or fix its spelling"],
+    ),
+    (
+        "unknown key in a field",
+        None,
+        edit_config("type: integer", "type: integer\n    nulable: false"),
+        [r"evalcore.yaml: line \d+: fields.count.nulable: unknown key", "fix its spelling"],
+    ),
+    (
+        "wrong type: a word for a number",
+        None,
+        edit_config("max_attempts: 2", "max_attempts: many"),
+        [r"evalcore.yaml: line \d+: run.max_attempts:", "valid integer", "got 'many'"],
+    ),
+    (
+        "wrong type: lineup as a mapping",
+        {"lineup": {"model": "fake/oracle"}},
+        None,
+        [r"evalcore.yaml: line \d+: lineup:", "valid list"],
+    ),
+    (
+        "wrong type: an unknown field type",
+        None,
+        edit_config("type: integer", "type: int"),
+        [r"evalcore.yaml: line \d+: fields.count.type:", "'integer'", "got 'int'"],
+    ),
+    (
+        "a negative timeout",
+        {"run": {"timeout_s": -1}},
+        None,
+        [r"evalcore.yaml: line \d+: run.timeout_s:", "greater than 0", "got -1"],
+    ),
+    (
+        "missing expected.json",
+        None,
+        lambda r: (r / "datasets/shop/cases/vague/001/expected.json").unlink(),
+        [r"vague/001/expected.json: missing", "needs expected.json"],
+    ),
+    (
+        "expected.json: a wrong type",
+        None,
+        edit_expected("complete/001", count="two"),
+        [
+            r"complete/001/expected.json: count: 'two' is not an integer",
+            "Write an integer or null here, or change fields.count.type",
+        ],
+    ),
+    (
+        "expected.json: not an object",
+        None,
+        write("datasets/shop/cases/complete/001/expected.json", "[1, 2]"),
+        [r"complete/001/expected.json: expected answer must be a JSON object"],
+    ),
+    (
+        "expected.json: a key not in the schema",
+        None,
+        edit_expected("complete/001", colour="red"),
+        [r"complete/001/expected.json: colour: not a field of the schema", "Remove it or add the field"],
+    ),
+    (
+        "expected.json: a number that is not finite",
+        None,
+        write(
+            "datasets/shop/cases/complete/002/expected.json",
+            '{"name": "Bob", "kind": "b", "count": 1, "amount": Infinity, "urgent": false, "tags": ["z"]}',
+        ),
+        [r"complete/002/expected.json: amount: inf is not a number", "Write a number or null here"],
+    ),
+    (
+        "enum value not in the list",
+        None,
+        edit_expected("complete/002", kind="bb"),
+        [
+            r"complete/002/expected.json: kind: 'bb' is not one of \['a', 'b', 'c'\]",
+            "add it to fields.kind.values in evalcore.yaml",
+        ],
+    ),
+    (
+        "multi_enum value not in the list",
+        None,
+        edit_expected("complete/001", tags=["x", "w"]),
+        [r"complete/001/expected.json: tags: 'w' is not one of \['x', 'y', 'z'\]", "fields.tags.values"],
+    ),
+    (
+        "an empty input.json",
+        None,
+        write("datasets/shop/cases/vague/001/input.json", "{}"),
+        [r"vague/001/input.json: the input is empty", "Write the text the model should read"],
+    ),
+    (
+        "an input.json that is a list",
+        None,
+        write("datasets/shop/cases/vague/001/input.json", "[1]"),
+        [r"vague/001/input.json: the input must be a JSON string or object"],
+    ),
+    (
+        "an input that is not UTF-8",
+        None,
+        write("datasets/shop/cases/vague/001/input.txt", b"caf\xe9"),
+        [r"vague/001/input.txt: not UTF-8 text \(byte 3\)", "Save it as UTF-8"],
+    ),
+    (
+        "cases.jsonl: an empty input",
+        CHAT,
+        write("datasets/qa/cases.jsonl", '{"input": "  ", "expected": "x"}\n'),
+        [r"cases.jsonl: line 1: input: must be a non-empty string or object"],
+    ),
+    (
+        "cases.jsonl: a line that is not JSON",
+        CHAT,
+        write("datasets/qa/cases.jsonl", '{"input": "a", "expected": "b"}\n{"input": "a", expected: 1}\n'),
+        [r"cases.jsonl: line 2: not valid JSON"],
+    ),
+    (
+        "cases.jsonl: no expected",
+        CHAT,
+        write("datasets/qa/cases.jsonl", '{"input": "a"}\n'),
+        [r"cases.jsonl: line 1: expected: required key is missing"],
+    ),
+    (
+        "case YAML: malformed",
+        CHAT,
+        write("datasets/qa/cases/c1.yaml", "input: [unclosed\nexpected: x\n"),
+        [r"c1.yaml: line 2: not valid YAML", "Check the indentation and quoting"],
+    ),
+    (
+        "case YAML: unknown key",
+        CHAT,
+        write("datasets/qa/cases/c1.yaml", "input: hi\nexpected: x\nexpectd: y\n"),
+        [r"c1.yaml: expectd: unknown key", "A case has"],
+    ),
+    (
+        "case YAML: wrong type for input",
+        CHAT,
+        write("datasets/qa/cases/c1.yaml", "input: [1, 2]\nexpected: x\n"),
+        [r"c1.yaml: input: must be a non-empty string or object"],
+    ),
+    (
+        "case YAML: metadata not an object",
+        CHAT,
+        write("datasets/qa/cases/c1.yaml", "input: hi\nexpected: x\nmetadata: [1]\n"),
+        [r"c1.yaml: metadata: must be an object"],
+    ),
+    (
+        "a weight on a name that cannot be weighted",
+        {"weighted_score": {"weights": {"scroe": 1}}},
+        None,
+        [
+            r"evalcore.yaml: weighted_score.weights: cannot weight 'scroe'",
+            "allowed names are score, errors",
+            "Fix the name; no model was called",
+        ],
+    ),
 ]
 
 
@@ -154,9 +268,11 @@ def test_a_bad_weight_stops_the_run_before_any_call(tmp_path, capsys):
 # --- nothing user-supplied is executed, unpickled or evaluated -----------------------------------------
 
 #: Calls that run, unpickle or evaluate data. yaml.load / unsafe_load / full_load build arbitrary objects.
-DANGEROUS = re.compile(r"(?<![.\w])(eval|exec|compile)\s*\(|\bpickle\b|\bmarshal\b|\bshelve\b|\bdill\b|\bjoblib\b"
-                       r"|yaml\.(load|unsafe_load|full_load|load_all|unsafe_load_all)\s*\(|yaml\.(Unsafe|Full)?Loader\b"
-                       r"|\bread_pickle\b|\bnumpy\.load\b|\bnp\.load\b|subprocess|os\.system|os\.popen|__import__")
+DANGEROUS = re.compile(
+    r"(?<![.\w])(eval|exec|compile)\s*\(|\bpickle\b|\bmarshal\b|\bshelve\b|\bdill\b|\bjoblib\b"
+    r"|yaml\.(load|unsafe_load|full_load|load_all|unsafe_load_all)\s*\(|yaml\.(Unsafe|Full)?Loader\b"
+    r"|\bread_pickle\b|\bnumpy\.load\b|\bnp\.load\b|subprocess|os\.system|os\.popen|__import__"
+)
 
 
 def sources() -> dict[str, str]:
@@ -180,8 +296,11 @@ def test_yaml_is_only_ever_read_with_safe_load():
 
 
 def test_only_the_plugin_loader_imports_code_and_only_the_module_the_config_names():
-    importers = {name for name, text in sources().items()
-                 if re.search(r"exec_module|import_module|spec_from_file_location", text)}
+    importers = {
+        name
+        for name, text in sources().items()
+        if re.search(r"exec_module|import_module|spec_from_file_location", text)
+    }
     # evalcore/__init__ and the packages' lazy re-exports import evalcore's own modules, by fixed names.
     assert importers == {"evalcore/scoring/plugins.py", "evalcore/__init__.py", "evalcore/_util/lazy.py"}
     assert all(module.startswith("evalcore.") for module in evalcore._EXPORTS.values())
@@ -194,7 +313,8 @@ def test_a_python_tag_in_yaml_is_refused_not_run(tmp_path):
     root = write_suite(tmp_path / "suite", config=CHAT, cases={})
     (root / "datasets/qa/cases").mkdir(parents=True)
     (root / "datasets/qa/cases/c1.yaml").write_text(
-        f"input: !!python/object/apply:os.system ['touch {marker}']\nexpected: x\n")
+        f"input: !!python/object/apply:os.system ['touch {marker}']\nexpected: x\n"
+    )
     with pytest.raises(ConfigError, match=r"c1.yaml: line 1: not valid YAML: could not determine a constructor"):
         load_suite(root)
     (root / "evalcore.yaml").write_text(f"suite: !!python/object/apply:os.system ['touch {marker}']\n")
@@ -207,8 +327,14 @@ def test_python_files_in_a_suite_are_not_run_unless_the_config_names_them(tmp_pa
     marker = tmp_path / "pwned"
     root = write_suite(tmp_path / "suite")
     trap = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
-    for name in ("conftest.py", "adapters.py", "scorers.py", "datasets/shop/__init__.py", "evalcore.py",
-                 "datasets/shop/cases/complete/001/input.py"):
+    for name in (
+        "conftest.py",
+        "adapters.py",
+        "scorers.py",
+        "datasets/shop/__init__.py",
+        "evalcore.py",
+        "datasets/shop/cases/complete/001/input.py",
+    ):
         (root / name).write_text(trap)
     (root / "datasets/shop/cases/complete/002/expected.pickle").write_bytes(b"\x80\x04K\x01.")
     (root / "datasets/shop/cases/vague/001/input.txt").write_text("__import__('os').system('touch pwned') {{7*7}}")
@@ -226,7 +352,8 @@ def test_a_custom_scorer_named_by_the_config_is_the_one_thing_that_runs(tmp_path
         "import pathlib\n"
         f"pathlib.Path({str(marker)!r}).write_text('scorer module imported')\n"
         "from evalcore.scoring.scorers import SCORERS\n"
-        "SCORER = SCORERS['fields']()\n")
+        "SCORER = SCORERS['fields']()\n"
+    )
     load_suite(root)
     assert not marker.exists()  # loading a suite runs nothing
     run_suite(make_plan(load_suite(root)), Store(tmp_db))

@@ -6,8 +6,12 @@ from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec
 from evalcore.scoring.adapters import Context, ExtractAdapter
 
-FIELDS = (FieldSpec("name", "string"), FieldSpec("kind", "enum", values=("a", "b")),
-          FieldSpec("count", "integer"), FieldSpec("tags", "multi_enum", values=("x", "y")))
+FIELDS = (
+    FieldSpec("name", "string"),
+    FieldSpec("kind", "enum", values=("a", "b")),
+    FieldSpec("count", "integer"),
+    FieldSpec("tags", "multi_enum", values=("x", "y")),
+)
 CONTEXT = Context("", FIELDS)
 
 

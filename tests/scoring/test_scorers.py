@@ -8,8 +8,12 @@ from evalcore.scoring.plugins import build_scorer
 from evalcore.scoring.scorers import ContainsScorer, ExactScorer, FieldsScorer, JsonValidScorer, RegexScorer
 from evalcore.suite.config import NamedRef
 
-FIELDS = (FieldSpec("name", "string"), FieldSpec("kind", "enum", values=("a", "b")),
-          FieldSpec("count", "integer"), FieldSpec("tags", "multi_enum", values=("x", "y")))
+FIELDS = (
+    FieldSpec("name", "string"),
+    FieldSpec("kind", "enum", values=("a", "b")),
+    FieldSpec("count", "integer"),
+    FieldSpec("tags", "multi_enum", values=("x", "y")),
+)
 CONTEXT = Context("", FIELDS)
 EXPECTED = {"name": "Ann", "kind": None, "count": 2, "tags": None}
 
@@ -21,8 +25,13 @@ def _score(output, expected=EXPECTED, problem=None, type_errors=None):
 
 def test_all_right_scores_one_everywhere():
     scored = _score(dict(EXPECTED))
-    assert scored.metrics == {"field_accuracy": 1.0, "exact_match": 1.0, "restraint": 1.0,
-                              "hallucinated_rate": 0.0, "missed_rate": 0.0}
+    assert scored.metrics == {
+        "field_accuracy": 1.0,
+        "exact_match": 1.0,
+        "restraint": 1.0,
+        "hallucinated_rate": 0.0,
+        "missed_rate": 0.0,
+    }
     assert scored.diagnostics == {}
 
 
@@ -42,34 +51,45 @@ def test_a_settled_field_left_null_is_missed():
 
 
 def test_restraint_is_null_when_nothing_is_left_open():
-    scored = _score({"name": "Ann", "kind": "a", "count": 1, "tags": ["x"]},
-                    expected={"name": "Ann", "kind": "a", "count": 1, "tags": ["x", "y"]})
+    scored = _score(
+        {"name": "Ann", "kind": "a", "count": 1, "tags": ["x"]},
+        expected={"name": "Ann", "kind": "a", "count": 1, "tags": ["x", "y"]},
+    )
     assert scored.metrics["restraint"] is None and scored.metrics["hallucinated_rate"] is None
     assert scored.metrics["field_accuracy"] == pytest.approx((1 + 1 + 1 + 0.5) / 4)
 
 
 def test_a_wrongly_typed_field_scores_zero_and_says_why():
-    scored = _score({"name": "Ann", "kind": None, "count": "2", "tags": None},
-                    type_errors={"count": "'2' is not an integer"})
+    scored = _score(
+        {"name": "Ann", "kind": None, "count": "2", "tags": None}, type_errors={"count": "'2' is not an integer"}
+    )
     assert scored.diagnostics["count"] == {"want": 2, "got": "2", "problem": "'2' is not an integer"}
 
 
 def test_an_unusable_reply_scores_zero_and_invents_nothing():
     scored = _score(None, problem="reply is not valid JSON")
-    assert scored.metrics == {"field_accuracy": 0.0, "exact_match": 0.0, "restraint": None,
-                              "hallucinated_rate": None, "missed_rate": 1.0}
+    assert scored.metrics == {
+        "field_accuracy": 0.0,
+        "exact_match": 0.0,
+        "restraint": None,
+        "hallucinated_rate": None,
+        "missed_rate": 1.0,
+    }
 
 
-@pytest.mark.parametrize(("scorer", "expected", "output", "value"), [
-    (ExactScorer(), "Paris", " Paris\n", 1.0),
-    (ExactScorer(), "Paris", "paris", 0.0),
-    (ContainsScorer(), "paris", "It is Paris.", 1.0),
-    (ContainsScorer(), ["paris", "france"], "Paris", 0.0),
-    (RegexScorer(pattern=r"^\d+$"), None, "42", 1.0),
-    (RegexScorer(), r"4\d", "It is 42", 1.0),
-    (JsonValidScorer(), None, '{"a": 1}', 1.0),
-    (JsonValidScorer(), None, "{a: 1}", 0.0),
-])
+@pytest.mark.parametrize(
+    ("scorer", "expected", "output", "value"),
+    [
+        (ExactScorer(), "Paris", " Paris\n", 1.0),
+        (ExactScorer(), "Paris", "paris", 0.0),
+        (ContainsScorer(), "paris", "It is Paris.", 1.0),
+        (ContainsScorer(), ["paris", "france"], "Paris", 0.0),
+        (RegexScorer(pattern=r"^\d+$"), None, "42", 1.0),
+        (RegexScorer(), r"4\d", "It is 42", 1.0),
+        (JsonValidScorer(), None, '{"a": 1}', 1.0),
+        (JsonValidScorer(), None, "{a: 1}", 0.0),
+    ],
+)
 def test_simple_scorers_score_one_for_a_matching_reply_and_zero_otherwise(scorer, expected, output, value):
     case = Case("d", "c", "v", "q", expected)
     metric = scorer.metrics[0].name
@@ -95,7 +115,8 @@ def test_custom_scorer_is_resolved_from_the_suite_folder(tmp_path):
         "    metrics = [Metric('short', 'Reply under 10 chars.', True, True)]\n"
         "    def score(self, case, parsed, context):\n"
         "        return Scored({'short': float(len(parsed.output) < 10)})\n"
-        "scorer = Length()\n")
+        "scorer = Length()\n"
+    )
     scorer = build_scorer(NamedRef(name="my_scoring:scorer"), tmp_path)
     assert scorer.score(Case("d", "c", "v", "q", None), Parsed("hi"), CONTEXT).metrics == {"short": 1.0}
 
@@ -104,6 +125,7 @@ def test_custom_scorer_with_a_reserved_metric_name_is_refused(tmp_path):
     (tmp_path / "bad.py").write_text(
         "from evalcore.core.records import Metric\n"
         "class S:\n    name='s'\n    metrics=[Metric('cost', 'x', True, True)]\n"
-        "    def score(self, *a): pass\n")
+        "    def score(self, *a): pass\n"
+    )
     with pytest.raises(ConfigError, match="'cost' is reserved"):
         build_scorer(NamedRef(name="bad:S"), tmp_path)

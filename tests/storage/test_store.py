@@ -429,7 +429,8 @@ def test_cases_and_error_messages_read_without_the_results(store: Store) -> None
     store.import_run(run)
     assert store.load_cases(run.info.id) == run.cases
     assert store.error_messages(run.info.id) == {
-        (r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}
+        (r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error
+    }
     assert store.error_messages(run.info.id)  # the factory's last contender has errors
     assert store.load_cases("no-such-run") == [] and store.error_messages("no-such-run") == {}
 
@@ -474,7 +475,8 @@ def test_failed_calls_are_the_error_results_in_the_runs_order(store: Store) -> N
     for r in run.results[:3]:
         failed(r, "timeout")
     store.create_run(run)
-    expected = [(r.contender, r.error.kind, r.error.message) for r in run.results
-                if r.status == "error" and r.error is not None]
+    expected = [
+        (r.contender, r.error.kind, r.error.message) for r in run.results if r.status == "error" and r.error is not None
+    ]
     assert store.failed_calls(run.info.id) == expected
     assert [kind for _, kind, _ in expected] == ["timeout", "timeout", "timeout", "transport"]  # not the unusable reply

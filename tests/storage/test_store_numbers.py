@@ -14,9 +14,27 @@ from evalcore.storage.rows import BATCH_LOOKUP, case_row, run_row, to_json
 from evalcore.storage.store import Store
 from tests.factories import make_run
 
-_OLD_RESULT = ("run_id", "contender", "dataset", '"case"', "sample", "status", "score", "error_kind", "cost_usd",
-               "latency_s", "input_tokens", "output_tokens", "attempts", "started_at", "metrics", "error_message",
-               "diagnostics", "output", "raw")
+_OLD_RESULT = (
+    "run_id",
+    "contender",
+    "dataset",
+    '"case"',
+    "sample",
+    "status",
+    "score",
+    "error_kind",
+    "cost_usd",
+    "latency_s",
+    "input_tokens",
+    "output_tokens",
+    "attempts",
+    "started_at",
+    "metrics",
+    "error_message",
+    "diagnostics",
+    "output",
+    "raw",
+)
 
 
 def _store_at_0002(path: Path, run) -> None:  # noqa: ANN001
@@ -27,14 +45,38 @@ def _store_at_0002(path: Path, run) -> None:  # noqa: ANN001
     migrations().apply(db, stop_before="0003_result_numbers")
     conn, run_id = db.conn, run.info.id
     conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", run_row(run))
-    conn.executemany("INSERT INTO contenders VALUES (?, ?, ?, ?, ?)",
-                     [(run_id, c.id, c.model, to_json(c.settings), i) for i, c in enumerate(run.contenders)])
-    conn.executemany("INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     [(run_id, *case_row(c), i) for i, c in enumerate(run.cases)])
-    rows = [(run_id, r.contender, r.dataset, r.case, r.sample, r.status, r.score, r.error.kind if r.error else None,
-             r.usage.cost_usd, r.latency_s, r.usage.input_tokens, r.usage.output_tokens, r.attempts, r.started_at,
-             to_json(r.metrics), r.error.message if r.error else None, to_json(r.diagnostics),
-             None if r.output is None else to_json(r.output), r.raw) for r in reversed(run.results)]
+    conn.executemany(
+        "INSERT INTO contenders VALUES (?, ?, ?, ?, ?)",
+        [(run_id, c.id, c.model, to_json(c.settings), i) for i, c in enumerate(run.contenders)],
+    )
+    conn.executemany(
+        "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, *case_row(c), i) for i, c in enumerate(run.cases)],
+    )
+    rows = [
+        (
+            run_id,
+            r.contender,
+            r.dataset,
+            r.case,
+            r.sample,
+            r.status,
+            r.score,
+            r.error.kind if r.error else None,
+            r.usage.cost_usd,
+            r.latency_s,
+            r.usage.input_tokens,
+            r.usage.output_tokens,
+            r.attempts,
+            r.started_at,
+            to_json(r.metrics),
+            r.error.message if r.error else None,
+            to_json(r.diagnostics),
+            None if r.output is None else to_json(r.output),
+            r.raw,
+        )
+        for r in reversed(run.results)
+    ]
     conn.executemany(f"INSERT INTO results ({', '.join(_OLD_RESULT)}) VALUES ({', '.join('?' * 19)})", rows)
     conn.commit()
     conn.close()

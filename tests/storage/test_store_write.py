@@ -27,15 +27,20 @@ def _encoded(fn: Any, value: Any) -> Any:
         return type(exc), str(exc)
 
 
-_metric_values = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-2, 2),
-                           st.booleans(), st.text(max_size=2))
+_metric_values = st.one_of(
+    st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-2, 2), st.booleans(), st.text(max_size=2)
+)
 
 
 @settings(max_examples=500, deadline=None)
-@given(names=st.lists(st.sampled_from(["a", "b_c", "x%s", 'q"'])), values=st.dictionaries(
-    st.sampled_from(["a", "b_c", "x%s", 'q"', "z"]), _metric_values, max_size=4), in_order=st.booleans())
-def test_metrics_json_writes_what_the_json_encoder_writes(names: list[str], values: dict[str, Any],
-                                                          in_order: bool) -> None:
+@given(
+    names=st.lists(st.sampled_from(["a", "b_c", "x%s", 'q"'])),
+    values=st.dictionaries(st.sampled_from(["a", "b_c", "x%s", 'q"', "z"]), _metric_values, max_size=4),
+    in_order=st.booleans(),
+)
+def test_metrics_json_writes_what_the_json_encoder_writes(
+    names: list[str], values: dict[str, Any], in_order: bool
+) -> None:
     names = list(dict.fromkeys(names))
     if in_order:
         values = {n: values.get(n) for n in names}  # the usual case: the run's metrics, in order
@@ -141,8 +146,8 @@ def test_rows_made_ahead_store_what_add_results_stores_in_one_statement_or_in_on
         a.add_results(run.info.id, results)
         row = b.result_rows(run.info.id)
         rows = [row(r) for r in results]
-        b.add_rows(rows[:rows_module.FULL_BATCH])  # one INSERT of a full batch, its own transaction
-        b.add_rows(rows[rows_module.FULL_BATCH:])  # 888 rows: several statements in one transaction
+        b.add_rows(rows[: rows_module.FULL_BATCH])  # one INSERT of a full batch, its own transaction
+        b.add_rows(rows[rows_module.FULL_BATCH :])  # 888 rows: several statements in one transaction
         b.add_rows([row(results[0])])  # the same key again: replaced, not added
         assert b.load_run(run.info.id).results == a.load_run(run.info.id).results == results
         assert b.list_runs()[0]["results"] == a.list_runs()[0]["results"] == len(results)

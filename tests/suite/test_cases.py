@@ -21,6 +21,7 @@ from evalcore.suite.loader import _expected_fix, check_expected
 
 def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Case:
     """_case_from_mapping written plainly: every check in turn, keys interned one by one."""
+
     def shared(value: Any) -> Any:
         if not isinstance(value, dict):
             return value
@@ -41,8 +42,15 @@ def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Cas
     if not isinstance(metadata, dict):
         raise ConfigError(f"{where}: metadata: must be an object.")
     variant = str(data.get("variant") or "default")
-    return Case(dataset=dataset, id=str(data.get("id") or default_id), variant=variant, input=value,
-                expected=shared(data["expected"]), metadata=shared(metadata), source=where)
+    return Case(
+        dataset=dataset,
+        id=str(data.get("id") or default_id),
+        variant=variant,
+        input=value,
+        expected=shared(data["expected"]),
+        metadata=shared(metadata),
+        source=where,
+    )
 
 
 def _reference_check(case: Case, fields: tuple[FieldSpec, ...]) -> None:
@@ -54,13 +62,23 @@ def _reference_check(case: Case, fields: tuple[FieldSpec, ...]) -> None:
             raise ConfigError(f"{where}: {spec.name}: {problem}. {_expected_fix(spec)}")
 
 
-_atoms = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.floats(allow_nan=True), st.text(max_size=3),
-                   st.sampled_from(["a", "b", " "]))
+_atoms = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.floats(allow_nan=True),
+    st.text(max_size=3),
+    st.sampled_from(["a", "b", " "]),
+)
 _values = st.one_of(_atoms, st.lists(_atoms, max_size=2), st.dictionaries(st.text(max_size=2), _atoms, max_size=2))
 _keys = st.one_of(st.sampled_from(sorted(CASE_KEYS)), st.sampled_from(["extra", "Input"]), st.integers(0, 2))
-_mappings = st.one_of(_values, st.dictionaries(_keys, _values, max_size=6),
-                      st.fixed_dictionaries({"input": _values, "expected": _values},
-                                            optional={"id": _values, "variant": _values, "metadata": _values}))
+_mappings = st.one_of(
+    _values,
+    st.dictionaries(_keys, _values, max_size=6),
+    st.fixed_dictionaries(
+        {"input": _values, "expected": _values}, optional={"id": _values, "variant": _values, "metadata": _values}
+    ),
+)
 
 
 def _outcome(fn: Any, *args: Any) -> Any:
@@ -81,8 +99,10 @@ def test_a_case_mapping_is_read_or_refused_as_the_reference_does(data: Any) -> N
 
 
 def test_expected_and_metadata_keys_are_shared_between_cases(tmp_path: Path) -> None:
-    lines = [json.dumps({"id": f"c{i}", "input": "x", "expected": {"city": None}, "metadata": {"channel": "e"}})
-             for i in range(2)]
+    lines = [
+        json.dumps({"id": f"c{i}", "input": "x", "expected": {"city": None}, "metadata": {"channel": "e"}})
+        for i in range(2)
+    ]
     (tmp_path / "cases.jsonl").write_text("\n".join(lines) + "\n\n")
     first, second = load_dataset_cases(tmp_path, "ds")
     assert next(iter(first.expected)) is next(iter(second.expected))
@@ -111,11 +131,22 @@ def test_invalid_json_in_a_jsonl_line_is_named_with_its_line(tmp_path: Path) -> 
         load_dataset_cases(tmp_path, "ds")
 
 
-_FIELDS = (FieldSpec("kind", "enum", values=("a", "b")), FieldSpec("tags", "multi_enum", values=("a", "b")),
-           FieldSpec("n", "integer"), FieldSpec("x", "number", nullable=False), FieldSpec("t", "string"),
-           FieldSpec("ok", "boolean"))
-_field_values = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.floats(allow_nan=True, allow_infinity=True),
-                          st.sampled_from(["a", "b", "c"]), st.lists(st.sampled_from(["a", "b", "c", 1]), max_size=2))
+_FIELDS = (
+    FieldSpec("kind", "enum", values=("a", "b")),
+    FieldSpec("tags", "multi_enum", values=("a", "b")),
+    FieldSpec("n", "integer"),
+    FieldSpec("x", "number", nullable=False),
+    FieldSpec("t", "string"),
+    FieldSpec("ok", "boolean"),
+)
+_field_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["a", "b", "c"]),
+    st.lists(st.sampled_from(["a", "b", "c", 1]), max_size=2),
+)
 
 
 @settings(max_examples=800, deadline=None)

@@ -13,13 +13,27 @@ from evalcore.core.schema import FieldSpec, check_value, field_credit
 from evalcore.scoring.scorers import Scored, score_fields
 from evalcore.suite import fieldrules
 
-_atoms = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([2**70, -(2**70)]),
-                   st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([1.0, 2.0, 0.5, -0.0]),
-                   st.sampled_from(["a", "b", " A", "c", ""]))
-_values = st.one_of(_atoms, st.lists(st.one_of(st.sampled_from(["a", "b", "c"]), _atoms), max_size=3),
-                    st.dictionaries(st.sampled_from(["a", "b"]), _atoms, max_size=2))
-_specs = st.builds(FieldSpec, st.sampled_from(["f", "g", "h"]), st.sampled_from(schema.FIELD_TYPES),
-                   values=st.sampled_from([("a", "b"), ("a",), ()]), nullable=st.booleans())
+_atoms = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([2**70, -(2**70)]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([1.0, 2.0, 0.5, -0.0]),
+    st.sampled_from(["a", "b", " A", "c", ""]),
+)
+_values = st.one_of(
+    _atoms,
+    st.lists(st.one_of(st.sampled_from(["a", "b", "c"]), _atoms), max_size=3),
+    st.dictionaries(st.sampled_from(["a", "b"]), _atoms, max_size=2),
+)
+_specs = st.builds(
+    FieldSpec,
+    st.sampled_from(["f", "g", "h"]),
+    st.sampled_from(schema.FIELD_TYPES),
+    values=st.sampled_from([("a", "b"), ("a",), ()]),
+    nullable=st.booleans(),
+)
 
 
 @st.composite
@@ -33,8 +47,12 @@ def _reference_problems(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> 
     return {s.name: p for s in fields if (p := check_value(s, data.get(s.name)))}
 
 
-def _reference_score(expected: dict[str, Any], output: dict[str, Any], fields: tuple[FieldSpec, ...],
-                     type_errors: dict[str, str] | None = None) -> Scored:
+def _reference_score(
+    expected: dict[str, Any],
+    output: dict[str, Any],
+    fields: tuple[FieldSpec, ...],
+    type_errors: dict[str, str] | None = None,
+) -> Scored:
     """score_fields written plainly, with field_credit on every field."""
     type_errors = type_errors or {}
     credits, diagnostics = [], {}
@@ -74,8 +92,9 @@ def test_a_value_the_rules_say_fits_is_one_check_value_accepts(spec: FieldSpec, 
 
 @settings(max_examples=600, deadline=None)
 @given(fields=_schemas(), data=st.dictionaries(st.sampled_from(["f", "g", "h", "x"]), _values, max_size=4))
-def test_type_problems_are_check_values_verdicts_in_field_order(fields: tuple[FieldSpec, ...],
-                                                                data: dict[str, Any]) -> None:
+def test_type_problems_are_check_values_verdicts_in_field_order(
+    fields: tuple[FieldSpec, ...], data: dict[str, Any]
+) -> None:
     got = fieldrules.type_problems(fields, data)
     want = _reference_problems(fields, data)
     assert got == want
@@ -95,11 +114,16 @@ def test_full_credit_shortcut_agrees_with_field_credit(spec: FieldSpec, want: An
 
 
 @settings(max_examples=600, deadline=None)
-@given(fields=_schemas(), expected=st.dictionaries(st.sampled_from(["f", "g", "h"]), _values, max_size=3),
-       output=st.dictionaries(st.sampled_from(["f", "g", "h", "x"]), _values, max_size=4),
-       copy=st.booleans(), errors=st.booleans())
-def test_score_fields_scores_as_field_credit_on_every_field(fields: tuple[FieldSpec, ...], expected: dict[str, Any],
-                                                            output: dict[str, Any], copy: bool, errors: bool) -> None:
+@given(
+    fields=_schemas(),
+    expected=st.dictionaries(st.sampled_from(["f", "g", "h"]), _values, max_size=3),
+    output=st.dictionaries(st.sampled_from(["f", "g", "h", "x"]), _values, max_size=4),
+    copy=st.booleans(),
+    errors=st.booleans(),
+)
+def test_score_fields_scores_as_field_credit_on_every_field(
+    fields: tuple[FieldSpec, ...], expected: dict[str, Any], output: dict[str, Any], copy: bool, errors: bool
+) -> None:
     if copy:
         output = dict(expected)  # the usual case: a right answer
     type_errors = _reference_problems(fields, output) if errors else None

@@ -12,17 +12,22 @@ def _config(lineup, **extra):
 
 
 def test_settings_lists_multiply_into_contenders():
-    config = _config([{"model": "openai/gpt-4o-mini",
-                       "settings": {"temperature": [0, 0.7], "reasoning_effort": ["low", "high"]}}])
+    config = _config(
+        [{"model": "openai/gpt-4o-mini", "settings": {"temperature": [0, 0.7], "reasoning_effort": ["low", "high"]}}]
+    )
     ids = [c.id for c in expand_lineup(config)]
     assert ids == [
-        "openai/gpt-4o-mini · t=0 · effort=low", "openai/gpt-4o-mini · t=0 · effort=high",
-        "openai/gpt-4o-mini · t=0.7 · effort=low", "openai/gpt-4o-mini · t=0.7 · effort=high"]
+        "openai/gpt-4o-mini · t=0 · effort=low",
+        "openai/gpt-4o-mini · t=0 · effort=high",
+        "openai/gpt-4o-mini · t=0.7 · effort=low",
+        "openai/gpt-4o-mini · t=0.7 · effort=high",
+    ]
 
 
 def test_defaults_are_sent_but_not_part_of_the_id():
-    config = _config([{"model": "fake/oracle", "settings": {"temperature": 0.2}}],
-                     defaults={"temperature": 0, "max_tokens": 300})
+    config = _config(
+        [{"model": "fake/oracle", "settings": {"temperature": 0.2}}], defaults={"temperature": 0, "max_tokens": 300}
+    )
     (contender,) = expand_lineup(config)
     assert contender.id == "fake/oracle · t=0.2"
     assert contender.settings == {"temperature": 0.2, "max_tokens": 300}
@@ -48,16 +53,23 @@ def test_a_repeated_contender_is_a_configuration_error():
 
 
 def test_suite_prices_and_api_base_reach_real_models_only():
-    config = _config([{"model": "openai/llama"}, {"model": "fake/oracle"}], api_base="http://127.0.0.1:9/v1",
-                     prices={"openai/llama": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}})
+    config = _config(
+        [{"model": "openai/llama"}, {"model": "fake/oracle"}],
+        api_base="http://127.0.0.1:9/v1",
+        prices={"openai/llama": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}},
+    )
     real, fake = expand_lineup(config)
     assert real.api_base == "http://127.0.0.1:9/v1" and fake.api_base is None
     assert real.prices == {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}
 
 
 def test_a_setting_a_fake_does_not_take_is_refused_by_name():
-    config = _config([{"model": "fake/oracle", "settings": {"reasoning_effort": "high"}},
-                      {"model": "fake/guesser", "settings": {"reasoning_effort": "high"}}])
+    config = _config(
+        [
+            {"model": "fake/oracle", "settings": {"reasoning_effort": "high"}},
+            {"model": "fake/guesser", "settings": {"reasoning_effort": "high"}},
+        ]
+    )
     kept, refused = split_refused(expand_lineup(config))
     assert [c.id for c in kept] == ["fake/guesser · effort=high"]
     assert refused[0].model == "fake/oracle"
@@ -73,8 +85,13 @@ def test_contender_id_shows_booleans_in_lowercase():
     assert contender_id("m", {"stream": True}) == "m · stream=true"
 
 
-@given(st.dictionaries(st.sampled_from(["temperature", "top_p", "seed", "max_tokens"]),
-                       st.lists(st.integers(0, 9), min_size=1, max_size=3, unique=True), max_size=4))
+@given(
+    st.dictionaries(
+        st.sampled_from(["temperature", "top_p", "seed", "max_tokens"]),
+        st.lists(st.integers(0, 9), min_size=1, max_size=3, unique=True),
+        max_size=4,
+    )
+)
 def test_matrix_expansion_gives_the_product_of_list_lengths(settings):
     config = _config([{"model": "fake/oracle", "settings": settings}])
     expected = 1

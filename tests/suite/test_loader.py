@@ -11,7 +11,10 @@ def test_loads_cases_with_variant_and_numbered_ids(tmp_path):
     suite = load_suite(write_suite(tmp_path / "s"))
     cases = suite.datasets["shop"].cases
     assert [(c.id, c.variant) for c in cases] == [
-        ("complete/001", "complete"), ("complete/002", "complete"), ("vague/001", "vague")]
+        ("complete/001", "complete"),
+        ("complete/002", "complete"),
+        ("vague/001", "vague"),
+    ]
     assert cases[0].metadata == {"difficulty": "easy"}
     assert suite.suite_hash.startswith("sha256:")
     assert set(suite.dataset_hashes) == {"shop"}
@@ -89,13 +92,13 @@ def test_enum_field_without_values_is_refused(tmp_path):
 
 
 def test_dataset_can_hold_cases_jsonl(tmp_path):
-    root = write_suite(tmp_path / "s", config={"adapter": "chat", "scorer": "exact", "fields": None},
-                       cases={})
+    root = write_suite(tmp_path / "s", config={"adapter": "chat", "scorer": "exact", "fields": None}, cases={})
     folder = root / "datasets" / "qa"
     folder.mkdir(parents=True)
     (folder / "cases.jsonl").write_text(
         '{"id": "q1", "variant": "easy", "input": "2+2?", "expected": "4"}\n'
-        '{"id": "q2", "input": "capital of France?", "expected": "Paris", "metadata": {"topic": "geo"}}\n')
+        '{"id": "q2", "input": "capital of France?", "expected": "Paris", "metadata": {"topic": "geo"}}\n'
+    )
     cases = load_suite(root).cases
     assert [(c.id, c.variant, c.expected) for c in cases] == [("q1", "easy", "4"), ("q2", "default", "Paris")]
 
@@ -119,9 +122,14 @@ def test_dataset_can_hold_one_yaml_file_per_case(tmp_path):
 
 
 def test_per_dataset_fields_replace_the_suite_fields(tmp_path):
-    root = write_suite(tmp_path / "s", config={"fields": None, "datasets": {"shop": {
-        "instructions": "Shop only.", "fields": {"name": {"type": "string"}}}}},
-        cases={"a/001": ("Ann", {"name": "Ann"})})
+    root = write_suite(
+        tmp_path / "s",
+        config={
+            "fields": None,
+            "datasets": {"shop": {"instructions": "Shop only.", "fields": {"name": {"type": "string"}}}},
+        },
+        cases={"a/001": ("Ann", {"name": "Ann"})},
+    )
     suite = load_suite(root)
     assert [f.name for f in suite.datasets["shop"].fields] == ["name"]
     assert suite.datasets["shop"].instructions == "Shop only."
