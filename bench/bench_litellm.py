@@ -59,8 +59,17 @@ def measure(kind: str, n: int, c: int) -> tuple[float, float]:
         dataset = suite.datasets["intake"]
         context = Context(_instructions(suite.config.instructions, dataset.instructions), dataset.fields)
         adapter_messages = [ExtractAdapter().build_messages(case, context) for case in plan.cases]
-        calls = [_call_kwargs(Request(contender=plan.contenders[0], messages=m, response_format={"type": "json_object"},
-                                      timeout_s=plan.timeout_s)) for m in adapter_messages]
+        calls = [
+            _call_kwargs(
+                Request(
+                    contender=plan.contenders[0],
+                    messages=m,
+                    response_format={"type": "json_object"},
+                    timeout_s=plan.timeout_s,
+                )
+            )
+            for m in adapter_messages
+        ]
 
         async def bare(count: int) -> None:
             gate = asyncio.Semaphore(c)
@@ -105,26 +114,33 @@ def main() -> None:
         print(json.dumps(measure(args.child, n, c)))
         return
     # Each measurement in a fresh process: litellm's logging worker carries unfinished tasks from one
-    # event loop into the next, so runs in one process would pay for each other's logging. On this VM
-    # the same process varies by 5-15% from one start to the next (the bare side alone measured 4.26
-    # to 5.30 s within ten minutes), so the figure is the median of the ratios of pairs run back to
-    # back, alternating which side goes first; the best-of ratio is printed beside it.
+    # event loop into the next, so runs in one process would pay for each other's logging. A process on
+    # a shared VM runs faster or slower from one start to the next, so the figure is the median of the
+    # ratios of pairs run back to back, alternating which side goes first; the best-of ratio is printed
+    # beside it.
     times: dict[str, list[list[float]]] = {"bare": [], "evalcore": []}
     for i in range(args.repeat):
-        for kind in (("bare", "evalcore") if i % 2 == 0 else ("evalcore", "bare")):
+        for kind in ("bare", "evalcore") if i % 2 == 0 else ("evalcore", "bare"):
             command = [sys.executable, __file__, "--child", kind, "--calls", str(n), "--concurrency", str(c)]
             out = subprocess.run(command, capture_output=True, text=True, check=True)
             times[kind].append(json.loads(out.stdout.strip().splitlines()[-1]))
     pairs = sorted(o[0] / b[0] for o, b in zip(times["evalcore"], times["bare"], strict=True))
     ratio = statistics.median(pairs)
     ours, floor = statistics.median(t[0] for t in times["evalcore"]), statistics.median(t[0] for t in times["bare"])
-    report(f"litellm path ({n:,} mock_response calls, concurrency {c}, median of {len(pairs)} pairs)",
-           f"evalcore {ours:.2f} s ({ours / n * 1e6:.0f} us/call)",
-           f"bare asyncio.gather {floor:.2f} s ({floor / n * 1e6:.0f} us/call)", ratio, f"<= {TARGET}", ratio <= TARGET)
+    report(
+        f"litellm path ({n:,} mock_response calls, concurrency {c}, median of {len(pairs)} pairs)",
+        f"evalcore {ours:.2f} s ({ours / n * 1e6:.0f} us/call)",
+        f"bare asyncio.gather {floor:.2f} s ({floor / n * 1e6:.0f} us/call)",
+        ratio,
+        f"<= {TARGET}",
+        ratio <= TARGET,
+    )
     best = min(t[0] for t in times["evalcore"]) / min(t[0] for t in times["bare"])
     cpu = min(t[1] for t in times["evalcore"]) / min(t[1] for t in times["bare"])
-    note("litellm path, spread", f"pair ratios {', '.join(f'{r:.2f}' for r in pairs)} | best-of wall {best:.2f} | "
-         f"best-of CPU {cpu:.2f}")
+    note(
+        "litellm path, spread",
+        f"pair ratios {', '.join(f'{r:.2f}' for r in pairs)} | best-of wall {best:.2f} | best-of CPU {cpu:.2f}",
+    )
 
 
 if __name__ == "__main__":

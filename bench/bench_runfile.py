@@ -29,7 +29,7 @@ TARGET_MEMORY = 4.0
 
 def build_file(path: Path, mb: float) -> int:
     """Write a run file of about ``mb`` megabytes; returns its number of results."""
-    from evalcore.runfile.io import write_run_file
+    from evalcore.runfile.write import write_run_file
 
     contenders = 10
     cases = max(10, int(mb * 1e6 / 760 / contenders))  # a result line is about 760 bytes
@@ -43,7 +43,7 @@ def child(kind: str, path: str) -> None:
 
     Both kinds read the file inside the measurement: its bytes count towards the peak.
     """
-    from evalcore.runfile.io import read_run_file
+    from evalcore.runfile.read import read_run_file
 
     before = peak_rss_mb()
     start = time.perf_counter()
@@ -58,8 +58,9 @@ def child(kind: str, path: str) -> None:
 
 
 def measure_child(kind: str, path: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", kind, str(path)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", kind, str(path)], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -73,7 +74,8 @@ def main() -> None:
         child(*args.child)
         return
 
-    from evalcore.runfile.io import read_run_file, write_run_file
+    from evalcore.runfile.read import read_run_file
+    from evalcore.runfile.write import write_run_file
 
     with tempfile.TemporaryDirectory() as tmp:
         plain, packed = Path(tmp) / "run.json", Path(tmp) / "run.json.gz"
@@ -83,15 +85,21 @@ def main() -> None:
         print(f"run file: {mb:.1f} MB, {results:,} results; gzip {packed.stat().st_size / 1e6:.1f} MB", flush=True)
 
         for label, path in (("json", plain), ("json.gz", packed)):
+
             def raw_import(path: Path = path) -> object:
                 data = path.read_bytes()
                 return json.loads(gzip.decompress(data) if path.suffix == ".gz" else data)
 
             raw_s, value = best_of(raw_import, args.repeat)
             ours_s, run = best_of(lambda path=path: read_run_file(path), args.repeat)
-            report(f"run file import ({label})", f"evalcore {mb / ours_s:.1f} MB/s ({ours_s:.2f} s)",
-                   f"json.loads {mb / raw_s:.1f} MB/s ({raw_s:.2f} s)", ours_s / raw_s, f"<= {TARGET_RATIO}x",
-                   ours_s / raw_s <= TARGET_RATIO)
+            report(
+                f"run file import ({label})",
+                f"evalcore {mb / ours_s:.1f} MB/s ({ours_s:.2f} s)",
+                f"json.loads {mb / raw_s:.1f} MB/s ({raw_s:.2f} s)",
+                ours_s / raw_s,
+                f"<= {TARGET_RATIO}x",
+                ours_s / raw_s <= TARGET_RATIO,
+            )
 
             out = Path(tmp) / f"out.{label}"
 
@@ -101,17 +109,25 @@ def main() -> None:
 
             raw_s, _ = best_of(raw_export, args.repeat)
             ours_s, _ = best_of(lambda run=run, out=out: write_run_file(run, out), args.repeat)
-            report(f"run file export ({label})", f"evalcore {mb / ours_s:.1f} MB/s ({ours_s:.2f} s)",
-                   f"json.dumps {mb / raw_s:.1f} MB/s ({raw_s:.2f} s)", ours_s / raw_s, f"<= {TARGET_RATIO}x",
-                   ours_s / raw_s <= TARGET_RATIO)
+            report(
+                f"run file export ({label})",
+                f"evalcore {mb / ours_s:.1f} MB/s ({ours_s:.2f} s)",
+                f"json.dumps {mb / raw_s:.1f} MB/s ({raw_s:.2f} s)",
+                ours_s / raw_s,
+                f"<= {TARGET_RATIO}x",
+                ours_s / raw_s <= TARGET_RATIO,
+            )
             del value, run
 
         for label, path in (("json", plain), ("json.gz", packed)):
             raw, ours = measure_child("loads", path), measure_child("read", path)
             ratio = ours["peak_mb"] / mb
-            note(f"run file import peak memory ({label})", f"evalcore +{ours['peak_mb']:.0f} MB = {ratio:.1f}x the "
-                 f"file | json.loads +{raw['peak_mb']:.0f} MB = {raw['peak_mb'] / mb:.1f}x | (target evalcore <= "
-                 f"{TARGET_MEMORY:.0f}x the file) {'ok' if ratio <= TARGET_MEMORY else 'MISSED'}")
+            note(
+                f"run file import peak memory ({label})",
+                f"evalcore +{ours['peak_mb']:.0f} MB = {ratio:.1f}x the "
+                f"file | json.loads +{raw['peak_mb']:.0f} MB = {raw['peak_mb'] / mb:.1f}x | (target evalcore <= "
+                f"{TARGET_MEMORY:.0f}x the file) {'ok' if ratio <= TARGET_MEMORY else 'MISSED'}",
+            )
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
-"""litellm behind the :class:`~evalcore.providers.Provider` protocol.
+"""litellm behind the :class:`~evalcore.models.types.Provider` protocol.
 
 This is the one module that imports litellm, and it does so lazily, inside functions: importing
 litellm costs seconds, and the explorer never needs it. Calls go out with ``max_retries=0`` and
 an explicit timeout; the retry loop here retries only transient faults, with full-jitter
 exponential backoff that gives way to a ``Retry-After`` header.
 
-Fault kinds (see :class:`~evalcore.errors.CallFailed`):
+Fault kinds (see :class:`~evalcore.core.errors.CallFailed`):
 
 =============  ==========================================================  =========
 kind           litellm raises (or the reply shows)                          retried
@@ -197,33 +197,42 @@ def _reply_text(response: Any) -> str:
 
 
 def _usage(response: Any, contender: Contender) -> Usage:
-    """Tokens from the reply, and the cost from the suite's prices or else litellm's price map."""
+    """Tokens from the reply's ``usage``, and the cost from the suite's prices or else litellm's price map."""
     usage = getattr(response, "usage", None)
     tokens_in = getattr(usage, "prompt_tokens", None)
     tokens_out = getattr(usage, "completion_tokens", None)
     if contender.prices is not None:
         cost = _priced(contender.prices, tokens_in, tokens_out)
     else:
-        cost = _litellm_cost(response)
+        cost = _litellm_cost(response, contender.model)
     return Usage(input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost)
 
 
 def _priced(prices: dict[str, float], tokens_in: int | None, tokens_out: int | None) -> float | None:
     if tokens_in is None or tokens_out is None:
         return None
-    return (
-        prices.get("input_cost_per_token", 0.0) * tokens_in
-        + prices.get("output_cost_per_token", 0.0) * tokens_out
-    )
+    return prices.get("input_cost_per_token", 0.0) * tokens_in + prices.get("output_cost_per_token", 0.0) * tokens_out
 
 
-def _litellm_cost(response: Any) -> float | None:
-    """litellm's cost for the reply; None for models missing from its price map."""
-    try:
-        cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
-        return float(cost) if cost is not None else None
-    except Exception:
+def _litellm_cost(response: Any, model: str) -> float | None:
+    """litellm's cost for the reply (``litellm.completion_cost``); None for models missing from its price map."""
+    litellm = _litellm()
+    # Asking again for a model litellm has no price for costs a failed search of its whole map on every
+    # reply (local models are never in it), so the answer is kept until the map changes size, as
+    # ``litellm.register_model`` makes it.
+    unpriced = (model, len(litellm.model_cost))
+    if unpriced in _UNPRICED:
         return None
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except litellm.ModelNotMappedError:
+        _UNPRICED.add(unpriced)
+        return None
+    except Exception:  # a reply litellm cannot price this time (no usage, an odd shape)
+        return None
+
+
+_UNPRICED: set[tuple[str, int]] = set()
 
 
 def classify(exc: BaseException) -> str:

@@ -1,8 +1,11 @@
 """Run files (``docs/run-file.md``): one JSON document (optionally gzipped) that holds a whole run.
 
-- :mod:`~evalcore.runfile.io`: :func:`read_run_file`, :func:`write_run_file`, export of a stored run.
+- :mod:`~evalcore.runfile.read`: :func:`read_run_file`, strict reading with every problem named.
+- :mod:`~evalcore.runfile.write`: :func:`write_run_file`, :func:`dump_run` (the canonical bytes) and
+  :func:`export_run` (a stored run, a part of its results at a time).
 - :mod:`~evalcore.runfile.models`: the pydantic models of the format, strict (``extra="forbid"``).
 - :mod:`~evalcore.runfile.fast`: the fast reader for large, well-formed files (checked against the models).
+- :mod:`~evalcore.runfile.jsonschema`: the format's JSON Schema, made from the models.
 - :mod:`~evalcore.runfile.uploads`: reading a file a browser uploaded, with its size caps.
 
 May import :mod:`evalcore.storage`, :mod:`evalcore.core` and :mod:`evalcore._util`.
@@ -10,7 +13,12 @@ May import :mod:`evalcore.storage`, :mod:`evalcore.core` and :mod:`evalcore._uti
 
 from evalcore._util.lazy import lazy_exports
 
-_EXPORTS = {"read_run_file": "io", "write_run_file": "io", "export_run": "io", "dump_run": "io",
-            "read_upload": "uploads"}
+_EXPORTS = {
+    "read_run_file": "read",
+    "write_run_file": "write",
+    "export_run": "write",
+    "dump_run": "write",
+    "read_upload": "uploads",
+}
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

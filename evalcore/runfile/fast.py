@@ -1,11 +1,11 @@
 """The run file's fast path: read and check the big sections without building pydantic models.
 
 :mod:`evalcore.runfile.models` says what a valid run file is, and says it well, one message per
-problem. It also costs a model instance per result and a second copy of every value, which made
-reading a 100 MB file take seven times a ``json.loads`` and eight times its size in memory. This
-module checks the same rules with plain type tests and builds the records directly:
+problem. It also costs a model instance per result and a second copy of every value, more time and
+memory than a big file can afford. This module checks the same rules with plain type tests and
+builds the records directly:
 
-- :func:`read_canonical` reads a file in the canonical layout :func:`evalcore.runfile.io.dump_run`
+- :func:`read_canonical` reads a file in the canonical layout :func:`evalcore.runfile.write.dump_run`
   writes (one array element per line) a chunk of lines at a time, so the whole JSON tree never
   exists at once;
 - :func:`run_from_tree` does the same checks on an already parsed tree (any layout);
@@ -19,13 +19,12 @@ accepting a file the models refuse; the tests hold it to that.
 
 from __future__ import annotations
 
-import json
-import math
 import re
 import sys
 from datetime import datetime
 from typing import Any, cast
 
+import msgspec
 from pydantic import ValidationError
 
 from evalcore._util.gcpause import gc_paused
@@ -41,15 +40,32 @@ from evalcore.runfile.models import (
 
 FORMAT = "evalcore.run"
 SECTIONS = ("format", "schema_version", "run", "metrics", "contenders", "cases", "results", "refused")
-#: Bytes of element lines parsed at once: big enough that ``json.loads`` shares the keys of many
-#: results, small enough that only a sliver of the tree exists at a time.
+#: Bytes of element lines parsed at once: big enough that the parser's call costs nothing per result,
+#: small enough that only a sliver of the tree exists at a time.
 CHUNK_BYTES = 1 << 20
 
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)$")
 _MAX_FLOAT = sys.float_info.max
 _CASE_KEYS = frozenset({"dataset", "id", "variant", "input", "expected", "metadata"})
-_RESULT_KEYS = frozenset({"contender", "dataset", "case", "sample", "status", "score", "metrics", "output", "raw",
-                          "error", "diagnostics", "usage", "latency_s", "attempts", "started_at"})
+_RESULT_KEYS = frozenset(
+    {
+        "contender",
+        "dataset",
+        "case",
+        "sample",
+        "status",
+        "score",
+        "metrics",
+        "output",
+        "raw",
+        "error",
+        "diagnostics",
+        "usage",
+        "latency_s",
+        "attempts",
+        "started_at",
+    }
+)
 _ERROR_KEYS = frozenset({"kind", "message"})
 _USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "cost_usd"})
 _ERROR_KINDS = frozenset(records.ERROR_KINDS)
@@ -60,9 +76,12 @@ class _Unsure(Exception):
     """Something the fast path does not vouch for: the models decide."""
 
 
-#: Whatever goes wrong on the fast path sends the file to the models (json and UTF-8 errors are
-#: ValueErrors; an unhashable id, a TypeError), which say what it is.
+#: Whatever goes wrong on the fast path (an unhashable id is a TypeError, JSON nested too deeply a
+#: RecursionError) sends the file to the models, which say what it is.
 _DOUBT = (_Unsure, ValueError, TypeError, KeyError, RecursionError)
+#: Strict JSON only: msgspec refuses invalid UTF-8, NaN and Infinity, numbers too large for a float and
+#: unpaired surrogate escapes, the things the full reader names.
+_decode = msgspec.json.Decoder().decode
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -203,28 +222,17 @@ class _Reader:
 
 
 def _loads(chunk: bytes) -> Any:
-    """Strict JSON of a chunk; anything the full reader reports on (bad UTF-8, NaN, huge numbers,
-    lone surrogates) is left to it."""
-    if b"\\ud" in chunk or b"\\uD" in chunk:
-        raise _Unsure
-    return json.loads(chunk.decode("utf-8"), parse_constant=_refuse, parse_float=_finite)
+    """Strict JSON of a chunk; anything else is left to the full reader, which words the problem."""
+    try:
+        return _decode(chunk)
+    except msgspec.DecodeError:
+        raise _Unsure from None
 
 
 def _one(values: list[Any]) -> Any:
     if len(values) != 1:  # "key":value,junk would read as a longer array: not ours to accept
         raise _Unsure
     return values[0]
-
-
-def _refuse(literal: str) -> Any:
-    raise _Unsure(literal)
-
-
-def _finite(text: str, _float: Any = float, _isinf: Any = math.isinf) -> float:
-    value = _float(text)
-    if _isinf(value):  # a literal too large for a float
-        raise _Unsure(text)
-    return value
 
 
 # --- checks ----------------------------------------------------------------------------------------
@@ -234,8 +242,7 @@ class _Header:
     """format, schema_version, run, metrics and contenders (refused at the end): small, so the models check them."""
 
     def __init__(self, tree: dict[str, Any]):
-        if tree.get("format") != FORMAT or type(tree.get("schema_version")) is not int or \
-                tree["schema_version"] != 1:
+        if tree.get("format") != FORMAT or type(tree.get("schema_version")) is not int or tree["schema_version"] != 1:
             raise _Unsure
         try:
             self.info = RunEntry.model_validate(tree["run"])
@@ -256,9 +263,16 @@ class _Header:
         except ValidationError:
             raise _Unsure from None
         r = self.info
-        info = records.RunInfo(id=r.id, suite=r.suite, created_at=r.created_at, finished_at=r.finished_at,
-                               status=r.status, weights=dict(r.weights), settings=r.settings,
-                               provenance=r.provenance.model_dump())
+        info = records.RunInfo(
+            id=r.id,
+            suite=r.suite,
+            created_at=r.created_at,
+            finished_at=r.finished_at,
+            status=r.status,
+            weights=dict(r.weights),
+            settings=r.settings,
+            provenance=r.provenance.model_dump(),
+        )
         return records.Run(
             info=info,
             metrics=[records.Metric(m.name, m.description, m.higher_is_better, m.primary) for m in self.metrics],
@@ -286,11 +300,17 @@ class _Cases:
         for x in items:
             if type(x) is not dict or x.keys() != _CASE_KEYS:
                 raise _Unsure
-            dataset, case_id, variant, value, metadata = x["dataset"], x["id"], x["variant"], x["input"], \
-                x["metadata"]
-            if type(dataset) is not str or not dataset or type(case_id) is not str or not case_id or \
-                    type(variant) is not str or not (type(value) is str or type(value) is dict) or \
-                    not _object(metadata, trusted_keys) or (type(value) is dict and not _object(value, trusted_keys)):
+            dataset, case_id, variant, value, metadata = x["dataset"], x["id"], x["variant"], x["input"], x["metadata"]
+            if (
+                type(dataset) is not str
+                or not dataset
+                or type(case_id) is not str
+                or not case_id
+                or type(variant) is not str
+                or not (type(value) is str or type(value) is dict)
+                or not _object(metadata, trusted_keys)
+                or (type(value) is dict and not _object(value, trusted_keys))
+            ):
                 raise _Unsure
             key = (dataset, case_id)
             if key in self.keys:
@@ -326,28 +346,56 @@ class _Results:
         key = self.cases.get((x["dataset"], x["case"]))
         status = _STATUSES.get(x["status"]) if type(x["status"]) is str else None
         sample, attempts = x["sample"], x["attempts"]
-        if contender is None or key is None or status is None or type(sample) is not int or \
-                not 0 <= sample <= INT64_MAX or type(attempts) is not int or not 1 <= attempts <= INT64_MAX:
+        if (
+            contender is None
+            or key is None
+            or status is None
+            or type(sample) is not int
+            or not 0 <= sample <= INT64_MAX
+            or type(attempts) is not int
+            or not 1 <= attempts <= INT64_MAX
+        ):
             raise _Unsure
         ident = (contender, key[0], key[1], sample)
         if ident in self.seen:
             raise _Unsure
         self.seen.add(ident)
         score, metrics, error = x["score"], x["metrics"], _error(x["error"])
-        if not (score is None or _unit(score)) or not self._metrics(metrics) or not _status_ok(
-                status, score, metrics, error, self.primary):
+        if (
+            not (score is None or _unit(score))
+            or not self._metrics(metrics)
+            or not _status_ok(status, score, metrics, error, self.primary)
+        ):
             raise _Unsure
         raw, diagnostics, started_at = x["raw"], x["diagnostics"], x["started_at"]
         latency = x["latency_s"]
         usage = _usage(x["usage"])
-        if not (raw is None or type(raw) is str) or not _object(diagnostics, trusted_keys) or \
-                not (latency is None or _non_negative(latency)) or not _timestamp(started_at):
+        if (
+            not (raw is None or type(raw) is str)
+            or not _object(diagnostics, trusted_keys)
+            or not (latency is None or _non_negative(latency))
+            or not _timestamp(started_at)
+        ):
             raise _Unsure
         if not self.keep:
             return None
-        return records.Result(contender, key[0], key[1], sample, status, score, metrics=metrics, output=x["output"],
-                              raw=raw, error=error, diagnostics=diagnostics, usage=usage,
-                              latency_s=latency, attempts=attempts, started_at=started_at)
+        return records.Result(
+            contender,
+            key[0],
+            key[1],
+            sample,
+            status,
+            score,
+            metrics=metrics,
+            output=x["output"],
+            raw=raw,
+            error=error,
+            diagnostics=diagnostics,
+            usage=usage,
+            latency_s=latency,
+            attempts=attempts,
+            started_at=started_at,
+        )
 
     def _metrics(self, metrics: Any) -> bool:
         if type(metrics) is not dict:
@@ -367,8 +415,13 @@ def _status_ok(status: str, score: Any, metrics: dict, error: records.ErrorInfo 
 def _error(value: Any) -> records.ErrorInfo | None:
     if value is None:
         return None
-    if type(value) is not dict or value.keys() != _ERROR_KEYS or type(value["kind"]) is not str or \
-            value["kind"] not in _ERROR_KINDS or type(value["message"]) is not str:
+    if (
+        type(value) is not dict
+        or value.keys() != _ERROR_KEYS
+        or type(value["kind"]) is not str
+        or value["kind"] not in _ERROR_KINDS
+        or type(value["message"]) is not str
+    ):
         raise _Unsure
     return records.ErrorInfo(value["kind"], value["message"])
 

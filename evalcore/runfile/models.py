@@ -4,7 +4,8 @@ This module owns what a valid run file is: one model per object of the spec (``d
 the field rules (types, ranges, timestamps, reserved names) and the cross-field rules the JSON Schema
 cannot express (references, uniqueness, one primary metric, status rules). A problem is reported as
 ``(location, message)``; :func:`problem_lines` turns a :class:`~pydantic.ValidationError` into the
-``path.to.field: message`` lines users see. Reading and writing files lives in :mod:`evalcore.runfile.io`.
+``path.to.field: message`` lines users see. Reading and writing files live in :mod:`evalcore.runfile.read`
+and :mod:`evalcore.runfile.write`.
 """
 
 from __future__ import annotations
@@ -78,8 +79,8 @@ JsonObject = dict[str, Any]
 class _Model(BaseModel):
     # Each field's docstring describes it in the JSON Schema (see attribute_docstrings). Not pydantic's
     # use_attribute_docstrings: on Python < 3.13 it finds each class's source by asking inspect which
-    # module every frame of the stack belongs to, 0.15 s of an app's first page in a server that has
-    # loaded a thousand modules.
+    # module every frame of the stack belongs to, a pause on an app's first page in a server that has
+    # loaded many modules.
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
@@ -400,8 +401,9 @@ def _result_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     metrics = [m for _, m in _entries(data, "metrics")]
     declared: set[str] = {n for m in metrics if isinstance(n := m.get("name"), str)}
     # A name of the wrong type (a list, an object) is reported by the field check; it names no metric here.
-    primary = next((m.get("name") for m in metrics if m.get("primary") is True and isinstance(m.get("name"), str)),
-                   None)
+    primary = next(
+        (m.get("name") for m in metrics if m.get("primary") is True and isinstance(m.get("name"), str)), None
+    )
     seen: dict[tuple, int] = {}
     for i, r in _entries(data, "results"):
         key = (r.get("contender"), r.get("dataset"), r.get("case"), r.get("sample"))
@@ -485,8 +487,12 @@ def attribute_docstrings() -> dict[str, dict[str, str]]:
             continue
         fields = docs.setdefault(node.name, {})
         for field, after in zip(node.body, node.body[1:], strict=False):
-            if (isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
-                    and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
-                    and isinstance(after.value.value, str)):
+            if (
+                isinstance(field, ast.AnnAssign)
+                and isinstance(field.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
                 fields[field.target.id] = inspect.cleandoc(after.value.value)
     return docs

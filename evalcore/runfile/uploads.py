@@ -18,8 +18,9 @@ MAX_UPLOAD_BYTES = 50 * MB
 MAX_UPLOAD_JSON_BYTES = 256 * MB
 
 
-def read_upload(data: bytes, name: str = "the uploaded file", *, max_bytes: int | None = None,
-                max_json_bytes: int | None = None) -> Run:
+def read_upload(
+    data: bytes, name: str = "the uploaded file", *, max_bytes: int | None = None, max_json_bytes: int | None = None
+) -> Run:
     """Check an upload's size, then read and validate it as a run file.
 
     Args:
@@ -35,10 +36,12 @@ def read_upload(data: bytes, name: str = "the uploaded file", *, max_bytes: int 
     max_bytes = MAX_UPLOAD_BYTES if max_bytes is None else max_bytes
     max_json_bytes = MAX_UPLOAD_JSON_BYTES if max_json_bytes is None else max_json_bytes
     if too_large(data, max_bytes):
-        problem = (f"(file): {len(data):,} bytes, over the upload limit of {max_bytes:,} bytes ({_mb(max_bytes)}); "
-                   "import it on the command line instead: evalcore import FILE")
+        problem = (
+            f"(file): {len(data):,} bytes, over the upload limit of {max_bytes:,} bytes ({_mb(max_bytes)}); "
+            "import it on the command line instead: evalcore import FILE"
+        )
         raise RunFileError(f"{name}: too large to upload", problems=[problem])
-    from evalcore.runfile.io import read_run_file
+    from evalcore.runfile.read import read_run_file
 
     return read_run_file(data, name=name, max_bytes=max_json_bytes)
 

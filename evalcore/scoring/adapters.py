@@ -109,17 +109,17 @@ def _system_text_of(context: Context) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _system_text(instructions: str, fields: tuple[FieldSpec, ...]) -> str:
-    # One string for every case of a dataset, not a copy per case (a kilobyte each, 20 MB in a big run).
+    # One string shared by every case of a dataset: the runner holds every case's messages at once.
     return "\n\n".join(p for p in (instructions.strip(), _schema_text(fields)) if p)
 
 
 @functools.lru_cache(maxsize=64)
 def _schema_text(fields: tuple[FieldSpec, ...]) -> str:
-    lines = ["Reply with one JSON object with exactly these keys. Use null when the message does not "
-             "settle a value."]
+    lines = ["Reply with one JSON object with exactly these keys. Use null when the message does not settle a value."]
     for spec in fields:
-        kind = {"enum": f"one of {list(spec.values)}",
-                "multi_enum": f"a list of values from {list(spec.values)}"}.get(spec.type, spec.type)
+        kind = {"enum": f"one of {list(spec.values)}", "multi_enum": f"a list of values from {list(spec.values)}"}.get(
+            spec.type, spec.type
+        )
         nullable = " or null" if spec.nullable else ""
         about = f": {spec.description}" if spec.description else ""
         lines.append(f"- {spec.name} ({kind}{nullable}){about}")

@@ -29,8 +29,10 @@ def load_dataset_cases(folder: Path, dataset: str) -> list[Case]:
     elif cases_dir.is_dir():
         cases = _load_case_folders(cases_dir, dataset)
     else:
-        raise ConfigError(f"{folder}: no cases. Add cases/<variant>/[NNN/]input.txt with expected.json, "
-                          "or cases.jsonl, or cases/*.yaml (see docs/suites.md).")
+        raise ConfigError(
+            f"{folder}: no cases. Add cases/<variant>/[NNN/]input.txt with expected.json, "
+            "or cases.jsonl, or cases/*.yaml (see docs/suites.md)."
+        )
     if not cases:
         raise ConfigError(f"{folder}: the dataset has no cases.")
     _check_unique(cases, folder)
@@ -45,8 +47,9 @@ def _load_case_folders(root: Path, dataset: str) -> list[Case]:
         if names.intersection(INPUT_FILES):
             found.append(Path(dirpath))
         elif "expected.json" in names:
-            raise ConfigError(f"{dirpath}: expected.json without input.txt or input.json. "
-                              "Add the input, or remove the folder.")
+            raise ConfigError(
+                f"{dirpath}: expected.json without input.txt or input.json. Add the input, or remove the folder."
+            )
     return [_load_case_folder(f, root, dataset) for f in sorted(found)]
 
 
@@ -56,8 +59,7 @@ def _load_case_folder(folder: Path, root: Path, dataset: str) -> Case:
         raise ConfigError(f"{folder}: inputs go in a variant folder: cases/<variant>/input.txt")
     variant = parts[-2] if parts[-1].isdigit() and len(parts) > 1 else parts[-1]
     if parts[-1].isdigit() and len(parts) == 1:
-        raise ConfigError(f"{folder}: a numbered case needs a variant folder above it: "
-                          f"cases/<variant>/{parts[-1]}/")
+        raise ConfigError(f"{folder}: a numbered case needs a variant folder above it: cases/<variant>/{parts[-1]}/")
     return Case(
         dataset=dataset,
         id="/".join(parts),
@@ -95,8 +97,10 @@ def _read_text(path: Path) -> str:
 def _read_json(path: Path, required: bool) -> Any:
     if not path.is_file():
         if required:
-            raise ConfigError(f"{path}: missing. Each case folder needs expected.json "
-                              "(the expected answer, JSON; null where the text does not say).")
+            raise ConfigError(
+                f"{path}: missing. Each case folder needs expected.json "
+                "(the expected answer, JSON; null where the text does not say)."
+            )
         return None
     try:
         return json.loads(_read_text(path))
@@ -109,7 +113,7 @@ def _read_metadata(path: Path) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ConfigError(f"{path}: metadata must be a JSON object like {{\"difficulty\": \"hard\"}}")
+        raise ConfigError(f'{path}: metadata must be a JSON object like {{"difficulty": "hard"}}')
     return value
 
 
@@ -134,8 +138,9 @@ def _load_yaml_case(path: Path, dataset: str) -> Case:
         mark = getattr(exc, "problem_mark", None)
         line = f": line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "cannot be parsed"
-        raise ConfigError(f"{path}{line}: not valid YAML: {problem}. Check the indentation and quoting around "
-                          "that line.") from None
+        raise ConfigError(
+            f"{path}{line}: not valid YAML: {problem}. Check the indentation and quoting around that line."
+        ) from None
     return _case_from_mapping(data, dataset, str(path), default_id=path.stem)
 
 
@@ -155,13 +160,20 @@ def _case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> 
     if not isinstance(metadata, dict):
         raise ConfigError(f"{where}: metadata: must be an object.")
     variant = str(data.get("variant") or "default")
-    return Case(dataset=dataset, id=str(data.get("id") or default_id), variant=variant, input=value,
-                expected=_shared_keys(data["expected"]), metadata=_shared_keys(metadata), source=where)
+    return Case(
+        dataset=dataset,
+        id=str(data.get("id") or default_id),
+        variant=variant,
+        input=value,
+        expected=_shared_keys(data["expected"]),
+        metadata=_shared_keys(metadata),
+        source=where,
+    )
 
 
 def _shared_keys(value: Any) -> Any:
-    """The object with its keys interned: each line of a JSONL file is parsed on its own, and a
-    copy of every key per case cost a few hundred bytes a case (megabytes in a big suite)."""
+    """The object with its keys interned: each line of a JSONL file is parsed on its own, so without
+    this every case would hold its own copy of every key."""
     if not isinstance(value, dict):
         return value
     try:
@@ -174,6 +186,8 @@ def _check_unique(cases: list[Case], folder: Path) -> None:
     seen: dict[str, str | None] = {}
     for case in cases:
         if case.id in seen:
-            raise ConfigError(f"{folder}: case id {case.id!r} appears twice ({seen[case.id]} and "
-                              f"{case.source}). Give each case its own id.")
+            raise ConfigError(
+                f"{folder}: case id {case.id!r} appears twice ({seen[case.id]} and "
+                f"{case.source}). Give each case its own id."
+            )
         seen[case.id] = case.source

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,9 +30,7 @@ def fake_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def ask(server: OpenAIServer, prices: dict[str, float] | None = None, **options: Any) -> Reply:
     """One ``complete`` call against ``server`` with fast retry settings unless overridden."""
     contender = Contender(id="c", model="openai/test-model", api_base=server.base_url, prices=prices)
-    request = Request(
-        contender=contender, messages=MESSAGES, **{"backoff_s": 0.01, "timeout_s": 5, **options}
-    )
+    request = Request(contender=contender, messages=MESSAGES, **{"backoff_s": 0.01, "timeout_s": 5, **options})
     return asyncio.run(_complete(request))
 
 
@@ -60,6 +59,60 @@ def test_reply_has_text_usage_and_cost_from_suite_prices(openai_server: OpenAISe
 
 def test_cost_is_none_for_a_model_litellm_cannot_price(openai_server: OpenAIServer) -> None:
     assert ask(openai_server).usage.cost_usd is None
+
+
+def test_a_model_added_to_litellms_price_map_is_priced_from_then_on(openai_server: OpenAIServer) -> None:
+    from evalcore.models.llm import _litellm
+
+    litellm = _litellm()
+    assert ask(openai_server).usage.cost_usd is None
+    known = set(litellm.model_cost)
+    try:
+        litellm.register_model(
+            {
+                "openai/test-model": {
+                    "input_cost_per_token": 0.5,
+                    "output_cost_per_token": 1.0,
+                    "litellm_provider": "openai",
+                    "mode": "chat",
+                }
+            }
+        )
+        assert ask(openai_server).usage.cost_usd == pytest.approx(5 * 0.5 + 2 * 1.0)
+    finally:
+        for name in set(litellm.model_cost) - known:
+            del litellm.model_cost[name]
+    assert ask(openai_server).usage.cost_usd is None
+
+
+def test_cost_comes_from_litellms_price_map_for_a_model_it_knows(openai_server: OpenAIServer) -> None:
+    from evalcore.models.llm import _litellm
+
+    openai_server.content = "forty two"
+    contender = Contender(id="c", model="openai/gpt-4o-mini", api_base=openai_server.base_url)
+    reply = asyncio.run(_complete(Request(contender=contender, messages=MESSAGES, timeout_s=5)))
+    price = _litellm().get_model_info("gpt-4o-mini")
+    expected = 5 * price["input_cost_per_token"] + 2 * price["output_cost_per_token"]
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (5, 2)
+    assert reply.usage.cost_usd == pytest.approx(expected) and expected > 0
+
+
+def test_suite_prices_win_over_litellms_price_map(openai_server: OpenAIServer) -> None:
+    contender = Contender(
+        id="c",
+        model="openai/gpt-4o-mini",
+        api_base=openai_server.base_url,
+        prices={"input_cost_per_token": 1.0, "output_cost_per_token": 0.0},
+    )
+    reply = asyncio.run(_complete(Request(contender=contender, messages=MESSAGES, timeout_s=5)))
+    assert reply.usage.cost_usd == pytest.approx(5.0)
+
+
+def test_the_provider_reads_no_private_attribute_of_litellm() -> None:
+    import evalcore.models.llm
+
+    source = Path(evalcore.models.llm.__file__).read_text(encoding="utf-8")
+    assert "_hidden_params" not in source
 
 
 def test_request_carries_messages_settings_and_response_format(openai_server: OpenAIServer) -> None:
@@ -128,9 +181,7 @@ def test_slow_reply_fails_as_timeout(openai_server: OpenAIServer) -> None:
     assert (failure.kind, failure.attempts) == ("timeout", 2)
 
 
-@pytest.mark.parametrize(
-    ("status", "kind"), [(401, "auth"), (403, "auth"), (400, "bad_request"), (404, "bad_request")]
-)
+@pytest.mark.parametrize(("status", "kind"), [(401, "auth"), (403, "auth"), (400, "bad_request"), (404, "bad_request")])
 def test_client_errors_are_not_retried(openai_server: OpenAIServer, status: int, kind: str) -> None:
     openai_server.script(f"status:{status}", "ok")
     failure = fail(openai_server)
@@ -138,9 +189,7 @@ def test_client_errors_are_not_retried(openai_server: OpenAIServer, status: int,
 
 
 def test_unsupported_setting_fails_as_bad_request_without_a_call(openai_server: OpenAIServer) -> None:
-    contender = Contender(
-        id="c", model="openai/o3-mini", settings={"top_p": 0.5}, api_base=openai_server.base_url
-    )
+    contender = Contender(id="c", model="openai/o3-mini", settings={"top_p": 0.5}, api_base=openai_server.base_url)
     with pytest.raises(CallFailed) as caught:
         asyncio.run(_complete(Request(contender=contender, messages=MESSAGES)))
     assert (caught.value.kind, caught.value.attempts, openai_server.calls) == ("bad_request", 1, 0)
@@ -182,9 +231,7 @@ def test_missing_keys_names_the_openai_key(monkeypatch: pytest.MonkeyPatch) -> N
     assert LiteLLMProvider().missing_keys("gpt-4o-mini", None) == ["OPENAI_API_KEY"]
 
 
-@pytest.mark.parametrize(
-    "api_base", ["http://127.0.0.1:8000/v1", "http://localhost:1234/v1", "http://10.0.0.5/v1"]
-)
+@pytest.mark.parametrize("api_base", ["http://127.0.0.1:8000/v1", "http://localhost:1234/v1", "http://10.0.0.5/v1"])
 def test_missing_keys_is_empty_for_local_servers(monkeypatch: pytest.MonkeyPatch, api_base: str) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
     assert LiteLLMProvider().missing_keys("openai/test-model", api_base) == []

@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 
 from evalcore.cli import main
 from evalcore.core.errors import RunFileError, StoreError
-from evalcore.runfile.io import dump_run, read_run_file
+from evalcore.runfile.read import read_run_file
 from evalcore.runfile.uploads import MAX_UPLOAD_BYTES, read_upload
+from evalcore.runfile.write import dump_run
 from evalcore.storage.store import Store
 from tests.factories import make_run, valid_runs
 
@@ -69,13 +70,24 @@ def _at(tree: Any, path: tuple) -> Any:
 MARK = "\u0000MUTANT\u0000"  # a placeholder string the text-level mutations swap for raw JSON
 
 
-KINDS = ("truncate", "wrong_type", "missing_key", "unknown_key", "nan_inf", "huge_number", "deep_nesting",
-         "long_string", "invalid_utf8", "lone_surrogate")
+KINDS = (
+    "truncate",
+    "wrong_type",
+    "missing_key",
+    "unknown_key",
+    "nan_inf",
+    "huge_number",
+    "deep_nesting",
+    "long_string",
+    "invalid_utf8",
+    "lone_surrogate",
+)
 
 
 @st.composite
-def mutants(draw: st.DrawFn, bases: st.SearchStrategy[bytes] | None = None,
-            kinds: tuple[str, ...] = KINDS) -> tuple[str, bytes]:
+def mutants(
+    draw: st.DrawFn, bases: st.SearchStrategy[bytes] | None = None, kinds: tuple[str, ...] = KINDS
+) -> tuple[str, bytes]:
     """(kind, bytes) of a mutated run file; ``bases`` are the valid files to start from (default BASES)."""
     base = draw(st.sampled_from(BASES) if bases is None else bases)
     kind = draw(st.sampled_from(kinds))
@@ -118,8 +130,20 @@ def _mutate_tree(draw: st.DrawFn, kind: str, tree: Any) -> str | None:
     if kind == "nan_inf":
         return draw(st.sampled_from(["NaN", "Infinity", "-Infinity", "[NaN]", '{"a": Infinity}']))
     if kind == "huge_number":
-        return draw(st.sampled_from(["1e400", "-1e400", str(10**400), str(2**63), str(2**64), "-" + str(2**63 + 1),
-                                     "1e-400", "123456789012345678901234567890.5"]))
+        return draw(
+            st.sampled_from(
+                [
+                    "1e400",
+                    "-1e400",
+                    str(10**400),
+                    str(2**63),
+                    str(2**64),
+                    "-" + str(2**63 + 1),
+                    "1e-400",
+                    "123456789012345678901234567890.5",
+                ]
+            )
+        )
     if kind == "deep_nesting":
         depth = draw(st.sampled_from([50, 500, 5_000, 100_000]))
         return "[" * depth + "]" * depth if draw(st.booleans()) else '{"a":' * depth + "1" + "}" * depth
@@ -165,16 +189,22 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                                  HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_a_mutated_run_file_is_refused_with_its_problems_or_accepted_whole(kind, data, store):
     _, mutant = data.draw(mutants(kinds=(kind,)))
     TALLY[kind][read_and_store(mutant, store)] += 1
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                                  HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 @given(mutant=mutants(bases=valid_runs().map(dump_run)))
 def test_a_mutation_of_any_valid_run_is_refused_or_accepted_whole(mutant, store):
     kind, data = mutant
@@ -218,16 +248,18 @@ def test_an_upload_bomb_stops_at_the_upload_cap():
 
 
 def test_an_upload_over_the_size_limit_is_refused_before_it_is_read(monkeypatch):
-    import evalcore.runfile.io
+    import evalcore.runfile.read
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("a too-large upload was parsed")
 
-    monkeypatch.setattr(evalcore.runfile.io, "read_run_file", never)
+    monkeypatch.setattr(evalcore.runfile.read, "read_run_file", never)
     with pytest.raises(RunFileError) as caught:
         read_upload(b" " * (MAX_UPLOAD_BYTES + 1))
-    assert caught.value.problems == ["(file): 52,428,801 bytes, over the upload limit of 52,428,800 bytes (50 MB); "
-                                     "import it on the command line instead: evalcore import FILE"]
+    assert caught.value.problems == [
+        "(file): 52,428,801 bytes, over the upload limit of 52,428,800 bytes (50 MB); "
+        "import it on the command line instead: evalcore import FILE"
+    ]
 
 
 def test_the_upload_limit_matches_the_servers():
@@ -271,8 +303,9 @@ def test_a_failing_replace_leaves_the_stored_run_as_it_was(tmp_path):
     assert dump_run(store.load_run("r")) == dump_run(good)
 
 
-@pytest.mark.parametrize("data", [b"", b"{", b"\xff\xfe", b"[]", b'{"format": "evalcore.run", "schema_version": 2}',
-                                  gzip.compress(b"{")])
+@pytest.mark.parametrize(
+    "data", [b"", b"{", b"\xff\xfe", b"[]", b'{"format": "evalcore.run", "schema_version": 2}', gzip.compress(b"{")]
+)
 def test_cli_import_of_a_bad_file_exits_2_lists_problems_and_stores_nothing(tmp_path, capsys, data):
     path = tmp_path / "bad.json"
     path.write_bytes(data)

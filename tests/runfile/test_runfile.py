@@ -16,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
-from evalcore.runfile.io import dump_run, json_schema, read_run_file, run_from_dict, run_to_dict, write_run_file
+from evalcore.runfile.jsonschema import json_schema
+from evalcore.runfile.read import read_run_file, run_from_dict
+from evalcore.runfile.write import dump_run, run_to_dict, write_run_file
 from tests.factories import make_run, valid_runs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -311,6 +313,12 @@ def test_invalid_utf8_is_refused_with_its_position() -> None:
     assert _problems(data) == [f"line {line}, byte {byte}: invalid UTF-8 (invalid start byte: b'\\xff')"]
 
 
+def test_an_integer_too_long_for_python_is_refused() -> None:
+    data = dump_run(make_run()).replace(b'"metadata":{', b'"metadata":{"n":' + b"7" * 5000 + b",", 1)
+    limit = sys.get_int_max_str_digits()
+    assert _problems(data) == [f"(file): invalid JSON: an integer has more than {limit:,} digits"]
+
+
 def test_invalid_json_is_refused_with_line_and_column() -> None:
     (problem,) = _problems(b'{\n"format": "evalcore.run",\n}')
     assert problem.startswith("line 3, column 1: invalid JSON")
@@ -383,13 +391,13 @@ def test_integers_where_numbers_are_due_are_written_as_floats() -> None:
 
 def test_schema_in_docs_matches_the_models() -> None:
     on_disk = json.loads((ROOT / "docs" / "run-file.schema.json").read_text(encoding="utf-8"))
-    assert on_disk == json_schema(), "regenerate: python -m evalcore.runfile.io --schema > docs/run-file.schema.json"
+    regenerate = "python -m evalcore.runfile.jsonschema --schema > docs/run-file.schema.json"
+    assert on_disk == json_schema(), f"regenerate: {regenerate}"
 
 
 def test_schema_command_prints_the_docs_file() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "evalcore.runfile.io", "--schema"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout
+    command = [sys.executable, "-m", "evalcore.runfile.jsonschema", "--schema"]
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out == (ROOT / "docs" / "run-file.schema.json").read_text(encoding="utf-8")
 
 
@@ -417,13 +425,13 @@ def _in_parts(run: records.Run, size: int) -> tuple[records.Run, list[list[recor
     import dataclasses
 
     head = dataclasses.replace(run, results=[])
-    return head, [run.results[i:i + size] for i in range(0, len(run.results), size)]
+    return head, [run.results[i : i + size] for i in range(0, len(run.results), size)]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(run=valid_runs())
 def test_a_run_written_in_parts_is_the_file_written_whole(run, tmp_path_factory) -> None:
-    from evalcore.runfile.io import write_run_file_in_parts
+    from evalcore.runfile.write import write_run_file_in_parts
 
     folder = tmp_path_factory.mktemp("parts")
     for name in ("whole.json", "whole.json.gz"):
@@ -437,7 +445,7 @@ def test_a_run_written_in_parts_is_the_file_written_whole(run, tmp_path_factory)
 
 
 def test_a_big_run_written_in_parts_is_the_file_written_whole(tmp_path: Path) -> None:
-    from evalcore.runfile.io import write_run_file_in_parts
+    from evalcore.runfile.write import write_run_file_in_parts
 
     run = make_run(5, 120, samples=2)
     write_run_file(run, tmp_path / "whole.json.gz")
@@ -449,7 +457,7 @@ def test_a_big_run_written_in_parts_is_the_file_written_whole(tmp_path: Path) ->
 
 @pytest.mark.parametrize("breakage", ["nan score", "unknown contender", "metric out of range"])
 def test_a_part_that_breaks_the_spec_writes_nothing_and_says_what_the_whole_run_says(breakage, tmp_path):
-    from evalcore.runfile.io import write_run_file_in_parts
+    from evalcore.runfile.write import write_run_file_in_parts
 
     run = make_run(2, 5)
     bad = run.results[7]
@@ -479,7 +487,7 @@ def test_a_part_that_breaks_the_spec_writes_nothing_and_says_what_the_whole_run_
 
 def test_what_the_fast_checks_doubt_but_the_spec_allows_is_written_by_the_models(tmp_path, monkeypatch):
     from evalcore.runfile import fast as runfile_fast
-    from evalcore.runfile.io import write_run_file_in_parts
+    from evalcore.runfile.write import write_run_file_in_parts
 
     run = make_run(2, 5)
     write_run_file(run, tmp_path / "whole.json")

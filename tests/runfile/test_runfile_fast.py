@@ -12,16 +12,18 @@ from hypothesis import strategies as st
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile import fast as runfile_fast
-from evalcore.runfile.io import _parse_json, _to_records, dump_run, read_run_file, run_to_dict, validate_run_dict
+from evalcore.runfile.read import parse_json, read_run_file, to_records, validate_run_dict
+from evalcore.runfile.write import dump_run, run_to_dict
 from tests.factories import make_run, valid_runs
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 def by_models(data: bytes) -> records.Run:
     """What the models make of a file, the fast path left out."""
-    return _to_records(validate_run_dict(_parse_json(data, "run file")))
+    return to_records(validate_run_dict(parse_json(data, "run file")))
 
 
 def test_a_canonical_file_is_read_on_the_fast_path_into_the_same_run() -> None:
@@ -61,12 +63,20 @@ def test_an_integer_where_the_spec_says_number_is_left_to_the_models() -> None:
 def test_any_valid_run_reads_the_same_on_both_paths(run: records.Run) -> None:
     data = dump_run(run)
     fast, models = runfile_fast.read_canonical(data), by_models(data)
-    assert fast is None or fast == models  # None: the fast path was not sure (e.g. a "\\uD" in a text)
+    assert fast is None or fast == models  # None: the fast path was not sure; the models decided
     assert read_run_file(data) == models
 
 
-_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2, allow_nan=False),
-                    st.text(max_size=3), st.just([]), st.just({}), st.just({"kind": "model", "message": ""}))
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(-2, 2, allow_nan=False),
+    st.text(max_size=3),
+    st.just([]),
+    st.just({}),
+    st.just({"kind": "model", "message": ""}),
+)
 
 
 @st.composite
@@ -102,7 +112,7 @@ def test_the_fast_path_accepts_a_tree_only_when_the_models_do_and_reads_it_the_s
     fast = runfile_fast.run_from_tree(tree)
     if fast is None:
         return
-    assert fast == _to_records(validate_run_dict(tree))  # raises if the models refuse what the fast path took
+    assert fast == to_records(validate_run_dict(tree))  # raises if the models refuse what the fast path took
     data = json.dumps(tree, ensure_ascii=False, separators=(",", ":")).encode()
     canonical = dump_run(fast)
     read = runfile_fast.read_canonical(canonical)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalcore._util import jsonfast
 from evalcore._util.jsonfast import loads
 
 _json = st.recursive(
@@ -35,3 +38,38 @@ def test_loads_is_json_loads(value: Any, before: str, after: str, cut: int, inde
 
 def test_an_empty_text_is_the_same_error() -> None:
     assert _outcome(loads, "") == _outcome(json.loads, "")
+
+
+#: Texts strict JSON (and so msgspec) refuses or reads with care: json.loads decides each one.
+EDGES = [
+    "NaN",
+    "[-Infinity]",
+    "[1e999]",
+    '"\\ud800"',
+    '{"\\udc00": 1}',
+    "1" * 30,
+    "-" + "9" * 25,
+    "1" * 5000,
+    "\ufeff{}",
+    " {} ",
+    '{"a": 1, "a": 2}',
+    '"\ud800"',
+    "[" * 5000,
+]
+
+
+@pytest.mark.parametrize("text", EDGES)
+def test_what_strict_json_refuses_is_json_loads_value_or_error(text: str) -> None:
+    assert _outcome_any(loads, text) == _outcome_any(json.loads, text)
+
+
+def _outcome_any(fn: Any, text: str) -> Any:
+    try:
+        return "ok", repr(fn(text))
+    except Exception as exc:  # noqa: BLE001 - any error, compared by kind and words
+        return "error", type(exc).__name__, str(exc)
+
+
+def test_no_private_attribute_of_the_json_module_is_used() -> None:
+    source = Path(jsonfast.__file__).read_text(encoding="utf-8")
+    assert "scan_once" not in source and "c_make_encoder" not in source
