@@ -17,6 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+
+# A fresh server's first visit runs the page, then reruns it through app.py's navigation (pages/_frame.py);
+# on a busy two-core machine that first table can take longer than Playwright's 5 s default.
+expect.set_options(timeout=20_000)
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "tests" / "screenshots"
