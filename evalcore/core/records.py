@@ -1,7 +1,7 @@
 """Plain records passed between the engine's parts.
 
 These are the in-memory shapes of what a run file holds (see ``docs/run-file.md``
-and ``evalcore.runfile.io``). Validation happens at the edges (suite files, run
+and ``evalcore.runfile.read``). Validation happens at the edges (suite files, run
 files); inside, the engine passes these dataclasses around.
 """
 

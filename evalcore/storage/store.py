@@ -156,7 +156,7 @@ class Store:
         """Store a whole run atomically: on any failure nothing is stored (or replaced).
 
         Args:
-            run: the run, e.g. from :func:`evalcore.runfile.io.read_run_file`.
+            run: the run, e.g. from :func:`evalcore.runfile.read.read_run_file`.
             replace: overwrite a run already stored under the same id.
 
         Raises:
