@@ -32,6 +32,10 @@ GROUPINGS = (("contender",), ("contender", "dataset"))
 AVERAGES = ("micro", "macro")
 #: "within 0.02 of the top score" includes 0.88 against 0.90, whose float difference is 0.0200…02.
 POINTS_TOLERANCE = 1e-9
+#: A row scored on fewer cases than this (but on some) is marked ``few_cases``: its numbers move a lot.
+FEW_CASES = 30
+#: Columns a row with nothing scored never has, whatever its resamples say.
+UNRATED = ("wscore", "p_best")
 
 
 def aggregate(
@@ -99,7 +103,11 @@ def rank(
     metrics: Sequence[Metric],
     best_value_points: float = 0.02,
 ) -> pd.DataFrame:
-    """Add ``wscore``, ``rank``, ``best`` and ``best_value`` to an aggregated table, sorted by rank.
+    """Add ``wscore``, ``rank``, ``best``, ``best_value`` and ``few_cases`` to an aggregated table, sorted by rank.
+
+    ``rank`` is a nullable ``Int64`` column: ranked rows get 1..n; a row with nothing scored (every
+    result an error) gets <NA> and no ``wscore``, is never best or best value, and comes after every
+    ranked row, by contender id. ``few_cases`` is True when ``0 < scored <`` :data:`FEW_CASES`.
 
     A table with a ``dataset`` column is ranked per dataset (each dataset is its own table, with
     its own log scale for cost and time), sorted by dataset then rank.
@@ -126,15 +134,21 @@ def _rank(table: pd.DataFrame, weights: Mapping[str, float], points: float) -> p
 
 def _rank_table(table: pd.DataFrame, weights: Mapping[str, float], points: float) -> pd.DataFrame:
     columns = {name: table[name].to_numpy(dtype=float) for name in {"errors", "score", "cost", *weights}}
-    wscore = wscores(columns, weights)
+    scored = table["scored"].to_numpy() > 0
+    wscore = np.where(scored, wscores(columns, weights), np.nan)
     id_rank = np.unique(table["contender"].to_numpy(dtype=object), return_inverse=True)[1]
     order = rank_order(wscore, columns["score"], columns["cost"], id_rank)
+    # Rows with nothing scored come after every ranked row, by id, with no rank.
+    unscored = order[~scored[order]]
+    order = np.concatenate([order[scored[order]], unscored[np.argsort(id_rank[unscored], kind="stable")]])
     ranked = table.iloc[order].reset_index(drop=True)
     ranked["wscore"] = wscore[order]
-    ranked["rank"] = np.arange(1, len(ranked) + 1)
+    n_ranked = int(scored.sum())
+    ranked["rank"] = pd.array([*range(1, n_ranked + 1), *[pd.NA] * (len(ranked) - n_ranked)], dtype="Int64")
     rated = ranked["wscore"] if weights else ranked["score"]
-    ranked["best"] = _first(rated.notna().to_numpy() & (ranked["errors"] == 0).to_numpy())
+    ranked["best"] = _first(rated.notna().to_numpy() & (ranked["errors"] == 0).to_numpy() & scored[order])
     ranked["best_value"] = _best_value(ranked, id_rank[order], points)
+    ranked["few_cases"] = (ranked["scored"] > 0) & (ranked["scored"] < FEW_CASES)
     return ranked
 
 
@@ -251,9 +265,15 @@ def finish(
     if not prepared.resampled:
         return table
     if "dataset" not in table.columns:
-        return table.merge(intervals(prepared.resampled[0][1], metrics, weights), on="contender", how="left")
-    parts = [intervals(resampled, metrics, weights).assign(dataset=name) for name, resampled in prepared.resampled]
-    return table.merge(pd.concat(parts, ignore_index=True), on=["contender", "dataset"], how="left")
+        merged = table.merge(intervals(prepared.resampled[0][1], metrics, weights), on="contender", how="left")
+    else:
+        parts = [intervals(resampled, metrics, weights).assign(dataset=name) for name, resampled in prepared.resampled]
+        merged = table.merge(pd.concat(parts, ignore_index=True), on=["contender", "dataset"], how="left")
+    unscored = merged["scored"].to_numpy() == 0
+    if unscored.any():
+        bounds = [c for c in merged.columns if c.endswith(("_lo", "_hi"))]
+        merged.loc[unscored, [*UNRATED, *bounds]] = np.nan
+    return merged
 
 
 def leaderboard(
@@ -273,7 +293,8 @@ def leaderboard(
 
     The interval columns are ``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo,
     wscore_hi`` and ``p_best`` (see :func:`evalcore.analysis.resampling.bootstrap`); a per-dataset
-    table gets them per dataset. The same as :func:`finish` of :func:`prepare`.
+    table gets them per dataset, and a row with nothing scored gets NaN in every one of them (see
+    :func:`rank` for its rank). The same as :func:`finish` of :func:`prepare`.
 
     Raises:
         WeightsError: before anything is computed, when a weight cannot be used.

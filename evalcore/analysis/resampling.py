@@ -20,18 +20,20 @@ over n cases: two machines agree within 1e-9 up to millions of cases, which is w
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from evalcore.analysis.results import result_values
-from evalcore.analysis.weighting import rank_order, wscores
+from evalcore.analysis.weighting import first_shares, wscores
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.records import Metric
 
 #: Two-sided level of every interval here.
 LEVEL = 0.95
+#: The standard normal quantile of :data:`LEVEL`, two-sided.
+Z = 1.959963984540054
 
 
 @dataclass
@@ -272,10 +274,13 @@ class Resampled:
     Attributes:
         contenders: contender ids, sorted; the last axis of every table.
         tables: name → (B, contenders) values: ``score``, each metric, ``cost``, ``time``, ``errors``.
+        wilson: name → (2, contenders) Wilson interval (:func:`wilson_interval`) of ``score`` and each
+            metric, NaN for a contender whose values are not all 0 or 1 (its interval is the bootstrap's).
     """
 
     contenders: np.ndarray
     tables: dict[str, np.ndarray]
+    wilson: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def resample(
@@ -300,7 +305,50 @@ def resample(
     blocks = [resampled_tables(matrix, counts, average) for counts in _count_blocks(strata, B, rng)] or [
         resampled_tables(matrix, np.zeros((0, len(strata))), average)
     ]
-    return Resampled(matrix.contenders, {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]})
+    tables = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
+    return Resampled(matrix.contenders, tables, binary_intervals(matrix) if average == "micro" else {})
+
+
+def binary_intervals(matrix: CaseMatrix) -> dict[str, np.ndarray]:
+    """Wilson intervals of ``score`` and each metric for the contenders whose per-case values are all 0 or 1.
+
+    A case's value is the mean of its samples, so a case whose samples disagree is neither 0 nor 1 and
+    its contender keeps the bootstrap interval. The unit is the case, as the bootstrap's is.
+
+    Returns:
+        name → (2, contenders) low and high bounds, NaN where the interval is not Wilson's.
+    """
+    out = {}
+    q_all, c = len(matrix.names), len(matrix.contenders)
+    for q, name in enumerate(matrix.names[:-2]):  # every name but cost and time
+        sums = matrix.distinct[:, matrix.source[q * c : (q + 1) * c]]
+        counts = matrix.distinct[:, matrix.source[(q_all + q) * c : (q_all + q + 1) * c]]
+        known = counts > 0
+        per_case = ratio(sums, counts)
+        binary = ((per_case == 0) | (per_case == 1) | ~known).all(axis=0)
+        n = known.sum(axis=0).astype(float)
+        hits = (per_case == 1).sum(axis=0).astype(float)
+        low, high = wilson_interval(hits, n)
+        out[name] = np.where(binary & (n > 0), np.stack([low, high]), np.nan)
+    return out
+
+
+def wilson_interval(hits: np.ndarray, n: np.ndarray, z: float = Z) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of a proportion, ``hits`` out of ``n``; NaN where ``n`` is 0.
+
+    Unlike the bootstrap's percentile interval it keeps its coverage at 0 and 1: ``30/30`` gives
+    ``[0.886, 1]``, not ``[1, 1]``.
+    """
+    hits, n = np.asarray(hits, dtype=float), np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = hits / n
+        scale = 1.0 + z * z / n
+        centre = (p + z * z / (2 * n)) / scale
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
+    low, high = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    # At 0 and 1 the bound on that side is exact; the formula leaves float dust there.
+    low, high = np.where(hits == 0, 0.0, low), np.where(hits == n, 1.0, high)
+    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
 
 
 def intervals(resampled: Resampled, metrics: Sequence[Metric], weights: Mapping[str, float]) -> pd.DataFrame:
@@ -311,10 +359,12 @@ def intervals(resampled: Resampled, metrics: Sequence[Metric], weights: Mapping[
     tables = {**resampled.tables, "wscore": wscores(resampled.tables, weights)}
     out = pd.DataFrame({"contender": resampled.contenders})
     for name in ["score", *(m.name for m in metrics), "wscore"]:
-        out[f"{name}_lo"], out[f"{name}_hi"] = percentile_interval(tables[name])
-    id_rank = np.arange(len(resampled.contenders))  # contenders are sorted by id already
-    first = rank_order(tables["wscore"], tables["score"], tables["cost"], id_rank)[:, 0]
-    out["p_best"] = np.bincount(first, minlength=len(out)) / len(first)
+        low, high = percentile_interval(tables[name])
+        wilson = resampled.wilson.get(name)
+        if wilson is not None:
+            low, high = np.where(np.isnan(wilson[0]), low, wilson[0]), np.where(np.isnan(wilson[1]), high, wilson[1])
+        out[f"{name}_lo"], out[f"{name}_hi"] = low, high
+    out["p_best"] = first_shares(tables["wscore"], tables["score"])
     return out
 
 
@@ -344,7 +394,9 @@ def bootstrap(
     Returns:
         ``contender, score_lo, score_hi, <metric>_lo, <metric>_hi..., wscore_lo, wscore_hi,
         p_best``; ``p_best`` is the share of resamples in which the contender ranks first (by
-        wscore with weights, else by score; ties as in the ranking).
+        wscore with weights, else by score; k rows tied for first share a resample, 1/k each).
+        The interval of score or a metric whose per-case values are all 0 or 1 (micro average) is
+        Wilson's (:func:`wilson_interval`); every other interval is the bootstrap percentile interval.
 
     Raises:
         WeightsError: a weight cannot be used.

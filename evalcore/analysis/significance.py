@@ -1,31 +1,48 @@
-"""Is one contender really better than another? Paired differences, bootstrap intervals and p-values.
+"""Is one contender really better than another? Paired differences, 95% intervals and p-values.
 
-A pair is compared on the cases both have a value for, so the cases' difficulty cancels out. The
-resamples are drawn as the bootstrap draws them (:mod:`evalcore.analysis.resampling`), and the
-p-value comes from a sign-flip permutation test.
+A pair is compared on the cases both have a value for, so the cases' difficulty cancels out. A case's
+value is the mean of the contender's scored samples of it. Two methods, one per kind of data, each with
+an interval and a p-value of the same family, so the two cannot disagree:
+
+- **0/1 values** (every shared case right or wrong for both): only the discordant cases (one right, the
+  other wrong) carry information. Of the ``m`` discordant cases, ``k`` go to ``a``; under no difference
+  ``k ~ Binomial(m, 1/2)``. The p-value is the two-sided exact sign test (McNemar's exact test: its
+  false-positive rate never exceeds 5%), and the interval is the exact (Clopper-Pearson) interval of
+  ``θ = P(a wins a discordant case)``, as ``(m / n)(2θ − 1)`` in differences: it inverts the same test,
+  so it excludes 0 exactly when p < 0.05.
+- **Other values**: a 95% paired bootstrap interval (cases drawn as :mod:`evalcore.analysis.resampling`
+  draws them) and a two-sided sign-flip permutation test; near the 5% line the two may disagree.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.resampling import case_matrix, percentile_interval, ratio, resample_counts
+from evalcore.analysis.resampling import LEVEL, case_matrix, percentile_interval, ratio, resample_counts
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Metric
 
 #: Significance threshold of :func:`pairwise`.
 ALPHA = 0.05
+#: The two methods, as :func:`pairwise`'s ``method`` column names them.
+SIGN_TEST = "exact sign test"
+PERMUTATION = "sign-flip permutation"
+COLUMNS = ["a", "b", "n", "mean_diff", "lo", "hi", "p_value", "significant", "method"]
 
 
 def pairwise(df: pd.DataFrame, metric: str = "score", B: int = 1000, seed: int = 0) -> pd.DataFrame:  # noqa: N803
     """Paired differences between every ordered pair of contenders, on their shared scored cases.
 
-    A case's value is the mean of the contender's scored samples of it; a case counts for a pair
-    when both have a value. ``mean_diff`` is the mean of ``a − b`` over those cases; ``lo``/``hi`` a
-    95% paired bootstrap interval (cases drawn from all cases, shared by every pair); ``p_value``
-    comes from a two-sided paired sign-flip permutation test (B random sign vectors, the observed
-    one counted: ``(1 + #{|T*| ≥ |T|}) / (B + 1)``); ``significant`` is ``p_value < 0.05``.
+    ``mean_diff`` is the mean of ``a − b`` over the shared cases. When every shared value of both is 0
+    or 1, ``lo``/``hi`` and ``p_value`` come from the exact sign test on the discordant cases
+    (:func:`sign_test`, method ``"exact sign test"``); else ``lo``/``hi`` is a 95% paired bootstrap
+    interval and ``p_value`` comes from a two-sided sign-flip permutation test,
+    ``(1 + #{|T*| ≥ |T|}) / (B + 1)`` over B random sign vectors (method ``"sign-flip permutation"``).
+    ``significant`` is ``p_value < 0.05``.
 
     Args:
         df: the selected results.
@@ -34,7 +51,7 @@ def pairwise(df: pd.DataFrame, metric: str = "score", B: int = 1000, seed: int =
         seed: seed of ``np.random.default_rng``.
 
     Returns:
-        ``a, b, n, mean_diff, lo, hi, p_value, significant``, one row per ordered pair (a ≠ b).
+        ``a, b, n, mean_diff, lo, hi, p_value, significant, method``, one row per ordered pair (a ≠ b).
 
     Raises:
         EvalcoreError: the results have no such metric; the message lists the known ones.
@@ -49,8 +66,26 @@ def pairwise(df: pd.DataFrame, metric: str = "score", B: int = 1000, seed: int =
             b = row.pop("b")
             rows.append({"a": contenders[a], "b": contenders[b], **row})
             rows.append({"a": contenders[b], "b": contenders[a], **_reverse(row)})
-    columns = ["a", "b", "n", "mean_diff", "lo", "hi", "p_value", "significant"]
-    return pd.DataFrame(rows, columns=columns).sort_values(["a", "b"], ignore_index=True)
+    return pd.DataFrame(rows, columns=COLUMNS).sort_values(["a", "b"], ignore_index=True)
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0) -> dict[str, Any]:  # noqa: N803
+    """:func:`pairwise`'s statistics of one pair, from per-case values (NaN where a case has none).
+
+    Args:
+        a, b: each case's value for the two sides, aligned case by case.
+        B, seed: as for :func:`pairwise`; the same draws, so a pair gets the same numbers either way.
+
+    Returns:
+        ``n, mean_diff, lo, hi, p_value, significant, method`` of ``a − b``.
+    """
+    values = np.column_stack([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
+    rng = np.random.default_rng(seed)
+    draws = resample_counts(np.zeros(len(values), dtype=np.int64), B, rng)
+    signs = rng.integers(0, 2, size=(B, len(values))) * 2.0 - 1.0
+    row = _pairs_of(values, 0, draws, signs)[0]
+    del row["b"]
+    return row
 
 
 def _case_values(df: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -76,18 +111,66 @@ def _pairs_of(values: np.ndarray, a: int, draws: np.ndarray, signs: np.ndarray) 
     # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
     extreme = (flipped >= np.abs(mean) - 1e-12).sum(axis=0)
     p = np.where(n > 0, (1 + extreme) / (len(signs) + 1), np.nan)
-    return [
-        {
-            "b": a + 1 + j,
-            "n": int(n[j]),
-            "mean_diff": mean[j],
-            "lo": lo[j],
-            "hi": hi[j],
-            "p_value": p[j],
-            "significant": bool(p[j] < ALPHA),
-        }
-        for j in range(len(n))
-    ]
+    binary = (~shared | _is_binary(values[:, [a]]) & _is_binary(others)).all(axis=0) & (n > 0)
+    rows = []
+    for j in range(len(n)):
+        row = {"b": a + 1 + j, "n": int(n[j]), "mean_diff": mean[j], "lo": lo[j], "hi": hi[j], "p_value": p[j]}
+        if binary[j]:
+            wins, losses = int((diff[:, j] == 1).sum()), int((diff[:, j] == -1).sum())
+            row.update(sign_test(wins, losses, int(n[j])), method=SIGN_TEST)
+        else:
+            row["method"] = PERMUTATION
+        rows.append({**row, "significant": bool(row["p_value"] < ALPHA)})
+    return rows
+
+
+def _is_binary(values: np.ndarray) -> np.ndarray:
+    return (values == 0) | (values == 1)
+
+
+def sign_test(wins: int, losses: int, n: int, level: float = LEVEL) -> dict[str, float]:
+    """The exact sign test of ``wins`` against ``losses`` among ``n`` paired 0/1 cases, and its interval.
+
+    Returns:
+        ``p_value``: two-sided, twice the smaller tail of ``Binomial(wins + losses, 1/2)`` at ``wins``,
+        at most 1; ``lo``/``hi``: the exact (Clopper-Pearson) interval of ``θ``, the chance that ``a``
+        wins a discordant case, as a mean difference ``(m / n)(2θ − 1)``. It excludes 0 exactly when
+        ``p_value < 1 − level``.
+    """
+    m = wins + losses
+    if m == 0:
+        return {"p_value": 1.0, "lo": 0.0, "hi": 0.0}
+    tail = (1 - level) / 2
+    p_value = min(1.0, 2 * min(_at_most(wins, m, 0.5), _at_least(wins, m, 0.5)))
+    # P(X ≥ k) grows with θ and P(X ≤ k) shrinks: each bound is where its tail is (1 − level) / 2.
+    theta_lo = 0.0 if wins == 0 else _bisect(lambda t: _at_least(wins, m, t) - tail)
+    theta_hi = 1.0 if wins == m else _bisect(lambda t: tail - _at_most(wins, m, t))
+    scale = m / n
+    return {"p_value": p_value, "lo": scale * (2 * theta_lo - 1), "hi": scale * (2 * theta_hi - 1)}
+
+
+def _at_least(k: int, m: int, theta: float) -> float:
+    return float(_binomial_pmf(m, theta)[k:].sum())
+
+
+def _at_most(k: int, m: int, theta: float) -> float:
+    return float(_binomial_pmf(m, theta)[: k + 1].sum())
+
+
+def _binomial_pmf(m: int, theta: float) -> np.ndarray:
+    """``P(X = x)`` for ``x = 0..m``, ``X ~ Binomial(m, θ)``, ``0 < θ < 1``, computed in log space."""
+    x = np.arange(m + 1)
+    log_factorial = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, m + 1)))])
+    log_choose = log_factorial[m] - log_factorial[x] - log_factorial[m - x]
+    return np.exp(log_choose + x * np.log(theta) + (m - x) * np.log1p(-theta))
+
+
+def _bisect(f: Callable[[float], float], low: float = 1e-12, high: float = 1 - 1e-12, steps: int = 60) -> float:
+    """The root of an increasing ``f`` on ``[low, high]``."""
+    for _ in range(steps):
+        middle = (low + high) / 2
+        low, high = (middle, high) if f(middle) < 0 else (low, middle)
+    return (low + high) / 2
 
 
 def _reverse(row: dict) -> dict:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.weighting import errors_penalty, goodness_matrix, rank_order
+from evalcore.analysis.weighting import errors_penalty, first_shares, goodness_matrix
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.records import Metric
 
@@ -33,7 +33,8 @@ def weight_stability(
         seed: seed of ``np.random.default_rng``.
 
     Returns:
-        contender id → share of draws in which it ranks first (the shares sum to 1).
+        contender id → share of draws in which it ranks first; k rows tied for first share a draw,
+        1/k each (the shares sum to 1 when some row has a score). A row with nothing scored gets 0.
 
     Raises:
         WeightsError: a weight cannot be used.
@@ -53,9 +54,7 @@ def stability_of(
     columns = {name: table[name].to_numpy(dtype=float) for name in {"errors", "score", "cost", *weights}}
     scores = _perturbed_wscores(columns, weights, draws, np.random.default_rng(seed))
     ids = table["contender"].to_numpy(dtype=object)
-    id_rank = np.unique(ids, return_inverse=True)[1]
-    first = rank_order(scores, columns["score"], columns["cost"], id_rank)[:, 0]
-    return dict(zip(ids, np.bincount(first, minlength=len(ids)) / draws, strict=True))
+    return dict(zip(ids, first_shares(scores, columns["score"]).tolist(), strict=True))
 
 
 def _perturbed_wscores(

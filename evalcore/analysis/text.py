@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.results import USAGE_COLUMNS
+from evalcore.analysis.weighting import TIE_DECIMALS
 from evalcore.analysis.weights import weight_shares
 from evalcore.core.records import Metric
 
@@ -23,13 +27,17 @@ FORMATS = ("table", "json", "csv", "markdown")
 DASH = "–"
 BEST_MARK = "★ best"
 VALUE_MARK = "$ value"
+FEW_MARK = "few cases"
+NO_SCORED_MARK = "no scored results"
+#: Scores closer than this (a fraction) tie in :func:`winner_reason`'s words.
+SCORE_TIE = 1e-9
 
 
 def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
     """The exported keys, in order, that the table has.
 
     ``contender`` (``dataset``), ``cases, scored, errors, score, <metrics>, cost, time,
-    input_tokens, output_tokens, wscore, rank, best, best_value``, then the interval fields
+    input_tokens, output_tokens, wscore, rank, best, best_value, few_cases``, then the interval fields
     (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``) and ``p_best``.
     """
     names = [m.name for m in metrics]
@@ -46,6 +54,7 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
         "rank",
         "best",
         "best_value",
+        "few_cases",
     ]
     keys += [f"{name}_{end}" for name in ["score", *names, "wscore"] for end in ("lo", "hi")]
     return [key for key in [*keys, "p_best"] if key in table.columns]
@@ -58,16 +67,19 @@ def format_leaderboard(
     *,
     weights: Mapping[str, float] | None = None,
     best_value_points: float = 0.02,
+    width: int | None = None,
 ) -> str:
     """Render a ranked table.
 
     Args:
         table: a ranked leaderboard, in rank order.
         metrics: the declared metrics (columns, and the glossary's descriptions).
-        fmt: ``table`` (aligned text with marks, glossary and weight shares), ``json`` (a list of
-            rows, NaN as null), ``csv`` or ``markdown`` (a pipe table, then the glossary).
+        fmt: ``table`` (aligned text with marks, why the best row won, glossary and weight shares),
+            ``json`` (a list of rows, NaN as null), ``csv`` or ``markdown`` (a pipe table, then the glossary).
         weights: the weights behind ``wscore``, for the glossary's shares.
         best_value_points: the best-value margin, for the glossary.
+        width: for ``table``, the most characters a line may have: columns are left out (see
+            :data:`FIT_STEPS`) and notes wrapped to fit; None shows every column.
 
     Raises:
         ValueError: an unknown ``fmt``.
@@ -78,11 +90,18 @@ def format_leaderboard(
         return table[row_keys(table, metrics)].to_csv(index=False)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    header, rows = _cells(table, metrics)
-    notes = glossary(metrics, weights, best_value_points, intervals="score_lo" in table.columns)
+    notes = glossary(metrics, weights, best_value_points, intervals="score_lo" in table.columns, table=table)
+    reason = winner_reason(table, weights)
     if fmt == "markdown":
-        return "\n".join([*_pipe_table(header, rows), "", *(f"- {line}" for line in notes)]) + "\n"
-    return "\n".join([*_aligned(header, rows), "", *notes]) + "\n"
+        lines = _pipe_table(_columns(table, metrics, set(), short=False))
+        return "\n".join([*lines, "", *([reason, ""] if reason else []), *(f"- {line}" for line in notes)]) + "\n"
+    lines, left_out = _fitted(table, metrics, width)
+    if left_out:
+        notes.append(f"not shown, to fit {width} characters: {', '.join(left_out)} (--wide shows every column)")
+    notes = [reason, "", *notes] if reason else notes
+    if width is not None:
+        notes = [wrapped for note in notes for wrapped in (textwrap.wrap(note, width, subsequent_indent="  ") or [""])]
+    return "\n".join([*lines, "", *notes]) + "\n"
 
 
 def to_json(table: pd.DataFrame, metrics: Sequence[Metric]) -> str:
@@ -140,79 +159,165 @@ def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
 
 
-def _cells(table: pd.DataFrame, metrics: Sequence[Metric]) -> tuple[list[str], list[list[str]]]:
-    keys = ["dataset"] if "dataset" in table.columns else []
-    optional = ["P(best)"] if "p_best" in table.columns else []
-    header = [
-        "#",
-        "contender",
-        *keys,
-        "score",
-        *(m.name for m in metrics),
-        "wscore",
-        "errors",
-        "cases",
-        "cost",
-        "time",
-        *optional,
-        "",
-    ]
-    return header, [_row_cells(row, metrics, keys, bool(optional)) for row in table.to_dict("records")]
+@dataclass(frozen=True)
+class _Column:
+    """One column of the text table: its header, its cells, and when it is left out to fit a width."""
+
+    header: str
+    cells: list[str]
+    #: The first :data:`FIT_STEPS` step that leaves it out; None: never left out.
+    drop: str | None = None
+    left: bool = False
 
 
-def _row_cells(row: dict, metrics: Sequence[Metric], keys: list[str], with_p_best: bool) -> list[str]:
-    cells = [
-        str(row.get("rank", "")),
-        str(row["contender"]),
-        *(str(row[k]) for k in keys),
-        _with_interval(row, "score", format_percent),
-        *(_with_interval(row, m.name, format_percent) for m in metrics),
-        _with_interval(row, "wscore", _format_points),
-        str(row["errors"]),
-        str(row["cases"]),
-        format_cost(row["cost"]),
-        format_seconds(row["time"]),
+#: What goes, in order, until a table fits its width: tokens, per-metric intervals, per-metric
+#: columns, cases, the wscore interval, the score interval, P(best); then marks are shortened and
+#: contender ids cut in the middle. Rank, contender, score, wscore, errors, cost and time always stay.
+FIT_STEPS = ("tokens", "metric intervals", "metrics", "cases", "wscore interval", "score interval", "P(best)")
+#: A contender id is never cut below this many characters.
+MIN_CONTENDER = 16
+
+
+def _columns(table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], short: bool) -> list[_Column]:
+    rows = table.to_dict("records")
+    metric_names = [m.name for m in metrics if not _repeats_score(table, m)]
+    columns = [
+        _Column("#", [_rank_text(r) for r in rows]),
+        _Column("contender", [str(r["contender"]) for r in rows], left=True),
+        *([_Column("dataset", [str(r["dataset"]) for r in rows], left=True)] if "dataset" in table.columns else []),
+        _Column("score", [_with_interval(r, "score", format_percent, "score interval" in dropped) for r in rows]),
     ]
-    cells += [format_percent(row["p_best"])] if with_p_best else []
-    return [*cells, _marks(row)]
+    columns += [
+        _Column(name, [_with_interval(r, name, format_percent, "metric intervals" in dropped) for r in rows], "metrics")
+        for name in metric_names
+    ]
+    if has_wscore(table):
+        cells = [_with_interval(r, "wscore", _format_points, "wscore interval" in dropped) for r in rows]
+        columns.append(_Column("wscore", cells))
+    columns += [
+        _Column("errors", [str(r["errors"]) for r in rows]),
+        _Column("cases", [str(r["cases"]) for r in rows], "cases"),
+        _Column("cost", [format_cost(r["cost"]) for r in rows]),
+        _Column("time", [format_seconds(r["time"]) for r in rows]),
+    ]
+    columns += [
+        _Column(header, [_format_count(r.get(key, np.nan)) for r in rows], "tokens")
+        for header, key in (("in tokens", "input_tokens"), ("out tokens", "output_tokens"))
+        if key in table.columns
+    ]
+    if "p_best" in table.columns:
+        columns.append(_Column("P(best)", [format_percent(r["p_best"]) for r in rows], "P(best)"))
+    columns.append(_Column("", [_marks(r, short) for r in rows], left=True))
+    return [c for c in columns if c.drop not in dropped]
+
+
+def _repeats_score(table: pd.DataFrame, metric: Metric) -> bool:
+    """Whether the metric's column is the score column over again (the primary metric's usually is)."""
+    if metric.name not in table.columns:
+        return False
+    values, score = table[metric.name].to_numpy(float), table["score"].to_numpy(float)
+    return bool(np.allclose(values, score, rtol=0, atol=1e-12, equal_nan=True))
+
+
+def has_wscore(table: pd.DataFrame) -> bool:
+    """Whether any row has a wscore: a table ranked without weights has none, and shows no such column."""
+    return "wscore" in table.columns and bool(table["wscore"].notna().any())
+
+
+def _rank_text(row: dict) -> str:
+    value = row.get("rank")
+    return "" if value is None or value is pd.NA or _missing(value) else str(int(value))
+
+
+def _format_count(value: float) -> str:
+    return DASH if _missing(value) else f"{value:,.0f}"
 
 
 def _format_points(value: float) -> str:
     return DASH if _missing(value) else f"{value:.1f}"
 
 
-def _with_interval(row: dict, name: str, fmt: Callable[[float], str]) -> str:
+def _with_interval(row: dict, name: str, fmt: Callable[[float], str], bare: bool = False) -> str:
     text = fmt(row.get(name, np.nan))
     low, high = row.get(f"{name}_lo", np.nan), row.get(f"{name}_hi", np.nan)
-    if _missing(low) or _missing(high):
+    if bare or _missing(low) or _missing(high):
         return text
     # One shared unit suffix reads better than "80.0%–84.0%".
     return f"{text} [{fmt(low).rstrip('%')}–{fmt(high)}]"
 
 
-def _marks(row: dict) -> str:
-    marks = [BEST_MARK] if row.get("best") else []
-    return "  ".join(marks + ([VALUE_MARK] if row.get("best_value") else []))
+def _marks(row: dict, short: bool = False) -> str:
+    if row.get("scored") == 0:
+        return NO_SCORED_MARK
+    marks = [(BEST_MARK, "★")] if row.get("best") else []
+    marks += [(VALUE_MARK, "$")] if row.get("best_value") else []
+    marks += [(FEW_MARK, "few")] if row.get("few_cases") else []
+    return ("  " if not short else " ").join(pair[short] for pair in marks)
 
 
-def _aligned(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
-    left = {"contender", "dataset", ""}
+def _aligned(columns: list[_Column]) -> list[str]:
+    widths = [max(len(cell) for cell in [c.header, *c.cells]) for c in columns]
 
     def line(cells: list[str]) -> str:
-        columns = zip(cells, widths, header, strict=True)
-        padded = [c.ljust(w) if h in left else c.rjust(w) for c, w, h in columns]
+        padded = [t.ljust(w) if c.left else t.rjust(w) for t, w, c in zip(cells, widths, columns, strict=True)]
         return "  ".join(padded).rstrip()
 
-    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    rows = zip(*(c.cells for c in columns), strict=True)
+    return [line([c.header for c in columns]), line(["-" * w for w in widths]), *(line(list(r)) for r in rows)]
 
 
-def _pipe_table(header: list[str], rows: list[list[str]]) -> list[str]:
+def _fitted(table: pd.DataFrame, metrics: Sequence[Metric], width: int | None) -> tuple[list[str], list[str]]:
+    """The aligned table within ``width`` characters (none: everything), and the names of what was left out."""
+    dropped: set[str] = set()
+    lines = _aligned(_columns(table, metrics, dropped, short=False))
+    if width is None:
+        return lines, []
+    wide = {c.header for c in _columns(table, metrics, set(), short=False)}
+    for step in FIT_STEPS:
+        if max(map(len, lines)) <= width:
+            break
+        dropped.add(step)
+        lines = _aligned(_columns(table, metrics, dropped, short=False))
+    if max(map(len, lines)) > width:
+        lines = _aligned(_columns(table, metrics, dropped, short=True))
+    excess = max(map(len, lines)) - width
+    if excess > 0:
+        lines = _aligned(_cut_contenders(_columns(table, metrics, dropped, short=True), excess))
+    shown = {c.header for c in _columns(table, metrics, dropped, short=True)}
+    had = {
+        "score interval": "score_lo" in table.columns,
+        "wscore interval": "wscore_lo" in table.columns and "wscore" in shown,
+        "metric intervals": any(f"{m.name}_lo" in table.columns and m.name in shown for m in metrics),
+    }
+    left_out = sorted(wide - shown) + [
+        step.removesuffix("s") + "s" for step, was in had.items() if was and step in dropped
+    ]
+    return lines, left_out
+
+
+def _cut_contenders(columns: list[_Column], excess: int) -> list[_Column]:
+    """Contender ids shortened in the middle (``openai/gpt…t=0.2``), never below :data:`MIN_CONTENDER`."""
+    column = columns[1]
+    longest = max(len(cell) for cell in [column.header, *column.cells])
+    keep = max(MIN_CONTENDER, longest - excess)
+
+    def cut(text: str) -> str:
+        if len(text) <= keep:
+            return text
+        head = (keep - 1) // 2
+        return text[:head] + "…" + text[len(text) - (keep - 1 - head) :]
+
+    columns[1] = _Column(column.header, [cut(cell) for cell in column.cells], column.drop, column.left)
+    return columns
+
+
+def _pipe_table(columns: list[_Column]) -> list[str]:
     def line(cells: list[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
-    rule = ["---" if h in ("contender", "dataset", "") else "---:" for h in header]
-    return [line(header), line(rule), *(line(r) for r in rows)]
+    rule = ["---" if c.left else "---:" for c in columns]
+    rows = zip(*(c.cells for c in columns), strict=True)
+    return [line([c.header for c in columns]), line(rule), *(line(list(r)) for r in rows)]
 
 
 def glossary(
@@ -220,22 +325,122 @@ def glossary(
     weights: Mapping[str, float] | None = None,
     best_value_points: float = 0.02,
     intervals: bool = False,
+    table: pd.DataFrame | None = None,
 ) -> list[str]:
-    """Lines explaining the columns: each metric from its description, the marks, the weight shares."""
+    """Lines explaining the columns: each metric from its description, the marks, the weight shares.
+
+    Args:
+        table: the table explained: its marks ("few cases", "no scored results") are explained when some
+            row has them, and ``wscore`` only when some row has one.
+    """
     primary = next((m.name for m in metrics if m.primary), None)
     lines = [
         f"score: {primary or 'the primary metric'}, mean over scored results"
-        + ("; [low–high] is a 95% bootstrap interval" if intervals else "")
+        + (
+            "; [low–high]: 95% Wilson interval when every case scores 0 or 1, else 95% bootstrap interval"
+            if intervals
+            else ""
+        )
     ]
     lines += [f"{m.name}: {m.description} ({'higher' if m.higher_is_better else 'lower'} is better)" for m in metrics]
+    shares = weight_shares(weights or {})
+    weighted = bool(shares) if table is None else has_wscore(table) or bool(shares)
     lines += [
-        "wscore: weighted score from 0 to 100 (– when a weighted value is missing); "
-        "errors: calls that failed after retries; cost: USD per case; time: seconds per case",
+        ("wscore: weighted score from 0 to 100 (– when a weighted value is missing); " if weighted else "")
+        + "errors: calls that failed after retries; cost: USD per case; time: seconds per case",
         f"{BEST_MARK}: top-ranked row with no errors; {VALUE_MARK}: cheapest row with no errors "
         f"within {100 * best_value_points:g} points of the top score",
     ]
-    lines += ["P(best): share of bootstrap resamples in which the row ranks first"] if intervals else []
-    shares = weight_shares(weights or {})
+    if intervals:
+        lines.append("P(best): share of bootstrap resamples in which the row ranks first (ties share a resample)")
+    if table is not None and "few_cases" in table.columns and bool(table["few_cases"].any()):
+        lines.append(f"{FEW_MARK}: scored on fewer than {FEW_CASES} cases: its intervals are wide, its P(best) shaky")
+    if table is not None and bool((table["scored"] == 0).any()):
+        lines.append(f"{NO_SCORED_MARK}: every call failed: no rank, score, wscore or P(best)")
     if shares:
         lines.append("weights: " + ", ".join(f"{s['name']} {100 * s['share']:.0f}% ({s['direction']})" for s in shares))
+    else:
+        lines.append("weights: no weights set: ranked by score")
     return lines
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 result``, ``2 results``, ``0 results``; ``many`` for an irregular plural (``2 analyses``)."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def winner_reason(table: pd.DataFrame, weights: Mapping[str, float] | None) -> str | None:
+    """One line saying why the best row won against the runner-up, the best-ranked other row with a score.
+
+    E.g. ``"fake/flaky ties on score but loses 20 points for 1 error"``, ``"fake/a scores 4.0 points
+    higher than fake/b"``, ``"ties on score; fake/b is cheaper ($0.0002 vs $0.0004 per case)"``.
+
+    Args:
+        table: one ranked table (:func:`evalcore.analysis.leaderboard.rank`), in rank order.
+        weights: the weights it was ranked under.
+
+    Returns:
+        The line, or None when there is no best row, no other row with a score, or several datasets.
+    """
+    if "dataset" in table.columns and table["dataset"].nunique() > 1:
+        return None
+    rows = table.to_dict("records")
+    best = next((r for r in rows if r.get("best")), None)
+    others = [r for r in rows if r is not best and r.get("scored", 0) > 0]
+    if best is None or not others:
+        return None
+    return _reason(best, others[0], bool(weights) and not _missing(best.get("wscore", np.nan)), weights or {})
+
+
+def _reason(best: dict, other: dict, weighted: bool, weights: Mapping[str, float]) -> str:
+    b, o = best["contender"], other["contender"]
+    if _ranks_above(other, best):
+        return f"{o} ranks higher but has {plural(other['errors'], 'error')}, and a row with errors is never best"
+    gap = best["score"] - other["score"]
+    if weighted and "errors" in weights and other["errors"] > 0:
+        penalty = 15 + 5 * other["errors"]
+        lost = f"loses {penalty} points for {plural(other['errors'], 'error')}"
+        if other["wscore"] + penalty >= best["wscore"] - 10**-TIE_DECIMALS:
+            if abs(gap) < SCORE_TIE:
+                return f"{o} ties on score but {lost}"
+            return f"{o} scores {_points(-100 * gap)} points {'higher' if gap < 0 else 'lower'} but {lost}"
+    if weighted and round(best["wscore"] - other["wscore"], TIE_DECIMALS) > 0:
+        wscores = f"wscore {best['wscore']:.1f} vs {other['wscore']:.1f}"
+        if gap >= SCORE_TIE:
+            return f"{b} scores {_points(100 * gap)} points higher than {o} ({wscores})"
+        edge = _edge(best, other, weights) or "its other weighted values"
+        tie = "ties on score" if abs(gap) < SCORE_TIE else f"{o} scores {_points(-100 * gap)} points higher"
+        return f"{tie}, but {b} wins on wscore ({wscores}): {edge}"
+    prefix = "ties on wscore; " if weighted else ""
+    if gap >= SCORE_TIE:
+        return f"{prefix}{b} scores {_points(100 * gap)} points higher than {o}"
+    if not _missing(best["cost"]) and (_missing(other["cost"]) or best["cost"] < other["cost"]):
+        costs = f"{format_cost(best['cost'])} vs {format_cost(other['cost'])} per case"
+        return f"{prefix}ties on score; {b} is cheaper ({costs})"
+    return f"{prefix}ties with {o} on score and cost; first by contender id"
+
+
+def _ranks_above(row: dict, other: dict) -> bool:
+    return not _missing(row.get("rank")) and not _missing(other.get("rank")) and row["rank"] < other["rank"]
+
+
+def _edge(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
+    """What the best row does better than the other on the weighted names besides score, in words."""
+    edges = []
+    for name, weight in weights.items():
+        mine, theirs = best.get(name, np.nan), other.get(name, np.nan)
+        if name in ("score", "errors") or _missing(mine) or _missing(theirs) or mine == theirs:
+            continue
+        if (mine > theirs) != (weight > 0):
+            continue
+        if name == "cost":
+            edges.append(f"cheaper ({format_cost(mine)} vs {format_cost(theirs)} per case)")
+        elif name == "time":
+            edges.append(f"faster ({format_seconds(mine)} vs {format_seconds(theirs)} per case)")
+        else:
+            edges.append(f"{name} {format_percent(mine)} vs {format_percent(theirs)}")
+    return f"{best['contender']} is " + ", ".join(edges) if edges else None
+
+
+def _points(value: float) -> str:
+    return f"{value:.1f}" if abs(value) >= 0.05 else f"{value:.2g}"

@@ -88,3 +88,28 @@ def rank_order(wscore: np.ndarray, score: np.ndarray, cost: np.ndarray, id_rank:
 def _nan_last(values: np.ndarray) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     return np.where(np.isnan(values), np.inf, values)
+
+
+def first_shares(wscore: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Each row's share of first places over tables of shape ``(draws, rows)``: P(best) or weight stability.
+
+    In each draw the rows tied for first share it equally, 1/k each for k rows: the table's tie-breaks
+    (cost, then id) order a table but say nothing about which of two equal rows is better. First is by
+    wscore (equal to :data:`TIE_DECIMALS` decimals); in a draw where no row has a wscore (no weights), by
+    score, equal to as many decimals. A row with no score in a draw (nothing scored) is never first in it;
+    a draw with no such row gives no one a share.
+
+    Returns:
+        ``(rows,)`` shares, each the sum of its draws' shares divided by the number of draws.
+    """
+    wscore, score = np.broadcast_arrays(np.asarray(wscore, dtype=float), np.asarray(score, dtype=float))
+    if not wscore.shape[0]:
+        return np.zeros(wscore.shape[-1])
+    unweighted = np.isnan(wscore).all(axis=-1, keepdims=True)
+    key = np.round(np.where(unweighted, score, wscore), TIE_DECIMALS)
+    key = np.where(np.isnan(score), np.nan, key)
+    top = np.where(np.isnan(key), -np.inf, key).max(axis=-1, keepdims=True)
+    tied = (key == top) & ~np.isnan(key)
+    k = tied.sum(axis=-1, keepdims=True)
+    shares = np.divide(tied, k, out=np.zeros(tied.shape), where=k > 0)
+    return shares.sum(axis=0) / wscore.shape[0]

@@ -155,7 +155,8 @@ def open_store(args: argparse.Namespace) -> Store:
 
 
 def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:
-    """A run file read whole, or a run in the store by id (its results, or summary, read when needed)."""
+    """A run file read whole, or a run in the store by id or unique id prefix (its results, or summary, read
+    when needed)."""
     path = Path(ref)
     if path.is_file():
         from evalcore.runfile.read import read_run_file
@@ -163,20 +164,34 @@ def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:
         return read_run_file(path)
     from evalcore.analysis.runs import StoredRun
 
-    return StoredRun(open_store(args), ref)
+    store = open_store(args)
+    return StoredRun(store, store.resolve_run_id(ref))
 
 
 def read_header(ref: str, args: argparse.Namespace) -> Run:
-    """A run file read whole, or a stored run's header (no results, no frame: pandas stays unloaded)."""
+    """A run file read whole, or a stored run's header by id or unique id prefix (no results, no frame:
+    pandas stays unloaded)."""
     path = Path(ref)
     if path.is_file():
         from evalcore.runfile.read import read_run_file
 
         return read_run_file(path)
-    return open_store(args).load_run(ref, results=False)
+    store = open_store(args)
+    return store.load_run(store.resolve_run_id(ref), results=False)
 
 
 # --- output ----------------------------------------------------------------------------------------
+
+
+#: The width of a line when stdout is no terminal and ``COLUMNS`` is not set.
+DEFAULT_WIDTH = 100
+
+
+def terminal_width() -> int:
+    """Characters a line may have: ``COLUMNS``, else the terminal's width, else :data:`DEFAULT_WIDTH`."""
+    import shutil
+
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
 
 
 def table(rows: list[list[Any]], header: list[str]) -> str:

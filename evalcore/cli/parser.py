@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Callable
 
@@ -41,13 +42,28 @@ def main(argv: list[str] | None = None) -> int:
     from evalcore.core.errors import EvalcoreError
 
     try:
-        return int(args.handler(args) or 0)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit where it cannot be caught
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except EvalcoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _reader_gone() -> int:
+    """Exit quietly when whoever reads stdout has stopped (``evalcore … | head``): 128 + SIGPIPE, as a shell says.
+
+    stdout now points at devnull, so flushing what is left at exit cannot fail again.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 def build_parser() -> argparse.ArgumentParser:

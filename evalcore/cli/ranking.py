@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import add_db, add_filters, filters_of, open_run, read_header, table
+if TYPE_CHECKING:
+    import pandas as pd
+
+from evalcore.cli._shared import add_db, add_filters, filters_of, open_run, read_header, table, terminal_width
 
 
 def add_leaderboard(p: argparse.ArgumentParser) -> None:
@@ -31,6 +35,7 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-intervals", action="store_true", help="skip the bootstrap intervals and P(best)")
     p.add_argument("--format", choices=["table", "json", "csv", "markdown"], default="table")
+    p.add_argument("--wide", action="store_true", help="every column, however wide (default: fit the terminal)")
     add_db(p)
 
 
@@ -52,7 +57,11 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         ci=not args.no_intervals,
         best_value_points=points,
     )
-    print(format_leaderboard(ranked, header.metrics, args.format, weights=weights, best_value_points=points), end="")
+    width = None if args.wide else terminal_width()
+    text = format_leaderboard(
+        ranked, header.metrics, args.format, weights=weights, best_value_points=points, width=width
+    )
+    print(text, end="")
     return 0
 
 
@@ -79,7 +88,7 @@ def cmd_weights(args: argparse.Namespace) -> int:
         weights = parse_weights(args.weights)
     weights = validate_weights(weights, metrics)
     if not weights:
-        print("no weights: contenders rank by score, then cost")
+        print("no weights set: ranked by score, then cost")
         return 0
     rows = [[s["name"], f"{s['weight']:g}", s["direction"], f"{100 * s['share']:.1f}%"] for s in weight_shares(weights)]
     print(table(rows, ["name", "weight", "direction", "share of wscore"]))
@@ -97,28 +106,66 @@ def add_significance(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_significance(args: argparse.Namespace) -> int:
-    from evalcore.analysis.runs import compare_run
+    from evalcore.analysis.runs import compare_run, header_of, rank_run
 
-    pairs = compare_run(open_run(args.run, args), args.metric, filters_of(args))
+    run = open_run(args.run, args)
+    filters = filters_of(args)
+    pairs = compare_run(run, args.metric, filters)
+    order = list(rank_run(run, header_of(run).info.weights, filters, ci=False)["contender"])
     if args.format == "json":
-        print(pairs.to_json(orient="records", indent=1))
+        position = {c: i for i, c in enumerate(order)}
+        in_order = pairs.sort_values(["a", "b"], key=lambda ids: ids.map(position), ignore_index=True)
+        print(in_order.to_json(orient="records", indent=1))
         return 0
-    rows = [
-        [
-            r.a,
-            r.b,
-            r.n,
-            f"{r.mean_diff:+.3f}",
-            f"[{r.lo:+.3f}, {r.hi:+.3f}]",
-            f"{r.p_value:.3f}",
-            "yes" if r.significant else "no",
-        ]
-        for r in pairs.itertuples()
-        if r.a < r.b
-    ]
-    print(table(rows, ["a", "b", "cases", f"mean {args.metric} a-b", "95% interval", "p", "p<0.05"]))
-    print("\npaired over shared cases; interval: paired bootstrap over cases; p: two-sided sign-flip permutation test")
+    print(format_pairs(pairs, order, args.metric))
     return 0
+
+
+def format_pairs(pairs: pd.DataFrame, order: list[str], metric: str) -> str:
+    """Each pair once, the better-ranked contender as ``a``, in leaderboard order; differences in points."""
+    from evalcore.analysis.significance import PERMUTATION, SIGN_TEST
+    from evalcore.analysis.text import DASH
+
+    position = {c: i for i, c in enumerate(order)}
+    ranked = pairs.assign(_a=pairs.a.map(position), _b=pairs.b.map(position))
+    chosen = ranked[ranked._a < ranked._b].sort_values(["_a", "_b"])
+    rows, split = [], []
+    for r in chosen.itertuples():
+        if r.n == 0:
+            rows.append([r.a, r.b, 0, DASH, "no shared scored cases", DASH, DASH])
+            continue
+        excludes = r.lo > 0 or r.hi < 0
+        mark = " *" if excludes != r.significant else ""
+        split += [f"{r.a} vs {r.b}"] if mark else []
+        interval = f"[{_pts(r.lo)}, {_pts(r.hi)}] pts"
+        rows.append(
+            [
+                r.a,
+                r.b,
+                r.n,
+                f"{_pts(r.mean_diff)} pts",
+                interval,
+                f"{r.p_value:.3f}",
+                ("yes" if r.significant else "no") + mark,
+            ]
+        )
+    lines = [table(rows, ["a", "b", "cases", f"{metric} a-b", "95% interval", "p", "p<0.05"]), ""]
+    lines.append("rows in leaderboard order; paired over the cases both scored; differences in points (0-100)")
+    methods = set(chosen.loc[chosen.n > 0, "method"])
+    if SIGN_TEST in methods:
+        lines.append("0/1 values: p and interval from the exact sign test on the discordant cases; they always agree")
+    if PERMUTATION in methods:
+        lines.append("other values: interval from a paired bootstrap over cases; p from a sign-flip permutation test")
+    if split:
+        lines.append(
+            f"* {', '.join(split)}: the interval and p come from two different tests, which disagree near the 5% line:"
+            " read it as borderline"
+        )
+    return "\n".join(lines)
+
+
+def _pts(fraction: float) -> str:
+    return f"{100 * fraction:+.1f}"
 
 
 COMMANDS = {
@@ -137,7 +184,7 @@ COMMANDS = {
     "significance": (
         add_significance,
         cmd_significance,
-        "pairwise differences between contenders: mean, 95%% interval, p-value",
+        "pairwise differences between contenders, in points: mean, 95%% interval, p-value",
         "evalcore significance RUN_ID --metric hallucinated_rate",
     ),
 }

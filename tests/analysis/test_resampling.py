@@ -22,6 +22,7 @@ from evalcore.analysis.resampling import (
     resample,
     resample_counts,
     resampled_tables,
+    wilson_interval,
 )
 from evalcore.analysis.results import result_values
 from evalcore.core.records import Metric
@@ -72,7 +73,7 @@ def test_one_case_gives_an_interval_of_one_point():
 
 def test_a_contender_scored_on_nothing_has_no_interval():
     out = bootstrap(frame({"a": [NAN, NAN], "b": [1.0, 0.0]}), METRICS, B=50).set_index("contender")
-    assert math.isnan(out.loc["a", "score_lo"]) and out.loc["b", "score_hi"] == 1.0
+    assert math.isnan(out.loc["a", "score_lo"]) and out.loc["b", "score_hi"] == pytest.approx(0.9055, abs=1e-4)
 
 
 def test_without_weights_there_is_no_wscore_interval_and_p_best_follows_score():
@@ -104,7 +105,7 @@ def test_macro_resamples_draw_within_each_dataset_and_average_per_dataset_values
     macro = bootstrap(df, METRICS, B=100, average="macro")
     assert (macro.loc[0, "score_lo"], macro.loc[0, "score_hi"]) == (0.5, 0.5)
     micro = bootstrap(df, METRICS, B=100)
-    assert micro.loc[0, "score_lo"] <= 0.5 and micro.loc[0, "score_hi"] == 1.0
+    assert micro.loc[0, "score_lo"] <= 0.5 and micro.loc[0, "score_hi"] > 0.9
 
 
 def test_wscore_resamples_charge_the_errors_penalty():
@@ -282,3 +283,52 @@ def test_intervals_of_cached_resamples_are_the_bootstrap_under_other_weights() -
         pd.testing.assert_frame_equal(
             intervals(resampled, RUN_METRICS, weights), bootstrap(frame, RUN_METRICS, weights, B=200, seed=3)
         )
+
+
+def test_a_symmetric_run_splits_p_best_evenly():
+    # Each right on one of two cases: every resample either ties them or is a mirror of another.
+    out = bootstrap(frame({"a": [1.0, 0.0], "b": [0.0, 1.0]}), METRICS, B=2000).set_index("contender")
+    assert out.loc["a", "p_best"] == pytest.approx(0.5, abs=0.03)
+    assert out.loc["a", "p_best"] + out.loc["b", "p_best"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("weights", [{}, {"score": 1}])
+def test_identical_contenders_share_p_best_even_when_one_is_cheaper_and_cost_is_unweighted(weights):
+    scores = [1.0, 0.0, 1.0, 1.0, 0.0]
+    df = pd.concat([frame({"a": scores}, cost=0.00099), frame({"b": scores}), frame({"c": scores})], ignore_index=True)
+    out = bootstrap(df, METRICS, weights, B=200).set_index("contender")
+    assert out["p_best"].to_dict() == pytest.approx({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3})
+
+
+def test_a_contender_right_on_every_case_gets_a_wilson_interval_not_a_point():
+    out = bootstrap(frame({"a": [1.0] * 30}), METRICS, B=100)
+    assert out.loc[0, "score_lo"] == pytest.approx(0.8865, abs=1e-4) and out.loc[0, "score_hi"] == 1.0
+    assert out.loc[0, "hallucinated_rate_lo"] == 0.0 and out.loc[0, "hallucinated_rate_hi"] == pytest.approx(
+        0.1135, abs=1e-4
+    )
+
+
+def test_wilson_interval_matches_the_textbook_values():
+    low, high = wilson_interval(np.array([0.0, 15.0, 30.0, 1.0]), np.array([30.0, 30.0, 30.0, 0.0]))
+    assert low[:3] == pytest.approx([0.0, 0.3315, 0.8865], abs=1e-4)
+    assert high[:3] == pytest.approx([0.1135, 0.6685, 1.0], abs=1e-4)
+    assert math.isnan(low[3]) and math.isnan(high[3])
+
+
+def test_values_that_are_not_all_0_or_1_keep_the_bootstrap_interval():
+    out = bootstrap(frame({"a": [1.0] * 29 + [0.5]}), METRICS, B=200)
+    assert out.loc[0, "score_lo"] >= 0.95  # a percentile interval, which Wilson's 0.87 is not
+
+
+def test_samples_that_disagree_make_a_case_not_binary():
+    once = frame({"a": [1.0] * 10})
+    other = frame({"a": [1.0] * 9 + [0.0]}).assign(sample=1)
+    out = bootstrap(pd.concat([once, other], ignore_index=True), METRICS, B=200)
+    means = bootstrap(frame({"a": [1.0] * 9 + [0.5]}), METRICS, B=200)
+    assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == (means.loc[0, "score_lo"], means.loc[0, "score_hi"])
+
+
+def test_agreeing_samples_count_their_case_once_in_the_wilson_interval():
+    once = frame({"a": [1.0] * 30})
+    thrice = pd.concat([once.assign(sample=s) for s in range(3)], ignore_index=True)
+    assert bootstrap(thrice, METRICS, B=50).loc[0, "score_lo"] == pytest.approx(0.8865, abs=1e-4)

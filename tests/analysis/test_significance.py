@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from evalcore.analysis.significance import pairwise
+from evalcore.analysis.significance import paired_difference, pairwise, sign_test
 from evalcore.core.errors import EvalcoreError
 from tests.analysis.rows import NAN, frame, result
 
@@ -28,9 +31,50 @@ def test_pairwise_covers_every_ordered_pair_with_mirrored_differences():
 
 
 def test_pairwise_sign_flip_p_value_matches_the_exact_distribution():
-    # d = (1, 1, 1, 0): |mean| reaches 0.75 only when the three ones share a sign: p = 2/8.
-    out = pairwise(frame({"a": [1, 1, 1, 0], "b": [0, 0, 0, 0]}), B=4000)
+    # d = (.5, .5, .5, 0): |mean| reaches 0.375 only when the three halves share a sign: p = 2/8.
+    out = pairwise(frame({"a": [0.5, 0.5, 0.5, 0], "b": [0, 0, 0, 0]}), B=4000)
     assert out.iloc[0]["p_value"] == pytest.approx(0.25, abs=0.03) and not out.iloc[0]["significant"]
+    assert out.iloc[0]["method"] == "sign-flip permutation"
+
+
+def test_on_0_1_values_the_p_value_is_the_exact_sign_test_on_discordant_cases():
+    # Three discordant cases, all a's: P(X = 3) = 1/8 under no difference, two-sided 2/8.
+    out = pairwise(frame({"a": [1, 1, 1, 0], "b": [0, 0, 0, 0]}), B=100)
+    assert out.iloc[0]["p_value"] == pytest.approx(0.25) and out.iloc[0]["method"] == "exact sign test"
+
+
+def test_the_exact_sign_test_matches_hand_computed_values():
+    # 10 wins, 2 losses: P(X >= 10) = (66 + 12 + 1) / 4096, two-sided twice that.
+    assert sign_test(10, 2, 30)["p_value"] == pytest.approx(158 / 4096)
+    assert sign_test(0, 0, 30) == {"p_value": 1.0, "lo": 0.0, "hi": 0.0}
+    every = sign_test(5, 0, 5)
+    # Clopper-Pearson for 5/5: θ_lo = 0.025 ** (1/5).
+    assert every["hi"] == 1.0 and every["lo"] == pytest.approx(2 * 0.025**0.2 - 1)
+
+
+def test_one_pair_from_its_case_values_is_its_row_of_pairwise():
+    df = frame({"a": [0.2, 0.9, 0.4, 1.0], "b": [0.1, 0.5, NAN, 1.0]})
+    row = pairwise(df, B=300, seed=4).iloc[0]
+    one = paired_difference(np.array([0.2, 0.9, 0.4, 1.0]), np.array([0.1, 0.5, NAN, 1.0]), B=300, seed=4)
+    assert one == {k: row[k] for k in one}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 40), st.integers(0, 40), st.integers(0, 40))
+def test_the_0_1_interval_excludes_0_exactly_when_the_test_is_significant(wins, losses, ties):
+    result = sign_test(wins, losses, wins + losses + ties + 1)
+    assert (result["lo"] > 0 or result["hi"] < 0) == (result["p_value"] < 0.05)
+    assert result["lo"] <= (wins - losses) / (wins + losses + ties + 1) <= result["hi"]
+
+
+def test_the_0_1_test_keeps_its_size_under_5_percent_and_well_above_the_old_1_5():
+    # 100 cases, both right half the time independently: no difference to find.
+    rng = np.random.default_rng(1)
+    hits = 0
+    for _ in range(1000):
+        a, b = rng.random(100) < 0.5, rng.random(100) < 0.5
+        hits += sign_test(int((a & ~b).sum()), int((b & ~a).sum()), 100)["p_value"] < 0.05
+    assert 0.025 < hits / 1000 <= 0.05
 
 
 def test_pairwise_a_consistent_difference_is_significant():

@@ -35,3 +35,20 @@ def test_stability_keeps_the_errors_penalty():
     # a leads b by 10 score points times the score's share (at most 80%): never the 20-point penalty.
     rows = table({"contender": "a", "score": 0.7, "errors": 1}, {"contender": "b", "score": 0.6})
     assert weight_stability(rows, {"score": 1, "errors": 1}, METRICS)["b"] == 1.0
+
+
+def test_rows_tied_for_first_share_every_draw_equally():
+    rows = table(*({"contender": c, "score": 0.8} for c in "abc"))
+    shares = weight_stability(rows, {"score": 1}, METRICS)
+    assert shares == pytest.approx({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3})
+
+
+def test_a_cheaper_row_does_not_win_a_tie_when_cost_is_not_weighted():
+    rows = table({"contender": "a", "cost": 0.0099}, {"contender": "b"}, {"contender": "c"})
+    assert weight_stability(rows, {"score": 1}, METRICS) == pytest.approx({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3})
+    assert weight_stability(rows, {}, METRICS) == pytest.approx({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3})
+
+
+def test_a_row_with_nothing_scored_is_never_first():
+    rows = table({"contender": "a", "score": 0.2}, {"contender": "b", "score": float("nan"), "scored": 0, "errors": 1})
+    assert weight_stability(rows, {"cost": -1}, METRICS) == {"a": 1.0, "b": 0.0}

@@ -78,6 +78,7 @@ def test_json_is_the_ranked_rows_with_spec_keys_and_null_for_nan():
             "rank": 1,
             "best": True,
             "best_value": False,
+            "few_cases": True,
         },
         {
             "contender": "big/model",
@@ -95,6 +96,7 @@ def test_json_is_the_ranked_rows_with_spec_keys_and_null_for_nan():
             "rank": 2,
             "best": False,
             "best_value": False,
+            "few_cases": True,
         },
     ]
 
@@ -120,6 +122,7 @@ def test_json_keys_come_in_spec_order_then_intervals_and_p_best():
         "rank",
         "best",
         "best_value",
+        "few_cases",
         "score_lo",
         "score_hi",
         "wscore_lo",
@@ -165,18 +168,20 @@ def test_table_marks_best_and_best_value_and_aligns_columns():
         "#",
         "contender",
         "score",
-        "field_accuracy",
         "hallucinated_rate",
         "wscore",
         "errors",
         "cases",
         "cost",
         "time",
+        "in",
+        "tokens",
+        "out",
+        "tokens",
     ]
     assert lines[2].split() == [
         "1",
         "cheap/mini",
-        "80.0%",
         "80.0%",
         "25.0%",
         "85.0",
@@ -185,12 +190,16 @@ def test_table_marks_best_and_best_value_and_aligns_columns():
         "$0.0004",
         "0.50",
         "s",
+        "120",
+        "8",
         "★",
         "best",
         "$",
         "value",
+        "few",
+        "cases",
     ]
-    assert lines[3].split()[:6] == ["2", "big/model", "90.0%", "90.0%", "–", "67.5"]
+    assert lines[3].split()[:5] == ["2", "big/model", "90.0%", "–", "67.5"]
     assert lines[0].index("cost") + len("cost") == lines[2].index("$0.0004") + len("$0.0004")
     assert lines[0].index("contender") == lines[2].index("cheap/mini") == lines[3].index("big/model")
 
@@ -198,7 +207,7 @@ def test_table_marks_best_and_best_value_and_aligns_columns():
 def test_table_shows_a_dash_for_a_missing_wscore():
     table = ranked_table()
     table.loc[1, "wscore"] = NAN
-    assert format_leaderboard(table, METRICS).splitlines()[3].split()[5] == "–"
+    assert format_leaderboard(table, METRICS).splitlines()[3].split()[4] == "–"
 
 
 def test_table_shows_intervals_and_p_best_when_present():
@@ -218,7 +227,7 @@ def test_table_ends_with_a_glossary_from_the_metric_descriptions_and_the_weight_
 def test_markdown_is_a_pipe_table_then_the_glossary():
     lines = format_leaderboard(ranked_table(), METRICS, "markdown").splitlines()
     assert lines[0].startswith("| # | contender | score |") and lines[1].startswith("| ---: | --- | ---: |")
-    assert lines[2].startswith("| 1 | cheap/mini | 80.0% |") and lines[2].endswith("| ★ best |")
+    assert lines[2].startswith("| 1 | cheap/mini | 80.0% |") and lines[2].endswith("| ★ best  few cases |")
     assert any(line.startswith("- field_accuracy: ") for line in lines)
 
 

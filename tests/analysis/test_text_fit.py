@@ -1,0 +1,137 @@
+"""The text leaderboard within a width, without weights, with thin evidence; and why the best row won."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from evalcore.analysis.leaderboard import rank
+from evalcore.analysis.text import format_leaderboard, plural, winner_reason
+from tests.analysis.rows import METRICS, NAN, table
+
+LONG = "openai/gpt-4o-mini · effort=low · t=0.2"
+
+
+def wide_table(weights=None) -> pd.DataFrame:
+    rows = table(
+        *(
+            {
+                "contender": f"{LONG} · n={i}",
+                "score": 0.9 - i / 10,
+                "field_accuracy": 0.9 - i / 10,
+                "cases": 48,
+                "scored": 48,
+                "errors": i % 2,
+            }
+            for i in range(4)
+        ),
+        {"contender": "fake/dead", "score": NAN, "field_accuracy": NAN, "scored": 0, "errors": 48, "cases": 48},
+    ).assign(input_tokens=1234.0, output_tokens=56.0)
+    ranked = rank(rows, weights, METRICS)
+    for name in ("score", "field_accuracy", "hallucinated_rate", "wscore"):
+        ranked[f"{name}_lo"], ranked[f"{name}_hi"] = ranked[name] * 0.9, ranked[name] * 1.05
+    return ranked.assign(p_best=[0.7, 0.2, 0.1, 0.0, NAN])
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+@pytest.mark.parametrize("weights", [None, {"score": 1, "errors": 1, "cost": -0.5}])
+def test_every_line_fits_the_width(width, weights):
+    text = format_leaderboard(wide_table(weights), METRICS, weights=weights, width=width)
+    assert max(map(len, text.splitlines())) <= width
+    assert "--wide shows every column" in text or width > 100
+
+
+def test_the_columns_that_explain_a_rank_stay_at_80_characters():
+    text = format_leaderboard(wide_table({"score": 1, "errors": 1}), METRICS, weights={"score": 1}, width=80)
+    header = text.splitlines()[0].split()
+    assert {"#", "contender", "score", "wscore", "errors", "cost", "time"} <= set(header)
+    assert "tokens" not in header and "…" in text  # long ids cut in the middle
+
+
+def test_without_a_width_every_column_shows():
+    text = format_leaderboard(wide_table(), METRICS)
+    assert "in tokens" in text and "hallucinated_rate" in text and "P(best)" in text and "--wide" not in text
+
+
+def test_the_primary_metric_is_not_repeated_when_it_is_the_score():
+    assert "field_accuracy" not in format_leaderboard(wide_table(), METRICS).splitlines()[0]
+
+
+def test_without_weights_there_is_no_wscore_column_and_the_glossary_says_so():
+    text = format_leaderboard(wide_table(), METRICS)
+    assert "wscore" not in text.splitlines()[0]
+    assert "weights: no weights set: ranked by score" in text
+    assert "weighted score" not in text and "missing" not in text
+
+
+def test_a_row_with_nothing_scored_says_so_and_has_no_rank():
+    lines = format_leaderboard(wide_table(), METRICS).splitlines()
+    last = lines[6]
+    assert last.startswith("   fake/dead") and last.endswith("no scored results")
+    assert any(line.startswith("no scored results: every call failed") for line in lines)
+
+
+def test_json_gives_a_row_with_nothing_scored_null_rank_p_best_and_wscore():
+    rows = json.loads(format_leaderboard(wide_table({"cost": -1}), METRICS, "json"))
+    dead = rows[-1]
+    assert dead["contender"] == "fake/dead" and (dead["rank"], dead["p_best"], dead["wscore"]) == (None, None, None)
+    assert [r["rank"] for r in rows[:-1]] == [1, 2, 3, 4]
+
+
+def test_a_row_with_few_cases_is_marked_and_explained():
+    ranked = rank(table({"contender": "a", "scored": 1}), {}, METRICS)
+    text = format_leaderboard(ranked, METRICS)
+    assert "★ best  $ value  few cases" in text and "few cases: scored on fewer than 30 cases" in text
+
+
+def test_plurals():
+    assert [plural(1, "result"), plural(2, "result"), plural(0, "error"), plural(1, "dataset")] == [
+        "1 result",
+        "2 results",
+        "0 errors",
+        "1 dataset",
+    ]
+
+
+# --- why the best row won ------------------------------------------------------------------------
+
+
+def reason(weights, *rows):
+    return winner_reason(rank(table(*rows), weights, METRICS), weights)
+
+
+def test_a_runner_up_tied_on_score_loses_on_its_errors_penalty():
+    rows = ({"contender": "fake/oracle"}, {"contender": "fake/flaky", "errors": 1})
+    assert reason({"score": 1, "errors": 1}, *rows) == "fake/flaky ties on score but loses 20 points for 1 error"
+
+
+def test_a_higher_score_wins():
+    rows = ({"contender": "fake/a", "score": 0.54}, {"contender": "fake/b", "score": 0.5})
+    assert reason({}, *rows) == "fake/a scores 4.0 points higher than fake/b"
+    assert reason({"score": 1}, *rows) == "fake/a scores 4.0 points higher than fake/b (wscore 54.0 vs 50.0)"
+
+
+def test_a_tie_on_score_goes_to_the_cheaper_row():
+    rows = ({"contender": "fake/a", "cost": 0.0004}, {"contender": "fake/b", "cost": 0.0002})
+    assert reason({}, *rows) == "ties on score; fake/b is cheaper ($0.0002 vs $0.0004 per case)"
+
+
+def test_a_lower_score_can_win_on_cost_under_weights():
+    rows = ({"contender": "fake/a", "score": 0.6, "cost": 0.01}, {"contender": "fake/b", "score": 0.5, "cost": 0.001})
+    assert reason({"score": 1, "cost": -1}, *rows) == (
+        "fake/a scores 10.0 points higher, but fake/b wins on wscore (wscore 75.0 vs 30.0): "
+        "fake/b is cheaper ($0.001 vs $0.01 per case)"
+    )
+
+
+def test_a_higher_ranked_row_with_errors_is_never_best():
+    rows = ({"contender": "fake/a", "score": 0.9, "errors": 2}, {"contender": "fake/b", "score": 0.5})
+    assert reason({}, *rows) == "fake/a ranks higher but has 2 errors, and a row with errors is never best"
+
+
+def test_no_reason_without_a_best_row_or_a_runner_up():
+    assert reason({}, {"contender": "a"}) is None
+    assert reason({}, {"contender": "a", "errors": 1}, {"contender": "b", "errors": 1}) is None
+    assert reason({}, {"contender": "a"}, {"contender": "b", "scored": 0, "errors": 1, "score": NAN}) is None
