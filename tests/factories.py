@@ -161,6 +161,54 @@ def make_info(
     )
 
 
+BINARY_METRICS = [records.Metric("field_accuracy", "Mean per-field correctness.", primary=True)]
+
+
+def binary_run(
+    run_id: str,
+    outcomes: dict[str, list[int | None]],
+    *,
+    dataset_hash: str = "sha256:tax",
+    expected_of: dict[int, object] | None = None,
+    cost: float = 0.001,
+) -> records.Run:
+    """A run with one 0/1 metric: one result per contender × case, 1 right, 0 wrong, None a failed call.
+
+    Scores are countable by hand; ``dataset_hash`` and ``expected_of`` (case index → expected answer) make
+    a run whose dataset changed.
+    """
+    n = len(next(iter(outcomes.values())))
+    cases = [
+        records.Case("tax", f"c/{j:03d}", "c", f"input {j}", (expected_of or {}).get(j, {"answer": j}))
+        for j in range(n)
+    ]
+    contenders = [records.Contender(cid, cid.split(" ")[0]) for cid in outcomes]
+    results = []
+    for cid, values in outcomes.items():
+        for j, value in enumerate(values):
+            if value is None:
+                results.append(
+                    records.Result(
+                        cid, "tax", f"c/{j:03d}", 0, "error", None,
+                        error=records.ErrorInfo("transport", "cannot connect to http://127.0.0.1:9/v1"),
+                        latency_s=0.01,
+                    )
+                )  # fmt: skip
+                continue
+            results.append(
+                records.Result(
+                    cid, "tax", f"c/{j:03d}", 0, "scored", float(value), {"field_accuracy": float(value)},
+                    output={"answer": j if value else -1},
+                    diagnostics={} if value else {"answer": {"want": j, "got": -1}},
+                    usage=records.Usage(100, 20, cost), latency_s=0.5,
+                )
+            )  # fmt: skip
+    info = make_info(run_id, "intake", "completed", 1, cases)
+    info.weights = {}
+    info.provenance["dataset_hashes"] = {"tax": dataset_hash}
+    return records.Run(info, list(BINARY_METRICS), contenders, cases, results)
+
+
 # --- hypothesis strategies -----------------------------------------------------------------------
 
 _scalars = (

@@ -41,7 +41,7 @@ def _cell(value: Any) -> str:
 
 
 def add_export(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_id")
+    p.add_argument("run_id", help="a run id, or a unique prefix of one (at least 4 characters)")
     p.add_argument("-o", "--output", required=True, help="file to write (.json, or .json.gz for gzip)")
     add_db(p)
 
@@ -49,8 +49,9 @@ def add_export(p: argparse.ArgumentParser) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from evalcore.runfile.write import export_run
 
-    count = export_run(open_store(args), args.run_id, Path(args.output))
-    print(f"wrote {args.output}: {count} results")
+    store = open_store(args)
+    count = export_run(store, store.resolve_run_id(args.run_id), Path(args.output))
+    print(f"wrote {args.output}: {count} {'result' if count == 1 else 'results'}")
     return 0
 
 
@@ -70,25 +71,27 @@ def cmd_import(args: argparse.Namespace) -> int:
         from evalcore.analysis.summaries import refresh_summary
 
         refresh_summary(store, run.info.id)
-    print(f"imported run {run.info.id} ({run.info.suite}, {len(run.results)} results)")
+    n = len(run.results)
+    print(f"imported run {run.info.id} ({run.info.suite}, {n} {'result' if n == 1 else 'results'})")
     return 0
 
 
 def add_delete(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_id")
+    p.add_argument("run_id", help="a run id, or a unique prefix of one (at least 4 characters)")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     add_db(p)
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
     store = open_store(args)
+    run_id = store.resolve_run_id(args.run_id)
     if not args.yes:
-        answer = input(f"delete run {args.run_id} and all its results? [y/N] ")
+        answer = input(f"delete run {run_id} and all its results? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             print("kept")
             return 1
-    store.delete_run(args.run_id)
-    print(f"deleted run {args.run_id}")
+    store.delete_run(run_id)
+    print(f"deleted run {run_id}")
     return 0
 
 

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from evalcore.cli import history, ranking, suite
+from evalcore.cli import decide, history, ranking, suite
 from evalcore.core.version import __version__
 
 EPILOG = """\
@@ -23,12 +23,19 @@ examples:
   evalcore export RUN_ID -o run.json.gz          write the run file
   evalcore import run.json.gz                    read a run file into the store
   evalcore run --resume RUN_ID                   finish an interrupted run
+  evalcore compare BASE_RUN CANDIDATE_RUN        what changed between two runs, case by case
+  evalcore gate RUN_ID --baseline BASE_RUN       PASS / WARN (exit 0), FAIL (exit 1), cannot decide (exit 2)
 """
 
 Adder = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[[argparse.Namespace], int]
 #: Every command: name → (adds its arguments, runs it, one-line summary, example), in the order of ``--help``.
-COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {**suite.COMMANDS, **history.COMMANDS, **ranking.COMMANDS}
+COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
+    **suite.COMMANDS,
+    **history.COMMANDS,
+    **ranking.COMMANDS,
+    **decide.COMMANDS,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,7 +33,7 @@ def cmd_cases(args: argparse.Namespace) -> int:
         )
         return 0
     print(table(rows, ["dataset", "variant", "id", "words", "expected"]))
-    print(f"\n{len(rows)} cases in {len({r[0] for r in rows})} datasets")
+    print(f"\n{_counted(len(rows), 'case')} in {_counted(len({r[0] for r in rows}), 'dataset')}")
     print_refused(plan)
     return 0
 
@@ -66,23 +66,25 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def add_plan(p: argparse.ArgumentParser) -> None:
     add_suite(p)
     add_selection(p)
+    add_db(p)
     p.add_argument("--format", choices=["table", "json"], default="table")
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from evalcore.execution.estimate import estimate_cost
+    from evalcore.execution.estimate import as_dict, describe, estimate_plan_cost
 
     plan = plan_of(args)
     datasets = sorted({c.dataset for c in plan.cases})
     matrix = plan.matrix()
-    cost = estimate_cost(plan)
+    estimate = estimate_plan_cost(plan, _past_runs(args))
     if args.format == "json":
         print(
             json.dumps(
                 {
                     "matrix": matrix,
                     "calls": plan.calls,
-                    "estimated_cost_usd": cost,
+                    "estimated_cost_usd": estimate.usd,
+                    "estimate": as_dict(estimate),
                     "refused": [r.__dict__ for r in plan.refused],
                     "missing_keys": plan.missing_keys,
                 },
@@ -90,17 +92,34 @@ def cmd_plan(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    rows = [[cid] + [m.get(d, 0) for d in datasets] + [sum(m.values())] for cid, m in matrix.items()]
-    print(table(rows, ["contender"] + datasets + ["calls"]))
+    costs = {c.contender: c for c in estimate.contenders}
+    rows = [
+        [cid] + [m.get(d, 0) for d in datasets] + [sum(m.values()), _usd(costs[cid].usd), costs[cid].source]
+        for cid, m in matrix.items()
+    ]
+    print(table(rows, ["contender"] + datasets + ["calls", "est. cost", "output tokens from"]))
     print(
-        f"\n{plan.calls} calls: {len(plan.contenders)} contenders x {len(plan.cases)} cases x "
-        f"{plan.samples} sample(s); {plan.parallelism} contenders in flight, {plan.concurrency} cases each"
+        f"\n{_counted(plan.calls, 'call')}: {_counted(len(plan.contenders), 'contender')} x "
+        f"{_counted(len(plan.cases), 'case')} x {_counted(plan.samples, 'sample')}; "
+        f"{_counted(plan.parallelism, 'contender')} in flight, {_counted(plan.concurrency, 'case')} each"
     )
-    print("estimated cost: " + (f"${cost:.4f}" if cost is not None else "unknown (no prices for some models)"))
+    print(f"estimated cost: {describe(estimate)}")
     print_refused(plan)
     for model, keys in plan.missing_keys.items():
         print(f"missing API key: {model} needs {', '.join(keys)}")
     return 0
+
+
+def _past_runs(args: argparse.Namespace) -> Store | None:
+    """The store, when there is one to learn output tokens from (a plan never creates it)."""
+    from evalcore.storage.store import default_db_path
+
+    path = Path(args.db) if args.db else default_db_path()
+    return open_store(args) if path.is_file() else None
+
+
+def _usd(value: float | None) -> str:
+    return "–" if value is None else f"${value:.4f}"
 
 
 def add_run(p: argparse.ArgumentParser) -> None:
@@ -116,40 +135,106 @@ def add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
     p.add_argument("-o", "--output", help="also write the run file here (.json or .json.gz)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--gate",
+        action="store_true",
+        help="then check the run against the suite's gate and pinned baseline (exit 0 pass/warn, 1 fail, 2 undecided)",
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Exit codes (docs/reliability.md): 0 completed; 1 completed but every call of a contender failed, an
+    endpoint could not be reached (cases left unrun) or the run failed; 2 a configuration error before any
+    call (raised, see :func:`evalcore.cli.parser.main`); 130 Ctrl-C."""
     import asyncio
 
-    from evalcore.core.errors import ConfigError
+    from evalcore.core.errors import ConfigError, EvalcoreError
     from evalcore.execution.progress import StderrBars
     from evalcore.execution.runner import execute_plan, resume_plan, start_run
 
     store = open_store(args)
     if args.resume:
-        plan, run, done = resume_plan(store, args.resume, force=args.force)
+        plan, run, done = resume_plan(store, store.resolve_run_id(args.resume), force=args.force)
         print(
-            f"resuming run {run.info.id}: {len(done)} results stored, {plan.calls - len(done)} to go", file=sys.stderr
+            f"resuming run {run.info.id}: {len(done)}/{plan.calls} results stored, {plan.calls - len(done)} to go",
+            file=sys.stderr,
         )
         store.set_status(run.info.id, "running")
     elif args.suite:
         plan, done = plan_of(args), set()
         print_refused(plan)
         run = start_run(plan, store)
-        print(f"run {run.info.id}: {plan.calls} calls", file=sys.stderr)
+        print(f"run {run.info.id}: {_counted(plan.calls, 'call')}", file=sys.stderr)
     else:
         raise ConfigError("name a suite folder, or --resume RUN_ID")
-    bars = None if args.quiet else StderrBars()
+    watch = _Watch(None if args.quiet else StderrBars())
     try:
-        status = asyncio.run(execute_plan(plan, store, run, done, on_progress=bars))
+        status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch))
     except KeyboardInterrupt:
         print(
-            f"\ninterrupted: finished results are stored. Resume with: evalcore run --resume {run.info.id}",
+            f"\ncancelled: finished results are stored. Resume with: evalcore run --resume {run.info.id}",
             file=sys.stderr,
         )
         return 130
+    except EvalcoreError as exc:
+        print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
+        return 1
     _after_run(args, store, run.info.id, status)
-    return 0 if status == "completed" else 1
+    code = _exit_code(store, run.info.id, status, watch.last, plan.samples)
+    return max(code, _gate_code(store, run.info.id)) if args.gate else code
+
+
+def _gate_code(store: Store, run_id: str) -> int:
+    """``evalcore gate`` of the run just made, against the suite's pinned baseline: its exit code."""
+    from evalcore.analysis.runs import StoredRun
+    from evalcore.cli.decide import gate_run
+    from evalcore.core.errors import EvalcoreError
+
+    print()
+    try:
+        return gate_run(StoredRun(store, run_id), store)
+    except EvalcoreError as exc:
+        print(f"gate: cannot decide: {exc}", file=sys.stderr)
+        return 2
+
+
+class _Watch:
+    """A progress callback that keeps the last progress and passes it on to the bars, if any."""
+
+    def __init__(self, bars: Any):
+        self.bars = bars
+        self.last: Any = None
+
+    def __call__(self, progress: Any) -> None:
+        self.last = progress
+        if self.bars is not None:
+            self.bars(progress)
+
+
+def _exit_code(store: Store, run_id: str, status: str, progress: Any, samples: int) -> int:
+    """1 when cases were left unrun (an unreachable endpoint), every call of a contender failed, or the
+    run did not complete; else 0. Says why on stderr."""
+    code = 0 if status == "completed" else 1
+    for name, p in progress.contenders.items() if progress is not None else []:
+        if p.skipped:
+            noun = "case" if samples == 1 else "call"
+            print(
+                f"{_counted(p.skipped, noun)} of {name} not called: {p.blocked}; "
+                f"retry with evalcore run --resume {run_id}",
+                file=sys.stderr,
+            )
+            code = 1
+    for name, (results, errors) in store.result_counts(run_id).items():
+        if results and errors == results:
+            failed = _counted(errors, "error")
+            print(f"every call of {name} failed ({failed}): nothing of it is scored", file=sys.stderr)
+            code = 1
+    return code
+
+
+def _counted(n: int, noun: str) -> str:
+    """``1 call``, ``2 calls``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) -> None:

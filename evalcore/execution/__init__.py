@@ -17,6 +17,7 @@ _EXPORTS = {
     "RunOptions": "plan",
     "Plan": "plan",
     "estimate_cost": "estimate",
+    "estimate_plan_cost": "estimate",
     "run_suite": "runner",
     "execute_plan": "runner",
     "resume_plan": "runner",

@@ -10,6 +10,7 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
+from evalcore.scoring.adapters import Context
 from evalcore.scoring.plugins import build_scorer
 from evalcore.suite.lineup import Overrides, expand_lineup, missing_api_keys, split_refused
 from evalcore.suite.loader import Suite
@@ -100,6 +101,16 @@ def select_cases(suite: Suite, options: RunOptions) -> list[Case]:
     return cases
 
 
+def suite_contexts(suite: Suite) -> dict[str, Context]:
+    """What the adapter knows of each dataset: the suite's and the dataset's instructions, and its fields."""
+    return {
+        name: Context(
+            "\n\n".join(t.strip() for t in (suite.config.instructions, d.instructions) if t and t.strip()), d.fields
+        )
+        for name, d in suite.datasets.items()
+    }
+
+
 def new_run(plan: Plan, run_id: str | None = None) -> Run:
     """The header of a run about to start: no results yet."""
     suite = plan.suite
@@ -141,4 +152,10 @@ def _settings(plan: Plan) -> dict[str, Any]:
         "timeout_s": plan.timeout_s,
         "selection": {"datasets": o.datasets, "variants": o.variants, "limit": o.limit},
         "overrides": asdict(o.overrides),
-    }
+    } | _gate(plan)
+
+
+def _gate(plan: Plan) -> dict[str, Any]:
+    """The suite's ``gate:`` block as the run records it (``evalcore gate`` applies it to a run file too)."""
+    gate = plan.suite.config.gate
+    return {"gate": gate.model_dump(mode="json", exclude_none=True)} if gate is not None else {}

@@ -12,13 +12,17 @@ BAR_WIDTH = 24
 
 
 def format_line(name: str, p: ContenderProgress, clock: float, width: int = 38) -> str:
-    """``fake/oracle · t=0  [#####-----]  12/48  errors 1  3.2s  eta 9s``"""
+    """``fake/oracle · t=0  [#####-----]  12/48  errors 1  3.2s  eta 9s``; a contender whose endpoint
+    could not be reached ends ``45 not called: cannot connect to http://127.0.0.1:9/v1: connection refused``."""
     share = p.done / p.total if p.total else 1.0
     filled = int(round(share * BAR_WIDTH))
     bar = "#" * filled + "-" * (BAR_WIDTH - filled)
     elapsed = ((p.finished or clock) - p.started) if p.started else 0.0
     eta = p.eta_s(clock)
-    tail = f"eta {eta:.0f}s" if eta is not None else ("done" if p.done >= p.total else "waiting")
+    if p.blocked:
+        tail = f"{p.skipped} not called: {p.blocked}"
+    else:
+        tail = f"eta {eta:.0f}s" if eta is not None else ("done" if p.done >= p.total else "waiting")
     label = name if len(name) <= width else name[: width - 1] + "…"
     return f"{label:<{width}} [{bar}] {p.done:>6}/{p.total:<6} errors {p.errors:<4} {elapsed:6.1f}s  {tail}"
 
@@ -48,7 +52,7 @@ class StderrBars:
 
     def _log_finished(self, progress: Progress, clock: float) -> None:
         for name, p in progress.contenders.items():
-            if name not in self.reported and p.total and p.done >= p.total:
+            if name not in self.reported and p.total and (p.done + p.skipped >= p.total or p.finished):
                 self.reported.add(name)
                 self.stream.write(format_line(name, p, clock) + "\n")
         self.stream.flush()

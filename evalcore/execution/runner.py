@@ -21,13 +21,15 @@ from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
-from evalcore.execution.plan import Plan, RunOptions, make_plan, new_run
+from evalcore.execution.plan import Plan, RunOptions, make_plan, new_run, suite_contexts
+from evalcore.models.breaker import UNREACHABLE_PREFIX, Breaker, Breakers
 from evalcore.models.llm import close_clients
 from evalcore.models.registry import get_provider
 from evalcore.models.types import Provider, Request
 from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored
+from evalcore.storage.history import CANCELLED, STOPPED_BY_UNREACHABLE, STOPPED_BY_USER
 from evalcore.storage.store import FULL_BATCH, Store
 from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import Suite, load_suite
@@ -45,19 +47,26 @@ Key = tuple[str, str, str, int]
 
 @dataclass
 class ContenderProgress:
-    """How far one contender has got."""
+    """How far one contender has got: ``done`` of ``total`` (the whole run's, a resumed run's included)."""
 
     total: int
     done: int = 0
     errors: int = 0
     started: float | None = None
     finished: float | None = None
+    #: Results stored before this session (a resumed run): ``done`` starts there.
+    resumed_from: int = 0
+    #: Cases (× samples) not called because the contender's endpoint could not be reached.
+    skipped: int = 0
+    #: Why they were not called: ``cannot connect to http://127.0.0.1:9/v1: connection refused``.
+    blocked: str | None = None
 
     def eta_s(self, clock: float) -> float | None:
-        if not self.started or not self.done or self.done >= self.total:
+        new = self.done - self.resumed_from
+        if not self.started or new <= 0 or self.done + self.skipped >= self.total:
             return None
-        rate = self.done / max(clock - self.started, 1e-9)
-        return (self.total - self.done) / rate
+        rate = new / max(clock - self.started, 1e-9)
+        return (self.total - self.done - self.skipped) / rate
 
 
 @dataclass
@@ -66,8 +75,15 @@ class Progress:
 
     run_id: str
     contenders: dict[str, ContenderProgress] = field(default_factory=dict)
+    #: running, completed, interrupted, failed, or ``cancelled`` (a run the user stopped; stored as
+    #: ``interrupted`` with ``stopped_by: user`` in its settings).
     status: str = "running"
     message: str = ""
+
+    @property
+    def skipped(self) -> int:
+        """Cases not called because an endpoint could not be reached (``evalcore run --resume`` calls them)."""
+        return sum(p.skipped for p in self.contenders.values())
 
     @property
     def done(self) -> int:
@@ -170,15 +186,13 @@ class _Execution:
         self.adapter = build_adapter(suite.adapter_ref, suite.path)
         self.scorer = build_scorer(suite.scorer_ref, suite.path)
         self.primary = next(m.name for m in self.scorer.metrics if m.primary)
-        self.contexts = {
-            name: Context(_instructions(suite.config.instructions, d.instructions), d.fields)
-            for name, d in suite.datasets.items()
-        }
+        self.contexts = suite_contexts(suite)
         with gc_paused():  # a list and two dicts per case, none of them ever garbage during the run
             self.messages = {c.key: self.adapter.build_messages(c, self.contexts[c.dataset]) for c in plan.cases}
         self.on_progress, self.stop = on_progress, stop
         self.progress = Progress(run.info.id)
         self.writer = _Writer(store, run.info.id)
+        self.breakers = Breakers()
         self._last_report = 0.0
 
     def work_for(self, contender: Contender) -> Iterator[tuple[Case, int]]:
@@ -189,16 +203,14 @@ class _Execution:
                     yield case, sample
 
     async def execute(self) -> str:
-        for contender in self.plan.contenders:
-            todo = sum(1 for _ in self.work_for(contender))
-            self.progress.contenders[contender.id] = ContenderProgress(total=todo)
+        self._start_progress()
         self.writer.start()
         work = asyncio.create_task(self._run_all())
         watcher = asyncio.create_task(self._watch_stop(work))
         status: RunStatus = "completed"
         try:
             await work
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # the stop event, or Ctrl-C: the user stopped the run
             status = "interrupted"
             me = asyncio.current_task()
             if me is not None and me.cancelling():
@@ -207,6 +219,18 @@ class _Execution:
         finally:
             watcher.cancel()
         return self._finish(status)
+
+    def _start_progress(self) -> None:
+        """Every contender's progress out of the whole run: a resumed run starts at what is stored."""
+        whole = len(self.plan.cases) * self.plan.samples
+        counts = self.store.result_counts(self.run.info.id) if self.done else {}
+        for contender in self.plan.contenders:
+            done = whole - sum(1 for _ in self.work_for(contender))
+            stored, errors = counts.get(contender.id, (0, 0))
+            redone = stored - done  # stored errors that are called again (their endpoint was unreachable)
+            self.progress.contenders[contender.id] = ContenderProgress(
+                total=whole, done=done, errors=max(0, errors - redone), resumed_from=done
+            )
 
     async def _run_all(self) -> None:
         experiments = asyncio.Semaphore(self.plan.parallelism)
@@ -224,8 +248,17 @@ class _Execution:
             status = "failed"
             self.progress.message = f"storing results failed: {self.writer.error}"
         if self.progress.status == "running":
-            self.store.set_status(self.run.info.id, status, finished_at=utc_now() if status == "completed" else None)
-            self.progress.status = status
+            stop: dict[str, str] = {}
+            if status == "interrupted":
+                stop = {"stopped_by": STOPPED_BY_USER}
+            elif status == "completed" and self.progress.skipped:
+                status = "interrupted"  # cases are left to call: resumable, not complete
+                reason = "; ".join(b.message for b in self.breakers.opened())
+                stop = {"stopped_by": STOPPED_BY_UNREACHABLE, "reason": reason}
+                self.progress.message = reason
+            finished = utc_now() if status == "completed" else None
+            self.store.set_status(self.run.info.id, status, finished_at=finished, **stop)
+            self.progress.status = CANCELLED if stop.get("stopped_by") == STOPPED_BY_USER else status
             self._report(force=True)
         return self.progress.status
 
@@ -249,14 +282,20 @@ class _Execution:
     async def _worker(self, contender: Contender, items: Iterator[tuple[Case, int]]) -> None:
         provider = get_provider(contender.model)
         progress = self.progress.contenders[contender.id]
+        breaker = self.breakers.of(contender)
         for case, sample in items:
-            result = await self._one(provider, contender, case, sample)
+            if breaker.is_open:  # left unrun, not stored: a resume calls it
+                progress.skipped += 1
+                progress.blocked = breaker.message
+                self._report()
+                continue
+            result = await self._one(provider, contender, case, sample, breaker)
             self.writer.put(result)
             progress.done += 1
             progress.errors += result.status == "error"
             self._report()
 
-    async def _one(self, provider: Provider, contender: Contender, case: Case, sample: int) -> Result:
+    async def _one(self, provider: Provider, contender: Contender, case: Case, sample: int, breaker: Breaker) -> Result:
         context = self.contexts[case.dataset]
         request = Request(
             contender=contender,
@@ -268,6 +307,7 @@ class _Execution:
             case=case,
             sample=sample,
             fields=context.fields,
+            breaker=breaker,
         )
         started_at = utc_now()
         try:
@@ -332,10 +372,6 @@ class _Execution:
 def _first_leaf(group: BaseExceptionGroup) -> BaseException:
     first = group.exceptions[0]
     return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
-
-
-def _instructions(suite_text: str, dataset_text: str) -> str:
-    return "\n\n".join(t.strip() for t in (suite_text, dataset_text) if t and t.strip())
 
 
 def check_ready(plan: Plan) -> None:
@@ -430,8 +466,15 @@ def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, R
     wanted = {c.id for c in run.contenders}
     plan.contenders = [c for c in plan.contenders if c.id in wanted]
     plan.cases = _stored_cases(run, suite)
-    done = store.done_keys(run_id)
+    done = store.done_keys(run_id) - _unreachable_keys(store, run_id)
     return plan, run, done
+
+
+def _unreachable_keys(store: Store, run_id: str) -> set[Key]:
+    """The stored results whose call never reached its endpoint: a resume calls them again."""
+    return {
+        key for key, message in store.error_messages(run_id).items() if (message or "").startswith(UNREACHABLE_PREFIX)
+    }
 
 
 def _stored_cases(run: Run, suite: Suite) -> list[Case]:

@@ -50,7 +50,7 @@ def _check_cases(suite: Suite, report: Report) -> None:
             perfect += scored.metrics.get(primary) == 1.0
     total = len(suite.cases)
     report.lines.append(
-        f"{total} cases in {len(suite.datasets)} datasets "
+        f"{_counted(total, 'case')} in {_counted(len(suite.datasets), 'dataset')} "
         f"({', '.join(f'{n}: {len(d.cases)}' for n, d in suite.datasets.items())})"
     )
     report.lines.append(
@@ -65,8 +65,13 @@ def _check_cases(suite: Suite, report: Report) -> None:
 
 def _check_lineup(suite: Suite, report: Report) -> None:
     contenders, refused = split_refused(expand_lineup(suite.config))
-    report.lines.append(f"lineup: {len(contenders)} contenders, {len(refused)} refused")
+    report.lines.append(f"lineup: {_counted(len(contenders), 'contender')}, {len(refused)} refused")
     for r in refused:
         report.lines.append(f"  refused: {r.model} {r.settings}: {r.reason}")
     for model, keys in missing_api_keys(contenders).items():
         report.lines.append(f"  warning: {model} needs {', '.join(keys)} in the environment to run")
+
+
+def _counted(n: int, noun: str) -> str:
+    """``1 case``, ``2 cases``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -46,11 +46,25 @@ def build_plan(
     return plan
 
 
-def plan_summary(plan: Any) -> dict[str, Any]:
+def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]:
     """What a plan will do: ``matrix`` (contender × dataset calls, with settings), ``calls``,
-    ``cost`` (estimated USD or None), ``refused`` (model, settings, reason) and ``missing_keys``
-    (model → environment variables it needs)."""
-    from evalcore.execution.estimate import estimate_cost
+    ``cost`` (estimated USD or None), ``cost_range`` ((low, high) USD or None), ``cost_text`` (the
+    estimate in words: range and where its output tokens come from), ``refused`` (model, settings,
+    reason) and ``missing_keys`` (model → environment variables it needs).
+
+    Args:
+        plan: the plan.
+        db_path: a store whose past runs of the same contenders inform the estimate (when the file exists).
+    """
+    from evalcore.execution.estimate import describe, estimate_plan_cost
+    from evalcore.storage.store import Store
+
+    past = Store(db_path) if db_path is not None and Path(db_path).is_file() else None
+    try:
+        estimate = estimate_plan_cost(plan, past)
+    finally:
+        if past is not None:
+            past.close()
 
     matrix = pd.DataFrame.from_dict(plan.matrix(), orient="index").rename_axis("contender").reset_index()
     if len(matrix):
@@ -63,7 +77,9 @@ def plan_summary(plan: Any) -> dict[str, Any]:
     return {
         "matrix": matrix,
         "calls": plan.calls,
-        "cost": estimate_cost(plan) if plan.contenders else 0.0,
+        "cost": estimate.usd if plan.contenders else 0.0,
+        "cost_range": (estimate.low_usd, estimate.high_usd) if estimate.usd is not None else None,
+        "cost_text": describe(estimate),
         "refused": refused,
         "missing_keys": dict(plan.missing_keys),
     }
@@ -74,6 +90,12 @@ class RunJob:
 
     The thread makes no UI call; it keeps going if the page that started it goes away. ``cancel``
     asks it to stop: finished results stay stored and the run can be resumed.
+
+    Attributes:
+        status: ``starting``, ``running``, then how the run ended: ``completed``; ``cancelled`` (``cancel``
+            was called; the store lists the run as ``cancelled`` too); ``interrupted`` (cases were left
+            unrun, e.g. an endpoint could not be reached: :attr:`message` says which); ``failed``
+            (:attr:`error` says why).
     """
 
     def __init__(self, run: Run, target: Any):
@@ -115,14 +137,21 @@ class RunJob:
     def join(self, timeout: float | None = None) -> None:
         self._thread.join(timeout)
 
+    @property
+    def message(self) -> str:
+        """Why the run stopped, in words (``cannot connect to http://127.0.0.1:9/v1: connection refused``), or ''."""
+        return str(getattr(self.progress, "message", "") or "")
+
     def rows(self) -> pd.DataFrame:
-        """Per contender: ``contender, done, total, errors, share`` (share in [0, 1])."""
+        """Per contender: ``contender, done, total, errors, share, skipped, blocked`` (see :func:`progress_rows`)."""
         return progress_rows(self.progress)
 
 
 def progress_rows(progress: Any) -> pd.DataFrame:
-    """A runner ``Progress`` as rows: ``contender, done, total, errors, share``."""
-    columns = ["contender", "done", "total", "errors", "share"]
+    """A runner ``Progress`` as rows: ``contender, done, total, errors, share`` (done out of the whole run,
+    a resumed run's earlier results included; share in [0, 1]), ``skipped`` (cases not called because the
+    endpoint could not be reached) and ``blocked`` (why, or '')."""
+    columns = ["contender", "done", "total", "errors", "share", "skipped", "blocked"]
     if progress is None:
         return pd.DataFrame(columns=columns)
     rows = [
@@ -132,6 +161,8 @@ def progress_rows(progress: Any) -> pd.DataFrame:
             "total": p.total,
             "errors": p.errors,
             "share": p.done / p.total if p.total else 1.0,
+            "skipped": p.skipped,
+            "blocked": p.blocked or "",
         }
         for name, p in list(progress.contenders.items())
     ]
@@ -167,6 +198,10 @@ def launch_run(plan: Any, db_path: str | Path) -> RunJob:
 def resume_run(run_id: str, db_path: str | Path) -> RunJob:
     """Finish an interrupted run in a background thread: only missing results are called.
 
+    Args:
+        run_id: a stored run's id, or a unique prefix of one.
+        db_path: the store.
+
     Raises:
         ConfigError: the run is completed, or its suite changed or is gone.
         EvalcoreError: viewer mode is on (``EVALCORE_VIEWER``); nothing was changed.
@@ -178,6 +213,7 @@ def resume_run(run_id: str, db_path: str | Path) -> RunJob:
 
     refuse_in_viewer_mode("Resuming a run")
     store = Store(db_path)
+    run_id = store.resolve_run_id(run_id)
     plan, run, done = resume_plan(store, run_id)
     store.set_status(run_id, "running")
 

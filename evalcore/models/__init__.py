@@ -2,6 +2,7 @@
 
 - :mod:`~evalcore.models.types`: :class:`Request`, :class:`Reply` and the :class:`Provider` protocol.
 - :mod:`~evalcore.models.registry`: :func:`get_provider` and :func:`register_provider`.
+- :mod:`~evalcore.models.breaker`: a circuit breaker per endpoint (stop calling a server that cannot be reached).
 - :mod:`~evalcore.models.fakes`: the built-in offline fake models (``fake/oracle`` …).
 - :mod:`~evalcore.models.llm`: every other model id, through litellm (the one module that imports it, lazily).
 

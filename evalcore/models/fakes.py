@@ -28,6 +28,8 @@ from evalcore.core.schema import FieldSpec
 from evalcore.models.types import Reply, Request
 
 COMMON_SETTINGS = frozenset({"temperature", "max_tokens", "top_p", "seed"})
+#: Reasoning tokens a fake that takes ``reasoning_effort`` spends at ``high`` (half at ``medium``, none at ``low``).
+REASONING_TOKENS_AT_HIGH = 400
 
 
 @dataclass(frozen=True)
@@ -123,10 +125,20 @@ def _rng(request: Request, attempt: int) -> random.Random:
 
 
 def _effort(request: Request) -> float:
+    return _effort_of(request.contender.settings)
+
+
+def _effort_of(settings: dict[str, Any]) -> float:
     """0 for low effort, 1 for high; 0.5 when unset."""
     return {"low": 0.0, "minimal": 0.0, "medium": 0.5, "high": 1.0}.get(
-        str(request.contender.settings.get("reasoning_effort", "medium")), 0.5
+        str(settings.get("reasoning_effort", "medium")), 0.5
     )
+
+
+def reasoning_tokens(model: str, settings: dict[str, Any]) -> int:
+    """The hidden reasoning tokens a fake adds to every reply's output tokens (0 for fakes that do not reason)."""
+    spec = _spec(model)
+    return int(REASONING_TOKENS_AT_HIGH * _effort_of(settings)) if spec and spec.takes_reasoning_effort else 0
 
 
 def _temperature(request: Request) -> float:
@@ -181,7 +193,7 @@ def _invent(field: FieldSpec, rng: random.Random) -> Any:
 def _usage(spec: FakeSpec, request: Request, text: str) -> Usage:
     words = sum(len(str(m.get("content", "")).split()) for m in request.messages)
     input_tokens = int(words * 1.35) + 12
-    reasoning = int(400 * _effort(request)) if spec.takes_reasoning_effort else 0
+    reasoning = reasoning_tokens(request.contender.model, request.contender.settings)
     output_tokens = max(1, len(text) // 4) + reasoning
     cost = input_tokens * spec.input_cost_per_token + output_tokens * spec.output_cost_per_token
     prices = request.contender.prices

@@ -20,6 +20,10 @@ bad_request    ``BadRequestError``, ``NotFoundError``,                      no
                ``UnsupportedParamsError``, 422
 other          anything else                                                no
 =============  ==========================================================  =========
+
+A request may carry its endpoint's :class:`~evalcore.models.breaker.Breaker`: every attempt that could
+not connect (:func:`connection_failure`) is recorded there, and once it opens the call stops retrying and
+raises :class:`~evalcore.models.breaker.EndpointUnreachable` (``cannot connect to <url>: <cause>``).
 """
 
 from __future__ import annotations
@@ -31,14 +35,17 @@ import logging
 import os
 import random
 import re
+import socket
 import sys
 import time
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 from urllib.parse import urlparse
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender, Usage
+from evalcore.models.breaker import Breaker, EndpointUnreachable
 from evalcore.models.types import Reply, Request
 
 logger = logging.getLogger(__name__)
@@ -103,6 +110,7 @@ class LiteLLMProvider:
         """
         kwargs = _call_kwargs(request)
         attempts = max(1, request.max_attempts)
+        breaker = request.breaker
         for attempt in range(1, attempts + 1):
             started = time.monotonic()
             try:
@@ -110,11 +118,19 @@ class LiteLLMProvider:
                 text = _reply_text(response)
             except Exception as exc:
                 latency = time.monotonic() - started
-                kind = classify(exc)
+                kind, cause = classify(exc), connection_failure(exc)
+                if breaker is not None:
+                    _record(breaker, cause)
+                    if cause is not None and (breaker.is_open or attempt == attempts):
+                        raise _unreachable(breaker, request.contender.model, cause, attempt, latency) from None
                 if kind not in RETRIED_KINDS or attempt == attempts:
                     raise _failure(request.contender.model, exc, kind, attempt, latency) from None
                 await _wait_before_retry(request, exc, kind, attempt)
+                if breaker is not None and breaker.is_open:  # another call found the endpoint gone meanwhile
+                    raise _unreachable(breaker, request.contender.model, cause or kind, attempt, latency) from None
                 continue
+            if breaker is not None:
+                breaker.record_reached()
             latency = time.monotonic() - started
             usage = _usage(response, request.contender)
             return Reply(text=text, usage=usage, latency_s=latency, attempts=attempt)
@@ -262,6 +278,58 @@ def classify(exc: BaseException) -> str:
     return _kind_from_status(getattr(exc, "status_code", None))
 
 
+#: Exceptions, by class name, that mean the connection was never made (the endpoint is unreachable).
+_CONNECT_TIMEOUTS = frozenset({"ConnectTimeout", "ConnectionTimeoutError"})
+_CONNECT_ERRORS = frozenset({"ConnectError", "ClientConnectorError", "ClientConnectorDNSError"})
+
+
+def connection_failure(exc: BaseException) -> str | None:
+    """Why the call could not connect, in plain words (``connection refused``, ``host not found``,
+    ``connect timed out``), or None when it did connect (a reply, even a 429 or a 500, or a dropped
+    connection after connecting).
+
+    litellm wraps the transport's error several times (a refused connection to an ``openai/`` model
+    arrives as ``InternalServerError``), so the whole ``__cause__``/``__context__`` chain is read.
+    """
+    chain = list(_chain(exc))
+    for link in chain:
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, socket.gaierror):
+            return "host not found"
+    names = {cls.__name__ for link in chain for cls in type(link).__mro__}
+    if names & _CONNECT_TIMEOUTS:
+        return "connect timed out"
+    if names & _CONNECT_ERRORS:
+        errors = [link for link in chain if isinstance(link, OSError) and link.strerror]
+        return errors[-1].strerror.lower() if errors else "connection failed"  # type: ignore[union-attr]
+    return None
+
+
+def _chain(exc: BaseException, limit: int = 12) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen and len(seen) < limit:
+        seen.add(id(link))
+        yield link
+        link = link.__cause__ or link.__context__
+
+
+def _record(breaker: Breaker, cause: str | None) -> None:
+    if cause is None:
+        breaker.record_reached()
+    else:
+        breaker.record_unreachable(cause)
+
+
+def _unreachable(breaker: Breaker, model: str, cause: str, attempts: int, latency: float) -> EndpointUnreachable:
+    noun = "attempt" if attempts == 1 else "attempts"
+    detail = f"{model}, {attempts} {noun}"
+    if breaker.is_open:
+        detail += f"; stopped calling it after {breaker.threshold} failures in a row"
+    return EndpointUnreachable(breaker.endpoint, breaker.cause or cause, detail, attempts, latency)
+
+
 def _kind_from_status(status: Any) -> str:
     """The kind for a bare ``litellm.APIError`` (e.g. a 403 arrives as one), by its status code."""
     if not isinstance(status, int):
@@ -279,7 +347,10 @@ async def _wait_before_retry(request: Request, exc: BaseException, kind: str, at
     else:
         delay = random.uniform(0, request.backoff_s * 2 ** (attempt - 1))
     logger.info("%s: %s on attempt %d; retrying in %.2fs", request.contender.model, kind, attempt, delay)
-    await asyncio.sleep(delay)
+    if request.breaker is not None:
+        await request.breaker.sleep(delay)
+    else:
+        await asyncio.sleep(delay)
 
 
 def retry_after_s(exc: BaseException) -> float | None:
@@ -333,6 +404,15 @@ def _model_info(model: str) -> dict[str, Any] | None:
         return dict(_litellm().get_model_info(model))
     except Exception:
         return None
+
+
+def model_prices(model: str) -> tuple[float, float] | None:
+    """litellm's (input, output) USD per token for the model, or None when its price map lacks it."""
+    info = _model_info(model) or {}
+    price_in, price_out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    if isinstance(price_in, int | float) and isinstance(price_out, int | float):
+        return float(price_in), float(price_out)
+    return None
 
 
 def _supported_params(model: str) -> list[str] | None:

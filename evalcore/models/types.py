@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from evalcore.core.records import Case, Contender, Usage
 from evalcore.core.schema import FieldSpec
+from evalcore.models.breaker import Breaker
 
 
 @dataclass
@@ -28,6 +29,9 @@ class Request:
     sample: int = 0
     #: The field schema of an extraction suite; fake models use it to invent plausible values.
     fields: tuple[FieldSpec, ...] = ()
+    #: The endpoint's circuit breaker: a provider that can tell a connection failure records it there and
+    #: stops retrying once it opens. None: no breaker.
+    breaker: Breaker | None = None
 
 
 @dataclass

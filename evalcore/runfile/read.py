@@ -95,7 +95,8 @@ def validate_run_dict(data: Any, *, name: str = "run file") -> RunFileV1:
 def invalid(name: str, problems: list[str]) -> RunFileError:
     """The error for a file (or run) ``name`` with these problems, capped at :data:`MAX_PROBLEMS`."""
     if len(problems) > MAX_PROBLEMS:
-        problems = [*problems[:MAX_PROBLEMS], f"… and {len(problems) - MAX_PROBLEMS} more problems"]
+        more = len(problems) - MAX_PROBLEMS
+        problems = [*problems[:MAX_PROBLEMS], f"… and {more} more {'problem' if more == 1 else 'problems'}"]
     return RunFileError(f"{name}: not a valid evalcore run file", problems=problems)
 
 

@@ -5,6 +5,7 @@ Tables (deleting a run cascades to the rest)::
     runs        id, suite, created_at, finished_at, status, weights, settings, provenance, metrics, refused
     run_totals  run_id, results, errors, costs, cost_usd, changes (kept by triggers on results)
     summaries   (run_id, kind), changes, data
+    baselines   suite, run_id, contender, pinned_at (the run a suite's gate compares with)
     contenders  (run_id, id), model, settings, position
     cases       (run_id, dataset, id), variant, input, expected, metadata, position
     results     UNIQUE (run_id, contender, dataset, case, sample), contender_pos, case_pos, status,
@@ -34,7 +35,13 @@ if TYPE_CHECKING:
 
 MIGRATION_SET = "evalcore"
 #: The migrations in order; :func:`migrations` registers one function per name.
-MIGRATION_NAMES = ("0001_initial", "0002_position_indexes", "0003_result_numbers", "0004_summaries")
+MIGRATION_NAMES = (
+    "0001_initial",
+    "0002_position_indexes",
+    "0003_result_numbers",
+    "0004_summaries",
+    "0005_baselines",
+)
 
 
 @cache
@@ -87,6 +94,14 @@ def migrations() -> sqlite_utils.Migrations:
         db.execute("DROP TRIGGER results_totals_delete")
         for statement in _SUMMARIES:
             db.execute(statement)
+
+    @steps(name="0005_baselines")
+    def _m0005_baselines(db: sqlite_utils.Database) -> None:
+        # The run (and contender) a suite's gate compares with; unpinned when the run is deleted.
+        db.execute(
+            "CREATE TABLE baselines (suite TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id) "
+            "ON DELETE CASCADE, contender TEXT NOT NULL, pinned_at TEXT NOT NULL)"
+        )
 
     return steps
 

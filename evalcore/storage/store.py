@@ -28,7 +28,7 @@ from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import StoreError
-from evalcore.storage import frame_read, frames, rows
+from evalcore.storage import frame_read, frames, history, rows
 from evalcore.storage.migrations import MIGRATION_NAMES, applied_names, migrations
 from evalcore.storage.rows import FULL_BATCH, RESULT_FIELDS, ResultRows
 
@@ -44,18 +44,6 @@ DEFAULT_DB = Path("data") / "evalcore.db"
 BUSY_TIMEOUT_S = 30.0
 MMAP_BYTES = 1 << 30
 RUN_STATUSES = ("running", "completed", "interrupted", "failed")
-
-_LIST_RUNS = """
-SELECT r.id, r.suite, r.created_at, r.finished_at, r.status,
-       COALESCE(ct.n, 0) AS contenders, COALESCE(cs.n, 0) AS cases,
-       COALESCE(t.results, 0) AS results, COALESCE(t.errors, 0) AS errors,
-       CASE WHEN t.costs > 0 THEN t.cost_usd END AS cost_usd
-FROM runs r
-LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM contenders GROUP BY run_id) ct ON ct.run_id = r.id
-LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM cases GROUP BY run_id) cs ON cs.run_id = r.id
-LEFT JOIN run_totals t ON t.run_id = r.id
-ORDER BY r.created_at DESC, r.id
-"""
 
 
 def default_db_path() -> Path:
@@ -101,7 +89,7 @@ class Store:
         if applied_names(self.conn) == list(MIGRATION_NAMES):
             return
         # IMMEDIATE: two processes opening a new file migrate one after the other.
-        with self._transaction():
+        with self.transaction():
             if applied_names(self.conn) != list(MIGRATION_NAMES):
                 migrations().apply(self.db)
                 logger.info("migrated %s to %s", self.path, MIGRATION_NAMES[-1])
@@ -128,7 +116,8 @@ class Store:
         self.close()
 
     @contextmanager
-    def _transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
+    def transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
+        """One transaction (``IMMEDIATE`` to write, ``DEFERRED`` to read), committed or rolled back."""
         with self._lock:
             try:
                 self.conn.execute(f"BEGIN {mode}")
@@ -163,7 +152,7 @@ class Store:
             StoreError: the id is already stored (without ``replace``), or the run is inconsistent.
         """
         rows.check_metric_names(run)
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             if self._exists(run.info.id):
                 if not replace:
                     raise StoreError(
@@ -205,7 +194,7 @@ class Store:
             return
         # Only the batch's own cases are looked up, so a batch costs the same in a run of any size.
         keys = list(dict.fromkeys((r.dataset, r.case) for r in results))
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             make_row = rows.result_rows(conn, run_id, keys)
             if make_row is None:
                 raise self._unknown(run_id)
@@ -242,7 +231,7 @@ class Store:
                 with self._lock:
                     rows.insert_rows(self.conn, rows.INSERT_RESULTS, width, result_rows)
             else:
-                with self._transaction() as conn:
+                with self.transaction() as conn:
                     rows.insert_rows(conn, rows.INSERT_RESULTS, width, result_rows)
         except sqlite3.IntegrityError as e:  # the run's row is gone: FOREIGN KEY constraint failed
             raise StoreError(f"run {run_id!r}: its results cannot be stored ({e}); was it deleted?") from e
@@ -260,11 +249,16 @@ class Store:
         except (ValueError, TypeError, OverflowError) as e:
             raise StoreError(f"run {run_id!r}: a result cannot be stored: {e}") from e
 
-    def set_status(self, run_id: str, status: records.RunStatus, finished_at: str | None = None) -> None:
-        """Set a run's status.
+    def set_status(
+        self, run_id: str, status: records.RunStatus, finished_at: str | None = None, **stop: str | None
+    ) -> None:
+        """Set a run's status; for ``interrupted``, say who stopped it (see :func:`history.with_stop`).
 
         ``finished_at`` is cleared for ``running`` and ``interrupted`` (the run file's rule) and
         defaults to now for ``completed`` and ``failed``.
+
+        Args:
+            stop: ``stopped_by`` (``user``: shown as ``cancelled``; ``unreachable``) and ``reason``.
 
         Raises:
             StoreError: the run is unknown or the status is not one of :data:`RUN_STATUSES`.
@@ -275,9 +269,31 @@ class Store:
             finished_at = None
         elif finished_at is None:
             finished_at = utc_now()
-        with self._transaction() as conn:
-            self._require(run_id)
-            conn.execute("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", (status, finished_at, run_id))
+        with self.transaction() as conn:
+            if not history.update_status(conn, run_id, status, finished_at, **stop):
+                raise self._unknown(run_id)
+
+    def resolve_run_id(self, ref: str) -> str:
+        """The id of the stored run that ``ref`` names: a whole id, or a unique prefix of one (``3e8bd3ea``).
+
+        Raises:
+            StoreError: no run matches; the prefix begins several runs (they are listed) or is shorter
+                than 4 characters.
+        """
+        with self._lock:
+            return history.resolve_run_id(self.conn, ref, str(self.path))
+
+    def result_counts(self, run_id: str) -> dict[str, tuple[int, int]]:
+        """Per contender of the run (in its order): (results stored, of which errors)."""
+        with self._lock:
+            found = self.conn.execute(history.RESULT_COUNTS, (run_id,)).fetchall()
+        return {cid: (n, errors) for cid, n, errors in found}
+
+    def past_output_tokens(self, suite: str, contender: str, dataset: str, limit: int = 2000) -> list[int]:
+        """Output tokens of the latest scored calls of a contender on a suite's dataset, in every stored run."""
+        with self._lock:
+            found = self.conn.execute(history.PAST_OUTPUT_TOKENS, (suite, contender, dataset, limit)).fetchall()
+        return [n for (n,) in found]
 
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its contenders, cases and results.
@@ -285,7 +301,7 @@ class Store:
         Raises:
             StoreError: the run is unknown.
         """
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             self._require(run_id)
             conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
         logger.info("deleted run %s", run_id)
@@ -310,7 +326,7 @@ class Store:
             results, errors, cost_usd`` (``cost_usd`` is None when no cost is known).
         """
         with self._lock:
-            cursor = self.conn.execute(_LIST_RUNS)
+            cursor = self.conn.execute(history.LIST_RUNS)
             names = [d[0] for d in cursor.description]
             return [dict(zip(names, row, strict=True)) for row in cursor]
 
@@ -324,7 +340,7 @@ class Store:
         sql = 'SELECT contender, dataset, "case", sample FROM results WHERE run_id = ?'
         if not include_errors:
             sql += " AND status != 'error'"
-        with self._transaction("DEFERRED") as conn:
+        with self.transaction("DEFERRED") as conn:
             self._require(run_id)
             return set(conn.execute(sql, (run_id,)))
 
@@ -345,7 +361,7 @@ class Store:
         # Rows, then records: plain values that never form a cycle, so the collector's passes over them,
         # which grow with every result read, would find nothing.
         with gc_paused():
-            with self._transaction("DEFERRED") as conn:
+            with self.transaction("DEFERRED") as conn:
                 head = self._head_rows(conn, run_id, cases=results)
                 found = rows.result_cursor(conn, run_id, contender).fetchall() if results else []
             return rows.run_from_rows(*head, found)
@@ -389,13 +405,13 @@ class Store:
 
     def load_cases(self, run_id: str) -> list[records.Case]:
         """A run's cases, in the run's order (none for an unknown run)."""
-        with self._transaction("DEFERRED") as conn:
+        with self.transaction("DEFERRED") as conn:
             found = rows.case_rows(conn, run_id)
         return [rows.case_from_row(row) for row in found]
 
     def error_messages(self, run_id: str) -> dict[tuple[str, str, str, int], str | None]:
         """The message of every result of a run that has an error, by ``(contender, dataset, case, sample)``."""
-        with self._transaction("DEFERRED") as conn:
+        with self.transaction("DEFERRED") as conn:
             found = conn.execute(
                 'SELECT contender, dataset, "case", sample, error_message FROM results '
                 "WHERE run_id = ? AND error_kind IS NOT NULL",
@@ -406,7 +422,7 @@ class Store:
     def failed_calls(self, run_id: str) -> list[tuple[str, str, str]]:
         """``(contender, error kind, message)`` of every result whose call failed (status ``error``), in the
         run's order (contender, case, sample)."""
-        with self._transaction("DEFERRED") as conn:
+        with self.transaction("DEFERRED") as conn:
             return conn.execute(
                 "SELECT contender, error_kind, error_message FROM results WHERE run_id = ? AND status = 'error' "
                 "ORDER BY contender_pos, case_pos, sample",
@@ -430,7 +446,7 @@ class Store:
         Raises:
             StoreError: the run is unknown.
         """
-        with self._transaction("DEFERRED") as conn:  # one snapshot: the count is the frame's
+        with self.transaction("DEFERRED") as conn:  # one snapshot: the count is the frame's
             row = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
                 raise self._unknown(run_id)
@@ -461,7 +477,7 @@ class Store:
             if wait is not None:
                 self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
             try:
-                with self._transaction() as conn:
+                with self.transaction() as conn:
                     if not self._exists(run_id) or frame_read.changes(conn, run_id) != changes:
                         return False
                     conn.execute("INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?)", (run_id, kind, changes, data))
@@ -474,7 +490,7 @@ class Store:
 
     def load_summary(self, run_id: str, kind: str) -> bytes | None:
         """A summary saved by :meth:`save_summary`, when the run's results are still the ones it was computed from."""
-        with self._transaction("DEFERRED") as conn:
+        with self.transaction("DEFERRED") as conn:
             row = conn.execute(
                 "SELECT changes, data FROM summaries WHERE run_id = ? AND kind = ?", (run_id, kind)
             ).fetchone()

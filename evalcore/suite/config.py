@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SettingValue = str | int | float | bool | None
 
@@ -75,6 +75,57 @@ class WeightedScoreModel(_Strict):
     weights: dict[str, float] = Field(default_factory=dict)
 
 
+class LimitModel(_Strict):
+    """An absolute limit on the candidate: ``{min: 0.8}`` or ``{max: 0.05}``, failing or only warning."""
+
+    min: float | None = None
+    max: float | None = None
+    level: Literal["fail", "warn"] = "fail"
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> LimitModel:
+        if (self.min is None) == (self.max is None):
+            raise ValueError("give exactly one of min or max, e.g. {min: 0.8} or {max: 0.05}")
+        return self
+
+
+class RegressionModel(_Strict):
+    """How much worse than the baseline a value may get: absolute, or relative to the baseline's value."""
+
+    tolerance: float = Field(ge=0)
+    relative: bool = False
+    level: Literal["fail", "warn"] = "fail"
+    #: Whether the change must also be significant (paired test, p < alpha) to count.
+    significant: bool = True
+    alpha: float = Field(0.05, gt=0, lt=1)
+
+
+class ErrorsLimitModel(_Strict):
+    """A ceiling on the candidate's error rate (errors / results)."""
+
+    max_rate: float = Field(ge=0, le=1)
+    level: Literal["fail", "warn"] = "fail"
+
+
+class GateModel(_Strict):
+    """``gate:``: the checks ``evalcore gate`` runs on a candidate run (docs/suites.md)."""
+
+    #: name → a floor (a bare number: ``min`` for a higher-is-better name, ``max`` otherwise) or a limit;
+    #: ``datasets: {name: {metric: limit}}`` for per-dataset limits.
+    minimum: dict[str, float | LimitModel | dict[str, dict[str, float | LimitModel]]] = Field(default_factory=dict)
+    regression: dict[str, RegressionModel] = Field(default_factory=dict)
+    errors: ErrorsLimitModel | None = None
+
+    @model_validator(mode="after")
+    def _datasets_only_nest(self) -> GateModel:
+        for name, value in self.minimum.items():
+            if isinstance(value, dict) and name != "datasets":
+                raise ValueError(f"minimum.{name}: give a number or {{min: ...}} / {{max: ...}}")
+            if name == "datasets" and not isinstance(value, dict):
+                raise ValueError("minimum.datasets: give {dataset: {metric: limit}}")
+        return self
+
+
 class SuiteModel(_Strict):
     """``evalcore.yaml``."""
 
@@ -91,3 +142,4 @@ class SuiteModel(_Strict):
     prices: dict[str, PriceModel] = Field(default_factory=dict)
     api_base: str | None = None
     weighted_score: WeightedScoreModel = Field(default_factory=WeightedScoreModel)
+    gate: GateModel | None = None

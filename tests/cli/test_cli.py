@@ -31,7 +31,7 @@ def test_cases_lists_dataset_variant_id_words_and_expected_summary(capsys, suite
     code, out, _ = _run(capsys, "cases", suite)
     assert code == 0
     assert "shop     complete  complete/001  12     6/6 fields set" in out
-    assert "3 cases in 1 datasets" in out
+    assert "3 cases in 1 dataset\n" in out
 
 
 def test_verify_reports_ok_on_a_good_suite_and_fails_on_a_broken_one(capsys, suite, tmp_path):
@@ -54,7 +54,7 @@ def test_plan_counts_calls_and_names_refused_entries(capsys, tmp_path):
     )
     code, out, _ = _run(capsys, "plan", root, "--samples", "2")
     assert code == 0
-    assert "12 calls: 2 contenders x 3 cases x 2 sample(s)" in out
+    assert "12 calls: 2 contenders x 3 cases x 2 samples" in out
     assert "refused: fake/oracle reasoning_effort=low: fake/oracle does not take reasoning_effort" in out
     assert "estimated cost: $" in out
 
@@ -140,7 +140,7 @@ def test_resume_finishes_an_interrupted_run(capsys, suite, tmp_db):
     store.set_status(run_id, "interrupted")
     code, out, err = _run(capsys, "run", "--resume", run_id, "--db", tmp_db, "--quiet")
     assert code == 0, err
-    assert "5 results stored, 4 to go" in err
+    assert "5/9 results stored, 4 to go" in err
     assert len(Store(tmp_db).load_run(run_id).results) == 9
 
 
@@ -267,7 +267,7 @@ def test_the_leaderboard_run_prints_is_the_one_leaderboard_computes_from_the_res
     code, printed, _ = _run(capsys, "run", suite, "--db", tmp_db, "--quiet")
     assert code == 0
     (run,) = json.loads(_run(capsys, "runs", "--db", tmp_db, "--format", "json")[1])
-    computed = _run(capsys, "leaderboard", run["id"], "--db", tmp_db)[1]
+    computed = _run(capsys, "leaderboard", run["id"], "--db", tmp_db, "--wide")[1]
     assert computed and printed.startswith(computed)
 
 

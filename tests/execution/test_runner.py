@@ -121,9 +121,11 @@ def test_a_stop_event_interrupts_and_resume_calls_only_what_is_missing(suite, tm
             stop.set()
 
     run_id, status = run_suite(plan, store, on_progress=stop_after_some, stop=stop)
-    assert status == "interrupted"
+    assert status == "cancelled"
     stored = store.load_run(run_id)
-    assert stored.info.status == "interrupted" and 5 <= len(stored.results) < plan.calls
+    assert stored.info.status == "interrupted" and 5 <= len(stored.results) < plan.calls  # the run file's status
+    assert stored.info.settings["stopped_by"] == "user"
+    assert store.list_runs()[0]["status"] == "cancelled"
     before = _results(store, run_id)
 
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
@@ -216,7 +218,7 @@ def test_a_killed_run_resumes_to_the_same_results_as_an_uninterrupted_one(suite,
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     store = Store(db)
     (summary,) = store.list_runs()
-    expected_status = "interrupted" if signal_name == "SIGINT" else "running"
+    expected_status = "cancelled" if signal_name == "SIGINT" else "running"  # Ctrl-C is the user's stop
     assert summary["status"] == expected_status
     stored = _results(store, summary["id"])
     assert 10 <= len(stored) < 3 * 3 * 8

@@ -51,13 +51,14 @@ def test_a_launched_run_works_in_the_background_and_reports_progress(tmp_path):
     assert read_summary(Store(tmp_path / "evalcore.db"), job.run_id) is not None  # the app opens it unread
 
 
-def test_a_cancelled_run_stops_as_interrupted_and_can_be_resumed(tmp_path, monkeypatch):
+def test_a_cancelled_run_stops_as_cancelled_and_can_be_resumed(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0.2")
     plan = build_plan(load_suite(write_suite(tmp_path / "suite")), samples=20)
     job = launch_run(plan, tmp_path / "evalcore.db")
     job.cancel()
     job.join(timeout=30)
-    assert job.status == "interrupted"
+    assert job.status == "cancelled"
+    assert Store(tmp_path / "evalcore.db").list_runs()[0]["status"] == "cancelled"
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
     again = resume_run(job.run_id, tmp_path / "evalcore.db")
     again.join(timeout=30)

@@ -18,6 +18,7 @@ from evalcore.core.errors import StoreError
 from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import dump_run, write_run_file
 from evalcore.storage.frames import results_frame
+from evalcore.storage.history import status_label
 from evalcore.storage.migrations import MIGRATION_NAMES, migrations
 from evalcore.storage.store import Store, default_db_path
 from tests.factories import failed, make_case, make_run, valid_runs
@@ -43,7 +44,13 @@ def test_migrations_create_the_schema(store: Store) -> None:
     tables = set(store.db.table_names())
     assert {"runs", "contenders", "cases", "results", "_sqlite_migrations"} <= tables
     assert [m.name for m in migrations().applied(store.db)] == list(MIGRATION_NAMES)
-    assert MIGRATION_NAMES == ("0001_initial", "0002_position_indexes", "0003_result_numbers", "0004_summaries")
+    assert MIGRATION_NAMES == (
+        "0001_initial",
+        "0002_position_indexes",
+        "0003_result_numbers",
+        "0004_summaries",
+        "0005_baselines",
+    )
     assert "summaries" in tables
     assert set(store.db["results"].columns_dict) == {
         "run_id", "contender", "dataset", "case", "sample", "status", "score", "metrics", "output", "raw",
@@ -480,3 +487,58 @@ def test_failed_calls_are_the_error_results_in_the_runs_order(store: Store) -> N
     ]
     assert store.failed_calls(run.info.id) == expected
     assert [kind for _, kind, _ in expected] == ["timeout", "timeout", "timeout", "transport"]  # not the unusable reply
+
+
+# --- stops, statuses and short ids ---------------------------------------------------------------
+
+
+def test_a_run_the_user_stopped_is_stored_interrupted_and_listed_cancelled(store: Store) -> None:
+    store.create_run(make_run(status="running"))
+    store.set_status("run-0001", "interrupted", stopped_by="user")
+    info = store.load_run("run-0001").info
+    assert info.status == "interrupted" and info.settings["stopped_by"] == "user"  # the run file's status
+    assert status_label(info.status, info.settings) == "cancelled"
+    assert store.list_runs()[0]["status"] == "cancelled"
+    store.set_status("run-0001", "running")  # resumed: no longer stopped
+    assert "stopped_by" not in store.load_run("run-0001").info.settings
+    assert store.list_runs()[0]["status"] == "running"
+
+
+def test_a_crash_stays_interrupted(store: Store) -> None:
+    store.create_run(make_run(status="running"))
+    store.set_status("run-0001", "interrupted")
+    assert store.list_runs()[0]["status"] == "interrupted"
+    assert status_label("interrupted", store.load_run("run-0001").info.settings) == "interrupted"
+
+
+def test_a_unique_prefix_of_a_run_id_names_the_run(store: Store) -> None:
+    store.create_run(make_run(run_id="3e8bd3ea-1111-4000-8000-000000000000"))
+    store.create_run(make_run(run_id="3e8b0000-2222-4000-8000-000000000000"))
+    assert store.resolve_run_id("3e8bd3ea") == "3e8bd3ea-1111-4000-8000-000000000000"
+    assert store.resolve_run_id("3e8b0000-2222-4000-8000-000000000000") == "3e8b0000-2222-4000-8000-000000000000"
+
+
+def test_an_ambiguous_prefix_lists_the_runs_it_begins(store: Store) -> None:
+    store.create_run(make_run(run_id="3e8bd3ea-1111-4000-8000-000000000000"))
+    store.create_run(make_run(run_id="3e8b0000-2222-4000-8000-000000000000"))
+    with pytest.raises(StoreError, match="ambiguous: it begins 2 runs") as caught:
+        store.resolve_run_id("3e8b")
+    assert "3e8bd3ea-1111" in str(caught.value) and "3e8b0000-2222" in str(caught.value)
+
+
+def test_a_prefix_shorter_than_four_characters_or_matching_nothing_is_refused(store: Store) -> None:
+    store.create_run(make_run(run_id="3e8bd3ea-1111-4000-8000-000000000000"))
+    with pytest.raises(StoreError, match="too short: give at least 4 characters"):
+        store.resolve_run_id("3e8")
+    with pytest.raises(StoreError, match="no run 'ffff'"):
+        store.resolve_run_id("ffff")
+    with pytest.raises(StoreError, match="no run '3e8_'"):
+        store.resolve_run_id("3e8_")  # LIKE wildcards in a prefix match themselves only
+
+
+def test_result_counts_are_per_contender_in_the_runs_order(store: Store) -> None:
+    run = make_run(2, 3)
+    store.create_run(run)
+    counts = store.result_counts(run.info.id)
+    assert list(counts) == [c.id for c in run.contenders]
+    assert sum(n for n, _ in counts.values()) == len(run.results)

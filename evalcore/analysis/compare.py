@@ -1,0 +1,348 @@
+"""Did the candidate get worse than the baseline? Two runs compared contender by contender, case by case.
+
+A comparison pairs contenders (:func:`pair_contenders`), keeps the cases both runs asked the same question
+on (same dataset and case id, and the same input and expected answer), averages each contender's samples
+per case, and for ``score``, every metric, ``errors``, ``cost`` and ``time`` reports base, candidate, the
+difference and its 95% paired interval and p-value, from the same test as ``evalcore significance``
+(:func:`evalcore.analysis.significance.paired_difference`). Per case it lists what flipped: the cases whose
+primary score dropped or rose, and the errors that appeared or vanished.
+
+Everything here is pure: runs in, a :class:`Comparison` out; the CLI and the app render it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalcore.analysis.results import result_values
+from evalcore.analysis.runs import StoredRun, frame_of, header_of
+from evalcore.analysis.significance import ALPHA, paired_difference
+from evalcore.core.errors import EvalcoreError
+from evalcore.core.records import Case, Metric, Run
+
+#: Names compared besides the declared metrics, and whether higher is better for each.
+USAGE_DIRECTIONS = {"errors": False, "cost": False, "time": False}
+#: A per-case score change smaller than this is float noise, not a flip.
+FLIP_TOLERANCE = 1e-9
+
+
+class CompareError(EvalcoreError):
+    """Two runs cannot be compared as asked (no pair, nothing shared, a changed suite under ``strict``)."""
+
+
+@dataclass
+class Change:
+    """One name's change from base to candidate over the shared cases of a pair."""
+
+    name: str
+    higher_is_better: bool
+    base: float
+    candidate: float
+    diff: float
+    lo: float
+    hi: float
+    p_value: float
+    n: int
+    method: str
+
+    @property
+    def verdict(self) -> str:
+        """``regression``, ``improvement``, ``within noise`` or ``no data``."""
+        if self.n == 0 or np.isnan(self.diff):
+            return "no data"
+        if not self.p_value < ALPHA or self.diff == 0:
+            return "within noise"
+        better = self.diff > 0 if self.higher_is_better else self.diff < 0
+        return "improvement" if better else "regression"
+
+    @property
+    def relative(self) -> float:
+        """``diff / base``: NaN when the base is 0 or unknown."""
+        return self.diff / self.base if self.base and not np.isnan(self.base) else float("nan")
+
+
+@dataclass
+class Flip:
+    """A case whose outcome changed: ``kind`` is ``worse``, ``better``, ``error appeared`` or ``error vanished``."""
+
+    dataset: str
+    case: str
+    kind: str
+    base_score: float
+    candidate_score: float
+
+
+@dataclass
+class PairComparison:
+    """One base contender against one candidate contender."""
+
+    base: str
+    candidate: str
+    cases: int
+    changes: list[Change]
+    flips: list[Flip]
+
+    def change(self, name: str) -> Change | None:
+        return next((c for c in self.changes if c.name == name), None)
+
+
+@dataclass
+class Comparison:
+    """Two runs compared: what was compared, what was left out and why, and each pair's changes."""
+
+    base_run: str
+    candidate_run: str
+    metrics: list[Metric]
+    pairs: list[PairComparison]
+    shared_cases: int
+    left_out_cases: int
+    changed_datasets: list[str] = field(default_factory=list)
+    suite_changed: bool = False
+    unpaired_base: list[str] = field(default_factory=list)
+    unpaired_candidate: list[str] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        """The compared names: ``score`` (the primary metric), the other metrics, ``errors``, ``cost``, ``time``."""
+        return ["score", *(m.name for m in self.metrics if not m.primary), *USAGE_DIRECTIONS]
+
+
+def pair_contenders(
+    base: Sequence[str], candidate: Sequence[str], explicit: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """Which base contender is compared with which candidate contender.
+
+    ``explicit`` (``--pair BASE=CAND``) pairs are used alone when given; else contenders with the same
+    id pair up, and when each run has exactly one contender they pair whatever their ids.
+
+    Raises:
+        CompareError: an explicit pair names a contender its run does not have, or nothing pairs.
+    """
+    if explicit:
+        for b, c in explicit.items():
+            if b not in base:
+                raise CompareError(f"--pair {b}={c}: the base run has no contender {b!r}; it has {_listed(base)}")
+            if c not in candidate:
+                raise CompareError(
+                    f"--pair {b}={c}: the candidate run has no contender {c!r}; it has {_listed(candidate)}"
+                )
+        return list(explicit.items())
+    pairs = [(b, b) for b in base if b in set(candidate)]
+    if not pairs and len(base) == 1 and len(candidate) == 1:
+        pairs = [(base[0], candidate[0])]
+    if not pairs:
+        raise CompareError(
+            f"no contender of the base run ({_listed(base)}) is in the candidate run ({_listed(candidate)}); "
+            "pair them with --pair BASE_ID=CANDIDATE_ID"
+        )
+    return pairs
+
+
+def split_pair(item: str, base: Sequence[str], candidate: Sequence[str]) -> tuple[str, str]:
+    """``BASE_ID=CANDIDATE_ID`` split where both sides name a contender (ids may hold ``=`` themselves: ``t=0``).
+
+    Raises:
+        CompareError: no split names a base contender on the left and a candidate contender on the right.
+    """
+    splits = [(item[:i].strip(), item[i + 1 :].strip()) for i, ch in enumerate(item) if ch == "="]
+    for b, c in splits:
+        if b in base and c in candidate:
+            return b, c
+    raise CompareError(
+        f"--pair {item!r}: write BASE_ID=CANDIDATE_ID with ids of the two runs; the base run has {_listed(base)}; "
+        f"the candidate run has {_listed(candidate)}"
+    )
+
+
+def _listed(ids: Sequence[str]) -> str:
+    return ", ".join(ids) if ids else "none"
+
+
+def compare(
+    base: Run | StoredRun,
+    candidate: Run | StoredRun,
+    pairs: Mapping[str, str] | Sequence[str] | None = None,
+    *,
+    strict: bool = False,
+    B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
+    seed: int = 0,
+) -> Comparison:
+    """Compare a candidate run with a base run (see the module docstring).
+
+    Args:
+        base, candidate: runs read from files, or stored runs.
+        pairs: explicit base → candidate contender pairs, or ``BASE_ID=CANDIDATE_ID`` texts; none: by id
+            (or the only two).
+        strict: refuse when the suite or a dataset changed instead of comparing the shared cases.
+        B, seed: resamples and seed of the paired interval and test.
+
+    Raises:
+        CompareError: nothing to compare, no pair, or (``strict``) a changed suite or dataset.
+    """
+    base_head, cand_head = header_of(base), header_of(candidate)
+    metrics = _shared_metrics(base_head, cand_head)
+    changed, suite_changed = changed_datasets(base_head, cand_head)
+    if strict and (changed or suite_changed):
+        what = f"datasets changed: {', '.join(changed)}" if changed else "the suite file changed"
+        raise CompareError(f"the two runs did not ask the same questions ({what}); --strict refuses to compare them")
+    base_cases, cand_cases = cases_of(base), cases_of(candidate)
+    shared = shared_cases(base_cases, cand_cases)
+    all_cases = {c.key for c in base_cases} | {c.key for c in cand_cases}
+    if not shared:
+        raise CompareError("the two runs share no case (same dataset, case id, input and expected answer)")
+    base_ids, cand_ids = [c.id for c in base_head.contenders], [c.id for c in cand_head.contenders]
+    if pairs is not None and not isinstance(pairs, Mapping):
+        pairs = dict(split_pair(item, base_ids, cand_ids) for item in pairs)
+    chosen = pair_contenders(base_ids, cand_ids, pairs)
+    base_values = _case_values(frame_of(base), metrics, shared, {b for b, _ in chosen})
+    cand_values = _case_values(frame_of(candidate), metrics, shared, {c for _, c in chosen})
+    compared = [_compare_pair(b, c, base_values[b], cand_values[c], metrics, B=B, seed=seed) for b, c in chosen]
+    return Comparison(
+        base_run=base_head.info.id,
+        candidate_run=cand_head.info.id,
+        metrics=metrics,
+        pairs=compared,
+        shared_cases=len(shared),
+        left_out_cases=len(all_cases) - len(shared),
+        changed_datasets=changed,
+        suite_changed=suite_changed,
+        unpaired_base=[c.id for c in base_head.contenders if c.id not in {b for b, _ in chosen}],
+        unpaired_candidate=[c.id for c in cand_head.contenders if c.id not in {c for _, c in chosen}],
+    )
+
+
+def _shared_metrics(base: Run, candidate: Run) -> list[Metric]:
+    """The candidate's metrics that the base also declares (by name and direction)."""
+    known = {(m.name, m.higher_is_better) for m in base.metrics}
+    return [m for m in candidate.metrics if (m.name, m.higher_is_better) in known]
+
+
+def changed_datasets(base: Run, candidate: Run) -> tuple[list[str], bool]:
+    """Datasets whose content hash differs (or that only one run has), and whether the suite file changed."""
+    b = base.info.provenance.get("dataset_hashes") or {}
+    c = candidate.info.provenance.get("dataset_hashes") or {}
+    changed = sorted(name for name in set(b) | set(c) if b.get(name) != c.get(name))
+    suite_changed = base.info.provenance.get("suite_hash") != candidate.info.provenance.get("suite_hash")
+    return changed, suite_changed
+
+
+def cases_of(run: Run | StoredRun) -> list[Case]:
+    """A run's cases (read from the store for a stored run: its header holds none)."""
+    return run.store.load_cases(run.id) if isinstance(run, StoredRun) else run.cases
+
+
+def shared_cases(base: Sequence[Case], candidate: Sequence[Case]) -> set[tuple[str, str]]:
+    """(dataset, case id) of the cases both runs hold with the same input and expected answer."""
+    theirs = {c.key: c for c in candidate}
+    return {
+        c.key
+        for c in base
+        if c.key in theirs and theirs[c.key].input == c.input and theirs[c.key].expected == c.expected
+    }
+
+
+def _case_values(
+    frame: pd.DataFrame, metrics: Sequence[Metric], shared: set[tuple[str, str]], contenders: set[str]
+) -> dict[str, pd.DataFrame]:
+    """Per contender, one row per shared case: each name's mean over the case's samples (NaN when none)."""
+    frame = frame[frame["contender"].isin(contenders).to_numpy()]
+    keys = pd.MultiIndex.from_arrays([frame["dataset"].astype(str), frame["case"].astype(str)])
+    frame = frame[keys.isin(list(shared))]
+    values = result_values(frame, metrics)
+    names = ["score", *(m.name for m in metrics), *USAGE_DIRECTIONS]
+    table = pd.DataFrame(
+        {
+            "contender": frame["contender"].astype(str).to_numpy(),
+            "dataset": frame["dataset"].astype(str).to_numpy(),
+            "case": frame["case"].astype(str).to_numpy(),
+            **{name: values[name] for name in names},
+        }
+    )
+    means = table.groupby(["contender", "dataset", "case"], sort=True).mean()
+    index = pd.MultiIndex.from_tuples(sorted(shared), names=["dataset", "case"])
+    return {
+        contender: means.xs(contender, level="contender").reindex(index) if contender in means.index else _empty(index)
+        for contender in contenders
+    }
+
+
+def _empty(index: pd.MultiIndex) -> pd.DataFrame:
+    return pd.DataFrame(index=index)
+
+
+def _compare_pair(
+    base_id: str,
+    cand_id: str,
+    base: pd.DataFrame,
+    cand: pd.DataFrame,
+    metrics: Sequence[Metric],
+    *,
+    B: int,  # noqa: N803
+    seed: int,
+) -> PairComparison:
+    # The primary metric is the score: compared once, as ``score``.
+    directions = {"score": True, **{m.name: m.higher_is_better for m in metrics if not m.primary}, **USAGE_DIRECTIONS}
+    changes = []
+    for name, higher in directions.items():
+        b = _column(base, name)
+        c = _column(cand, name)
+        test = paired_difference(c, b, B=B, seed=seed)
+        both = ~np.isnan(b) & ~np.isnan(c)
+        changes.append(
+            Change(
+                name=name,
+                higher_is_better=higher,
+                base=_mean(b[both]),
+                candidate=_mean(c[both]),
+                diff=test["mean_diff"],
+                lo=test["lo"],
+                hi=test["hi"],
+                p_value=test["p_value"],
+                n=int(test["n"]),
+                method=str(test["method"]),
+            )
+        )
+    cases = int((~np.isnan(_column(base, "errors")) & ~np.isnan(_column(cand, "errors"))).sum())
+    return PairComparison(base_id, cand_id, cases, changes, flips(base, cand))
+
+
+def _column(table: pd.DataFrame, name: str) -> np.ndarray:
+    if name not in table.columns:
+        return np.full(len(table), np.nan)
+    return table[name].to_numpy(dtype=float, na_value=np.nan)
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(values.mean()) if len(values) else float("nan")
+
+
+def flips(base: pd.DataFrame, cand: pd.DataFrame) -> list[Flip]:
+    """The shared cases whose outcome changed, regressions first.
+
+    Order: scores that dropped (largest drop first), errors that appeared, scores that rose (largest rise
+    first), errors that vanished; ties by dataset and case id. A case counts only when both contenders
+    ran it.
+    """
+    b_score, c_score = _column(base, "score"), _column(cand, "score")
+    b_err, c_err = _column(base, "errors"), _column(cand, "errors")
+    ran = ~np.isnan(b_err) & ~np.isnan(c_err)
+    diff = c_score - b_score
+    kinds = {
+        "worse": ran & (diff < -FLIP_TOLERANCE),
+        "error appeared": ran & (c_err > 0) & (b_err == 0),
+        "better": ran & (diff > FLIP_TOLERANCE),
+        "error vanished": ran & (b_err > 0) & (c_err == 0),
+    }
+    keys = list(base.index)
+    out: list[Flip] = []
+    for kind, mask in kinds.items():
+        rows = np.flatnonzero(mask)
+        size = np.abs(np.nan_to_num(diff[rows]))
+        for i in rows[np.lexsort((rows, -size))]:
+            dataset, case = keys[i]
+            out.append(Flip(str(dataset), str(case), kind, float(b_score[i]), float(c_score[i])))
+    return out

@@ -1,0 +1,232 @@
+"""A comparison and a gate report as text: a plain table for a terminal, markdown for a pull request, JSON.
+
+The markdown is made to paste as a pull-request comment or to append to ``$GITHUB_STEP_SUMMARY``: a verdict
+line, one small table, the top flips with what was wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from evalcore.analysis.compare import Change, Comparison, Flip, PairComparison
+from evalcore.analysis.gate import GateReport, format_value
+
+#: What a flip's kind reads as in a table.
+FLIP_LABELS = {
+    "worse": "worse",
+    "error appeared": "error appeared",
+    "better": "better",
+    "error vanished": "error vanished",
+}
+#: A flip's details: (dataset, case) → lines saying what was wrong (want vs got, or the error).
+Details = Mapping[tuple[str, str], list[str]]
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 case``, ``2 cases``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def change_cells(change: Change) -> list[str]:
+    """name, base, candidate, difference [interval], p, verdict."""
+    return [
+        change.name,
+        format_value(change.name, change.base),
+        format_value(change.name, change.candidate),
+        difference_text(change),
+        "–" if math.isnan(change.p_value) else f"{change.p_value:.3f}",
+        change.verdict,
+    ]
+
+
+def difference_text(change: Change) -> str:
+    """``+2.5 [0.4 to 4.6] pts``, ``+$0.0002 (+12%) [$0.0001 to $0.0003]``, ``–`` when unknown."""
+    if math.isnan(change.diff):
+        return "–"
+    interval = not (math.isnan(change.lo) or math.isnan(change.hi))
+    if change.name in ("cost", "time"):
+        text = _signed(format_value(change.name, change.diff), change.diff)
+        text += "" if math.isnan(change.relative) else f" ({100 * change.relative:+.0f}%)"
+        bounds = [format_value(change.name, v) for v in (change.lo, change.hi)] if interval else []
+        return text + (f" [{bounds[0]} to {bounds[1]}]" if bounds else "")
+    text = f"{100 * change.diff:+.1f}"
+    return text + (f" [{100 * change.lo:.1f} to {100 * change.hi:.1f}]" if interval else "") + " pts"
+
+
+def _signed(text: str, value: float) -> str:
+    return ("+" + text) if value > 0 else text
+
+
+CHANGE_HEADER = ["", "base", "candidate", "difference [95% interval]", "p", "change"]
+
+
+def headline(pair: PairComparison) -> str:
+    """One line: what regressed, what improved, or nothing beyond noise."""
+    regressions = [c.name for c in pair.changes if c.verdict == "regression"]
+    improvements = [c.name for c in pair.changes if c.verdict == "improvement"]
+    if regressions:
+        text = "REGRESSION in " + ", ".join(regressions)
+        return text + ("; improved: " + ", ".join(improvements) if improvements else "")
+    if improvements:
+        return "IMPROVED: " + ", ".join(improvements) + "; nothing got worse beyond noise"
+    return "NO SIGNIFICANT CHANGE"
+
+
+def comparison_lines(comparison: Comparison, details: Details | None = None, flips: int = 10) -> list[str]:
+    """A comparison as plain text for a terminal."""
+    lines = [f"base {comparison.base_run} → candidate {comparison.candidate_run}"]
+    lines += _scope_lines(comparison)
+    for pair in comparison.pairs:
+        lines += ["", f"{pair.base} → {pair.candidate}: {headline(pair)} ({plural(pair.cases, 'shared case')})"]
+        lines += _aligned(CHANGE_HEADER, [change_cells(c) for c in pair.changes])
+        lines += _flip_lines(pair.flips, details, flips, bullet="  ")
+    return lines
+
+
+def _scope_lines(comparison: Comparison) -> list[str]:
+    lines = []
+    if comparison.changed_datasets:
+        lines.append("datasets changed: " + ", ".join(comparison.changed_datasets))
+    elif comparison.suite_changed:
+        lines.append("the suite file changed (the datasets did not)")
+    shared = plural(comparison.shared_cases, "shared case")
+    left = comparison.left_out_cases
+    lines.append(f"compared {shared}" + (f"; left out {plural(left, 'case')} not in both runs alike" if left else ""))
+    for side, ids in (("base", comparison.unpaired_base), ("candidate", comparison.unpaired_candidate)):
+        if ids:
+            lines.append(f"not compared ({side} only): " + ", ".join(ids))
+    return lines
+
+
+def _flip_lines(
+    flips: Sequence[Flip], details: Details | None, limit: int, bullet: str, sub: str = "    "
+) -> list[str]:
+    if not flips:
+        return [f"{bullet}no case changed outcome"]
+    counts = {kind: sum(f.kind == kind for f in flips) for kind in FLIP_LABELS}
+    summary = ", ".join(f"{n} {FLIP_LABELS[k]}" for k, n in counts.items() if n)
+    lines = [f"{bullet}cases that changed: {summary}" + (f" (first {limit} below)" if len(flips) > limit else "")]
+    for flip in flips[:limit]:
+        scores = f"{format_value('score', flip.base_score)} → {format_value('score', flip.candidate_score)}"
+        lines.append(f"{bullet}- {flip.dataset}/{flip.case}: {FLIP_LABELS[flip.kind]} ({scores})")
+        lines += [f"{bullet}{sub}{line}" for line in (details or {}).get((flip.dataset, flip.case), [])]
+    return lines
+
+
+def comparison_markdown(comparison: Comparison, details: Details | None = None, flips: int = 5) -> str:
+    """A comparison as markdown for a pull-request comment or ``$GITHUB_STEP_SUMMARY``."""
+    lines = [f"### evalcore compare: `{comparison.base_run}` → `{comparison.candidate_run}`", ""]
+    lines += [f"_{line}_" for line in _scope_lines(comparison)]
+    for pair in comparison.pairs:
+        lines += ["", f"**{headline(pair)}**: `{pair.base}` → `{pair.candidate}`", ""]
+        lines += _pipe_table(CHANGE_HEADER, [change_cells(c) for c in pair.changes])
+        lines += [""] + _flip_lines(pair.flips, details, flips, bullet="", sub="  - ")
+    return "\n".join(lines) + "\n"
+
+
+def comparison_json(comparison: Comparison, details: Details | None = None) -> str:
+    """A comparison as JSON: every pair's changes (with verdicts) and flips; NaN as null."""
+    pairs = []
+    for pair in comparison.pairs:
+        changes = [{**asdict(c), "verdict": c.verdict} for c in pair.changes]
+        flips = [{**asdict(f), "details": (details or {}).get((f.dataset, f.case), [])} for f in pair.flips]
+        pairs.append({"base": pair.base, "candidate": pair.candidate, "cases": pair.cases, "headline": headline(pair)})
+        pairs[-1] |= {"changes": changes, "flips": flips}
+    data = {
+        "base_run": comparison.base_run,
+        "candidate_run": comparison.candidate_run,
+        "shared_cases": comparison.shared_cases,
+        "left_out_cases": comparison.left_out_cases,
+        "changed_datasets": comparison.changed_datasets,
+        "suite_changed": comparison.suite_changed,
+        "unpaired_base": comparison.unpaired_base,
+        "unpaired_candidate": comparison.unpaired_candidate,
+        "pairs": pairs,
+    }
+    return json.dumps(_plain(data), indent=2, ensure_ascii=False)
+
+
+def gate_lines(report: GateReport) -> list[str]:
+    """A gate report as plain text: each check, then the verdict."""
+    lines = [f"gate: run {report.run}, contender {report.contender}"]
+    if report.baseline:
+        lines.append(f"baseline: run {report.baseline}, contender {report.baseline_contender}")
+    lines += [f"note: {n}" for n in report.notes]
+    lines += [""] + _aligned(GATE_HEADER, [_check_cells(c) for c in report.checks])
+    return [*lines, "", f"verdict: {report.verdict}"]
+
+
+GATE_HEADER = ["check", "value", "limit", "result", "detail"]
+
+
+def _check_cells(check: Any) -> list[str]:
+    scope = "" if check.scope == "all" else f" ({check.scope})"
+    what = {"regression": "worse by", "errors": "error rate", "minimum": ""}[check.kind]
+    name = f"{check.name}{scope}" + (f" {what}" if what and check.kind != "errors" else "")
+    value = format_value(check.name, check.value, delta=check.kind == "regression")
+    if check.kind == "errors":
+        value = format_value("errors", check.value)
+    return [name, value, check.limit, check.status, check.detail]
+
+
+def gate_markdown(report: GateReport, comparison_details: Details | None = None) -> str:
+    """A gate report as markdown: the verdict first, the checks as a table, then the top flips."""
+    icon = {"PASS": "✅", "WARN": "⚠️", "FAIL": "❌"}[report.verdict]
+    lines = [
+        f"### {icon} evalcore gate: **{report.verdict}**",
+        "",
+        f"Run `{report.run}`, contender `{report.contender}`",
+    ]
+    if report.baseline:
+        lines[-1] += f"; baseline `{report.baseline}` (`{report.baseline_contender}`)"
+    lines += [""] + [f"_{n}_" for n in report.notes] + [""]
+    lines += _pipe_table(GATE_HEADER, [_check_cells(c) for c in report.checks])
+    if report.comparison is not None:
+        lines += [""] + _flip_lines(report.comparison.pairs[0].flips, comparison_details, 5, bullet="", sub="  - ")
+    return "\n".join(lines) + "\n"
+
+
+def gate_json(report: GateReport) -> str:
+    data = {
+        "run": report.run,
+        "contender": report.contender,
+        "baseline": report.baseline,
+        "baseline_contender": report.baseline_contender,
+        "verdict": report.verdict,
+        "checks": [asdict(c) for c in report.checks],
+        "notes": report.notes,
+    }
+    return json.dumps(_plain(data), indent=2, ensure_ascii=False)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _aligned(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+
+    left = {0, len(header) - 1} if header is GATE_HEADER else {0}
+
+    def line(cells: list[str]) -> str:
+        padded = (c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+        return "  ".join(padded).rstrip()
+
+    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+def _pipe_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    return [line(header), line(["---"] + ["---:"] * (len(header) - 1)), *(line(r) for r in rows)]

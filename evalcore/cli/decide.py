@@ -1,0 +1,272 @@
+"""Commands that decide over time: ``compare`` two runs, ``gate`` a candidate, pin a ``baseline``.
+
+Exit codes of ``gate`` (docs/compare.md): 0 on PASS or WARN, 1 on FAIL, 2 when it cannot decide (bad
+arguments, a missing run, nothing comparable). ``compare`` exits 0 when it could compare, 2 when not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalcore.cli._shared import add_db, open_run, open_store
+
+if TYPE_CHECKING:
+    from evalcore.analysis.compare import Comparison
+    from evalcore.analysis.runs import StoredRun
+    from evalcore.core.records import Run
+    from evalcore.storage.store import Store
+    from evalcore.suite.config import GateModel
+
+FORMATS = ["table", "json", "markdown"]
+
+
+def add_compare(p: argparse.ArgumentParser) -> None:
+    p.add_argument("base", help="the baseline: a run id (or unique prefix) in the store, or a run file")
+    p.add_argument("candidate", help="the candidate: a run id (or unique prefix), or a run file")
+    p.add_argument(
+        "--pair",
+        action="append",
+        default=[],
+        metavar="BASE_ID=CAND_ID",
+        help="compare these contenders (repeatable); default: the same ids, or the only one of each run",
+    )
+    p.add_argument("--strict", action="store_true", help="refuse (exit 2) when the suite or a dataset changed")
+    p.add_argument("--flips", type=int, default=10, help="how many changed cases to show (default 10)")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the permutation test")
+    add_db(p)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from evalcore.analysis.compare import compare
+    from evalcore.analysis.compare_text import comparison_json, comparison_lines, comparison_markdown
+
+    base, candidate = open_run(args.base, args), open_run(args.candidate, args)
+    comparison = compare(base, candidate, args.pair or None, strict=args.strict, seed=args.seed)
+    details = flip_details(candidate, comparison, args.flips)
+    if args.format == "json":
+        print(comparison_json(comparison, details))
+    elif args.format == "markdown":
+        print(comparison_markdown(comparison, details, flips=args.flips), end="")
+    else:
+        print("\n".join(comparison_lines(comparison, details, flips=args.flips)))
+    return 0
+
+
+def flip_details(candidate: Run | StoredRun, comparison: Comparison, limit: int) -> dict[tuple[str, str], list[str]]:
+    """For the first ``limit`` flips of each pair: what the candidate got wrong (want vs got) or its error."""
+    from evalcore.analysis.runs import StoredRun
+
+    details: dict[tuple[str, str], list[str]] = {}
+    for pair in comparison.pairs:
+        wanted = {(f.dataset, f.case) for f in pair.flips[:limit]}
+        if not wanted:
+            continue
+        if isinstance(candidate, StoredRun):
+            results = candidate.store.load_run(candidate.id, contender=pair.candidate).results
+        else:
+            results = [r for r in candidate.results if r.contender == pair.candidate]
+        for r in results:
+            key = (r.dataset, r.case)
+            if key not in wanted or r.sample != 0:
+                continue
+            if r.error is not None and r.status == "error":
+                details[key] = [f"error ({r.error.kind}): {r.error.message}"]
+            else:
+                details[key] = [_want_got(name, d) for name, d in list(r.diagnostics.items())[:5]]
+    return details
+
+
+def _want_got(name: str, value: Any) -> str:
+    if isinstance(value, dict) and {"want", "got"} <= set(value):
+        return f"{name}: want {_short(value['want'])}, got {_short(value['got'])}"
+    return f"{name}: {_short(value)}"
+
+
+def _short(value: Any, width: int = 60) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def add_gate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", help="the candidate: a run id (or unique prefix) in the store, or a run file")
+    p.add_argument("--baseline", help="the run to compare with (default: the suite's pinned baseline)")
+    p.add_argument("--contender", help="the candidate's contender (default: the only one, or the top-ranked)")
+    p.add_argument("--baseline-contender", help="the baseline's contender (default: the pinned one, or the same id)")
+    p.add_argument("--suite", help="read the gate: block from this suite folder (default: the one the run recorded)")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="also append the markdown report to $GITHUB_STEP_SUMMARY when it is set",
+    )
+    add_db(p)
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from evalcore.analysis.compare_text import gate_json, gate_lines, gate_markdown
+    from evalcore.analysis.gate import evaluate
+
+    run = open_run(args.run, args)
+    header = _header(run)
+    baseline, base_contender = _baseline(args, header)
+    report = evaluate(
+        run,
+        gate_for(header, args.suite),
+        contender=args.contender,
+        baseline=baseline,
+        baseline_contender=base_contender,
+    )
+    details = flip_details(run, report.comparison, 5) if report.comparison is not None else {}
+    markdown = gate_markdown(report, details)
+    if args.format == "json":
+        print(gate_json(report))
+    elif args.format == "markdown":
+        print(markdown, end="")
+    else:
+        print("\n".join(gate_lines(report)))
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if args.summary and summary:
+        with open(summary, "a", encoding="utf-8") as out:
+            out.write(markdown + "\n")
+    return report.exit_code
+
+
+def gate_run(run: StoredRun, store: Store) -> int:
+    """The gate of a stored run against its suite's pinned baseline, printed as a table: its exit code."""
+    from evalcore.analysis.compare_text import gate_lines
+    from evalcore.analysis.gate import evaluate
+    from evalcore.analysis.runs import StoredRun
+    from evalcore.storage.baselines import baseline
+
+    header = run.header
+    pinned = baseline(store, header.info.suite)
+    base, base_contender = None, None
+    if pinned is not None and pinned["run_id"] != run.id:
+        base, base_contender = StoredRun(store, pinned["run_id"]), pinned["contender"]
+    report = evaluate(run, gate_for(header), baseline=base, baseline_contender=base_contender)
+    print("\n".join(gate_lines(report)))
+    return report.exit_code
+
+
+def _header(run: Run | StoredRun) -> Run:
+    from evalcore.analysis.runs import header_of
+
+    return header_of(run)
+
+
+def _baseline(args: argparse.Namespace, header: Run) -> tuple[Run | StoredRun | None, str | None]:
+    """The baseline run and contender: ``--baseline``, else the suite's pinned one, else none."""
+    if args.baseline:
+        return open_run(args.baseline, args), args.baseline_contender
+    if Path(args.run).is_file() and not args.db and not os.environ.get("EVALCORE_DB"):
+        return None, None
+    from evalcore.analysis.runs import StoredRun
+    from evalcore.storage.baselines import baseline
+
+    store = open_store(args)
+    pinned = baseline(store, header.info.suite)
+    if pinned is None or pinned["run_id"] == header.info.id:
+        return None, None
+    return StoredRun(store, pinned["run_id"]), args.baseline_contender or pinned["contender"]
+
+
+def gate_for(header: Run, suite_path: str | None = None) -> GateModel | None:
+    """The gate to apply: ``--suite``'s ``gate:`` block, else the one the run recorded, else the recorded suite's.
+
+    Only ``evalcore.yaml`` is read (checked whole), not the datasets. None means the suite has no ``gate:``
+    block: the default gate applies.
+    """
+    from evalcore.analysis.gate import gate_of
+    from evalcore.core.errors import ConfigError
+    from evalcore.suite.loader import SUITE_FILE, parse_suite_config
+
+    def read(folder: str) -> GateModel | None:
+        path = Path(folder)
+        path = path if path.name == SUITE_FILE else path / SUITE_FILE
+        if not path.is_file():
+            raise ConfigError(f"{folder}: no {SUITE_FILE} here")
+        return parse_suite_config(path.read_text(encoding="utf-8"), str(path)).gate
+
+    if suite_path:
+        return read(suite_path)
+    settings = header.info.settings
+    if "gate" in settings:
+        return gate_of(settings["gate"])
+    recorded = settings.get("suite_path")
+    if recorded and (Path(recorded) / SUITE_FILE).is_file():
+        return read(recorded)
+    return None
+
+
+def add_baseline(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["set", "show", "clear"], help="pin a run, show the pins, or remove one")
+    p.add_argument("run", nargs="?", help="set: the run id (or unique prefix) to pin; clear: the suite name")
+    p.add_argument("--contender", help="set: the contender to compare with (default: the run's top-ranked)")
+    add_db(p)
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+    from evalcore.core.errors import ConfigError
+    from evalcore.storage.baselines import baselines, clear_baseline, pin_baseline
+
+    store = open_store(args)
+    if args.action == "show":
+        pins = baselines(store)
+        if not pins:
+            print("no baseline pinned (evalcore baseline set RUN_ID)")
+        for pin in pins:
+            print(f"{pin['suite']}: run {pin['run_id']}, contender {pin['contender']} (pinned {pin['pinned_at']})")
+        return 0
+    if not args.run:
+        raise ConfigError(
+            f"evalcore baseline {args.action}: give a run id" + (" or suite name" * (args.action == "clear"))
+        )
+    if args.action == "clear":
+        removed = clear_baseline(store, args.run)
+        print(f"baseline of {args.run} removed" if removed else f"no baseline pinned for {args.run}")
+        return 0
+    from evalcore.analysis.gate import GateError, _choose
+    from evalcore.analysis.runs import StoredRun, rank_run
+
+    run = StoredRun(store, store.resolve_run_id(args.run))
+    header = run.header
+    ids = [c.id for c in header.contenders]
+    if args.contender is None and len(ids) > 1:
+        table = rank_run(run, header.info.weights, ci=False)
+        contender, _ = _choose(table, ids, None, f"run {run.id}")
+    else:
+        try:
+            contender, _ = _choose(None, ids, args.contender, f"run {run.id}")  # type: ignore[arg-type]
+        except GateError as exc:
+            raise ConfigError(str(exc)) from None
+    pin_baseline(store, header.info.suite, run.id, contender)
+    print(f"pinned run {run.id} ({contender}) as the baseline of suite {header.info.suite}")
+    return 0
+
+
+COMMANDS = {
+    "compare": (
+        add_compare,
+        cmd_compare,
+        "compare a candidate run with a base run: per-metric changes with intervals, and the cases that flipped",
+        "evalcore compare BASE_RUN CANDIDATE_RUN --format markdown",
+    ),
+    "gate": (
+        add_gate,
+        cmd_gate,
+        "check a run against the suite's gate: PASS or WARN exit 0, FAIL exits 1, cannot decide exits 2",
+        "evalcore gate RUN_ID --baseline BASE_RUN",
+    ),
+    "baseline": (
+        add_baseline,
+        cmd_baseline,
+        "pin the run a suite's gate compares with (set), show the pins (show), or remove one (clear)",
+        "evalcore baseline set RUN_ID --contender 'fake/oracle · t=0'",
+    ),
+}

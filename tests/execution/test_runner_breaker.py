@@ -1,0 +1,126 @@
+"""A run against an endpoint that cannot be reached stops calling it, leaves the rest unrun, and resumes."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.runner import Progress, execute_plan, resume_plan, run_suite
+from evalcore.storage.store import Store
+from evalcore.suite.lineup import Overrides
+from evalcore.suite.loader import load_suite
+from tests.openai_server import OpenAIServer, _handler_for, _QuietServer
+from tests.suites import CASES, write_suite
+
+FIELDS_REPLY = '{"name": null, "kind": null, "count": null, "amount": null, "urgent": null, "tags": null}'
+
+
+@pytest.fixture(autouse=True)
+def fake_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-breaker-0000")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server_later() -> Iterator[tuple[int, OpenAIServer]]:
+    """A port nothing listens on yet, and the server to start on it later (``serve(server, port)``)."""
+    server = OpenAIServer(FIELDS_REPLY)
+    yield free_port(), server
+    server.stop()
+
+
+def serve(server: OpenAIServer, port: int) -> None:
+    server._httpd = _QuietServer(("127.0.0.1", port), _handler_for(server))
+    server._thread = threading.Thread(target=server._httpd.serve_forever, args=(0.05,), daemon=True)
+    server._thread.start()
+
+
+def many_cases(n: int) -> dict[str, tuple[str, dict]]:
+    text, expected = CASES["vague/001"]
+    return {f"vague/{i:03d}": (text, expected) for i in range(n)}
+
+
+def dead_plan(tmp_path, port: int, concurrency: int = 2):
+    suite = load_suite(write_suite(tmp_path / "suite", {"run": {"max_attempts": 4, "backoff_s": 0.05}}, many_cases(20)))
+    options = RunOptions(
+        concurrency=concurrency,
+        overrides=Overrides(models=["openai/test-model"], api_base=f"http://127.0.0.1:{port}/v1"),
+    )
+    return make_plan(suite, options)
+
+
+def test_a_dead_endpoint_opens_the_breaker_and_leaves_the_other_cases_unrun(tmp_path, tmp_db, server_later):
+    port, _ = server_later
+    seen: list[Progress] = []
+    started = time.monotonic()
+    run_id, status = run_suite(dead_plan(tmp_path, port), Store(tmp_db), on_progress=seen.append)
+    assert time.monotonic() - started < 10  # each case retried with backoff took 33 s for 48 cases
+    assert status == "interrupted"
+    (progress,) = seen[-1].contenders.values()
+    url = f"http://127.0.0.1:{port}/v1"
+    assert progress.blocked == f"cannot connect to {url}: connection refused"
+    stored = Store(tmp_db).load_run(run_id)
+    assert progress.skipped == 20 - len(stored.results) >= 15
+    assert stored.info.status == "interrupted" and stored.info.finished_at is None
+    assert stored.info.settings["stopped_by"] == "unreachable"
+    assert stored.info.settings["stop_reason"] == f"cannot connect to {url}: connection refused"
+    for result in stored.results:  # only calls really made are stored, each with its attempts
+        assert result.status == "error" and result.attempts >= 1
+        assert result.error is not None and result.error.message.startswith(f"cannot connect to {url}")
+
+
+def test_resume_calls_the_unrun_cases_once_the_endpoint_is_back(tmp_path, tmp_db, server_later):
+    port, server = server_later
+    store = Store(tmp_db)
+    run_id, _ = run_suite(dead_plan(tmp_path, port), store)
+    serve(server, port)
+    plan, run, done = resume_plan(store, run_id)
+    assert done == set()  # the failed connections are called again too
+    seen: list[Progress] = []
+    status = asyncio.run(execute_plan(plan, store, run, done, on_progress=seen.append))
+    assert status == "completed"
+    stored = store.load_run(run_id)
+    assert len(stored.results) == 20 and all(r.status == "scored" for r in stored.results)
+    assert "stopped_by" not in stored.info.settings
+    assert server.calls == 20
+
+
+def test_resume_progress_counts_done_out_of_the_whole_run(tmp_path, tmp_db):
+    suite = load_suite(write_suite(tmp_path / "suite", cases=many_cases(8)))
+    plan = make_plan(suite, RunOptions(overrides=Overrides(models=["fake/oracle"])))
+    store = Store(tmp_db)
+    run_id, _ = run_suite(plan, store)
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM results WHERE run_id = ? AND \"case\" >= 'vague/005'", (run_id,))
+    store.set_status(run_id, "interrupted")
+    plan, run, done = resume_plan(store, run_id)
+    seen: list[tuple[int, int]] = []
+    asyncio.run(
+        execute_plan(
+            plan, store, run, done, on_progress=lambda p: seen.extend((c.done, c.total) for c in p.contenders.values())
+        )
+    )
+    assert seen[0][1] == 8 and seen[0][0] >= 5  # 5/8 at the start, not 0/3
+    assert seen[-1] == (8, 8)
+
+
+def test_the_progress_line_of_a_stopped_contender_names_the_url_and_the_cases_not_called():
+    from evalcore.execution.progress import format_line
+    from evalcore.execution.runner import ContenderProgress
+
+    p = ContenderProgress(total=48, done=3, errors=3, started=1.0, finished=1.5, skipped=45)
+    p.blocked = "cannot connect to http://127.0.0.1:9/v1: connection refused"
+    line = format_line("openai/gpt-4o-mini", p, clock=2.0)
+    assert line.endswith("45 not called: cannot connect to http://127.0.0.1:9/v1: connection refused")
+    assert "3/48" in line

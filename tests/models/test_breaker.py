@@ -1,0 +1,121 @@
+"""The circuit breaker per endpoint, alone and inside the litellm provider over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+
+import pytest
+
+from evalcore.core.errors import CallFailed
+from evalcore.core.records import Contender
+from evalcore.models.breaker import Breaker, Breakers, EndpointUnreachable, endpoint_of
+from evalcore.models.llm import LiteLLMProvider, close_clients, connection_failure
+from evalcore.models.types import Request
+from tests.openai_server import OpenAIServer
+
+MESSAGES = [{"role": "user", "content": "what is six times seven"}]
+
+
+@pytest.fixture(autouse=True)
+def fake_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-breaker-0000")
+
+
+def dead_url() -> str:
+    """A loopback URL nothing listens on: connecting is refused at once."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def call(url: str, breaker: Breaker | None, **options: object) -> CallFailed:
+    contender = Contender(id="c", model="openai/test-model", api_base=url)
+    request = Request(contender=contender, messages=MESSAGES, breaker=breaker, **{"timeout_s": 5, **options})  # type: ignore[arg-type]
+
+    async def go() -> None:
+        try:
+            await LiteLLMProvider().complete(request)
+        finally:
+            await close_clients()
+
+    with pytest.raises(CallFailed) as caught:
+        asyncio.run(go())
+    return caught.value
+
+
+def test_three_identical_connection_failures_in_a_row_open_the_breaker() -> None:
+    breaker = Breaker("http://127.0.0.1:9/v1")
+    breaker.record_unreachable("connection refused")
+    breaker.record_unreachable("connection refused")
+    assert not breaker.is_open
+    breaker.record_unreachable("connection refused")
+    assert breaker.is_open
+    assert breaker.message == "cannot connect to http://127.0.0.1:9/v1: connection refused"
+
+
+def test_a_reply_or_a_different_failure_starts_the_count_again() -> None:
+    breaker = Breaker("openai")
+    for outcome in ["refused", "refused", None, "refused", "refused", "host not found", "refused", "refused"]:
+        if outcome is None:
+            breaker.record_reached()
+        else:
+            breaker.record_unreachable(outcome)
+    assert not breaker.is_open
+
+
+def test_an_endpoint_is_the_api_base_or_else_the_provider() -> None:
+    assert endpoint_of(Contender("a", "openai/x", api_base="http://h:1/v1/")) == "http://h:1/v1"
+    assert endpoint_of(Contender("b", "anthropic/claude")) == "anthropic"
+    breakers = Breakers()
+    low, high = Contender("l", "openai/x", api_base="http://h/v1"), Contender("h", "openai/y", api_base="http://h/v1")
+    assert breakers.of(low) is breakers.of(high)  # one server, one breaker
+
+
+def test_a_refused_connection_is_named_with_its_url_and_cause() -> None:
+    url = dead_url()
+    failed = call(url, Breaker(url.rstrip("/")), max_attempts=1)
+    assert isinstance(failed, EndpointUnreachable)
+    assert failed.message.startswith(f"cannot connect to {url}: connection refused")
+    assert failed.kind == "transport" and failed.attempts == 1
+
+
+def test_the_breaker_stops_the_retries_of_a_call_to_a_dead_endpoint() -> None:
+    url = dead_url()
+    breaker = Breaker(url)
+    started = time.monotonic()
+    failed = call(url, breaker, max_attempts=10, backoff_s=0.05)
+    assert breaker.is_open and failed.attempts == 3  # not 10
+    assert "stopped calling it after 3 failures in a row" in failed.message
+    assert time.monotonic() - started < 5
+
+
+def test_replies_the_server_sends_never_open_the_breaker(openai_server: OpenAIServer) -> None:
+    openai_server.script("status:500", "status:500", "status:429:0", "status:500")
+    breaker = Breaker(openai_server.base_url)
+    failed = call(openai_server.base_url, breaker, max_attempts=4, backoff_s=0.01)
+    assert not breaker.is_open and not isinstance(failed, EndpointUnreachable)
+    assert openai_server.calls == 4
+
+
+def test_a_dropped_connection_is_not_a_connection_failure(openai_server: OpenAIServer) -> None:
+    openai_server.script("drop")
+    failed = call(openai_server.base_url, Breaker(openai_server.base_url), max_attempts=1)
+    assert not isinstance(failed, EndpointUnreachable)
+
+
+def test_connection_failure_reads_the_whole_exception_chain() -> None:
+    try:
+        try:
+            raise ConnectionRefusedError(111, "Connect call failed")
+        except ConnectionRefusedError as inner:
+            raise RuntimeError("Connection error.") from inner
+    except RuntimeError as outer:
+        assert connection_failure(outer) == "connection refused"
+    try:
+        raise socket.gaierror(-2, "Name or service not known")
+    except socket.gaierror as dns:
+        assert connection_failure(dns) == "host not found"
+    assert connection_failure(ValueError("bad json")) is None
