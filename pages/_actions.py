@@ -39,10 +39,12 @@ def refuse_in_viewer_mode(action: str) -> None:
     sharing.refuse_in_viewer_mode(action, os.environ, _viewer_secret())
 
 
-def save_run(run: Run) -> None:
-    """Store an uploaded run in the history (refused in viewer mode)."""
+def save_run(run: Run, replace: bool = False) -> None:
+    """Store an uploaded run in the history, or in place of a stored run with its id (refused in viewer mode)."""
     refuse_in_viewer_mode("Saving a run")
-    loaders.store().import_run(run)
+    loaders.store().import_run(run, replace=replace)
+    if replace:
+        loaders.forget_run_caches()
 
 
 def delete_run(run_id: str) -> None:

@@ -214,6 +214,27 @@ def view_for(ref: str, chosen: dict[str, float], f: explorer.Filters | None = No
     return cached_view(db_path(), ref, version(info), tuple(sorted(chosen.items())), filters_key(f))
 
 
+def stored_as(ref: str) -> str:
+    """How an uploaded run stands against the store: new, the same as a stored run, or a different run
+    stored under its id (:func:`evalcore.explorer.sharing.stored_as`)."""
+    run_id = _uploads()[ref].info.id
+    info = next((i for i in store().list_runs() if i["id"] == run_id), None)
+    return _stored_as(db_path(), ref, None if info is None else version(info))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _stored_as(path: str, ref: str, version: tuple | None) -> str:
+    return sharing.stored_as(_store(path), _uploads()[ref])
+
+
+def forget_run_caches() -> None:
+    """Drop every cached run, frame, summary and view: a run replaced in place may keep its version."""
+    for cached in (_load, _results_frame, _saved_summary, _summary, _load_with_results, _cases_and_errors):
+        cached.clear()
+    for cached in (_prepared, _stored_as, cached_view):
+        cached.clear()
+
+
 @st.cache_resource(show_spinner=False)
 def jobs() -> dict[str, RunJob]:
     """Runs working in this server process, by run id (they outlive any browser tab)."""

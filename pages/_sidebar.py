@@ -49,6 +49,7 @@ def weight_sliders(now: loaders.Current) -> None:
         for name in names:
             st.session_state[Keys.WEIGHT + name] = kept.get(name, 0)
     st.sidebar.subheader("Weights")
+    unweighted = st.sidebar.empty()
     positions, captions = {}, {}
     for name in names:
         positions[name] = st.sidebar.slider(
@@ -63,6 +64,8 @@ def weight_sliders(now: loaders.Current) -> None:
         captions[name] = st.sidebar.empty()
     st.session_state[Keys.WEIGHT_POSITIONS] = positions
     shares = explorer.live_shares(explorer.slider_weights(positions))
+    if not any(positions.values()):
+        unweighted.caption("No weights set: ranked by score.")
     for name, caption in captions.items():
         share = shares.get(name, 0.0)
         direction = "lower is better" if positions[name] < 0 else "higher is better"

@@ -32,18 +32,36 @@ def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
     return config
 
 
+#: A click on any cell of a row opens it, as does the row's box: Streamlit selects a cell on a click (in
+#: row mode a click on a cell only highlights it), so the pages take a selected cell's row as the pick.
+PICK_ROW = ["single-row", "single-cell"]
+
+
+def picked_row(event: Any, rows: int) -> int | None:
+    """The position of the row a table's selection picks: a ticked row, else the row of a clicked cell."""
+    selection = event.selection
+    picks = [*selection.rows, *(cell[0] for cell in selection.cells)]
+    return next((int(r) for r in picks if 0 <= int(r) < rows), None)
+
+
 def show_table(table: Any, columns: list[explorer.Column], key: str | None = None) -> Any:
-    """A leaderboard table, sortable, with progress bars for scores; clicking a row selects it."""
+    """A leaderboard table, sortable, with progress bars for scores; a click on a row selects it."""
     height = min(38 + 35 * len(table), 600)
+    config = column_config([c for c in columns if c.name in table.columns])
+    order = [c.name for c in columns if c.name in table.columns]
     if key is None:
-        return st.dataframe(table, column_config=column_config(columns), hide_index=True, height=height)
+        return st.dataframe(
+            table, column_config=config, column_order=order, hide_index=True, height=height, placeholder="–"
+        )
     return st.dataframe(
         table,
-        column_config=column_config(columns),
+        column_config=config,
+        column_order=order,
         hide_index=True,
         height=height,
+        placeholder="–",
         on_select="rerun",
-        selection_mode="single-row",
+        selection_mode=PICK_ROW,
         key=key,
     )
 

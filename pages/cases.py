@@ -54,7 +54,7 @@ else:
     table = drilldown.cases_view(run, filters)
     total = len(table)
 shown = f"; the first {len(table):,} are listed, narrow them with the filters" if total > len(table) else ""
-st.caption(f"{total:,} results{shown}. Click a row to see the case.")
+st.caption(f"{explorer.count(total, 'result')}{shown}. Click a row to see the case.")
 percent = {
     name: st.column_config.ProgressColumn(name, min_value=0, max_value=100, format="%.0f%%")
     for name in ["score", *(m.name for m in metrics)]
@@ -63,32 +63,38 @@ event = st.dataframe(
     table,
     hide_index=True,
     on_select="rerun",
-    selection_mode="single-row",
+    selection_mode=_widgets.PICK_ROW,
     key=Keys.CASE_TABLE,
     height=min(38 + 35 * len(table), 420),
     column_config={**percent, "input": st.column_config.TextColumn("input", width="large")},
 )
-rows = [r for r in event.selection.rows if r < len(table)]
-if not rows:
-    st.info("Select a row to see its input, expected answer and output side by side.", icon=":material/touch_app:")
+picked = _widgets.picked_row(event, len(table))
+if picked is None:
+    st.info("Click a row to see its input, expected answer and output side by side.", icon=":material/touch_app:")
     st.stop()
 
-row = table.iloc[rows[0]]
+row = table.iloc[picked]
 if run is None:
     run = _loaders.run_with_results(now, [row["contender"]])
 detail = drilldown.case_detail(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 st.subheader(plain(f"{row['dataset']} / {row['case']}"))
 st.caption(plain(f"{row['contender']} · variant {detail['variant']} · sample {row['sample']}"))
 numbers = st.columns(6)
-numbers[0].metric("Score", "–" if detail["score"] != detail["score"] else f"{detail['score']:.0f}%")
-numbers[1].metric("Wrong fields", detail["wrong"])
+if detail["scored"]:
+    numbers[0].metric("Score", "–" if detail["score"] != detail["score"] else f"{detail['score']:.0f}%")
+    numbers[1].metric("Wrong fields", detail["wrong"])
+else:
+    numbers[0].metric("Score", "–", help="Not scored: the call failed, and a failed call is never scored")
+    numbers[1].metric("Wrong fields", "–", help="Not scored: a failed call has no answer to compare")
 numbers[2].metric("Latency", "–" if detail["latency_s"] is None else f"{detail['latency_s']:.2f} s")
 numbers[3].metric("Attempts", detail["attempts"])
 usage = detail["usage"]
 numbers[4].metric("Tokens in / out", f"{usage['input tokens'] or '–'} / {usage['output tokens'] or '–'}")
 cost = usage["cost (USD)"]
 numbers[5].metric("Cost", "–" if cost is None else plain(explorer.money_format([cost]) % cost))
-if detail["error"]:
+if not detail["scored"]:
+    _widgets.fail(f"{detail['not_scored'].capitalize()}. {detail['error'] or 'No error was recorded.'}")
+elif detail["error"]:
     _widgets.fail(detail["error"])
 
 inputs, expected, output = st.columns(3)
@@ -99,12 +105,13 @@ expected.code(detail["expected"], language="json", wrap_lines=True)
 output.markdown("**Output**")
 output.code(detail["output"], language="json", wrap_lines=True)
 
-st.markdown("**Want vs got**")
-fields = detail["fields"]
-styled = fields.style.apply(
-    lambda r: [("" if r["right"] else "background-color: rgba(255, 75, 75, 0.25)")] * len(r), axis=1
-)
-st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
+if detail["scored"]:
+    st.markdown("**Want vs got**")
+    fields = detail["fields"]
+    styled = fields.style.apply(
+        lambda r: [("" if r["right"] else "background-color: rgba(255, 75, 75, 0.25)")] * len(r), axis=1
+    )
+    st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
 with st.expander("Raw reply"):
     st.code(detail["raw"] if detail["raw"] is not None else "(no reply)", language=None, wrap_lines=True)
 

@@ -6,6 +6,8 @@ import streamlit as st
 
 from evalcore.analysis import charts
 from evalcore.analysis import view as explorer
+from evalcore.analysis.leaderboard import FEW_CASES
+from evalcore.analysis.text import FEW_MARK, NO_SCORED_MARK
 from pages import _filters, _frame, _loaders, _sidebar, _widgets
 from pages._state import Keys
 from pages._widgets import plain
@@ -30,9 +32,19 @@ if view.overall.empty:
 st.success(explorer.headline(view), icon=":material/trophy:")
 st.subheader("Overall")
 event = _widgets.show_table(view.overall, view.columns, key=Keys.LEADERBOARD_TABLE)
-if event.selection.rows:
-    _frame.open_cases(str(view.overall["contender"].iloc[event.selection.rows[0]]))
-st.caption("Click a row to open that contender's cases. Click a column header to sort.")
+picked = _widgets.picked_row(event, len(view.overall))
+if picked is not None:
+    _frame.open_cases(str(view.overall["contender"].iloc[picked]))
+notes = ["Click a row to open that contender's cases. Click a column header to sort."]
+if not view.weights:
+    notes.append("No weights set: ranked by score.")
+if view.few_cases:
+    notes.append(
+        f"{FEW_MARK}: scored on fewer than {FEW_CASES} cases, so its intervals are wide and its P(best) shaky."
+    )
+if (view.ranked["scored"] == 0).any():
+    notes.append(f"{NO_SCORED_MARK}: every call failed, so it has no rank, score or P(best); it is listed last.")
+st.caption("  \n".join(notes))
 
 st.subheader("Per dataset")
 # Lazy tabs: only the open one is drawn, so the page is on screen sooner.

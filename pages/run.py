@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from evalcore.analysis import view as explorer
 from evalcore.analysis.text import format_cost
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import jobs, sharing
@@ -44,10 +45,11 @@ def progress_panel(run_id: str, polling: bool) -> None:
             help="Stop after the calls in flight; finished results stay stored and the run can be resumed",
         )
     for r in job.rows().itertuples():
-        st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {r.errors} errors"))
+        errors = explorer.count(int(r.errors), "error")
+        st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {errors}"))
     count, view = _loaders.leaderboard_so_far(run_id, job)
     if view is not None:
-        st.caption(f"Leaderboard so far ({count:,} results)" if job.alive else "Leaderboard")
+        st.caption(f"Leaderboard so far ({explorer.count(count, 'result')})" if job.alive else "Leaderboard")
         _widgets.show_table(view.overall, view.columns)
     if job.alive:
         return

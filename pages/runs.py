@@ -16,8 +16,26 @@ from pages._widgets import plain
 if TYPE_CHECKING:
     import pandas as pd
 
+STATUS_HELP = (
+    "running; completed; cancelled: stopped with Cancel; interrupted: the process stopped; failed. "
+    "A run that is not completed can be resumed: only what is missing is called."
+)
+NO_SELECTION = {"selection": {"rows": [], "columns": [], "cells": []}}
+
 _frame.use_app_frame(__file__)
 st.title("Runs")
+
+
+def delete(run_id: str) -> None:
+    """The confirmed deletion; the list's selection is cleared, so no other run is picked in its place."""
+    del st.session_state[Keys.CONFIRM_DELETE]
+    try:
+        _actions.delete_run(run_id)
+    except EvalcoreError as exc:
+        _widgets.fail(exc)
+        return
+    st.session_state[Keys.RUNS_TABLE] = NO_SELECTION
+    st.toast("Run deleted.")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -50,19 +68,20 @@ event = st.dataframe(
     table,
     hide_index=True,
     on_select="rerun",
-    selection_mode="single-row",
+    selection_mode=_widgets.PICK_ROW,
     key=Keys.RUNS_TABLE,
     column_config={
         "cost": st.column_config.NumberColumn("cost", format=money, help="Total USD"),
         "id": st.column_config.TextColumn("id", width="small"),
+        "status": st.column_config.TextColumn("status", help=STATUS_HELP),
     },
 )
-rows = event.selection.rows
-if not rows:
-    st.info("Select a run to open, export, delete or resume it.", icon=":material/touch_app:")
+picked = _widgets.picked_row(event, len(table))
+if picked is None:
+    st.info("Click a run to open, export, delete or resume it.", icon=":material/touch_app:")
     st.stop()
 
-info = next(i for i in index if i["id"] == table["id"].iloc[rows[0]])
+info = next(i for i in index if i["id"] == table["id"].iloc[picked])
 run_id = info["id"]
 st.subheader(plain(sharing.run_label(info)))
 buttons = st.columns(5)
@@ -103,13 +122,10 @@ if (
 if not working and buttons[4].button("Delete", icon=":material/delete:"):
     st.session_state[Keys.CONFIRM_DELETE] = run_id
 if st.session_state.get(Keys.CONFIRM_DELETE) == run_id:
-    st.warning(plain(f"Delete run {run_id} and its {info['results']} results? This cannot be undone."))
+    results = explorer.count(int(info["results"] or 0), "result")
+    st.warning(plain(f"Delete run {run_id} and its {results}? This cannot be undone."))
     yes, no = st.columns([1, 6])
-    if yes.button("Yes, delete", type="primary"):
-        _actions.delete_run(run_id)
-        del st.session_state[Keys.CONFIRM_DELETE]
-        st.toast("Run deleted.")
-        st.rerun()
+    yes.button("Yes, delete", type="primary", on_click=delete, args=(run_id,))
     if no.button("Keep it"):
         del st.session_state[Keys.CONFIRM_DELETE]
         st.rerun()

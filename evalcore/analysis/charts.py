@@ -13,6 +13,7 @@ escaped before it becomes a label, a legend entry or a hover line (``customdata`
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -26,8 +27,13 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 #: How each x quantity is labelled and shown on hover.
-AXES = {"cost": ("cost per case (USD, log scale)", "$%{x:.3g}"), "time": ("seconds per call", "%{x:.3g} s")}
+AXES = {
+    "cost": ("cost per case (USD, log scale)", "$%{x:.3g} per case"),
+    "time": ("seconds per case", "%{x:.3g} seconds per case"),
+}
 FRONTIER = "Pareto frontier"
+#: A log axis gets ticks at 1, 2 and 5 of each decade while they are at most this many, else at 1 only.
+MAX_TICKS = 10
 
 
 def score_vs(table: pd.DataFrame, x: str = "cost", log_x: bool | None = None) -> go.Figure:
@@ -50,19 +56,27 @@ def score_vs(table: pd.DataFrame, x: str = "cost", log_x: bool | None = None) ->
         known = known[known[x] > 0]
     title, hover_x = AXES[x]
     front_ids = pareto_front(known, x=x) if len(known) else []
+    on_front = [c in front_ids for c in known["contender"]]
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
-            # Only the frontier is labelled: ten labels on one chart overlap into noise; hover names the rest.
+            # Only the frontier is labelled: ten labels on one chart overlap into noise; hover names every point.
             x=known[x],
             y=100 * known["score"],
             mode="markers+text",
             name="contenders",
-            text=[_label(c) if c in front_ids else "" for c in known["contender"]],
+            text=[_label(c) if front else "" for c, front in zip(known["contender"], on_front, strict=True)],
             textposition="top center",
             customdata=known["contender"].astype(str),
-            marker={"size": 11},
-            hovertext=[_safe(c) for c in known["contender"]],
+            marker={
+                "size": [15 if front else 10 for front in on_front],
+                "symbol": ["diamond" if front else "circle" for front in on_front],
+                "line": {"width": [2 if front else 0 for front in on_front]},
+            },
+            hovertext=[
+                _safe(c) + ("<br>on the Pareto frontier" if front else "")
+                for c, front in zip(known["contender"], on_front, strict=True)
+            ],
             hovertemplate="<b>%{hovertext}</b><br>score %{y:.1f}%<br>" + hover_x + "<extra></extra>",
         )
     )
@@ -93,11 +107,36 @@ def score_vs(table: pd.DataFrame, x: str = "cost", log_x: bool | None = None) ->
     fig.update_xaxes(
         type="log" if log_x else "linear",
         exponentformat="none",
-        dtick="D2" if log_x else None,
-        tickprefix="$" if x == "cost" else "",
+        tickprefix="$" if x == "cost" else "",  # Plotly takes ticktext as written: no prefix added to it
         ticksuffix=" s" if x == "time" else "",
     )
+    if log_x and len(known):
+        ticks = log_ticks(float(known[x].min()), float(known[x].max()))
+        prefix = "$" if x == "cost" else ""
+        fig.update_xaxes(tickvals=ticks, ticktext=[prefix + tick_text(t) for t in ticks])
     return fig
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """Ticks for a log axis over ``[low, high]`` (both > 0), with a little room either side: 1, 2 and 5
+    of each decade (``0.0001, 0.0002, 0.0005, 0.001``), or 1 only when that makes too many."""
+    low, high = low / 1.5, high * 1.5
+    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    for steps in ((1, 2, 5), (1,)):
+        ticks = [round(m * 10.0**d, 12) for d in decades for m in steps if low <= m * 10.0**d <= high]
+        if len(ticks) <= MAX_TICKS:
+            break
+    if len(ticks) < 2:  # one value, or a narrow range: its own value, read as written
+        ticks = [float(f"{v:.2g}") for v in (low * 1.5, high / 1.5)]
+    return sorted(set(ticks))
+
+
+def tick_text(value: float) -> str:
+    """A tick value as it reads best: ``0.0002``, ``0.05``, ``1``, ``20``, ``1,000`` (never ``2e-4``)."""
+    if value >= 1:
+        return f"{value:,.0f}" if value == round(value) else f"{value:,.2g}"
+    decimals = 1 - math.floor(math.log10(value))  # two significant digits at most
+    return f"{value:.{decimals}f}".rstrip("0").rstrip(".")
 
 
 def _safe(text: object) -> str:

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.leaderboard import Prepared, finish, prepare
+from evalcore.analysis.leaderboard import FEW_CASES, Prepared, finish, prepare
 from evalcore.analysis.results import Filters
 from evalcore.analysis.stability import stability_of
-from evalcore.analysis.text import BEST_MARK, VALUE_MARK, glossary
+from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, VALUE_MARK, glossary, winner_reason
 from evalcore.analysis.weights import BASE_WEIGHT_NAMES, validate_weights, weight_shares
 from evalcore.core.records import SHORT_NAMES, Contender, Metric
 
@@ -84,7 +84,7 @@ def weight_hint(name: str, metrics: Sequence[Metric]) -> str:
         "score": "The primary metric.",
         "errors": "Failed calls; a row with n errors loses 15 + 5n points.",
         "cost": "USD per case, on a log scale.",
-        "time": "Seconds per call, on a log scale.",
+        "time": "Seconds per case, on a log scale.",
     }
     return f"{described.get(name) or fixed.get(name, name)} Positive: higher is better; negative: lower is better."
 
@@ -145,6 +145,10 @@ class LeaderboardView:
     #: Share of weight jitters (each weight × 0.5–2) under which the winner stays first.
     stability: float | None
     glossary: list[str]
+    #: Why the winner is first, in one line (:func:`evalcore.analysis.text.winner_reason`), or None.
+    reason: str | None = None
+    #: Rows with ``0 <`` scored cases ``<`` FEW_CASES: marked "few cases".
+    few_cases: int = 0
 
 
 def leaderboard_view(
@@ -224,17 +228,19 @@ def _view_of(
     ranked = finish(prepared.overall, metrics, weights)
     by_dataset = finish(prepared.by_dataset, metrics, weights)
     money = money_format(np.concatenate([ranked["cost"].to_numpy(float), by_dataset["cost"].to_numpy(float)]))
-    columns = display_columns(metrics, money, intervals=ci)
+    columns = display_columns(metrics, money, intervals=ci, weighted=bool(weights))
     settings = {c.id: format_settings(c.settings) for c in contenders}
+    weighted = bool(weights)
     per_dataset = {
-        str(name): display_table(part, metrics, settings) for name, part in by_dataset.groupby("dataset", sort=True)
+        str(name): display_table(part, metrics, settings, weighted=weighted)
+        for name, part in by_dataset.groupby("dataset", sort=True)
     }
     winner = _flagged(ranked, "best")
     stability = None
     if winner is not None and weights:
         stability = stability_of(ranked[_aggregate_columns(ranked, metrics)], weights).get(winner)
     return LeaderboardView(
-        overall=display_table(ranked, metrics, settings),
+        overall=display_table(ranked, metrics, settings, weighted=weighted),
         per_dataset=per_dataset,
         columns=columns,
         ranked=ranked,
@@ -244,6 +250,8 @@ def _view_of(
         best_value=_flagged(ranked, "best_value"),
         stability=stability,
         glossary=glossary(metrics, weights, intervals=ci),
+        reason=winner_reason(ranked, weights),
+        few_cases=int(ranked["few_cases"].sum()) if "few_cases" in ranked.columns else 0,
     )
 
 
@@ -253,7 +261,7 @@ def headline(view: LeaderboardView) -> str:
     Names are escaped: they come from a run file.
     """
     if view.winner is None:
-        return "**No winner:** every row has errors or no value for a weighted column."
+        return "**No winner:** no row was scored without errors."
     sure = []
     if view.stability is not None:
         sure.append(f"stays first in {100 * view.stability:.0f}% of weight jitters (each weight × 0.5 to 2)")
@@ -261,6 +269,8 @@ def headline(view: LeaderboardView) -> str:
     if p_best is not None:
         sure.append(f"ranks first in {100 * p_best:.0f}% of bootstrap resamples of the cases")
     lines = ["; ".join([f"**Winner: {escape_markdown(view.winner)}**", *sure])]
+    if view.reason:
+        lines.append(f"Why: {escape_markdown(view.reason)}")
     if view.best_value is not None:
         lines.append(
             f"**Best value:** {escape_markdown(view.best_value)}, the cheapest row with no errors "
@@ -288,28 +298,38 @@ def _value_of(table: pd.DataFrame, contender: str, column: str) -> float | None:
     return None if values.empty or math.isnan(values.iloc[0]) else float(values.iloc[0])
 
 
-def display_columns(metrics: Sequence[Metric], money: str = "$%.4f", intervals: bool = True) -> list[Column]:
-    """The columns of a display table, in order, with their kind and a tooltip."""
+def display_columns(
+    metrics: Sequence[Metric], money: str = "$%.4f", intervals: bool = True, weighted: bool = True
+) -> list[Column]:
+    """The columns of a display table, in order, with their kind and a tooltip.
+
+    What explains a rank comes first (scores, errors, cost, time), so it fits a 1,400 px window; the
+    intervals, the other metrics and the settings follow. Without weights there is no weighted score:
+    rows are ranked by score, and the wscore columns are left out.
+    """
     primary = next((m.name for m in metrics if m.primary), "the primary metric")
     cols = [
-        Column("rank", COUNT, "Rank by weighted score (without weights: by score)"),
+        Column("rank", COUNT, "Rank by weighted score" if weighted else "Rank by score (no weights set)"),
         Column("contender", TEXT, "Model and the settings its lineup entry varied"),
         Column(
             "mark",
             TEXT,
-            f"{BEST_MARK}: top row with no errors; {VALUE_MARK}: cheapest row with no "
-            "errors within 2 points of the top score",
+            f"{BEST_MARK}: top row with no errors; {VALUE_MARK}: cheapest row with no errors within 2 points "
+            f"of the top score; {FEW_MARK}: fewer than {FEW_CASES} scored cases, its intervals are wide; "
+            f"{NO_SCORED_MARK}: every call failed, so no rank, score or P(best)",
         ),
-        Column("settings", TEXT, "Every setting sent with each call"),
-        Column("wscore", POINTS, "Weighted score, 0 to 100, higher is better"),
+    ]
+    cols += [Column("wscore", POINTS, "Weighted score, 0 to 100, higher is better")] if weighted else []
+    cols += [
+        Column("score", PERCENT, f"{primary}, mean over scored results"),
+        Column("errors", COUNT, "Calls that failed after retries; never scored"),
+        Column("cost", MONEY, "Mean USD per case", money),
+        Column("time", SECONDS, "Mean seconds per case"),
     ]
     if intervals:
-        cols += [
-            Column("wscore 95% CI", TEXT, "95% bootstrap interval of the weighted score"),
-            Column("P(best)", PERCENT, "Share of bootstrap resamples in which the row ranks first"),
-        ]
-    cols += [Column("score", PERCENT, f"{primary}, mean over scored results")]
-    cols += [Column("score 95% CI", TEXT, "95% bootstrap interval of the score")] if intervals else []
+        cols += [Column("P(best)", PERCENT, "Share of bootstrap resamples in which the row ranks first")]
+        cols += [Column("score 95% CI", TEXT, "95% interval of the score")]
+        cols += [Column("wscore 95% CI", TEXT, "95% bootstrap interval of the weighted score")] if weighted else []
     # A tooltip renders Markdown, and a description comes from a run file.
     cols += [
         Column(
@@ -321,50 +341,69 @@ def display_columns(metrics: Sequence[Metric], money: str = "$%.4f", intervals: 
         if not m.primary
     ]
     return cols + [
-        Column("errors", COUNT, "Calls that failed after retries; never scored"),
         Column("cases", COUNT, "Results counted (cases × samples)"),
-        Column("cost", MONEY, "Mean USD per case", money),
-        Column("time", SECONDS, "Mean seconds per call"),
+        Column("settings", TEXT, "Every setting sent with each call"),
         Column("input tokens", COUNT, "Mean input tokens per case"),
         Column("output tokens", COUNT, "Mean output tokens per case"),
     ]
 
 
 def display_table(
-    ranked: pd.DataFrame, metrics: Sequence[Metric], settings: Mapping[str, str] | None = None
+    ranked: pd.DataFrame,
+    metrics: Sequence[Metric],
+    settings: Mapping[str, str] | None = None,
+    *,
+    weighted: bool = True,
 ) -> pd.DataFrame:
-    """A ranked table in display units: percentages 0–100, intervals as text, marks, settings."""
+    """A ranked table in display units: percentages 0–100, intervals as text, marks, settings.
+
+    A row with nothing scored has no rank (NaN) and is marked "no scored results"; one with fewer
+    than FEW_CASES scored cases is marked "few cases". Unweighted (``weighted`` False), the table has
+    no wscore columns: it was ranked by score.
+    """
     settings = settings or {}
     out = pd.DataFrame(
         {
-            "rank": ranked["rank"].to_numpy(),
+            "rank": pd.to_numeric(ranked["rank"], errors="coerce").astype(float).to_numpy(),
             "contender": ranked["contender"].astype(str).to_numpy(),
-            "mark": [_mark(r) for r in ranked[["best", "best_value"]].itertuples(index=False)],
+            "mark": [_mark(r) for r in _mark_rows(ranked).itertuples(index=False)],
         }
     )
-    out["settings"] = [settings.get(c, "") for c in out["contender"]]
     out["wscore"] = ranked["wscore"].to_numpy(float)
-    if "p_best" in ranked.columns:
-        out["wscore 95% CI"] = _interval_text(ranked, "wscore", 1.0)
-        out["P(best)"] = 100 * ranked["p_best"].to_numpy(float)
     out["score"] = 100 * ranked["score"].to_numpy(float)
+    out["errors"] = ranked["errors"].to_numpy()
+    out["cost"] = ranked["cost"].to_numpy(float)
+    out["time"] = ranked["time"].to_numpy(float)
+    if "p_best" in ranked.columns:
+        out["P(best)"] = 100 * ranked["p_best"].to_numpy(float)
     if "score_lo" in ranked.columns:
         out["score 95% CI"] = _interval_text(ranked, "score", 100.0)
+    if "p_best" in ranked.columns:
+        out["wscore 95% CI"] = _interval_text(ranked, "wscore", 1.0)
     for metric in metrics:
         if not metric.primary:
             out[metric.name] = 100 * ranked[metric.name].to_numpy(float)
-    out["errors"] = ranked["errors"].to_numpy()
     out["cases"] = ranked["cases"].to_numpy()
-    out["cost"] = ranked["cost"].to_numpy(float)
-    out["time"] = ranked["time"].to_numpy(float)
+    out["settings"] = [settings.get(c, "") for c in out["contender"]]
     out["input tokens"] = ranked["input_tokens"].to_numpy(float)
     out["output tokens"] = ranked["output_tokens"].to_numpy(float)
-    return out
+    return out if weighted else out.drop(columns=["wscore", "wscore 95% CI"], errors="ignore")
+
+
+def _mark_rows(ranked: pd.DataFrame) -> pd.DataFrame:
+    scored = ranked["scored"] if "scored" in ranked.columns else pd.Series(1, index=ranked.index)
+    few = ranked["few_cases"] if "few_cases" in ranked.columns else pd.Series(False, index=ranked.index)
+    return pd.DataFrame(
+        {"best": ranked["best"], "value": ranked["best_value"], "few": few.astype(bool), "none": scored == 0}
+    )
 
 
 def _mark(row: tuple) -> str:
-    best, value = row
-    return "  ".join(([BEST_MARK] if best else []) + ([VALUE_MARK] if value else []))
+    best, value, few, none = row
+    marks = [BEST_MARK] if best else []
+    marks += [VALUE_MARK] if value else []
+    marks += [NO_SCORED_MARK] if none else [FEW_MARK] if few else []
+    return "  ".join(marks)
 
 
 def _interval_text(ranked: pd.DataFrame, name: str, scale: float) -> list[str]:
@@ -385,6 +424,12 @@ def money_format(values: Iterable[float]) -> str:
         return "$%.2f"
     decimals = max(2, 1 - math.floor(math.log10(min(positive))))
     return f"$%.{min(decimals, 10)}f"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun, singular for one: ``count(1, "result")`` → ``"1 result"``, ``count(1200, "case")``
+    → ``"1,200 cases"``."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def format_settings(settings: Mapping[str, Any]) -> str:

@@ -19,6 +19,8 @@ from evalcore.core.records import Case, Metric, Result, Run
 
 #: The metric behind the Cases page's "hallucinations only" filter, when a suite declares it.
 HALLUCINATION_METRIC = "hallucinated_rate"
+#: What the Cases page says instead of a score for a failed call.
+NOT_SCORED = "not scored: the call failed"
 
 
 @dataclass
@@ -206,25 +208,33 @@ def case_detail(run: Run, contender: str, dataset: str, case: str, sample: int =
 
     Returns:
         ``input``, ``expected``, ``output``, ``raw`` (text; ``raw`` None when there was no reply),
+        ``scored`` (False for a failed call, which is never scored), ``not_scored`` (why not, or None),
         ``fields`` (a DataFrame ``field, want, got, right``: every field of the expected answer,
-        wrong ones first), ``wrong`` (how many fields are wrong), ``status``, ``error`` (text or
-        None), ``score`` and ``metrics`` (0–100), ``usage`` (tokens and cost), ``latency_s``,
+        wrong ones first; empty for a failed call), ``wrong`` (how many fields are wrong; None for a
+        failed call), ``status``, ``error`` (``kind: message`` or None), ``error_kind`` and
+        ``error_message`` (or None), ``score`` and ``metrics`` (0–100), ``usage`` (tokens and cost), ``latency_s``,
         ``attempts``, ``variant``, ``metadata``.
     """
     the_case = next((c for c in run.cases if c.key == (dataset, case)), None)
     if the_case is None:
         raise EvalcoreError(f"run {run.info.id} has no case {dataset}/{case}")
     r = find_result(run, contender, dataset, case, sample)
-    fields = want_vs_got(the_case.expected, r)
+    scored = r.status == "scored"
+    # A failed call is never scored: it has no answer to hold against the expected one.
+    fields = want_vs_got(the_case.expected, r) if scored else pd.DataFrame(columns=["field", "want", "got", "right"])
     return {
         "input": as_text(the_case.input),
         "expected": as_text(the_case.expected),
-        "output": as_text(r.output) if r.status == "scored" else "(no reply: the call failed)",
+        "output": as_text(r.output) if scored else "(no reply: the call failed)",
         "raw": r.raw,
+        "scored": scored,
+        "not_scored": None if scored else NOT_SCORED,
         "fields": fields,
-        "wrong": int((~fields["right"]).sum()) if len(fields) else 0,
+        "wrong": (int((~fields["right"].astype(bool)).sum()) if len(fields) else 0) if scored else None,
         "status": r.status,
         "error": f"{r.error.kind}: {r.error.message}" if r.error else None,
+        "error_kind": r.error.kind if r.error else None,
+        "error_message": r.error.message if r.error else None,
         "score": _percent(r.score),
         "metrics": {k: _percent(v) for k, v in r.metrics.items()},
         "usage": {

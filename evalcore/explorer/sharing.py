@@ -88,6 +88,20 @@ def run_summaries(store: Any) -> pd.DataFrame:
     return table.sort_values("created", ascending=False, ignore_index=True) if len(table) else table
 
 
+#: How an uploaded run stands against the store (:func:`stored_as`).
+NEW, SAME, DIFFERENT = "new", "same", "different"
+
+
+def stored_as(store: Any, run: Run) -> str:
+    """Whether a run (an upload) is in the store: :data:`NEW` (no run has its id), :data:`SAME` (stored
+    with the same content), or :data:`DIFFERENT` (a different run is stored under its id)."""
+    from evalcore.runfile.write import run_to_dict
+
+    if not any(info["id"] == run.info.id for info in store.list_runs()):
+        return NEW
+    return SAME if run_to_dict(store.load_run(run.info.id)) == run_to_dict(run) else DIFFERENT
+
+
 def default_run(infos: Sequence[Mapping[str, Any]]) -> str | None:
     """The run to show when none is picked: the newest completed one, else the newest (``infos`` newest first)."""
     completed = [i for i in infos if i.get("status") == "completed"]

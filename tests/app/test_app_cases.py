@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.app.test_app_shared import demo_run, open_page, seed, texts
+from tests.app.test_app_shared import demo_run, open_page, seed, texts, unescaped
 
 PAGE = "pages/cases.py"
 
@@ -17,7 +17,7 @@ def test_every_result_is_listed_until_a_case_is_picked(monkeypatch, tmp_path):
     at = open_page(PAGE)
     assert not at.exception and not at.error
     assert len(at.dataframe[0].value) == 4 * 9
-    assert "Select a row" in texts(at)
+    assert "Click a row" in texts(at)
 
 
 def test_the_contender_chosen_on_the_leaderboard_is_preselected(monkeypatch, tmp_path):
@@ -56,8 +56,39 @@ def test_a_failed_call_is_explained_in_plain_words(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, run)
     failed_row = next(i for i, r in enumerate(run.results) if r.status == "error")
     at = open_page(PAGE, **picked(failed_row))
-    assert any(e.value.startswith("transport") for e in at.error)
+    message = run.results[failed_row].error.message
+    shown = unescaped(at.error[0].value)
+    assert shown.startswith("Not scored: the call failed. transport: ") and message in shown
     assert any("(no reply" in c.value for c in at.code)
+
+
+def test_a_failed_call_shows_no_score_no_wrong_fields_and_no_want_vs_got(monkeypatch, tmp_path):
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    failed_row = next(i for i, r in enumerate(run.results) if r.status == "error")
+    at = open_page(PAGE, **picked(failed_row))
+    numbers = {m.label: m.value for m in at.metric}
+    assert numbers["Score"] == "–" and numbers["Wrong fields"] == "–"
+    assert "the call failed" in at.metric[0].help
+    assert "Want vs got" not in texts(at)
+    assert '"client_name"' in at.code[1].value  # the expected answer is still there
+    assert len(at.dataframe) == 2  # the list and the comparison: no want-vs-got table
+
+
+def test_a_click_on_any_cell_of_a_row_opens_that_case(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE, case_table={"selection": {"rows": [], "columns": [], "cells": [[1, "input"]]}})
+    assert not at.exception and not at.error
+    assert "Want vs got" in texts(at)
+    assert "to see its input" not in texts(at)
+
+
+def test_one_result_is_counted_in_the_singular(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    at.text_input[0].input("client 3").run()
+    at.selectbox[0].set_value(at.selectbox[0].options[1]).run()
+    assert "1 result." in texts(at)
 
 
 def test_empty_store(monkeypatch, tmp_path):

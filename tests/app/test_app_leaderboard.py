@@ -246,3 +246,88 @@ def test_opening_a_finished_run_saves_its_summary_and_a_running_one_does_not(mon
     with Store(tmp_path / "evalcore.db") as store:
         assert summaries.read_summary(store, "run-demo") is not None
         assert summaries.read_summary(store, "run-going") is None
+
+
+def test_a_click_on_any_cell_of_a_row_opens_that_contenders_cases(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    second = open_page(PAGE).dataframe[0].value["contender"].iloc[1]
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE, leaderboard_table={"selection": {"rows": [], "columns": [], "cells": [[1, "cost"]]}})
+    assert switches == ["pages/cases.py"]
+    assert at.session_state["case_contender"] == second
+
+
+def unweighted_run():
+    run = demo_run()
+    run.info.weights = {}
+    return run
+
+
+def test_without_weights_the_table_is_ranked_by_score_and_has_no_wscore_column(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, unweighted_run())
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    overall = at.dataframe[0].value
+    assert "wscore" not in overall.columns and "wscore 95% CI" not in overall.columns
+    assert list(overall["score"]) == sorted(overall["score"], reverse=True)
+    assert "No weights set: ranked by score." in texts(at)
+    assert "no value for a weighted column" not in texts(at)
+
+
+def test_the_sidebar_says_when_no_weights_are_set(monkeypatch, tmp_path):
+    from tests.app.test_app_shared import app
+
+    seed(monkeypatch, tmp_path, unweighted_run())
+    at = app()
+    assert "No weights set: ranked by score." in [c.value for c in at.sidebar.caption]
+
+
+def test_rows_scored_on_few_cases_are_marked_and_explained(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())  # 9 cases: every row is scored on fewer than 30
+    at = open_page(PAGE)
+    assert all("few cases" in mark for mark in at.dataframe[0].value["mark"])
+    assert "few cases: scored on fewer than 30 cases" in texts(at)
+
+
+def test_a_row_with_nothing_scored_has_no_rank_and_says_so(monkeypatch, tmp_path):
+    from tests.factories import failed
+
+    run = demo_run()
+    last = run.contenders[-1].id
+    for result in run.results:
+        if result.contender == last:
+            failed(result)
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE)
+    overall = at.dataframe[0].value
+    row = overall[overall["contender"] == last].iloc[0]
+    assert row.name == len(overall) - 1  # listed last
+    assert row["rank"] != row["rank"] and row["P(best)"] != row["P(best)"]  # NaN: shown as –
+    assert "no scored results" in row["mark"]
+    assert "no scored results: every call failed" in texts(at)
+
+
+def test_the_winner_banner_says_why_it_won(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    headline = unescaped(open_page(PAGE).success[0].value)
+    assert "\nWhy: " in headline
+
+
+def test_the_cost_axis_has_readable_dollar_ticks_and_the_frontier_stands_out(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    (spec,) = charts(open_page(PAGE, charts_now=True))
+    axis = spec["layout"]["xaxis"]
+    assert axis["type"] == "log" and axis["ticktext"][:2] == ["$0.0002", "$0.0005"]
+    assert all("e-" not in text for text in axis["ticktext"])
+    points = next(t for t in spec["data"] if t.get("name") == "contenders")
+    assert "diamond" in points["marker"]["symbol"] and "per case" in points["hovertemplate"]
+    labelled = [text for text in points["text"] if text]
+    assert len(labelled) == points["marker"]["symbol"].count("diamond")  # frontier points carry their name
+
+
+def test_time_is_in_seconds_per_case(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    (spec,) = charts(open_page(PAGE, charts_now=True, chart_tab="Score vs time"))
+    assert spec["layout"]["xaxis"]["title"]["text"] == "seconds per case"
+    at = open_page(PAGE)
+    assert "time: seconds per case" in texts(at) or "per call" not in texts(at)

@@ -7,6 +7,7 @@ from evalcore.execution.runner import start_run
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.app.test_app_shared import demo_run, open_page, record_page_switches, seed, texts
+from tests.factories import make_run
 from tests.suites import write_suite
 
 PAGE = "pages/runs.py"
@@ -28,7 +29,7 @@ def test_the_history_lists_runs_with_winner_and_cost(monkeypatch, tmp_path):
     assert list(table["id"]) == ["run-demo"]
     assert table["winner"].iloc[0].startswith("fake/")
     assert table["cost"].iloc[0] > 0
-    assert "Select a run" in texts(at)
+    assert "Click a run" in texts(at)
 
 
 def test_a_picked_run_can_be_opened_exported_and_deleted(monkeypatch, tmp_path):
@@ -93,3 +94,36 @@ def test_open_selects_the_run_on_the_leaderboard(monkeypatch, tmp_path):
     at = open_page(PAGE, **picked())
     next(b for b in at.button if b.label == "Open").click().run()
     assert switches == ["pages/leaderboard.py"] and at.session_state["pending_run"] == "run-demo"
+
+
+def clicked_cell(row: int = 0, column: str = "suite") -> dict:
+    """The state of the runs table after a click on one cell (not the row's box)."""
+    return {"runs_table": {"selection": {"rows": [], "columns": [], "cells": [[row, column]]}}}
+
+
+def test_a_click_on_any_cell_of_a_run_opens_it(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE, **clicked_cell())
+    assert labels(at) == ["Open", "Delete", "Export .json", "Export .json.gz"]
+
+
+def test_after_a_delete_no_other_run_is_selected(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run(), make_run(2, 3, run_id="run-other"))
+    at = open_page(PAGE, **picked())
+    doomed = at.dataframe[0].value["id"].iloc[0]
+    next(b for b in at.button if b.label == "Delete").click().run()
+    next(b for b in at.button if b.label == "Yes, delete").click().run()
+    assert [r["id"] for r in Store(tmp_path / "evalcore.db").list_runs()] != [] and doomed not in texts(at)
+    assert list(at.dataframe[0].value["id"]) != [doomed]
+    assert "Click a run" in texts(at)
+    assert "Delete" not in labels(at)
+
+
+def test_a_cancelled_run_is_listed_as_cancelled_and_can_be_resumed(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    store = Store(tmp_path / "evalcore.db")
+    store.import_run(demo_run())
+    store.set_status("run-demo", "interrupted", stopped_by="user")  # as the Cancel button leaves it
+    at = open_page(PAGE, **picked())
+    assert list(at.dataframe[0].value["status"]) == ["cancelled"]
+    assert "cancelled" in texts(at) and "Resume" in labels(at)

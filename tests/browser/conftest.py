@@ -24,7 +24,8 @@ from playwright.sync_api import expect
 expect.set_options(timeout=20_000)
 
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOTS = REPO / "tests" / "screenshots"
+#: Where screenshots go: ``$EVALCORE_SCREENSHOTS``, else tests/screenshots/.
+SCREENSHOTS = Path(os.environ.get("EVALCORE_SCREENSHOTS") or REPO / "tests" / "screenshots")
 CHROMIUM = "/usr/bin/chromium"
 #: Fake models sleep this share of their realistic latency: runs take seconds, times are not all zero.
 LATENCY_SCALE = "0.05"
@@ -152,7 +153,7 @@ def page(browser, request: pytest.FixtureRequest):  # noqa: ANN001, ANN201
 
 
 def screenshot(page, name: str) -> Path:  # noqa: ANN001
-    """Save the whole window as tests/screenshots/<name>.png."""
+    """Save the whole window as <name>.png in :data:`SCREENSHOTS`."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path))

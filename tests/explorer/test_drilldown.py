@@ -81,7 +81,16 @@ def test_case_detail_of_a_failed_call_says_so_in_plain_words(run):
     detail = case_detail(run, r.contender, r.dataset, r.case, r.sample)
     assert detail["output"].startswith("(no reply")
     assert detail["error"].startswith("transport:")
-    assert not detail["fields"]["right"].any()
+    assert detail["not_scored"] == "not scored: the call failed"
+    assert detail["error_kind"] == "transport" and detail["error_message"] == r.error.message
+
+
+def test_a_failed_call_has_no_wrong_fields_and_no_want_vs_got(run):
+    r = next(r for r in run.results if r.status == "error")
+    detail = case_detail(run, r.contender, r.dataset, r.case, r.sample)
+    assert not detail["scored"] and detail["wrong"] is None
+    assert detail["fields"].empty
+    assert '"client_name"' in detail["expected"]  # the expected answer is still shown
 
 
 def test_unknown_result_is_a_plain_error(run):

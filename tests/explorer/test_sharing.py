@@ -201,3 +201,15 @@ def test_bundled_suites_include_the_demo():
 )
 def test_viewer_mode_from_environment_or_secret(env, secret, expected):
     assert viewer_mode(env, secret) is expected
+
+
+def test_an_upload_is_new_the_same_as_the_stored_run_or_a_different_run_with_its_id(tmp_path):
+    from evalcore.explorer.sharing import DIFFERENT, NEW, SAME, stored_as
+    from evalcore.storage.store import Store
+
+    store = Store(tmp_path / "evalcore.db")
+    run = make_run(2, 3, run_id="run-a")
+    assert stored_as(store, run) == NEW
+    store.import_run(run)
+    assert stored_as(store, make_run(2, 3, run_id="run-a")) == SAME
+    assert stored_as(store, make_run(3, 3, run_id="run-a")) == DIFFERENT
