@@ -31,6 +31,7 @@ BENCHES = {
     "scale": ("bench_scale.py", [], ["--skip-largest", "--repeat", "1"]),
     "startup": ("bench_startup.py", [], []),
     "leaderboard": ("bench_leaderboard.py", [], []),
+    "compare": ("bench_compare.py", [], ["--cases", "2000", "--repeat", "1"]),
 }
 
 

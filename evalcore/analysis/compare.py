@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalcore._util.gcpause import gc_paused
 from evalcore.analysis.results import result_values
 from evalcore.analysis.runs import StoredRun, frame_of, header_of
-from evalcore.analysis.significance import ALPHA, paired_difference
+from evalcore.analysis.significance import ALPHA, paired_differences
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Metric, Run
 
@@ -65,7 +66,7 @@ class Change:
         return self.diff / self.base if self.base and not np.isnan(self.base) else float("nan")
 
 
-@dataclass
+@dataclass(slots=True)
 class Flip:
     """A case whose outcome changed: ``kind`` is ``worse``, ``better``, ``error appeared`` or ``error vanished``."""
 
@@ -189,18 +190,20 @@ def compare(
     if strict and (changed or suite_changed):
         what = f"datasets changed: {', '.join(changed)}" if changed else "the suite file changed"
         raise CompareError(f"the two runs did not ask the same questions ({what}); --strict refuses to compare them")
-    base_cases, cand_cases = cases_of(base), cases_of(candidate)
-    shared = shared_cases(base_cases, cand_cases)
-    all_cases = {c.key for c in base_cases} | {c.key for c in cand_cases}
+    base_frame, cand_frame = frame_of(base), frame_of(candidate)
+    base_keys, cand_keys = _keys(base_frame), _keys(cand_frame)
+    all_cases = base_keys | cand_keys
+    shared = _asked_alike(base, candidate, base_keys & cand_keys, changed)
     if not shared:
         raise CompareError("the two runs share no case (same dataset, case id, input and expected answer)")
     base_ids, cand_ids = [c.id for c in base_head.contenders], [c.id for c in cand_head.contenders]
     if pairs is not None and not isinstance(pairs, Mapping):
         pairs = dict(split_pair(item, base_ids, cand_ids) for item in pairs)
     chosen = pair_contenders(base_ids, cand_ids, pairs)
-    base_values = _case_values(frame_of(base), metrics, shared, {b for b, _ in chosen})
-    cand_values = _case_values(frame_of(candidate), metrics, shared, {c for _, c in chosen})
-    compared = [_compare_pair(b, c, base_values[b], cand_values[c], metrics, B=B, seed=seed) for b, c in chosen]
+    index = pd.MultiIndex.from_tuples(sorted(shared), names=["dataset", "case"])
+    base_values = _case_values(base_frame, metrics, index, {b for b, _ in chosen})
+    cand_values = _case_values(cand_frame, metrics, index, {c for _, c in chosen})
+    compared = _compare_pairs(chosen, base_values, cand_values, metrics, B=B, seed=seed)
     return Comparison(
         base_run=base_head.info.id,
         candidate_run=cand_head.info.id,
@@ -230,6 +233,28 @@ def changed_datasets(base: Run, candidate: Run) -> tuple[list[str], bool]:
     return changed, suite_changed
 
 
+def _keys(frame: pd.DataFrame) -> set[tuple[str, str]]:
+    """(dataset, case id) of every case a results frame has a result for."""
+    pairs = frame[["dataset", "case"]].drop_duplicates()
+    return set(zip(pairs["dataset"].astype(str), pairs["case"].astype(str), strict=True))
+
+
+def _asked_alike(
+    base: Run | StoredRun, candidate: Run | StoredRun, keys: set[tuple[str, str]], changed: list[str]
+) -> set[tuple[str, str]]:
+    """The cases of ``keys`` both runs asked with the same input and expected answer.
+
+    Where both runs record a dataset's hash and it is the same, its cases are alike without a look; the
+    cases of a changed dataset, or of one without a recorded hash, are compared one by one.
+    """
+    hashes = [header_of(r).info.provenance.get("dataset_hashes") or {} for r in (base, candidate)]
+    suspect = {k for k in keys if k[0] in changed or k[0] not in hashes[0] or k[0] not in hashes[1]}
+    if not suspect:
+        return keys
+    theirs = [[c for c in cases_of(r) if c.key in suspect] for r in (base, candidate)]
+    return (keys - suspect) | shared_cases(*theirs)
+
+
 def cases_of(run: Run | StoredRun) -> list[Case]:
     """A run's cases (read from the store for a stored run: its header holds none)."""
     return run.store.load_cases(run.id) if isinstance(run, StoredRun) else run.cases
@@ -246,68 +271,67 @@ def shared_cases(base: Sequence[Case], candidate: Sequence[Case]) -> set[tuple[s
 
 
 def _case_values(
-    frame: pd.DataFrame, metrics: Sequence[Metric], shared: set[tuple[str, str]], contenders: set[str]
+    frame: pd.DataFrame, metrics: Sequence[Metric], index: pd.MultiIndex, contenders: set[str]
 ) -> dict[str, pd.DataFrame]:
-    """Per contender, one row per shared case: each name's mean over the case's samples (NaN when none)."""
+    """Per contender, one row per case of ``index``: each name's mean over the case's samples (NaN when none)."""
     frame = frame[frame["contender"].isin(contenders).to_numpy()]
-    keys = pd.MultiIndex.from_arrays([frame["dataset"].astype(str), frame["case"].astype(str)])
-    frame = frame[keys.isin(list(shared))]
     values = result_values(frame, metrics)
     names = ["score", *(m.name for m in metrics), *USAGE_DIRECTIONS]
+    # Grouped on the frame's own (categorical) columns; the reindex below keeps only the wanted cases.
     table = pd.DataFrame(
-        {
-            "contender": frame["contender"].astype(str).to_numpy(),
-            "dataset": frame["dataset"].astype(str).to_numpy(),
-            "case": frame["case"].astype(str).to_numpy(),
-            **{name: values[name] for name in names},
-        }
+        {key: frame[key].reset_index(drop=True) for key in ("contender", "dataset", "case")}
+        | {n: values[n] for n in names}
     )
-    means = table.groupby(["contender", "dataset", "case"], sort=True).mean()
-    index = pd.MultiIndex.from_tuples(sorted(shared), names=["dataset", "case"])
+    means = table.groupby(["contender", "dataset", "case"], sort=False, observed=True).mean()
+    present = set(means.index.get_level_values("contender"))
     return {
-        contender: means.xs(contender, level="contender").reindex(index) if contender in means.index else _empty(index)
+        contender: means.xs(contender, level="contender").reindex(index)
+        if contender in present
+        else pd.DataFrame({name: np.full(len(index), np.nan) for name in names}, index=index)
         for contender in contenders
     }
 
 
-def _empty(index: pd.MultiIndex) -> pd.DataFrame:
-    return pd.DataFrame(index=index)
-
-
-def _compare_pair(
-    base_id: str,
-    cand_id: str,
-    base: pd.DataFrame,
-    cand: pd.DataFrame,
+def _compare_pairs(
+    chosen: Sequence[tuple[str, str]],
+    base_values: Mapping[str, pd.DataFrame],
+    cand_values: Mapping[str, pd.DataFrame],
     metrics: Sequence[Metric],
     *,
     B: int,  # noqa: N803
     seed: int,
-) -> PairComparison:
+) -> list[PairComparison]:
+    """Every pair's changes from one set of resamples and sign flips (the pairs share the cases)."""
     # The primary metric is the score: compared once, as ``score``.
     directions = {"score": True, **{m.name: m.higher_is_better for m in metrics if not m.primary}, **USAGE_DIRECTIONS}
-    changes = []
-    for name, higher in directions.items():
-        b = _column(base, name)
-        c = _column(cand, name)
-        test = paired_difference(c, b, B=B, seed=seed)
-        both = ~np.isnan(b) & ~np.isnan(c)
-        changes.append(
-            Change(
-                name=name,
-                higher_is_better=higher,
-                base=_mean(b[both]),
-                candidate=_mean(c[both]),
-                diff=test["mean_diff"],
-                lo=test["lo"],
-                hi=test["hi"],
-                p_value=test["p_value"],
-                n=int(test["n"]),
-                method=str(test["method"]),
+    columns = [(b, c, name) for b, c in chosen for name in directions]
+    base_matrix = np.column_stack([_column(base_values[b], name) for b, _, name in columns])
+    cand_matrix = np.column_stack([_column(cand_values[c], name) for _, c, name in columns])
+    tests = iter(paired_differences(cand_matrix, base_matrix, B=B, seed=seed))
+    compared = []
+    for b, c in chosen:
+        changes = []
+        for name, higher in directions.items():
+            test = next(tests)
+            base_col, cand_col = _column(base_values[b], name), _column(cand_values[c], name)
+            both = ~np.isnan(base_col) & ~np.isnan(cand_col)
+            changes.append(
+                Change(
+                    name=name,
+                    higher_is_better=higher,
+                    base=_mean(base_col[both]),
+                    candidate=_mean(cand_col[both]),
+                    diff=float(test["mean_diff"]),
+                    lo=float(test["lo"]),
+                    hi=float(test["hi"]),
+                    p_value=float(test["p_value"]),
+                    n=int(test["n"]),
+                    method=str(test["method"]),
+                )
             )
-        )
-    cases = int((~np.isnan(_column(base, "errors")) & ~np.isnan(_column(cand, "errors"))).sum())
-    return PairComparison(base_id, cand_id, cases, changes, flips(base, cand))
+        ran = ~np.isnan(_column(base_values[b], "errors")) & ~np.isnan(_column(cand_values[c], "errors"))
+        compared.append(PairComparison(b, c, int(ran.sum()), changes, flips(base_values[b], cand_values[c])))
+    return compared
 
 
 def _column(table: pd.DataFrame, name: str) -> np.ndarray:
@@ -337,12 +361,20 @@ def flips(base: pd.DataFrame, cand: pd.DataFrame) -> list[Flip]:
         "better": ran & (diff > FLIP_TOLERANCE),
         "error vanished": ran & (b_err > 0) & (c_err == 0),
     }
-    keys = list(base.index)
-    out: list[Flip] = []
+    parts, kinds_of = [], []
     for kind, mask in kinds.items():
         rows = np.flatnonzero(mask)
-        size = np.abs(np.nan_to_num(diff[rows]))
-        for i in rows[np.lexsort((rows, -size))]:
-            dataset, case = keys[i]
-            out.append(Flip(str(dataset), str(case), kind, float(b_score[i]), float(c_score[i])))
-    return out
+        parts.append(rows[np.lexsort((rows, -np.abs(np.nan_to_num(diff[rows]))))])
+        kinds_of += [kind] * len(rows)
+    rows = np.concatenate(parts)
+    # Names through the index's codes: reading the whole index as tuples costs more than the rest.
+    index = base.index
+    assert isinstance(index, pd.MultiIndex)
+    datasets = np.asarray(index.levels[0], dtype=object)[index.codes[0][rows]].tolist()
+    cases = np.asarray(index.levels[1], dtype=object)[index.codes[1][rows]].tolist()
+    scores = zip(b_score[rows].tolist(), c_score[rows].tolist(), strict=True)
+    with gc_paused():  # plain records, no cycles: a collector pass over them would find nothing
+        return [
+            Flip(str(d), str(c), kind, b, s)
+            for d, c, kind, (b, s) in zip(datasets, cases, kinds_of, scores, strict=True)
+        ]

@@ -12,6 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+import msgspec
+
+from evalcore._util.gcpause import gc_paused
 from evalcore.analysis.compare import Change, Comparison, Flip, PairComparison
 from evalcore.analysis.gate import GateReport, format_value
 
@@ -129,14 +132,34 @@ def comparison_markdown(comparison: Comparison, details: Details | None = None, 
 
 
 def comparison_json(comparison: Comparison, details: Details | None = None) -> str:
-    """A comparison as JSON: every pair's changes (with verdicts) and flips; NaN as null."""
+    """A comparison as JSON: every pair's changes (with verdicts) and flips; NaN as null.
+
+    Encoded by msgspec: a comparison of big runs lists tens of thousands of flips.
+    """
+    with gc_paused():  # plain dicts, tens of thousands for big runs: a collector pass would find nothing
+        data = _comparison_data(comparison, details)
+    # msgspec writes NaN and infinities as null, as the run file's strict JSON wants.
+    return msgspec.json.format(msgspec.json.encode(data), indent=2).decode()
+
+
+def _comparison_data(comparison: Comparison, details: Details | None) -> dict[str, Any]:
     pairs = []
     for pair in comparison.pairs:
         changes = [{**asdict(c), "verdict": c.verdict} for c in pair.changes]
-        flips = [{**asdict(f), "details": (details or {}).get((f.dataset, f.case), [])} for f in pair.flips]
+        flips = [
+            {
+                "dataset": f.dataset,
+                "case": f.case,
+                "kind": f.kind,
+                "base_score": f.base_score,
+                "candidate_score": f.candidate_score,
+                "details": (details or {}).get((f.dataset, f.case), []),
+            }
+            for f in pair.flips
+        ]
         pairs.append({"base": pair.base, "candidate": pair.candidate, "cases": pair.cases, "headline": headline(pair)})
         pairs[-1] |= {"changes": changes, "flips": flips}
-    data = {
+    return {
         "base_run": comparison.base_run,
         "candidate_run": comparison.candidate_run,
         "shared_cases": comparison.shared_cases,
@@ -147,7 +170,6 @@ def comparison_json(comparison: Comparison, details: Details | None = None) -> s
         "unpaired_candidate": comparison.unpaired_candidate,
         "pairs": pairs,
     }
-    return json.dumps(_plain(data), indent=2, ensure_ascii=False)
 
 
 def gate_lines(report: GateReport) -> list[str]:

@@ -79,13 +79,23 @@ def paired_difference(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0
     Returns:
         ``n, mean_diff, lo, hi, p_value, significant, method`` of ``a − b``.
     """
-    values = np.column_stack([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
+    column = np.asarray(a, dtype=float)[:, None], np.asarray(b, dtype=float)[:, None]
+    return paired_differences(*column, B=B, seed=seed)[0]
+
+
+def paired_differences(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0) -> list[dict[str, Any]]:  # noqa: N803
+    """:func:`paired_difference` of every column of ``a`` against the same column of ``b``, drawn once.
+
+    Args:
+        a, b: (cases, columns) values, NaN where a case has none; every column shares the cases, so one set
+            of resamples and sign flips serves them all (the numbers are those of :func:`paired_difference`
+            column by column).
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     rng = np.random.default_rng(seed)
-    draws = resample_counts(np.zeros(len(values), dtype=np.int64), B, rng)
-    signs = rng.integers(0, 2, size=(B, len(values))) * 2.0 - 1.0
-    row = _pairs_of(values, 0, draws, signs)[0]
-    del row["b"]
-    return row
+    draws = resample_counts(np.zeros(len(a), dtype=np.int64), B, rng)
+    signs = rng.integers(0, 2, size=(B, len(a))) * 2.0 - 1.0
+    return _stats(a, b, draws, signs)
 
 
 def _case_values(df: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -102,19 +112,30 @@ def _case_values(df: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray,
 def _pairs_of(values: np.ndarray, a: int, draws: np.ndarray, signs: np.ndarray) -> list[dict]:
     """Statistics of contender ``a`` against every later contender, all pairs in one product each."""
     others = values[:, a + 1 :]
-    shared = ~np.isnan(others) & ~np.isnan(values[:, [a]])
-    diff = np.where(shared, values[:, [a]] - others, 0.0)
+    left = np.broadcast_to(values[:, [a]], others.shape)
+    return [{"b": a + 1 + j, **row} for j, row in enumerate(_stats(left, others, draws, signs))]
+
+
+def _stats(left: np.ndarray, right: np.ndarray, draws: np.ndarray, signs: np.ndarray) -> list[dict]:
+    """Statistics of ``left − right`` column by column: n, mean, interval, p-value, method."""
+    shared = ~np.isnan(left) & ~np.isnan(right)
+    diff = np.where(shared, left - right, 0.0)
     n = shared.sum(axis=0)
     mean = ratio(diff.sum(axis=0), n.astype(float))
-    lo, hi = percentile_interval(ratio(draws @ diff, draws @ shared))
-    flipped = np.abs(ratio(signs @ diff, np.broadcast_to(n, (len(signs), len(n))).astype(float)))
-    # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
-    extreme = (flipped >= np.abs(mean) - 1e-12).sum(axis=0)
-    p = np.where(n > 0, (1 + extreme) / (len(signs) + 1), np.nan)
-    binary = (~shared | _is_binary(values[:, [a]]) & _is_binary(others)).all(axis=0) & (n > 0)
+    binary = (~shared | _is_binary(left) & _is_binary(right)).all(axis=0) & (n > 0)
+    # The bootstrap and the sign flips serve the columns that are not 0/1 only: those use the sign test.
+    lo, hi, p = np.full(len(n), np.nan), np.full(len(n), np.nan), np.full(len(n), np.nan)
+    rest = np.flatnonzero(~binary)
+    if len(rest):
+        d, s, k = diff[:, rest], shared[:, rest], n[rest]
+        lo[rest], hi[rest] = percentile_interval(ratio(draws @ d, draws @ s))
+        flipped = np.abs(ratio(signs @ d, np.broadcast_to(k, (len(signs), len(k))).astype(float)))
+        # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
+        extreme = (flipped >= np.abs(mean[rest]) - 1e-12).sum(axis=0)
+        p[rest] = np.where(k > 0, (1 + extreme) / (len(signs) + 1), np.nan)
     rows = []
     for j in range(len(n)):
-        row = {"b": a + 1 + j, "n": int(n[j]), "mean_diff": mean[j], "lo": lo[j], "hi": hi[j], "p_value": p[j]}
+        row = {"n": int(n[j]), "mean_diff": mean[j], "lo": lo[j], "hi": hi[j], "p_value": p[j]}
         if binary[j]:
             wins, losses = int((diff[:, j] == 1).sum()), int((diff[:, j] == -1).sum())
             row.update(sign_test(wins, losses, int(n[j])), method=SIGN_TEST)

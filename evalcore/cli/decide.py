@@ -66,7 +66,10 @@ def flip_details(candidate: Run | StoredRun, comparison: Comparison, limit: int)
         if not wanted:
             continue
         if isinstance(candidate, StoredRun):
-            results = candidate.store.load_run(candidate.id, contender=pair.candidate).results
+            from evalcore.storage.lookup import load_results
+
+            keys = [(f.dataset, f.case) for f in pair.flips[:limit]]
+            results = load_results(candidate.store, candidate.id, pair.candidate, keys)
         else:
             results = [r for r in candidate.results if r.contender == pair.candidate]
         for r in results:

@@ -1,0 +1,113 @@
+"""Issue 16: ``evalcore compare`` of two stored 100,000-result runs, with intervals, and the gate.
+
+Two runs of the same cases (10 contenders × 10,000 cases by default; the candidate is the base with one
+result in ten drawn again, so about 7% of cases flip) are imported into a temporary store. Figures:
+
+- ``compare``: a fresh ``evalcore compare BASE CANDIDATE --db`` process, end to end (imports, both
+  results frames, the per-case values, the paired intervals and tests of every metric of every pair,
+  the flips and their want vs got), against a fresh process that only loads the two results frames
+  from the same store (the floor any comparison starts from). Target: under 2 s.
+- ``gate``: a fresh ``evalcore gate CANDIDATE --baseline BASE --contender ID`` process, against the
+  ``compare`` process: what the gate costs on top of a comparison.
+
+Run: ``python bench/bench_compare.py [--contenders N] [--cases N] [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import ROOT, _synthetic_result, note, report, synthetic_run
+
+#: The share of the candidate's results drawn again (the others are the base's).
+REDRAWN = 0.1
+
+FLOOR = """
+import sys
+from evalcore.storage.store import Store
+store = Store(sys.argv[1])
+for run_id in ("bench-base", "bench-cand"):
+    store.load_results_frame(run_id)
+"""
+
+
+def make_runs(contenders: int, cases: int):  # noqa: ANN201
+    base = synthetic_run(contenders, cases, seed=0, with_text=True)
+    base.info.id = "bench-base"
+    base.info.provenance = {**base.info.provenance, "dataset_hashes": {"intake": "sha256:bench"}}
+    cand = copy.copy(base)
+    cand.info = copy.copy(base.info)
+    cand.info.id = "bench-cand"
+    # The candidate is the base with one result in ten drawn again: a change that moves some cases.
+    rng = random.Random(1)
+    cand.results = [
+        _synthetic_result(rng, r.contender, case, True) if rng.random() < REDRAWN else r
+        for r, case in zip(base.results, [case for _ in base.contenders for case in base.cases], strict=True)
+    ]
+    return base, cand
+
+
+def timed(argv: list[str], repeat: int) -> float:
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT)
+        best = min(best, time.perf_counter() - start)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"{argv[2:5]} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--contenders", type=int, default=10)
+    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    from evalcore.storage.store import Store
+
+    base, cand = make_runs(args.contenders, args.cases)
+    results = len(base.results)
+    with tempfile.TemporaryDirectory() as folder:
+        db = Path(folder) / "compare.db"
+        with Store(db) as store:
+            store.import_run(base)
+            store.import_run(cand)
+        cli = [sys.executable, "-m", "evalcore"]
+        ours = timed([*cli, "compare", "bench-base", "bench-cand", "--db", str(db), "--format", "json"], args.repeat)
+        floor = timed([sys.executable, "-c", FLOOR, str(db)], args.repeat)
+        contender = base.contenders[0].id
+        gate = timed(
+            [*cli, "gate", "bench-cand", "--baseline", "bench-base", "--contender", contender, "--db", str(db)],
+            args.repeat,
+        )
+    report(
+        f"compare: two stored {results:,}-result runs, with intervals (fresh process)",
+        f"evalcore compare {ours:.2f} s",
+        f"load both frames {floor:.2f} s",
+        ours / floor,
+        "info; absolute target < 2 s",
+        ours < 2.0,
+    )
+    note("compare: absolute", f"{ours:.2f} s (target < 2 s) {'ok' if ours < 2.0 else 'MISSED'}")
+    report(
+        "gate: one contender against a baseline (fresh process)",
+        f"evalcore gate {gate:.2f} s",
+        f"evalcore compare {ours:.2f} s",
+        gate / ours,
+        "info: the gate is a one-pair comparison plus the leaderboards it checks",
+        True,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""A few results of a stored run, read by key: what a comparison shows for its flipped cases.
+
+Reading a contender's every result to show ten of them would cost a big run seconds; each lookup here
+goes through the results' unique index on (run, contender, dataset, case, sample).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from evalcore.core import records
+from evalcore.storage.rows import RECORD_FIELDS, result_from_row
+
+if TYPE_CHECKING:
+    from evalcore.storage.store import Store
+
+_ONE_RESULT = f"""
+SELECT {", ".join(RECORD_FIELDS)} FROM results
+WHERE run_id = ? AND contender = ? AND dataset = ? AND "case" = ? AND sample = ?
+"""
+
+
+def load_results(
+    store: Store, run_id: str, contender: str, cases: Iterable[tuple[str, str]], sample: int = 0
+) -> list[records.Result]:
+    """The results of ``contender`` for these (dataset, case id) pairs and sample, in that order; a pair
+    without a stored result is skipped."""
+    with store.transaction("DEFERRED") as conn:
+        rows = [conn.execute(_ONE_RESULT, (run_id, contender, d, c, sample)).fetchone() for d, c in cases]
+    return [result_from_row(row) for row in rows if row is not None]
