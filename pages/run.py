@@ -92,7 +92,7 @@ parallelism = b.number_input("Contenders at once", 1, 32, suite.config.run.paral
 limit = c.number_input("Cases per dataset (0: all)", 0, 10_000, 0)
 
 plan = jobs.build_plan(suite, datasets, contenders, int(samples), int(parallelism), int(limit) or None)
-summary = jobs.plan_summary(plan)
+summary = jobs.plan_summary(plan, _loaders.db_path())
 st.subheader("Plan")
 m1, m2, m3 = st.columns(3)
 m1.metric("Calls", summary["calls"], border=True)
@@ -100,9 +100,12 @@ m2.metric(
     "Estimated cost",
     "unknown" if summary["cost"] is None else plain(format_cost(summary["cost"])),
     border=True,
-    help="From the suite's prices or the fake models' own; unknown when a model has none",
+    help="From the suite's prices, litellm's price map or the fake models' own; unknown when a model has none. "
+    "Output tokens come from past runs of the same contender in the store, else from the suite's schema.",
 )
 m3.metric("Refused", len(summary["refused"]), border=True)
+if summary.get("cost_text"):
+    st.caption(plain(summary["cost_text"]))
 st.dataframe(summary["matrix"], hide_index=True)
 if len(summary["refused"]):
     st.caption("Refused lineup entries (never called):")

@@ -8,7 +8,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore.cli._shared import add_db, add_selection, add_suite, open_store, plan_of, print_refused, table
+from evalcore.cli._shared import (
+    add_db,
+    add_selection,
+    add_suite,
+    open_store,
+    plan_of,
+    print_refused,
+    table,
+    terminal_width,
+)
 
 if TYPE_CHECKING:
     from evalcore.analysis.summaries import Summary
@@ -272,7 +281,7 @@ def print_run_leaderboard(run: Run, summary: Summary | None) -> None:
         return
     weights = validate_weights(run.info.weights, run.metrics)
     ranked = finish(summary.prepared.overall, run.metrics, weights)
-    print(format_leaderboard(ranked, run.metrics, "table", weights=run.info.weights), end="")
+    print(format_leaderboard(ranked, run.metrics, "table", weights=run.info.weights, width=terminal_width()), end="")
 
 
 def _print_errors(failed: list[tuple[str, str, str]]) -> None:
