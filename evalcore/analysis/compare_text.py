@@ -56,8 +56,13 @@ def difference_text(change: Change) -> str:
         text += "" if math.isnan(change.relative) else f" ({100 * change.relative:+.0f}%)"
         bounds = [format_value(change.name, v) for v in (change.lo, change.hi)] if interval else []
         return text + (f" [{bounds[0]} to {bounds[1]}]" if bounds else "")
-    text = f"{100 * change.diff:+.1f}"
-    return text + (f" [{100 * change.lo:.1f} to {100 * change.hi:.1f}]" if interval else "") + " pts"
+    text = f"{_points(change.diff):+.1f}"
+    return text + (f" [{_points(change.lo):.1f} to {_points(change.hi):.1f}]" if interval else "") + " pts"
+
+
+def _points(fraction: float) -> float:
+    """A fraction in points, rounded to one decimal, with no negative zero."""
+    return round(100 * fraction, 1) or 0.0
 
 
 def _signed(text: str, value: float) -> str:

@@ -165,7 +165,8 @@ def format_pairs(pairs: pd.DataFrame, order: list[str], metric: str) -> str:
 
 
 def _pts(fraction: float) -> str:
-    return f"{100 * fraction:+.1f}"
+    points = round(100 * fraction, 1)
+    return f"{points or 0.0:+.1f}"  # no "-0.0": a difference that rounds to nothing reads +0.0
 
 
 COMMANDS = {
