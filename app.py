@@ -22,7 +22,7 @@ def main() -> None:
     """One script run: route to the page, inside the shared frame."""
     from evalcore.core.errors import EvalcoreError
     from pages import _actions, _address, _frame, _sidebar, _widgets
-    from pages._state import CASES, LEADERBOARD, RUN, RUNS, UPLOAD
+    from pages._state import CASES, COMPARE, COMPARE_URL, LEADERBOARD, RUN, RUNS, UPLOAD
 
     st.set_page_config(
         page_title="evalcore", page_icon=":material/leaderboard:", layout="wide", initial_sidebar_state="expanded"
@@ -41,6 +41,7 @@ def main() -> None:
             visibility="hidden" if viewer else "visible",
         ),
         st.Page(RUNS, title="Runs", icon=":material/history:", url_path="runs"),
+        st.Page(COMPARE, title="Compare", icon=":material/compare_arrows:", url_path=COMPARE_URL),
         st.Page(UPLOAD, title="Upload", icon=":material/upload_file:", url_path="upload"),
     ]
     page = st.navigation(pages)
@@ -50,7 +51,8 @@ def main() -> None:
         _sidebar.sidebar()
         if viewer:
             st.sidebar.caption("Viewer mode: launching and deleting runs is turned off.")
-        _address.write_address_bar()  # before the page: a page may stop early, and widget state is already current
+        # Before the page: a page may stop early, and widget state is already current.
+        _address.write_address_bar(page.url_path)
         with _frame.framed():
             page.run()
     except EvalcoreError as exc:

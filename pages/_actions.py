@@ -1,5 +1,5 @@
-"""What changes the store from a page (save an upload, delete a run, launch the demo), and viewer mode,
-which refuses all of them."""
+"""What changes the store from a page (save an upload, delete a run, pin a baseline, launch the demo), and
+viewer mode, which refuses all of them."""
 
 from __future__ import annotations
 
@@ -51,6 +51,15 @@ def delete_run(run_id: str) -> None:
     """Delete a stored run (refused in viewer mode)."""
     refuse_in_viewer_mode("Deleting a run")
     loaders.store().delete_run(run_id)
+
+
+def pin_baseline(suite: str, run_id: str, contender: str) -> None:
+    """Pin a run's contender as its suite's baseline, the one ``evalcore gate`` compares with (refused in
+    viewer mode)."""
+    from evalcore.storage import baselines
+
+    refuse_in_viewer_mode("Pinning a baseline")
+    baselines.pin_baseline(loaders.store(), suite, run_id, contender)
 
 
 def launch_demo() -> None:

@@ -1,7 +1,9 @@
-"""The address bar: a shared URL's run, filters and weights become the session's, and back.
+"""The address bar: a shared URL's run, filters and weights become the session's, and back; on the
+Compare page, its two runs and pairs too.
 
 Copying the address shares the view: app.py reads it once per session before the sidebar is drawn, and
-writes it after, before the page runs (a page may stop early, and widget state is current by then).
+writes it after, before the page runs (a page may stop early, and widget state is current by then). The
+Compare page writes it again once it has picked its runs (the first view picks them itself).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from evalcore.explorer import sharing
 from pages import _loaders as loaders
 from pages._filters import filters
 from pages._sidebar import weights
-from pages._state import Keys
+from pages._state import COMPARE_URL, Keys
 
 
 def read_address_bar() -> None:
@@ -33,18 +35,28 @@ def read_address_bar() -> None:
     st.session_state[Keys.FILTERS] = {name: values for name, values in chosen.items() if values}
     if state.weights is not None:
         st.session_state[Keys.URL_WEIGHTS] = state.weights
+    compared = sharing.decode_comparison({k: st.query_params.get_all(k) for k in st.query_params})
+    if compared != sharing.ComparisonState():
+        st.session_state[Keys.COMPARISON] = compared
 
 
-def write_address_bar() -> None:
-    """Put the run, filters and weights in the address bar, so copying it shares this view."""
+def write_address_bar(page: str | None = None) -> None:
+    """Put the run, filters and weights in the address bar, so copying it shares this view; on the
+    Compare page (``page`` is its URL path), its comparison too."""
+    now_params = {k: st.query_params.get_all(k) for k in st.query_params}
     now = loaders.current()
     if now is None or now.ref.startswith(loaders.UPLOAD_PREFIX):
-        return
-    chosen = weights(now)
-    changed = chosen != loaders.own_weights(now.run)
-    state = explorer.ViewState(now.ref, filters(), chosen if changed else None)
-    wanted = sharing.encode_query(state)
-    if {k: st.query_params.get_all(k) for k in st.query_params} != {
-        k: v if isinstance(v, list) else [v] for k, v in wanted.items()
-    }:
+        wanted = {k: v for k, v in now_params.items() if k not in sharing.COMPARISON_KEYS}
+    else:
+        chosen = weights(now)
+        changed = chosen != loaders.own_weights(now.run)
+        wanted = dict(sharing.encode_query(explorer.ViewState(now.ref, filters(), chosen if changed else None)))
+    compared = st.session_state.get(Keys.COMPARISON)
+    if page == COMPARE_URL and compared is not None:
+        uploaded = (compared.base or "").startswith(loaders.UPLOAD_PREFIX) or (compared.candidate or "").startswith(
+            loaders.UPLOAD_PREFIX
+        )
+        if not uploaded:  # an upload lives in this session only: its address would open nothing
+            wanted |= sharing.encode_comparison(compared)
+    if now_params != {k: v if isinstance(v, list) else [v] for k, v in wanted.items()}:
         st.query_params.from_dict(wanted)

@@ -63,3 +63,10 @@ def open_run(ref: str, page: str = LEADERBOARD) -> None:
     """Switch to a page (the leaderboard unless told), with this run selected."""
     st.session_state[Keys.PENDING_RUN] = ref
     st.switch_page(page)
+
+
+def open_case(ref: str, contender: str, dataset: str, case: str, sample: int = 0) -> None:
+    """Switch to the Cases page of this run, showing this contender's answer to one case."""
+    st.session_state[Keys.CASE_OPEN] = (contender, dataset, case, sample)
+    st.session_state[Keys.CASE_CONTENDER] = contender
+    open_run(ref, CASES)

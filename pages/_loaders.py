@@ -14,18 +14,23 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from evalcore.analysis import summaries
 from evalcore.analysis import view as explorer
+from evalcore.analysis.runs import StoredRun
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Run
 from evalcore.explorer import sharing
 from evalcore.explorer.jobs import RunJob
+from evalcore.storage import baselines
 from evalcore.storage.store import Store, default_db_path
 from pages._state import Keys
+
+if TYPE_CHECKING:
+    from evalcore.analysis.compare import Comparison
 
 log = logging.getLogger("evalcore.app")
 
@@ -214,6 +219,51 @@ def view_for(ref: str, chosen: dict[str, float], f: explorer.Filters | None = No
     return cached_view(db_path(), ref, version(info), tuple(sorted(chosen.items())), filters_key(f))
 
 
+def header(ref: str) -> Run:
+    """A run of :func:`runs_index` without its results (an upload: with them)."""
+    return _load(db_path(), ref, version(runs_index().get(ref, {})))
+
+
+# A resource, not data: the page only reads it, and a big comparison's flips cost more to copy out of a
+# data cache on every rerun than the page takes to draw.
+@st.cache_resource(show_spinner="Comparing the two runs…", max_entries=8)
+def _comparison(
+    path: str, base: str, base_version: tuple, candidate: str, candidate_version: tuple, pairs: tuple[str, ...]
+) -> Comparison:
+    from evalcore.analysis.compare import compare
+
+    return compare(_side(path, base), _side(path, candidate), list(pairs) or None)
+
+
+def _side(path: str, ref: str) -> Run | StoredRun:
+    return _uploads()[ref] if ref.startswith(UPLOAD_PREFIX) else StoredRun(_store(path), ref)
+
+
+def comparison(base: str, candidate: str, pairs: Sequence[str] = ()) -> Comparison:
+    """:func:`evalcore.analysis.compare.compare` of two runs of :func:`runs_index`, cached by their ids and
+    versions and the pairs.
+
+    Raises:
+        CompareError: nothing to compare as asked.
+    """
+    index = runs_index()
+    at = (version(index.get(base, {})), version(index.get(candidate, {})))
+    return _comparison(db_path(), base, at[0], candidate, at[1], tuple(pairs))
+
+
+def contender_results(ref: str, contender: str) -> Run:
+    """A run of :func:`runs_index` with one contender's results (an upload: with all of them)."""
+    if ref.startswith(UPLOAD_PREFIX):
+        return _uploads()[ref]
+    return _load_with_results(db_path(), ref, version(runs_index().get(ref, {})), contender)
+
+
+def pins() -> dict[str, dict]:
+    """Every suite's pinned baseline (:func:`evalcore.storage.baselines.baselines`), by suite: read afresh
+    each time (one small query), so a pin made in another tab shows."""
+    return {pin["suite"]: pin for pin in baselines.baselines(store())}
+
+
 def stored_as(ref: str) -> str:
     """How an uploaded run stands against the store: new, the same as a stored run, or a different run
     stored under its id (:func:`evalcore.explorer.sharing.stored_as`)."""
@@ -231,7 +281,7 @@ def forget_run_caches() -> None:
     """Drop every cached run, frame, summary and view: a run replaced in place may keep its version."""
     for cached in (_load, _results_frame, _saved_summary, _summary, _load_with_results, _cases_and_errors):
         cached.clear()
-    for cached in (_prepared, _stored_as, cached_view):
+    for cached in (_prepared, _stored_as, cached_view, _comparison):
         cached.clear()
 
 

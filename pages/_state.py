@@ -6,13 +6,16 @@ never pages: app.py lists the pages with ``st.navigation``.
 
 from __future__ import annotations
 
-LEADERBOARD, CASES, RUN, RUNS, UPLOAD = (
+LEADERBOARD, CASES, RUN, RUNS, COMPARE, UPLOAD = (
     "pages/leaderboard.py",
     "pages/cases.py",
     "pages/run.py",
     "pages/runs.py",
+    "pages/compare.py",
     "pages/upload.py",
 )
+#: The Compare page's URL path: the address bar carries a comparison there only.
+COMPARE_URL = "compare"
 
 
 class Keys:
@@ -46,3 +49,15 @@ class Keys:
     CANCEL = "cancel_"  # + run id: the Cancel button of that run's progress panel
     SO_FAR = "so_far"  # the leaderboard so far of that run: (run id, when, took, results, view)
     CONFIRM_DELETE = "confirm_delete"
+    CASE_OPEN = "case_open"  # (contender, dataset, case, sample) the Cases page shows until a row is clicked
+    COMPARISON = "comparison"  # the Compare page's choice (a sharing.ComparisonState), kept apart from its widgets
+    COMPARE_BASE = "compare_base"
+    COMPARE_CANDIDATE = "compare_candidate"
+    COMPARE_PAIRS = "compare_pairs"
+    COMPARE_SHOWN = "compare_shown"  # the pair whose changes and flips are drawn
+    FLIP_TABLE = "flip_table"
+    TREND_FOR = "trend_for"  # the run picked in the Runs list when the trend's suite last followed it
+    TREND_SUITE = "trend_suite"
+    TREND_CONTENDER = "trend_contender"
+    TREND_VALUE = "trend_value"
+    PIN_CONTENDER = "pin_contender"

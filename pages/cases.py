@@ -69,6 +69,12 @@ event = st.dataframe(
     column_config={**percent, "input": st.column_config.TextColumn("input", width="large")},
 )
 picked = _widgets.picked_row(event, len(table))
+opened = st.session_state.get(Keys.CASE_OPEN)  # a case another page opened, shown until a row is clicked
+if picked is not None or opened is None:
+    st.session_state.pop(Keys.CASE_OPEN, None)
+else:
+    keys = zip(table["contender"], table["dataset"], table["case"], table["sample"], strict=True)
+    picked = next((i for i, key in enumerate(keys) if key == opened), None)
 if picked is None:
     st.info("Click a row to see its input, expected answer and output side by side.", icon=":material/touch_app:")
     st.stop()

@@ -1,4 +1,5 @@
-"""Runs: the history; open, export, delete (after a confirmation) or resume a run."""
+"""Runs: the history; open, export, delete (after a confirmation), resume or pin a run as its suite's
+baseline; a suite's trend over its runs."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import streamlit as st
 from evalcore.analysis import view as explorer
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import jobs, sharing
-from pages import _actions, _frame, _loaders, _widgets
+from pages import _actions, _frame, _loaders, _trend, _widgets
 from pages._state import RUN, Keys
 from pages._widgets import plain
 
@@ -57,6 +58,59 @@ def run_file(path: str, run_id: str, gzip: bool = False) -> bytes:
         return exported_run(store, run_id, gzip)
 
 
+def run_actions(info: dict, winner: str) -> None:
+    """What can be done with the picked run: open, export, and (not in viewer mode) resume, delete, pin."""
+    run_id = info["id"]
+    st.subheader(plain(sharing.run_label(info)))
+    buttons = st.columns(5)
+    if buttons[0].button("Open", type="primary", icon=":material/leaderboard:"):
+        _frame.open_run(run_id)
+    path = _loaders.db_path()
+    buttons[1].download_button(
+        "Export .json",
+        lambda: run_file(path, run_id),
+        file_name=f"run-{run_id[:8]}.json",
+        mime="application/json",
+        icon=":material/download:",
+    )
+    buttons[2].download_button(
+        "Export .json.gz",
+        lambda: run_file(path, run_id, gzip=True),
+        file_name=f"run-{run_id[:8]}.json.gz",
+        mime="application/gzip",
+        icon=":material/download:",
+    )
+
+    if _actions.viewer():
+        return
+    working = run_id in _loaders.jobs() and _loaders.jobs()[run_id].alive
+    if (
+        info["status"] != "completed"
+        and not working
+        and buttons[3].button("Resume", icon=":material/replay:", help="Call only what is missing")
+    ):
+        try:
+            job = jobs.resume_run(run_id, _loaders.db_path())
+        except EvalcoreError as exc:
+            _widgets.fail(exc)
+        else:
+            _loaders.jobs()[run_id] = job
+            st.session_state[Keys.JOB] = run_id
+            st.switch_page(RUN)
+    if not working and buttons[4].button("Delete", icon=":material/delete:"):
+        st.session_state[Keys.CONFIRM_DELETE] = run_id
+    if info["status"] == "completed":
+        _trend.pin_button(info, winner)
+    if st.session_state.get(Keys.CONFIRM_DELETE) == run_id:
+        results = explorer.count(int(info["results"] or 0), "result")
+        st.warning(plain(f"Delete run {run_id} and its {results}? This cannot be undone."))
+        yes, no = st.columns([1, 6])
+        yes.button("Yes, delete", type="primary", on_click=delete, args=(run_id,))
+        if no.button("Keep it"):
+            del st.session_state[Keys.CONFIRM_DELETE]
+            st.rerun()
+
+
 index = _loaders.store().list_runs()
 if not index:
     _widgets.empty_store()
@@ -77,55 +131,9 @@ event = st.dataframe(
     },
 )
 picked = _widgets.picked_row(event, len(table))
-if picked is None:
-    st.info("Click a run to open, export, delete or resume it.", icon=":material/touch_app:")
-    st.stop()
-
-info = next(i for i in index if i["id"] == table["id"].iloc[picked])
-run_id = info["id"]
-st.subheader(plain(sharing.run_label(info)))
-buttons = st.columns(5)
-if buttons[0].button("Open", type="primary", icon=":material/leaderboard:"):
-    _frame.open_run(run_id)
-path = _loaders.db_path()
-buttons[1].download_button(
-    "Export .json",
-    lambda: run_file(path, run_id),
-    file_name=f"run-{run_id[:8]}.json",
-    mime="application/json",
-    icon=":material/download:",
-)
-buttons[2].download_button(
-    "Export .json.gz",
-    lambda: run_file(path, run_id, gzip=True),
-    file_name=f"run-{run_id[:8]}.json.gz",
-    mime="application/gzip",
-    icon=":material/download:",
-)
-
-if _actions.viewer():
-    st.stop()
-working = run_id in _loaders.jobs() and _loaders.jobs()[run_id].alive
-if (
-    info["status"] != "completed"
-    and not working
-    and buttons[3].button("Resume", icon=":material/replay:", help="Call only what is missing")
-):
-    try:
-        job = jobs.resume_run(run_id, _loaders.db_path())
-    except EvalcoreError as exc:
-        _widgets.fail(exc)
-    else:
-        _loaders.jobs()[run_id] = job
-        st.session_state[Keys.JOB] = run_id
-        st.switch_page(RUN)
-if not working and buttons[4].button("Delete", icon=":material/delete:"):
-    st.session_state[Keys.CONFIRM_DELETE] = run_id
-if st.session_state.get(Keys.CONFIRM_DELETE) == run_id:
-    results = explorer.count(int(info["results"] or 0), "result")
-    st.warning(plain(f"Delete run {run_id} and its {results}? This cannot be undone."))
-    yes, no = st.columns([1, 6])
-    yes.button("Yes, delete", type="primary", on_click=delete, args=(run_id,))
-    if no.button("Keep it"):
-        del st.session_state[Keys.CONFIRM_DELETE]
-        st.rerun()
+info = None if picked is None else next(i for i in index if i["id"] == table["id"].iloc[picked])
+if info is None:
+    st.info("Click a run to open, export, delete, resume or pin it.", icon=":material/touch_app:")
+else:
+    run_actions(info, str(table["winner"].iloc[picked]))
+_trend.trend_panel(index, info)

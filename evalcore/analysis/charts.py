@@ -1,7 +1,8 @@
-"""Plotly figures of a leaderboard: score against cost and time, metric bars, a contender × dataset heatmap.
+"""Plotly figures of a leaderboard (score against cost and time, metric bars, a contender × dataset
+heatmap), of a comparison (a forest plot of its changes) and of a suite's runs over time.
 
-Every function takes a ranked table (:func:`evalcore.analysis.leaderboard.leaderboard`) and returns a
-``plotly.graph_objects.Figure``; nothing here draws on a screen or imports streamlit. Each point and
+The leaderboard's take a ranked table (:func:`evalcore.analysis.leaderboard.leaderboard`); every function
+returns a ``plotly.graph_objects.Figure``; nothing here draws on a screen or imports streamlit. Each point and
 bar carries its contender id in ``customdata``, so a page can open that contender's cases on a click.
 Colours come from the theme the figure is shown in (light or dark); only the frontier is styled here.
 Plotly takes about a second to import, so it is imported when a figure is made, not with this module:
@@ -25,6 +26,8 @@ from evalcore.core.records import Metric
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
+
+    from evalcore.analysis.compare import Change
 
 #: How each x quantity is labelled and shown on hover.
 AXES = {
@@ -227,4 +230,138 @@ def dataset_heatmap(table: pd.DataFrame, value: str = "score") -> go.Figure:
         margin={"t": 50, "l": 10, "r": 10, "b": 10},
         yaxis={"autorange": "reversed"},
     )
+    return fig
+
+
+#: A change's colour in a forest plot, by its verdict.
+VERDICT_COLOURS = {"regression": "#d62728", "improvement": "#2ca02c", "within noise": "#7f7f7f"}
+#: Names whose change a forest plot shows as a share of the base (their units differ); the rest in points.
+RELATIVE = ("cost", "time")
+
+
+def forest_plot(changes: Sequence[Change]) -> go.Figure:
+    """One line per compared name: a point at the difference (candidate − base) and a bar for its 95%
+    interval, zero marked, coloured by verdict (regressions red, improvements green, noise grey).
+
+    Scores and rates are in points; cost and time, whose units differ, in % of the base, on a panel of
+    their own. A name with no data, or a cost or time with no base, is left out (the title says which).
+    """
+    import plotly.graph_objects as go  # slow to import: only when a chart is drawn
+    from plotly.subplots import make_subplots
+
+    panels: dict[bool, list[tuple[Change, float, float, float]]] = {False: [], True: []}
+    left_out = []
+    for change in changes:
+        relative = change.name in RELATIVE
+        scale = 100 / change.base if relative and change.base else 100.0
+        if change.verdict == "no data" or (relative and not (change.base and math.isfinite(change.base))):
+            left_out.append(change.name)
+            continue
+        panels[relative].append((change, scale * change.diff, scale * change.lo, scale * change.hi))
+    shown = [relative for relative in (False, True) if panels[relative]]
+    titles = {False: "scores and rates: points", True: "cost and time: % of base"}
+    fig = make_subplots(rows=1, cols=max(len(shown), 1), subplot_titles=[titles[r] for r in shown])
+    for col, relative in enumerate(shown, start=1):
+        unit = "%" if relative else " pts"
+        for change, diff, lo, hi in panels[relative]:
+            colour = VERDICT_COLOURS[change.verdict]
+            better = "higher" if change.higher_is_better else "lower"
+            interval = math.isfinite(lo) and math.isfinite(hi)
+            fig.add_trace(
+                go.Scatter(
+                    x=[diff],
+                    y=[_safe(change.name)],
+                    mode="markers",
+                    marker={"color": colour, "size": 11},
+                    error_x={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": [max(hi - diff, 0) if interval else 0],
+                        "arrayminus": [max(diff - lo, 0) if interval else 0],
+                        "color": colour,
+                        "thickness": 3,
+                        "width": 6,
+                    },
+                    showlegend=False,
+                    customdata=[change.name],
+                    hovertext=[
+                        f"{_safe(change.name)}: {change.verdict} ({better} is better)<br>"
+                        f"{diff:+.3g}{unit}"
+                        + (f" [{lo:.3g} to {hi:.3g}]" if interval else "")
+                        + f"<br>p = {change.p_value:.3f}, {change.n} cases"
+                    ],
+                    hovertemplate="%{hovertext}<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        fig.add_vline(x=0, line={"dash": "dash", "width": 1.5, "color": "#888"}, row=1, col=col)  # type: ignore[arg-type]
+        fig.update_xaxes(ticksuffix=unit, zeroline=False, row=1, col=col)
+        fig.update_yaxes(autorange="reversed", row=1, col=col)
+    note = f" ({', '.join(left_out)}: no data)" if left_out else ""
+    rows = max((len(panels[r]) for r in shown), default=1)
+    fig.update_layout(
+        title=f"Candidate − base, 95% intervals: red worse, green better, grey within noise{note}",
+        height=120 + 42 * rows,
+        margin={"t": 80, "l": 10, "r": 10, "b": 10},
+    )
+    return fig
+
+
+#: How each trend quantity is labelled, scaled and shown on hover.
+TREND_AXES = {
+    "score": ("score (%)", 100.0, "%{y:.1f}%"),
+    "cost": ("cost per case (USD)", 1.0, "$%{y:.3g} per case"),
+    "time": ("seconds per case", 1.0, "%{y:.3g} s per case"),
+}
+
+
+def run_trend(trend: pd.DataFrame, value: str = "score", pinned: str | None = None) -> go.Figure:
+    """A suite's runs over time: ``value`` of one row per run (:func:`evalcore.explorer.sharing.trend_of`),
+    each point carrying its run id in ``customdata``; the ``pinned`` baseline run is marked with a star.
+    """
+    import plotly.graph_objects as go  # slow to import: only when a chart is drawn
+
+    if value not in TREND_AXES:
+        raise ValueError(f"value={value!r}: use one of {sorted(TREND_AXES)}")
+    title, scale, hover = TREND_AXES[value]
+    known = trend.dropna(subset=[value])
+    hovertext = [f"run {_safe(str(r)[:8])}<br>{_safe(c)}" for r, c in zip(known["id"], known["contender"], strict=True)]
+    fig = go.Figure(
+        go.Scatter(
+            x=known["created"].tolist(),
+            y=(scale * known[value]).tolist(),
+            mode="lines+markers",
+            name="runs",
+            customdata=known["id"].astype(str).tolist(),
+            hovertext=hovertext,
+            hovertemplate="%{hovertext}<br>%{x}<br>" + hover + "<extra></extra>",
+            marker={"size": 9},
+        )
+    )
+    base = known[known["id"] == pinned]
+    if len(base):
+        fig.add_trace(
+            go.Scatter(
+                x=base["created"].tolist(),
+                y=(scale * base[value]).tolist(),
+                mode="markers+text",
+                name="pinned baseline",
+                text=["baseline"],
+                textposition="top center",
+                customdata=base["id"].astype(str).tolist(),
+                marker={"symbol": "star", "size": 18, "color": "#ff9f1c", "line": {"width": 1}},
+                hoverinfo="skip",
+            )
+        )
+    fig.update_layout(
+        title=f"{value} over time" + ("" if len(base) or pinned is None else " (the pinned baseline is not shown)"),
+        xaxis_title="run created (UTC)",
+        yaxis_title=title,
+        height=360,
+        margin={"t": 50, "l": 10, "r": 10, "b": 10},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    if value == "cost":
+        fig.update_yaxes(tickprefix="$")
     return fig

@@ -1,6 +1,6 @@
-"""Run history and sharing: the run list with each run's winner, the run a page opens on, bundled run
-files and suites for a fresh deployment, viewer mode, and the query string that carries a view in the
-address bar.
+"""Run history and sharing: the run list with each run's winner, a suite's trend over its runs, the run a
+page opens on, bundled run files and suites for a fresh deployment, viewer mode, and the query strings
+that carry a view or a comparison in the address bar.
 
 Nothing here imports streamlit or litellm.
 """
@@ -11,11 +11,13 @@ import logging
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from evalcore.analysis.compare import PairComparison
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters
 from evalcore.analysis.runs import StoredRun, prepare_run
@@ -46,11 +48,61 @@ def winner_of(run: Run, frame: pd.DataFrame | None = None) -> str | None:
 
 def _best_of(prepared: Prepared, run: Run) -> str | None:
     """The row flagged best when ``prepared`` is ranked under the run's weights (its own, when usable)."""
+    return _flagged(_ranked(prepared, run), "best")
+
+
+def _ranked(prepared: Prepared, run: Run) -> pd.DataFrame:
+    """``prepared`` ranked under the run's weights (its own, when usable), without intervals."""
     try:
         weights = validate_weights(run.info.weights, run.metrics)
     except WeightsError:
         weights = {}
-    return _flagged(finish(prepared.without_intervals(), run.metrics, weights), "best")
+    return finish(prepared.without_intervals(), run.metrics, weights)
+
+
+#: Columns of :func:`run_trend`.
+TREND_COLUMNS = ["id", "created", "contender", "winner", "score", "cost", "time"]
+
+
+def run_trend(store: Any, suite: str) -> pd.DataFrame:
+    """A suite's runs over time, oldest first: one row per run and contender with ``created`` (a UTC
+    timestamp), ``winner`` (the run's best under its own weights), ``score``, ``cost`` and ``time`` (means
+    per case). Read from each run's summary when it has one: no reply is read.
+    """
+    rows = []
+    for info in store.list_runs():
+        if info.get("suite") != suite or not info.get("results"):
+            continue
+        try:
+            stored = StoredRun(store, info["id"])
+            table = _ranked(prepare_run(stored, ci=False), stored.header)
+        except EvalcoreError as exc:
+            log.warning("run %s: left out of the trend: %s", info["id"], exc)
+            continue
+        best = _flagged(table, "best")
+        for row in table.to_dict("records"):
+            rows.append(
+                {
+                    "id": info["id"],
+                    "created": pd.Timestamp(info["created_at"]),
+                    "contender": str(row["contender"]),
+                    "winner": row["contender"] == best,
+                    **{name: row.get(name) for name in ("score", "cost", "time")},
+                }
+            )
+    table = pd.DataFrame(rows, columns=TREND_COLUMNS)
+    return table.sort_values(["created", "contender"], ignore_index=True) if len(table) else table
+
+
+def trend_of(trend: pd.DataFrame, contender: str | None = None) -> pd.DataFrame:
+    """One row per run of :func:`run_trend`: the ``contender``'s, or (None) each run's winner's."""
+    chosen = trend["winner"] if contender is None else trend["contender"] == contender
+    return trend[chosen.astype(bool).to_numpy()].reset_index(drop=True)
+
+
+def trend_contenders(trend: pd.DataFrame) -> list[str]:
+    """The contenders of :func:`run_trend`, the most recent run's first."""
+    return list(dict.fromkeys(trend.iloc[::-1]["contender"]))
 
 
 def run_summaries(store: Any) -> pd.DataFrame:
@@ -107,6 +159,23 @@ def default_run(infos: Sequence[Mapping[str, Any]]) -> str | None:
     completed = [i for i in infos if i.get("status") == "completed"]
     chosen = completed[0] if completed else (infos[0] if infos else None)
     return None if chosen is None else str(chosen["id"])
+
+
+def default_comparison(infos: Sequence[Mapping[str, Any]], pins: Mapping[str, str]) -> tuple[str, str] | None:
+    """The two runs a comparison opens on, ``(base, candidate)``: the newest run (completed, when one is)
+    against its suite's pinned baseline (``pins``: suite → run id), else against the suite's run before
+    it, else against the next run. None with fewer than two runs (``infos`` newest first)."""
+    if len(infos) < 2:
+        return None
+    candidate = default_run(infos)
+    suite = next(i.get("suite") for i in infos if i["id"] == candidate)
+    others = [str(i["id"]) for i in infos if i["id"] != candidate]
+    same_suite = [str(i["id"]) for i in infos if i["id"] != candidate and i.get("suite") == suite]
+    pinned = pins.get(str(suite))
+    ids = [str(i["id"]) for i in infos]
+    after = [i for i in (same_suite or others) if ids.index(i) > ids.index(str(candidate))]
+    base = pinned if pinned in others else (after or same_suite or others)[0]
+    return base, str(candidate)
 
 
 def run_label(info: Mapping[str, Any]) -> str:
@@ -241,3 +310,64 @@ def usable_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metric
         return None
     allowed = set(weight_names(metrics))
     return {k: v for k, v in weights.items() if k in allowed}
+
+
+@dataclass(frozen=True)
+class ComparisonState:
+    """The Compare page's choice as the address bar carries it: two run ids and explicit contender pairs
+    (``BASE_ID=CANDIDATE_ID``, as ``evalcore compare --pair`` takes them; none: paired by id)."""
+
+    base: str | None = None
+    candidate: str | None = None
+    pairs: tuple[str, ...] = ()
+
+
+#: The query keys of a comparison.
+COMPARISON_KEYS = ("base", "candidate", "pair")
+
+
+def encode_comparison(state: ComparisonState) -> dict[str, str | list[str]]:
+    """The query string of a comparison: ``base``, ``candidate`` and repeated ``pair``."""
+    params: dict[str, str | list[str]] = {}
+    if state.base:
+        params["base"] = state.base
+    if state.candidate:
+        params["candidate"] = state.candidate
+    if state.pairs:
+        params["pair"] = list(state.pairs)
+    return params
+
+
+def decode_comparison(params: Mapping[str, str | Sequence[str]]) -> ComparisonState:
+    """Read a comparison back from a query string (the last ``base`` and ``candidate`` count)."""
+
+    def listed(key: str) -> list[str]:
+        value = params.get(key)
+        return [] if value is None else [value] if isinstance(value, str) else [str(v) for v in value]
+
+    base, candidate = listed("base"), listed("candidate")
+    return ComparisonState(
+        base[-1] if base else None, candidate[-1] if candidate else None, tuple(p for p in listed("pair") if "=" in p)
+    )
+
+
+def pair_options(base: Sequence[str], candidate: Sequence[str]) -> list[str]:
+    """Every ``BASE_ID=CANDIDATE_ID`` pair two runs' contenders can make, the same ids first."""
+    same = [f"{b}={b}" for b in base if b in candidate]
+    return same + [f"{b}={c}" for b in base for c in candidate if b != c]
+
+
+def change_table(pair: PairComparison) -> pd.DataFrame:
+    """A pair's changes as the Compare page lists them: ``measure, base, candidate, difference [95%
+    interval], p, change`` (text, as ``evalcore compare`` prints them)."""
+    from evalcore.analysis.compare_text import CHANGE_HEADER, change_cells
+
+    return pd.DataFrame([change_cells(c) for c in pair.changes], columns=["measure", *CHANGE_HEADER[1:]])
+
+
+def flip_table(pair: PairComparison, limit: int | None = None) -> pd.DataFrame:
+    """A pair's flipped cases, regressions first (the first ``limit``): ``dataset, case, change, base,
+    candidate`` (scores in %)."""
+    flips = pair.flips if limit is None else pair.flips[:limit]
+    rows = [(f.dataset, f.case, f.kind, 100 * f.base_score, 100 * f.candidate_score) for f in flips]
+    return pd.DataFrame(rows, columns=["dataset", "case", "change", "base", "candidate"])

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.runner import start_run
 from evalcore.storage.store import Store
@@ -35,7 +39,7 @@ def test_the_history_lists_runs_with_winner_and_cost(monkeypatch, tmp_path):
 def test_a_picked_run_can_be_opened_exported_and_deleted(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     at = open_page(PAGE, **picked())
-    assert labels(at) == ["Open", "Delete", "Export .json", "Export .json.gz"]
+    assert labels(at) == ["Open", "Delete", "Pin as baseline", "Export .json", "Export .json.gz"]
 
 
 def test_delete_asks_first_and_then_deletes(monkeypatch, tmp_path):
@@ -104,7 +108,7 @@ def clicked_cell(row: int = 0, column: str = "suite") -> dict:
 def test_a_click_on_any_cell_of_a_run_opens_it(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     at = open_page(PAGE, **clicked_cell())
-    assert labels(at) == ["Open", "Delete", "Export .json", "Export .json.gz"]
+    assert labels(at) == ["Open", "Delete", "Pin as baseline", "Export .json", "Export .json.gz"]
 
 
 def test_after_a_delete_no_other_run_is_selected(monkeypatch, tmp_path):
@@ -127,3 +131,61 @@ def test_a_cancelled_run_is_listed_as_cancelled_and_can_be_resumed(monkeypatch, 
     at = open_page(PAGE, **picked())
     assert list(at.dataframe[0].value["status"]) == ["cancelled"]
     assert "cancelled" in texts(at) and "Resume" in labels(at)
+
+
+def suite_history(tmp_path) -> Store:  # noqa: ANN001
+    """Three runs of one suite on three days, the middle one pinned as the baseline."""
+    from evalcore.storage import baselines
+    from tests.factories import binary_run
+
+    store = Store(tmp_path / "evalcore.db")
+    for day, (run_id, right) in enumerate((("run-a", 6), ("run-b", 8), ("run-c", 4)), start=1):
+        run = binary_run(run_id, {"m": [1] * right + [0] * (10 - right), "n": [1] * 5 + [0] * 5})
+        run.info.created_at = f"2026-11-0{day}T10:00:00.000Z"
+        store.import_run(run)
+    baselines.pin_baseline(store, "intake", "run-b", "m")
+    return store
+
+
+def test_the_trend_draws_each_runs_winner_over_time_and_stars_the_pinned_baseline(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    suite_history(tmp_path)
+    at = open_page(PAGE, charts_now=True)
+    assert not at.exception
+    assert "Pinned baseline of intake: run run-b, contender m" in texts(at)
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    runs, pinned = figure["data"]
+    assert runs["customdata"] == ["run-a", "run-b", "run-c"] and runs["y"] == [60.0, 80.0, 50.0]
+    assert pinned["customdata"] == ["run-b"] and pinned["marker"]["symbol"] == "star"
+
+
+def test_the_trend_follows_a_chosen_contender_and_value(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    suite_history(tmp_path)
+    at = open_page(PAGE, charts_now=True)
+    at.selectbox(key="trend_contender").set_value("n").run()
+    at.radio(key="trend_value").set_value("cost").run()
+    runs = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert runs["y"] == pytest.approx([0.001, 0.001, 0.001])
+    assert all("n" in text for text in runs["hovertext"])
+
+
+def test_pin_as_baseline_pins_the_picked_run_and_its_winner(monkeypatch, tmp_path):
+    from evalcore.storage import baselines
+
+    seed(monkeypatch, tmp_path)
+    store = suite_history(tmp_path)
+    at = open_page(PAGE, **picked(0))  # newest first: run-c, whose winner is n (5 of 10 against 4)
+    assert at.selectbox(key="pin_contender").value == "n"
+    next(b for b in at.button if b.label == "Pin as baseline").click().run()
+    assert not at.exception
+    pin = baselines.baseline(store, "intake")
+    assert (pin["run_id"], pin["contender"]) == ("run-c", "n")
+    assert "Pin as baseline" not in labels(at) and "Pinned baseline of intake: run run-c, contender n" in texts(at)
+
+
+def test_viewer_mode_never_offers_to_pin(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, viewer=True)
+    suite_history(tmp_path)
+    at = open_page(PAGE, **picked(0))
+    assert "Pin as baseline" not in labels(at) and "Baseline contender" not in [s.label for s in at.selectbox]

@@ -36,7 +36,15 @@ def test_progress_rows_without_progress_yet_is_empty():
 def test_progress_rows_give_each_contender_its_share():
     progress = Progress("r", {"a": ContenderProgress(total=4, done=1, errors=1), "b": ContenderProgress(total=0)})
     rows = progress_rows(progress)
-    assert rows.to_dict("records")[0] == {"contender": "a", "done": 1, "total": 4, "errors": 1, "share": 0.25, "skipped": 0, "blocked": ""}
+    assert rows.to_dict("records")[0] == {
+        "contender": "a",
+        "done": 1,
+        "total": 4,
+        "errors": 1,
+        "share": 0.25,
+        "skipped": 0,
+        "blocked": "",
+    }
     assert rows["share"].iloc[1] == 1.0
 
 

@@ -1,0 +1,97 @@
+"""How the Compare page draws a comparison: the runs it picks, verdict banners, scope notes, one flipped
+case's want vs got."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from evalcore.analysis.compare_text import headline, plural
+from evalcore.core.errors import EvalcoreError
+from evalcore.explorer import drilldown, sharing
+from pages import _loaders
+from pages._state import Keys
+from pages._widgets import fail, plain
+
+if TYPE_CHECKING:
+    from evalcore.analysis.compare import Comparison, Flip, PairComparison
+
+
+def seed_choice(refs: list[str]) -> list[str]:
+    """Give the run pickers their runs before they are drawn: the kept (or shared) choice, else the
+    default comparison. Returns notes on runs a shared address names that are not here."""
+    kept = st.session_state.get(Keys.COMPARISON) or sharing.ComparisonState()
+    index = _loaders.runs_index()
+    pins = {suite: pin["run_id"] for suite, pin in _loaders.pins().items()}
+    default = sharing.default_comparison(list(index.values()), pins) or (refs[-1], refs[0])
+    notes = []
+    for key, wanted, fallback in (
+        (Keys.COMPARE_BASE, kept.base, default[0]),
+        (Keys.COMPARE_CANDIDATE, kept.candidate, default[1]),
+    ):
+        if st.session_state.get(key) in refs:
+            continue
+        if wanted and wanted not in refs:
+            notes.append(f"Run {wanted} is not in this store; another run is picked in its place.")
+        st.session_state[key] = wanted if wanted in refs else fallback
+    if Keys.COMPARE_PAIRS not in st.session_state:
+        st.session_state[Keys.COMPARE_PAIRS] = list(kept.pairs)
+    return notes
+
+
+def banners(pairs: list[PairComparison]) -> None:
+    """Each pair's verdict: red for a regression, green for an improvement; the pairs with no significant
+    change share one line when there are several pairs."""
+    quiet = [p for p in pairs if not any(c.verdict in ("regression", "improvement") for c in p.changes)]
+    for pair in pairs:
+        text = plain(f"{pair.base} → {pair.candidate}: {headline(pair)} ({plural(pair.cases, 'shared case')})")
+        if any(c.verdict == "regression" for c in pair.changes):
+            st.error(text, icon=":material/trending_down:")
+        elif pair not in quiet:
+            st.success(text, icon=":material/trending_up:")
+        elif len(quiet) == 1:
+            st.info(text, icon=":material/trending_flat:")
+    if len(quiet) > 1:
+        names = ", ".join(p.base if p.base == p.candidate else f"{p.base} → {p.candidate}" for p in quiet)
+        st.info(plain(f"NO SIGNIFICANT CHANGE in {len(quiet)} pairs: {names}"), icon=":material/trending_flat:")
+
+
+def scope(comparison: Comparison) -> str:
+    """What was compared and what was left out, in a few lines."""
+    lines = [f"Compared {plural(comparison.shared_cases, 'shared case')}."]
+    if comparison.left_out_cases:
+        left = plural(comparison.left_out_cases, "case")
+        lines[0] = lines[0][:-1] + f"; left out {left} not asked alike by both runs."
+    if comparison.changed_datasets:
+        lines.append("Datasets changed: " + ", ".join(comparison.changed_datasets) + ".")
+    elif comparison.suite_changed:
+        lines.append("The suite file changed (the datasets did not).")
+    for side, ids in (("base", comparison.unpaired_base), ("candidate", comparison.unpaired_candidate)):
+        if ids:
+            lines.append(f"Not compared ({side} run only): " + ", ".join(ids) + ". Pair them under Pairs.")
+    lines.append("Differences are candidate − base, in points for scores and rates, with 95% paired intervals.")
+    return plain("  \n".join(lines))
+
+
+def flip_detail(base_ref: str, candidate_ref: str, pair: PairComparison, flip: Flip) -> None:
+    """One flipped case: its input, then want vs got of the base and of the candidate side by side."""
+    st.markdown(f"**{plain(flip.dataset)} / {plain(flip.case)}**: {flip.kind}")
+    sides = []
+    for ref, contender in ((base_ref, pair.base), (candidate_ref, pair.candidate)):
+        try:
+            run = _loaders.contender_results(ref, contender)
+            sides.append(drilldown.case_detail(run, contender, flip.dataset, flip.case))
+        except EvalcoreError as exc:
+            fail(exc)
+            return
+    st.code(sides[1]["input"], language=None, wrap_lines=True)
+    for column, title, detail in zip(st.columns(2), ("Base", "Candidate"), sides, strict=True):
+        contender = pair.base if title == "Base" else pair.candidate
+        column.markdown(f"**{title}**: {plain(contender)}")
+        if not detail["scored"]:
+            column.error(plain(f"{detail['not_scored'].capitalize()}. {detail['error'] or ''}"))
+            continue
+        column.dataframe(
+            detail["fields"], hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")}
+        )

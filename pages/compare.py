@@ -1,0 +1,114 @@
+"""Compare: did the candidate run get worse than the base? A verdict per contender pair, each measure's
+change with its interval, and the cases that flipped, each one click from the Cases page."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore.analysis import charts
+from evalcore.analysis.compare import CompareError
+from evalcore.explorer import sharing
+from pages import _address, _comparing, _frame, _loaders, _widgets
+from pages._state import COMPARE_URL, UPLOAD, Keys
+from pages._widgets import plain
+
+#: Flipped cases listed at most: a table of every flip of a big run would take longer to send than the rest.
+FLIPS_LISTED = 1_000
+
+_frame.use_app_frame(__file__)
+st.title("Compare")
+index = _loaders.runs_index()
+if not index:
+    _widgets.empty_store()
+    st.stop()
+if len(index) < 2:
+    st.info("Comparing takes two runs: run the suite again, or upload a run file to compare with this one.")
+    st.page_link(UPLOAD, label="Upload a run file", icon=":material/upload:")
+    st.stop()
+
+refs = list(index)
+for note in _comparing.seed_choice(refs):
+    st.warning(plain(note))
+left, right = st.columns(2)
+base = left.selectbox(
+    "Base run",
+    refs,
+    key=Keys.COMPARE_BASE,
+    format_func=lambda ref: sharing.run_label(index[ref]),
+    help="What you ship now (a suite's pinned baseline is picked first)",
+)
+candidate = right.selectbox(
+    "Candidate run",
+    refs,
+    key=Keys.COMPARE_CANDIDATE,
+    format_func=lambda ref: sharing.run_label(index[ref]),
+    help="The change to judge",
+)
+options = sharing.pair_options(
+    [c.id for c in _loaders.header(base).contenders], [c.id for c in _loaders.header(candidate).contenders]
+)
+st.session_state[Keys.COMPARE_PAIRS] = [p for p in st.session_state.get(Keys.COMPARE_PAIRS, []) if p in options]
+pairs = st.multiselect(
+    "Pairs",
+    options,
+    key=Keys.COMPARE_PAIRS,
+    format_func=lambda p: p.replace("=", " → ", 1),
+    placeholder="By id, or the only contender of each run",
+    help="Base contender → candidate contender. Pick pairs to compare contenders whose ids differ.",
+)
+st.session_state[Keys.COMPARISON] = sharing.ComparisonState(base, candidate, tuple(pairs))
+_address.write_address_bar(COMPARE_URL)
+if base == candidate:
+    st.info("Pick two different runs.", icon=":material/compare_arrows:")
+    st.stop()
+
+try:
+    comparison = _loaders.comparison(base, candidate, pairs)
+except CompareError as exc:
+    _widgets.fail(exc)
+    st.caption("Pick the contenders to compare under Pairs, or two runs of the same suite.")
+    st.stop()
+
+_comparing.banners(comparison.pairs)
+st.caption(_comparing.scope(comparison))
+
+names = [f"{p.base} → {p.candidate}" for p in comparison.pairs]
+if st.session_state.get(Keys.COMPARE_SHOWN) not in names:
+    st.session_state[Keys.COMPARE_SHOWN] = names[0]
+shown = st.selectbox("Pair", names, key=Keys.COMPARE_SHOWN) if len(names) > 1 else names[0]
+pair = comparison.pairs[names.index(shown)]
+
+st.subheader("Changes")
+if _widgets.charts_now():
+    st.plotly_chart(charts.forest_plot(pair.changes), key=Keys.CHART + "forest")
+else:
+    st.caption("The chart follows once the tables are on screen.")
+st.dataframe(sharing.change_table(pair), hide_index=True)
+
+st.subheader("Flipped cases")
+flips = sharing.flip_table(pair, FLIPS_LISTED)
+if flips.empty:
+    st.caption("No shared case changed outcome.")
+    st.stop()
+if len(pair.flips) > len(flips):
+    st.caption(f"{len(pair.flips):,} cases changed outcome; the first {len(flips):,} are listed, regressions first.")
+event = st.dataframe(
+    flips,
+    hide_index=True,
+    on_select="rerun",
+    selection_mode=_widgets.PICK_ROW,
+    key=Keys.FLIP_TABLE,
+    height=min(38 + 35 * len(flips), 400),
+    column_config={
+        "base": st.column_config.NumberColumn("base", format="%.0f%%", help="The base's score on the case"),
+        "candidate": st.column_config.NumberColumn("candidate", format="%.0f%%"),
+    },
+)
+picked = _widgets.picked_row(event, len(flips))
+if picked is None:
+    st.info("Click a case to see want vs got in both runs, and open it on the Cases page.", icon=":material/ads_click:")
+    st.stop()
+flip = pair.flips[picked]
+_comparing.flip_detail(base, candidate, pair, flip)
+if st.button("Open in Cases", icon=":material/open_in_new:", help="The candidate's answer on the Cases page"):
+    _frame.open_case(candidate, pair.candidate, flip.dataset, flip.case)

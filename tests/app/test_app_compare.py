@@ -1,0 +1,142 @@
+"""pages/compare.py under AppTest: two runs picked, the verdict, the changes and flips, errors in plain words,
+and the comparison in the address bar."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from evalcore.storage import baselines
+from evalcore.storage.store import Store
+from tests.app.test_app_shared import REPO, open_page, record_page_switches, seed, texts, unescaped
+from tests.factories import binary_run
+
+PAGE = "pages/compare.py"
+#: The base gets 9 of 10 cases right; the candidate 2: a regression in score the test can see.
+BASE = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0] * 4
+CANDIDATE = [1, 1, 0, 0, 0, 0, 0, 0, 0, 1] * 4
+
+
+def two_runs(base_id: str = "run-base", candidate_id: str = "run-cand", cand_contender: str = "m") -> tuple:
+    base = binary_run(base_id, {"m": BASE})
+    candidate = binary_run(candidate_id, {cand_contender: CANDIDATE})
+    base.info.created_at = "2026-11-28T10:00:00.000Z"
+    candidate.info.created_at = "2026-11-29T10:00:00.000Z"
+    return base, candidate
+
+
+def picked(base: str = "run-base", candidate: str = "run-cand", **more) -> dict:
+    return {"compare_base": base, "compare_candidate": candidate, "charts_now": True, **more}
+
+
+def test_two_runs_picked_show_the_verdict_the_forest_plot_and_the_changes(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, *two_runs())
+    at = open_page(PAGE, **picked())
+    assert not at.exception
+    assert "m → m: REGRESSION in score" in unescaped(at.error[0].value)
+    changes = at.dataframe[0].value
+    assert list(changes.columns) == ["measure", "base", "candidate", "difference [95% interval]", "p", "change"]
+    assert changes.set_index("measure").loc["score", "change"] == "regression"
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    lines = {trace["y"][0]: trace for trace in figure["data"] if trace.get("y")}
+    assert lines["score"]["marker"]["color"] == "#d62728" and lines["score"]["x"][0] < 0
+    assert "Compared 40 shared cases" in texts(at)
+
+
+def test_the_newest_run_is_compared_with_the_one_before_it_by_default(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, *two_runs())
+    at = open_page(PAGE)
+    assert at.selectbox(key="compare_base").value == "run-base"
+    assert at.selectbox(key="compare_candidate").value == "run-cand"
+
+
+def test_a_pinned_baseline_is_the_default_base(monkeypatch, tmp_path):
+    older = binary_run("run-old", {"m": BASE})
+    older.info.created_at = "2026-11-27T10:00:00.000Z"
+    seed(monkeypatch, tmp_path)
+    store = Store(tmp_path / "evalcore.db")
+    for run in (older, *two_runs()):
+        store.import_run(run)
+    baselines.pin_baseline(store, "intake", "run-old", "m")
+    at = open_page(PAGE)
+    assert at.selectbox(key="compare_base").value == "run-old"
+
+
+def test_runs_that_cannot_be_compared_say_why_in_plain_words(monkeypatch, tmp_path):
+    base, _ = two_runs()
+    other = binary_run("run-cand", {"x": CANDIDATE, "y": CANDIDATE})
+    seed(monkeypatch, tmp_path, base, other)
+    at = open_page(PAGE, **picked())
+    assert not at.exception
+    assert "no contender of the base run (m) is in the candidate run (x, y)" in unescaped(at.error[0].value)
+    assert "Pick the contenders to compare under Pairs" in texts(at)
+
+
+def test_an_explicit_pair_compares_contenders_whose_ids_differ(monkeypatch, tmp_path):
+    base, _ = two_runs()
+    other = binary_run("run-cand", {"x": CANDIDATE, "y": BASE})
+    seed(monkeypatch, tmp_path, base, other)
+    at = open_page(PAGE, **picked(compare_pairs=["m=y"]))
+    assert not at.exception and not at.error
+    assert "m → y: NO SIGNIFICANT CHANGE" in texts(at)
+    assert "Not compared (candidate run only): x" in texts(at)
+
+
+def test_a_picked_flip_shows_want_vs_got_and_opens_on_the_cases_page(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, *two_runs())
+    flip_row = {"flip_table": {"selection": {"rows": [0], "columns": [], "cells": []}}}
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE, **picked(**flip_row))
+    flips = at.dataframe[1].value
+    assert flips["change"].iloc[0] == "worse" and flips["base"].iloc[0] == 100 and flips["candidate"].iloc[0] == 0
+    case = flips["case"].iloc[0]
+    base_fields, cand_fields = at.dataframe[2].value, at.dataframe[3].value
+    assert bool(base_fields["right"].iloc[0]) and not bool(cand_fields["right"].iloc[0])
+    next(b for b in at.button if b.label == "Open in Cases").click().run()
+    assert switches == ["pages/cases.py"]
+    assert at.session_state["pending_run"] == "run-cand" and at.session_state["case_open"] == ("m", "tax", case, 0)
+
+
+def test_the_cases_page_shows_the_case_a_flip_opened(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, *two_runs())
+    at = open_page("pages/cases.py", run="run-cand", case_contender="m", case_open=("m", "tax", "c/004", 0))
+    assert not at.exception
+    assert unescaped(at.subheader[0].value) == "tax / c/004"
+
+
+def test_the_address_bar_holds_both_runs_and_reopens_the_comparison(monkeypatch, tmp_path):
+    third = binary_run("run-third", {"m": BASE})
+    third.info.created_at = "2026-11-27T10:00:00.000Z"
+    seed(monkeypatch, tmp_path, *two_runs(), third)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
+    at.switch_page("pages/compare.py").run()
+    at.selectbox(key="compare_base").set_value("run-third").run()
+    assert at.query_params["base"] == "run-third" and at.query_params["candidate"] == "run-cand"
+    shared = dict(at.query_params.items())
+
+    fresh = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    for key, values in shared.items():
+        fresh.query_params[key] = values
+    fresh.run()
+    fresh.switch_page("pages/compare.py").run()
+    assert not fresh.exception
+    assert fresh.selectbox(key="compare_base").value == "run-third"
+    assert fresh.selectbox(key="compare_candidate").value == "run-cand"
+    assert fresh.query_params["base"] == "run-third"
+
+
+def test_an_address_naming_a_missing_run_says_so(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, *two_runs())
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    at.query_params["base"] = "run-gone"
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert "Run run-gone is not in this store" in texts(at)
+
+
+def test_one_run_is_not_enough_to_compare(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, two_runs()[0])
+    at = open_page(PAGE)
+    assert "Comparing takes two runs" in texts(at)
