@@ -9,6 +9,8 @@ result in ten drawn again, so about 7% of cases flip) are imported into a tempor
   from the same store (the floor any comparison starts from). Target: under 2 s.
 - ``gate``: a fresh ``evalcore gate CANDIDATE --baseline BASE --contender ID`` process, against the
   ``compare`` process: what the gate costs on top of a comparison.
+- ``run --gate``: ``evalcore run data/suites/intake --gate`` (fake models, no simulated latency, a pinned
+  baseline) against the same run without ``--gate``: what the gate adds to a run.
 
 Run: ``python bench/bench_compare.py [--contenders N] [--cases N] [--repeat N]``.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import os
 import random
 import subprocess
@@ -90,6 +93,7 @@ def main() -> None:
             [*cli, "gate", "bench-cand", "--baseline", "bench-base", "--contender", contender, "--db", str(db)],
             args.repeat,
         )
+    run_plain, run_gated = time_run_gate(args.repeat)
     report(
         f"compare: two stored {results:,}-result runs, with intervals (fresh process)",
         f"evalcore compare {ours:.2f} s",
@@ -107,6 +111,36 @@ def main() -> None:
         "info: the gate is a one-pair comparison plus the leaderboards it checks",
         True,
     )
+    report(
+        "run --gate: the intake suite (480 calls, fake models, no latency) with the gate after it",
+        f"run --gate {run_gated:.2f} s",
+        f"run {run_plain:.2f} s",
+        run_gated / run_plain,
+        "<= 1.15: nothing noticeable",
+        run_gated / run_plain <= 1.15,
+    )
+
+
+def time_run_gate(repeat: int) -> tuple[float, float]:
+    """Seconds of ``evalcore run`` of the intake suite without and with ``--gate`` (best of ``repeat`` each)."""
+    cli = [sys.executable, "-m", "evalcore"]
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "EVALCORE_FAKE_LATENCY_SCALE": "0"}
+    with tempfile.TemporaryDirectory() as folder:
+        db = str(Path(folder) / "runs.db")
+        run = [*cli, "run", "data/suites/intake", "--db", db, "--quiet"]
+        subprocess.run(run, capture_output=True, env=env, cwd=ROOT, check=False)
+        listed = subprocess.run([*cli, "runs", "--db", db, "--format", "json"], capture_output=True, env=env, cwd=ROOT)
+        first = json.loads(listed.stdout)[0]["id"]
+        subprocess.run([*cli, "baseline", "set", first, "--db", db], capture_output=True, env=env, cwd=ROOT, check=True)
+        times = {}
+        for gated in (False, True):
+            best = float("inf")
+            for _ in range(repeat):
+                start = time.perf_counter()
+                subprocess.run(run + (["--gate"] if gated else []), capture_output=True, env=env, cwd=ROOT)
+                best = min(best, time.perf_counter() - start)
+            times[gated] = best
+    return times[False], times[True]
 
 
 if __name__ == "__main__":

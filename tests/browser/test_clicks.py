@@ -129,6 +129,6 @@ def test_a_click_on_a_runs_cell_opens_it_and_a_delete_leaves_nothing_selected(pa
     expect(page.get_by_role("heading", name=re.compile(r"run-to-"))).to_be_visible()
     page.get_by_role("button", name="Delete").click()
     page.get_by_role("button", name="Yes, delete").click()
-    expect(page.get_by_text("Click a run to open, export, delete or resume it.")).to_be_visible()
+    expect(page.get_by_text("Click a run to open, export, delete, resume or pin it.")).to_be_visible()
     expect(page.get_by_role("button", name="Delete")).to_have_count(0)
     screenshot(page, "runs_after_delete")
