@@ -24,6 +24,8 @@ def read_address_bar() -> None:
         return
     st.session_state[Keys.QUERY_READ] = True
     state = sharing.decode_query({k: st.query_params.get_all(k) for k in st.query_params})
+    refs = list(loaders.runs_index())
+    state.run = sharing.resolve_ref(state.run, refs)  # a short id, as the app shows them, opens its run
     if state.run:
         st.session_state[Keys.RUN] = state.run
     st.session_state[Keys.FILTERS_FOR] = state.run
@@ -37,7 +39,8 @@ def read_address_bar() -> None:
         st.session_state[Keys.URL_WEIGHTS] = state.weights
     compared = sharing.decode_comparison({k: st.query_params.get_all(k) for k in st.query_params})
     if compared != sharing.ComparisonState():
-        st.session_state[Keys.COMPARISON] = compared
+        base, candidate = (sharing.resolve_ref(ref, refs) for ref in (compared.base, compared.candidate))
+        st.session_state[Keys.COMPARISON] = sharing.ComparisonState(base, candidate, compared.pairs)
 
 
 def write_address_bar(page: str | None = None) -> None:

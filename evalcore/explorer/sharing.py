@@ -338,6 +338,19 @@ def encode_comparison(state: ComparisonState) -> dict[str, str | list[str]]:
     return params
 
 
+#: The shortest run-id prefix an address may use (the app shows 8 characters).
+MIN_PREFIX = 4
+
+
+def resolve_ref(ref: str | None, refs: Sequence[str]) -> str | None:
+    """A run ref as an address gives it, made whole: itself when known, else the one ref it is a unique
+    prefix of (at least :data:`MIN_PREFIX` characters, as ``evalcore`` takes them); else unchanged."""
+    if not ref or ref in refs or len(ref) < MIN_PREFIX:
+        return ref
+    matches = [r for r in refs if r.startswith(ref)]
+    return matches[0] if len(matches) == 1 else ref
+
+
 def decode_comparison(params: Mapping[str, str | Sequence[str]]) -> ComparisonState:
     """Read a comparison back from a query string (the last ``base`` and ``candidate`` count)."""
 

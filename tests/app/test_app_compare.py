@@ -140,3 +140,22 @@ def test_one_run_is_not_enough_to_compare(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, two_runs()[0])
     at = open_page(PAGE)
     assert "Comparing takes two runs" in texts(at)
+
+
+def test_short_run_ids_in_the_address_open_their_runs(monkeypatch, tmp_path):
+    # Issue 17 (14): a unique prefix, as the app shows run ids, works wherever a run id is taken.
+    seed(monkeypatch, tmp_path, *two_runs("3e8bd3ea-base", "77aa01ff-cand"))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    at.query_params["base"] = "3e8bd3ea"
+    at.query_params["candidate"] = "77aa01ff"
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.selectbox(key="compare_base").value == "3e8bd3ea-base"
+    assert at.selectbox(key="compare_candidate").value == "77aa01ff-cand"
+
+    board = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    board.query_params["run"] = "3e8bd3ea"
+    board.run()
+    assert not board.exception
+    assert "3e8bd3ea" in texts(board) and board.session_state["run"] == "3e8bd3ea-base"

@@ -213,3 +213,13 @@ def test_an_upload_is_new_the_same_as_the_stored_run_or_a_different_run_with_its
     store.import_run(run)
     assert stored_as(store, make_run(2, 3, run_id="run-a")) == SAME
     assert stored_as(store, make_run(3, 3, run_id="run-a")) == DIFFERENT
+
+
+def test_a_unique_prefix_of_four_or_more_characters_resolves_to_its_run():
+    from evalcore.explorer.sharing import resolve_ref
+
+    refs = ["3e8bd3ea-1", "3e8bffff-2", "upload:abc"]
+    assert resolve_ref("3e8bd3", refs) == "3e8bd3ea-1"
+    assert resolve_ref("3e8b", refs) == "3e8b"  # two runs start so: left as given
+    assert resolve_ref("3e8", refs) == "3e8"  # too short
+    assert resolve_ref("3e8bffff-2", refs) == "3e8bffff-2" and resolve_ref(None, refs) is None
