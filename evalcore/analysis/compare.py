@@ -235,8 +235,25 @@ def changed_datasets(base: Run, candidate: Run) -> tuple[list[str], bool]:
 
 def _keys(frame: pd.DataFrame) -> set[tuple[str, str]]:
     """(dataset, case id) of every case a results frame has a result for."""
-    pairs = frame[["dataset", "case"]].drop_duplicates()
-    return set(zip(pairs["dataset"].astype(str), pairs["case"].astype(str), strict=True))
+    return set(_case_keys(frame)[1])
+
+
+def _case_keys(frame: pd.DataFrame) -> tuple[np.ndarray, list[tuple[str, str]]]:
+    """Each result's case as a code, and each code's (dataset, case id).
+
+    From the frame's categorical codes when it has them: the names of each distinct case are read once,
+    not once per result.
+    """
+    dataset, case = frame["dataset"], frame["case"]
+    if isinstance(dataset.dtype, pd.CategoricalDtype) and isinstance(case.dtype, pd.CategoricalDtype):
+        joint = dataset.cat.codes.to_numpy(np.int64) * len(case.cat.categories) + case.cat.codes.to_numpy(np.int64)
+        distinct, codes = np.unique(joint, return_inverse=True)
+        names = np.asarray(dataset.cat.categories, dtype=object), np.asarray(case.cat.categories, dtype=object)
+        width = len(case.cat.categories)
+        keys = [(str(names[0][j // width]), str(names[1][j % width])) for j in distinct.tolist()]
+        return codes.reshape(-1), keys
+    codes, uniques = pd.factorize(pd.MultiIndex.from_arrays([dataset.astype(str), case.astype(str)]))
+    return np.asarray(codes), [(str(d), str(c)) for d, c in uniques]
 
 
 def _asked_alike(
@@ -277,19 +294,33 @@ def _case_values(
     frame = frame[frame["contender"].isin(contenders).to_numpy()]
     values = result_values(frame, metrics)
     names = ["score", *(m.name for m in metrics), *USAGE_DIRECTIONS]
-    # Grouped on the frame's own (categorical) columns; the reindex below keeps only the wanted cases.
-    table = pd.DataFrame(
-        {key: frame[key].reset_index(drop=True) for key in ("contender", "dataset", "case")}
-        | {n: values[n] for n in names}
-    )
-    means = table.groupby(["contender", "dataset", "case"], sort=False, observed=True).mean()
-    present = set(means.index.get_level_values("contender"))
-    return {
-        contender: means.xs(contender, level="contender").reindex(index)
-        if contender in present
-        else pd.DataFrame({name: np.full(len(index), np.nan) for name in names}, index=index)
-        for contender in contenders
-    }
+    codes, keys = _case_keys(frame)
+    position = {key: i for i, key in enumerate(index)}
+    # Each result's row in the table (-1: a case not compared), then sums and counts by bincount.
+    row = np.asarray([position.get(key, -1) for key in keys], dtype=np.int64)[codes] if len(codes) else codes
+    who, code_of = _codes(frame["contender"])
+    tables = {}
+    for contender in contenders:
+        mine = (who == code_of.get(contender, -2)) & (row >= 0)
+        at = row[mine]
+        columns = {}
+        for name in names:
+            value = values[name][mine]
+            known = ~np.isnan(value)
+            sums = np.bincount(at, weights=np.where(known, value, 0.0), minlength=len(index))
+            counts = np.bincount(at, weights=known.astype(float), minlength=len(index))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                columns[name] = np.where(counts > 0, sums / counts, np.nan)
+        tables[contender] = pd.DataFrame(columns, index=index)
+    return tables
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, dict[str, int]]:
+    """A column's values as integer codes, and each value's code (a categorical's own codes when it is one)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(np.int64), {str(v): i for i, v in enumerate(column.cat.categories)}
+    codes, uniques = pd.factorize(column.astype(str))
+    return np.asarray(codes, dtype=np.int64), {str(v): i for i, v in enumerate(uniques)}
 
 
 def _compare_pairs(

@@ -10,13 +10,16 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from evalcore._util.gcpause import gc_paused
 from evalcore.analysis.compare import Change, Comparison, Flip, PairComparison
-from evalcore.analysis.gate import GateReport, format_value
+from evalcore.analysis.text import format_value
+
+if TYPE_CHECKING:
+    from evalcore.analysis.gate import GateReport
 
 #: What a flip's kind reads as in a table.
 FLIP_LABELS = {

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from evalcore.analysis.compare import CompareError, Comparison, compare
 from evalcore.analysis.runs import StoredRun, header_of, rank_run
-from evalcore.analysis.text import format_cost, format_seconds
+from evalcore.analysis.text import format_value
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Metric, Run
 from evalcore.suite.config import GateModel, LimitModel, RegressionModel
@@ -320,16 +320,3 @@ def _tolerance_text(name: str, rule: RegressionModel) -> str:
 
 def _points(value: float) -> str:
     return f"{100 * value:.1f}%"
-
-
-def format_value(name: str, value: float, delta: bool = False) -> str:
-    """A value as the leaderboard shows it: scores, metrics and error rates in %, cost in USD, time in s.
-
-    With ``delta``, a difference: points for scores and rates, and a sign before the ``$`` of a cost.
-    """
-    if value is None or np.isnan(value):
-        return "–"
-    if name in ("cost", "time"):
-        text = (format_cost if name == "cost" else format_seconds)(abs(value))
-        return ("-" if value < 0 else "") + text
-    return f"{100 * value:.1f} pts" if delta else f"{100 * value:.1f}%"

@@ -444,3 +444,16 @@ def _edge(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
 
 def _points(value: float) -> str:
     return f"{value:.1f}" if abs(value) >= 0.05 else f"{value:.2g}"
+
+
+def format_value(name: str, value: float, delta: bool = False) -> str:
+    """A value as the leaderboard shows it: scores, metrics and error rates in %, cost in USD, time in s.
+
+    With ``delta``, a difference: points for scores and rates, and a sign before the ``$`` of a cost.
+    """
+    if value is None or np.isnan(value):
+        return "–"
+    if name in ("cost", "time"):
+        text = (format_cost if name == "cost" else format_seconds)(abs(value))
+        return ("-" if value < 0 else "") + text
+    return f"{100 * value:.1f} pts" if delta else f"{100 * value:.1f}%"
