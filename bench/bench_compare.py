@@ -9,6 +9,10 @@ result in ten drawn again, so about 7% of cases flip) are imported into a tempor
   from the same store (the floor any comparison starts from). Target: under 2 s.
 - ``gate``: a fresh ``evalcore gate CANDIDATE --baseline BASE --contender ID`` process, against the
   ``compare`` process: what the gate costs on top of a comparison.
+- ``page``: the Compare page's first view of the two runs in Chromium: a fresh server, a first tab on the
+  Leaderboard (the baseline: seconds to its first table; the tab is left to finish its charts), then a
+  new tab at ``/compare?base=…&candidate=…``: seconds until the verdict and until the forest plot are on
+  screen. Target: under 3 s.
 - ``run --gate``: ``evalcore run data/suites/intake --gate`` (fake models, no simulated latency, a pinned
   baseline) against the same run without ``--gate``: what the gate adds to a run.
 
@@ -89,6 +93,7 @@ def main() -> None:
         ours = timed([*cli, "compare", "bench-base", "bench-cand", "--db", str(db), "--format", "json"], args.repeat)
         floor = timed([sys.executable, "-c", FLOOR, str(db)], args.repeat)
         contender = base.contenders[0].id
+        page_verdict, page_chart, board = time_page(db, args.repeat)
         gate = timed(
             [*cli, "gate", "bench-cand", "--baseline", "bench-base", "--contender", contender, "--db", str(db)],
             args.repeat,
@@ -103,6 +108,18 @@ def main() -> None:
         ours < 2.0,
     )
     note("compare: absolute", f"{ours:.2f} s (target < 2 s) {'ok' if ours < 2.0 else 'MISSED'}")
+    report(
+        "page: the Compare page's first view of the two runs, in a new tab (Chromium)",
+        f"compare page {page_verdict:.2f} s (forest plot {page_chart:.2f} s)",
+        f"the first tab's leaderboard, first table {board:.2f} s",
+        page_chart / board,
+        "info; absolute target < 3 s",
+        page_chart < 3.0,
+    )
+    note(
+        "page: absolute",
+        f"{page_chart:.2f} s to the forest plot (target < 3 s) {'ok' if page_chart < 3.0 else 'MISSED'}",
+    )
     report(
         "gate: one contender against a baseline (fresh process)",
         f"evalcore gate {gate:.2f} s",
@@ -119,6 +136,39 @@ def main() -> None:
         "<= 1.15: nothing noticeable",
         run_gated / run_plain <= 1.15,
     )
+
+
+def time_page(db: Path, repeat: int) -> tuple[float, float, float]:
+    """Best seconds to the Compare page's verdict and forest plot in a new tab of a server a first tab has
+    warmed up (the leaderboard open), and that first tab's seconds to its first table."""
+    from bench_explorer import CHROMIUM, server, shown
+    from playwright.sync_api import sync_playwright
+
+    env = {**os.environ, "EVALCORE_DB": str(db), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    verdict = chart = board = float("inf")
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as folder:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
+        for _ in range(repeat):
+            with server(ROOT / "app.py", env, Path(folder) / "streamlit.log") as (url, _):
+                first = browser.new_page(viewport={"width": 1400, "height": 900})
+                start = time.perf_counter()
+                first.goto(f"{url}/?run=bench-cand")
+                shown(first, "stDataFrame")
+                board = min(board, time.perf_counter() - start)
+                shown(first, "stPlotlyChart")  # the first tab is done: the compare tab has the server to itself
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                start = time.perf_counter()
+                page.goto(f"{url}/compare?base=bench-base&candidate=bench-cand")
+                shown(page, "stAlert")
+                verdict = min(verdict, time.perf_counter() - start)
+                shown(page, "stPlotlyChart")
+                chart = min(chart, time.perf_counter() - start)
+                page.close()
+                first.close()
+        browser.close()
+    return verdict, chart, board
 
 
 def time_run_gate(repeat: int) -> tuple[float, float]:
