@@ -44,6 +44,13 @@ def add_selection(p: argparse.ArgumentParser) -> None:
         default=[],
         help="replace the lineup with these models (repeat or comma-separate)",
     )
+    p.add_argument(
+        "-p",
+        "--prompt",
+        action="append",
+        default=[],
+        help="the suite's prompts (prompts/<name>.*) to ask with, e.g. default,terse (one contender each)",
+    )
     p.add_argument("-e", "--effort", help="reasoning_effort values, e.g. low,high (one contender each)")
     p.add_argument("-t", "--temperature", help="temperature values, e.g. 0,0.7 (one contender each)")
     p.add_argument(
@@ -93,6 +100,8 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     from evalcore.suite.lineup import Overrides
 
     settings: dict[str, list[Any]] = {}
+    if args.prompt:
+        settings["prompt"] = split(args.prompt)
     if args.effort:
         settings["reasoning_effort"] = split(args.effort)
     if args.temperature:

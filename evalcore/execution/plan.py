@@ -10,10 +10,14 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
-from evalcore.scoring.adapters import Context
-from evalcore.scoring.plugins import build_scorer
+from evalcore.scoring.adapters import Adapter, Context, prompt_messages
+from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.suite.lineup import Overrides, expand_lineup, missing_api_keys, split_refused
 from evalcore.suite.loader import Suite
+from evalcore.suite.prompts import PROMPT_SETTING, check_prompt_names, prompts_used
+
+Messages = list[dict[str, Any]]
+CaseKey = tuple[str, str]
 
 
 @dataclass
@@ -49,6 +53,8 @@ class Plan:
     backoff_s: float
     options: RunOptions
     missing_keys: dict[str, list[str]] = field(default_factory=dict)
+    #: {prompt: {case key: messages}} for every prompt the contenders use, rendered (so checked) up front.
+    rendered: dict[str, dict[CaseKey, Messages]] = field(default_factory=dict)
 
     @property
     def calls(self) -> int:
@@ -67,12 +73,15 @@ def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
     """Decide contenders, refusals and cases for a run of ``suite``; calls no model."""
     options = options or RunOptions()
     run = suite.config.run
-    contenders, refused = split_refused(expand_lineup(suite.config, options.overrides))
+    lineup = expand_lineup(suite.config, options.overrides)
+    check_prompt_names(lineup, suite.prompts, suite.path)
+    contenders, refused = split_refused(lineup)
+    cases = select_cases(suite, options)
     return Plan(
         suite=suite,
         contenders=contenders,
         refused=refused,
-        cases=select_cases(suite, options),
+        cases=cases,
         samples=options.samples or run.samples,
         parallelism=options.parallelism or run.parallelism,
         concurrency=options.concurrency or run.concurrency,
@@ -81,7 +90,45 @@ def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
         backoff_s=run.backoff_s if options.backoff_s is None else options.backoff_s,
         options=options,
         missing_keys=missing_api_keys(contenders),
+        rendered=_render_prompts(suite, prompts_used(contenders), cases),
     )
+
+
+def _render_prompts(suite: Suite, names: list[str], cases: list[Case]) -> dict[str, dict[CaseKey, Messages]]:
+    contexts = suite_contexts(suite) if names else {}
+    return {
+        name: {c.key: prompt_messages(suite.prompts[name], c, contexts[c.dataset]) for c in cases} for name in names
+    }
+
+
+@dataclass
+class PlanMessages:
+    """The messages a run sends, built before any call: a contender's prompt's, or the adapter's own."""
+
+    #: {prompt name, or None for the adapter's own messages: {case key: messages}}.
+    by_prompt: dict[str | None, dict[CaseKey, Messages]]
+
+    def of(self, contender: Contender, case: Case) -> Messages:
+        """What ``contender`` is asked for ``case``."""
+        return self.by_prompt[contender.settings.get(PROMPT_SETTING)][case.key]
+
+
+def plan_messages(plan: Plan, adapter: Adapter, contexts: dict[str, Context]) -> PlanMessages:
+    """Every message list the plan's contenders send; the adapter builds them only when one has no prompt."""
+    by_prompt: dict[str | None, dict[CaseKey, Messages]] = {name: m for name, m in plan.rendered.items()}
+    if any(c.settings.get(PROMPT_SETTING) is None for c in plan.contenders):
+        by_prompt[None] = {c.key: adapter.build_messages(c, contexts[c.dataset]) for c in plan.cases}
+    return PlanMessages(by_prompt)
+
+
+def case_messages(plan: Plan, case: Case) -> dict[str | None, Messages]:
+    """The messages each prompt of the plan sends for ``case``; None: the adapter's own (contenders without a
+    prompt, or a plan with no contender)."""
+    found: dict[str | None, Messages] = {name: by_case[case.key] for name, by_case in plan.rendered.items()}
+    if not found or any(c.settings.get(PROMPT_SETTING) is None for c in plan.contenders):
+        adapter = build_adapter(plan.suite.adapter_ref, plan.suite.path)
+        found = {None: adapter.build_messages(case, suite_contexts(plan.suite)[case.dataset]), **found}
+    return found
 
 
 def select_cases(suite: Suite, options: RunOptions) -> list[Case]:
@@ -127,7 +174,8 @@ def new_run(plan: Plan, run_id: str | None = None) -> Run:
             "suite_hash": suite.suite_hash,
             "dataset_hashes": {d: suite.dataset_hashes[d] for d in sorted({c.dataset for c in plan.cases})},
             "revision": plan.options.revision,
-        },
+        }
+        | _prompts(plan),
     )
     return Run(
         info=info,
@@ -137,6 +185,17 @@ def new_run(plan: Plan, run_id: str | None = None) -> Run:
         results=[],
         refused=list(plan.refused),
     )
+
+
+def _prompts(plan: Plan) -> dict[str, Any]:
+    """``{"prompts": {name: {file, sha256, text}}}`` of the prompts the contenders use, so a run file says
+    exactly what was asked; nothing when they use none."""
+    prompts = {}
+    for name in prompts_used(plan.contenders):
+        prompt = plan.suite.prompts[name]
+        file = prompt.path.relative_to(plan.suite.path).as_posix()
+        prompts[name] = {"file": file, "sha256": prompt.sha256, "text": prompt.text}
+    return {"prompts": prompts} if prompts else {}
 
 
 def _settings(plan: Plan) -> dict[str, Any]:

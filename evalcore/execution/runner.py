@@ -21,7 +21,7 @@ from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
-from evalcore.execution.plan import Plan, RunOptions, make_plan, new_run, suite_contexts
+from evalcore.execution.plan import Plan, RunOptions, make_plan, new_run, plan_messages, suite_contexts
 from evalcore.models.breaker import UNREACHABLE_PREFIX, Breaker, Breakers
 from evalcore.models.llm import close_clients
 from evalcore.models.registry import get_provider
@@ -188,7 +188,7 @@ class _Execution:
         self.primary = next(m.name for m in self.scorer.metrics if m.primary)
         self.contexts = suite_contexts(suite)
         with gc_paused():  # a list and two dicts per case, none of them ever garbage during the run
-            self.messages = {c.key: self.adapter.build_messages(c, self.contexts[c.dataset]) for c in plan.cases}
+            self.messages = plan_messages(plan, self.adapter, self.contexts)
         self.on_progress, self.stop = on_progress, stop
         self.progress = Progress(run.info.id)
         self.writer = _Writer(store, run.info.id)
@@ -299,7 +299,7 @@ class _Execution:
         context = self.contexts[case.dataset]
         request = Request(
             contender=contender,
-            messages=self.messages[case.key],
+            messages=self.messages.of(contender, case),
             response_format=self.adapter.response_format,
             timeout_s=self.plan.timeout_s,
             max_attempts=self.plan.max_attempts,

@@ -1,16 +1,18 @@
-"""Offline checks of a suite: configuration, cases, expected answers, adapter, scorer and lineup."""
+"""Offline checks of a suite: configuration, cases, expected answers, adapter, scorer, prompts and lineup."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalcore.core.errors import EvalcoreError
+from evalcore.core.errors import ConfigError, EvalcoreError
+from evalcore.execution.plan import suite_contexts
 from evalcore.execution.runner import check_weights
-from evalcore.scoring.adapters import Context, Parsed
+from evalcore.scoring.adapters import Parsed, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.suite.lineup import expand_lineup, missing_api_keys, split_refused
 from evalcore.suite.loader import Suite, load_suite
+from evalcore.suite.prompts import check_prompt_names
 
 
 @dataclass
@@ -27,6 +29,7 @@ def verify_suite(path: str | Path) -> Report:
     try:
         suite = load_suite(path)
         _check_cases(suite, report)
+        _check_prompts(suite, report)
         check_weights(suite)
         _check_lineup(suite, report)
     except EvalcoreError as exc:
@@ -42,8 +45,9 @@ def _check_cases(suite: Suite, report: Report) -> None:
     scorer = build_scorer(suite.scorer_ref, suite.path)
     primary = next(m.name for m in scorer.metrics if m.primary)
     perfect = 0
+    contexts = suite_contexts(suite)
     for dataset in suite.datasets.values():
-        context = Context(suite.config.instructions, dataset.fields)
+        context = contexts[dataset.name]
         for case in dataset.cases:
             adapter.build_messages(case, context)
             scored = scorer.score(case, Parsed(output=case.expected), context)
@@ -63,8 +67,33 @@ def _check_cases(suite: Suite, report: Report) -> None:
         report.lines.append("error: an expected answer does not score 1 against itself; check the schema")
 
 
+def _check_prompts(suite: Suite, report: Report) -> None:
+    """Render every prompt for every case: the first failure of each prompt, with its file and line."""
+    if not suite.prompts:
+        return
+    kinds = ", ".join(f"{n} ({_counted(len(p.parts), 'message')})" for n, p in suite.prompts.items())
+    report.lines.append(f"prompts: {kinds}; each rendered for every case")
+    contexts = suite_contexts(suite)
+    cases = suite.cases
+    for prompt in suite.prompts.values():
+        failed: list[tuple[str, str]] = []
+        for case in cases:
+            try:
+                prompt_messages(prompt, case, contexts[case.dataset])
+            except ConfigError as exc:
+                failed.append((f"{case.dataset}/{case.id}", str(exc)))
+        if failed:
+            report.ok = False
+            where, first = failed[0]
+            report.lines.append(
+                f"error: {first} (case {where}; fails on {len(failed)} of {_counted(len(cases), 'case')})"
+            )
+
+
 def _check_lineup(suite: Suite, report: Report) -> None:
-    contenders, refused = split_refused(expand_lineup(suite.config))
+    lineup = expand_lineup(suite.config)
+    check_prompt_names(lineup, suite.prompts, suite.path)
+    contenders, refused = split_refused(lineup)
     report.lines.append(f"lineup: {_counted(len(contenders), 'contender')}, {len(refused)} refused")
     for r in refused:
         report.lines.append(f"  refused: {r.model} {r.settings}: {r.reason}")

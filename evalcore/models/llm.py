@@ -51,6 +51,9 @@ from evalcore.models.types import Reply, Request
 logger = logging.getLogger(__name__)
 
 RETRIED_KINDS = frozenset({"rate_limit", "timeout", "transport"})
+#: Settings that choose what a suite asks, not how the model answers (the prompt, ``evalcore.suite.prompts``):
+#: recorded with the contender, never sent to the provider.
+UNSENT_SETTINGS = frozenset({"prompt"})
 #: Settings checked against ``litellm.get_supported_openai_params``; others pass through unchecked.
 OPENAI_PARAMS = frozenset(
     {
@@ -184,7 +187,7 @@ def _call_kwargs(request: Request) -> dict[str, Any]:
         "max_retries": 0,
         "drop_params": False,
         "api_base": contender.api_base,
-        **contender.settings,
+        **{k: v for k, v in contender.settings.items() if k not in UNSENT_SETTINGS},
     }
     if request.response_format is not None:
         kwargs["response_format"] = request.response_format

@@ -2,6 +2,9 @@
 
 Built in: ``extract`` (JSON against the field schema) and ``chat`` (free text). A suite may name
 its own as ``module:attribute``; see :func:`evalcore.scoring.plugins.resolve`.
+
+A contender with a ``prompt`` is asked the messages of that prompt (:func:`prompt_messages`) instead of
+the adapter's own; the adapter still sets the response format and parses the reply.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from evalcore._util import jsonfast
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec
 from evalcore.suite.fieldrules import type_problems
+from evalcore.suite.prompts import Prompt
 
 
 @dataclass
@@ -124,6 +128,32 @@ def _schema_text(fields: tuple[FieldSpec, ...]) -> str:
         about = f": {spec.description}" if spec.description else ""
         lines.append(f"- {spec.name} ({kind}{nullable}){about}")
     return "\n".join(lines)
+
+
+def prompt_messages(prompt: Prompt, case: Case, context: Context) -> list[dict[str, Any]]:
+    """The messages ``prompt`` makes of ``case`` (see :func:`prompt_variables` for what it sees).
+
+    Raises:
+        ConfigError: the template uses a name it does not have, with its file and line.
+    """
+    return prompt.render(prompt_variables(case, context))
+
+
+def prompt_variables(case: Case, context: Context) -> dict[str, Any]:
+    """What a prompt template sees: ``input`` (text, or an object that prints as JSON), ``metadata``,
+    ``instructions`` (the suite's and the dataset's), ``schema`` (the field schema as the ``extract``
+    adapter words it; empty without fields), ``fields`` (each with ``name``, ``type``, ``description``,
+    ``values``, ``nullable``), and the case's ``dataset``, ``variant`` and ``id``."""
+    return {
+        "input": case.input,
+        "metadata": case.metadata,
+        "instructions": context.instructions,
+        "schema": _schema_text(context.fields) if context.fields else "",
+        "fields": context.fields,
+        "dataset": case.dataset,
+        "variant": case.variant,
+        "id": case.id,
+    }
 
 
 ADAPTERS: dict[str, type] = {"extract": ExtractAdapter, "chat": ChatAdapter}

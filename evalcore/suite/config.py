@@ -67,6 +67,8 @@ class LineupEntryModel(_Strict):
 
     model: str = Field(min_length=1)
     settings: dict[str, SettingValue | list[SettingValue]] = Field(default_factory=dict)
+    #: The prompt(s) of ``prompts/`` to ask with, by name; a list multiplies like a list setting.
+    prompt: str | list[str] | None = None
     api_base: str | None = None
     prices: PriceModel | None = None
 

@@ -1,4 +1,4 @@
-"""Turn a lineup into contenders: list settings multiply, command-line flags beat the file."""
+"""Turn a lineup into contenders: list settings (the prompt too) multiply, command-line flags beat the file."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.records import SHORT_NAMES, Contender, Refusal
 from evalcore.models.registry import get_provider
 from evalcore.suite.config import LineupEntryModel, SuiteModel
+from evalcore.suite.prompts import PROMPT_SETTING
 
 
 @dataclass
@@ -41,8 +42,7 @@ def _entries(config: SuiteModel, overrides: Overrides) -> list[LineupEntryModel]
 
 
 def _expand_entry(entry: LineupEntryModel, config: SuiteModel, overrides: Overrides) -> list[Contender]:
-    varied = {k: v if isinstance(v, list) else [v] for k, v in entry.settings.items()}
-    varied.update(overrides.settings)
+    varied = _varied(entry, overrides)
     for key, values in varied.items():
         if not values:
             raise ConfigError(f"evalcore.yaml: lineup: {entry.model}: settings.{key}: empty list")
@@ -63,6 +63,24 @@ def _expand_entry(entry: LineupEntryModel, config: SuiteModel, overrides: Overri
             )
         )
     return contenders
+
+
+def _varied(entry: LineupEntryModel, overrides: Overrides) -> dict[str, list[Any]]:
+    """The entry's settings as lists of values, the command line's beating them; the prompt first, as in
+    ``openai/gpt-4o-mini · prompt=terse · t=0``."""
+    varied: dict[str, list[Any]] = {k: v if isinstance(v, list) else [v] for k, v in entry.settings.items()}
+    if entry.prompt is not None:
+        if PROMPT_SETTING in varied:
+            raise ConfigError(
+                f"evalcore.yaml: lineup: {entry.model}: the prompt is given twice (prompt: and settings.prompt). "
+                "Keep `prompt:`."
+            )
+        varied[PROMPT_SETTING] = list(entry.prompt) if isinstance(entry.prompt, list) else [entry.prompt]
+    varied.update(overrides.settings)
+    if PROMPT_SETTING not in varied:
+        return varied
+    prompts = [v if v is None else str(v) for v in varied.pop(PROMPT_SETTING)]
+    return {PROMPT_SETTING: prompts, **varied}
 
 
 def contender_id(model: str, chosen: dict[str, Any]) -> str:
@@ -96,7 +114,8 @@ def split_refused(contenders: list[Contender]) -> tuple[list[Contender], list[Re
     """Ask each contender's provider whether it can be asked; refuse the rest by name."""
     kept, refused = [], []
     for contender in contenders:
-        reason = get_provider(contender.model).refusal(contender.model, contender.settings)
+        sent = {k: v for k, v in contender.settings.items() if k != PROMPT_SETTING}  # the prompt is ours, not sent
+        reason = get_provider(contender.model).refusal(contender.model, sent)
         if reason:
             refused.append(Refusal(model=contender.model, settings=dict(contender.settings), reason=reason))
         else:

@@ -22,6 +22,7 @@ from evalcore.core.schema import FieldSpec, check_value
 from evalcore.suite.cases import load_dataset_cases
 from evalcore.suite.config import FieldModel, NamedRef, SuiteModel
 from evalcore.suite.fieldrules import all_fit, names_of
+from evalcore.suite.prompts import Prompt, load_prompts
 
 SUITE_FILE = "evalcore.yaml"
 
@@ -48,6 +49,8 @@ class Suite:
     #: sha256 of evalcore.yaml, and of each dataset's files, for provenance.
     suite_hash: str = ""
     dataset_hashes: dict[str, str] = field(default_factory=dict)
+    #: The templates in ``prompts/`` by name; ``{}`` when the suite has none (the adapter builds the messages).
+    prompts: dict[str, Prompt] = field(default_factory=dict)
 
     @property
     def adapter_ref(self) -> NamedRef:
@@ -92,6 +95,7 @@ def load_suite(path: str | Path) -> Suite:
         datasets=datasets,
         suite_hash=_sha(text.encode()),
         dataset_hashes={name: _hash_tree(folder / "datasets" / name) for name in datasets},
+        prompts=load_prompts(folder),
     )
 
 
