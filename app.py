@@ -67,6 +67,9 @@ def main() -> None:
 if __name__ == "__main__":  # Streamlit runs this file as the script of every page view
     main()
 else:  # `streamlit run app.py` first imports it to find the server to serve: this one, warmed up as it starts
+    from starlette.middleware import Middleware
+
+    from pages._prefetch import ComparePrefetch
     from pages._startup import lifespan
 
-    app = st.App(__file__, lifespan=lifespan)
+    app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(ComparePrefetch)])

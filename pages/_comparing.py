@@ -22,9 +22,7 @@ def seed_choice(refs: list[str]) -> list[str]:
     """Give the run pickers their runs before they are drawn: the kept (or shared) choice, else the
     default comparison. Returns notes on runs a shared address names that are not here."""
     kept = st.session_state.get(Keys.COMPARISON) or sharing.ComparisonState()
-    index = _loaders.runs_index()
-    pins = {suite: pin["run_id"] for suite, pin in _loaders.pins().items()}
-    default = sharing.default_comparison(list(index.values()), pins) or (refs[-1], refs[0])
+    default = _loaders.default_comparison(_loaders.runs_index())
     notes = []
     for key, wanted, fallback in (
         (Keys.COMPARE_BASE, kept.base, default[0]),

@@ -226,13 +226,15 @@ def header(ref: str) -> Run:
 
 # A resource, not data: the page only reads it, and a big comparison's flips cost more to copy out of a
 # data cache on every rerun than the page takes to draw.
-@st.cache_resource(show_spinner="Comparing the two runs…", max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8)  # the page shows its own: a prefetch runs outside any page
 def _comparison(
     path: str, base: str, base_version: tuple, candidate: str, candidate_version: tuple, pairs: tuple[str, ...]
 ) -> Comparison:
     from evalcore.analysis.compare import compare
 
-    return compare(_side(path, base), _side(path, candidate), list(pairs) or None)
+    # Through the frames' cache: a run whose leaderboard or cases read its frame is not read again.
+    frames = _results_frame(path, base, base_version)[0], _results_frame(path, candidate, candidate_version)[0]
+    return compare(_side(path, base), _side(path, candidate), list(pairs) or None, frames=frames)
 
 
 def _side(path: str, ref: str) -> Run | StoredRun:
@@ -249,6 +251,36 @@ def comparison(base: str, candidate: str, pairs: Sequence[str] = ()) -> Comparis
     index = runs_index()
     at = (version(index.get(base, {})), version(index.get(candidate, {})))
     return _comparison(db_path(), base, at[0], candidate, at[1], tuple(pairs))
+
+
+def default_comparison(index: dict[str, dict]) -> tuple[str, str]:
+    """The two runs of ``index`` (two at least) the Compare page opens on when none is asked for, ``(base,
+    candidate)`` (:func:`evalcore.explorer.sharing.default_comparison`)."""
+    pinned = {pin["suite"]: pin["run_id"] for pin in baselines.baselines(store())}
+    refs = list(index)
+    return sharing.default_comparison(list(index.values()), pinned) or (refs[-1], refs[0])
+
+
+def prefetch_comparison(query: dict[str, list[str]]) -> None:
+    """Compute, into :func:`comparison`'s cache, the comparison the Compare page at an address with this
+    query will show, before a session asks (see ``pages/_prefetch.py``): stored runs only, as no session's
+    uploads are known here. Anything that fails is left for the page to meet and show."""
+    path = db_path()
+    index = {info["id"]: info for info in _store(path).list_runs()}
+    if len(index) < 2:
+        return
+    asked = sharing.decode_comparison(query)
+    refs = list(index)
+    base, candidate = (sharing.resolve_ref(ref, refs) for ref in (asked.base, asked.candidate))
+    default = default_comparison(index)
+    base = base if base in index else default[0]
+    candidate = candidate if candidate in index else default[1]
+    if base == candidate:
+        return
+    try:
+        _comparison(path, base, version(index[base]), candidate, version(index[candidate]), tuple(asked.pairs))
+    except EvalcoreError as exc:
+        log.info("no comparison to prefetch for %s → %s: %s", base, candidate, exc)
 
 
 def contender_results(ref: str, contender: str) -> Run:

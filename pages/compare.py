@@ -62,27 +62,33 @@ if base == candidate:
     st.info("Pick two different runs.", icon=":material/compare_arrows:")
     st.stop()
 
+verdict = st.container()
+# The forest plot's empty frame while the comparison runs: a new tab reads Vega's script meanwhile.
+changes = st.empty()
+with changes.container():
+    st.subheader("Changes")
+    st.vega_lite_chart(charts.forest_plot([]))
 try:
-    comparison = _loaders.comparison(base, candidate, pairs)
+    with verdict, st.spinner("Comparing the two runs…"):
+        comparison = _loaders.comparison(base, candidate, pairs)
 except CompareError as exc:
+    changes.empty()
     _widgets.fail(exc)
     st.caption("Pick the contenders to compare under Pairs, or two runs of the same suite.")
     st.stop()
 
-_comparing.banners(comparison.pairs)
-st.caption(_comparing.scope(comparison))
-
-names = [f"{p.base} → {p.candidate}" for p in comparison.pairs]
-if st.session_state.get(Keys.COMPARE_SHOWN) not in names:
-    st.session_state[Keys.COMPARE_SHOWN] = names[0]
-shown = st.selectbox("Pair", names, key=Keys.COMPARE_SHOWN) if len(names) > 1 else names[0]
+with verdict:
+    _comparing.banners(comparison.pairs)
+    st.caption(_comparing.scope(comparison))
+    names = [f"{p.base} → {p.candidate}" for p in comparison.pairs]
+    if st.session_state.get(Keys.COMPARE_SHOWN) not in names:
+        st.session_state[Keys.COMPARE_SHOWN] = names[0]
+    shown = st.selectbox("Pair", names, key=Keys.COMPARE_SHOWN) if len(names) > 1 else names[0]
 pair = comparison.pairs[names.index(shown)]
 
-st.subheader("Changes")
-if _widgets.charts_now():
-    st.plotly_chart(charts.forest_plot(pair.changes), key=Keys.CHART + "forest")
-else:
-    st.caption("The chart follows once the tables are on screen.")
+with changes.container():
+    st.subheader("Changes")
+    st.vega_lite_chart(charts.forest_plot(pair.changes), key=Keys.CHART + "forest")
 st.dataframe(sharing.change_table(pair), hide_index=True)
 
 st.subheader("Flipped cases")

@@ -1,9 +1,12 @@
 """Plotly figures of a leaderboard (score against cost and time, metric bars, a contender × dataset
-heatmap), of a comparison (a forest plot of its changes) and of a suite's runs over time.
+heatmap) and of a suite's runs over time, and a Vega-Lite chart of a comparison (a forest plot of its
+changes).
 
 The leaderboard's take a ranked table (:func:`evalcore.analysis.leaderboard.leaderboard`); every function
-returns a ``plotly.graph_objects.Figure``; nothing here draws on a screen or imports streamlit. Each point and
-bar carries its contender id in ``customdata``, so a page can open that contender's cases on a click.
+but :func:`forest_plot` returns a ``plotly.graph_objects.Figure``, which returns a Vega-Lite spec (a dict):
+a browser draws a chart of a few dozen marks with Vega's script, several times smaller than Plotly's.
+Nothing here draws on a screen or imports streamlit. Each point and bar of a leaderboard's figures carries
+its contender id in ``customdata``, so a page can open that contender's cases on a click.
 Colours come from the theme the figure is shown in (light or dark); only the frontier is styled here.
 Plotly takes about a second to import, so it is imported when a figure is made, not with this module:
 a page draws its tables first.
@@ -16,7 +19,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -237,75 +240,102 @@ def dataset_heatmap(table: pd.DataFrame, value: str = "score") -> go.Figure:
 VERDICT_COLOURS = {"regression": "#d62728", "improvement": "#2ca02c", "within noise": "#7f7f7f"}
 #: Names whose change a forest plot shows as a share of the base (their units differ); the rest in points.
 RELATIVE = ("cost", "time")
+#: A forest plot's panels: its title and the unit on its axis, for points (False) and % of base (True).
+FOREST_PANELS = {False: ("scores and rates: points", " pts"), True: ("cost and time: % of base", "%")}
 
 
-def forest_plot(changes: Sequence[Change]) -> go.Figure:
+def forest_plot(changes: Sequence[Change], width: int = 340) -> dict[str, Any]:
     """One line per compared name: a point at the difference (candidate − base) and a bar for its 95%
     interval, zero marked, coloured by verdict (regressions red, improvements green, noise grey).
 
     Scores and rates are in points; cost and time, whose units differ, in % of the base, on a panel of
     their own. A name with no data, or a cost or time with no base, is left out (the title says which).
-    """
-    import plotly.graph_objects as go  # slow to import: only when a chart is drawn
-    from plotly.subplots import make_subplots
 
-    panels: dict[bool, list[tuple[Change, float, float, float]]] = {False: [], True: []}
+    Returns a Vega-Lite spec, not a Plotly figure: a chart of a few dozen marks, which a browser draws
+    with a far smaller script than Plotly's. Each panel's rows are in its ``data.values``, one per name,
+    with its ``colour``.
+
+    Args:
+        changes: a pair's changes (:attr:`evalcore.analysis.compare.PairComparison.changes`).
+        width: each panel's width in pixels.
+    """
+    panels: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
     left_out = []
     for change in changes:
         relative = change.name in RELATIVE
-        scale = 100 / change.base if relative and change.base else 100.0
         if change.verdict == "no data" or (relative and not (change.base and math.isfinite(change.base))):
             left_out.append(change.name)
             continue
-        panels[relative].append((change, scale * change.diff, scale * change.lo, scale * change.hi))
-    shown = [relative for relative in (False, True) if panels[relative]]
-    titles = {False: "scores and rates: points", True: "cost and time: % of base"}
-    fig = make_subplots(rows=1, cols=max(len(shown), 1), subplot_titles=[titles[r] for r in shown])
-    for col, relative in enumerate(shown, start=1):
-        unit = "%" if relative else " pts"
-        for change, diff, lo, hi in panels[relative]:
-            colour = VERDICT_COLOURS[change.verdict]
-            better = "higher" if change.higher_is_better else "lower"
-            interval = math.isfinite(lo) and math.isfinite(hi)
-            fig.add_trace(
-                go.Scatter(
-                    x=[diff],
-                    y=[_safe(change.name)],
-                    mode="markers",
-                    marker={"color": colour, "size": 11},
-                    error_x={
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [max(hi - diff, 0) if interval else 0],
-                        "arrayminus": [max(diff - lo, 0) if interval else 0],
-                        "color": colour,
-                        "thickness": 3,
-                        "width": 6,
-                    },
-                    showlegend=False,
-                    customdata=[change.name],
-                    hovertext=[
-                        f"{_safe(change.name)}: {change.verdict} ({better} is better)<br>"
-                        f"{diff:+.3g}{unit}"
-                        + (f" [{lo:.3g} to {hi:.3g}]" if interval else "")
-                        + f"<br>p = {change.p_value:.3f}, {change.n} cases"
-                    ],
-                    hovertemplate="%{hovertext}<extra></extra>",
-                ),
-                row=1,
-                col=col,
-            )
-        fig.add_vline(x=0, line={"dash": "dash", "width": 1.5, "color": "#888"}, row=1, col=col)  # type: ignore[arg-type]
-        fig.update_xaxes(ticksuffix=unit, zeroline=False, row=1, col=col)
-        fig.update_yaxes(autorange="reversed", row=1, col=col)
+        panels[relative].append(_forest_row(change, 100 / change.base if relative else 100.0, relative))
     note = f" ({', '.join(left_out)}: no data)" if left_out else ""
-    rows = max((len(panels[r]) for r in shown), default=1)
-    fig.update_layout(
-        title=f"Candidate − base, 95% intervals: red worse, green better, grey within noise{note}",
-        height=120 + 42 * rows,
-        margin={"t": 80, "l": 10, "r": 10, "b": 10},
-    )
-    return fig
+    return {
+        "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
+        "title": {
+            "text": f"Candidate − base, 95% intervals: red worse, green better, grey within noise{note}",
+            "limit": 2000,
+        },
+        # With no panel to show, the points' panel, empty: the title says what was left out.
+        "hconcat": [_forest_panel(panels[r], *FOREST_PANELS[r], width) for r in (False, True) if panels[r]]
+        or [_forest_panel([], *FOREST_PANELS[False], width)],
+        "config": {"axisY": {"title": None}},
+    }
+
+
+def _forest_row(change: Change, scale: float, relative: bool) -> dict[str, Any]:
+    """One name's line: the difference and its interval in the panel's unit, with what its tooltip says."""
+    diff, lo, hi = scale * change.diff, scale * change.lo, scale * change.hi
+    interval = math.isfinite(lo) and math.isfinite(hi)
+    unit = FOREST_PANELS[relative][1]
+    return {
+        "measure": change.name,
+        "diff": diff,
+        "lo": lo if interval else diff,
+        "hi": hi if interval else diff,
+        "verdict": f"{change.verdict} ({'higher' if change.higher_is_better else 'lower'} is better)",
+        "colour": VERDICT_COLOURS[change.verdict],
+        "change": f"{diff:+.3g}{unit}" + (f" [{lo:.3g} to {hi:.3g}]" if interval else ""),
+        "p": f"{change.p_value:.3f}",
+        "cases": change.n,
+    }
+
+
+def _forest_panel(rows: list[dict[str, Any]], title: str, unit: str, width: int) -> dict[str, Any]:
+    """One panel of :func:`forest_plot`: interval bars, points, and a dashed line at zero."""
+    y = {"field": "measure", "type": "nominal", "sort": None}
+    x_axis = {"format": "~g", "labelExpr": f"datum.label + '{unit}'", "title": None, "grid": True}
+    x = {"field": "lo", "type": "quantitative", "axis": x_axis}
+    if not any(row["lo"] or row["hi"] for row in rows):  # all at zero: an axis around it, not a point
+        x["scale"] = {"domain": [-1, 1]}
+    colour = {"field": "colour", "type": "nominal", "scale": None, "legend": None}
+    tooltip = [{"field": f, "type": "nominal"} for f in ("measure", "verdict", "change", "p", "cases")]
+    return {
+        "title": title,
+        "width": width,
+        "height": {"step": 36},
+        "data": {"values": rows},
+        "layer": [
+            {"mark": {"type": "rule", "strokeDash": [5, 4], "color": "#888"}, "encoding": {"x": {"datum": 0}}},
+            {
+                "mark": {"type": "rule", "strokeWidth": 3},
+                "encoding": {
+                    "y": y,
+                    "x": x,
+                    "x2": {"field": "hi"},
+                    "color": colour,
+                    "tooltip": tooltip,
+                },
+            },
+            {
+                "mark": {"type": "point", "filled": True, "size": 140, "opacity": 1},
+                "encoding": {
+                    "y": y,
+                    "x": {"field": "diff", "type": "quantitative"},
+                    "color": colour,
+                    "tooltip": tooltip,
+                },
+            },
+        ],
+    }
 
 
 #: How each trend quantity is labelled, scaled and shown on hover.

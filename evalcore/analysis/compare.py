@@ -171,6 +171,7 @@ def compare(
     strict: bool = False,
     B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
     seed: int = 0,
+    frames: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> Comparison:
     """Compare a candidate run with a base run (see the module docstring).
 
@@ -180,6 +181,8 @@ def compare(
             (or the only two).
         strict: refuse when the suite or a dataset changed instead of comparing the shared cases.
         B, seed: resamples and seed of the paired interval and test.
+        frames: the two runs' results frames (:func:`evalcore.analysis.runs.frame_of`), when the caller
+            holds them already (an app caches them); none: read here.
 
     Raises:
         CompareError: nothing to compare, no pair, or (``strict``) a changed suite or dataset.
@@ -190,7 +193,7 @@ def compare(
     if strict and (changed or suite_changed):
         what = f"datasets changed: {', '.join(changed)}" if changed else "the suite file changed"
         raise CompareError(f"the two runs did not ask the same questions ({what}); --strict refuses to compare them")
-    base_frame, cand_frame = frame_of(base), frame_of(candidate)
+    base_frame, cand_frame = frames if frames is not None else (frame_of(base), frame_of(candidate))
     base_keys, cand_keys = _keys(base_frame), _keys(cand_frame)
     all_cases = base_keys | cand_keys
     shared = _asked_alike(base, candidate, base_keys & cand_keys, changed)

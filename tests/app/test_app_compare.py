@@ -27,7 +27,7 @@ def two_runs(base_id: str = "run-base", candidate_id: str = "run-cand", cand_con
 
 
 def picked(base: str = "run-base", candidate: str = "run-cand", **more) -> dict:
-    return {"compare_base": base, "compare_candidate": candidate, "charts_now": True, **more}
+    return {"compare_base": base, "compare_candidate": candidate, **more}
 
 
 def test_two_runs_picked_show_the_verdict_the_forest_plot_and_the_changes(monkeypatch, tmp_path):
@@ -38,9 +38,11 @@ def test_two_runs_picked_show_the_verdict_the_forest_plot_and_the_changes(monkey
     changes = at.dataframe[0].value
     assert list(changes.columns) == ["measure", "base", "candidate", "difference [95% interval]", "p", "change"]
     assert changes.set_index("measure").loc["score", "change"] == "regression"
-    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
-    lines = {trace["y"][0]: trace for trace in figure["data"] if trace.get("y")}
-    assert lines["score"]["marker"]["color"] == "#d62728" and lines["score"]["x"][0] < 0
+    forest = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    points, percent = ({row["measure"]: row for row in panel["data"]["values"]} for panel in forest["hconcat"])
+    assert points["score"]["colour"] == "#d62728" and points["score"]["hi"] < 0  # red, wholly below zero
+    assert points["score"]["lo"] <= points["score"]["diff"] <= points["score"]["hi"]
+    assert set(percent) <= {"cost", "time"} and "score" not in percent  # cost and time in a panel of their own
     assert "Compared 40 shared cases" in texts(at)
 
 
@@ -159,3 +161,33 @@ def test_short_run_ids_in_the_address_open_their_runs(monkeypatch, tmp_path):
     board.run()
     assert not board.exception
     assert "3e8bd3ea" in texts(board) and board.session_state["run"] == "3e8bd3ea-base"
+
+
+def test_a_comparison_prefetched_for_the_pages_address_is_not_computed_again(monkeypatch, tmp_path):
+    from evalcore.analysis import compare as comparing
+    from pages import _loaders, _prefetch
+
+    seed(monkeypatch, tmp_path, *two_runs())
+    computed = []
+    real = comparing.compare
+    monkeypatch.setattr(comparing, "compare", lambda *args, **kw: computed.append(args) or real(*args, **kw))
+    assert _prefetch.is_compare_page("/compare") and _prefetch.is_compare_page("/base/compare/")
+    assert not _prefetch.is_compare_page("/") and not _prefetch.is_compare_page("/runs")
+    _prefetch.prefetch({"base": ["run-base"], "candidate": ["run-cand"]})
+    assert len(computed) == 1
+    at = open_page(PAGE, **picked())
+    assert not at.exception
+    assert "m → m: REGRESSION in score" in unescaped(at.error[0].value)
+    assert len(computed) == 1  # the page found it in its cache
+    _loaders.forget_run_caches()
+
+
+def test_a_prefetch_of_runs_that_cannot_be_compared_leaves_the_page_to_say_why(monkeypatch, tmp_path):
+    from pages import _loaders, _prefetch
+
+    base, _ = two_runs()
+    seed(monkeypatch, tmp_path, base, binary_run("run-cand", {"x": CANDIDATE, "y": CANDIDATE}))
+    _prefetch.prefetch({"base": ["run-base"], "candidate": ["run-cand"], "pair": ["m=zz"]})  # logs, never raises
+    at = open_page(PAGE, **picked())
+    assert "no contender of the base run (m) is in the candidate run (x, y)" in unescaped(at.error[0].value)
+    _loaders.forget_run_caches()

@@ -1,0 +1,57 @@
+"""The Compare page's comparison, started as a browser asks for the page, before its session runs it.
+
+A new tab at ``/compare?base=…&candidate=…`` first loads Streamlit's frontend (the page, then its
+scripts, then a websocket of its own) and only then runs the page: a second or two in which the server
+has nothing to do for it. :class:`ComparePrefetch`, an ASGI middleware of the ``st.App`` that serves
+app.py, sees the page's own request go by and starts :func:`pages._loaders.prefetch_comparison` in a
+worker thread, so the comparison is in the page's cache, or on its way there (the page then waits for
+the same cache entry rather than computing it twice), when the page asks for it.
+
+One worker: a burst of requests queues rather than computing several comparisons at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import parse_qs
+
+from pages._state import COMPARE_URL
+
+log = logging.getLogger("evalcore.app")
+
+_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalcore-prefetch")
+
+
+class ComparePrefetch:
+    """ASGI middleware: a GET of the Compare page starts computing its comparison; every request then
+    goes on to Streamlit unchanged."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET" and is_compare_page(scope["path"]):
+            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            _worker.submit(prefetch, query)
+        await self.app(scope, receive, send)
+
+
+def is_compare_page(path: str) -> bool:
+    """Whether a request's path is the Compare page's (under any base URL path)."""
+    return path.rstrip("/").rsplit("/", 1)[-1] == COMPARE_URL
+
+
+def prefetch(query: dict[str, list[str]]) -> None:
+    """:func:`pages._loaders.prefetch_comparison`, never raising: the page meets and shows what fails."""
+    started = time.perf_counter()
+    try:
+        from pages import _loaders
+
+        _loaders.prefetch_comparison(query)
+    except Exception:  # noqa: BLE001 - the page does the same work and shows what goes wrong
+        log.exception("prefetching the comparison of %s failed; the page will compute it", query)
+        return
+    log.info("comparison of %s ready in %.2f s", query or "the default runs", time.perf_counter() - started)
