@@ -37,6 +37,23 @@ def click_cell_until(page, table, x: float, shown, row: int = 0) -> None:  # noq
     expect(shown).to_be_visible()
 
 
+def go_to(page, name: str) -> None:  # noqa: ANN001
+    """Click a page in the sidebar until its heading shows.
+
+    A click that lands while the page before is still finishing (its charts follow its tables with one more
+    script run) can be overtaken by that run and lost: a known race, noted in the issue 17 closing note.
+    """
+    heading = page.get_by_role("heading", name=name)
+    for _ in range(3):
+        page.get_by_test_id("stSidebarNavLink").filter(has_text=name).click()
+        try:
+            expect(heading).to_be_visible(timeout=6_000)
+            return
+        except AssertionError:
+            continue
+    expect(heading).to_be_visible()
+
+
 def test_a_click_on_a_leaderboard_cell_opens_that_contenders_cases(page, app_url):
     open_app(page, app_url)
     first = winner(page).split(";")[0].split("\n")[0]
@@ -123,8 +140,7 @@ def test_a_click_on_a_runs_cell_opens_it_and_a_delete_leaves_nothing_selected(pa
     page.get_by_role("button", name="Save to the history").click()
     expect(page.get_by_text(re.compile(r"^Winner: "))).to_be_visible()
 
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Runs").click()
-    expect(page.get_by_role("heading", name="Runs")).to_be_visible()
+    go_to(page, "Runs")
     click_cell(page, page.get_by_test_id("stDataFrame").first, x=250)  # the suite, not the box
     expect(page.get_by_role("heading", name=re.compile(r"run-to-"))).to_be_visible()
     page.get_by_role("button", name="Delete").click()
