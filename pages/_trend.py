@@ -55,9 +55,8 @@ def trend_panel(index: list[dict], picked: dict | None) -> None:
     value = right.radio("Show", VALUES, key=Keys.TREND_VALUE, horizontal=True)
     pin = _loaders.pins().get(suite)
     st.caption(plain(pinned_note(suite, pin)))
-    if not _widgets.charts_now():
-        st.caption("The chart follows once the tables are on screen.")
-        return
+    # Drawn at once, not after one more script run (``_widgets.charts_now``): a click on the runs table while
+    # that run is under way could be lost, and the Runs page is mostly reached from a tab that has Plotly.
     runs = sharing.trend_of(table, None if contender == WINNER else contender)
     st.plotly_chart(charts.run_trend(runs, value, pin["run_id"] if pin else None), key=Keys.CHART + "trend")
 
