@@ -148,7 +148,7 @@ def evaluate(
     gate = gate or DEFAULT_GATE
     check_gate_names(gate, head.metrics, sorted(head.info.provenance.get("dataset_hashes") or {}) or None)
     table = rank_run(candidate, head.info.weights, ci=False)
-    chosen, why = _choose(table, [c.id for c in head.contenders], contender, "run " + head.info.id)
+    chosen, why = choose_contender(table, [c.id for c in head.contenders], contender, "run " + head.info.id)
     if why:
         notes.append(why)
     checks = _minimum_checks(gate, candidate, table, chosen, head.metrics)
@@ -161,7 +161,7 @@ def evaluate(
         base_table = rank_run(baseline, base_head.info.weights, ci=False)
         base_ids = [c.id for c in base_head.contenders]
         wanted = baseline_contender or (chosen if chosen in base_ids else None)
-        base_chosen, why = _choose(base_table, base_ids, wanted, "baseline " + base_head.info.id)
+        base_chosen, why = choose_contender(base_table, base_ids, wanted, "baseline " + base_head.info.id)
         if why:
             notes.append(why)
         try:
@@ -182,15 +182,20 @@ def _run_id(run: Run | StoredRun | None) -> str | None:
     return None if run is None else header_of(run).info.id
 
 
-def _choose(table: pd.DataFrame, ids: list[str], wanted: str | None, where: str) -> tuple[str, str]:
-    """The contender to judge, and a note saying how it was chosen when the user did not name it."""
+def choose_contender(table: pd.DataFrame | None, ids: list[str], wanted: str | None, where: str) -> tuple[str, str]:
+    """The contender to judge, and a note saying how it was chosen when the user did not name it: ``wanted``,
+    else the only one, else the top-ranked row of ``table`` (the run's ranked leaderboard; only read then).
+
+    Raises:
+        GateError: ``wanted`` is not one of ``ids``, or there is nothing to choose from.
+    """
     if wanted is not None:
         if wanted not in ids:
             raise GateError(f"{where} has no contender {wanted!r}; it has {', '.join(ids)}")
         return wanted, ""
     if len(ids) == 1:
         return ids[0], ""
-    if not len(table):
+    if table is None or not len(table):
         raise GateError(f"{where} has no result to judge")
     top = str(table.iloc[0]["contender"])
     return top, f"{where}: judging its top-ranked contender {top} (choose another with --contender)"

@@ -234,20 +234,14 @@ def cmd_baseline(args: argparse.Namespace) -> int:
         removed = clear_baseline(store, args.run)
         print(f"baseline of {args.run} removed" if removed else f"no baseline pinned for {args.run}")
         return 0
-    from evalcore.analysis.gate import GateError, _choose
+    from evalcore.analysis.gate import choose_contender
     from evalcore.analysis.runs import StoredRun, rank_run
 
     run = StoredRun(store, store.resolve_run_id(args.run))
     header = run.header
     ids = [c.id for c in header.contenders]
-    if args.contender is None and len(ids) > 1:
-        table = rank_run(run, header.info.weights, ci=False)
-        contender, _ = _choose(table, ids, None, f"run {run.id}")
-    else:
-        try:
-            contender, _ = _choose(None, ids, args.contender, f"run {run.id}")  # type: ignore[arg-type]
-        except GateError as exc:
-            raise ConfigError(str(exc)) from None
+    ranked = rank_run(run, header.info.weights, ci=False) if args.contender is None and len(ids) > 1 else None
+    contender, _ = choose_contender(ranked, ids, args.contender, f"run {run.id}")
     pin_baseline(store, header.info.suite, run.id, contender)
     print(f"pinned run {run.id} ({contender}) as the baseline of suite {header.info.suite}")
     return 0
