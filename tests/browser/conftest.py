@@ -123,10 +123,15 @@ def streamlit_server(db: Path, bundled: Path, log_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def app_url(demo_run_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def app_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the shared server keeps its store (``evalcore.db``) and its log."""
+    return tmp_path_factory.mktemp("server")
+
+
+@pytest.fixture(scope="session")
+def app_url(demo_run_file: Path, app_folder: Path) -> Iterator[str]:
     """The server every flow shares (one store: runs launched by one test are seen by the next)."""
-    folder = tmp_path_factory.mktemp("server")
-    with streamlit_server(folder / "evalcore.db", demo_run_file.parent, folder / "streamlit.log") as url:
+    with streamlit_server(app_folder / "evalcore.db", demo_run_file.parent, app_folder / "streamlit.log") as url:
         yield url
 
 
@@ -158,3 +163,12 @@ def screenshot(page, name: str) -> Path:  # noqa: ANN001
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+def settled(page, timeout: float = 20_000) -> None:  # noqa: ANN001
+    """Wait until the page's script run has finished drawing: no element is left stale from the run (or the
+    page) before. A table click that lands on a stale table is a click on the page that was, not this one."""
+    from playwright.sync_api import expect
+
+    expect(page.locator('[data-testid="stElementContainer"][data-stale="true"]')).to_have_count(0, timeout=timeout)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=timeout)

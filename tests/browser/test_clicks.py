@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, settled
 from tests.browser.test_flows import open_app, winner
 
 pytestmark = pytest.mark.browser
@@ -21,6 +21,7 @@ def click_cell(page, table, x: float, row: int = 0) -> None:  # noqa: ANN001
     """Click a cell of a data row (the table is a canvas): ``x`` pixels from its left edge, well past the
     row's selection box."""
     expect(table).to_be_visible()
+    settled(page)
     box = table.bounding_box()
     page.mouse.click(box["x"] + x, box["y"] + ROW + ROW / 2 + ROW * row)
 
@@ -48,10 +49,12 @@ def go_to(page, name: str) -> None:  # noqa: ANN001
         page.get_by_test_id("stSidebarNavLink").filter(has_text=name).click()
         try:
             expect(heading).to_be_visible(timeout=6_000)
+            settled(page)
             return
         except AssertionError:
             continue
     expect(heading).to_be_visible()
+    settled(page)
 
 
 def test_a_click_on_a_leaderboard_cell_opens_that_contenders_cases(page, app_url):
@@ -126,13 +129,27 @@ def test_uploading_a_run_already_stored_offers_to_open_it(page, app_url, demo_ru
     expect(page.get_by_text(re.compile(r"^Winner: "))).to_be_visible()
 
 
-def test_a_click_on_a_runs_cell_opens_it_and_a_delete_leaves_nothing_selected(page, app_url, demo_run_file):
+@pytest.fixture
+def run_to_delete(app_folder):  # noqa: ANN001, ANN201
+    """The run the test uploads is gone afterwards even when the test fails: it is the newest run, and the
+    flows after this one pick the newest row of the history."""
+    yield "run-to-delete"
+    from evalcore.storage.store import Store
+
+    with Store(app_folder / "evalcore.db") as store:
+        if any(info["id"] == "run-to-delete" for info in store.list_runs()):
+            store.delete_run("run-to-delete")
+
+
+def test_a_click_on_a_runs_cell_opens_it_and_a_delete_leaves_nothing_selected(
+    page, app_url, demo_run_file, run_to_delete
+):  # noqa: ANN001
     from evalcore.runfile.read import read_run_file
     from evalcore.runfile.write import write_run_file
 
     # A second run to delete (the bundled one stays for the other tests), uploaded and saved.
     run = read_run_file(demo_run_file)
-    run.info.id = "run-to-delete"
+    run.info.id = run_to_delete
     run.info.created_at = "2099-01-01T00:00:00Z"  # the newest: the first row of the history
     path = write_run_file(run, demo_run_file.parent.parent / "to-delete.json")
     open_app(page, app_url, "upload")

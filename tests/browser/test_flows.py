@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, settled
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -21,11 +21,13 @@ def winner(page) -> str:  # noqa: ANN001
 def open_app(page, url: str, path: str = "") -> None:  # noqa: ANN001
     page.goto(f"{url}/{path}")
     expect(page.get_by_test_id("stSidebarNavLink").first).to_be_visible()
+    settled(page)
 
 
 def click_first_row(page, table) -> None:  # noqa: ANN001
     """The dataframe is a canvas: click the selection box of its first data row by coordinates."""
     expect(table).to_be_visible()
+    settled(page)
     box = table.bounding_box()
     page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)
 
