@@ -1,12 +1,10 @@
 """Plotly figures of a leaderboard (score against cost and time, metric bars, a contender × dataset
-heatmap) and of a suite's runs over time, and a Vega-Lite chart of a comparison (a forest plot of its
-changes).
+heatmap) and of a suite's runs over time (a comparison's forest plot is :mod:`evalcore.analysis.forest`).
 
 The leaderboard's take a ranked table (:func:`evalcore.analysis.leaderboard.leaderboard`); every function
-but :func:`forest_plot` returns a ``plotly.graph_objects.Figure``, which returns a Vega-Lite spec (a dict):
-a browser draws a chart of a few dozen marks with Vega's script, several times smaller than Plotly's.
-Nothing here draws on a screen or imports streamlit. Each point and bar of a leaderboard's figures carries
-its contender id in ``customdata``, so a page can open that contender's cases on a click.
+returns a ``plotly.graph_objects.Figure``. Nothing here draws on a screen or imports streamlit. Each
+point and bar of a leaderboard's figures carries its contender id in ``customdata``, so a page can open
+that contender's cases on a click.
 Colours come from the theme the figure is shown in (light or dark); only the frontier is styled here.
 Plotly takes about a second to import, so it is imported when a figure is made, not with this module:
 a page draws its tables first.
@@ -19,7 +17,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -30,7 +28,6 @@ from evalcore.core.records import Metric
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-    from evalcore.analysis.compare import Change
 
 #: How each x quantity is labelled and shown on hover.
 AXES = {
@@ -234,108 +231,6 @@ def dataset_heatmap(table: pd.DataFrame, value: str = "score") -> go.Figure:
         yaxis={"autorange": "reversed"},
     )
     return fig
-
-
-#: A change's colour in a forest plot, by its verdict.
-VERDICT_COLOURS = {"regression": "#d62728", "improvement": "#2ca02c", "within noise": "#7f7f7f"}
-#: Names whose change a forest plot shows as a share of the base (their units differ); the rest in points.
-RELATIVE = ("cost", "time")
-#: A forest plot's panels: its title and the unit on its axis, for points (False) and % of base (True).
-FOREST_PANELS = {False: ("scores and rates: points", " pts"), True: ("cost and time: % of base", "%")}
-
-
-def forest_plot(changes: Sequence[Change], width: int = 340) -> dict[str, Any]:
-    """One line per compared name: a point at the difference (candidate − base) and a bar for its 95%
-    interval, zero marked, coloured by verdict (regressions red, improvements green, noise grey).
-
-    Scores and rates are in points; cost and time, whose units differ, in % of the base, on a panel of
-    their own. A name with no data, or a cost or time with no base, is left out (the title says which).
-
-    Returns a Vega-Lite spec, not a Plotly figure: a chart of a few dozen marks, which a browser draws
-    with a far smaller script than Plotly's. Each panel's rows are in its ``data.values``, one per name,
-    with its ``colour``.
-
-    Args:
-        changes: a pair's changes (:attr:`evalcore.analysis.compare.PairComparison.changes`).
-        width: each panel's width in pixels.
-    """
-    panels: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
-    left_out = []
-    for change in changes:
-        relative = change.name in RELATIVE
-        if change.verdict == "no data" or (relative and not (change.base and math.isfinite(change.base))):
-            left_out.append(change.name)
-            continue
-        panels[relative].append(_forest_row(change, 100 / change.base if relative else 100.0, relative))
-    note = f" ({', '.join(left_out)}: no data)" if left_out else ""
-    return {
-        "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
-        "title": {
-            "text": f"Candidate − base, 95% intervals: red worse, green better, grey within noise{note}",
-            "limit": 2000,
-        },
-        # With no panel to show, the points' panel, empty: the title says what was left out.
-        "hconcat": [_forest_panel(panels[r], *FOREST_PANELS[r], width) for r in (False, True) if panels[r]]
-        or [_forest_panel([], *FOREST_PANELS[False], width)],
-        "config": {"axisY": {"title": None}},
-    }
-
-
-def _forest_row(change: Change, scale: float, relative: bool) -> dict[str, Any]:
-    """One name's line: the difference and its interval in the panel's unit, with what its tooltip says."""
-    diff, lo, hi = scale * change.diff, scale * change.lo, scale * change.hi
-    interval = math.isfinite(lo) and math.isfinite(hi)
-    unit = FOREST_PANELS[relative][1]
-    return {
-        "measure": change.name,
-        "diff": diff,
-        "lo": lo if interval else diff,
-        "hi": hi if interval else diff,
-        "verdict": f"{change.verdict} ({'higher' if change.higher_is_better else 'lower'} is better)",
-        "colour": VERDICT_COLOURS[change.verdict],
-        "change": f"{diff:+.3g}{unit}" + (f" [{lo:.3g} to {hi:.3g}]" if interval else ""),
-        "p": f"{change.p_value:.3f}",
-        "cases": change.n,
-    }
-
-
-def _forest_panel(rows: list[dict[str, Any]], title: str, unit: str, width: int) -> dict[str, Any]:
-    """One panel of :func:`forest_plot`: interval bars, points, and a dashed line at zero."""
-    y = {"field": "measure", "type": "nominal", "sort": None}
-    x_axis = {"format": "~g", "labelExpr": f"datum.label + '{unit}'", "title": None, "grid": True}
-    x = {"field": "lo", "type": "quantitative", "axis": x_axis}
-    if not any(row["lo"] or row["hi"] for row in rows):  # all at zero: an axis around it, not a point
-        x["scale"] = {"domain": [-1, 1]}
-    colour = {"field": "colour", "type": "nominal", "scale": None, "legend": None}
-    tooltip = [{"field": f, "type": "nominal"} for f in ("measure", "verdict", "change", "p", "cases")]
-    return {
-        "title": title,
-        "width": width,
-        "height": {"step": 36},
-        "data": {"values": rows},
-        "layer": [
-            {"mark": {"type": "rule", "strokeDash": [5, 4], "color": "#888"}, "encoding": {"x": {"datum": 0}}},
-            {
-                "mark": {"type": "rule", "strokeWidth": 3},
-                "encoding": {
-                    "y": y,
-                    "x": x,
-                    "x2": {"field": "hi"},
-                    "color": colour,
-                    "tooltip": tooltip,
-                },
-            },
-            {
-                "mark": {"type": "point", "filled": True, "size": 140, "opacity": 1},
-                "encoding": {
-                    "y": y,
-                    "x": {"field": "diff", "type": "quantitative"},
-                    "color": colour,
-                    "tooltip": tooltip,
-                },
-            },
-        ],
-    }
 
 
 #: How each trend quantity is labelled, scaled and shown on hover.

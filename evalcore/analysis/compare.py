@@ -206,7 +206,7 @@ def compare(
     index = pd.MultiIndex.from_tuples(sorted(shared), names=["dataset", "case"])
     base_values = _case_values(base_frame, metrics, index, {b for b, _ in chosen})
     cand_values = _case_values(cand_frame, metrics, index, {c for _, c in chosen})
-    compared = _compare_pairs(chosen, base_values, cand_values, metrics, B=B, seed=seed)
+    compared = _compare_pairs(chosen, base_values, cand_values, metrics, index, B=B, seed=seed)
     return Comparison(
         base_run=base_head.info.id,
         candidate_run=cand_head.info.id,
@@ -292,8 +292,8 @@ def shared_cases(base: Sequence[Case], candidate: Sequence[Case]) -> set[tuple[s
 
 def _case_values(
     frame: pd.DataFrame, metrics: Sequence[Metric], index: pd.MultiIndex, contenders: set[str]
-) -> dict[str, pd.DataFrame]:
-    """Per contender, one row per case of ``index``: each name's mean over the case's samples (NaN when none)."""
+) -> dict[str, dict[str, np.ndarray]]:
+    """Per contender and name, one value per case of ``index``: the mean over the case's samples (NaN when none)."""
     frame = frame[frame["contender"].isin(contenders).to_numpy()]
     values = result_values(frame, metrics)
     names = ["score", *(m.name for m in metrics), *USAGE_DIRECTIONS]
@@ -314,7 +314,7 @@ def _case_values(
             counts = np.bincount(at, weights=known.astype(float), minlength=len(index))
             with np.errstate(invalid="ignore", divide="ignore"):
                 columns[name] = np.where(counts > 0, sums / counts, np.nan)
-        tables[contender] = pd.DataFrame(columns, index=index)
+        tables[contender] = columns
     return tables
 
 
@@ -328,9 +328,10 @@ def _codes(column: pd.Series) -> tuple[np.ndarray, dict[str, int]]:
 
 def _compare_pairs(
     chosen: Sequence[tuple[str, str]],
-    base_values: Mapping[str, pd.DataFrame],
-    cand_values: Mapping[str, pd.DataFrame],
+    base_values: Mapping[str, Mapping[str, np.ndarray]],
+    cand_values: Mapping[str, Mapping[str, np.ndarray]],
     metrics: Sequence[Metric],
+    index: pd.MultiIndex,
     *,
     B: int,  # noqa: N803
     seed: int,
@@ -364,22 +365,22 @@ def _compare_pairs(
                 )
             )
         ran = ~np.isnan(_column(base_values[b], "errors")) & ~np.isnan(_column(cand_values[c], "errors"))
-        compared.append(PairComparison(b, c, int(ran.sum()), changes, flips(base_values[b], cand_values[c])))
+        compared.append(PairComparison(b, c, int(ran.sum()), changes, flips(base_values[b], cand_values[c], index)))
     return compared
 
 
-def _column(table: pd.DataFrame, name: str) -> np.ndarray:
-    if name not in table.columns:
-        return np.full(len(table), np.nan)
-    return table[name].to_numpy(dtype=float, na_value=np.nan)
+def _column(table: Mapping[str, np.ndarray], name: str) -> np.ndarray:
+    if name in table:
+        return table[name]
+    return np.full(len(next(iter(table.values()))), np.nan)
 
 
 def _mean(values: np.ndarray) -> float:
     return float(values.mean()) if len(values) else float("nan")
 
 
-def flips(base: pd.DataFrame, cand: pd.DataFrame) -> list[Flip]:
-    """The shared cases whose outcome changed, regressions first.
+def flips(base: Mapping[str, np.ndarray], cand: Mapping[str, np.ndarray], index: pd.MultiIndex) -> list[Flip]:
+    """The shared cases (of ``index``, one value per case in each column) whose outcome changed, regressions first.
 
     Order: scores that dropped (largest drop first), errors that appeared, scores that rose (largest rise
     first), errors that vanished; ties by dataset and case id. A case counts only when both contenders
@@ -402,8 +403,6 @@ def flips(base: pd.DataFrame, cand: pd.DataFrame) -> list[Flip]:
         kinds_of += [kind] * len(rows)
     rows = np.concatenate(parts)
     # Names through the index's codes: reading the whole index as tuples costs more than the rest.
-    index = base.index
-    assert isinstance(index, pd.MultiIndex)
     datasets = np.asarray(index.levels[0], dtype=object)[index.codes[0][rows]].tolist()
     cases = np.asarray(index.levels[1], dtype=object)[index.codes[1][rows]].tolist()
     scores = zip(b_score[rows].tolist(), c_score[rows].tolist(), strict=True)

@@ -94,7 +94,9 @@ def paired_differences(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     rng = np.random.default_rng(seed)
     draws = resample_counts(np.zeros(len(a), dtype=np.int64), B, rng)
-    signs = rng.integers(0, 2, size=(B, len(a))) * 2.0 - 1.0
+    signs = rng.integers(0, 2, size=(B, len(a))).astype(float)
+    signs *= 2.0
+    signs -= 1.0
     return _stats(a, b, draws, signs)
 
 
@@ -128,7 +130,7 @@ def _stats(left: np.ndarray, right: np.ndarray, draws: np.ndarray, signs: np.nda
     rest = np.flatnonzero(~binary)
     if len(rest):
         d, s, k = diff[:, rest], shared[:, rest], n[rest]
-        lo[rest], hi[rest] = percentile_interval(ratio(draws @ d, draws @ s))
+        lo[rest], hi[rest] = percentile_interval(ratio(draws @ d, _resampled_counts(draws, s)))
         flipped = np.abs(ratio(signs @ d, np.broadcast_to(k, (len(signs), len(k))).astype(float)))
         # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
         extreme = (flipped >= np.abs(mean[rest]) - 1e-12).sum(axis=0)
@@ -143,6 +145,15 @@ def _stats(left: np.ndarray, right: np.ndarray, draws: np.ndarray, signs: np.nda
             row["method"] = PERMUTATION
         rows.append({**row, "significant": bool(row["p_value"] < ALPHA)})
     return rows
+
+
+def _resampled_counts(draws: np.ndarray, shared: np.ndarray) -> np.ndarray:
+    """``draws @ shared``, each distinct column of ``shared`` multiplied once: the columns of one pair
+    mostly share their cases, so most products would repeat."""
+    distinct: dict[bytes, int] = {}
+    which = np.array([distinct.setdefault(shared[:, j].tobytes(), len(distinct)) for j in range(shared.shape[1])])
+    firsts = np.unique(which, return_index=True)[1]
+    return (draws @ shared[:, firsts].astype(float))[:, which]
 
 
 def _is_binary(values: np.ndarray) -> np.ndarray:
@@ -162,28 +173,35 @@ def sign_test(wins: int, losses: int, n: int, level: float = LEVEL) -> dict[str,
     if m == 0:
         return {"p_value": 1.0, "lo": 0.0, "hi": 0.0}
     tail = (1 - level) / 2
-    p_value = min(1.0, 2 * min(_at_most(wins, m, 0.5), _at_least(wins, m, 0.5)))
+    binomial = _Binomial(m)
+    p_value = min(1.0, 2 * min(binomial.at_most(wins, 0.5), binomial.at_least(wins, 0.5)))
     # P(X ≥ k) grows with θ and P(X ≤ k) shrinks: each bound is where its tail is (1 − level) / 2.
-    theta_lo = 0.0 if wins == 0 else _bisect(lambda t: _at_least(wins, m, t) - tail)
-    theta_hi = 1.0 if wins == m else _bisect(lambda t: tail - _at_most(wins, m, t))
+    theta_lo = 0.0 if wins == 0 else _bisect(lambda t: binomial.at_least(wins, t) - tail)
+    theta_hi = 1.0 if wins == m else _bisect(lambda t: tail - binomial.at_most(wins, t))
     scale = m / n
     return {"p_value": p_value, "lo": scale * (2 * theta_lo - 1), "hi": scale * (2 * theta_hi - 1)}
 
 
-def _at_least(k: int, m: int, theta: float) -> float:
-    return float(_binomial_pmf(m, theta)[k:].sum())
+class _Binomial:
+    """``X ~ Binomial(m, θ)`` for one ``m`` and any ``0 < θ < 1``: the binomial coefficients are computed
+    once, in log space, and serve every ``θ`` the bisections try."""
 
+    def __init__(self, m: int):
+        self.m = m
+        self.x = np.arange(m + 1)
+        log_factorial = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, m + 1)))])
+        self.log_choose = log_factorial[m] - log_factorial[self.x] - log_factorial[m - self.x]
 
-def _at_most(k: int, m: int, theta: float) -> float:
-    return float(_binomial_pmf(m, theta)[: k + 1].sum())
+    def pmf(self, theta: float, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """``P(X = x)`` for ``x`` in ``start..stop - 1``."""
+        x = self.x[start:stop]
+        return np.exp(self.log_choose[start:stop] + x * np.log(theta) + (self.m - x) * np.log1p(-theta))
 
+    def at_least(self, k: int, theta: float) -> float:
+        return float(self.pmf(theta, start=k).sum())
 
-def _binomial_pmf(m: int, theta: float) -> np.ndarray:
-    """``P(X = x)`` for ``x = 0..m``, ``X ~ Binomial(m, θ)``, ``0 < θ < 1``, computed in log space."""
-    x = np.arange(m + 1)
-    log_factorial = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, m + 1)))])
-    log_choose = log_factorial[m] - log_factorial[x] - log_factorial[m - x]
-    return np.exp(log_choose + x * np.log(theta) + (m - x) * np.log1p(-theta))
+    def at_most(self, k: int, theta: float) -> float:
+        return float(self.pmf(theta, stop=k + 1).sum())
 
 
 def _bisect(f: Callable[[float], float], low: float = 1e-12, high: float = 1 - 1e-12, steps: int = 60) -> float:

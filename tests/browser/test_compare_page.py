@@ -43,7 +43,9 @@ def test_two_runs_picked_show_the_verdict_and_a_flip_opens_its_case(page, compar
     page.get_by_role("option", name=re.compile("run-base")).click()
     expect(page.get_by_text("m → m: REGRESSION in score")).to_be_visible()
     expect(page).to_have_url(re.compile(r"/compare\?.*base=run-base.*candidate=run-cand"))
-    expect(page.get_by_test_id("stVegaLiteChart").locator(".mark-symbol path").first).to_be_visible()  # its points
+    forest = page.get_by_role("img", name=re.compile("^Forest plot"))
+    expect(forest).to_be_visible()  # the forest plot, drawn: its picture has its size
+    assert forest.evaluate("img => img.complete && img.naturalWidth") > 0
     screenshot(page, "compare_verdict")
 
     flips = page.get_by_test_id("stDataFrame").nth(1)
