@@ -120,6 +120,13 @@ if detail["scored"]:
     st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
 with st.expander("Raw reply"):
     st.code(detail["raw"] if detail["raw"] is not None else "(no reply)", language=None, wrap_lines=True)
+asked = [p for p in drilldown.prompts_asked(run) if row["contender"] in p["contenders"]]
+for prompt in asked:
+    with st.expander(plain(f"Prompt: {prompt['name']}")):
+        st.caption(
+            plain(f"{prompt['file'] or 'file not recorded'}: the template this contender's messages were made from")
+        )
+        st.code(prompt["text"] or "(the run file does not hold this prompt's text)", language=None, wrap_lines=True)
 
 others = [c for c in contenders if c != row["contender"]]
 if others:

@@ -8,6 +8,7 @@ from evalcore.analysis import charts
 from evalcore.analysis import view as explorer
 from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.text import FEW_MARK, NO_SCORED_MARK
+from evalcore.explorer import drilldown
 from pages import _filters, _frame, _loaders, _sidebar, _widgets
 from pages._state import Keys
 from pages._widgets import plain
@@ -74,6 +75,14 @@ for tab, (title, figure) in zip(
         points = (picked or {}).get("selection", {}).get("points", [])
         if points and points[0].get("customdata"):
             _frame.open_cases(str(points[0]["customdata"]))
+
+prompts = drilldown.prompts_asked(now.run)
+if prompts:
+    with st.expander(f"Prompts ({len(prompts)})", icon=":material/chat:"):
+        for prompt in prompts:
+            st.markdown(plain(f"**{prompt['name']}** · {prompt['file'] or 'file not recorded'}"))
+            st.caption(plain(f"Asked by {', '.join(prompt['contenders'])}"))
+            st.code(prompt["text"] or "(the run file does not hold this prompt's text)", language=None, wrap_lines=True)
 
 with st.expander("Glossary", icon=":material/help:"):
     st.text("\n".join(view.glossary))

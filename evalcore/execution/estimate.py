@@ -1,6 +1,7 @@
 """What a plan will cost, before anything is called: a point estimate and a range, per contender.
 
-Input tokens come from the messages the adapter will send (the instructions and field schema included).
+Input tokens come from the messages each contender will send: its prompt's, else the adapter's (the
+instructions and field schema included).
 Output tokens come from one of two sources, named in :attr:`ContenderEstimate.source`:
 
 - ``past runs``: the mean tokens per call of the same contender (same id, so same model and settings) on
@@ -22,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.core.records import Case, Contender
 from evalcore.core.schema import FieldSpec
-from evalcore.execution.plan import Plan, suite_contexts
+from evalcore.execution.plan import Plan, plan_messages, suite_contexts
 from evalcore.models.fakes import FAKES, reasoning_tokens
 from evalcore.scoring.plugins import build_adapter
+from evalcore.suite.prompts import PROMPT_SETTING
 
 if TYPE_CHECKING:
     from evalcore.storage.store import Store
@@ -94,17 +96,21 @@ def estimate_plan_cost(plan: Plan, store: Store | None = None) -> CostEstimate:
 _Tokens = dict[str, tuple[float, float, float, int]]  # dataset → (low, point, high, cases)
 
 
-def _tokens_per_dataset(plan: Plan) -> tuple[dict[str, float], _Tokens]:
-    """Input tokens per dataset (summed over its cases) and schema output tokens (low, point, high, cases)."""
+def _tokens_per_dataset(plan: Plan) -> tuple[dict[str | None, dict[str, float]], _Tokens]:
+    """Input tokens per prompt (None: the adapter's own messages) and dataset, summed over its cases, and
+    schema output tokens per dataset (low, point, high, cases)."""
     suite = plan.suite
     adapter = build_adapter(suite.adapter_ref, suite.path)
     contexts = suite_contexts(suite)
-    inputs: dict[str, float] = {}
+    asked = plan_messages(plan, adapter, contexts).by_prompt
+    inputs: dict[str | None, dict[str, float]] = {prompt: {} for prompt in asked}
     outputs: _Tokens = {}
     for case in plan.cases:
         context = contexts[case.dataset]
-        words = sum(len(str(m.get("content", "")).split()) for m in adapter.build_messages(case, context))
-        inputs[case.dataset] = inputs.get(case.dataset, 0.0) + words * TOKENS_PER_WORD + CALL_OVERHEAD_TOKENS
+        for prompt, by_case in asked.items():
+            words = sum(len(str(m.get("content", "")).split()) for m in by_case[case.key])
+            tokens = words * TOKENS_PER_WORD + CALL_OVERHEAD_TOKENS
+            inputs[prompt][case.dataset] = inputs[prompt].get(case.dataset, 0.0) + tokens
         low, point, high = _reply_tokens(case, context.fields)
         was = outputs.get(case.dataset, (0.0, 0.0, 0.0, 0))
         outputs[case.dataset] = (was[0] + low, was[1] + point, was[2] + high, was[3] + 1)
@@ -130,11 +136,12 @@ def _filled_chars(spec: FieldSpec) -> float:
 
 
 def _contender_estimate(
-    plan: Plan, contender: Contender, inputs: dict[str, float], outputs: _Tokens, store: Store | None
+    plan: Plan, contender: Contender, inputs: dict[str | None, dict[str, float]], outputs: _Tokens, store: Store | None
 ) -> ContenderEstimate:
     reasoning = _reasoning(contender)
     cap = contender.settings.get("max_tokens")
-    tokens_in = sum(inputs.values()) * plan.samples
+    # What this contender is asked: its prompt's messages, or the adapter's own.
+    tokens_in = sum(inputs.get(contender.settings.get(PROMPT_SETTING), {}).values()) * plan.samples
     low = point = high = 0.0
     past_calls = 0
     for dataset, (lo, mid, hi, cases) in outputs.items():

@@ -303,3 +303,25 @@ def compare_answers(run: Run, contenders: Sequence[str], dataset: str, case: str
             for n in names
         ]
     return table
+
+
+def prompts_asked(run: Run) -> list[dict[str, Any]]:
+    """The prompts a run's contenders were asked with, as its provenance records them: ``name``, ``file``,
+    ``sha256``, ``text`` and the ``contenders`` that used each, in the lineup's order. Empty when every
+    contender was asked the adapter's own messages."""
+    recorded = run.info.provenance.get("prompts") or {}
+    users: dict[str, list[str]] = {}
+    for contender in run.contenders:
+        name = contender.settings.get("prompt")
+        if isinstance(name, str):
+            users.setdefault(name, []).append(contender.id)
+    return [
+        {
+            "name": name,
+            "file": (recorded.get(name) or {}).get("file"),
+            "sha256": (recorded.get(name) or {}).get("sha256"),
+            "text": (recorded.get(name) or {}).get("text"),
+            "contenders": ids,
+        }
+        for name, ids in users.items()
+    ]

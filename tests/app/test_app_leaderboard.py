@@ -204,7 +204,7 @@ def test_the_demo_button_launches_the_demo_suite_and_opens_the_run_page(monkeypa
     job = jobs()[at.session_state["job"]]
     job.join(timeout=60)
     assert job.status == "completed", job.error
-    assert len(job.run.contenders) == 10
+    assert len(job.run.contenders) == 12
 
 
 def test_a_run_with_a_saved_summary_opens_without_reading_its_results(monkeypatch, tmp_path):
@@ -331,3 +331,17 @@ def test_time_is_in_seconds_per_case(monkeypatch, tmp_path):
     assert spec["layout"]["xaxis"]["title"]["text"] == "seconds per case"
     at = open_page(PAGE)
     assert "time: seconds per case" in texts(at) or "per call" not in texts(at)
+
+
+def test_the_prompts_a_run_asked_with_are_shown_with_their_text(monkeypatch, tmp_path):
+    from evalcore.runfile.read import read_run_file
+    from tests.app.test_app_shared import REPO
+
+    seed(monkeypatch, tmp_path, read_run_file(REPO / "data" / "runs" / "intake-demo.json"))
+    at = open_page(PAGE)
+    assert not at.exception
+    (prompts,) = [e for e in at.expander if e.label == "Prompts (2)"]
+    shown = [c.value for c in prompts.code]
+    terse = (REPO / "data" / "suites" / "intake" / "prompts" / "terse.txt").read_text()
+    assert terse.strip() in [text.strip() for text in shown]
+    assert "Asked by fake/guesser · prompt=terse · t=0" in [unescaped(c.value) for c in prompts.caption]

@@ -16,10 +16,10 @@ def test_the_plan_of_the_demo_suite_counts_calls_cost_and_refusals(monkeypatch, 
     seed(monkeypatch, tmp_path)
     at = open_page(PAGE)
     assert not at.exception and not at.error
-    assert metric(at, "Calls") == "480"
+    assert metric(at, "Calls") == "576"
     assert unescaped(metric(at, "Estimated cost")).startswith("$0")
     assert metric(at, "Refused") == "1"
-    assert len(at.dataframe[0].value) == 10
+    assert len(at.dataframe[0].value) == 12
     assert "does not take reasoning_effort" in at.dataframe[1].value["reason"].iloc[0]
 
 

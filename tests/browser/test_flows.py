@@ -151,7 +151,7 @@ def test_cancelling_a_run_stops_it_and_keeps_it_resumable(page, app_url):
     samples = page.get_by_label("Samples per case")
     samples.fill("10")
     samples.press("Enter")
-    expect(page.get_by_text("4800", exact=True)).to_be_visible()
+    expect(page.get_by_text("5760", exact=True)).to_be_visible()
     page.get_by_role("button", name="Launch").click()
     page.get_by_role("button", name="Cancel").click()
     stopped = re.compile(r"The run stopped \((cancelled|interrupted)\)")

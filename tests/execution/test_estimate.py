@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from evalcore.execution.estimate import describe, estimate_plan_cost
-from evalcore.execution.plan import make_plan
+from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.runner import run_suite
 from evalcore.storage.store import Store
+from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import load_suite
 from tests.suites import write_suite
 
@@ -68,3 +69,12 @@ def test_suite_prices_give_an_estimate_for_any_model(tmp_path, monkeypatch):
     estimate = estimate_plan_cost(make_plan(load_suite(write_suite(tmp_path / "suite", config))))
     (only,) = estimate.contenders
     assert estimate.usd == pytest.approx(only.input_tokens * 1e-6 + only.output_tokens * 2e-6)
+
+
+def test_each_contender_is_estimated_from_the_messages_of_its_own_prompt():
+    intake = Path(__file__).resolve().parents[2] / "data" / "suites" / "intake"
+    overrides = Overrides(models=["fake/oracle"], settings={"prompt": ["default", "terse"]})
+    plan = make_plan(load_suite(intake), RunOptions(overrides=overrides))
+    by_prompt = {c.contender.split("prompt=")[1].split(" ")[0]: c for c in estimate_plan_cost(plan).contenders}
+    assert by_prompt["terse"].input_tokens < 0.8 * by_prompt["default"].input_tokens  # the terse prompt is shorter
+    assert by_prompt["terse"].output_tokens == by_prompt["default"].output_tokens  # the same answers are asked for
