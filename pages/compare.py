@@ -21,11 +21,6 @@ index = _loaders.runs_index()
 if not index:
     _widgets.empty_store()
     st.stop()
-if len(index) < 2:
-    st.info("Comparing takes two runs: run the suite again, or upload a run file to compare with this one.")
-    st.page_link(UPLOAD, label="Upload a run file", icon=":material/upload:")
-    st.stop()
-
 refs = list(index)
 for note in _comparing.seed_choice(refs):
     st.warning(plain(note))
@@ -45,7 +40,9 @@ candidate = right.selectbox(
     help="The change to judge",
 )
 options = sharing.pair_options(
-    [c.id for c in _loaders.header(base).contenders], [c.id for c in _loaders.header(candidate).contenders]
+    [c.id for c in _loaders.header(base).contenders],
+    [c.id for c in _loaders.header(candidate).contenders],
+    same_run=base == candidate,
 )
 st.session_state[Keys.COMPARE_PAIRS] = [p for p in st.session_state.get(Keys.COMPARE_PAIRS, []) if p in options]
 pairs = st.multiselect(
@@ -54,12 +51,20 @@ pairs = st.multiselect(
     key=Keys.COMPARE_PAIRS,
     format_func=lambda p: p.replace("=", " → ", 1),
     placeholder="By id, or the only contender of each run",
-    help="Base contender → candidate contender. Pick pairs to compare contenders whose ids differ.",
+    help="Base contender → candidate contender. Pick pairs to compare contenders whose ids differ, or two "
+    "contenders of one run (pick the same run twice).",
 )
 st.session_state[Keys.COMPARISON] = sharing.ComparisonState(base, candidate, tuple(pairs))
 _address.write_address_bar(COMPARE_URL)
-if base == candidate:
-    st.info("Pick two different runs.", icon=":material/compare_arrows:")
+if base == candidate and not pairs:
+    st.info(
+        "Pick two different runs, or pick pairs of this run's contenders under Pairs: two prompts of one "
+        "model, say (those pairs are listed first).",
+        icon=":material/compare_arrows:",
+    )
+    if len(index) < 2:
+        st.caption("This is the only run: run the suite again, or upload a run file to compare with this one.")
+        st.page_link(UPLOAD, label="Upload a run file", icon=":material/upload:")
     st.stop()
 
 try:

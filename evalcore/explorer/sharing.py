@@ -364,10 +364,23 @@ def decode_comparison(params: Mapping[str, str | Sequence[str]]) -> ComparisonSt
     )
 
 
-def pair_options(base: Sequence[str], candidate: Sequence[str]) -> list[str]:
-    """Every ``BASE_ID=CANDIDATE_ID`` pair two runs' contenders can make, the same ids first."""
+def pair_options(base: Sequence[str], candidate: Sequence[str], same_run: bool = False) -> list[str]:
+    """Every ``BASE_ID=CANDIDATE_ID`` pair two runs' contenders can make, the same ids first.
+
+    Within one run (``same_run``) a contender is never paired with itself, and the pairs that differ only
+    in their prompt (one model asked two ways) come first.
+    """
+    if same_run:
+        pairs = [(b, c) for b in base for c in candidate if b != c]
+        prompts_only = [p for p in pairs if _without_prompt(p[0]) == _without_prompt(p[1])]
+        return [f"{b}={c}" for b, c in prompts_only + [p for p in pairs if p not in prompts_only]]
     same = [f"{b}={b}" for b in base if b in candidate]
     return same + [f"{b}={c}" for b in base for c in candidate if b != c]
+
+
+def _without_prompt(contender_id: str) -> str:
+    """A contender id without its ``prompt=…`` part: two ids alike but for it are one model asked two ways."""
+    return " · ".join(part for part in contender_id.split(" · ") if not part.startswith("prompt="))
 
 
 def change_table(pair: PairComparison) -> pd.DataFrame:

@@ -139,10 +139,35 @@ def test_an_address_naming_a_missing_run_says_so(monkeypatch, tmp_path):
     assert "Run run-gone is not in this store" in texts(at)
 
 
-def test_one_run_is_not_enough_to_compare(monkeypatch, tmp_path):
+def test_one_run_alone_asks_for_a_pair_of_its_contenders_or_another_run(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, two_runs()[0])
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)  # the page's link needs the app's pages
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert "Pick two different runs, or pick pairs of this run's contenders" in texts(at)
+    assert "This is the only run" in texts(at)
+
+
+def test_two_prompts_of_one_model_in_one_run_are_compared(monkeypatch, tmp_path):
+    from evalcore.runfile.read import read_run_file
+
+    demo = read_run_file(REPO / "data" / "runs" / "intake-demo.json")
+    seed(monkeypatch, tmp_path, demo)
     at = open_page(PAGE)
-    assert "Comparing takes two runs" in texts(at)
+    options = at.multiselect(key="compare_pairs").options
+    prompts = "fake/guesser · prompt=default · t=0=fake/guesser · prompt=terse · t=0"
+    default, terse = prompts.split("=fake/")
+    first_two = {unescaped(o).replace(" → ", "=", 1) for o in options[:2]}
+    assert first_two == {prompts, f"fake/{terse}={default}"}  # the model's two prompts, listed first
+    assert not any(o.split(" → ")[0] == o.split(" → ")[1] for o in map(unescaped, options))  # never itself
+    at.multiselect(key="compare_pairs").set_value([prompts]).run()
+    assert not at.exception
+    banner = unescaped((at.success or at.info or at.error)[0].value)
+    assert banner.startswith("fake/guesser · prompt=default · t=0 → fake/guesser · prompt=terse · t=0: ")
+    assert "(48 shared cases)" in banner
+    changes = at.dataframe[0].value.set_index("measure")
+    assert changes.loc["cost", "change"] == "improvement"  # the terse prompt sends fewer tokens
 
 
 def test_short_run_ids_in_the_address_open_their_runs(monkeypatch, tmp_path):
