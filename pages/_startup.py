@@ -6,9 +6,9 @@ browser loads Streamlit's frontend, the thread imports what the leaderboard page
 pyarrow, evalcore's explorer), opens the store, seeding it from the bundled runs when empty, and ranks
 the default run into the caches the pages read (see :func:`pages._loaders.warm_up`); then it makes a
 chart once, for the parts of plotly a figure imports; last, it computes the comparison the Compare
-page opens on (the newest run against the suite's pinned baseline, else the run before it). A page that gets there first waits for the same
-import or cache entry rather than doing the work twice. Anything that fails is logged, and left for the
-page to meet and show.
+page opens on (the newest run against the suite's pinned baseline, else the run before it). A page that
+gets there first waits for the same import or cache entry rather than doing the work twice. Anything
+that fails is logged, and left for the page to meet and show.
 """
 
 from __future__ import annotations
