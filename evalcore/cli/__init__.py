@@ -1,7 +1,8 @@
 """The ``evalcore`` command: the parser (:mod:`~evalcore.cli.parser`), the arguments and helpers the
 commands share (:mod:`~evalcore.cli._shared`), and one module per command group: :mod:`~evalcore.cli.suite`
-(cases, verify, plan, run), :mod:`~evalcore.cli.history` (runs, export, import, delete) and
-:mod:`~evalcore.cli.ranking` (leaderboard, weights, significance). May import everything."""
+(cases, verify, plan, run), :mod:`~evalcore.cli.history` (runs, export, import, delete),
+:mod:`~evalcore.cli.ranking` (leaderboard, weights, significance), :mod:`~evalcore.cli.decide` (compare, gate,
+baseline) and :mod:`~evalcore.cli.agreement` (agreement). May import everything."""
 
 from evalcore.cli.parser import COMMANDS, build_parser, main
 

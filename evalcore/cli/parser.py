@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from evalcore.cli import decide, history, ranking, suite
+from evalcore.cli import agreement, decide, history, ranking, suite
 from evalcore.core.version import __version__
 
 EPILOG = """\
@@ -25,6 +25,7 @@ examples:
   evalcore run --resume RUN_ID                   finish an interrupted run
   evalcore compare BASE_RUN CANDIDATE_RUN        what changed between two runs, case by case
   evalcore gate RUN_ID --baseline BASE_RUN       PASS / WARN (exit 0), FAIL (exit 1), cannot decide (exit 2)
+  evalcore agreement labels.csv                  how well the judge agrees with human labels
 """
 
 Adder = Callable[[argparse.ArgumentParser], None]
@@ -35,6 +36,7 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **history.COMMANDS,
     **ranking.COMMANDS,
     **decide.COMMANDS,
+    **agreement.COMMANDS,
 }
 
 
