@@ -34,9 +34,11 @@ checks = st.columns(4)
 failures = checks[0].toggle("Failures only", help="Errors and scores below 100%")
 errors = checks[1].toggle("Errors only", help="Failed calls and unusable replies")
 metrics = now.run.metrics
-has_hallucinations = any(m.name == drilldown.HALLUCINATION_METRIC for m in metrics)
+has_hallucinations = any(m.name in drilldown.HALLUCINATION_METRICS for m in metrics)
 hallucinations = checks[2].toggle(
-    "Hallucinations only", disabled=not has_hallucinations, help="Answers that filled in a field the text leaves open"
+    "Hallucinations only",
+    disabled=not has_hallucinations,
+    help="Answers that filled in a field the text leaves open, or called a function where no call was right",
 )
 
 filters = drilldown.CaseFilters(

@@ -46,7 +46,8 @@ def progress_panel(run_id: str, polling: bool) -> None:
         )
     for r in job.rows().itertuples():
         errors = explorer.count(int(r.errors), "error")
-        st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {errors}"))
+        waiting = f" · {r.waiting}" if r.waiting else ""  # a rate limit of the suite holds calls back
+        st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {errors}{waiting}"))
     count, view = _loaders.leaderboard_so_far(run_id, job)
     if view is not None:
         st.caption(f"Leaderboard so far ({explorer.count(count, 'result')})" if job.alive else "Leaderboard")

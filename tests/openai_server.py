@@ -13,6 +13,10 @@ Each call to ``POST /v1/chat/completions`` takes the next script from :attr:`Ope
 - ``echo_auth`` or ``echo_auth:<code>``: an error reply (401 by default) whose message quotes the
   request's ``Authorization`` header, as a careless provider might.
 
+A request that offers ``tools`` gets, when :attr:`OpenAIServer.tool_calls` is set, a reply that calls them:
+``message.tool_calls`` from that list of ``{"name", "arguments"}`` (or a function of the request's body
+returning one; an empty list answers in text), with ``content`` null.
+
 :meth:`OpenAIServer.inject` adds seeded random faults: each call with no queued script gets a fault
 drawn from a list with a given probability; :attr:`OpenAIServer.served` records what every call got.
 """
@@ -49,6 +53,9 @@ class OpenAIServer:
 
     def __init__(self, content: Content = '{"answer": 42}'):
         self.content: Content = content
+        #: The calls a request that offers tools gets: ``[{"name", "arguments"}]`` (arguments a dict, or text
+        #: sent as it is), or a function of the request's body returning them; None: a text reply.
+        self.tool_calls: list[dict[str, Any]] | Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
         self.scripts: deque[str] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -158,6 +165,28 @@ def completion(body: dict[str, Any], content: str) -> dict[str, Any]:
     }
 
 
+def tool_completion(body: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """A chat completion that calls tools (no text); tokens count words of the messages and of the calls."""
+    reply = completion(body, "")
+    tool_calls = [
+        {
+            "id": f"call_{i}",
+            "type": "function",
+            "function": {
+                "name": call["name"],
+                "arguments": call["arguments"] if isinstance(call["arguments"], str) else json.dumps(call["arguments"]),
+            },
+        }
+        for i, call in enumerate(calls)
+    ]
+    reply["choices"][0]["message"] = {"role": "assistant", "content": None, "tool_calls": tool_calls}
+    reply["choices"][0]["finish_reason"] = "tool_calls"
+    words = len(" ".join(c["function"]["arguments"] for c in tool_calls).split()) + len(tool_calls)
+    reply["usage"]["completion_tokens"] = words
+    reply["usage"]["total_tokens"] = reply["usage"]["prompt_tokens"] + words
+    return reply
+
+
 def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -175,7 +204,10 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def _run(self, script: str, body: dict[str, Any]) -> None:
             name, _, arg = script.partition(":")
-            if name == "ok":
+            if name == "ok" and server.tool_calls is not None and body.get("tools"):
+                calls = server.tool_calls(body) if callable(server.tool_calls) else server.tool_calls
+                self._send(200, tool_completion(body, calls) if calls else completion(body, "No tool is needed."))
+            elif name == "ok":
                 self._send(200, completion(body, arg or server._content_for(body)))
             elif name == "slow":
                 time.sleep(float(arg))

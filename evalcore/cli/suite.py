@@ -15,6 +15,7 @@ from evalcore.cli._shared import (
     open_store,
     plan_of,
     print_refused,
+    run_options,
     table,
     terminal_width,
 )
@@ -135,6 +136,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                     "estimate": as_dict(estimate),
                     "refused": [r.__dict__ for r in plan.refused],
                     "missing_keys": plan.missing_keys,
+                    "limits": {key: _limited(plan, key) for key in plan.limits},
                 },
                 indent=1,
             )
@@ -155,7 +157,19 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print_refused(plan)
     for model, keys in plan.missing_keys.items():
         print(f"missing API key: {model} needs {', '.join(keys)}")
+    for key, limit in plan.limits.items():
+        shared = _limited(plan, key)
+        whom = f"shared by {', '.join(shared)}" if shared else "no contender of this plan"
+        print(f"limit {key}: {limit.describe()} ({whom})")
     return 0
+
+
+def _limited(plan: Plan, key: str) -> list[str]:
+    """The contenders of the plan that the limit ``key`` of the suite applies to."""
+    from evalcore.models.limits import Limits
+
+    limits = Limits({key: plan.limits[key]})
+    return [c.id for c in plan.contenders if limits.of(c)]
 
 
 def _past_runs(args: argparse.Namespace) -> Store | None:
@@ -176,6 +190,12 @@ def add_run(p: argparse.ArgumentParser) -> None:
     add_db(p)
     p.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run: only what is missing is called")
     p.add_argument("--force", action="store_true", help="resume even if evalcore.yaml changed since the run")
+    p.add_argument(
+        "--replay",
+        metavar="RUN_OR_FILE",
+        help="answer every call from a stored run's replies (run id or run file), e.g. to score them with a new "
+        "scorer: no model is called, no API key is needed",
+    )
     p.add_argument("--parallelism", type=int, help="contenders in flight at once")
     p.add_argument("--concurrency", type=int, help="cases in flight per contender")
     p.add_argument("--max-attempts", type=int, help="calls per case, retries included")
@@ -201,6 +221,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from evalcore.execution.runner import execute_plan, resume_plan, start_run
 
     store = open_store(args)
+    if args.resume and args.replay:
+        raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
     if args.resume:
         plan, run, done = resume_plan(store, store.resolve_run_id(args.resume), force=args.force)
         print(
@@ -209,7 +231,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         store.set_status(run.info.id, "running")
     elif args.suite:
-        plan, done = plan_of(args), set()
+        plan, done = _run_plan(args, store), set()
         print_refused(plan)
         run = start_run(plan, store)
         print(f"run {run.info.id}: {_counted(plan.calls, 'call')}", file=sys.stderr)
@@ -230,6 +252,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     _after_run(args, store, run.info.id, status)
     code = _exit_code(store, run.info.id, status, watch.last, plan.samples)
     return max(code, _gate_code(store, run.info.id)) if args.gate else code
+
+
+def _run_plan(args: argparse.Namespace, store: Store) -> Plan:
+    """The plan of ``run``'s arguments; under ``--replay`` answered from the stored run it names, which is said
+    on stderr with every contender it cannot answer."""
+    if not args.replay:
+        return plan_of(args)
+    from evalcore.execution.plan import make_plan
+    from evalcore.execution.replay import open_replay, unanswerable
+    from evalcore.suite.loader import load_suite
+
+    options = run_options(args)
+    options.replay = open_replay(args.replay, store)
+    plan = make_plan(load_suite(args.suite), options)
+    replayed = options.replay.run.info.id
+    print(f"replaying run {replayed} ({options.replay.file or store.path}): no model is called", file=sys.stderr)
+    for contender, why in unanswerable(plan).items():
+        print(f"replay of run {replayed[:8]}: {why}; every call of {contender} will fail (replay)", file=sys.stderr)
+    return plan
 
 
 def _gate_code(store: Store, run_id: str) -> int:

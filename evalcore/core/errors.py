@@ -42,7 +42,8 @@ class CallFailed(EvalcoreError):
     """A model call gave no usable reply after its retries.
 
     Attributes:
-        kind: one of ``transport``, ``timeout``, ``rate_limit``, ``auth``, ``bad_request``, ``other``.
+        kind: one of ``transport``, ``timeout``, ``rate_limit``, ``auth``, ``bad_request``, ``other``, or
+            ``replay`` (a replayed run holds no usable reply for the call).
         attempts: calls made, retries included.
         latency_s: wall time of the last attempt, when known.
     """

@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 ResultStatus = Literal["scored", "error"]
 RunStatus = Literal["running", "completed", "interrupted", "failed"]
-ErrorKind = Literal["model", "transport", "timeout", "rate_limit", "auth", "bad_request", "other"]
+ErrorKind = Literal["model", "transport", "timeout", "rate_limit", "auth", "bad_request", "other", "replay"]
+#: In this order for good: the store keeps each result's kind as its index here (new kinds go last).
 ERROR_KINDS: tuple[str, ...] = (
     "model",
     "transport",
@@ -21,6 +22,7 @@ ERROR_KINDS: tuple[str, ...] = (
     "auth",
     "bad_request",
     "other",
+    "replay",
 )
 
 #: Names a metric may not take: they are leaderboard columns.
@@ -71,6 +73,9 @@ class Contender:
     api_base: str | None = field(default=None, compare=False)
     #: Suite prices per token, overriding litellm's map: {input_cost_per_token, output_cost_per_token}.
     prices: dict[str, float] | None = field(default=None, compare=False, hash=False)
+    #: The ``litellm.Router`` arguments whose deployments answer ``model`` (a model group's name), from the
+    #: lineup entry's ``router:``; not part of the run file.
+    router: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

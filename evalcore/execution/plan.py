@@ -10,6 +10,7 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
+from evalcore.models.limits import RateLimit
 from evalcore.scoring.adapters import Adapter, Context, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.suite.lineup import Overrides, expand_lineup, missing_api_keys, split_refused
@@ -18,6 +19,15 @@ from evalcore.suite.prompts import PROMPT_SETTING, check_prompt_names, prompts_u
 
 Messages = list[dict[str, Any]]
 CaseKey = tuple[str, str]
+
+
+@dataclass
+class Replay:
+    """A stored run whose raw replies answer a run's calls instead of the models (``evalcore run --replay``)."""
+
+    run: Run
+    #: The run file it was read from; None when it came from the store.
+    file: str | None = None
 
 
 @dataclass
@@ -35,6 +45,8 @@ class RunOptions:
     backoff_s: float | None = None
     revision: str | None = None
     overrides: Overrides = field(default_factory=Overrides)
+    #: Answer every call from this stored run instead of the models: no network, no API key needed.
+    replay: Replay | None = None
 
 
 @dataclass
@@ -55,6 +67,13 @@ class Plan:
     missing_keys: dict[str, list[str]] = field(default_factory=dict)
     #: {prompt: {case key: messages}} for every prompt the contenders use, rendered (so checked) up front.
     rendered: dict[str, dict[CaseKey, Messages]] = field(default_factory=dict)
+    #: The suite's rate limits by model id or API base (none under a replay, which calls nothing).
+    limits: dict[str, RateLimit] = field(default_factory=dict)
+
+    @property
+    def replay(self) -> Replay | None:
+        """The stored run that answers this plan's calls, if any."""
+        return self.options.replay
 
     @property
     def calls(self) -> int:
@@ -89,9 +108,17 @@ def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
         timeout_s=options.timeout_s or run.timeout_s,
         backoff_s=run.backoff_s if options.backoff_s is None else options.backoff_s,
         options=options,
-        missing_keys=missing_api_keys(contenders),
+        missing_keys={} if options.replay else missing_api_keys(contenders),
         rendered=_render_prompts(suite, prompts_used(contenders), cases),
+        limits={} if options.replay else rate_limits(suite),
     )
+
+
+def rate_limits(suite: Suite) -> dict[str, RateLimit]:
+    """The suite's ``limits:``, by model id or API base."""
+    return {
+        key: RateLimit(key, rpm=m.rpm, tpm=m.tpm, concurrency=m.concurrency) for key, m in suite.config.limits.items()
+    }
 
 
 def _render_prompts(suite: Suite, names: list[str], cases: list[Case]) -> dict[str, dict[CaseKey, Messages]]:
@@ -175,7 +202,8 @@ def new_run(plan: Plan, run_id: str | None = None) -> Run:
             "dataset_hashes": {d: suite.dataset_hashes[d] for d in sorted({c.dataset for c in plan.cases})},
             "revision": plan.options.revision,
         }
-        | _prompts(plan),
+        | _prompts(plan)
+        | ({"replay_of": plan.replay.run.info.id} if plan.replay else {}),
     )
     return Run(
         info=info,
@@ -200,18 +228,53 @@ def _prompts(plan: Plan) -> dict[str, Any]:
 
 def _settings(plan: Plan) -> dict[str, Any]:
     o = plan.options
-    return {
-        "suite_path": str(plan.suite.path),
-        "adapter": plan.suite.adapter_ref.name,
-        "scorer": plan.suite.scorer_ref.name,
-        "samples": plan.samples,
-        "parallelism": plan.parallelism,
-        "concurrency": plan.concurrency,
-        "max_attempts": plan.max_attempts,
-        "timeout_s": plan.timeout_s,
-        "selection": {"datasets": o.datasets, "variants": o.variants, "limit": o.limit},
-        "overrides": asdict(o.overrides),
-    } | _gate(plan)
+    return (
+        {
+            "suite_path": str(plan.suite.path),
+            "adapter": plan.suite.adapter_ref.name,
+            "scorer": plan.suite.scorer_ref.name,
+            "samples": plan.samples,
+            "parallelism": plan.parallelism,
+            "concurrency": plan.concurrency,
+            "max_attempts": plan.max_attempts,
+            "timeout_s": plan.timeout_s,
+            "selection": {"datasets": o.datasets, "variants": o.variants, "limit": o.limit},
+            "overrides": asdict(o.overrides),
+        }
+        | _gate(plan)
+        | _calls(plan)
+    )
+
+
+def _calls(plan: Plan) -> dict[str, Any]:
+    """How the calls were made, when not plainly: the stored run a replay answers from (its id, and its file
+    when it came from one), the rate limits, and the deployments of router contenders (never their keys)."""
+    found: dict[str, Any] = {}
+    if plan.replay is not None:
+        found["replay_of"] = plan.replay.run.info.id
+        if plan.replay.file is not None:
+            found["replay_file"] = plan.replay.file
+    if plan.limits:
+        found["limits"] = {key: _limit_settings(limit) for key, limit in plan.limits.items()}
+    routers = {c.model: _deployments(c.router, c.model) for c in plan.contenders if c.router is not None}
+    if routers:
+        found["routers"] = routers
+    return found
+
+
+def _deployments(router: dict[str, Any], group: str) -> list[dict[str, Any]]:
+    """``[{model, api_base}]`` of a router's deployments of one model group."""
+    shown = []
+    for deployment in router["model_list"]:
+        if deployment["model_name"] == group:
+            params = deployment["litellm_params"]
+            shown.append({"model": params["model"], "api_base": params.get("api_base")})
+    return shown
+
+
+def _limit_settings(limit: RateLimit) -> dict[str, int]:
+    values = {"rpm": limit.rpm, "tpm": limit.tpm, "concurrency": limit.concurrency}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _gate(plan: Plan) -> dict[str, Any]:

@@ -1,19 +1,78 @@
-"""Progress bars on stderr: one line per contender with done/total, errors, elapsed and ETA."""
+"""Progress of a run: the records the runner keeps up to date (:class:`Progress`, one
+:class:`ContenderProgress` per contender, readable from any thread), and bars on stderr drawn from them: one
+line per contender with done/total, errors, elapsed and ETA, and why it waits or was left unrun."""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TextIO
-
-from evalcore.execution.runner import ContenderProgress, Progress
 
 BAR_WIDTH = 24
 
 
+@dataclass
+class ContenderProgress:
+    """How far one contender has got: ``done`` of ``total`` (the whole run's, a resumed run's included)."""
+
+    total: int
+    done: int = 0
+    errors: int = 0
+    started: float | None = None
+    finished: float | None = None
+    #: Results stored before this session (a resumed run): ``done`` starts there.
+    resumed_from: int = 0
+    #: Cases (× samples) not called because the contender's endpoint could not be reached.
+    skipped: int = 0
+    #: Why they were not called: ``cannot connect to http://127.0.0.1:9/v1: connection refused``.
+    blocked: str | None = None
+    #: Calls waiting on a rate limit of the suite (``limits:``) right now, and why the latest began to wait:
+    #: ``waiting on rpm limit of openai/gpt-4o-mini``; None while none waits.
+    waiting_calls: int = 0
+    waiting: str | None = None
+
+    def eta_s(self, clock: float) -> float | None:
+        new = self.done - self.resumed_from
+        if not self.started or new <= 0 or self.done + self.skipped >= self.total:
+            return None
+        rate = new / max(clock - self.started, 1e-9)
+        return (self.total - self.done - self.skipped) / rate
+
+
+@dataclass
+class Progress:
+    """Progress of a whole run, updated as results complete; read it from any thread."""
+
+    run_id: str
+    contenders: dict[str, ContenderProgress] = field(default_factory=dict)
+    #: running, completed, interrupted, failed, or ``cancelled`` (a run the user stopped; stored as
+    #: ``interrupted`` with ``stopped_by: user`` in its settings).
+    status: str = "running"
+    message: str = ""
+
+    @property
+    def skipped(self) -> int:
+        """Cases not called because an endpoint could not be reached (``evalcore run --resume`` calls them)."""
+        return sum(p.skipped for p in self.contenders.values())
+
+    @property
+    def done(self) -> int:
+        return sum(p.done for p in self.contenders.values())
+
+    @property
+    def total(self) -> int:
+        return sum(p.total for p in self.contenders.values())
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
 def format_line(name: str, p: ContenderProgress, clock: float, width: int = 38) -> str:
-    """``fake/oracle · t=0  [#####-----]  12/48  errors 1  3.2s  eta 9s``; a contender whose endpoint
-    could not be reached ends ``45 not called: cannot connect to http://127.0.0.1:9/v1: connection refused``."""
+    """``fake/oracle · t=0  [#####-----]  12/48  errors 1  3.2s  eta 9s``; a contender whose calls wait on a
+    rate limit adds ``· 3 waiting on rpm limit of openai/gpt-4o-mini``, and one whose endpoint could not be
+    reached ends ``45 not called: cannot connect to http://127.0.0.1:9/v1: connection refused``."""
     share = p.done / p.total if p.total else 1.0
     filled = int(round(share * BAR_WIDTH))
     bar = "#" * filled + "-" * (BAR_WIDTH - filled)
@@ -23,6 +82,9 @@ def format_line(name: str, p: ContenderProgress, clock: float, width: int = 38) 
         tail = f"{p.skipped} not called: {p.blocked}"
     else:
         tail = f"eta {eta:.0f}s" if eta is not None else ("done" if p.done >= p.total else "waiting")
+        if p.waiting:
+            waits = f"{p.waiting_calls} {p.waiting}"
+            tail = f"{tail} · {waits}" if eta is not None else waits
     label = name if len(name) <= width else name[: width - 1] + "…"
     return f"{label:<{width}} [{bar}] {p.done:>6}/{p.total:<6} errors {p.errors:<4} {elapsed:6.1f}s  {tail}"
 

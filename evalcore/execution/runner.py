@@ -13,8 +13,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 
 from evalcore._util.gcpause import gc_frozen, gc_paused
 from evalcore.analysis.weights import validate_weights
@@ -22,11 +21,16 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.plan import Plan, RunOptions, make_plan, new_run, plan_messages, suite_contexts
+from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
+from evalcore.execution.replay import replay_provider, stored_replay
 from evalcore.models.breaker import UNREACHABLE_PREFIX, Breaker, Breakers
+from evalcore.models.http import close_http_clients
+from evalcore.models.limits import Gate, Limits
 from evalcore.models.llm import close_clients
-from evalcore.models.registry import get_provider
+from evalcore.models.registry import run_providers
 from evalcore.models.types import Provider, Request
 from evalcore.scoring.adapters import Context, Parsed
+from evalcore.scoring.client import Client, call_adapter
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored
 from evalcore.storage.history import CANCELLED, STOPPED_BY_UNREACHABLE, STOPPED_BY_USER
@@ -43,58 +47,6 @@ FLUSH_BATCH = FULL_BATCH
 MAX_PENDING = 4 * FLUSH_BATCH
 
 Key = tuple[str, str, str, int]
-
-
-@dataclass
-class ContenderProgress:
-    """How far one contender has got: ``done`` of ``total`` (the whole run's, a resumed run's included)."""
-
-    total: int
-    done: int = 0
-    errors: int = 0
-    started: float | None = None
-    finished: float | None = None
-    #: Results stored before this session (a resumed run): ``done`` starts there.
-    resumed_from: int = 0
-    #: Cases (× samples) not called because the contender's endpoint could not be reached.
-    skipped: int = 0
-    #: Why they were not called: ``cannot connect to http://127.0.0.1:9/v1: connection refused``.
-    blocked: str | None = None
-
-    def eta_s(self, clock: float) -> float | None:
-        new = self.done - self.resumed_from
-        if not self.started or new <= 0 or self.done + self.skipped >= self.total:
-            return None
-        rate = new / max(clock - self.started, 1e-9)
-        return (self.total - self.done - self.skipped) / rate
-
-
-@dataclass
-class Progress:
-    """Progress of a whole run, updated as results complete; read it from any thread."""
-
-    run_id: str
-    contenders: dict[str, ContenderProgress] = field(default_factory=dict)
-    #: running, completed, interrupted, failed, or ``cancelled`` (a run the user stopped; stored as
-    #: ``interrupted`` with ``stopped_by: user`` in its settings).
-    status: str = "running"
-    message: str = ""
-
-    @property
-    def skipped(self) -> int:
-        """Cases not called because an endpoint could not be reached (``evalcore run --resume`` calls them)."""
-        return sum(p.skipped for p in self.contenders.values())
-
-    @property
-    def done(self) -> int:
-        return sum(p.done for p in self.contenders.values())
-
-    @property
-    def total(self) -> int:
-        return sum(p.total for p in self.contenders.values())
-
-
-ProgressCallback = Callable[[Progress], None]
 
 
 class _Writer(threading.Thread):
@@ -193,6 +145,9 @@ class _Execution:
         self.progress = Progress(run.info.id)
         self.writer = _Writer(store, run.info.id)
         self.breakers = Breakers()
+        self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
+        self.limits = Limits(plan.limits)
+        self.gates: dict[str, Gate | None] = {}
         self._last_report = 0.0
 
     def work_for(self, contender: Contender) -> Iterator[tuple[Case, int]]:
@@ -280,20 +235,36 @@ class _Execution:
             self._report(force=True)
 
     async def _worker(self, contender: Contender, items: Iterator[tuple[Case, int]]) -> None:
-        provider = get_provider(contender.model)
+        provider = self.providers[contender.id]
         progress = self.progress.contenders[contender.id]
         breaker = self.breakers.of(contender)
+        gate = self._gate(contender)
         for case, sample in items:
             if breaker.is_open:  # left unrun, not stored: a resume calls it
                 progress.skipped += 1
                 progress.blocked = breaker.message
                 self._report()
                 continue
-            result = await self._one(provider, contender, case, sample, breaker)
+            call = self._one(provider, contender, case, sample, breaker)
+            result = await (call if gate is None else gate.call(call, self.messages.of(contender, case)))
             self.writer.put(result)
             progress.done += 1
             progress.errors += result.status == "error"
             self._report()
+
+    def _gate(self, contender: Contender) -> Gate | None:
+        """The contender's rate limits (one gate for all its workers), telling its progress when calls wait on
+        them; None when no limit applies (the plain path pays nothing)."""
+        if contender.id not in self.gates:
+            budgets = self.limits.of(contender)
+            progress = self.progress.contenders[contender.id]
+
+            def tell(reason: str | None, calls: int) -> None:
+                progress.waiting, progress.waiting_calls = reason, calls
+                self._report()
+
+            self.gates[contender.id] = Gate(budgets, tell) if budgets else None
+        return self.gates[contender.id]
 
     async def _one(self, provider: Provider, contender: Contender, case: Case, sample: int, breaker: Breaker) -> Result:
         context = self.contexts[case.dataset]
@@ -311,7 +282,11 @@ class _Execution:
         )
         started_at = utc_now()
         try:
-            reply = await provider.complete(request)
+            # A replay answers with the stored raw text, which parse() reads whoever made the call.
+            if getattr(self.adapter, "call", None) is None or self.plan.replay is not None:
+                reply = await provider.complete(request)
+            else:  # the adapter makes the call itself (evalcore.scoring.client)
+                reply = await call_adapter(self.adapter, Client(request, provider, context))
         except CallFailed as exc:
             return Result(
                 contender.id,
@@ -385,6 +360,7 @@ def check_ready(plan: Plan) -> None:
             f"{model} needs {', '.join(keys)} in the environment; set it (export "
             f"{keys[0]}=...) and run again. No model was called."
         )
+    build_adapter(plan.suite.adapter_ref, plan.suite.path)  # its options (an http adapter's ${VAR}s) are checked
     check_weights(plan.suite)
 
 
@@ -418,6 +394,7 @@ async def execute_plan(
         raise
     finally:
         await close_clients()  # litellm caches HTTP clients per event loop: close them before this loop ends
+        await close_http_clients()
 
 
 def start_run(plan: Plan, store: Store, run_id: str | None = None) -> Run:
@@ -453,6 +430,12 @@ def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, R
             f"{suite.path}: evalcore.yaml changed since run {run_id} started; resuming would "
             "mix results of two configurations. Pass --force to resume anyway."
         )
+    edited = _edited_prompts(run, suite)
+    if edited and not force:
+        raise ConfigError(
+            f"{suite.path}: prompt {', '.join(edited)} changed since run {run_id} started; resuming would "
+            "ask the rest of the cases another question. Pass --force to resume anyway."
+        )
     options = RunOptions(
         samples=settings["samples"],
         parallelism=settings["parallelism"],
@@ -461,6 +444,7 @@ def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, R
         timeout_s=settings["timeout_s"],
         overrides=Overrides(**settings.get("overrides", {})),
         revision=run.info.provenance.get("revision"),
+        replay=stored_replay(settings, store),
     )
     plan = make_plan(suite, options)
     wanted = {c.id for c in run.contenders}
@@ -468,6 +452,16 @@ def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, R
     plan.cases = _stored_cases(run, suite)
     done = store.done_keys(run_id) - _unreachable_keys(store, run_id)
     return plan, run, done
+
+
+def _edited_prompts(run: Run, suite: Suite) -> list[str]:
+    """The prompts the run asked with whose file now differs (or is gone), by name."""
+    asked = run.info.provenance.get("prompts") or {}
+    return [
+        name
+        for name, prompt in asked.items()
+        if name not in suite.prompts or suite.prompts[name].sha256 != prompt.get("sha256")
+    ]
 
 
 def _unreachable_keys(store: Store, run_id: str) -> set[Key]:

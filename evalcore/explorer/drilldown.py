@@ -19,6 +19,9 @@ from evalcore.core.records import Case, Metric, Result, Run
 
 #: The metric behind the Cases page's "hallucinations only" filter, when a suite declares it.
 HALLUCINATION_METRIC = "hallucinated_rate"
+#: The metrics that say an answer invented something: fields the text leaves open filled in (``fields``), or
+#: a function called where no call was right (``tool_call``).
+HALLUCINATION_METRICS = (HALLUCINATION_METRIC, "hallucinated_call")
 #: What the Cases page says instead of a score for a failed call.
 NOT_SCORED = "not scored: the call failed"
 
@@ -115,8 +118,10 @@ def cases_view_of_frame(
     if f.errors_only:
         keep &= failed | frame["error_kind"].notna().to_numpy(bool)
     if f.hallucinations_only:
-        column = f"m_{HALLUCINATION_METRIC}"
-        keep &= frame[column].to_numpy(float) > 0 if column in frame else False
+        invented = np.zeros(len(frame), dtype=bool)
+        for column in (f"m_{name}" for name in HALLUCINATION_METRICS if f"m_{name}" in frame):
+            invented |= frame[column].to_numpy(float) > 0
+        keep &= invented
     needle = f.text.strip().casefold()
     if needle:
         found = [c.key for c in cases if needle in as_text(c.input).casefold()]
@@ -166,7 +171,7 @@ def _keep(r: Result, case: Any, f: CaseFilters, needle: str) -> bool:
         return False
     if f.errors_only and not (r.status == "error" or r.error is not None):
         return False
-    if f.hallucinations_only and not (r.metrics.get(HALLUCINATION_METRIC) or 0) > 0:
+    if f.hallucinations_only and not any((r.metrics.get(name) or 0) > 0 for name in HALLUCINATION_METRICS):
         return False
     return not needle or needle in as_text(case.input).casefold()
 

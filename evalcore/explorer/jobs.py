@@ -143,15 +143,17 @@ class RunJob:
         return str(getattr(self.progress, "message", "") or "")
 
     def rows(self) -> pd.DataFrame:
-        """Per contender: ``contender, done, total, errors, share, skipped, blocked`` (see :func:`progress_rows`)."""
+        """Per contender: ``contender, done, total, errors, share, skipped, blocked, waiting`` (see
+        :func:`progress_rows`)."""
         return progress_rows(self.progress)
 
 
 def progress_rows(progress: Any) -> pd.DataFrame:
     """A runner ``Progress`` as rows: ``contender, done, total, errors, share`` (done out of the whole run,
     a resumed run's earlier results included; share in [0, 1]), ``skipped`` (cases not called because the
-    endpoint could not be reached) and ``blocked`` (why, or '')."""
-    columns = ["contender", "done", "total", "errors", "share", "skipped", "blocked"]
+    endpoint could not be reached), ``blocked`` (why, or '') and ``waiting`` (calls waiting on a rate limit of the
+    suite and why: ``3 waiting on rpm limit of openai/gpt-4o-mini``, or '')."""
+    columns = ["contender", "done", "total", "errors", "share", "skipped", "blocked", "waiting"]
     if progress is None:
         return pd.DataFrame(columns=columns)
     rows = [
@@ -163,6 +165,7 @@ def progress_rows(progress: Any) -> pd.DataFrame:
             "share": p.done / p.total if p.total else 1.0,
             "skipped": p.skipped,
             "blocked": p.blocked or "",
+            "waiting": f"{p.waiting_calls} {p.waiting}" if p.waiting else "",
         }
         for name, p in list(progress.contenders.items())
     ]

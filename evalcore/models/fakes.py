@@ -1,8 +1,9 @@
 """Built-in fake models: offline, deterministic test doubles with realistic latency, tokens and prices.
 
 They answer from the case's expected answer, so they are for demos and tests, never a measure of
-any real model. Each draw is seeded by model, settings, case and sample (and attempt), so a run is
-repeatable. ``EVALCORE_FAKE_LATENCY_SCALE`` scales the simulated latency (1 = realistic, 0 = none).
+any real model. Offered tools, they answer with the expected tool call(s), made wrong in their own ways.
+Each draw is seeded by model, settings, case and sample (and attempt), so a run is repeatable.
+``EVALCORE_FAKE_LATENCY_SCALE`` scales the simulated latency (1 = realistic, 0 = none).
 
 ==================  =========================================================================
 ``fake/oracle``     answers correctly; at temperature > 0.5 it slips on a field now and then
@@ -22,9 +23,17 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from evalcore.core.errors import CallFailed
+from evalcore.core.errors import CallFailed, ConfigError
 from evalcore.core.records import Usage
 from evalcore.core.schema import FieldSpec
+from evalcore.core.toolcalls import (
+    as_call_list,
+    canonical_calls,
+    example_value,
+    field_spec_of,
+    properties_of,
+    tool_parameters,
+)
 from evalcore.models.types import Reply, Request
 
 COMMON_SETTINGS = frozenset({"temperature", "max_tokens", "top_p", "seed"})
@@ -102,6 +111,10 @@ class FakeProvider:
                     )
                 await asyncio.sleep(request.backoff_s * latency_scale() * rng.random())
                 continue
+            if "tools" in request.params:
+                text, calls = _tool_answer(spec, request, _rng(request, 0))
+                usage = _usage(spec, request, text + json.dumps(calls or ""))
+                return Reply(text=text, usage=usage, latency_s=latency, attempts=attempt, tool_calls=calls)
             text = _answer(spec, request, _rng(request, 0))
             return Reply(text=text, usage=_usage(spec, request, text), latency_s=latency, attempts=attempt)
         raise AssertionError("unreachable: max_attempts >= 1")
@@ -190,8 +203,54 @@ def _invent(field: FieldSpec, rng: random.Random) -> Any:
     return rng.choice(["Alex Morgan", "not specified", "555-0100", "123 Main St"])
 
 
+def _tool_answer(spec: FakeSpec, request: Request, rng: random.Random) -> tuple[str, list[dict[str, Any]] | None]:
+    """A reply to a request that offers tools: the expected call(s), as this fake gets them right or wrong.
+
+    The guesser calls a tool where none is right, the cautious fake sometimes calls none where one is, a slip
+    gives an argument another value, and a garbled reply's arguments are not valid JSON.
+    """
+    tools = request.params.get("tools")
+    parameters = tool_parameters(tools)
+    try:
+        right = as_call_list(canonical_calls(request.case.expected if request.case else None, tools))
+    except ConfigError:  # an expected answer that names no call evalcore can read: answer in words
+        right = []
+    heat = _temperature(request)
+    care = 1 - 0.5 * _effort(request) if spec.takes_reasoning_effort else 1.0
+    slip = spec.slip + (0.06 if heat > 0.5 else 0.0)
+    if not right:
+        if parameters and rng.random() < min(1.0, spec.invent * care * (1.3 if heat > 0.5 else 1.0)):
+            name = next(iter(parameters))
+            required = parameters[name].get("required") or list(properties_of(parameters[name]))[:1]
+            properties = properties_of(parameters[name])
+            invented = {p: _invent_argument(p, properties.get(p, {}), rng) for p in required if isinstance(p, str)}
+            return "", [{"id": "call_0", "name": name, "arguments": json.dumps(invented)}]
+        return "None of the tools fits this request, so I will answer it directly.", None
+    if rng.random() < spec.omit * care:
+        return "I can answer that without calling a tool.", None
+    calls = []
+    for i, call in enumerate(right):
+        properties = properties_of(parameters.get(call["name"], {}))
+        arguments = {
+            k: _invent_argument(k, properties.get(k, {}), rng) if rng.random() < slip * care else v
+            for k, v in call["arguments"].items()
+        }
+        text = json.dumps(arguments, ensure_ascii=False)
+        if rng.random() < spec.garble:
+            text = text[: max(1, len(text) * 2 // 3)]
+        calls.append({"id": f"call_{i}", "name": call["name"], "arguments": text})
+    return "", calls
+
+
+def _invent_argument(name: str, schema: dict[str, Any], rng: random.Random) -> Any:
+    spec = field_spec_of(name, schema)
+    return _invent(spec, rng) if spec is not None else example_value(schema)
+
+
 def _usage(spec: FakeSpec, request: Request, text: str) -> Usage:
     words = sum(len(str(m.get("content", "")).split()) for m in request.messages)
+    if "tools" in request.params:  # the tool schemas are read as part of the prompt
+        words += len(json.dumps(request.params["tools"]).split())
     input_tokens = int(words * 1.35) + 12
     reasoning = reasoning_tokens(request.contender.model, request.contender.settings)
     output_tokens = max(1, len(text) // 4) + reasoning

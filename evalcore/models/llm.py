@@ -111,14 +111,12 @@ class LiteLLMProvider:
         Raises:
             CallFailed: a permanent fault, or transient faults on every one of ``max_attempts`` tries.
         """
-        kwargs = _call_kwargs(request)
-        attempts = max(1, request.max_attempts)
-        breaker = request.breaker
+        kwargs, attempts, breaker = self.prepare(request)
         for attempt in range(1, attempts + 1):
             started = time.monotonic()
             try:
-                response = await _litellm().acompletion(**kwargs)
-                text = _reply_text(response)
+                response = await self.send(kwargs)
+                text, tool_calls = _reply_content(response)
             except Exception as exc:
                 latency = time.monotonic() - started
                 kind, cause = classify(exc), connection_failure(exc)
@@ -135,9 +133,21 @@ class LiteLLMProvider:
             if breaker is not None:
                 breaker.record_reached()
             latency = time.monotonic() - started
-            usage = _usage(response, request.contender)
-            return Reply(text=text, usage=usage, latency_s=latency, attempts=attempt)
+            usage = self.usage(response, request.contender)
+            return Reply(text=text, usage=usage, latency_s=latency, attempts=attempt, tool_calls=tool_calls)
         raise AssertionError("unreachable: the loop returns or raises")
+
+    def prepare(self, request: Request) -> tuple[dict[str, Any], int, Breaker | None]:
+        """The keyword arguments of every attempt, how many attempts to make, and the breaker to tell."""
+        return _call_kwargs(request), max(1, request.max_attempts), request.breaker
+
+    async def send(self, kwargs: dict[str, Any]) -> Any:
+        """One attempt: ``litellm.acompletion``."""
+        return await _litellm().acompletion(**kwargs)
+
+    def usage(self, response: Any, contender: Contender) -> Usage:
+        """The reply's tokens and cost (:func:`_usage`)."""
+        return _usage(response, contender)
 
     def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
         """Why litellm says this model cannot be asked with these settings, or None.
@@ -191,6 +201,7 @@ def _call_kwargs(request: Request) -> dict[str, Any]:
     }
     if request.response_format is not None:
         kwargs["response_format"] = request.response_format
+    kwargs.update(request.params)
     if contender.api_base and "api_key" not in kwargs and _needs_placeholder_key(contender.model):
         kwargs["api_key"] = PLACEHOLDER_KEY
     return kwargs
@@ -204,15 +215,38 @@ def _needs_placeholder_key(model: str) -> bool:
         return False
 
 
-def _reply_text(response: Any) -> str:
-    """The text of the first choice; raises :class:`MalformedReply` when there is none."""
+def _reply_content(response: Any) -> tuple[str, list[dict[str, Any]] | None]:
+    """The text and the tool calls of the first choice; raises :class:`MalformedReply` when it has neither.
+
+    A reply that only calls tools has no text: its text is ``""``.
+    """
     choices = getattr(response, "choices", None)
     if not choices:
         raise MalformedReply("the reply has no choices")
-    content = getattr(choices[0].message, "content", None)
-    if content is None:
+    message = choices[0].message
+    content = getattr(message, "content", None)
+    tool_calls = _tool_calls(message)
+    if content is None and tool_calls is None:
         raise MalformedReply("the reply's first choice has no text content")
-    return content
+    return content or "", tool_calls
+
+
+def _tool_calls(message: Any) -> list[dict[str, Any]] | None:
+    """``[{"id", "name", "arguments"}]`` of the message's ``tool_calls`` (arguments as the model's JSON text)."""
+    calls = getattr(message, "tool_calls", None)
+    if not calls:
+        return None
+    found = []
+    for call in calls:
+        function = getattr(call, "function", None)
+        found.append(
+            {
+                "id": getattr(call, "id", None),
+                "name": getattr(function, "name", None),
+                "arguments": getattr(function, "arguments", None) or "",
+            }
+        )
+    return found
 
 
 def _usage(response: Any, contender: Contender) -> Usage:
@@ -240,7 +274,7 @@ def _litellm_cost(response: Any, model: str) -> float | None:
     # reply (local models are never in it), so the answer is kept until the map changes size, as
     # ``litellm.register_model`` makes it.
     unpriced = (model, len(litellm.model_cost))
-    if unpriced in _UNPRICED:
+    if unpriced in _UNPRICED or _unpriced_entry(model):
         return None
     try:
         return float(litellm.completion_cost(completion_response=response))
@@ -252,6 +286,14 @@ def _litellm_cost(response: Any, model: str) -> float | None:
 
 
 _UNPRICED: set[tuple[str, int]] = set()
+
+
+def _unpriced_entry(model: str) -> bool:
+    """True when litellm's price map holds an entry for the model with no price per input token: a
+    ``litellm.Router`` adds one for each deployment model it has no price for, and litellm would then price
+    that model at 0 instead of not at all."""
+    entry = _litellm().model_cost.get(model)
+    return entry is not None and not isinstance(entry.get("input_cost_per_token"), int | float)
 
 
 def classify(exc: BaseException) -> str:
@@ -358,7 +400,11 @@ async def _wait_before_retry(request: Request, exc: BaseException, kind: str, at
 
 def retry_after_s(exc: BaseException) -> float | None:
     """The ``Retry-After`` of the error's HTTP response in seconds, or None when absent or unreadable."""
-    value = _header(exc, "retry-after")
+    return parse_retry_after(_header(exc, "retry-after"))
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """A ``Retry-After`` header's value (seconds, or an HTTP date) in seconds from now; None when unreadable."""
     if value is None:
         return None
     try:
@@ -411,7 +457,7 @@ def _model_info(model: str) -> dict[str, Any] | None:
 
 def model_prices(model: str) -> tuple[float, float] | None:
     """litellm's (input, output) USD per token for the model, or None when its price map lacks it."""
-    info = _model_info(model) or {}
+    info = {} if _unpriced_entry(model) else _model_info(model) or {}
     price_in, price_out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
     if isinstance(price_in, int | float) and isinstance(price_out, int | float):
         return float(price_in), float(price_out)

@@ -1,4 +1,5 @@
-"""Who answers a model id: a registered provider, the built-in fake models, or litellm for everything else.
+"""Who answers a model id: a registered provider, the built-in fake models, application endpoints (``http/…``,
+called by their adapter), or litellm for everything else.
 
 The runner only sees :class:`~evalcore.models.types.Provider`. Tests replace a provider by registering another
 under the same prefix; only :mod:`evalcore.models.llm` imports litellm, and only when a call is made.
@@ -6,8 +7,14 @@ under the same prefix; only :mod:`evalcore.models.llm` imports litellm, and only
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+
+from evalcore.core.records import Contender
 from evalcore.models.fakes import FakeProvider
+from evalcore.models.http import HTTP_PREFIX, HttpTargetProvider
 from evalcore.models.llm import LiteLLMProvider
+from evalcore.models.router import RouterProvider
 from evalcore.models.types import Provider
 
 _PROVIDERS: dict[str, Provider] = {}
@@ -25,4 +32,36 @@ def get_provider(model: str) -> Provider:
             return provider
     if model.startswith("fake/"):
         return FakeProvider()
+    if model.startswith(HTTP_PREFIX):
+        return HttpTargetProvider()
     return LiteLLMProvider()
+
+
+def provider_for(contender: Contender) -> Provider:
+    """The provider that answers a contender: a Router of its ``router:`` setup, else :func:`get_provider`."""
+    if contender.router is not None:
+        return RouterProvider(contender.router)
+    return get_provider(contender.model)
+
+
+def run_providers(contenders: Iterable[Contender], replay: Provider | None = None) -> dict[str, Provider]:
+    """The provider of each contender for one run, by contender id.
+
+    Args:
+        contenders: the run's contenders.
+        replay: answers every call instead (``evalcore run --replay``); None to ask the models.
+
+    The contenders of one router setup (a lineup entry's, whatever its settings) share one provider, so one
+    ``litellm.Router`` spreads and cools down their calls together.
+    """
+    found: dict[str, Provider] = {}
+    routers: dict[str, Provider] = {}
+    for contender in contenders:
+        if replay is not None:
+            found[contender.id] = replay
+        elif contender.router is not None:
+            key = json.dumps(contender.router, sort_keys=True, default=str)
+            found[contender.id] = routers.setdefault(key, provider_for(contender))
+        else:
+            found[contender.id] = provider_for(contender)
+    return found

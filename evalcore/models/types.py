@@ -32,6 +32,8 @@ class Request:
     #: The endpoint's circuit breaker: a provider that can tell a connection failure records it there and
     #: stops retrying once it opens. None: no breaker.
     breaker: Breaker | None = None
+    #: Further parameters sent with the call as they are, e.g. ``tools`` and ``tool_choice`` (OpenAI format).
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -42,6 +44,9 @@ class Reply:
     usage: Usage = field(default_factory=Usage)
     latency_s: float = 0.0
     attempts: int = 1
+    #: The tools the model called, in order: ``{"id", "name", "arguments"}`` with the arguments as the JSON
+    #: text the model wrote (it may not parse). None when it called none.
+    tool_calls: list[dict[str, Any]] | None = None
 
 
 class Provider(Protocol):

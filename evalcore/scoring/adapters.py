@@ -1,10 +1,16 @@
 """Adapters: how a case becomes messages, and how a reply becomes the output a scorer sees.
 
-Built in: ``extract`` (JSON against the field schema) and ``chat`` (free text). A suite may name
-its own as ``module:attribute``; see :func:`evalcore.scoring.plugins.resolve`.
+Built in: ``extract`` (JSON against the field schema) and ``chat`` (free text) here; ``http``
+(:mod:`~evalcore.scoring.http_adapter`, an application endpoint) and ``tools``
+(:mod:`~evalcore.scoring.tools_adapter`, function calling). A suite may name its own as
+``module:attribute``; see :func:`evalcore.scoring.plugins.build_adapter`.
 
 A contender with a ``prompt`` is asked the messages of that prompt (:func:`prompt_messages`) instead of
 the adapter's own; the adapter still sets the response format and parses the reply.
+
+An adapter with a ``call()`` method (:class:`~evalcore.scoring.client.CallingAdapter`) makes the call itself, through a
+:class:`~evalcore.scoring.client.Client`: the runner then never asks the contender's model with the
+messages; it parses the text ``call()`` returns.
 """
 
 from __future__ import annotations
@@ -41,13 +47,20 @@ class Context:
 
 
 class Adapter(Protocol):
+    """Builds a case's messages and reads a reply; the runner makes the call."""
+
     name: str
     #: Sent as ``response_format``; None for free text.
     response_format: dict[str, Any] | None
 
-    def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]: ...
+    def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
+        """The messages a contender without a prompt is asked; raise ``ConfigError`` for a case it cannot ask
+        (``evalcore verify`` builds every case's messages)."""
+        ...
 
-    def parse(self, raw: str, context: Context) -> Parsed: ...
+    def parse(self, raw: str, context: Context) -> Parsed:
+        """The output a scorer sees in a reply's text, with why it is unusable when it is."""
+        ...
 
 
 def _input_text(case: Case) -> str:
@@ -154,6 +167,3 @@ def prompt_variables(case: Case, context: Context) -> dict[str, Any]:
         "variant": case.variant,
         "id": case.id,
     }
-
-
-ADAPTERS: dict[str, type] = {"extract": ExtractAdapter, "chat": ChatAdapter}

@@ -15,19 +15,33 @@ from typing import Any
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import RESERVED_NAMES
-from evalcore.scoring.adapters import ADAPTERS
+from evalcore.scoring.adapters import ChatAdapter, ExtractAdapter
+from evalcore.scoring.http_adapter import HttpAdapter
 from evalcore.scoring.scorers import SCORERS
+from evalcore.scoring.tools_adapter import ToolsAdapter
 from evalcore.suite.config import NamedRef
+
+ADAPTERS: dict[str, type] = {"extract": ExtractAdapter, "chat": ChatAdapter, "http": HttpAdapter, "tools": ToolsAdapter}
 
 
 def build_adapter(ref: NamedRef, suite_dir: Path) -> Any:
-    """The adapter object a suite names."""
+    """The adapter object a suite names.
+
+    A class whose ``__init__`` takes ``suite_dir`` gets the suite's folder (to read files of its own); its
+    other parameters are the suite's ``adapter.options``.
+    """
     adapter = _build(ref, suite_dir, ADAPTERS, "adapter")
     for attr in ("build_messages", "parse"):
         if not callable(getattr(adapter, attr, None)):
             raise ConfigError(
                 f"evalcore.yaml: adapter: {ref.name} has no {attr}() method (see evalcore.scoring.adapters.Adapter)"
             )
+    call = getattr(adapter, "call", None)
+    if call is not None and not inspect.iscoroutinefunction(call):
+        raise ConfigError(
+            f"evalcore.yaml: adapter: {ref.name}.call must be `async def call(self, case, contender, client)` "
+            "(see evalcore.scoring.client.CallingAdapter)"
+        )
     if not hasattr(adapter, "response_format"):
         adapter.response_format = None
     return adapter
@@ -59,8 +73,11 @@ def _build(ref: NamedRef, suite_dir: Path, registry: dict[str, type], kind: str)
         if ref.options:
             raise ConfigError(f"evalcore.yaml: {kind}: {ref.name} is an object, not a class: it takes no options")
         return target
+    options = dict(ref.options)
+    if "suite_dir" in inspect.signature(target.__init__).parameters:
+        options["suite_dir"] = suite_dir
     try:
-        return target(**ref.options)
+        return target(**options)
     except TypeError as exc:
         raise ConfigError(f"evalcore.yaml: {kind}.options: {ref.name} does not take these options: {exc}") from None
 

@@ -1,6 +1,7 @@
 """Scorers: pure functions from (expected, output) to metric values, wrapped by registry entries.
 
-Built in: ``fields`` (extraction), ``exact``, ``contains``, ``regex``, ``json_valid``. Each declares
+Built in: ``fields`` (extraction), ``exact``, ``contains``, ``regex``, ``json_valid``, ``tool_call`` (function
+calling, :mod:`~evalcore.scoring.tool_calls`). Each declares
 its metrics with a one-sentence description and a direction; exactly one is primary, and a
 result's ``score`` is its value of that metric.
 """
@@ -15,7 +16,9 @@ from typing import Any, Protocol
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Metric
 from evalcore.core.schema import FieldSpec, field_credit
+from evalcore.core.toolcalls import canonical_calls
 from evalcore.scoring.adapters import Context, Parsed
+from evalcore.scoring.tool_calls import TOOL_CALL_METRICS, score_tool_calls, unusable_reply_metrics
 from evalcore.suite.fieldrules import credit_is_full, rules_for
 
 
@@ -220,8 +223,34 @@ class JsonValidScorer(_SingleMetricScorer):
         return True
 
 
+class ToolCallScorer:
+    """The ``tool_call`` scorer: the calls a model made against the expected ones (see
+    :mod:`evalcore.scoring.tool_calls`); the case's ``input.tools`` type the arguments."""
+
+    name = "tool_call"
+    metrics = TOOL_CALL_METRICS
+
+    def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
+        tools, where = _tools_of(case), f"{case.source or f'{case.dataset}/{case.id}'}: expected"
+        if parsed.output is None and parsed.problem is not None:
+            return Scored(unusable_reply_metrics(case.expected, tools, where), {"reply": parsed.problem})
+        metrics, diagnostics = score_tool_calls(case.expected, parsed.output, tools, where)
+        if parsed.problem is not None:
+            diagnostics["reply"] = parsed.problem
+        return Scored(metrics, diagnostics)
+
+    def perfect_output(self, case: Case) -> Any:
+        """The output of an exactly right reply: each argument at its first acceptable value."""
+        return canonical_calls(case.expected, _tools_of(case))
+
+
+def _tools_of(case: Case) -> Any:
+    return case.input.get("tools") if isinstance(case.input, dict) else None
+
+
 SCORERS: dict[str, type] = {
     "fields": FieldsScorer,
+    "tool_call": ToolCallScorer,
     "exact": ExactScorer,
     "contains": ContainsScorer,
     "regex": RegexScorer,

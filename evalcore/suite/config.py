@@ -62,6 +62,112 @@ class PriceModel(_Strict):
     output_cost_per_token: float = Field(ge=0)
 
 
+class DeploymentParamsModel(BaseModel):
+    """A deployment's ``litellm_params``: its litellm ``model`` and any parameter litellm takes for it
+    (``api_base``, ``api_key`` or ``os.environ/VAR``, ``rpm``, ``tpm``, ``input_cost_per_token`` …), as they are."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str = Field(min_length=1)
+
+
+class DeploymentModel(_Strict):
+    """One deployment of a router's ``model_list``, in litellm's own shape."""
+
+    #: The model group it serves; a lineup entry asks a group by this name.
+    model_name: str = Field(min_length=1)
+    litellm_params: DeploymentParamsModel
+    model_info: dict[str, Any] | None = None
+    rpm: int | None = Field(None, ge=1)
+    tpm: int | None = Field(None, ge=1)
+
+
+RoutingStrategy = Literal[
+    "simple-shuffle",
+    "least-busy",
+    "usage-based-routing",
+    "usage-based-routing-v2",
+    "latency-based-routing",
+    "cost-based-routing",
+]
+
+
+class RouterModel(_Strict):
+    """``router:`` of a lineup entry: the ``litellm.Router`` whose deployments answer the entry's model name.
+
+    The keys are litellm's own Router arguments (docs/suites.md lists them); any other key is an error.
+    """
+
+    model_list: list[DeploymentModel] = Field(min_length=1)
+    #: The Router's retries across deployments; set, they replace evalcore's (see docs/suites.md).
+    num_retries: int | None = Field(None, ge=0)
+    fallbacks: list[dict[str, list[str]]] | None = None
+    default_fallbacks: list[str] | None = None
+    context_window_fallbacks: list[dict[str, list[str]]] | None = None
+    max_fallbacks: int | None = Field(None, ge=0)
+    routing_strategy: RoutingStrategy | None = None
+    routing_strategy_args: dict[str, Any] | None = None
+    allowed_fails: int | None = Field(None, ge=0)
+    cooldown_time: float | None = Field(None, ge=0)
+    disable_cooldowns: bool | None = None
+    retry_after: int | None = Field(None, ge=0)
+    retry_policy: dict[str, Any] | None = None
+    allowed_fails_policy: dict[str, Any] | None = None
+    enable_pre_call_checks: bool | None = None
+    optional_pre_call_checks: list[str] | None = None
+
+    @property
+    def group_names(self) -> list[str]:
+        """The model names of ``model_list``, in order, each once."""
+        return list(dict.fromkeys(d.model_name for d in self.model_list))
+
+    @model_validator(mode="after")
+    def _fallbacks_name_groups(self) -> RouterModel:
+        names = self.group_names
+        pairs = [(k, v) for f in (self.fallbacks or []) + (self.context_window_fallbacks or []) for k, v in f.items()]
+        named = [n for k, v in pairs for n in (k, *v)] + list(self.default_fallbacks or [])
+        unknown = [n for n in named if n not in names]
+        if unknown:
+            raise ValueError(f"fallback {unknown[0]!r} is no model_name of model_list {names}")
+        return self
+
+    def litellm_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``litellm.Router``: the keys that are set."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def shared_prices(self, model_name: str) -> dict[str, float] | None:
+        """``{input_cost_per_token, output_cost_per_token}`` when every deployment of the group names the same
+        prices in its ``litellm_params``; else None."""
+        found = set()
+        for d in self.model_list:
+            if d.model_name == model_name:
+                params = d.litellm_params.model_dump()
+                found.add((params.get("input_cost_per_token"), params.get("output_cost_per_token")))
+        if len(found) != 1:
+            return None
+        price_in, price_out = found.pop()
+        if not isinstance(price_in, int | float) or not isinstance(price_out, int | float):
+            return None
+        return {"input_cost_per_token": float(price_in), "output_cost_per_token": float(price_out)}
+
+
+class RateLimitModel(_Strict):
+    """``limits.<model id or api_base>``: one budget shared by every contender of that model or endpoint."""
+
+    #: Requests per minute, spread evenly (at least 60/rpm seconds between call starts).
+    rpm: int | None = Field(None, ge=1)
+    #: Tokens per minute: estimated input tokens before a call, the reply's input + output tokens after it.
+    tpm: int | None = Field(None, ge=1)
+    #: Calls in flight at once.
+    concurrency: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> RateLimitModel:
+        if self.rpm is None and self.tpm is None and self.concurrency is None:
+            raise ValueError("give at least one of rpm, tpm or concurrency, e.g. {rpm: 500}")
+        return self
+
+
 class LineupEntryModel(_Strict):
     """A model with settings; a list value multiplies into one contender per value."""
 
@@ -71,6 +177,21 @@ class LineupEntryModel(_Strict):
     prompt: str | list[str] | None = None
     api_base: str | None = None
     prices: PriceModel | None = None
+    #: A litellm Router setup: its deployments answer ``model``, which names one of its model groups.
+    router: RouterModel | None = None
+
+    @model_validator(mode="after")
+    def _router_serves_the_model(self) -> LineupEntryModel:
+        if self.router is None:
+            return self
+        if self.model not in self.router.group_names:
+            raise ValueError(
+                f"model {self.model!r} is no model_name of router.model_list {self.router.group_names}; "
+                "name the group this entry asks"
+            )
+        if self.api_base is not None:
+            raise ValueError("api_base and router: each deployment names its own api_base in its litellm_params")
+        return self
 
 
 class WeightedScoreModel(_Strict):
@@ -145,3 +266,5 @@ class SuiteModel(_Strict):
     api_base: str | None = None
     weighted_score: WeightedScoreModel = Field(default_factory=WeightedScoreModel)
     gate: GateModel | None = None
+    #: Rate limits by model id or API base URL, each shared by every contender of that model or endpoint.
+    limits: dict[str, RateLimitModel] = Field(default_factory=dict)

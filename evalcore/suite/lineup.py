@@ -8,7 +8,7 @@ from typing import Any
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import SHORT_NAMES, Contender, Refusal
-from evalcore.models.registry import get_provider
+from evalcore.models.registry import provider_for
 from evalcore.suite.config import LineupEntryModel, SuiteModel
 from evalcore.suite.prompts import PROMPT_SETTING
 
@@ -47,8 +47,13 @@ def _expand_entry(entry: LineupEntryModel, config: SuiteModel, overrides: Overri
         if not values:
             raise ConfigError(f"evalcore.yaml: lineup: {entry.model}: settings.{key}: empty list")
     keys = list(varied)
-    prices = entry.prices or config.prices.get(entry.model)
+    priced = entry.prices or config.prices.get(entry.model)
+    prices = priced.model_dump() if priced else None
     api_base = overrides.api_base or entry.api_base or (None if _is_fake(entry.model) else config.api_base)
+    router = None
+    if entry.router is not None:
+        router, api_base = _router_of(entry, overrides), None
+        prices = prices or entry.router.shared_prices(entry.model)
     contenders = []
     for combo in itertools.product(*(varied[k] for k in keys)):
         chosen = dict(zip(keys, combo, strict=True))
@@ -59,10 +64,22 @@ def _expand_entry(entry: LineupEntryModel, config: SuiteModel, overrides: Overri
                 model=entry.model,
                 settings={k: v for k, v in settings.items() if v is not None},
                 api_base=api_base,
-                prices=prices.model_dump() if prices else None,
+                prices=prices,
+                router=router,
             )
         )
     return contenders
+
+
+def _router_of(entry: LineupEntryModel, overrides: Overrides) -> dict[str, Any]:
+    """The ``litellm.Router`` arguments of a router entry (its deployments name their own endpoints)."""
+    assert entry.router is not None
+    if overrides.api_base:
+        raise ConfigError(
+            f"evalcore.yaml: lineup: {entry.model}: --api-base cannot redirect a router entry: each deployment "
+            "of its router names its own api_base. Leave out --api-base, or pick models with -m."
+        )
+    return entry.router.litellm_arguments()
 
 
 def _varied(entry: LineupEntryModel, overrides: Overrides) -> dict[str, list[Any]]:
@@ -115,7 +132,7 @@ def split_refused(contenders: list[Contender]) -> tuple[list[Contender], list[Re
     kept, refused = [], []
     for contender in contenders:
         sent = {k: v for k, v in contender.settings.items() if k != PROMPT_SETTING}  # the prompt is ours, not sent
-        reason = get_provider(contender.model).refusal(contender.model, sent)
+        reason = provider_for(contender).refusal(contender.model, sent)
         if reason:
             refused.append(Refusal(model=contender.model, settings=dict(contender.settings), reason=reason))
         else:
@@ -127,7 +144,7 @@ def missing_api_keys(contenders: list[Contender]) -> dict[str, list[str]]:
     """Environment variables each contender's model needs and does not have: {model: [VAR, ...]}."""
     missing: dict[str, list[str]] = {}
     for contender in contenders:
-        keys = get_provider(contender.model).missing_keys(contender.model, contender.api_base)
+        keys = provider_for(contender).missing_keys(contender.model, contender.api_base)
         if keys:
             missing[contender.model] = keys
     return missing

@@ -132,6 +132,9 @@ def _describe_error(err: Any, text: str) -> str:
         return f"{where}{key}: unknown key. Remove it or fix its spelling (see docs/suites.md)."
     if err["type"] == "missing":
         return f"{where}{key}: required key is missing."
+    if err["type"] == "value_error" and isinstance(err.get("input"), dict | list):
+        # A check across a whole mapping (a router, a limit) says what is wrong; echoing the mapping adds noise.
+        return f"{where}{key}: {str(err['msg']).removeprefix('Value error, ')}"
     return f"{where}{key}: {err['msg']} (got {err.get('input')!r})"
 
 

@@ -143,6 +143,16 @@ def test_a_resumed_prompt_run_keeps_its_prompts(prompt_run):
     assert len(store.load_run(run_id).results) == 6
 
 
+def test_a_run_whose_prompt_file_was_edited_is_not_resumed_without_force(prompt_run):
+    root, store, run_id = prompt_run
+    store.set_status(run_id, "interrupted")
+    (root / "prompts" / "terse.txt").write_text(TERSE + "Answer in JSON.\n")
+    with pytest.raises(ConfigError, match=r"prompt terse changed since run .* Pass --force"):
+        resume_plan(store, run_id)
+    plan, _, _ = resume_plan(store, run_id, force=True)
+    assert "Answer in JSON." in json.dumps(list(plan.rendered["terse"].values()))  # forced: the prompt as it is now
+
+
 def test_each_contender_sends_its_prompts_messages_and_never_the_prompt_setting(tmp_path, tmp_db, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-prompts-0000")
     root = _suite(

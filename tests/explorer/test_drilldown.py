@@ -148,3 +148,22 @@ def test_the_list_from_a_frame_is_the_list_from_the_records(samples: int) -> Non
         some, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f, limit=3)
         assert total == len(want)
         pd.testing.assert_frame_equal(some, want.head(3), check_dtype=False)
+
+
+def test_hallucinations_only_keeps_calls_made_where_none_was_right(tmp_path):
+    from pathlib import Path
+
+    from evalcore.execution.plan import make_plan
+    from evalcore.execution.runner import run_suite
+    from evalcore.storage.store import Store
+    from evalcore.suite.loader import load_suite
+
+    store = Store(tmp_path / "tools.db")
+    examples = Path(__file__).resolve().parents[2] / "docs" / "examples" / "tools"
+    run_id, _ = run_suite(make_plan(load_suite(examples)), store)
+    run = store.load_run(run_id)
+    table = cases_view(run, CaseFilters(hallucinations_only=True))
+    assert len(table) and (table["hallucinated_call"] > 0).all()
+    frame = results_frame(run)
+    listed, _ = cases_view_of_frame(frame, run.metrics, run.cases, {}, CaseFilters(hallucinations_only=True))
+    assert len(listed) == len(table)  # the big-run path keeps the same results

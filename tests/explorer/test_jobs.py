@@ -44,6 +44,7 @@ def test_progress_rows_give_each_contender_its_share():
         "share": 0.25,
         "skipped": 0,
         "blocked": "",
+        "waiting": "",
     }
     assert rows["share"].iloc[1] == 1.0
 

@@ -1,0 +1,217 @@
+"""Tool calls: the tools a case offers (OpenAI format) and the call(s) its expected answer names.
+
+An expected answer is ``null`` (no call is right), one call ``{"name": ..., "arguments": {...}}``, or a list
+of calls (made in any order). Each argument's expected value is one of:
+
+- a value: the argument must be given that value (compared by the parameter's type: see
+  :func:`field_spec_of`);
+- a list, for a parameter that is not an array: any of these values;
+- ``null``: the argument must be left out (or given null);
+- a rule object with some of ``value`` (one acceptable value), ``any_of`` (several) and ``optional``
+  (``true``: the argument may be left out): ``{"any_of": ["celsius", "metric"], "optional": true}``;
+  with neither ``value`` nor ``any_of`` any value is right.
+
+An argument the expected call does not name may be left out, or given the ``default`` its parameter's schema
+declares; any other value counts as a wrong argument.
+
+The fake models answer from :func:`canonical_calls`; :mod:`evalcore.scoring.tool_calls` scores replies
+against :func:`expected_calls`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.schema import FieldSpec
+
+#: The keys of an argument's rule object.
+RULE_KEYS = frozenset({"value", "any_of", "optional"})
+CALL_KEYS = frozenset({"name", "arguments"})
+
+
+@dataclass(frozen=True)
+class ArgumentRule:
+    """What an expected call accepts for one argument."""
+
+    name: str
+    #: The acceptable values; empty: any value is right.
+    values: tuple[Any, ...]
+    #: Whether the argument may be left out.
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    """One call the model should make."""
+
+    name: str
+    arguments: tuple[ArgumentRule, ...]
+
+
+def tool_parameters(tools: Any) -> dict[str, dict[str, Any]]:
+    """``{tool name: its parameters' JSON schema}`` of OpenAI-format tools (``{"type": "function", "function":
+    {"name", "parameters"}}``); ``{}`` for anything that is not a list of tools."""
+    found: dict[str, dict[str, Any]] = {}
+    for tool in tools if isinstance(tools, list) else []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            parameters = function.get("parameters")
+            found[function["name"]] = parameters if isinstance(parameters, dict) else {}
+    return found
+
+
+def properties_of(parameters: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The parameter schemas of a tool's ``parameters`` object, by argument name."""
+    properties = parameters.get("properties")
+    if not isinstance(properties, dict):
+        return {}
+    return {name: schema if isinstance(schema, dict) else {} for name, schema in properties.items()}
+
+
+def is_array(schema: Mapping[str, Any]) -> bool:
+    """Whether a parameter's schema says its value is an array (a list is then its value, not alternatives)."""
+    kind = schema.get("type")
+    return kind == "array" or (isinstance(kind, list) and "array" in kind)
+
+
+def field_spec_of(name: str, schema: Mapping[str, Any]) -> FieldSpec | None:
+    """The field type an argument is compared by, from its parameter's JSON schema: ``string`` (trimmed and
+    case-folded), ``integer`` and ``number`` (by value), ``boolean``, a string ``enum`` (exactly), an array of
+    enum strings (``multi_enum``: as sets, with partial credit). None for other schemas (objects, arrays of
+    anything else, a missing type): those compare as JSON, text trimmed and case-folded, numbers by value."""
+    kind = schema.get("type")
+    if isinstance(kind, list):  # ["string", "null"]: the one non-null type, when there is one
+        kinds = [k for k in kind if k != "null"]
+        kind = kinds[0] if len(kinds) == 1 else None
+    enum = schema.get("enum")
+    if kind == "string" and isinstance(enum, list) and all(isinstance(v, str) for v in enum):
+        return FieldSpec(name, "enum", values=tuple(enum))
+    if kind in ("string", "integer", "number", "boolean"):
+        return FieldSpec(name, str(kind))
+    items = schema.get("items")
+    item_enum = items.get("enum") if isinstance(items, dict) else None
+    if kind == "array" and isinstance(item_enum, list) and all(isinstance(v, str) for v in item_enum):
+        return FieldSpec(name, "multi_enum", values=tuple(item_enum))
+    return None
+
+
+def as_call_list(value: Any) -> list[Any]:
+    """A call answer (null, one call, or a list of calls) as a list of calls."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def expected_calls(expected: Any, tools: Any = None, where: str = "expected") -> tuple[ExpectedCall, ...]:
+    """The calls an expected answer names, checked against the tools when they are given.
+
+    Raises:
+        ConfigError: the answer is not null, a call or a list of calls; a call names no tool of the case or
+            an argument its tool does not have; a rule object is malformed. ``where`` starts the message.
+    """
+    if expected is not None and not isinstance(expected, dict | list):
+        raise ConfigError(
+            f"{where}: a tool-call answer is null (no call is right), "
+            '{"name": ..., "arguments": {...}} or a list of those; got ' + type(expected).__name__
+        )
+    parameters = tool_parameters(tools)
+    calls = as_call_list(expected)
+    return tuple(_expected_call(call, parameters, f"{where}: call {i + 1}") for i, call in enumerate(calls))
+
+
+def _expected_call(call: Any, parameters: dict[str, dict[str, Any]], where: str) -> ExpectedCall:
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+        raise ConfigError(f'{where}: a call is an object {{"name": ..., "arguments": {{...}}}}; got {call!r}')
+    unknown = sorted(set(call) - CALL_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: {unknown[0]!r}: unknown key; a call has only `name` and `arguments`")
+    name, arguments = call["name"], call.get("arguments", {})
+    if not isinstance(arguments, dict):
+        raise ConfigError(f"{where} ({name}): arguments: an object of argument values; got {arguments!r}")
+    if parameters and name not in parameters:
+        raise ConfigError(f"{where}: {name!r} is not a tool of the case; tools: {sorted(parameters)}")
+    properties = properties_of(parameters.get(name, {}))
+    rules = []
+    for arg, want in arguments.items():
+        if properties and arg not in properties:
+            raise ConfigError(
+                f"{where} ({name}): argument {arg!r} is not a parameter of the tool; parameters: {sorted(properties)}"
+            )
+        rules.append(_rule(arg, want, properties.get(arg, {}), f"{where} ({name}.{arg})"))
+    return ExpectedCall(name, tuple(rules))
+
+
+def _rule(name: str, want: Any, schema: Mapping[str, Any], where: str) -> ArgumentRule:
+    if is_rule_object(want, schema):
+        unknown = sorted(set(want) - RULE_KEYS)
+        if unknown:
+            raise ConfigError(f"{where}: {unknown[0]!r}: unknown key of a rule; use {sorted(RULE_KEYS)}")
+        if "value" in want and "any_of" in want:
+            raise ConfigError(f"{where}: give `value` or `any_of`, not both")
+        optional = want.get("optional", False)
+        if not isinstance(optional, bool):
+            raise ConfigError(f"{where}: optional: true or false; got {optional!r}")
+        if "any_of" in want:
+            alternatives = want["any_of"]
+            if not isinstance(alternatives, list) or not alternatives:
+                raise ConfigError(f"{where}: any_of: a non-empty list of acceptable values; got {alternatives!r}")
+            return ArgumentRule(name, tuple(alternatives), optional)
+        return ArgumentRule(name, (want["value"],) if "value" in want else (), optional)
+    if want is None:
+        return ArgumentRule(name, (None,), optional=True)
+    if isinstance(want, list) and not is_array(schema):
+        if not want:
+            raise ConfigError(f"{where}: an empty list of acceptable values; give at least one")
+        return ArgumentRule(name, tuple(want))
+    return ArgumentRule(name, (want,))
+
+
+def is_rule_object(value: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether an expected argument value is a rule object (``{"any_of": [...], "optional": true}`` …) rather
+    than an object value: its keys are rule keys, and the parameter's schema declares no property of those names."""
+    if not isinstance(value, dict) or not value or not set(value) <= RULE_KEYS:
+        return False
+    return not set(value) & set(properties_of(schema))
+
+
+def canonical_calls(expected: Any, tools: Any = None) -> Any:
+    """A reply that is exactly right, in the shape of a tools adapter's output: null (no call), one call, or a
+    list of calls, each argument given its first acceptable value (optional ones without a value left out).
+
+    Raises:
+        ConfigError: as :func:`expected_calls`.
+    """
+    parameters = tool_parameters(tools)
+    calls = []
+    for call in expected_calls(expected, tools):
+        properties = properties_of(parameters.get(call.name, {}))
+        arguments = {}
+        for rule in call.arguments:
+            if rule.values and rule.values[0] is not None:
+                arguments[rule.name] = rule.values[0]
+            elif not rule.values and not rule.optional:  # any value, but one must be given
+                arguments[rule.name] = example_value(properties.get(rule.name, {}))
+        calls.append({"name": call.name, "arguments": arguments})
+    return shape_calls(calls)
+
+
+def example_value(schema: Mapping[str, Any]) -> Any:
+    """A value that fits a parameter's schema: its default, its first enum value, or a plain value of its type."""
+    if "default" in schema:
+        return schema["default"]
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        return enum[0]
+    kind = schema.get("type")
+    kind = next((k for k in kind if k != "null"), None) if isinstance(kind, list) else kind
+    return {"integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}.get(str(kind), "example")
+
+
+def shape_calls(calls: list[dict[str, Any]]) -> Any:
+    """Calls as an answer is written: null for none, the call itself for one, the list for several."""
+    if not calls:
+        return None
+    return calls[0] if len(calls) == 1 else calls
