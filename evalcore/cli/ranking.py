@@ -80,7 +80,7 @@ def cmd_weights(args: argparse.Namespace) -> int:
         from evalcore.suite.loader import load_suite
 
         suite = load_suite(source)
-        metrics, weights = build_scorer(suite.scorer_ref, suite.path).metrics, suite.weights
+        metrics, weights = build_scorer(suite.scorer_refs, suite.path).metrics, suite.weights
     else:
         run = read_header(args.source, args)
         metrics, weights = run.metrics, run.info.weights

@@ -188,7 +188,7 @@ def suite_contexts(suite: Suite) -> dict[str, Context]:
 def new_run(plan: Plan, run_id: str | None = None) -> Run:
     """The header of a run about to start: no results yet."""
     suite = plan.suite
-    metrics = build_scorer(suite.scorer_ref, suite.path).metrics
+    metrics = build_scorer(suite.scorer_refs, suite.path).metrics
     info = RunInfo(
         id=run_id or str(uuid.uuid4()),
         suite=suite.name,

@@ -136,7 +136,7 @@ class _Execution:
         suite = plan.suite
         self.plan, self.run, self.store, self.done = plan, run, store, done
         self.adapter = build_adapter(suite.adapter_ref, suite.path)
-        self.scorer = build_scorer(suite.scorer_ref, suite.path)
+        self.scorer = build_scorer(suite.scorer_refs, suite.path)
         self.primary = next(m.name for m in self.scorer.metrics if m.primary)
         self.contexts = suite_contexts(suite)
         with gc_paused():  # a list and two dicts per case, none of them ever garbage during the run
@@ -323,6 +323,8 @@ class _Execution:
     def _score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
         try:
             scored = self.scorer.score(case, parsed, context)
+        except EvalcoreError:  # already says which scorer and case (several scorers: evalcore.scoring.scorer_set)
+            raise
         except Exception as exc:
             raise EvalcoreError(
                 f"scorer {self.scorer.name} failed on {case.dataset}/{case.id}: {type(exc).__name__}: {exc}"
@@ -368,7 +370,7 @@ def check_weights(suite: Suite) -> None:
     """Refuse suite weights that name no weightable column: a typo would otherwise surface only after
     every model was called, when the leaderboard is drawn (and the run file could not be written)."""
     try:
-        validate_weights(suite.weights, build_scorer(suite.scorer_ref, suite.path).metrics)
+        validate_weights(suite.weights, build_scorer(suite.scorer_refs, suite.path).metrics)
     except WeightsError as exc:
         raise ConfigError(
             f"{suite.path / 'evalcore.yaml'}: weighted_score.weights: {exc}. Fix the name; no model was called."

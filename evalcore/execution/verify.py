@@ -42,7 +42,8 @@ def verify_suite(path: str | Path) -> Report:
 
 def _check_cases(suite: Suite, report: Report) -> None:
     adapter = build_adapter(suite.adapter_ref, suite.path)
-    scorer = build_scorer(suite.scorer_ref, suite.path)
+    scorer = build_scorer(suite.scorer_refs, suite.path)
+    check_case = getattr(scorer, "check_case", None)
     primary = next(m.name for m in scorer.metrics if m.primary)
     perfect = 0
     contexts = suite_contexts(suite)
@@ -52,6 +53,9 @@ def _check_cases(suite: Suite, report: Report) -> None:
         context = contexts[dataset.name]
         for case in dataset.cases:
             adapter.build_messages(case, context)
+            problem = check_case(case) if check_case is not None else None
+            if problem is not None:
+                raise ConfigError(f"{case.source or f'{case.dataset}/{case.id}'}: {problem}")
             scored = scorer.score(case, Parsed(output=right_output(case)), context)
             perfect += scored.metrics.get(primary) == 1.0
     total = len(suite.cases)
@@ -60,7 +64,7 @@ def _check_cases(suite: Suite, report: Report) -> None:
         f"({', '.join(f'{n}: {len(d.cases)}' for n, d in suite.datasets.items())})"
     )
     report.lines.append(
-        f"adapter {adapter.name}, scorer {suite.scorer_ref.name} "
+        f"adapter {adapter.name}, scorer {' + '.join(r.name for r in suite.scorer_refs)} "
         f"(metrics: {', '.join(m.name for m in scorer.metrics)}; primary {primary})"
     )
     report.lines.append(f"the expected answers score {perfect}/{total} on {primary} against themselves")

@@ -166,6 +166,8 @@ def _latency(spec: FakeSpec, request: Request, rng: random.Random) -> float:
 
 def _answer(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     expected = request.case.expected if request.case else None
+    if isinstance(expected, str) and request.case is not None:
+        return _answer_label(spec, expected, request.case.metadata.get("confusable"), rng)
     if not isinstance(expected, dict) or not request.fields:
         return expected if isinstance(expected, str) else json.dumps(expected)
     heat = _temperature(request)
@@ -177,6 +179,16 @@ def _answer(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     if rng.random() < spec.garble:
         return "Sure! Here is the JSON:\n" + text[: max(1, len(text) * 2 // 3)]
     return text
+
+
+def _answer_label(spec: FakeSpec, expected: str, confusable: Any, rng: random.Random) -> str:
+    """A text answer: the expected one, or, as often as this fake errs, a label the case lists as ``confusable``
+    in its metadata (a classification demo's mistakes)."""
+    options = [confusable] if isinstance(confusable, str) else confusable
+    if not isinstance(options, list) or not options:
+        return expected
+    mistake = spec.slip + 0.5 * spec.invent + spec.omit
+    return str(rng.choice(options)) if rng.random() < mistake else expected
 
 
 def _answer_field(spec: FakeSpec, field: FieldSpec, want: Any, rng: random.Random, heat: float, care: float) -> Any:

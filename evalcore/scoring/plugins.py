@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.records import RESERVED_NAMES
 from evalcore.scoring.adapters import ChatAdapter, ExtractAdapter
 from evalcore.scoring.http_adapter import HttpAdapter
+from evalcore.scoring.scorer_set import NAME, ScorerSet, scorer_id
 from evalcore.scoring.scorers import SCORERS
 from evalcore.scoring.tools_adapter import ToolsAdapter
 from evalcore.suite.config import NamedRef
@@ -47,8 +49,42 @@ def build_adapter(ref: NamedRef, suite_dir: Path) -> Any:
     return adapter
 
 
-def build_scorer(ref: NamedRef, suite_dir: Path) -> Any:
-    """The scorer object a suite names, with its metrics checked."""
+def build_scorer(ref: NamedRef | Sequence[NamedRef], suite_dir: Path) -> Any:
+    """The scorer object a suite names, with its metrics checked.
+
+    Args:
+        ref: one scorer, or a suite's ``scorers`` list (:attr:`Suite.scorer_refs`): a list of one gives that
+            scorer itself, a longer list a :class:`~evalcore.scoring.scorer_set.ScorerSet` (naming rule there).
+
+    Raises:
+        ConfigError: an unknown scorer, bad options, or metric names that are reserved, repeat or are invalid.
+    """
+    if isinstance(ref, NamedRef):
+        return _build_one(ref, suite_dir)
+    refs = list(ref)
+    if len(refs) == 1:
+        return _build_one(refs[0], suite_dir)
+    members = []
+    for r in refs:
+        scorer = _build_one(r, suite_dir)
+        members.append((scorer_id(getattr(r, "id", None), r.name, scorer), scorer))
+    ids = [sid for sid, _ in members]
+    repeated = sorted({sid for sid in ids if ids.count(sid) > 1})
+    if repeated:
+        raise ConfigError(
+            f"evalcore.yaml: scorers: {repeated[0]!r} is listed twice; give each entry its own id, "
+            f"e.g. {{name: {repeated[0]}, id: {repeated[0]}_2}}"
+        )
+    primary = next((i for i, r in enumerate(refs) if getattr(r, "primary", False)), 0)
+    scorers = ScorerSet(members, primary)
+    for m in scorers.metrics:
+        if not NAME.match(m.name):
+            raise ConfigError(f"evalcore.yaml: scorers: metric name {m.name!r} is not of the form [a-z][a-z0-9_]*")
+    _check_metrics(scorers.metrics, "scorers")
+    return scorers
+
+
+def _build_one(ref: NamedRef, suite_dir: Path) -> Any:
     scorer = _build(ref, suite_dir, SCORERS, "scorer")
     if not callable(getattr(scorer, "score", None)) or not getattr(scorer, "metrics", None):
         raise ConfigError(

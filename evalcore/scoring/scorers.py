@@ -1,7 +1,9 @@
 """Scorers: pure functions from (expected, output) to metric values, wrapped by registry entries.
 
 Built in: ``fields`` (extraction), ``exact``, ``contains``, ``regex``, ``json_valid``, ``tool_call`` (function
-calling, :mod:`~evalcore.scoring.tool_calls`). Each declares
+calling, :mod:`~evalcore.scoring.tool_calls`); ``numeric``, ``non_empty``, ``max_chars``, ``regex_absent``
+(:mod:`~evalcore.scoring.basic_scorers`) and ``classification`` (:mod:`~evalcore.scoring.classification`). Each
+declares
 its metrics with a one-sentence description and a direction; exactly one is primary, and a
 result's ``score`` is its value of that metric.
 """
@@ -10,30 +12,20 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Metric
 from evalcore.core.schema import FieldSpec, field_credit
 from evalcore.core.toolcalls import canonical_calls
+from evalcore.scoring._base import Scored as Scored
+from evalcore.scoring._base import Scorer as Scorer
+from evalcore.scoring._base import _as_text, _flags
 from evalcore.scoring.adapters import Context, Parsed
+from evalcore.scoring.basic_scorers import MaxCharsScorer, NonEmptyScorer, NumericScorer, RegexAbsentScorer
+from evalcore.scoring.classification import ClassificationScorer
 from evalcore.scoring.tool_calls import TOOL_CALL_METRICS, score_tool_calls, unusable_reply_metrics
 from evalcore.suite.fieldrules import credit_is_full, rules_for
-
-
-@dataclass
-class Scored:
-    metrics: dict[str, float | None]
-    diagnostics: dict[str, Any] = field(default_factory=dict)
-
-
-class Scorer(Protocol):
-    name: str
-    metrics: list[Metric]
-
-    def score(self, case: Case, parsed: Parsed, context: Context) -> Scored: ...
-
 
 FIELD_METRICS = [
     Metric(
@@ -124,10 +116,6 @@ class FieldsScorer:
         return score_fields(expected, parsed.output, context.fields, parsed.type_errors)
 
 
-def _as_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
 class _SingleMetricScorer:
     """A scorer with one metric computed by :meth:`check` on usable replies."""
 
@@ -198,17 +186,6 @@ class RegexScorer(_SingleMetricScorer):
         return pattern.search(_as_text(output)) is not None
 
 
-def _flags(text: str) -> int:
-    table = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
-    bad = [c for c in text if c not in table]
-    if bad:
-        raise ConfigError(f"scorer regex: flags {text!r}: use letters from 'ims'")
-    value = 0
-    for c in text:
-        value |= table[c]
-    return value
-
-
 class JsonValidScorer(_SingleMetricScorer):
     name = "json_valid"
     metrics = [Metric("json_valid", "Share of replies that parse as JSON.", True, True)]
@@ -255,4 +232,9 @@ SCORERS: dict[str, type] = {
     "contains": ContainsScorer,
     "regex": RegexScorer,
     "json_valid": JsonValidScorer,
+    "numeric": NumericScorer,
+    "non_empty": NonEmptyScorer,
+    "max_chars": MaxCharsScorer,
+    "regex_absent": RegexAbsentScorer,
+    "classification": ClassificationScorer,
 }

@@ -36,6 +36,16 @@ class NamedRef(_Strict):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
+class ScorerRef(NamedRef):
+    """One entry of ``scorers:``: a scorer with options, maybe the suite's primary one, maybe renamed."""
+
+    #: This scorer's primary metric is the suite's (at most one entry says so; else the first scorer's).
+    primary: bool = False
+    #: The name its clashing metrics and its diagnostics go under (default: the scorer's name); give one when
+    #: a suite uses the same scorer twice.
+    id: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+
+
 class DatasetModel(_Strict):
     """Per-dataset overrides."""
 
@@ -257,6 +267,8 @@ class SuiteModel(_Strict):
     adapter: str | NamedRef = "extract"
     instructions: str = ""
     scorer: str | NamedRef = "fields"
+    #: Several scorers; the single ``scorer:`` key and this one are exclusive.
+    scorers: list[str | ScorerRef] | None = Field(None, min_length=1)
     fields: dict[str, FieldModel] | None = None
     datasets: dict[str, DatasetModel] = Field(default_factory=dict)
     defaults: dict[str, SettingValue] = Field(default_factory=dict)
@@ -268,3 +280,20 @@ class SuiteModel(_Strict):
     gate: GateModel | None = None
     #: Rate limits by model id or API base URL, each shared by every contender of that model or endpoint.
     limits: dict[str, RateLimitModel] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_way_to_name_scorers(self) -> SuiteModel:
+        if self.scorers is not None and "scorer" in self.model_fields_set:
+            raise ValueError("give scorer: (one) or scorers: (a list), not both")
+        primaries = [r for r in self.scorers or [] if isinstance(r, ScorerRef) and r.primary]
+        if len(primaries) > 1:
+            raise ValueError(f"scorers: {len(primaries)} entries say primary: true; exactly one may")
+        return self
+
+    def scorer_entries(self) -> list[ScorerRef]:
+        """The suite's scorers, in order: the ``scorers:`` list, or the one ``scorer:``."""
+        given = self.scorers if self.scorers is not None else [self.scorer]
+        return [
+            ScorerRef(name=r) if isinstance(r, str) else ScorerRef.model_validate(r.model_dump(exclude_unset=True))
+            for r in given
+        ]

@@ -20,7 +20,7 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value
 from evalcore.suite.cases import load_dataset_cases
-from evalcore.suite.config import FieldModel, NamedRef, SuiteModel
+from evalcore.suite.config import FieldModel, NamedRef, ScorerRef, SuiteModel
 from evalcore.suite.fieldrules import all_fit, names_of
 from evalcore.suite.prompts import Prompt, load_prompts
 
@@ -58,7 +58,14 @@ class Suite:
 
     @property
     def scorer_ref(self) -> NamedRef:
-        return _as_ref(self.config.scorer)
+        """The scorer whose primary metric is the suite's (the one scorer, when there is one)."""
+        refs = self.scorer_refs
+        return next((r for r in refs if r.primary), refs[0])
+
+    @property
+    def scorer_refs(self) -> list[ScorerRef]:
+        """Every scorer of the suite, in order (``scorers:``, or the one ``scorer:``)."""
+        return self.config.scorer_entries()
 
     @property
     def cases(self) -> list[Case]:
@@ -197,7 +204,7 @@ def _load_dataset(folder: Path, name: str, config: SuiteModel, where: str) -> Da
 
 
 def _uses_fields(config: SuiteModel) -> bool:
-    return _as_ref(config.adapter).name == "extract" or _as_ref(config.scorer).name == "fields"
+    return _as_ref(config.adapter).name == "extract" or any(r.name == "fields" for r in config.scorer_entries())
 
 
 def _field_specs(raw: dict[str, FieldModel], where: str, dataset: str) -> tuple[FieldSpec, ...]:

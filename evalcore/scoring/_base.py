@@ -1,0 +1,40 @@
+"""What every scorer shares: the :class:`Scorer` shape, its :class:`Scored` answer, and small text helpers."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case, Metric
+from evalcore.scoring.adapters import Context, Parsed
+
+
+@dataclass
+class Scored:
+    metrics: dict[str, float | None]
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+
+
+class Scorer(Protocol):
+    name: str
+    metrics: list[Metric]
+
+    def score(self, case: Case, parsed: Parsed, context: Context) -> Scored: ...
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _flags(text: str) -> int:
+    table = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+    bad = [c for c in text if c not in table] if isinstance(text, str) else [text]
+    if bad:
+        raise ConfigError(f"scorer regex: flags {text!r}: use letters from 'ims'")
+    value = 0
+    for c in text:
+        value |= table[c]
+    return value

@@ -1,0 +1,104 @@
+"""The ``classification`` scorer: the reply is a label, right or wrong.
+
+Per result it reports ``correct`` (1 or 0) and always records the two labels in its diagnostics
+(``{"want": ..., "got": ...}``): per-label precision, recall, F1 and the confusion matrix of a run are
+computed from them (:mod:`evalcore.analysis.classification`), not averaged from per-result numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case, Metric
+from evalcore.scoring._base import Scored
+from evalcore.scoring.adapters import Context, Parsed
+from evalcore.scoring.basic_scorers import field_of
+
+CLASSIFICATION_METRICS = [
+    Metric("correct", "Share of replies whose label is the expected one (accuracy).", True, True),
+]
+
+
+class ClassificationScorer:
+    """``classification``: the reply (or its JSON field ``field``) is compared, trimmed, with the expected label.
+
+    Options:
+        field: read the label from this field of a JSON reply (and of the expected answer, when that is an
+            object).
+        labels: the allowed labels; an expected answer outside them is an error at ``evalcore verify``, a reply
+            outside them is simply wrong.
+        ignore_case: compare labels ignoring case (a reply is then counted under the declared spelling).
+    """
+
+    name = "classification"
+    metrics = CLASSIFICATION_METRICS
+
+    def __init__(self, field: str | None = None, labels: list[str] | None = None, ignore_case: bool = False):
+        if field is not None and (not isinstance(field, str) or not field):
+            raise ConfigError(f"scorer classification: option field: {field!r} is not a field name")
+        if not isinstance(ignore_case, bool):
+            raise ConfigError(f"scorer classification: option ignore_case: {ignore_case!r} is not true or false")
+        self.field, self.ignore_case = field, ignore_case
+        self.labels: list[str] | None = None
+        if labels is not None:
+            if not isinstance(labels, list) or not labels or not all(isinstance(x, str) and x.strip() for x in labels):
+                raise ConfigError(f"scorer classification: option labels: {labels!r} is not a list of labels")
+            self.labels = [x.strip() for x in labels]
+            keys = [self._key(x) for x in self.labels]
+            if len(set(keys)) != len(keys):
+                raise ConfigError(f"scorer classification: option labels repeat a label: {labels}")
+        self._spelling = {self._key(x): x for x in self.labels or []}
+
+    def _key(self, label: str) -> str:
+        return label.casefold() if self.ignore_case else label
+
+    def label_of(self, value: Any) -> str | None:
+        """A value as a label: trimmed text (a number or boolean as its JSON text), in the declared spelling."""
+        if value is None or isinstance(value, dict | list):
+            return None
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        text = str(value).strip()
+        if not text:
+            return None
+        return self._spelling.get(self._key(text), text)
+
+    def expected_label(self, case: Case) -> str | None:
+        """The case's expected label (its ``field`` when the expected answer is an object)."""
+        expected = case.expected
+        if isinstance(expected, dict) and self.field is not None:
+            expected = expected.get(self.field)
+        return self.label_of(expected)
+
+    def check_case(self, case: Case) -> str | None:
+        """Why the case's expected answer is no label this scorer can use (None when it is one)."""
+        want = self.expected_label(case)
+        if want is None:
+            return f"expected {case.expected!r} is not a label"
+        if self.labels is not None and want not in self.labels:
+            return f"expected label {want!r} is not one of labels {self.labels}"
+        return None
+
+    def perfect_output(self, case: Case) -> Any:
+        """The reply of a right answer: the expected label (as a JSON object when the label is in a field)."""
+        want = self.expected_label(case)
+        return {self.field: want} if self.field is not None else want
+
+    def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
+        want = self.expected_label(case)
+        if want is None:
+            where = case.source or f"{case.dataset}/{case.id}"
+            raise ConfigError(f"{where}: scorer classification: expected {case.expected!r} is no label")
+        if parsed.problem is not None:
+            return Scored({"correct": 0.0}, {"want": want, "got": None, "reply": parsed.problem})
+        value, problem = field_of(parsed.output, self.field)
+        got = self.label_of(value)
+        if got is not None and self._key(got) == self._key(want):
+            got = want  # one spelling per label in the confusion matrix
+        diagnostics: dict[str, Any] = {"want": want, "got": got}
+        if problem is not None or got is None:
+            diagnostics["problem"] = problem or f"{value!r} is not a label"
+        elif self.labels is not None and got not in self.labels:
+            diagnostics["problem"] = f"{got!r} is not one of the labels"
+        return Scored({"correct": 1.0 if got == want else 0.0}, diagnostics)

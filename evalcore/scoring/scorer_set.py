@@ -1,0 +1,104 @@
+"""Several scorers as one: a suite's ``scorers:`` list, scored in order, their metrics side by side.
+
+Naming rule: each metric keeps its own name unless two scorers of the suite declare that name; then every
+scorer that declares it reports it as ``<scorer>_<metric>``, ``<scorer>`` being the entry's ``id`` (default:
+the scorer's name). Exactly one metric is primary: the primary metric of the entry with ``primary: true``, or
+of the first entry. Diagnostics go under each scorer's id, those with nothing to say left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from evalcore.core.errors import ConfigError, EvalcoreError
+from evalcore.core.records import Case, Metric
+from evalcore.scoring._base import Scored
+from evalcore.scoring.adapters import Context, Parsed
+
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass
+class _Member:
+    id: str
+    scorer: Any
+    #: The scorer's own metric name → the suite's.
+    names: dict[str, str]
+    primary: str
+
+
+class ScorerSet:
+    """Scorers run one after another on each reply; it has the :class:`~evalcore.scoring.scorers.Scorer` shape."""
+
+    def __init__(self, members: Sequence[tuple[str, Any]], primary_index: int = 0):
+        """Args:
+        members: (id, scorer) in the suite's order; ids are unique.
+        primary_index: the member whose primary metric is the suite's.
+        """
+        counts = Counter(m.name for _, scorer in members for m in scorer.metrics)
+        self.members: list[_Member] = []
+        self.metrics: list[Metric] = []
+        for i, (sid, scorer) in enumerate(members):
+            names = {m.name: f"{sid}_{m.name}" if counts[m.name] > 1 else m.name for m in scorer.metrics}
+            own_primary = next(m.name for m in scorer.metrics if m.primary)
+            self.members.append(_Member(sid, scorer, names, names[own_primary]))
+            for m in scorer.metrics:
+                self.metrics.append(replace(m, name=names[m.name], primary=m.primary and i == primary_index))
+        self.name = " + ".join(sid for sid, _ in members)
+
+    def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
+        metrics: dict[str, float | None] = {}
+        diagnostics: dict[str, Any] = {}
+        for member in self.members:
+            try:
+                scored = member.scorer.score(case, parsed, context)
+            except EvalcoreError:
+                raise
+            except Exception as exc:
+                raise EvalcoreError(
+                    f"scorer {member.id} failed on {case.dataset}/{case.id}: {type(exc).__name__}: {exc}"
+                ) from exc
+            for own, value in scored.metrics.items():
+                if own in member.names:
+                    metrics[member.names[own]] = value
+            if metrics.get(member.primary) is None:
+                raise EvalcoreError(
+                    f"scorer {member.id} gave no {member.primary} for {case.dataset}/{case.id}; "
+                    "its primary metric must always have a value"
+                )
+            if scored.diagnostics:
+                diagnostics[member.id] = scored.diagnostics
+        return Scored(metrics, diagnostics)
+
+    def check_case(self, case: Case) -> str | None:
+        """The first scorer's complaint about the case's expected answer (see each scorer's ``check_case``)."""
+        for member in self.members:
+            check = getattr(member.scorer, "check_case", None)
+            problem = check(case) if check is not None else None
+            if problem is not None:
+                return f"scorer {member.id}: {problem}"
+        return None
+
+
+def scorer_id(given: str | None, ref_name: str, scorer: Any) -> str:
+    """An entry's id: the ``id`` it gives, else the scorer's name (a custom scorer's ``name``, or its attribute).
+
+    Raises:
+        ConfigError: the name cannot be a metric-name prefix; the message says to give ``id``.
+    """
+    if given is not None:
+        return given
+    candidates = [ref_name]
+    if ":" in ref_name:
+        candidates = [str(getattr(scorer, "name", "")), ref_name.rpartition(":")[2].lower()]
+    for name in candidates:
+        if NAME.match(name):
+            return name
+    raise ConfigError(
+        f"evalcore.yaml: scorers: {ref_name!r} has no usable name to prefix its metrics with; "
+        "give the entry an id, e.g. {name: ..., id: my_check}"
+    )
