@@ -8,7 +8,7 @@ from evalcore.analysis import charts
 from evalcore.analysis import view as explorer
 from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.text import FEW_MARK, NO_SCORED_MARK
-from evalcore.explorer import drilldown
+from evalcore.explorer import drilldown, report
 from pages import _filters, _frame, _loaders, _sidebar, _widgets
 from pages._state import Keys
 from pages._widgets import plain
@@ -30,6 +30,16 @@ if view.overall.empty:
     st.warning("No result matches these filters.")
     st.stop()
 
+path, weights, chosen = _loaders.db_path(), view.weights, _filters.filters()
+st.download_button(
+    "Download report",
+    # Built on click only (every result is read): one HTML file with these weights and filters, live sliders.
+    lambda: report.stored_run_report(path, now.ref, report.ReportOptions(weights=weights, filters=chosen)),
+    file_name=f"report-{now.ref[:8]}.html",
+    mime="text/html",
+    icon=":material/download:",
+    help="One file anyone can open offline: tables, charts, failing cases and weight sliders.",
+)
 st.success(explorer.headline(view), icon=":material/trophy:")
 st.subheader("Overall")
 event = _widgets.show_table(view.overall, view.columns, key=Keys.LEADERBOARD_TABLE)

@@ -90,7 +90,7 @@ def headline(pair: PairComparison) -> str:
 def comparison_lines(comparison: Comparison, details: Details | None = None, flips: int = 10) -> list[str]:
     """A comparison as plain text for a terminal."""
     lines = [f"base {comparison.base_run} → candidate {comparison.candidate_run}"]
-    lines += _scope_lines(comparison)
+    lines += scope_lines(comparison)
     for pair in comparison.pairs:
         lines += ["", f"{pair.base} → {pair.candidate}: {headline(pair)} ({plural(pair.cases, 'shared case')})"]
         lines += _aligned(CHANGE_HEADER, [change_cells(c) for c in pair.changes])
@@ -98,7 +98,8 @@ def comparison_lines(comparison: Comparison, details: Details | None = None, fli
     return lines
 
 
-def _scope_lines(comparison: Comparison) -> list[str]:
+def scope_lines(comparison: Comparison) -> list[str]:
+    """What was compared: changed datasets, shared and left-out cases, contenders in one run only."""
     lines = []
     if comparison.changed_datasets:
         lines.append("datasets changed: " + ", ".join(comparison.changed_datasets))
@@ -131,7 +132,7 @@ def _flip_lines(
 def comparison_markdown(comparison: Comparison, details: Details | None = None, flips: int = 5) -> str:
     """A comparison as markdown for a pull-request comment or ``$GITHUB_STEP_SUMMARY``."""
     lines = [f"### evalcore compare: `{comparison.base_run}` → `{comparison.candidate_run}`", ""]
-    lines += [f"_{line}_" for line in _scope_lines(comparison)]
+    lines += [f"_{line}_" for line in scope_lines(comparison)]
     for pair in comparison.pairs:
         lines += ["", f"**{headline(pair)}**: `{pair.base}` → `{pair.candidate}`", ""]
         lines += _pipe_table(CHANGE_HEADER, [change_cells(c) for c in pair.changes])

@@ -35,7 +35,9 @@ def add_compare(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--strict", action="store_true", help="refuse (exit 2) when the suite or a dataset changed")
     p.add_argument("--flips", type=int, default=10, help="how many changed cases to show (default 10)")
-    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument(
+        "--format", choices=[*FORMATS, "html"], default="table", help="html: one offline page with forest plots"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the permutation test")
     add_db(p)
 
@@ -49,6 +51,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     details = flip_details(candidate, comparison, args.flips)
     if args.format == "json":
         print(comparison_json(comparison, details))
+    elif args.format == "html":
+        from evalcore.explorer.compare_report import comparison_html
+
+        print(comparison_html(comparison, details, flips=args.flips), end="")
     elif args.format == "markdown":
         print(comparison_markdown(comparison, details, flips=args.flips), end="")
     else:

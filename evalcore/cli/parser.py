@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from evalcore.cli import agreement, decide, history, ranking, suite
+from evalcore.cli import agreement, decide, history, ranking, report, suite
 from evalcore.core.version import __version__
 
 EPILOG = """\
@@ -20,6 +20,7 @@ examples:
   evalcore run    data/suites/intake -m openai/gpt-4o-mini -d tax_preparation -e low,high -t 0,0.7
   evalcore runs                                  run history
   evalcore leaderboard RUN_ID --weights score=0.6,cost=-0.4
+  evalcore report RUN_ID -o report.html          one HTML file with live weight sliders
   evalcore export RUN_ID -o run.json.gz          write the run file
   evalcore import run.json.gz                    read a run file into the store
   evalcore run --resume RUN_ID                   finish an interrupted run
@@ -35,6 +36,7 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **suite.COMMANDS,
     **history.COMMANDS,
     **ranking.COMMANDS,
+    **report.COMMANDS,
     **decide.COMMANDS,
     **agreement.COMMANDS,
 }

@@ -4,6 +4,8 @@ history, viewer mode, and background runs launched from a page.
 - :mod:`~evalcore.explorer.drilldown`: cases, their details, want vs got.
 - :mod:`~evalcore.explorer.sharing`: run lists, bundled runs, viewer mode, the address bar's state.
 - :mod:`~evalcore.explorer.jobs`: launching and resuming runs in a background thread.
+- :mod:`~evalcore.explorer.report`: one self-contained HTML report of a run, with live weight sliders
+  (``report.html``, ``report.css`` and ``report.js`` beside it), or Markdown.
 
 The leaderboard's tables come from :mod:`evalcore.analysis.view`. Nothing here imports streamlit
 (``app.py`` and ``pages/`` do) or litellm. May import every sub-package but :mod:`evalcore.cli`.

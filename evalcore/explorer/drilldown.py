@@ -260,6 +260,12 @@ def want_vs_got(expected: Any, result: Result) -> pd.DataFrame:
     A field is wrong when the scorer's diagnostics name it; for an answer that is not an object, the
     single row ``answer`` is right when the score is 1.
     """
+    return pd.DataFrame(want_vs_got_rows(expected, result), columns=["field", "want", "got", "right"])
+
+
+def want_vs_got_rows(expected: Any, result: Result) -> list[dict[str, Any]]:
+    """The rows of :func:`want_vs_got` as plain dicts, wrong fields first: for a page of many answers
+    (a report), where a DataFrame per answer costs more than the answer."""
     diagnostics = result.diagnostics or {}
     if isinstance(expected, dict):
         output = result.output if isinstance(result.output, dict) else {}
@@ -277,8 +283,7 @@ def want_vs_got(expected: Any, result: Result) -> pd.DataFrame:
         rows = [
             {"field": "answer", "want": _inline(expected), "got": _inline(result.output), "right": result.score == 1}
         ]
-    table = pd.DataFrame(rows, columns=["field", "want", "got", "right"])
-    return table.sort_values("right", kind="stable", ignore_index=True)
+    return sorted(rows, key=lambda row: bool(row["right"]))  # stable: wrong fields first, in order
 
 
 def compare_answers(run: Run, contenders: Sequence[str], dataset: str, case: str, sample: int = 0) -> pd.DataFrame:

@@ -345,3 +345,11 @@ def test_the_prompts_a_run_asked_with_are_shown_with_their_text(monkeypatch, tmp
     terse = (REPO / "data" / "suites" / "intake" / "prompts" / "terse.txt").read_text()
     assert terse.strip() in [text.strip() for text in shown]
     assert "Asked by fake/guesser · prompt=terse · t=0" in [unescaped(c.value) for c in prompts.caption]
+
+
+def test_the_report_can_be_downloaded_from_the_top_of_the_page(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    buttons = at.get("download_button")
+    assert [b.proto.label for b in buttons] == ["Download report"]
+    assert "offline" in buttons[0].proto.help

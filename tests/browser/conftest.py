@@ -136,15 +136,24 @@ def app_url(demo_run_file: Path, app_folder: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser(app_url: str):  # noqa: ANN201
+def chromium():  # noqa: ANN201
+    """Chromium, without a server: one Playwright per process (a second sync one cannot start beside it)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium fonts-dejavu-core")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
+        browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
         )
-        yield chromium
-        chromium.close()
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def browser(app_url: str, chromium):  # noqa: ANN001, ANN201
+    """The browser of the flows against the shared server (started first)."""
+    return chromium
 
 
 @pytest.fixture

@@ -1,0 +1,54 @@
+"""The ``report`` command: one self-contained HTML file of a run, with live weights, or Markdown."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from evalcore.cli._shared import add_db, add_filters, filters_of, open_run
+
+
+def add_report(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", help="a run id in the store, or a run file (.json / .json.gz)")
+    p.add_argument("-o", "--output", help="write here (default: report.html, or stdout for --format markdown)")
+    p.add_argument("--weights", help="e.g. score=0.6,cost=-0.4 (default: the run's); the page's sliders start here")
+    add_filters(p)
+    p.add_argument("--format", choices=["html", "markdown"], default="html")
+    p.add_argument(
+        "--failing-per-contender",
+        type=int,
+        default=20,
+        metavar="N",
+        help="detail at most N failing results per contender (default 20)",
+    )
+    add_db(p)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from evalcore.analysis.weights import parse_weights
+    from evalcore.core.errors import ConfigError
+    from evalcore.explorer.report import ReportOptions, build_report
+
+    if args.failing_per_contender < 0:
+        raise ConfigError(f"--failing-per-contender {args.failing_per_contender}: give 0 or more")
+    weights = parse_weights(args.weights) if args.weights is not None else None
+    options = ReportOptions(weights=weights, filters=filters_of(args), failing_per_contender=args.failing_per_contender)
+    text = build_report(open_run(args.run, args), options, args.format)
+    target = args.output or ("report.html" if args.format == "html" else None)
+    if target is None or target == "-":
+        sys.stdout.write(text)
+        return 0
+    Path(target).write_text(text, encoding="utf-8")
+    print(f"wrote {target} ({len(text.encode('utf-8')) / 1024:,.0f} KiB)", file=sys.stderr)
+    return 0
+
+
+COMMANDS = {
+    "report": (
+        add_report,
+        cmd_report,
+        "one self-contained HTML report of a run (tables, charts, failing cases, live weight sliders)",
+        "evalcore report RUN_ID -o report.html --weights score=0.6,cost=-0.4",
+    ),
+}

@@ -1,0 +1,313 @@
+"""One self-contained report of a run: an HTML file anyone can open offline, with live weight sliders, or
+Markdown for a README or a pull request.
+
+The HTML file carries everything inline: its style, its script (``report.js``, ``report.css`` and
+``report.html`` beside this module, read with :mod:`importlib.resources`), its charts (SVG drawn here)
+and the run's aggregates as JSON in a ``<script type="application/json">`` block. Moving a slider re-ranks
+those aggregates in the browser by the rules of :mod:`evalcore.analysis.weighting` (the same log scale,
+errors penalty and ties); the intervals and P(best) stay those of the weights the report was made with,
+and the page says so once the weights move.
+
+Every text from the run is escaped here (``html.escape``) or set as ``textContent`` by the script, never
+parsed as markup. The file holds no time of generation: the same run and options give the same bytes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evalcore.analysis.results import Filters
+from evalcore.analysis.runs import StoredRun, frame_of, header_of
+from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, VALUE_MARK, format_leaderboard, glossary
+from evalcore.analysis.view import (
+    LeaderboardView,
+    escape_markdown,
+    headline,
+    leaderboard_view,
+    slider_values,
+    weight_hint,
+    weight_names,
+)
+from evalcore.analysis.weights import validate_weights
+from evalcore.core.records import Metric, Run
+from evalcore.core.version import __version__
+from evalcore.explorer._report_parts import failing_cases_html, score_vs_svg
+
+#: The formats :func:`build_report` writes.
+REPORT_FORMATS = ("html", "markdown")
+#: Aggregate columns embedded per row, besides the declared metrics (the weightable names and counts).
+VALUE_COLUMNS = ("cases", "scored", "errors", "score", "cost", "time", "input_tokens", "output_tokens")
+#: What the Python ranking decided for the report's weights, embedded per row as the page's first state.
+RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "p_best")
+#: The bound columns whose names end in ``_lo`` / ``_hi``: the score's and the wscore's 95% intervals.
+INTERVALS = ("score", "wscore")
+BEST_VALUE_POINTS = 0.02
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What a report shows.
+
+    Attributes:
+        weights: name → weight; None: the run's own weights.
+        filters: which results count (datasets, variants, contenders, metadata).
+        failing_per_contender: at most this many failing results are detailed per contender.
+        B: bootstrap resamples behind the intervals and P(best).
+    """
+
+    weights: Mapping[str, float] | None = None
+    filters: Filters | None = None
+    failing_per_contender: int = 20
+    B: int = 1000  # noqa: N815 (the bootstrap's usual name)
+
+
+def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt: str = "html") -> str:
+    """The report of a run as one HTML document or as Markdown.
+
+    Args:
+        run: a run read from a file, or a run in a store.
+        options: weights, filters and caps; the defaults show the whole run under its own weights.
+        fmt: ``"html"`` (one offline file with live weights) or ``"markdown"`` (the banner and tables).
+
+    Raises:
+        ValueError: an unknown ``fmt``.
+        WeightsError: a weight names something that cannot be weighted.
+        EvalcoreError: a metadata filter on a key no case has.
+    """
+    if fmt not in REPORT_FORMATS:
+        raise ValueError(f"unknown report format {fmt!r}; use one of {', '.join(REPORT_FORMATS)}")
+    options = options or ReportOptions()
+    header = header_of(run)
+    weights = validate_weights(header.info.weights if options.weights is None else options.weights, header.metrics)
+    view = leaderboard_view(frame_of(run), header.metrics, weights, options.filters, header.contenders, B=options.B)
+    if fmt == "markdown":
+        return report_markdown(header, view)
+    whole = run if isinstance(run, Run) else run.store.load_run(run.id)
+    return report_html(whole, view, options)
+
+
+def stored_run_report(db_path: str | Path, run_id: str, options: ReportOptions | None = None) -> bytes:
+    """The HTML report of a run in a store, as the bytes of a file to download.
+
+    It opens a connection of its own: a page's download button calls it on a thread of its own, and only
+    when clicked (a report reads every result, which opening a page should not).
+
+    Raises:
+        StoreError: an unknown run; WeightsError: a weight that cannot be used.
+    """
+    from evalcore.storage.store import Store
+
+    with Store(db_path) as store:
+        return build_report(StoredRun(store, run_id), options).encode("utf-8")
+
+
+# --- the embedded data ------------------------------------------------------------------------------
+
+
+def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, Any]:
+    """The JSON the page ranks from: weightable names, the report's weights and every table's rows.
+
+    Each table (the overall one, then one per dataset) lists its rows in the report's rank order; a row
+    holds its aggregates (``values``: counts, score, metrics, cost, time, tokens; null for none), its
+    ``id_rank`` (the contender id's place in sorted order, the last tie-break) and what the report's
+    ranking gave it (rank, wscore, marks, P(best), intervals).
+    """
+    names = weight_names(metrics)
+    tables: list[dict[str, Any]] = [{"dataset": None, "rows": _rows(view.ranked, metrics)}]
+    for name, part in view.ranked_by_dataset.groupby("dataset", sort=True):
+        tables.append({"dataset": str(name), "rows": _rows(part, metrics)})
+    return {
+        "names": names,
+        "hints": {name: weight_hint(name, metrics) for name in names},
+        "weights": view.weights,
+        "sliders": {name: slider_values(view.weights).get(name, 0) for name in names},
+        "best_value_points": BEST_VALUE_POINTS,
+        "metrics": [{"name": m.name, "primary": m.primary, "higher_is_better": m.higher_is_better} for m in metrics],
+        "intervals": "p_best" in view.ranked.columns,
+        "marks": {"best": BEST_MARK, "value": VALUE_MARK, "few": FEW_MARK, "none": NO_SCORED_MARK},
+        "tables": tables,
+    }
+
+
+def _rows(ranked: pd.DataFrame, metrics: list[Metric]) -> list[dict[str, Any]]:
+    ids = ranked["contender"].astype(str).to_numpy(dtype=object)
+    id_rank = np.unique(ids, return_inverse=True)[1]
+    values = [*VALUE_COLUMNS[:4], *(m.name for m in metrics), *VALUE_COLUMNS[4:]]
+    bounds = [f"{n}_{side}" for n in INTERVALS for side in ("lo", "hi")]
+    rows = []
+    for i, record in enumerate(ranked.to_dict("records")):
+        row: dict[str, Any] = {"contender": str(record["contender"]), "id_rank": int(id_rank[i])}
+        row["values"] = {name: _number(record.get(name)) for name in values}
+        row.update({name: _number(record.get(name)) for name in RANKED_COLUMNS if name in record})
+        row.update({name: _number(record[name]) for name in bounds if name in record})
+        rows.append(row)
+    return rows
+
+
+def _number(value: Any) -> Any:
+    """A cell as JSON: NaN and <NA> as null, numpy scalars as Python ones."""
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | np.integer):
+        return int(value)
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def embed_json(data: Any) -> str:
+    """``data`` as JSON safe inside a ``<script type="application/json">``: every ``<``, ``>`` and ``&``
+    escaped (``\\u003c``…), so no text from the run can close the block or open a comment."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def read_embedded(document: str) -> Any:
+    """The JSON a report file embeds (:func:`report_payload`), read back from its HTML."""
+    start = document.index('<script type="application/json" id="report-data">')
+    start = document.index(">", start) + 1
+    return json.loads(document[start : document.index("</script>", start)])
+
+
+# --- HTML -------------------------------------------------------------------------------------------
+
+
+def _asset(name: str) -> str:
+    return resources.files("evalcore.explorer").joinpath(name).read_text(encoding="utf-8")
+
+
+def report_css() -> str:
+    """The reports' style sheet (the comparison's HTML shares it)."""
+    return _asset("report.css")
+
+
+def report_html(run: Run, view: LeaderboardView, options: ReportOptions) -> str:
+    """The report as one HTML document (see the module docstring).
+
+    Args:
+        run: the whole run (its cases and results feed the failing-case detail).
+        view: its leaderboard under the report's weights and filters.
+        options: the caps of the detail.
+    """
+    e = html.escape
+    parts = {
+        "TITLE": e(f"evalcore report: {run.info.suite}"),
+        "STYLE": report_css(),
+        "HEADER": _header_html(run, view, options),
+        "BANNER": _banner_html(view),
+        "CHARTS": score_vs_svg(view.ranked, "cost") + score_vs_svg(view.ranked, "time"),
+        "GLOSSARY": "".join(f"<li>{e(line)}</li>" for line in glossary(run.metrics, view.weights, intervals=True)),
+        "CASES": failing_cases_html(run, view, options.filters, options.failing_per_contender),
+        "DATA": embed_json(report_payload(run.metrics, view)),
+        "SCRIPT": _asset("report.js"),
+        "VERSION": e(__version__),
+    }
+    # One pass over the template: a run's text that reads "{{DATA}}" is never filled in itself.
+    return re.sub(r"\{\{([A-Z]+)\}\}", lambda m: parts[m.group(1)], _asset("report.html"))
+
+
+def _header_html(run: Run, view: LeaderboardView, options: ReportOptions) -> str:
+    e = html.escape
+    info = run.info
+    provenance = info.provenance
+    rows = [
+        ("suite", info.suite),
+        ("run", info.id),
+        ("status", info.status),
+        ("started", info.created_at),
+        ("finished", info.finished_at or "–"),
+        ("revision", str(provenance.get("revision") or "–")),
+        ("results", f"{len(run.results):,} from {len(run.contenders)} contenders on {len(run.cases):,} cases"),
+    ]
+    filters = options.filters
+    if filters is not None and filters.any():
+        chosen = [*filters.datasets, *filters.variants, *filters.contenders]
+        chosen += [f"{k}={v}" for k, values in filters.metadata.items() for v in values]
+        rows.append(("only", ", ".join(chosen)))
+    weights = ", ".join(f"{k}={v:g}" for k, v in view.weights.items()) or "none (ranked by score)"
+    rows.append(("weights", weights))
+    cells = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in rows)
+    known = {k: v for k, v in provenance.items() if k != "revision"}
+    details = "".join(f"<tr><th>{e(str(k))}</th><td><code>{e(_short(v))}</code></td></tr>" for k, v in known.items())
+    more = f"<details><summary>provenance</summary><table class='kv'>{details}</table></details>" if known else ""
+    return f"<table class='kv'>{cells}</table>{more}"
+
+
+def _short(value: Any, limit: int = 600) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _banner_html(view: LeaderboardView) -> str:
+    e = html.escape
+    if view.ranked.empty:
+        return "<strong>No result matches these filters.</strong>"
+    if view.winner is None:
+        lines = ["<strong>No winner:</strong> no row was scored without errors."]
+    else:
+        lines = [f"<strong>Winner: <span data-role='winner'>{e(view.winner)}</span></strong>"]
+        sure = []
+        if view.stability is not None:
+            sure.append(f"stays first in {100 * view.stability:.0f}% of weight jitters (each weight × 0.5 to 2)")
+        p_best = view.ranked.loc[view.ranked["contender"] == view.winner]
+        if "p_best" in p_best.columns and len(p_best) and not math.isnan(p_best["p_best"].iloc[0]):
+            sure.append(f"ranks first in {100 * p_best['p_best'].iloc[0]:.0f}% of bootstrap resamples of the cases")
+        if sure:
+            lines.append(f"<span data-role='sure'>{e('; '.join(sure))}</span>")
+        if view.reason:
+            lines.append(f"<span data-role='reason'>Why: {e(view.reason)}</span>")
+    if view.best_value is not None:
+        lines.append(
+            f"<strong>Best value:</strong> <span data-role='best-value'>{e(view.best_value)}</span>, the cheapest "
+            "row with no errors within 2 points of the top score"
+        )
+    return "<br>".join(lines)
+
+
+# --- Markdown ---------------------------------------------------------------------------------------
+
+
+def report_markdown(run: Run, view: LeaderboardView) -> str:
+    """The banner, the overall table, one table per dataset and the glossary, as Markdown that links nowhere.
+
+    Every text from the run is backslash-escaped, so a name can never become a link, an image or HTML.
+    """
+    info = run.info
+    revision = info.provenance.get("revision")
+    lines = [
+        f"# evalcore report: {escape_markdown(info.suite)}",
+        "",
+        f"Run `{info.id.replace('`', '')}` · {info.status} · started {info.created_at}"
+        + (f" · revision {escape_markdown(str(revision))}" if revision else ""),
+        "",
+        headline(view),
+        "",
+        "## Overall",
+        "",
+        _markdown_table(view.ranked, run.metrics, view.weights),
+    ]
+    for name, part in view.ranked_by_dataset.groupby("dataset", sort=True):
+        table = _markdown_table(part.drop(columns=["dataset"]), run.metrics, view.weights)
+        lines += ["", f"## {escape_markdown(str(name))}", "", table]
+    notes = glossary(run.metrics, view.weights, intervals="p_best" in view.ranked.columns, table=view.ranked)
+    lines += ["", "## Glossary", "", *(f"- {escape_markdown(line)}" for line in notes)]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_table(ranked: pd.DataFrame, metrics: list[Metric], weights: Mapping[str, float]) -> str:
+    # The pipe table only (its notes follow once, escaped); names escaped, so "|" and "<" stay text.
+    named = ranked.assign(contender=ranked["contender"].astype(str).map(escape_markdown))
+    text = format_leaderboard(named, metrics, "markdown", weights=weights)
+    return text.split("\n\n", 1)[0].rstrip()

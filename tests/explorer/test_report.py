@@ -1,0 +1,225 @@
+"""The report file: what it embeds equals the leaderboard, its script ranks as the Python does, it is stable
+and offline, and a run's text stays text."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.analysis.leaderboard import aggregate, rank
+from evalcore.analysis.results import Filters
+from evalcore.analysis.runs import rank_run
+from evalcore.analysis.view import leaderboard_view, weight_names
+from evalcore.explorer.report import ReportOptions, build_report, embed_json, read_embedded, report_payload
+from evalcore.runfile.read import read_run_file
+from evalcore.storage.frames import results_frame
+from tests.report_runs import EDGE_WEIGHTS, edge_run
+from tests.untrusted import PAYLOADS, untrusted_run
+
+DEMO = Path(__file__).resolve().parents[2] / "data" / "runs" / "intake-demo.json"
+NODE = shutil.which("node")
+#: Runs report.js's ranking half under node: every table under every weight draw, as plain lists.
+HARNESS = """
+const ranking = require(process.argv[1]);
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = input.draws.map((w) => input.tables.map((t) => ranking.rankTable(t.rows, w, input.points).map(
+  (r) => [r.contender, r.rank, r.wscore, r.best, r.best_value])));
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return read_run_file(DEMO)
+
+
+@pytest.fixture(scope="module")
+def demo_html(demo):
+    return build_report(demo, ReportOptions(B=200))
+
+
+def test_the_embedded_aggregates_equal_the_leaderboards(demo, demo_html):
+    data = read_embedded(demo_html)
+    expected = rank_run(demo, demo.info.weights, ci=True)
+    rows = data["tables"][0]["rows"]
+    assert [r["contender"] for r in rows] == list(expected["contender"])
+    for row, (_, want) in zip(rows, expected.iterrows(), strict=True):
+        for name in ("cases", "scored", "errors", "score", "cost", "time", *(m.name for m in demo.metrics)):
+            assert row["values"][name] == pytest.approx(want[name], rel=1e-12, abs=1e-15), name
+        assert row["rank"] == want["rank"] and row["best"] == want["best"] and row["best_value"] == want["best_value"]
+        assert row["wscore"] == pytest.approx(want["wscore"], rel=1e-12)
+
+
+def test_the_embedded_per_dataset_tables_equal_the_leaderboards(demo, demo_html):
+    data = read_embedded(demo_html)
+    expected = rank_run(demo, demo.info.weights, by_dataset=True, ci=False)
+    for table in data["tables"][1:]:
+        want = expected[expected["dataset"] == table["dataset"]]
+        assert [r["contender"] for r in table["rows"]] == list(want["contender"])
+        assert [r["values"]["cost"] for r in table["rows"]] == pytest.approx(list(want["cost"]))
+    assert [t["dataset"] for t in data["tables"][1:]] == sorted(expected["dataset"].unique())
+
+
+def test_sliders_cover_every_weightable_name_and_start_at_the_reports_weights(demo, demo_html):
+    data = read_embedded(demo_html)
+    assert data["names"] == weight_names(demo.metrics)
+    assert data["sliders"]["score"] == 60 and data["sliders"]["cost"] == -5 and data["sliders"]["exact_match"] == 0
+    assert data["weights"] == demo.info.weights
+
+
+def test_the_same_run_and_options_give_the_same_bytes(demo, demo_html):
+    assert build_report(demo, ReportOptions(B=200)) == demo_html
+
+
+def test_the_only_times_in_the_report_are_the_runs_own(demo, demo_html):
+    stamps = set(re.findall(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?", demo_html))
+    assert stamps == {demo.info.created_at, demo.info.finished_at}
+
+
+def test_the_report_requests_nothing_from_any_host(demo_html):
+    without_data = demo_html.split('<script type="application/json"', 1)[0]
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", without_data)
+    assert "default-src 'none'" in demo_html  # the browser itself refuses any fetch, whatever slipped in
+
+
+def test_the_demo_report_is_under_a_megabyte(demo_html):
+    assert len(demo_html.encode("utf-8")) < 1_000_000
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+@pytest.mark.parametrize("which", ["demo", "edges"])
+def test_the_pages_ranking_equals_the_pythons_under_any_weights(which, demo):
+    run = demo if which == "demo" else edge_run()
+    view = leaderboard_view(results_frame(run), run.metrics, run.info.weights, ci=False)
+    payload = report_payload(run.metrics, view)
+    names = payload["names"]
+    rng = np.random.default_rng(7)
+    draws = [{}, {"errors": -1.0}, {"cost": -1.0}, {"time": 0.5}, {"score": 1.0, "errors": -0.01}]
+    for _ in range(60):
+        positions = rng.integers(-100, 101, size=len(names)) * (rng.random(len(names)) < 0.6)
+        draws.append({n: int(p) / 100 for n, p in zip(names, positions, strict=True) if p})
+    script = resources.files("evalcore.explorer").joinpath("report.js")
+    reply = subprocess.run(
+        [NODE, "-e", HARNESS, str(script)],
+        input=json.dumps({"draws": draws, "tables": payload["tables"], "points": payload["best_value_points"]}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    ranked_in_js = json.loads(reply.stdout)
+    frame = results_frame(run)
+    tables = [aggregate(frame, run.metrics), aggregate(frame, run.metrics, by=("contender", "dataset"))]
+    for weights, js_tables in zip(draws, ranked_in_js, strict=True):
+        python = [rank(tables[0], weights, run.metrics)]
+        python += [part for _, part in rank(tables[1], weights, run.metrics).groupby("dataset", sort=True)]
+        for want, got in zip(python, js_tables, strict=True):
+            assert [g[0] for g in got] == list(want["contender"]), weights
+            assert [g[1] for g in got] == [None if pd.isna(r) else int(r) for r in want["rank"]], weights
+            assert [g[3] for g in got] == list(want["best"]) and [g[4] for g in got] == list(want["best_value"])
+            wscores = [np.nan if g[2] is None else g[2] for g in got]
+            np.testing.assert_allclose(wscores, want["wscore"].to_numpy(float), rtol=1e-12, atol=1e-12)
+
+
+def test_the_edge_run_embeds_nulls_as_null():
+    html = build_report(edge_run(), ReportOptions(B=50))
+    rows = {r["contender"]: r for r in read_embedded(html)["tables"][0]["rows"]}
+    dead = rows["fake/perfect · t=0.5"]
+    assert dead["rank"] is None and dead["values"]["score"] is None and dead["p_best"] is None
+    assert rows["fake/guesser · t=0.0"]["values"]["cost"] is None
+    assert rows["fake/perfect · t=0.0"]["values"]["cost"] == 0.0
+    assert read_embedded(html)["weights"] == EDGE_WEIGHTS
+
+
+def test_a_runs_text_is_escaped_everywhere():
+    html = build_report(untrusted_run(), ReportOptions(B=50))
+    for payload in (p for p in PAYLOADS if "<" in p):
+        assert payload not in html, payload  # each one is in the page, but only as escaped text
+    for markup in ("<script>window", "<img src", "<svg onload", "<iframe", "<a href", "<b id"):
+        assert markup not in html, markup
+    assert "&lt;img src=x onerror=" in html
+    # The JSON block cannot be closed early: its only "</script>" is its own end.
+    data_block = html.split('<script type="application/json" id="report-data">', 1)[1]
+    assert data_block.index("</script>") == data_block.index("</script>\n<script>")
+    assert read_embedded(html)["tables"][0]["rows"]  # and it still reads back
+
+
+def test_a_template_marker_in_a_runs_text_is_not_filled_in(demo):
+    run = edge_run()
+    run.info.suite = "{{DATA}} {{SCRIPT}}"
+    html = build_report(run, ReportOptions(B=50))
+    assert "evalcore report: {{DATA}} {{SCRIPT}}" in html
+
+
+def test_embedded_json_escapes_what_could_end_a_script_block():
+    text = embed_json({"a": "</script><!-- & -->"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"a": "</script><!-- & -->"}
+
+
+def test_failing_cases_are_capped_per_contender_with_a_note(demo):
+    html = build_report(demo, ReportOptions(B=50, failing_per_contender=2))
+    assert html.count("<details class='case'>") <= 2 * len(demo.contenders)
+    assert "(the first 2 shown," in html and "left out)" in html
+    assert "<th>want</th><th>got</th>" in html
+
+
+def test_a_dataset_filter_narrows_tables_and_failing_cases(demo):
+    html = build_report(demo, ReportOptions(B=50, filters=Filters(datasets=["roofing"])))
+    data = read_embedded(html)
+    assert [t["dataset"] for t in data["tables"][1:]] == ["roofing"]
+    cases = re.findall(r"<details class='case'><summary>([^/]+) / ", html)
+    assert cases and set(cases) == {"roofing"}
+    assert "<th>only</th><td>roofing</td>" in html
+
+
+def test_both_charts_draw_the_pareto_frontier(demo_html):
+    assert demo_html.count('<figure class="chart">') == 2
+    assert "Score vs cost" in demo_html and "Score vs time" in demo_html
+    assert demo_html.count('stroke-dasharray="6 4"') == 2
+
+
+def test_the_markdown_report_has_the_banner_and_tables_and_no_links(demo):
+    text = build_report(demo, ReportOptions(B=50), fmt="markdown")
+    assert text.startswith("# evalcore report: intake")
+    assert "**Winner: fake/oracle · t\\=0**" in text and "**Best value:**" in text
+    assert text.count("| # | contender |") == 1 + len({c.dataset for c in demo.cases})
+    assert "http" not in text and "](" not in text
+
+
+def test_the_markdown_report_escapes_a_runs_text():
+    text = build_report(untrusted_run(), ReportOptions(B=50), fmt="markdown")
+    assert "\\<script\\>" in text  # shown as text
+    assert not re.search(r"(?<!\\)<", text), "a < that a renderer could read as HTML"
+    assert not re.search(r"(?<!\\)\]\(", text), "a ]( that a renderer could read as a link"
+
+
+def test_an_unknown_format_is_refused(demo):
+    with pytest.raises(ValueError, match="unknown report format 'pdf'"):
+        build_report(demo, fmt="pdf")
+
+
+def test_a_stored_runs_report_is_read_on_a_connection_of_its_own(tmp_path):
+    from evalcore.explorer.report import stored_run_report
+    from evalcore.storage.store import Store
+
+    run = edge_run()
+    with Store(tmp_path / "store.db") as store:
+        store.import_run(run)
+    page = stored_run_report(tmp_path / "store.db", "run-edges", ReportOptions(weights={"cost": -1}, B=50))
+    data = read_embedded(page.decode("utf-8"))
+    assert data["weights"] == {"cost": -1.0} and len(data["tables"][0]["rows"]) == len(run.contenders)
+    assert page.count(b"<details class='case'>") > 0
+
+
+def test_a_filter_that_keeps_nothing_gives_a_report_that_says_so(demo):
+    html = build_report(demo, ReportOptions(B=50, filters=Filters(datasets=["no-such-dataset"])))
+    assert "No result matches these filters." in html
+    assert [t["rows"] for t in read_embedded(html)["tables"]] == [[]]
