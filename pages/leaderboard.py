@@ -9,7 +9,7 @@ from evalcore.analysis import view as explorer
 from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.text import FEW_MARK, NO_SCORED_MARK
 from evalcore.explorer import drilldown, report
-from pages import _filters, _frame, _loaders, _sidebar, _widgets
+from pages import _classification, _filters, _frame, _loaders, _sidebar, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -85,6 +85,8 @@ for tab, (title, figure) in zip(
         points = (picked or {}).get("selection", {}).get("points", [])
         if points and points[0].get("customdata"):
             _frame.open_cases(str(points[0]["customdata"]))
+
+_classification.classification_panel(now)
 
 prompts = drilldown.prompts_asked(now.run)
 if prompts:

@@ -233,6 +233,34 @@ def dataset_heatmap(table: pd.DataFrame, value: str = "score") -> go.Figure:
     return fig
 
 
+def confusion_heatmap(matrix: pd.DataFrame, contender: str) -> go.Figure:
+    """A confusion matrix (rows expected, columns predicted, counts) as a heatmap with the counts written in."""
+    import plotly.graph_objects as go  # slow to import: only when a chart is drawn
+
+    counts = matrix.to_numpy(dtype=float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=counts,
+            x=[_safe(c) for c in matrix.columns],
+            y=[_safe(c) for c in matrix.index],
+            text=[[f"{v:.0f}" for v in row] for row in counts],
+            texttemplate="%{text}",
+            colorscale="Blues",
+            zmin=0,
+            colorbar={"title": "results"},
+            hovertemplate="expected <b>%{y}</b>, answered <b>%{x}</b>: %{z:.0f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=f"Confusion matrix: {_safe(contender)}",
+        height=max(300, 120 + 40 * len(matrix.index)),
+        margin={"t": 50, "l": 10, "r": 10, "b": 10},
+        xaxis={"title": "answered", "side": "top"},
+        yaxis={"title": "expected", "autorange": "reversed"},
+    )
+    return fig
+
+
 #: How each trend quantity is labelled, scaled and shown on hover.
 TREND_AXES = {
     "score": ("score (%)", 100.0, "%{y:.1f}%"),

@@ -353,3 +353,32 @@ def test_the_report_can_be_downloaded_from_the_top_of_the_page(monkeypatch, tmp_
     buttons = at.get("download_button")
     assert [b.proto.label for b in buttons] == ["Download report"]
     assert "offline" in buttons[0].proto.help
+
+
+def test_a_classification_run_shows_per_label_metrics_and_its_confusion_matrix(monkeypatch, tmp_path):
+    from evalcore.analysis import classification
+    from evalcore.execution.plan import make_plan
+    from evalcore.execution.runner import run_suite
+    from evalcore.storage.store import Store
+    from evalcore.suite.loader import load_suite
+    from tests.app.test_app_shared import REPO
+
+    store = Store(tmp_path / "made.db")
+    run_id, _ = run_suite(make_plan(load_suite(REPO / "docs" / "examples" / "classification")), store)
+    run = store.load_run(run_id)
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, charts_now=True)
+    assert not at.exception
+    (panel,) = [e for e in at.expander if e.label.startswith("Classification")]
+    at.selectbox(key="classification_contender").set_value("fake/guesser").run()
+    (panel,) = [e for e in at.expander if e.label.startswith("Classification")]
+    table = panel.dataframe[0].value
+    labels = classification.result_labels(run)
+    mine = labels[labels["contender"] == "fake/guesser"]
+    expected = classification.per_label(list(mine["want"]), list(mine["got"]))
+    assert list(table["label"]) == list(expected["label"])
+    assert list(table["support"]) == list(expected["support"])
+    macro = classification.macro_f1(list(mine["want"]), list(mine["got"]))
+    assert f"macro-F1 {macro:.3f}" in unescaped(panel.caption[0].value)
+    (matrix,) = [json.loads(c.proto.spec) for c in panel.get("plotly_chart")]
+    assert sum(int(v) for row in matrix["data"][0]["text"] for v in row) == len(mine)  # each result counted once
