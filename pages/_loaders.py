@@ -103,6 +103,11 @@ def remember_upload(data: bytes, run: Run) -> str:
     return ref
 
 
+def upload(ref: str) -> Run | None:
+    """An uploaded run this server still keeps (the oldest are let go past :data:`MAX_UPLOADS`)."""
+    return _uploads().get(ref)
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _load(path: str, ref: str, version: tuple) -> Run:
     """The run; a stored one without its cases and results (the leaderboard reads the frame or the summary)."""

@@ -40,6 +40,7 @@ class Keys:
     LEADERBOARD_TABLE = "leaderboard_table"
     RUNS_TABLE = "runs_table"
     UPLOAD_FILE = "upload_file"
+    UPLOAD_MERGED = "upload_merged"  # ref of the run the Merge action made from this page's uploads
     DATASET_TAB = "dataset_tab"
     CHART_TAB = "chart_tab"
     CHART = "chart_"  # + a chart's title: its selection

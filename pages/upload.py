@@ -1,8 +1,9 @@
-"""Upload: drop a run file, see its problems or its leaderboard, save it into the history.
+"""Upload: drop run files, promptfoo result files or Inspect logs, see each one's problems or its leaderboard,
+save them into the history, or merge them into one leaderboard.
 
-Nothing here calls a model or imports litellm; the file is validated before anything is shown. Any file
-reaches the page (the uploader takes every type): one the browser refused would leave the last file's
-message on screen, with the reason for the new one only in a tooltip.
+Nothing here calls a model or imports litellm; each file's kind is told from its content and it is read
+before anything is shown. Any file reaches the page (the uploader takes every type): one the browser refused
+would leave the last file's message on screen, with the reason for the new one only in a tooltip.
 """
 
 from __future__ import annotations
@@ -10,82 +11,95 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import view as explorer
-from evalcore.core.errors import RunFileError, StoreError
-from evalcore.explorer import sharing
+from evalcore.core.errors import EvalcoreError, RunFileError
+from evalcore.core.records import Run
+from evalcore.runfile.importers import source_label
+from evalcore.runfile.merge import merge_runs
 from evalcore.runfile.uploads import read_upload, too_large
-from pages import _actions, _frame, _loaders, _widgets
+from pages import _frame, _loaders, _upload_view, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
-RUN_FILE_ENDINGS = (".json", ".json.gz", ".gz")
+UPLOAD_ENDINGS = (".json", ".json.gz", ".gz", ".eval")
 
 _frame.use_app_frame(__file__)
-st.title("Upload a run file")
+st.title("Upload runs")
 st.caption(
-    "A `.json` or `.json.gz` file written by `evalcore export` or `evalcore run -o`. "
-    "It is checked against the run-file format before anything is shown."
+    "Run files written by `evalcore export` or `evalcore run -o` (`.json`, `.json.gz`), promptfoo result files "
+    "(`promptfoo eval -o`, `promptfoo export`) and Inspect AI logs (`.json`, `.eval`), one or several at once. "
+    "Each is recognised by its content and checked before anything is shown."
 )
-upload = st.file_uploader("Run file", key=Keys.UPLOAD_FILE, help="A .json or .json.gz run file")
-if upload is None:
-    st.stop()
-
-# The name is the uploader's: shown as escaped text, never used as a path.
-if not upload.name.lower().endswith(RUN_FILE_ENDINGS):
-    _widgets.fail(
-        f"{upload.name} was refused: a run file is a .json or .json.gz file, written by evalcore export "
-        "or evalcore run -o. Nothing was read or stored."
-    )
-    st.stop()
-
-data = upload.getvalue()
-try:
-    run = read_upload(data, name=upload.name)
-except RunFileError as exc:
-    if too_large(data):
-        _widgets.fail(f"{upload.name} is too large to upload. Nothing was read or stored.")
-    else:
-        problems = explorer.count(len(exc.problems) or 1, "problem")
-        _widgets.fail(f"{upload.name} is not a valid run file: {problems}. Nothing was stored.")
-    st.code("\n".join(exc.problems) or str(exc), language=None, wrap_lines=True)
-    st.stop()
-
-ref = _loaders.remember_upload(data, run)
-st.success(
-    plain(
-        f"Valid run file: {run.info.suite}, {explorer.count(len(run.contenders), 'contender')}, "
-        f"{explorer.count(len(run.cases), 'case')}, {explorer.count(len(run.results), 'result')}."
-    ),
-    icon=":material/check_circle:",
+uploads = st.file_uploader(
+    "Run files, promptfoo results or Inspect logs",
+    key=Keys.UPLOAD_FILE,
+    accept_multiple_files=True,
+    help="A .json, .json.gz or .eval file; several at once to compare or merge them",
 )
-view = _loaders.view_for(ref, run.info.weights)
-_widgets.show_table(view.overall, view.columns)
-
-stored = _loaders.stored_as(ref)
-left, right = st.columns(2)
-if stored == sharing.SAME:
-    st.info("This run is already in the history, with the same content.", icon=":material/history:")
-    if st.button("Open it", type="primary", icon=":material/leaderboard:"):
-        _frame.open_run(run.info.id)
+if not uploads:
+    st.session_state.pop(Keys.UPLOAD_MERGED, None)
     st.stop()
 
-if left.button("Open on the leaderboard", type="primary", icon=":material/leaderboard:"):
-    _frame.open_run(ref)
-if _actions.viewer():
-    st.stop()
-if stored == sharing.DIFFERENT:
-    st.warning(
-        plain(
-            f"A different run with the id {run.info.id} is already in the history. Saving this one replaces "
-            "it (its results are deleted)."
-        ),
-        icon=":material/warning:",
-    )
-label = "Replace the stored run" if stored == sharing.DIFFERENT else "Save to the history"
-if right.button(label, icon=":material/save:"):
+
+def _read(upload) -> tuple[Run, str] | None:  # noqa: ANN001 (Streamlit's UploadedFile)
+    """The upload's run and its ref, or None after saying why it was refused (nothing is stored)."""
+    # The name is the uploader's: shown as escaped text, never used as a path.
+    if not upload.name.lower().endswith(UPLOAD_ENDINGS):
+        _widgets.fail(
+            f"{upload.name} was refused: a run file is a .json or .json.gz file, written by evalcore export "
+            "or evalcore run -o (a promptfoo result file is a .json file, an Inspect log a .json or .eval "
+            "file). Nothing was read or stored."
+        )
+        return None
+    data = upload.getvalue()
     try:
-        _actions.save_run(run, replace=stored == sharing.DIFFERENT)
-    except StoreError as exc:
+        run = read_upload(data, name=upload.name)
+    except RunFileError as exc:
+        if too_large(data):
+            _widgets.fail(f"{upload.name} is too large to upload. Nothing was read or stored.")
+        else:
+            problems = explorer.count(len(exc.problems) or 1, "problem")
+            _widgets.fail(f"{upload.name} is not a valid run file: {problems}. Nothing was stored.")
+        st.code("\n".join(exc.problems) or str(exc), language=None, wrap_lines=True)
+        return None
+    return run, _loaders.remember_upload(data, run)
+
+
+runs = [(upload.name, *read) for upload in uploads if (read := _read(upload)) is not None]
+for i, (name, run, ref) in enumerate(runs):
+    if len(runs) > 1:
+        st.subheader(plain(name), divider="gray")
+    _upload_view.show_run(run, ref, key=str(i), source=source_label(run))
+
+if len(runs) < 2:
+    st.session_state.pop(Keys.UPLOAD_MERGED, None)
+    st.stop()
+
+st.subheader("Merge", divider="gray")
+st.caption(
+    "One leaderboard of every contender above, over the cases all these runs share (matched by dataset and "
+    "id); the cases some run lacks are listed and left out."
+)
+by_id = st.checkbox(
+    "Match cases by id alone", help="When the tools named the dataset differently (promptfoo and Inspect do)"
+)
+if st.button("Merge", icon=":material/merge:"):
+    try:
+        merged = merge_runs([run for _, run, _ in runs], by_id=by_id)
+    except EvalcoreError as exc:
         _widgets.fail(exc)
+        st.session_state.pop(Keys.UPLOAD_MERGED, None)
     else:
-        st.success("Saved. It is now in the run picker and on the Runs page.")
-        _frame.open_run(run.info.id)
+        st.session_state[Keys.UPLOAD_MERGED] = (
+            _loaders.remember_upload(merged.run.info.id.encode(), merged.run),
+            merged.unmatched,
+        )
+merged_ref, unmatched = st.session_state.get(Keys.UPLOAD_MERGED, (None, []))
+if merged_ref is not None and (merged_run := _loaders.upload(merged_ref)) is not None:
+    if unmatched:
+        st.warning(
+            plain(f"{explorer.count(len(unmatched), 'case')} not in every run, left out: ")
+            + ", ".join(plain(f"{dataset} / {case}") for _, dataset, case in unmatched[:20])
+            + (" …" if len(unmatched) > 20 else ""),
+            icon=":material/call_split:",
+        )
+    _upload_view.show_run(merged_run, merged_ref, key="merged", source=None)

@@ -14,6 +14,7 @@
 - :mod:`~evalcore.analysis.runs`: a run's leaderboard from a file or a store: the one way through.
 - :mod:`~evalcore.analysis.labels`: human labels and judge verdicts side by side, from a file or a run;
   :mod:`~evalcore.analysis.agreement`: how well they agree (accuracy, kappa, correlations, intervals).
+- :mod:`~evalcore.analysis.judging`: what an LLM judge cost per contender, apart from the contenders' cost.
 
 A module imports only modules listed before it. Pure functions over frames, no IO but the store's
 summaries and results. May import :mod:`evalcore.runfile`, :mod:`evalcore.storage`, :mod:`evalcore.core`

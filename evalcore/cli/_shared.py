@@ -164,13 +164,13 @@ def open_store(args: argparse.Namespace) -> Store:
 
 
 def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:
-    """A run file read whole, or a run in the store by id or unique id prefix (its results, or summary, read
-    when needed)."""
+    """A file read whole (a run file, a promptfoo result file or an Inspect log), or a run in the store by id
+    or unique id prefix (its results, or summary, read when needed)."""
     path = Path(ref)
     if path.is_file():
-        from evalcore.runfile.read import read_run_file
+        from evalcore.runfile.importers import read_import
 
-        return read_run_file(path)
+        return read_import(path)
     from evalcore.analysis.runs import StoredRun
 
     store = open_store(args)
@@ -178,13 +178,13 @@ def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:
 
 
 def read_header(ref: str, args: argparse.Namespace) -> Run:
-    """A run file read whole, or a stored run's header by id or unique id prefix (no results, no frame:
-    pandas stays unloaded)."""
+    """A file read whole (as :func:`open_run` reads it), or a stored run's header by id or unique id prefix
+    (no results, no frame: pandas stays unloaded)."""
     path = Path(ref)
     if path.is_file():
-        from evalcore.runfile.read import read_run_file
+        from evalcore.runfile.importers import read_import
 
-        return read_run_file(path)
+        return read_import(path)
     store = open_store(args)
     return store.load_run(store.resolve_run_id(ref), results=False)
 

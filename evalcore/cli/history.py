@@ -1,13 +1,18 @@
-"""Commands on the store's run history: ``runs``, ``export``, ``import`` and ``delete``."""
+"""Commands on the store's run history: ``runs``, ``export``, ``import``, ``merge`` and ``delete``."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.cli._shared import add_db, open_store, table
+
+if TYPE_CHECKING:
+    from evalcore.core.records import Run
+    from evalcore.storage.store import Store
 
 #: ``evalcore import`` stores the leaderboard summary of a run with more results than this, so the explorer
 #: opens it without reading them. A smaller run's summary is quick for the explorer to compute and save on
@@ -56,23 +61,83 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def add_import(p: argparse.ArgumentParser) -> None:
-    p.add_argument("path", help="run file (.json or .json.gz)")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), or folders of them",
+    )
     p.add_argument("--replace", action="store_true", help="replace a stored run with the same id")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_db(p)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from evalcore.runfile.read import read_run_file
+    """Import every file named and every file in every folder named, each one atomically; a file in a folder
+    that no importer knows is skipped with a word, one named on the command line is an error."""
+    from evalcore.cli import imports
+    from evalcore.core.errors import EvalcoreError
+    from evalcore.runfile.importers.detect import UnknownLayoutError
 
-    run = read_run_file(Path(args.path))
     store = open_store(args)
-    store.import_run(run, replace=args.replace)
+    failed = 0
+    for path, in_folder in imports.targets([Path(p) for p in args.paths]):
+        try:
+            run = imports.read_with_bar(path, quiet=args.quiet)
+            store_run(store, run, replace=args.replace)
+        except UnknownLayoutError as exc:
+            if in_folder:
+                print(f"skipped {path}: not a run file, promptfoo result file or Inspect log", file=sys.stderr)
+            else:
+                failed += 1
+                print(f"error: {exc}", file=sys.stderr)
+            continue
+        except EvalcoreError as exc:
+            failed += 1
+            print(f"error: {exc}", file=sys.stderr)
+            continue
+        imports.report(run, path)
+    return 2 if failed else 0
+
+
+def store_run(store: Store, run: Run, replace: bool) -> None:
+    """Store a whole run (atomically), with its leaderboard summary when it is big."""
+    store.import_run(run, replace=replace)
     if len(run.results) > SUMMARY_AT_IMPORT_ABOVE:
         from evalcore.analysis.summaries import refresh_summary
 
         refresh_summary(store, run.info.id)
-    n = len(run.results)
-    print(f"imported run {run.info.id} ({run.info.suite}, {n} {'result' if n == 1 else 'results'})")
+
+
+def add_merge(p: argparse.ArgumentParser) -> None:
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run ids (or unique prefixes) in the store, or files")
+    p.add_argument("-o", "--output", required=True, help="run file to write (.json, or .json.gz for gzip)")
+    p.add_argument("--by-id", action="store_true", help="match cases by id alone (datasets named differently)")
+    p.add_argument("--save", action="store_true", help="also store the merged run")
+    p.add_argument("--replace", action="store_true", help="with --save: replace a stored run with the same id")
+    add_db(p)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Merge runs over the same cases into one run file (and, with ``--save``, into the store)."""
+    from evalcore.cli import imports
+    from evalcore.runfile.merge import merge_runs
+    from evalcore.runfile.write import write_run_file
+
+    runs = [imports.open_whole(ref, args) for ref in args.runs]
+    merged = merge_runs(runs, by_id=args.by_id)
+    run = merged.run
+    write_run_file(run, Path(args.output))
+    print(
+        f"merged {len(runs)} runs into {run.info.id}: {len(run.contenders)} contenders, {len(run.cases)} cases, "
+        f"{len(run.results)} results; wrote {args.output}"
+    )
+    for (source, old), new in merged.renamed.items():
+        print(f"  renamed {old!r} of {source} to {new!r}")
+    imports.print_unmatched(merged.unmatched)
+    if args.save:
+        store_run(open_store(args), run, replace=args.replace)
+        print(f"stored run {run.info.id}")
     return 0
 
 
@@ -106,8 +171,15 @@ COMMANDS = {
     "import": (
         add_import,
         cmd_import,
-        "read a run file into the store; atomic",
-        "evalcore import run.json.gz --replace",
+        "read run files, promptfoo result files or Inspect logs (files or folders) into the store; each "
+        "file atomically",
+        "evalcore import run.json.gz promptfoo-out.json logs/ --replace",
+    ),
+    "merge": (
+        add_merge,
+        cmd_merge,
+        "combine runs over the same cases into one run: contenders from all; the cases not in every run are listed",
+        "evalcore merge promptfoo-0c6d54 inspect-c76df0 --by-id -o merged.json --save",
     ),
     "delete": (add_delete, cmd_delete, "delete a stored run and its results", "evalcore delete 3f2c... --yes"),
 }

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from evalcore.cli import agreement, decide, history, ranking, report, suite
+from evalcore.cli import agreement, decide, history, ranking, report, rescore, suite
 from evalcore.core.version import __version__
 
 EPILOG = """\
@@ -23,7 +23,10 @@ examples:
   evalcore report RUN_ID -o report.html          one HTML file with live weight sliders
   evalcore export RUN_ID -o run.json.gz          write the run file
   evalcore import run.json.gz                    read a run file into the store
+  evalcore import out.json logs/                 promptfoo results, Inspect logs (told apart by content)
+  evalcore merge RUN_A RUN_B -o merged.json      one run of the contenders of both, over their common cases
   evalcore run --resume RUN_ID                   finish an interrupted run
+  evalcore rescore RUN_ID --judge-cache          score a run's stored outputs again; calls no contender
   evalcore compare BASE_RUN CANDIDATE_RUN        what changed between two runs, case by case
   evalcore gate RUN_ID --baseline BASE_RUN       PASS / WARN (exit 0), FAIL (exit 1), cannot decide (exit 2)
   evalcore agreement labels.csv                  how well the judge agrees with human labels
@@ -34,6 +37,7 @@ Handler = Callable[[argparse.Namespace], int]
 #: Every command: name → (adds its arguments, runs it, one-line summary, example), in the order of ``--help``.
 COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **suite.COMMANDS,
+    **rescore.COMMANDS,
     **history.COMMANDS,
     **ranking.COMMANDS,
     **report.COMMANDS,

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
+    from evalcore.analysis.runs import StoredRun
+    from evalcore.core.records import Run
+
 from evalcore.cli._shared import add_db, add_filters, filters_of, open_run, read_header, table, terminal_width
 
 
@@ -62,7 +65,30 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         ranked, header.metrics, args.format, weights=weights, best_value_points=points, width=width
     )
     print(text, end="")
+    if args.format == "table":
+        print_judge_costs(run)
     return 0
+
+
+def print_judge_costs(run: Run | StoredRun) -> None:
+    """Under a judged run's leaderboard: what the judge cost and took per contender, apart from the contenders'
+    own cost and time columns; nothing for a run without a judge."""
+    from evalcore.analysis.judging import is_judged, judge_cost_rows, judge_costs
+    from evalcore.analysis.runs import StoredRun, header_of
+
+    if not is_judged(header_of(run).metrics):
+        return
+    if isinstance(run, StoredRun):
+        _, parts = run.store.load_run_in_parts(run.id)
+        results = [r for part in parts for r in part]
+    else:
+        results = run.results
+    costs = judge_costs(results)
+    if not costs:
+        return
+    rows, header = judge_cost_rows(costs)
+    print("\njudge: what judging cost, on top of the contenders' cost and time (per judged result)")
+    print(table(rows, header))
 
 
 def add_weights(p: argparse.ArgumentParser) -> None:

@@ -340,6 +340,11 @@ def _after_run(args: argparse.Namespace, store: Store, run_id: str, status: str)
         print(f"the leaderboard cannot be shown: {e}", file=sys.stderr)
     else:
         print_run_leaderboard(run, summary)
+        if summary is not None:
+            from evalcore.analysis.runs import StoredRun
+            from evalcore.cli.ranking import print_judge_costs
+
+            print_judge_costs(StoredRun(store, run_id))
     _print_errors(store.failed_calls(run_id))
     print(f"\nrun {run_id}: {status}")
     if args.output:

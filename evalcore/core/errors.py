@@ -43,7 +43,8 @@ class CallFailed(EvalcoreError):
 
     Attributes:
         kind: one of ``transport``, ``timeout``, ``rate_limit``, ``auth``, ``bad_request``, ``other``, or
-            ``replay`` (a replayed run holds no usable reply for the call).
+            ``replay`` (a replayed run holds no usable reply for the call), or ``judge`` (an LLM judge gave no
+            verdict: :class:`evalcore.scoring.judge.JudgeFailed`).
         attempts: calls made, retries included.
         latency_s: wall time of the last attempt, when known.
     """

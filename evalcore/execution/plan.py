@@ -47,6 +47,10 @@ class RunOptions:
     overrides: Overrides = field(default_factory=Overrides)
     #: Answer every call from this stored run instead of the models: no network, no API key needed.
     replay: Replay | None = None
+    #: The run rescores ``replay``'s stored outputs (``evalcore rescore``): its provenance says ``rescored_from``.
+    rescore: bool = False
+    #: Reuse ``replay``'s stored judge verdicts whose judge model and prompt are unchanged (``--judge-cache``).
+    judge_cache: bool = False
 
 
 @dataclass
@@ -203,7 +207,8 @@ def new_run(plan: Plan, run_id: str | None = None) -> Run:
             "revision": plan.options.revision,
         }
         | _prompts(plan)
-        | ({"replay_of": plan.replay.run.info.id} if plan.replay else {}),
+        | ({"replay_of": plan.replay.run.info.id} if plan.replay else {})
+        | ({"rescored_from": plan.replay.run.info.id} if plan.replay and plan.options.rescore else {}),
     )
     return Run(
         info=info,
@@ -254,6 +259,10 @@ def _calls(plan: Plan) -> dict[str, Any]:
         found["replay_of"] = plan.replay.run.info.id
         if plan.replay.file is not None:
             found["replay_file"] = plan.replay.file
+        if plan.options.rescore:
+            found["rescore"] = True
+        if plan.options.judge_cache:
+            found["judge_cache"] = True
     if plan.limits:
         found["limits"] = {key: _limit_settings(limit) for key, limit in plan.limits.items()}
     routers = {c.model: _deployments(c.router, c.model) for c in plan.contenders if c.router is not None}

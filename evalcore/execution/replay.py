@@ -92,7 +92,8 @@ def replay_provider(plan: Plan) -> ReplayProvider:
 def _answer(result: Result) -> StoredAnswer | StoredFailure | str:
     """The stored reply of a result, or why it has none."""
     where = f"{result.contender} on {result.dataset}/{result.case}, sample {result.sample}"
-    if result.status == "error":
+    judged = result.error is not None and result.error.kind == "judge"  # the model replied; its judge did not
+    if result.status == "error" and not (judged and result.raw is not None):
         error = result.error
         why = f"{error.kind}: {error.message[:QUOTED_CHARS]}" if error else "no reason stored"
         failed = f"the stored call of {where} failed ({why}): there is no reply to replay"

@@ -20,10 +20,11 @@ from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
-from evalcore.execution.plan import Plan, RunOptions, make_plan, new_run, plan_messages, suite_contexts
+from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
-from evalcore.execution.replay import replay_provider, stored_replay
-from evalcore.models.breaker import UNREACHABLE_PREFIX, Breaker, Breakers
+from evalcore.execution.replay import replay_provider
+from evalcore.execution.resume import resume_plan as resume_plan  # part of the runner API: run, resume
+from evalcore.models.breaker import Breaker, Breakers
 from evalcore.models.http import close_http_clients
 from evalcore.models.limits import Gate, Limits
 from evalcore.models.llm import close_clients
@@ -31,12 +32,12 @@ from evalcore.models.registry import run_providers
 from evalcore.models.types import Provider, Request
 from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.client import Client, call_adapter
+from evalcore.scoring.judge import stored_verdicts
 from evalcore.scoring.plugins import build_adapter, build_scorer
-from evalcore.scoring.scorers import Scored
+from evalcore.scoring.scorers import Scored, scorer_failures
 from evalcore.storage.history import CANCELLED, STOPPED_BY_UNREACHABLE, STOPPED_BY_USER
 from evalcore.storage.store import FULL_BATCH, Store
-from evalcore.suite.lineup import Overrides
-from evalcore.suite.loader import Suite, load_suite
+from evalcore.suite.loader import Suite
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +139,10 @@ class _Execution:
         self.adapter = build_adapter(suite.adapter_ref, suite.path)
         self.scorer = build_scorer(suite.scorer_refs, suite.path)
         self.primary = next(m.name for m in self.scorer.metrics if m.primary)
+        #: A scorer that asks a model (an LLM judge) scores with the run's client; None keeps the plain path.
+        self.ascore = getattr(self.scorer, "ascore", None)
+        if self.ascore is not None and plan.options.judge_cache and plan.replay is not None:
+            self.scorer.use_cache(stored_verdicts(plan.replay.run))
         self.contexts = suite_contexts(suite)
         with gc_paused():  # a list and two dicts per case, none of them ever garbage during the run
             self.messages = plan_messages(plan, self.adapter, self.contexts)
@@ -301,18 +306,26 @@ class _Execution:
                 started_at=started_at,
             )
         parsed = self.adapter.parse(reply.text, context)
-        scored = self._score(case, parsed, context)
+        unjudged: CallFailed | None = None
+        try:
+            if self.ascore is None:
+                scored = self._score(case, parsed, context)
+            else:
+                scored = await self._ascore(case, parsed, context, Client(request, provider, context))
+        except CallFailed as exc:  # a judge gave no verdict: the reply is kept, unscored
+            unjudged, scored = exc, Scored({}, getattr(exc, "diagnostics", None) or {})
+        problem = ErrorInfo("model", parsed.problem) if parsed.problem else None
         return Result(
             contender.id,
             case.dataset,
             case.id,
             sample,
-            "scored",
-            scored.metrics[self.primary],
+            "scored" if unjudged is None else "error",
+            scored.metrics.get(self.primary),
             metrics=scored.metrics,
             output=parsed.output,
             raw=reply.text,
-            error=ErrorInfo("model", parsed.problem) if parsed.problem else None,
+            error=problem if unjudged is None else ErrorInfo(unjudged.kind, unjudged.message),
             diagnostics=scored.diagnostics,
             usage=reply.usage,
             latency_s=reply.latency_s,
@@ -320,15 +333,19 @@ class _Execution:
             started_at=started_at,
         )
 
+    async def _ascore(self, case: Case, parsed: Parsed, context: Context, client: Client) -> Scored:
+        """:meth:`_score` for a scorer that asks a model (a judge); its :class:`CallFailed` propagates."""
+        assert self.ascore is not None  # only called when the scorer has one
+        with scorer_failures(self.scorer.name, case):
+            scored = await self.ascore(case, parsed, context, client)
+        return self._checked(case, scored)
+
     def _score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
-        try:
+        with scorer_failures(self.scorer.name, case):
             scored = self.scorer.score(case, parsed, context)
-        except EvalcoreError:  # already says which scorer and case (several scorers: evalcore.scoring.scorer_set)
-            raise
-        except Exception as exc:
-            raise EvalcoreError(
-                f"scorer {self.scorer.name} failed on {case.dataset}/{case.id}: {type(exc).__name__}: {exc}"
-            ) from exc
+        return self._checked(case, scored)
+
+    def _checked(self, case: Case, scored: Scored) -> Scored:
         value = scored.metrics.get(self.primary)
         if value is None:
             raise EvalcoreError(
@@ -418,63 +435,3 @@ def run_suite(
     run = start_run(plan, store, run_id)
     status = asyncio.run(execute_plan(plan, store, run, on_progress=on_progress, stop=stop))
     return run.info.id, status
-
-
-def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, Run, set[Key]]:
-    """The plan of a stored, unfinished run, and the keys already done."""
-    run = store.load_run(run_id)
-    if run.info.status == "completed":
-        raise ConfigError(f"run {run_id} is already completed; nothing to resume.")
-    settings = run.info.settings
-    suite = load_suite(settings["suite_path"])
-    if suite.suite_hash != run.info.provenance.get("suite_hash") and not force:
-        raise ConfigError(
-            f"{suite.path}: evalcore.yaml changed since run {run_id} started; resuming would "
-            "mix results of two configurations. Pass --force to resume anyway."
-        )
-    edited = _edited_prompts(run, suite)
-    if edited and not force:
-        raise ConfigError(
-            f"{suite.path}: prompt {', '.join(edited)} changed since run {run_id} started; resuming would "
-            "ask the rest of the cases another question. Pass --force to resume anyway."
-        )
-    options = RunOptions(
-        samples=settings["samples"],
-        parallelism=settings["parallelism"],
-        concurrency=settings["concurrency"],
-        max_attempts=settings["max_attempts"],
-        timeout_s=settings["timeout_s"],
-        overrides=Overrides(**settings.get("overrides", {})),
-        revision=run.info.provenance.get("revision"),
-        replay=stored_replay(settings, store),
-    )
-    plan = make_plan(suite, options)
-    wanted = {c.id for c in run.contenders}
-    plan.contenders = [c for c in plan.contenders if c.id in wanted]
-    plan.cases = _stored_cases(run, suite)
-    done = store.done_keys(run_id) - _unreachable_keys(store, run_id)
-    return plan, run, done
-
-
-def _edited_prompts(run: Run, suite: Suite) -> list[str]:
-    """The prompts the run asked with whose file now differs (or is gone), by name."""
-    asked = run.info.provenance.get("prompts") or {}
-    return [
-        name
-        for name, prompt in asked.items()
-        if name not in suite.prompts or suite.prompts[name].sha256 != prompt.get("sha256")
-    ]
-
-
-def _unreachable_keys(store: Store, run_id: str) -> set[Key]:
-    """The stored results whose call never reached its endpoint: a resume calls them again."""
-    return {
-        key for key, message in store.error_messages(run_id).items() if (message or "").startswith(UNREACHABLE_PREFIX)
-    }
-
-
-def _stored_cases(run: Run, suite: Suite) -> list[Case]:
-    missing = sorted({c.dataset for c in run.cases} - set(suite.datasets))
-    if missing:
-        raise ConfigError(f"{suite.path}: dataset {missing[0]!r} of the run is gone from the suite; cannot resume.")
-    return list(run.cases)

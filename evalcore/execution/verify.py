@@ -49,6 +49,7 @@ def _check_cases(suite: Suite, report: Report) -> None:
     contexts = suite_contexts(suite)
     # A scorer whose expected answers hold rules (acceptable values, optional parts) says what a right reply is.
     right_output = getattr(scorer, "perfect_output", lambda case: case.expected)
+    asks_model = getattr(scorer, "ascore", None) is not None  # a judge: verify calls no model, so it scores nothing
     for dataset in suite.datasets.values():
         context = contexts[dataset.name]
         for case in dataset.cases:
@@ -56,8 +57,9 @@ def _check_cases(suite: Suite, report: Report) -> None:
             problem = check_case(case) if check_case is not None else None
             if problem is not None:
                 raise ConfigError(f"{case.source or f'{case.dataset}/{case.id}'}: {problem}")
-            scored = scorer.score(case, Parsed(output=right_output(case)), context)
-            perfect += scored.metrics.get(primary) == 1.0
+            if not asks_model:
+                scored = scorer.score(case, Parsed(output=right_output(case)), context)
+                perfect += scored.metrics.get(primary) == 1.0
     total = len(suite.cases)
     report.lines.append(
         f"{_counted(total, 'case')} in {_counted(len(suite.datasets), 'dataset')} "
@@ -67,7 +69,10 @@ def _check_cases(suite: Suite, report: Report) -> None:
         f"adapter {adapter.name}, scorer {' + '.join(r.name for r in suite.scorer_refs)} "
         f"(metrics: {', '.join(m.name for m in scorer.metrics)}; primary {primary})"
     )
-    report.lines.append(f"the expected answers score {perfect}/{total} on {primary} against themselves")
+    if asks_model:
+        report.lines.append(f"{primary} comes from a model (a judge): the expected answers are not scored offline")
+    else:
+        report.lines.append(f"the expected answers score {perfect}/{total} on {primary} against themselves")
     if suite.scorer_ref.name == "fields" and perfect != total:
         report.ok = False
         report.lines.append("error: an expected answer does not score 1 against itself; check the schema")

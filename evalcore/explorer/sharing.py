@@ -151,7 +151,17 @@ def stored_as(store: Any, run: Run) -> str:
 
     if not any(info["id"] == run.info.id for info in store.list_runs()):
         return NEW
-    return SAME if run_to_dict(store.load_run(run.info.id)) == run_to_dict(run) else DIFFERENT
+    return SAME if _content(run_to_dict(store.load_run(run.info.id))) == _content(run_to_dict(run)) else DIFFERENT
+
+
+def _content(data: dict[str, Any]) -> dict[str, Any]:
+    """A run file's content less the time it was imported: the same file imported again is the same run."""
+    provenance = data["run"]["provenance"]
+    source = provenance.get("source")
+    if isinstance(source, dict) and "imported_at" in source:
+        source = {k: v for k, v in source.items() if k != "imported_at"}
+        data["run"] = {**data["run"], "provenance": {**provenance, "source": source}}
+    return data
 
 
 def default_run(infos: Sequence[Mapping[str, Any]]) -> str | None:

@@ -5,13 +5,27 @@ any real model. Offered tools, they answer with the expected tool call(s), made 
 Each draw is seeded by model, settings, case and sample (and attempt), so a run is repeatable.
 ``EVALCORE_FAKE_LATENCY_SCALE`` scales the simulated latency (1 = realistic, 0 = none).
 
-==================  =========================================================================
-``fake/oracle``     answers correctly; at temperature > 0.5 it slips on a field now and then
-``fake/guesser``    fills in values for fields the text leaves open (hallucinates); cheap, fast
-``fake/cautious``   never invents, but leaves some answerable fields null (less so at high effort)
-``fake/flaky``      right when it answers, but half its calls fail transiently (retries, errors)
-``fake/sloppy``     very cheap; one reply in five is not valid JSON
-==================  =========================================================================
+======================  =========================================================================
+``fake/oracle``         answers correctly; at temperature > 0.5 it slips on a field now and then
+``fake/guesser``        fills in values for fields the text leaves open (hallucinates); cheap, fast
+``fake/cautious``       never invents, but leaves some answerable fields null (less so at high effort)
+``fake/flaky``          right when it answers, but half its calls fail transiently (retries, errors)
+``fake/sloppy``         very cheap; one reply in five is not valid JSON
+``fake/judge``          an LLM judge: scores the answer by its overlap with the reference answer
+``fake/judge-strict``   a harsher judge: the same evidence, lower scores for partial answers
+``fake/judge-broken``   a judge whose reply is not JSON one time in four (an error of kind ``judge``)
+======================  =========================================================================
+
+For free text (an expected answer that is a string), a fake answers with the expected text, unless the case
+lists ``confusable`` labels (a classification demo) or ``distractors`` (sentences a worse model might say, not
+backed by the case) in its metadata: then it errs as often as it does on fields, by adding a distractor
+(``invent``), keeping only the first sentence (``omit``), answering with a distractor (``slip``) or stopping
+two thirds of the way through (``garble``).
+
+The fake judges read the prompt :mod:`evalcore.scoring.judge_prompt` writes: the answer between ``<answer>``
+tags, the reference between ``<reference>`` tags (else the case's expected answer) and the line naming the
+dimensions and the scale. ``correct`` (and any other dimension) is how much of the reference the answer
+covers, ``grounded`` how much of the answer the reference backs, ``tone`` whether it says enough.
 """
 
 from __future__ import annotations
@@ -20,6 +34,7 @@ import asyncio
 import json
 import os
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +69,7 @@ class FakeSpec:
     omit: float = 0.0  # chance a settled field comes back null
     fail: float = 0.0  # chance an attempt fails transiently
     garble: float = 0.0  # chance the reply is not valid JSON
+    judge: float = 0.0  # a judge when > 0: the power its raw scores are raised to (higher: harsher)
 
 
 FAKES: dict[str, FakeSpec] = {
@@ -62,6 +78,9 @@ FAKES: dict[str, FakeSpec] = {
     "cautious": FakeSpec(0.9, 1.0e-6, 4.0e-6, takes_reasoning_effort=True, omit=0.25),
     "flaky": FakeSpec(0.8, 5.0e-7, 2.0e-6, fail=0.5),
     "sloppy": FakeSpec(0.3, 5.0e-8, 2.0e-7, slip=0.08, invent=0.15, garble=0.2),
+    "judge": FakeSpec(0.7, 1.5e-7, 6.0e-7, judge=1.0),
+    "judge-strict": FakeSpec(0.9, 1.0e-6, 4.0e-6, judge=2.0),
+    "judge-broken": FakeSpec(0.4, 1.0e-7, 4.0e-7, judge=1.0, garble=0.25),
 }
 
 
@@ -111,6 +130,9 @@ class FakeProvider:
                     )
                 await asyncio.sleep(request.backoff_s * latency_scale() * rng.random())
                 continue
+            if spec.judge:
+                text = verdict(spec, request, rng)
+                return Reply(text=text, usage=_usage(spec, request, text), latency_s=latency, attempts=attempt)
             if "tools" in request.params:
                 text, calls = _tool_answer(spec, request, _rng(request, 0))
                 usage = _usage(spec, request, text + json.dumps(calls or ""))
@@ -167,7 +189,8 @@ def _latency(spec: FakeSpec, request: Request, rng: random.Random) -> float:
 def _answer(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     expected = request.case.expected if request.case else None
     if isinstance(expected, str) and request.case is not None:
-        return _answer_label(spec, expected, request.case.metadata.get("confusable"), rng)
+        metadata = request.case.metadata
+        return _answer_label(spec, expected, metadata.get("confusable"), metadata.get("distractors"), rng)
     if not isinstance(expected, dict) or not request.fields:
         return expected if isinstance(expected, str) else json.dumps(expected)
     heat = _temperature(request)
@@ -181,14 +204,33 @@ def _answer(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     return text
 
 
-def _answer_label(spec: FakeSpec, expected: str, confusable: Any, rng: random.Random) -> str:
+def _answer_label(spec: FakeSpec, expected: str, confusable: Any, distractors: Any, rng: random.Random) -> str:
     """A text answer: the expected one, or, as often as this fake errs, a label the case lists as ``confusable``
     in its metadata (a classification demo's mistakes)."""
     options = [confusable] if isinstance(confusable, str) else confusable
     if not isinstance(options, list) or not options:
-        return expected
+        return _answer_text(spec, expected, distractors, rng)
     mistake = spec.slip + 0.5 * spec.invent + spec.omit
     return str(rng.choice(options)) if rng.random() < mistake else expected
+
+
+def _answer_text(spec: FakeSpec, expected: str, distractors: Any, rng: random.Random) -> str:
+    """A free-text answer: the expected one, made worse in this fake's ways with the case's ``distractors``."""
+    options = [distractors] if isinstance(distractors, str) else distractors
+    if not isinstance(options, list) or not options:
+        return expected
+    wrong = str(rng.choice(options))
+    if rng.random() < spec.slip * 2:
+        return wrong
+    text = expected
+    if rng.random() < spec.omit * 2:
+        first, dot, _ = expected.partition(". ")
+        text = first + (dot.strip() or "")
+    if rng.random() < spec.invent:
+        text = f"{text} {wrong}"
+    if rng.random() < spec.garble:  # cut off mid-answer, as a garbled JSON reply is
+        text = text[: max(1, len(text) * 2 // 3)]
+    return text
 
 
 def _answer_field(spec: FakeSpec, field: FieldSpec, want: Any, rng: random.Random, heat: float, care: float) -> Any:
@@ -271,3 +313,54 @@ def _usage(spec: FakeSpec, request: Request, text: str) -> Usage:
     if prices:
         cost = input_tokens * prices["input_cost_per_token"] + output_tokens * prices["output_cost_per_token"]
     return Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=round(cost, 12))
+
+
+_ANSWER = re.compile(r"<answer>\n?(.*?)\n?</answer>", re.DOTALL)
+_REFERENCE = re.compile(r"<reference>\n?(.*?)\n?</reference>", re.DOTALL)
+_ASKED = re.compile(r"^Score each of these dimensions from (\S+) to (\S+): (.+)\.$", re.MULTILINE)
+_WORD = re.compile(r"[a-z0-9$%]+(?:[.'][a-z0-9]+)*")
+_COMMON = frozenset("the a an and or of to in on for is are be we you your our it this that with at by as can".split())
+_GROUNDED = ("grounded", "faithful", "faithfulness", "accurate", "accuracy", "supported")
+_TONE = ("tone", "politeness", "polite", "style", "clarity", "clear", "fluency")
+
+
+def verdict(spec: FakeSpec, request: Request, rng: random.Random) -> str:
+    """A fake judge's reply to the judge prompt: a JSON verdict, or (as often as it garbles) a sentence.
+
+    The scores come from word overlap between the answer and the reference, so a better answer gets a better
+    verdict, deterministically; the judge's ``judge`` power makes it harsher, and a little seeded noise per judge
+    and case makes two judges of a panel disagree a little.
+    """
+    prompt = "\n".join(str(m.get("content", "")) for m in request.messages)
+    asked = _ASKED.search(prompt)
+    answer = _ANSWER.search(prompt)
+    if asked is None or answer is None:
+        return "I can only grade answers given in the evalcore judge prompt."
+    lo, hi = float(asked[1]), float(asked[2])
+    dimensions = [d.strip() for d in asked[3].split(",")]
+    reference = _REFERENCE.search(prompt)
+    expected = request.case.expected if request.case is not None else ""
+    ref_text = reference[1] if reference else expected if isinstance(expected, str) else json.dumps(expected)
+    said, wanted = _words(answer[1]), _words(ref_text)
+    shared = len(said & wanted)
+    covered = shared / len(wanted) if wanted else float(not said)
+    backed = shared / len(said) if said else 0.0
+    enough = min(1.0, len(said) / max(1.0, 0.5 * len(wanted))) if said else 0.0
+    scores: dict[str, Any] = {}
+    for d in dimensions:
+        raw = backed if d in _GROUNDED else enough if d in _TONE else covered
+        value = max(0.0, min(1.0, raw**spec.judge + rng.uniform(-0.04, 0.04)))
+        given = lo + value * (hi - lo)
+        scores[d] = round(given) if lo.is_integer() and hi.is_integer() and hi - lo > 1 else round(given, 2)
+    if rng.random() < spec.garble:
+        first = dimensions[0]
+        return f"The answer covers about {round(covered * 100)}% of the reference: {first} {scores[first]}."
+    scores["reasoning"] = (
+        f"The answer covers {round(covered * 100)}% of the reference's points; "
+        f"{round((1 - backed) * 100)}% of what it says is not in the reference."
+    )
+    return json.dumps(scores)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _COMMON}

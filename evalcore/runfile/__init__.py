@@ -7,6 +7,9 @@
 - :mod:`~evalcore.runfile.fast`: the fast reader for large, well-formed files (checked against the models).
 - :mod:`~evalcore.runfile.jsonschema`: the format's JSON Schema, made from the models.
 - :mod:`~evalcore.runfile.uploads`: reading a file a browser uploaded, with its size caps.
+- :mod:`~evalcore.runfile.importers`: promptfoo result files and Inspect AI logs read as runs
+  (:func:`~evalcore.runfile.importers.read_import` tells a file's kind from its content).
+- :mod:`~evalcore.runfile.merge`: :func:`~evalcore.runfile.merge.merge_runs`, runs over the same cases as one.
 
 May import :mod:`evalcore.storage`, :mod:`evalcore.core` and :mod:`evalcore._util`.
 """

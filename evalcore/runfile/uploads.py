@@ -1,9 +1,11 @@
-"""Run files that arrive through the browser: size-capped before they are parsed.
+"""Files that arrive through the browser (run files, promptfoo result files, Inspect logs): size-capped
+before they are parsed.
 
 Streamlit's own limit (``server.maxUploadSize`` in ``.streamlit/config.toml``) stops large files in
 the browser; :func:`read_upload` checks again on the server, then reads the file with a cap on its
-decompressed size, so a small gzip bomb cannot fill the memory of a deployment (about 2.7 GB on
-Streamlit Community Cloud). Larger runs go through ``evalcore import``, which has no such cap.
+decompressed size (gzip, or all the entries of an Inspect ``.eval`` zip), so a small bomb cannot fill
+the memory of a deployment (about 2.7 GB on Streamlit Community Cloud). Larger runs go through
+``evalcore import``, which has no such cap.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ MAX_UPLOAD_JSON_BYTES = 256 * MB
 def read_upload(
     data: bytes, name: str = "the uploaded file", *, max_bytes: int | None = None, max_json_bytes: int | None = None
 ) -> Run:
-    """Check an upload's size, then read and validate it as a run file.
+    """Check an upload's size, then read it as a run file, a promptfoo result file or an Inspect log (told
+    apart by content, see :func:`evalcore.runfile.importers.read_import`).
 
     Args:
         data: the file's bytes, as uploaded (gzip or not).
@@ -31,7 +34,8 @@ def read_upload(
             :data:`MAX_UPLOAD_JSON_BYTES`.
 
     Raises:
-        RunFileError: the file is too large, or not a valid run file; ``problems`` says which.
+        RunFileError: the file is too large, of no known layout, or not a valid run file; ``problems`` (or,
+            for a file that cannot be imported, the one-line message) says which.
     """
     max_bytes = MAX_UPLOAD_BYTES if max_bytes is None else max_bytes
     max_json_bytes = MAX_UPLOAD_JSON_BYTES if max_json_bytes is None else max_json_bytes
@@ -41,9 +45,9 @@ def read_upload(
             "import it on the command line instead: evalcore import FILE"
         )
         raise RunFileError(f"{name}: too large to upload", problems=[problem])
-    from evalcore.runfile.read import read_run_file
+    from evalcore.runfile.importers import read_import
 
-    return read_run_file(data, name=name, max_bytes=max_json_bytes)
+    return read_import(data, name=name, max_bytes=max_json_bytes)
 
 
 def too_large(data: bytes, max_bytes: int | None = None) -> bool:

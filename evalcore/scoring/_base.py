@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evalcore.core.errors import ConfigError
+from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.core.records import Case, Metric
 from evalcore.scoring.adapters import Context, Parsed
 
@@ -38,3 +40,15 @@ def _flags(text: str) -> int:
     for c in text:
         value |= table[c]
     return value
+
+
+@contextmanager
+def scorer_failures(name: str, case: Case) -> Iterator[None]:
+    """Turn what a scorer raises into an :class:`EvalcoreError` naming the scorer and the case; an
+    :class:`EvalcoreError` (which says so already, or a call that failed) goes through as it is."""
+    try:
+        yield
+    except EvalcoreError:
+        raise
+    except Exception as exc:
+        raise EvalcoreError(f"scorer {name} failed on {case.dataset}/{case.id}: {type(exc).__name__}: {exc}") from exc

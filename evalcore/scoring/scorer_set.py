@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from evalcore.core.errors import ConfigError, EvalcoreError
+from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError
 from evalcore.core.records import Case, Metric
-from evalcore.scoring._base import Scored
+from evalcore.scoring._base import Scored, scorer_failures
 from evalcore.scoring.adapters import Context, Parsed
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -49,30 +49,67 @@ class ScorerSet:
             for m in scorer.metrics:
                 self.metrics.append(replace(m, name=names[m.name], primary=m.primary and i == primary_index))
         self.name = " + ".join(sid for sid, _ in members)
+        # Only a set with a scorer that asks a model (an LLM judge) takes the runner's async path.
+        if any(callable(getattr(m.scorer, "ascore", None)) for m in self.members):
+            self.ascore = self._ascore
 
     def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
         metrics: dict[str, float | None] = {}
         diagnostics: dict[str, Any] = {}
         for member in self.members:
-            try:
-                scored = member.scorer.score(case, parsed, context)
-            except EvalcoreError:
-                raise
-            except Exception as exc:
-                raise EvalcoreError(
-                    f"scorer {member.id} failed on {case.dataset}/{case.id}: {type(exc).__name__}: {exc}"
-                ) from exc
-            for own, value in scored.metrics.items():
-                if own in member.names:
-                    metrics[member.names[own]] = value
-            if metrics.get(member.primary) is None:
-                raise EvalcoreError(
-                    f"scorer {member.id} gave no {member.primary} for {case.dataset}/{case.id}; "
-                    "its primary metric must always have a value"
-                )
-            if scored.diagnostics:
-                diagnostics[member.id] = scored.diagnostics
+            self._gather(member, self._score_one(member, case, parsed, context), metrics, diagnostics, case)
         return Scored(metrics, diagnostics)
+
+    async def _ascore(self, case: Case, parsed: Parsed, context: Context, client: Any) -> Scored:
+        """:meth:`score`, awaiting the members that ask a model (``ascore``) with the run's client.
+
+        Raises:
+            CallFailed: a member's model gave no answer (a judge's ``JudgeFailed``); its diagnostics then hold
+                every member's so far, under their ids.
+        """
+        metrics: dict[str, float | None] = {}
+        diagnostics: dict[str, Any] = {}
+        for member in self.members:
+            ascore = getattr(member.scorer, "ascore", None)
+            if ascore is None:
+                self._gather(member, self._score_one(member, case, parsed, context), metrics, diagnostics, case)
+                continue
+            try:
+                with scorer_failures(member.id, case):
+                    scored = await ascore(case, parsed, context, client)
+            except CallFailed as exc:
+                own = getattr(exc, "diagnostics", None)
+                exc.diagnostics = diagnostics | ({member.id: own} if own else {})  # type: ignore[attr-defined]
+                raise
+            self._gather(member, scored, metrics, diagnostics, case)
+        return Scored(metrics, diagnostics)
+
+    def use_cache(self, records: Any) -> None:
+        """Hand stored judge verdicts to the members that reuse them (see ``LlmJudge.use_cache``)."""
+        for member in self.members:
+            if callable(getattr(member.scorer, "use_cache", None)):
+                member.scorer.use_cache(records)
+
+    @staticmethod
+    def _score_one(member: _Member, case: Case, parsed: Parsed, context: Context) -> Scored:
+        with scorer_failures(member.id, case):
+            return member.scorer.score(case, parsed, context)
+
+    @staticmethod
+    def _gather(
+        member: _Member, scored: Scored, metrics: dict[str, float | None], diagnostics: dict[str, Any], case: Case
+    ) -> None:
+        """Add a member's metrics (under the suite's names) and diagnostics (under its id) to the set's."""
+        for own, value in scored.metrics.items():
+            if own in member.names:
+                metrics[member.names[own]] = value
+        if metrics.get(member.primary) is None:
+            raise EvalcoreError(
+                f"scorer {member.id} gave no {member.primary} for {case.dataset}/{case.id}; "
+                "its primary metric must always have a value"
+            )
+        if scored.diagnostics:
+            diagnostics[member.id] = scored.diagnostics
 
     def check_case(self, case: Case) -> str | None:
         """The first scorer's complaint about the case's expected answer (see each scorer's ``check_case``)."""

@@ -21,9 +21,11 @@ from evalcore.core.toolcalls import canonical_calls
 from evalcore.scoring._base import Scored as Scored
 from evalcore.scoring._base import Scorer as Scorer
 from evalcore.scoring._base import _as_text, _flags
+from evalcore.scoring._base import scorer_failures as scorer_failures
 from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.basic_scorers import MaxCharsScorer, NonEmptyScorer, NumericScorer, RegexAbsentScorer
 from evalcore.scoring.classification import ClassificationScorer
+from evalcore.scoring.judge import LlmJudge
 from evalcore.scoring.tool_calls import TOOL_CALL_METRICS, score_tool_calls, unusable_reply_metrics
 from evalcore.suite.fieldrules import credit_is_full, rules_for
 
@@ -237,4 +239,5 @@ SCORERS: dict[str, type] = {
     "max_chars": MaxCharsScorer,
     "regex_absent": RegexAbsentScorer,
     "classification": ClassificationScorer,
+    "llm_judge": LlmJudge,
 }

@@ -1,0 +1,116 @@
+"""What ``evalcore import`` and ``evalcore merge`` need besides the store: the files a path names, reading
+each with a progress bar, and what is printed of an import or a merge. The commands themselves are in
+:mod:`~evalcore.cli.history`, with the other commands on the store's runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from evalcore.cli._shared import open_store
+
+if TYPE_CHECKING:
+    from evalcore.core.records import Run
+
+#: Notes of an import printed at most (the run's settings keep them all).
+NOTES_SHOWN = 5
+#: Cases left out of a merge that are named one by one; the rest are counted.
+UNMATCHED_SHOWN = 10
+BAR_WIDTH = 24
+
+
+def targets(paths: list[Path]) -> list[tuple[Path, bool]]:
+    """The files to import: each path given, and the files inside each folder given (``True``: from a folder)."""
+    from evalcore.runfile.importers._source import iter_files
+
+    found: list[tuple[Path, bool]] = []
+    for path in paths:
+        found += [(f, True) for f in iter_files(path)] if path.is_dir() else [(path, False)]
+    return found
+
+
+def read_with_bar(path: Path, quiet: bool) -> Run:
+    """The run a file holds, read with a progress bar on a terminal unless ``quiet``."""
+    from evalcore.runfile.importers import read_import
+
+    bar = None if quiet else Bar(path.name)
+    try:
+        return read_import(path, on_progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def report(run: Run, path: Path) -> None:
+    """One line for an imported run (with the tool that made it), and the first of its import notes."""
+    from evalcore.runfile.importers import import_notes, source_label
+
+    n = len(run.results)
+    label = source_label(run)
+    origin = f" from {path.name}" + (f" [{label}]" if label and not label.startswith("evalcore") else "")
+    print(f"imported run {run.info.id} ({run.info.suite}, {n} {'result' if n == 1 else 'results'}){origin}")
+    notes = import_notes(run)
+    for note in notes[:NOTES_SHOWN]:
+        print(f"  note: {note}")
+    if len(notes) > NOTES_SHOWN:
+        print(f"  … {len(notes) - NOTES_SHOWN} more notes in the run's settings (import.notes)")
+
+
+class Bar:
+    """A progress bar on stderr for a file's rows or samples, drawn in place on a terminal; nothing when
+    stderr is not one (a log gets the one line the import prints)."""
+
+    def __init__(self, label: str, stream: TextIO | None = None, every_s: float = 0.1):
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.every_s = every_s
+        self.started = time.monotonic()
+        self.drawn_at = 0.0
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        clock = time.monotonic()
+        if not self.tty or (clock - self.drawn_at < self.every_s and done < total):
+            return
+        self.drawn_at = clock
+        self.stream.write("\r\x1b[2K" + format_bar(self.label, done, total, clock - self.started))
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def format_bar(label: str, done: int, total: int, elapsed_s: float) -> str:
+    """``capitals.eval [############------------]  5,000/10,000  1.2s``."""
+    share = done / total if total else 1.0
+    filled = int(round(share * BAR_WIDTH))
+    return f"{label} [{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {done:>7,}/{total:<7,} {elapsed_s:5.1f}s"
+
+
+def open_whole(ref: str, args: argparse.Namespace) -> Run:
+    """A run with its cases and results: a file (of any kind ``import`` reads), or a stored run."""
+    path = Path(ref)
+    if path.is_file():
+        from evalcore.runfile.importers import read_import
+
+        return read_import(path)
+    store = open_store(args)
+    return store.load_run(store.resolve_run_id(ref))
+
+
+def print_unmatched(unmatched: list[Any]) -> None:
+    """The cases a merge left out, the first few by name."""
+    if not unmatched:
+        return
+    print(f"left out {len(unmatched)} {'case' if len(unmatched) == 1 else 'cases'} not in every run:")
+    for run_id, dataset, case in unmatched[:UNMATCHED_SHOWN]:
+        print(f"  {run_id}: {dataset} / {case}")
+    if len(unmatched) > UNMATCHED_SHOWN:
+        print(f"  … and {len(unmatched) - UNMATCHED_SHOWN} more")

@@ -1,0 +1,84 @@
+"""Resuming a stored run that did not finish: its plan, and the results already done.
+
+``evalcore run --resume RUN`` (and the app's Runs page) call only what is missing: a result stored with an
+unreachable endpoint is called again, every other stored result is kept.
+"""
+
+from __future__ import annotations
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case, Run
+from evalcore.execution.plan import Plan, RunOptions, make_plan
+from evalcore.execution.replay import stored_replay
+from evalcore.execution.rescore import rescore_plan
+from evalcore.models.breaker import UNREACHABLE_PREFIX
+from evalcore.storage.store import Store
+from evalcore.suite.lineup import Overrides
+from evalcore.suite.loader import Suite, load_suite
+
+Key = tuple[str, str, str, int]
+
+
+def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, Run, set[Key]]:
+    """The plan of a stored, unfinished run, and the keys already done."""
+    run = store.load_run(run_id)
+    if run.info.status == "completed":
+        raise ConfigError(f"run {run_id} is already completed; nothing to resume.")
+    settings = run.info.settings
+    suite = load_suite(settings["suite_path"])
+    if suite.suite_hash != run.info.provenance.get("suite_hash") and not force:
+        raise ConfigError(
+            f"{suite.path}: evalcore.yaml changed since run {run_id} started; resuming would "
+            "mix results of two configurations. Pass --force to resume anyway."
+        )
+    edited = _edited_prompts(run, suite)
+    if edited and not force:
+        raise ConfigError(
+            f"{suite.path}: prompt {', '.join(edited)} changed since run {run_id} started; resuming would "
+            "ask the rest of the cases another question. Pass --force to resume anyway."
+        )
+    options = RunOptions(
+        samples=settings["samples"],
+        parallelism=settings["parallelism"],
+        concurrency=settings["concurrency"],
+        max_attempts=settings["max_attempts"],
+        timeout_s=settings["timeout_s"],
+        overrides=Overrides(**settings.get("overrides", {})),
+        revision=run.info.provenance.get("revision"),
+        replay=stored_replay(settings, store),
+        rescore=bool(settings.get("rescore")),
+        judge_cache=bool(settings.get("judge_cache")),
+    )
+    if options.rescore and options.replay is not None:  # the contenders come from the rescored run, not the lineup
+        plan = rescore_plan(options.replay, suite, options)
+    else:
+        plan = make_plan(suite, options)
+    wanted = {c.id for c in run.contenders}
+    plan.contenders = [c for c in plan.contenders if c.id in wanted]
+    plan.cases = _stored_cases(run, suite)
+    done = store.done_keys(run_id) - _unreachable_keys(store, run_id)
+    return plan, run, done
+
+
+def _edited_prompts(run: Run, suite: Suite) -> list[str]:
+    """The prompts the run asked with whose file now differs (or is gone), by name."""
+    asked = run.info.provenance.get("prompts") or {}
+    return [
+        name
+        for name, prompt in asked.items()
+        if name not in suite.prompts or suite.prompts[name].sha256 != prompt.get("sha256")
+    ]
+
+
+def _unreachable_keys(store: Store, run_id: str) -> set[Key]:
+    """The stored results whose call never reached its endpoint: a resume calls them again."""
+    return {
+        key for key, message in store.error_messages(run_id).items() if (message or "").startswith(UNREACHABLE_PREFIX)
+    }
+
+
+def _stored_cases(run: Run, suite: Suite) -> list[Case]:
+    missing = sorted({c.dataset for c in run.cases} - set(suite.datasets))
+    if missing:
+        raise ConfigError(f"{suite.path}: dataset {missing[0]!r} of the run is gone from the suite; cannot resume.")
+    return list(run.cases)

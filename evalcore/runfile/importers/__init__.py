@@ -1,0 +1,23 @@
+"""Importers: files other tools write, read as evalcore runs (``docs/importing.md``).
+
+- :mod:`~evalcore.runfile.importers.load`: :func:`read_import`, which tells a file's kind from its content
+  (an evalcore run file, a promptfoo result file, an Inspect ``.json`` or ``.eval`` log) and reads it.
+- :mod:`~evalcore.runfile.importers.detect`: how the kind is told, and the line that refuses an unknown one.
+- :mod:`~evalcore.runfile.importers.promptfoo`: promptfoo result files (``eval -o``, ``export``,
+  ``evaluate()``; results versions 2 and 3).
+- :mod:`~evalcore.runfile.importers.inspect_log`: Inspect AI logs (log format versions 1 and 2).
+- ``_source``: bytes, JSON and zip entries under caps (gzip and zip bombs, truncated zips, Zstandard).
+- ``_common``: run ids from file hashes, provenance, metric names and values, notes.
+
+May import :mod:`evalcore.runfile`, :mod:`evalcore.core` and :mod:`evalcore._util`.
+"""
+
+from evalcore._util.lazy import lazy_exports
+
+_EXPORTS = {
+    "read_import": "load",
+    "source_label": "load",
+    "import_notes": "load",
+}
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

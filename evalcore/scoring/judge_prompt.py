@@ -1,0 +1,133 @@
+"""What an LLM judge is asked, and how its reply is read: the prompt of :mod:`evalcore.scoring.judge`.
+
+The prompt puts the answer to judge between ``<answer>`` and ``</answer>``, the reference answer (when the judge
+sees one) between ``<reference>`` and ``</reference>``, and ends with a line naming the dimensions and the scale
+(``Score each of these dimensions from 1 to 5: correct, grounded``): the fake judges
+(:mod:`evalcore.models.fakes`) read these parts back, so they are a contract, not decoration.
+
+A reply is read strictly (:func:`parse_verdict`): one JSON object, every dimension a number on the scale,
+``reasoning`` a string, nothing else. Anything else is a :class:`VerdictError`, which the run records as an
+error of kind ``judge``: a judge that did not answer never counts as a 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from evalcore.core.records import Case
+
+SYSTEM = (
+    "You are a careful, impartial grader. You judge one answer against a rubric and score it on the "
+    "dimensions you are given. You reply with a single JSON object and nothing else."
+)
+#: How much of an unreadable reply an error message quotes.
+QUOTED_CHARS = 160
+
+
+class VerdictError(ValueError):
+    """A judge's reply that is not a verdict; the message says why."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's parsed reply.
+
+    Attributes:
+        given: each dimension's score as the judge gave it (on the scale).
+        scores: each dimension's score mapped to 0..1.
+        reasoning: why, in the judge's words.
+    """
+
+    given: dict[str, float]
+    scores: dict[str, float]
+    reasoning: str
+
+
+def judge_messages(
+    rubric: str, dimensions: list[str], scale: tuple[float, float], case: Case, answer: Any, reference: bool
+) -> list[dict[str, str]]:
+    """The judge's chat messages for one answer to one case.
+
+    Args:
+        rubric: what the judge looks for.
+        dimensions: what it scores.
+        scale: the lowest and highest score it may give.
+        case: the case answered: its input is the question; its expected answer the reference.
+        answer: the contender's parsed output.
+        reference: whether the judge sees the case's expected answer.
+    """
+    parts = ["## Rubric", rubric.strip(), "", "## Question", _text(case.input).strip(), ""]
+    if reference:
+        parts += ["## Reference answer", "<reference>", _text(case.expected).strip(), "</reference>", ""]
+    lo, hi = (_number(v) for v in scale)
+    example = ", ".join(f'"{d}": <number>' for d in dimensions)
+    parts += [
+        "## Answer to judge",
+        "<answer>",
+        _text(answer).strip(),
+        "</answer>",
+        "",
+        f"Score each of these dimensions from {lo} to {hi}: {', '.join(dimensions)}.",
+        f'Reply with only this JSON object: {{{example}, "reasoning": "<why, in one or two sentences>"}}',
+    ]
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
+
+
+def verdict_key(model: str, messages: list[dict[str, str]]) -> str:
+    """What a stored verdict is reused on (``evalcore rescore --judge-cache``): the judge model and its prompt."""
+    text = json.dumps([model, messages], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def parse_verdict(raw: str, dimensions: list[str], scale: tuple[float, float]) -> Verdict:
+    """The verdict a judge's reply holds.
+
+    Raises:
+        VerdictError: the reply is not one JSON object with every dimension a number on the scale and a string
+            ``reasoning``, and nothing else.
+    """
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise VerdictError(f"reply is not JSON ({exc.msg} at char {exc.pos}): {_quote(raw)}") from None
+    if not isinstance(data, dict):
+        raise VerdictError(f"reply is JSON {type(data).__name__}, not an object: {_quote(raw)}")
+    lo, hi = scale
+    missing = [d for d in dimensions if d not in data]
+    if missing:
+        raise VerdictError(f"reply has no {', '.join(missing)}: {_quote(raw)}")
+    extra = sorted(set(data) - set(dimensions) - {"reasoning"})
+    if extra:
+        raise VerdictError(f"reply has keys that are not dimensions: {', '.join(extra)}: {_quote(raw)}")
+    given: dict[str, float] = {}
+    for d in dimensions:
+        value = data[d]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise VerdictError(f"{d} is {value!r}, not a number: {_quote(raw)}")
+        if not lo <= value <= hi:
+            raise VerdictError(f"{d} is {value}, outside the scale {_number(lo)}..{_number(hi)}: {_quote(raw)}")
+        given[d] = float(value)
+    reasoning = data.get("reasoning")
+    if not isinstance(reasoning, str):
+        raise VerdictError(f"reasoning is {reasoning!r}, not a string: {_quote(raw)}")
+    scores = {d: (v - lo) / (hi - lo) for d, v in given.items()}
+    return Verdict(given, scores, reasoning)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _quote(raw: str) -> str:
+    text = raw if len(raw) <= QUOTED_CHARS else raw[:QUOTED_CHARS] + "…"
+    return repr(text)

@@ -1,0 +1,95 @@
+"""pages/upload.py with promptfoo result files and Inspect logs: several files at once, each with its source's
+badge, and the Merge action."""
+
+from __future__ import annotations
+
+from evalcore.runfile.write import dump_run
+from evalcore.storage.store import Store
+from tests.app.test_app_shared import demo_run, open_page, record_page_switches, seed, texts, unescaped
+from tests.importing import INSPECT, PROMPTFOO
+
+PAGE = "pages/upload.py"
+PROMPTFOO_FILE = ("eval-output.json", (PROMPTFOO / "eval-output.json").read_bytes(), "application/json")
+EVAL_LOG = ("capitals.eval", (INSPECT / "capitals.eval").read_bytes(), "application/octet-stream")
+HOT_LOG = ("capitals-hot.json", (INSPECT / "capitals-hot.json").read_bytes(), "application/json")
+
+
+def upload(at, *files):  # noqa: ANN001, ANN002, ANN201
+    at.file_uploader[0].set_value(list(files))
+    return at.run()
+
+
+def _badges(at) -> list[str]:  # noqa: ANN001
+    return [unescaped(m.value) for m in at.markdown if "-badge[" in m.value]
+
+
+def test_several_files_are_each_detected_shown_with_their_source_and_offered_to_merge(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = upload(open_page(PAGE), PROMPTFOO_FILE, EVAL_LOG)
+    assert not at.exception and not at.error
+    shown = texts(at)
+    assert "Imported: Capital cities, 8 contenders, 4 cases, 32 results." in shown
+    assert "Imported: capitals, 1 contender, 4 cases, 8 results." in shown
+    assert len(_badges(at)) == 2
+    assert "promptfoo 0.121.20" in _badges(at)[0] and "Inspect 0.3.285" in _badges(at)[1]
+    assert len(at.dataframe) == 2
+    assert [b.label for b in at.button].count("Save to the history") == 2
+    assert "Merge" in [b.label for b in at.button]
+
+
+def test_merge_by_id_ranks_both_tools_contenders_in_one_table_and_can_be_saved(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    switches = record_page_switches(monkeypatch)
+    at = upload(open_page(PAGE), PROMPTFOO_FILE, EVAL_LOG)
+    at.checkbox[0].check()
+    next(b for b in at.button if b.label == "Merge").click().run()
+    assert not at.exception and not at.error
+    assert "Valid run file: Capital cities + capitals, 9 contenders, 4 cases, 40 results." in texts(at)
+    assert len(at.dataframe[2].value) == 9
+    save = [b for b in at.button if b.label == "Save to the history"][-1]
+    save.click().run()
+    assert not at.exception and switches == ["pages/leaderboard.py"]
+    assert any(r["id"].startswith("merge-") for r in Store(tmp_path / "evalcore.db").list_runs())
+
+
+def test_merging_runs_that_share_no_case_says_how_to_match_them(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = upload(open_page(PAGE), PROMPTFOO_FILE, EVAL_LOG)
+    next(b for b in at.button if b.label == "Merge").click().run()
+    assert "the runs share no case" in unescaped(at.error[0].value)
+
+
+def test_two_inspect_logs_merge_by_dataset_and_id(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = upload(open_page(PAGE), EVAL_LOG, HOT_LOG)
+    assert "import note" in " ".join(e.label for e in at.expander)
+    next(b for b in at.button if b.label == "Merge").click().run()
+    assert not at.error
+    assert "capitals, 2 contenders, 4 cases, 12 results." in texts(at)
+
+
+def test_a_bad_file_among_good_ones_is_refused_alone(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = upload(open_page(PAGE), ("other.json", b'{"rows": []}', "application/json"), EVAL_LOG)
+    assert len(at.error) == 1 and "other.json is not a valid run file: 1 problem" in unescaped(at.error[0].value)
+    assert at.code[0].value.startswith("(file): found a JSON object with keys rows; expected an evalcore run file")
+    assert len(at.dataframe) == 1 and "Merge" not in [b.label for b in at.button]
+
+
+def test_an_inspect_log_alone_is_saved_under_the_id_its_file_gives(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    switches = record_page_switches(monkeypatch)
+    at = upload(open_page(PAGE), EVAL_LOG)
+    assert [b.label for b in at.button] == ["Open on the leaderboard", "Save to the history"]
+    at.button[1].click().run()
+    assert [r["id"] for r in Store(tmp_path / "evalcore.db").list_runs()] == ["inspect-c76df0ba5dcd0ef7"]
+    assert switches == ["pages/leaderboard.py"]
+    again = upload(open_page(PAGE), EVAL_LOG)
+    assert "already in the history, with the same content" in texts(again)
+
+
+def test_a_run_file_next_to_an_import_keeps_its_own_wording(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = upload(open_page(PAGE), ("run.json", dump_run(demo_run()), "application/json"), EVAL_LOG)
+    assert "Valid run file: intake, 4 contenders, 9 cases, 36 results." in texts(at)
+    assert len(_badges(at)) == 1

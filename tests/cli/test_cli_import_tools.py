@@ -1,0 +1,148 @@
+"""`evalcore import` of promptfoo result files and Inspect logs (files and folders) and `evalcore merge`, run as
+real processes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from evalcore.cli.imports import Bar, format_bar
+from evalcore.runfile.read import read_run_file
+from evalcore.storage.store import Store
+from tests.importing import INSPECT, PROMPTFOO
+
+PROMPTFOO_FILE = PROMPTFOO / "eval-output.json"
+EVAL_LOG = INSPECT / "capitals.eval"
+
+
+def evalcore(*argv: object, db: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "evalcore", *map(str, argv), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        timeout=120,
+    )
+
+
+def _ids(db: Path) -> list[str]:
+    return sorted(r["id"] for r in Store(db).list_runs())
+
+
+def test_import_takes_a_promptfoo_file_and_an_inspect_log_and_names_their_tools(tmp_path):
+    db = tmp_path / "e.db"
+    done = evalcore("import", PROMPTFOO_FILE, EVAL_LOG, db=db)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("imported run promptfoo-0c6d542eacd32996 (Capital cities, 32 results)")
+    assert lines[0].endswith("from eval-output.json [promptfoo 0.121.20]")
+    assert lines[1].endswith("(capitals, 8 results) from capitals.eval [Inspect 0.3.285]")
+    assert _ids(db) == ["inspect-c76df0ba5dcd0ef7", "promptfoo-0c6d542eacd32996"]
+    stored = Store(db).load_run("promptfoo-0c6d542eacd32996")
+    assert sum(r.status == "error" for r in stored.results) == 2
+
+
+def test_the_same_file_twice_is_refused_unless_replace_and_keeps_its_id(tmp_path):
+    db = tmp_path / "e.db"
+    assert evalcore("import", EVAL_LOG, db=db).returncode == 0
+    again = evalcore("import", EVAL_LOG, db=db)
+    assert again.returncode == 2 and "'inspect-c76df0ba5dcd0ef7' is already in the store" in again.stderr
+    assert evalcore("import", EVAL_LOG, "--replace", db=db).returncode == 0
+    assert _ids(db) == ["inspect-c76df0ba5dcd0ef7"]
+
+
+def test_a_folder_imports_every_log_in_it_and_skips_other_files(tmp_path):
+    logs = tmp_path / "logs"
+    shutil.copytree(INSPECT, logs)
+    (logs / ".hidden.json").write_text("{}")
+    db = tmp_path / "e.db"
+    done = evalcore("import", logs, db=db)
+    assert done.returncode == 0, done.stderr
+    assert (
+        len(_ids(db))
+        == len([p for p in logs.rglob("*") if p.suffix in (".eval", ".json") and "make" not in str(p)]) - 1
+    )
+    assert (
+        "skipped" in done.stderr and "capitals.py: not a run file, promptfoo result file or Inspect log" in done.stderr
+    )
+    assert ".hidden.json" not in done.stderr + done.stdout
+    assert "note: samples.3.scores.confidence.value: NaN is not a JSON number; imported as null" in done.stdout
+
+
+def test_a_file_of_an_unknown_layout_is_refused_saying_what_was_found_and_nothing_is_stored(tmp_path):
+    bad = tmp_path / "notes.json"
+    bad.write_text('{"rows": [1, 2]}')
+    db = tmp_path / "e.db"
+    done = evalcore("import", bad, EVAL_LOG, db=db)
+    assert done.returncode == 2
+    headline, problem = done.stderr.strip().splitlines()
+    assert headline.startswith("error: ") and headline.endswith("notes.json: not a file evalcore can import")
+    assert problem.startswith("  (file): found a JSON object with keys rows; expected an evalcore run file")
+    assert _ids(db) == ["inspect-c76df0ba5dcd0ef7"]  # the good file still went in
+
+
+def test_a_truncated_log_is_refused_and_nothing_is_stored(tmp_path):
+    cut = tmp_path / "cut.eval"
+    cut.write_bytes(EVAL_LOG.read_bytes()[:9000])
+    db = tmp_path / "e.db"
+    done = evalcore("import", cut, db=db)
+    assert done.returncode == 2 and "cut.eval: a zip archive that cannot be read\n  (file): truncated" in done.stderr
+    assert _ids(db) == []
+
+
+def test_an_imported_file_exports_and_ranks_like_any_run(tmp_path):
+    db = tmp_path / "e.db"
+    evalcore("import", PROMPTFOO_FILE, db=db)
+    out = tmp_path / "run.json"
+    assert evalcore("export", "promptfoo-0c6d", "-o", out, db=db).returncode == 0
+    assert len(read_run_file(out).results) == 32
+    table = evalcore("leaderboard", PROMPTFOO_FILE, "--format", "json", "--no-intervals", db=db)
+    assert table.returncode == 0, table.stderr
+    rows = json.loads(table.stdout)
+    assert sum(r["errors"] for r in rows) == 2 and len(rows) == 8
+
+
+def test_merge_writes_one_run_of_both_tools_contenders_and_can_store_it(tmp_path):
+    db = tmp_path / "e.db"
+    evalcore("import", PROMPTFOO_FILE, EVAL_LOG, db=db)
+    out = tmp_path / "merged.json"
+    refused = evalcore("merge", "promptfoo-0c6d", "inspect-c76d", "-o", out, db=db)
+    assert refused.returncode == 2 and "share no case" in refused.stderr and not out.exists()
+    done = evalcore("merge", "promptfoo-0c6d", "inspect-c76d", "--by-id", "-o", out, "--save", db=db)
+    assert done.returncode == 0, done.stderr
+    assert "9 contenders, 4 cases, 40 results" in done.stdout
+    merged = read_run_file(out)
+    assert merged.info.id in _ids(db) and len(merged.contenders) == 9
+
+
+def test_merge_lists_the_cases_not_in_every_run(tmp_path):
+    db = tmp_path / "e.db"
+    log = json.loads((INSPECT / "older" / "v1-log.json").read_text().replace("NaN", "null"))
+    log["samples"] = log["samples"][:2]
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(log))
+    out = tmp_path / "m.json"
+    done = evalcore("merge", INSPECT / "older" / "v1-log.json", short, "-o", out, db=db)
+    assert done.returncode == 0, done.stderr
+    assert "left out 1 case not in every run:" in done.stdout and "capitals / 3" in done.stdout
+
+
+def test_the_progress_bar_draws_in_place_on_a_terminal_and_not_in_a_log():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen, log = Terminal(), io.StringIO()
+    for stream in (screen, log):
+        bar = Bar("big.eval", stream=stream, every_s=0)
+        bar(5_000, 10_000)
+        bar(10_000, 10_000)
+        bar.close()
+    assert log.getvalue() == ""
+    assert screen.getvalue().count("\r\x1b[2K") == 2 and screen.getvalue().endswith("\n")
+    assert format_bar("big.eval", 5_000, 10_000, 1.25).startswith("big.eval [############------------]   5,000/10,000")
