@@ -21,8 +21,8 @@ log = logging.getLogger("evalcore.app")
 def main() -> None:
     """One script run: route to the page, inside the shared frame."""
     from evalcore.core.errors import EvalcoreError
-    from pages import _actions, _address, _frame, _sidebar, _widgets
-    from pages._state import CASES, COMPARE, COMPARE_URL, LEADERBOARD, RUN, RUNS, UPLOAD
+    from pages import _actions, _address, _frame, _prefetch, _sidebar, _widgets
+    from pages._state import CASES, COMPARE, COMPARE_URL, LEADERBOARD, RUN, RUNS, UPLOAD, Keys
 
     st.set_page_config(
         page_title="evalcore", page_icon=":material/leaderboard:", layout="wide", initial_sidebar_state="expanded"
@@ -55,6 +55,9 @@ def main() -> None:
         _address.write_address_bar(page.url_path)
         with _frame.framed():
             page.run()
+        if st.session_state.get(Keys.DRAWN_ONCE):  # a first view is on screen: Compare's default comparison next
+            _prefetch.prepare_default_comparison()
+        st.session_state[Keys.DRAWN_ONCE] = True
     except EvalcoreError as exc:
         log.warning("%s: %s", page.title, exc)
         _widgets.fail(exc)

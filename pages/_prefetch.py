@@ -8,11 +8,17 @@ worker thread, so the comparison is in the page's cache, or on its way there (th
 the same cache entry rather than computing it twice), when the page asks for it.
 
 One worker: a burst of requests queues rather than computing several comparisons at once.
+
+:func:`prepare_default_comparison` puts the comparison the Compare page opens on (no runs in its address)
+in that cache once a session's first page view is on screen (app.py calls it from the session's second
+script run on: a leaderboard's charts follow its tables with one), so whoever opens Compare next finds it
+ready; not as the server starts or with the first view, where it would slow the first page's tables.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -23,6 +29,7 @@ from pages._state import COMPARE_URL
 log = logging.getLogger("evalcore.app")
 
 _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalcore-prefetch")
+_default_prepared = threading.Event()
 
 
 class ComparePrefetch:
@@ -55,3 +62,10 @@ def prefetch(query: dict[str, list[str]]) -> None:
         log.exception("prefetching the comparison of %s failed; the page will compute it", query)
         return
     log.info("comparison of %s ready in %.2f s", query or "the default runs", time.perf_counter() - started)
+
+
+def prepare_default_comparison() -> None:
+    """Once per server, when a page view is on screen: compute the default comparison in the worker."""
+    if not _default_prepared.is_set():
+        _default_prepared.set()
+        _worker.submit(prefetch, {})

@@ -5,10 +5,10 @@ thread of its own and returns at once: the server answers as soon as it would wi
 browser loads Streamlit's frontend, the thread imports what the leaderboard page imports (pandas,
 pyarrow, evalcore's explorer), opens the store, seeding it from the bundled runs when empty, and ranks
 the default run into the caches the pages read (see :func:`pages._loaders.warm_up`); then it makes a
-chart once, for the parts of plotly a figure imports; last, it computes the comparison the Compare
-page opens on (the newest run against the suite's pinned baseline, else the run before it). A page that
-gets there first waits for the same import or cache entry rather than doing the work twice. Anything
-that fails is logged, and left for the page to meet and show.
+chart once, for the parts of plotly a figure imports. A page that gets there first waits for the same
+import or cache entry rather than doing the work twice. Anything that fails is logged, and left for the
+page to meet and show. (The Compare page's default comparison is prepared after the first page view, not
+here: see :func:`pages._prefetch.prepare_default_comparison`.)
 """
 
 from __future__ import annotations
@@ -43,9 +43,6 @@ def warm_up() -> None:
             from evalcore.analysis import charts
 
             charts.score_vs(view.ranked, "cost")  # imports the parts of plotly a figure needs
-        from pages._prefetch import prefetch
-
-        prefetch({})  # last: the Compare page's default comparison, for whoever opens it next
     except Exception:  # noqa: BLE001 - the first page does the same work and shows what goes wrong
         log.exception("warming up failed; the first page will do this work itself")
         return

@@ -44,6 +44,8 @@ class Keys:
     DATASET_TAB = "dataset_tab"
     CHART_TAB = "chart_tab"
     CHART = "chart_"  # + a chart's title: its selection
+    #: Set after a session's first script run: its next runs may start background work (pages/_prefetch.py).
+    DRAWN_ONCE = "drawn_once"
     CHARTS_NOW = "charts_now"  # this session's charts are drawn with its tables (see _widgets.charts_now)
     TABLES_SHOWN = "tables_shown"  # the component that reports a table on screen
     JOB = "job"  # the run launched or resumed from this session
