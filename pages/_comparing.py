@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from evalcore.analysis.compare import Comparison, Flip, PairComparison
 
 
+#: Flipped cases a downloaded comparison report lists per pair, with what was wrong in each.
+REPORT_FLIPS = 10
+
+
 def seed_choice(refs: list[str]) -> list[str]:
     """Give the run pickers their runs before they are drawn: the kept (or shared) choice, else the
     default comparison. Returns notes on runs a shared address names that are not here."""
@@ -93,3 +97,20 @@ def flip_detail(base_ref: str, candidate_ref: str, pair: PairComparison, flip: F
         column.dataframe(
             detail["fields"], hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")}
         )
+
+
+def report_html(path: str, candidate: str, comparison: Comparison) -> str:
+    """The comparison as one offline HTML file (``evalcore compare --format html``), with what was wrong in the
+    first flips of each pair read from the candidate run. Made only when the download button is clicked
+    (Streamlit calls this on a thread of its own, hence a store connection of its own)."""
+    from evalcore.analysis.runs import StoredRun
+    from evalcore.explorer.compare_report import comparison_html
+    from evalcore.explorer.flips import flip_details
+    from evalcore.storage.store import Store
+
+    if candidate.startswith(_loaders.UPLOAD_PREFIX):
+        details = flip_details(_loaders.header(candidate), comparison, REPORT_FLIPS)  # an upload: the whole run
+    else:
+        with Store(path) as store:
+            details = flip_details(StoredRun(store, candidate), comparison, REPORT_FLIPS)
+    return comparison_html(comparison, details, flips=REPORT_FLIPS)

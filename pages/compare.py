@@ -77,6 +77,15 @@ except CompareError as exc:
 
 _comparing.banners(comparison.pairs)
 st.caption(_comparing.scope(comparison))
+st.download_button(
+    "Download report",
+    # Built on click only: the flips' want vs got are read from the candidate run then.
+    lambda: _comparing.report_html(_loaders.db_path(), candidate, comparison),
+    file_name=f"compare-{base[:8]}-{candidate[:8]}.html",
+    mime="text/html",
+    icon=":material/download:",
+    help="This comparison as one HTML file anyone can open offline: verdicts, changes, forest plots, flips.",
+)
 names = [f"{p.base} → {p.candidate}" for p in comparison.pairs]
 if st.session_state.get(Keys.COMPARE_SHOWN) not in names:
     st.session_state[Keys.COMPARE_SHOWN] = names[0]

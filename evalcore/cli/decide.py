@@ -9,12 +9,11 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from evalcore.cli._shared import add_db, open_run, open_store
 
 if TYPE_CHECKING:
-    from evalcore.analysis.compare import Comparison
     from evalcore.analysis.runs import StoredRun
     from evalcore.core.records import Run
     from evalcore.storage.store import Store
@@ -45,6 +44,7 @@ def add_compare(p: argparse.ArgumentParser) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     from evalcore.analysis.compare import compare
     from evalcore.analysis.compare_text import comparison_json, comparison_lines, comparison_markdown
+    from evalcore.explorer.flips import flip_details
 
     base, candidate = open_run(args.base, args), open_run(args.candidate, args)
     comparison = compare(base, candidate, args.pair or None, strict=args.strict, seed=args.seed)
@@ -60,46 +60,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         print("\n".join(comparison_lines(comparison, details, flips=args.flips)))
     return 0
-
-
-def flip_details(candidate: Run | StoredRun, comparison: Comparison, limit: int) -> dict[tuple[str, str], list[str]]:
-    """For the first ``limit`` flips of each pair: what the candidate got wrong (want vs got) or its error."""
-    from evalcore.analysis.runs import StoredRun
-
-    details: dict[tuple[str, str], list[str]] = {}
-    for pair in comparison.pairs:
-        wanted = {(f.dataset, f.case) for f in pair.flips[:limit]}
-        if not wanted:
-            continue
-        if isinstance(candidate, StoredRun):
-            from evalcore.storage.lookup import load_results
-
-            keys = [(f.dataset, f.case) for f in pair.flips[:limit]]
-            results = load_results(candidate.store, candidate.id, pair.candidate, keys)
-        else:
-            results = [r for r in candidate.results if r.contender == pair.candidate]
-        for r in results:
-            key = (r.dataset, r.case)
-            if key not in wanted or r.sample != 0:
-                continue
-            if r.error is not None and r.status == "error":
-                details[key] = [f"error ({r.error.kind}): {r.error.message}"]
-            else:
-                details[key] = [_want_got(name, d) for name, d in list(r.diagnostics.items())[:5]]
-    return details
-
-
-def _want_got(name: str, value: Any) -> str:
-    if isinstance(value, dict) and {"want", "got"} <= set(value):
-        return f"{name}: want {_short(value['want'])}, got {_short(value['got'])}"
-    return f"{name}: {_short(value)}"
-
-
-def _short(value: Any, width: int = 60) -> str:
-    import json
-
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def add_gate(p: argparse.ArgumentParser) -> None:
@@ -131,6 +91,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         baseline=baseline,
         baseline_contender=base_contender,
     )
+    from evalcore.explorer.flips import flip_details
+
     details = flip_details(run, report.comparison, 5) if report.comparison is not None else {}
     markdown = gate_markdown(report, details)
     if args.format == "json":

@@ -217,3 +217,21 @@ def test_a_prefetch_of_runs_that_cannot_be_compared_leaves_the_page_to_say_why(m
     at = open_page(PAGE, **picked())
     assert "no contender of the base run (m) is in the candidate run (x, y)" in unescaped(at.error[0].value)
     _loaders.forget_run_caches()
+
+
+def test_the_comparison_can_be_downloaded_as_one_offline_report(monkeypatch, tmp_path):
+    import pages._comparing
+    from evalcore.analysis.compare import compare
+    from evalcore.analysis.runs import StoredRun
+
+    seed(monkeypatch, tmp_path, *two_runs())
+    at = open_page(PAGE, **picked())
+    assert not at.exception
+    (button,) = at.get("download_button")
+    assert button.proto.label == "Download report"
+    store = Store(tmp_path / "evalcore.db")
+    comparison = compare(StoredRun(store, "run-base"), StoredRun(store, "run-cand"))
+    page = pages._comparing.report_html(str(tmp_path / "evalcore.db"), "run-cand", comparison)
+    assert page.startswith("<!DOCTYPE html>") or page.lstrip().lower().startswith("<!doctype html>")
+    assert "m → m" in page and "REGRESSION" in page
+    assert "answer: want 2, got -1" in page  # the flips say what was wrong, read from the candidate run
