@@ -13,6 +13,9 @@ import pytest
 
 from tests.openai_server import OpenAIServer
 
+#: Where the browser tests live (see :func:`pytest_collection_modifyitems`).
+BROWSER_TESTS = Path(__file__).parent / "browser"
+
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 
@@ -86,5 +89,10 @@ def tmp_db(tmp_path: Path) -> Path:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run browser tests last: Playwright's sync API keeps an event loop running in the main thread
-    until the session ends, and every later ``asyncio.run`` would fail."""
+    until the session ends, and every later ``asyncio.run`` would fail. Every test under tests/browser is a
+    browser test, marked or not (a new file that forgets its mark must not break the rest of the run)."""
+    browser = BROWSER_TESTS.resolve()
+    for item in items:
+        if item.get_closest_marker("browser") is None and browser in Path(item.path).resolve().parents:
+            item.add_marker(pytest.mark.browser)
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

@@ -20,6 +20,8 @@ from evalcore.runfile.write import write_run_file
 from tests.report_runs import edge_run
 from tests.untrusted import untrusted_run
 
+pytestmark = pytest.mark.browser
+
 DEMO = Path(__file__).resolve().parents[2] / "data" / "runs" / "intake-demo.json"
 
 
