@@ -134,3 +134,23 @@ def test_a_runs_html_and_scripts_show_as_text(open_report):
     assert page.evaluate("window.__pwned") is None
     assert page.locator("#pwned").count() == 0  # the payload's <b id=pwned> never became an element
     assert others == [] and errors == []
+
+
+def test_the_leaderboard_pages_download_is_the_same_offline_report(page, app_url, chromium):
+    from tests.browser.conftest import settled
+
+    # The Leaderboard is the app's default page, at the root: "/leaderboard" is no page of the app, and
+    # Streamlit answers it with a "Page not found" dialog that leaves every button under it inert.
+    page.goto(app_url)
+    # The page runs again once its tables are shown (for the charts); a button of the run before is gone.
+    expect(page.get_by_test_id("stPlotlyChart").first).to_be_attached()
+    settled(page)
+    with page.expect_download(timeout=60_000) as download:
+        page.get_by_role("button", name="Download report").click()
+    name = download.value.suggested_filename
+    assert name.startswith("report-") and name.endswith(".html")
+    saved = Path(download.value.path()).with_suffix(".html")
+    download.value.save_as(saved)
+    context, report, others, errors = open_offline(chromium, saved)
+    assert len(_order(report, "#overall")) == 12 and others == [] and errors == []
+    context.close()
