@@ -21,7 +21,7 @@ log = logging.getLogger("evalcore.app")
 def main() -> None:
     """One script run: route to the page, inside the shared frame."""
     from evalcore.core.errors import EvalcoreError
-    from pages import _actions, _address, _frame, _prefetch, _sidebar, _widgets
+    from pages import _account, _actions, _address, _frame, _prefetch, _sidebar, _widgets
     from pages._state import CASES, COMPARE, COMPARE_URL, LEADERBOARD, RUN, RUNS, UPLOAD, Keys
 
     st.set_page_config(
@@ -29,7 +29,15 @@ def main() -> None:
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    viewer = _actions.viewer()
+    try:
+        access = _actions.access()
+    except EvalcoreError as exc:  # a misconfigured [evalcore.access]: say so, and show nothing it guards
+        _widgets.fail(exc)
+        return
+    if not access.may_view():
+        _account.sign_in_wall(access)
+        return
+    changing = access.may_change()
     pages = [
         st.Page(LEADERBOARD, title="Leaderboard", icon=":material/leaderboard:", default=True),
         st.Page(CASES, title="Cases", icon=":material/list_alt:", url_path="cases"),
@@ -38,7 +46,7 @@ def main() -> None:
             title="Run",
             icon=":material/play_circle:",
             url_path="run",
-            visibility="hidden" if viewer else "visible",
+            visibility="visible" if changing else "hidden",
         ),
         st.Page(RUNS, title="Runs", icon=":material/history:", url_path="runs"),
         st.Page(COMPARE, title="Compare", icon=":material/compare_arrows:", url_path=COMPARE_URL),
@@ -48,9 +56,8 @@ def main() -> None:
 
     try:
         _address.read_address_bar()
+        _account.sidebar_account(access)  # first under the page list, where a visitor looks for it
         _sidebar.sidebar()
-        if viewer:
-            st.sidebar.caption("Viewer mode: launching and deleting runs is turned off.")
         # Before the page: a page may stop early, and widget state is already current.
         _address.write_address_bar(page.url_path)
         with _frame.framed():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import charts, classification
+from evalcore.core.aggregates import aggregate_metrics
 from pages import _loaders, _widgets
 from pages._widgets import plain
 
@@ -17,7 +18,8 @@ CONTENDER_KEY = "classification_contender"
 
 def classification_panel(now: _loaders.Current) -> None:
     """The panel, when the run has a classification metric; labels are read for the chosen contender only."""
-    if not any(m.name == CORRECT for m in now.run.metrics):
+    # A classification scorer's ``correct`` (its description says so): an LLM judge may name a dimension so too.
+    if not any(a.source == CORRECT for a in aggregate_metrics(now.run.metrics)):
         return
     with st.expander(
         "Classification: per-label precision, recall, F1 and the confusion matrix", icon=":material/grid_on:"
@@ -33,7 +35,8 @@ def classification_panel(now: _loaders.Current) -> None:
         st.caption(
             plain(
                 f"{len(mine):,} scored results: accuracy {classification.accuracy(want, got):.1%}, "
-                f"macro-F1 {classification.macro_f1(want, got):.3f} (the mean F1 over the labels that occur)."
+                f"macro-F1 {classification.macro_f1(want, got):.3f} (the mean F1 over the labels that occur; "
+                "the leaderboard's macro_f1 column, which a weight slider can weigh)."
             )
         )
         st.dataframe(

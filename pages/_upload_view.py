@@ -45,7 +45,7 @@ def _actions_for(run: Run, ref: str, key: str) -> None:
     left, right = st.columns(2)
     if left.button("Open on the leaderboard", type="primary", icon=":material/leaderboard:", key=f"upload_open_{key}"):
         _frame.open_run(ref)
-    if _actions.viewer():
+    if not _actions.may_change():
         return
     if stored == sharing.DIFFERENT:
         st.warning(

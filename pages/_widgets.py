@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from evalcore.analysis import view as explorer
-from pages._actions import launch_demo, viewer
+from pages._actions import launch_demo, may_change
 from pages._state import UPLOAD, Keys
 
 
@@ -123,6 +123,6 @@ def fail(message: object) -> None:
 def empty_store() -> None:
     """What a page shows when there is no run yet."""
     st.info("No runs yet. Run the demo suite (fake models, offline, about half a minute), or upload a run file.")
-    if not viewer() and st.button("Run the demo suite", type="primary", icon=":material/play_arrow:"):
+    if may_change() and st.button("Run the demo suite", type="primary", icon=":material/play_arrow:"):
         launch_demo()
     st.page_link(UPLOAD, label="Upload a run file", icon=":material/upload:")

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from evalcore.analysis import view as explorer
 from evalcore.analysis.text import format_cost
 from evalcore.core.errors import EvalcoreError
-from evalcore.explorer import jobs, sharing
+from evalcore.explorer import jobs, suite_roots
 from pages import _actions, _frame, _loaders, _widgets
 from pages._state import Keys
 from pages._widgets import plain
@@ -18,8 +16,12 @@ OTHER = "another folder…"
 
 _frame.use_app_frame(__file__)
 st.title("Run")
-if _actions.viewer():
+_access = _actions.access()
+if _access.policy.viewer:
     st.info("Launching runs is turned off in this deployment (viewer mode).", icon=":material/lock:")
+    st.stop()
+if (_why_not := _access.why_not()) is not None:
+    st.info(plain(f"Launching runs is not open to you here: {_why_not}."), icon=":material/lock:")
     st.stop()
 
 
@@ -48,6 +50,8 @@ def progress_panel(run_id: str, polling: bool) -> None:
         errors = explorer.count(int(r.errors), "error")
         waiting = f" · {r.waiting}" if r.waiting else ""  # a rate limit of the suite holds calls back
         st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {errors}{waiting}"))
+    if spend := jobs.spend_text(job.progress):
+        st.caption(plain(spend))
     count, view = _loaders.leaderboard_so_far(run_id, job)
     if view is not None:
         st.caption(f"Leaderboard so far ({explorer.count(count, 'result')})" if job.alive else "Leaderboard")
@@ -61,7 +65,8 @@ def progress_panel(run_id: str, polling: bool) -> None:
     elif job.status == "completed":
         st.success("The run is complete.", icon=":material/check_circle:")
     else:
-        st.warning(f"The run stopped ({job.status}): finished results are stored; resume it from Runs.")
+        why = f" ({job.message})" if job.message else ""
+        st.warning(plain(f"The run stopped ({job.status}){why}: finished results are stored; resume it from Runs."))
     if st.button("Open the leaderboard", type="primary", icon=":material/leaderboard:"):
         _frame.open_run(run_id)
 
@@ -72,13 +77,16 @@ if active in _loaders.jobs():
     st.fragment(progress_panel, run_every="500ms" if alive else None)(active, alive)
     st.divider()
 
-suites = {name: str(path) for name, path in sharing.bundled_suites("data/suites").items()}
-choice = st.selectbox("Suite", [*suites, OTHER], help="A bundled suite, or any suite folder on this machine")
-path = suites.get(choice) or st.text_input("Suite folder", placeholder="path/to/suite")
+roots = _actions.suite_roots()
+where = ", ".join(str(root) for root in roots)
+suites = {name: str(path) for name, path in suite_roots.suites_under(roots).items()}
+choice = st.selectbox("Suite", [*suites, OTHER], help=plain(f"The suites under this app's suite folders: {where}"))
+path = suites.get(choice) or st.text_input("Suite folder", placeholder="path/to/suite", help=plain(f"Under {where}"))
 if not path:
     st.stop()
 try:
-    suite = load_suite(str(Path(path)))
+    # A typed folder is read only under a root: running a suite imports its own scorer and adapter modules.
+    suite = load_suite(path if choice in suites else str(suite_roots.confine(path, roots)))
 except EvalcoreError as exc:
     _widgets.fail(exc)
     st.stop()
@@ -87,12 +95,21 @@ lineup = [c.id for c in jobs.build_plan(suite).contenders]
 left, right = st.columns(2)
 datasets = left.multiselect("Datasets", list(suite.datasets), placeholder="all")
 contenders = right.multiselect("Contenders", lineup, placeholder="the whole lineup")
-a, b, c = st.columns(3)
+a, b, c, d = st.columns(4)
 samples = a.number_input("Samples per case", 1, 20, suite.config.run.samples)
 parallelism = b.number_input("Contenders at once", 1, 32, suite.config.run.parallelism)
 limit = c.number_input("Cases per dataset (0: all)", 0, 10_000, 0)
+cap = d.number_input(
+    "Budget cap (USD, 0: none)",
+    0.0,
+    1_000_000.0,
+    float(suite.config.run.max_cost_usd or 0.0),
+    step=0.5,
+    format="%.4f",
+    help="No call starts that would take the run's cost past this; the rest stay unrun, to resume with a higher cap",
+)
 
-plan = jobs.build_plan(suite, datasets, contenders, int(samples), int(parallelism), int(limit) or None)
+plan = jobs.build_plan(suite, datasets, contenders, int(samples), int(parallelism), int(limit) or None, float(cap))
 summary = jobs.plan_summary(plan, _loaders.db_path())
 st.subheader("Plan")
 m1, m2, m3 = st.columns(3)
@@ -114,9 +131,11 @@ if len(summary["refused"]):
 for model, keys in summary["missing_keys"].items():
     _widgets.fail(f"{model} needs {', '.join(keys)} in the environment (or in st.secrets). Set it and reload.")
 
-ready = summary["calls"] > 0 and not summary["missing_keys"]
+if summary["budget_error"]:
+    _widgets.fail(summary["budget_error"])
+ready = summary["calls"] > 0 and not summary["missing_keys"] and not summary["budget_error"]
 if st.button("Launch", type="primary", icon=":material/play_arrow:", disabled=not ready):
-    job = jobs.launch_run(plan, _loaders.db_path())
+    job = jobs.launch_run(plan, _loaders.db_path(), _actions.access(), roots)
     _loaders.jobs()[job.run_id] = job
     st.session_state[Keys.JOB] = job.run_id
     st.rerun()

@@ -10,6 +10,7 @@ import streamlit as st
 from evalcore.analysis import view as explorer
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import jobs, sharing
+from evalcore.storage.history import STOPPED_BY_BUDGET
 from pages import _actions, _frame, _loaders, _trend, _widgets
 from pages._state import RUN, Keys
 from pages._widgets import plain
@@ -58,11 +59,33 @@ def run_file(path: str, run_id: str, gzip: bool = False) -> bytes:
         return exported_run(store, run_id, gzip)
 
 
+def resume_cap(run_id: str) -> float | None:
+    """For a run with a budget cap: the cap its resume will keep to, asked of the user (0: none); None (the
+    recorded cap, if any) for a run without one."""
+    settings = _loaders.header(run_id).info.settings
+    recorded = settings.get("max_cost_usd")
+    if not recorded:
+        return None
+    if settings.get("stopped_by") == STOPPED_BY_BUDGET:
+        st.warning(plain(f"This run stopped at its budget cap: {settings.get('stop_reason') or ''}"))
+    return float(
+        st.number_input(
+            "Budget cap for the resume (USD, 0: none)",
+            min_value=0.0,
+            value=float(recorded),
+            step=float(recorded),
+            format="%.4f",
+            key=f"resume_cap_{run_id}",
+            help="For the whole run: what it has already spent counts. Raise it to let the resume finish.",
+        )
+    )
+
+
 def run_actions(info: dict, winner: str) -> None:
-    """What can be done with the picked run: open, export, and (not in viewer mode) resume, delete, pin."""
+    """What can be done with the picked run: open, export, and (if the roles allow) resume, rescore, delete, pin."""
     run_id = info["id"]
     st.subheader(plain(sharing.run_label(info)))
-    buttons = st.columns(5)
+    buttons = st.columns(6)
     if buttons[0].button("Open", type="primary", icon=":material/leaderboard:"):
         _frame.open_run(run_id)
     path = _loaders.db_path()
@@ -81,23 +104,38 @@ def run_actions(info: dict, winner: str) -> None:
         icon=":material/download:",
     )
 
-    if _actions.viewer():
+    if not _actions.may_change():
         return
     working = run_id in _loaders.jobs() and _loaders.jobs()[run_id].alive
+    cap = resume_cap(run_id) if info["status"] != "completed" and not working else None
     if (
         info["status"] != "completed"
         and not working
         and buttons[3].button("Resume", icon=":material/replay:", help="Call only what is missing")
     ):
         try:
-            job = jobs.resume_run(run_id, _loaders.db_path())
+            job = jobs.resume_run(run_id, _loaders.db_path(), _actions.access(), _actions.suite_roots(), cap)
         except EvalcoreError as exc:
             _widgets.fail(exc)
         else:
             _loaders.jobs()[run_id] = job
             st.session_state[Keys.JOB] = run_id
             st.switch_page(RUN)
-    if not working and buttons[4].button("Delete", icon=":material/delete:"):
+    if not working and buttons[4].button(
+        "Rescore",
+        icon=":material/rule:",
+        help="Score the stored outputs again with the suite's current scorers, as a new run: no model is called, "
+        "and a judge only where its model or prompt changed",
+    ):
+        try:
+            job = jobs.rescore_run(run_id, _loaders.db_path(), _actions.access(), _actions.suite_roots())
+        except EvalcoreError as exc:
+            _widgets.fail(exc)
+        else:
+            _loaders.jobs()[job.run_id] = job
+            st.session_state[Keys.JOB] = job.run_id
+            st.switch_page(RUN)
+    if not working and buttons[5].button("Delete", icon=":material/delete:"):
         st.session_state[Keys.CONFIRM_DELETE] = run_id
     if info["status"] == "completed":
         _trend.pin_button(info, winner)
@@ -119,7 +157,7 @@ if not index:
 table = history(_loaders.db_path(), tuple((i["id"], *_loaders.version(i)) for i in index))
 money = explorer.money_format(table["cost"].dropna())
 event = st.dataframe(
-    table,
+    table.fillna({"launched by": "–"}) if table["launched by"].notna().any() else table.drop(columns="launched by"),
     hide_index=True,
     on_select="rerun",
     selection_mode=_widgets.PICK_ROW,
@@ -128,6 +166,7 @@ event = st.dataframe(
         "cost": st.column_config.NumberColumn("cost", format=money, help="Total USD"),
         "id": st.column_config.TextColumn("id", width="small"),
         "status": st.column_config.TextColumn("status", help=STATUS_HELP),
+        "launched by": st.column_config.TextColumn("launched by", help="Who launched the run, signed in to the app"),
     },
 )
 picked = _widgets.picked_row(event, len(table))

@@ -15,6 +15,8 @@
 - :mod:`~evalcore.analysis.labels`: human labels and judge verdicts side by side, from a file or a run;
   :mod:`~evalcore.analysis.agreement`: how well they agree (accuracy, kappa, correlations, intervals).
 - :mod:`~evalcore.analysis.judging`: what an LLM judge cost per contender, apart from the contenders' cost.
+- :mod:`~evalcore.analysis.win_rates`: a pairwise judge's verdicts as win rates with intervals and a
+  Bradley–Terry ranking (not :func:`~evalcore.analysis.significance.pairwise`, which compares scores).
 
 A module imports only modules listed before it. Pure functions over frames, no IO but the store's
 summaries and results. May import :mod:`evalcore.runfile`, :mod:`evalcore.storage`, :mod:`evalcore.core`

@@ -12,11 +12,13 @@ that occurs nowhere has no F1 to average. All are pure functions over label arra
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from evalcore.core.aggregates import AggregateMetric, label_columns, labels_of
 from evalcore.core.records import Run
 
 #: How a reply with no label (unparseable, empty) shows in the confusion matrix.
@@ -38,21 +40,12 @@ def result_labels(run: Run, scorer: str | None = None) -> pd.DataFrame:
     for r in run.results:
         if r.status != "scored":
             continue
-        found = _labels_in(r.diagnostics, scorer)
+        found = labels_of(r.diagnostics, scorer)
         if found is not None:
             rows.append((r.contender, r.dataset, r.case, r.sample, *found))
     columns = ["contender", "dataset", "case", "sample", "want", "got"]
     # object columns: a missing label stays None (a string column would make it NaN).
     return pd.DataFrame({c: pd.Series([row[i] for row in rows], dtype=object) for i, c in enumerate(columns)})
-
-
-def _labels_in(diagnostics: dict[str, Any], scorer: str | None) -> tuple[str, str | None] | None:
-    places = [diagnostics.get(scorer)] if scorer is not None else [diagnostics, *diagnostics.values()]
-    for place in places:
-        if isinstance(place, dict) and isinstance(place.get("want"), str) and "got" in place:
-            got = place["got"]
-            return place["want"], got if isinstance(got, str) else None
-    return None
 
 
 def label_order(want: Sequence[Any], got: Sequence[Any], labels: Sequence[str] | None = None) -> list[str]:
@@ -149,3 +142,187 @@ def resampled_macro_f1(
     f1 = np.divide(2 * tp, support + n_pred, out=np.zeros_like(tp), where=occurs)
     n_labels = occurs.sum(axis=1)
     return np.divide(f1.sum(axis=1), n_labels, out=np.full(len(counts), np.nan), where=n_labels > 0)
+
+
+# --- macro-F1 as a leaderboard column (an aggregate metric, evalcore.core.aggregates) ---------------------
+
+
+@dataclass
+class FrameLabels:
+    """A results frame's labels for one aggregate metric, as codes into one list of labels.
+
+    Attributes:
+        rows: positions in the frame of the results that have labels (scored, with an expected label).
+        want: each such result's expected label, a code into :attr:`labels`.
+        got: its predicted label's code; -1 for a reply with no label.
+        labels: every label, sorted.
+    """
+
+    rows: np.ndarray
+    want: np.ndarray
+    got: np.ndarray
+    labels: list[str]
+
+
+def frame_labels(df: pd.DataFrame, metric: AggregateMetric) -> FrameLabels | None:
+    """The labels ``metric`` is computed from, read from the frame's label columns; None when it has none."""
+    want_column, got_column = label_columns(metric)
+    if want_column not in df.columns or got_column not in df.columns:
+        return None
+    want, got = df[want_column], df[got_column]
+    if not isinstance(want.dtype, pd.CategoricalDtype) or not isinstance(got.dtype, pd.CategoricalDtype):
+        want, got = want.astype("category"), got.astype("category")
+    labels = sorted({str(v) for v in want.cat.categories} | {str(v) for v in got.cat.categories})
+    index = {label: i for i, label in enumerate(labels)}
+
+    def codes(column: pd.Series) -> np.ndarray:
+        recode = np.asarray([index[str(v)] for v in column.cat.categories] + [-1], dtype=np.int64)
+        return recode[column.cat.codes.to_numpy(np.int64)]  # code -1 (no label) picks the last entry, -1
+
+    want_codes = codes(want)
+    scored = (df["status"] == "scored").to_numpy(bool) if "status" in df.columns else np.ones(len(df), bool)
+    rows = np.flatnonzero((want_codes >= 0) & scored)
+    return FrameLabels(rows, want_codes[rows], codes(got)[rows], labels)
+
+
+def grouped_macro_f1(labels: FrameLabels, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """Macro-F1 of each group of results, from per-group label counts (no loop over groups).
+
+    Args:
+        labels: from :func:`frame_labels`.
+        groups: for each row of the frame, its group (0..n_groups-1).
+        n_groups: the number of groups.
+
+    Returns:
+        (n_groups,) macro-F1 over the labels that occur in each group; NaN for a group with no labelled result.
+    """
+    n_labels = len(labels.labels)
+    g = groups[labels.rows].astype(np.int64)
+    size = n_groups * n_labels
+    right = labels.want == labels.got
+    tp = np.bincount(g[right] * n_labels + labels.want[right], minlength=size).reshape(n_groups, n_labels)
+    support = np.bincount(g * n_labels + labels.want, minlength=size).reshape(n_groups, n_labels)
+    said = labels.got >= 0
+    predicted = np.bincount(g[said] * n_labels + labels.got[said], minlength=size).reshape(n_groups, n_labels)
+    return _macro(tp.astype(float), support.astype(float), predicted.astype(float))
+
+
+def _macro(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """Mean F1 along the last axis over the labels that occur; NaN where none does."""
+    occurs = support + predicted > 0
+    f1 = np.divide(2 * tp, support + predicted, out=np.zeros_like(tp), where=occurs)
+    n = occurs.sum(axis=-1)
+    return np.divide(f1.sum(axis=-1), n, out=np.full(n.shape, np.nan), where=n > 0)
+
+
+#: Below this, sums of whole numbers are exact in float32, whose products take half float64's time.
+EXACT_FLOAT32 = 2**24
+
+
+@dataclass
+class FoldedLabels:
+    """Labelled results folded per case, what a bootstrap resample multiplies (:func:`fold_labels`).
+
+    A case has one expected label (the case's), so a label's right answers and expected count in a resample
+    are sums over the cases that expect it: :attr:`by_case` needs two columns per contender, not two per
+    contender and label. Predicted labels differ between contenders: :attr:`predicted` has a column per
+    contender and label. Cases are kept in order of their expected label (:attr:`cases`), so each label's
+    cases are one slice of a resample's gathered multiplicities.
+
+    Attributes:
+        cases: the cases with a labelled result, sorted by expected label (columns of a resample's counts).
+        bounds: label ``l``'s cases are ``cases[bounds[l]:bounds[l + 1]]``.
+        by_case: (len(cases), 2 x contenders): right answers, then labelled results, per case and contender.
+        predicted: (len(cases), contenders x labels): how often each contender predicted each label per case.
+        n_labels: the number of labels.
+    """
+
+    cases: np.ndarray
+    bounds: np.ndarray
+    by_case: np.ndarray
+    predicted: np.ndarray
+    n_labels: int
+
+    def resampled(self, counts: np.ndarray, n_contenders: int) -> np.ndarray:
+        """Macro-F1 per resample and contender from (resamples, all cases) multiplicities; NaN without labels."""
+        b, n_labels = len(counts), self.n_labels
+        drawn = np.take(counts, self.cases, axis=1).astype(self.by_case.dtype)
+        tp, support = np.zeros((b, n_contenders, n_labels)), np.zeros((b, n_contenders, n_labels))
+        for label in range(n_labels):
+            start, end = self.bounds[label], self.bounds[label + 1]
+            if start < end:
+                sums = drawn[:, start:end] @ self.by_case[start:end]
+                tp[..., label], support[..., label] = sums[:, :n_contenders], sums[:, n_contenders:]
+        predicted = (drawn @ self.predicted).reshape(b, n_contenders, n_labels)
+        return _macro(tp, support, predicted.astype(float))
+
+
+def fold_labels(
+    labels: FrameLabels,
+    case_codes: np.ndarray,
+    contender_codes: np.ndarray,
+    n_contenders: int,
+    cases: np.ndarray,
+) -> FoldedLabels:
+    """Fold the labelled results of some cases into per-case counts (see :class:`FoldedLabels`).
+
+    Args:
+        labels: from :func:`frame_labels`.
+        case_codes, contender_codes: each frame row's case (a column of a resample's counts) and contender.
+        n_contenders: the number of contenders.
+        cases: the cases to fold (a macro average's dataset, or every case).
+
+    Raises:
+        ValueError: a case's results expect different labels (a results frame from one run never does).
+    """
+    n_labels, n_all = len(labels.labels), int(max(case_codes.max(initial=-1), cases.max(initial=-1))) + 1
+    keep = np.zeros(n_all, dtype=bool)
+    keep[cases] = True
+    rows = keep[case_codes[labels.rows]]
+    case = case_codes[labels.rows][rows].astype(np.int64)
+    contender = contender_codes[labels.rows][rows].astype(np.int64)
+    want, got = labels.want[rows], labels.got[rows]
+    case_label = np.full(n_all, -1, dtype=np.int64)
+    case_label[case] = want
+    if np.any(case_label[case] != want):
+        raise ValueError("a case's results expect different labels; macro-F1 resamples cases of one expected label")
+    labelled = np.flatnonzero(case_label >= 0)
+    ordered = labelled[np.argsort(case_label[labelled], kind="stable")]
+    position = np.zeros(n_all, dtype=np.int64)
+    position[ordered] = np.arange(len(ordered))
+    cell, size = position[case] * n_contenders + contender, len(ordered) * n_contenders
+    right = (want == got).astype(float)
+    by_case = np.concatenate(
+        [
+            np.bincount(cell, weights=right, minlength=size).reshape(-1, n_contenders),
+            np.bincount(cell, minlength=size).reshape(-1, n_contenders).astype(float),
+        ],
+        axis=1,
+    )
+    said = got >= 0
+    predicted = np.bincount(cell[said] * n_labels + got[said], minlength=size * n_labels).reshape(
+        len(ordered), n_contenders * n_labels
+    )
+    # Every sum a resample makes is at most (cases drawn) x (most results of one case): exact in float32 below 2**24.
+    exact32 = len(ordered) * max(by_case.max(initial=0), 1) < EXACT_FLOAT32
+    dtype = np.float32 if exact32 else np.float64
+    bounds = np.searchsorted(case_label[ordered], np.arange(n_labels + 1))
+    return FoldedLabels(ordered, bounds, by_case.astype(dtype), predicted.astype(dtype), n_labels)
+
+
+def resampled_grouped_macro_f1(folded: Sequence[FoldedLabels], n_contenders: int, counts: np.ndarray) -> np.ndarray:
+    """Macro-F1 of every contender in every bootstrap resample: (resamples, contenders).
+
+    A resample's per-label counts are products of its case multiplicities with the per-case counts of
+    :func:`fold_labels`, and macro-F1 is recomputed from them, over the labels that occur in the resample.
+
+    Args:
+        folded: one :func:`fold_labels` per group of cases computed on its own (a macro average's datasets),
+            then averaged over the groups with a value; one of every case for a micro average.
+        n_contenders: the number of contenders.
+        counts: (resamples, cases) multiplicities (:func:`evalcore.analysis.resampling.resample_counts`).
+    """
+    stacked = np.stack([part.resampled(counts, n_contenders) for part in folded])
+    present = ~np.isnan(stacked)
+    n = present.sum(axis=0)
+    return np.divide(np.where(present, stacked, 0.0).sum(axis=0), n, out=np.full(n.shape, np.nan), where=n > 0)

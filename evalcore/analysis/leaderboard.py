@@ -20,10 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.classification import frame_labels, grouped_macro_f1
 from evalcore.analysis.resampling import Resampled, intervals, resample
 from evalcore.analysis.results import USAGE_COLUMNS, Filters, result_values, select_results
 from evalcore.analysis.weighting import rank_order, wscores
 from evalcore.analysis.weights import validate_weights
+from evalcore.core.aggregates import AggregateMetric, declared_only, with_aggregates
 from evalcore.core.records import Metric
 
 #: Table columns, in order, around the metric columns.
@@ -61,20 +63,40 @@ def aggregate(
     keys = list(by) if tuple(by) in GROUPINGS else None
     if keys is None or average not in AVERAGES:
         raise ValueError(f"by={tuple(by)!r}, average={average!r}: use by in {GROUPINGS} and average in {AVERAGES}")
-    return _aggregate(df, metrics, keys, average, result_values(df, metrics))
+    metrics = with_aggregates(metrics)
+    return _aggregate(df, metrics, keys, average, result_values(df, declared_only(metrics)))
 
 
 def _aggregate(
     df: pd.DataFrame, metrics: Sequence[Metric], keys: list[str], average: str, per_result: Mapping[str, np.ndarray]
 ) -> pd.DataFrame:
-    """:func:`aggregate` from the results' :func:`result_values`."""
+    """:func:`aggregate` from the results' :func:`result_values`; aggregate metrics from the whole group."""
     values = _values_frame(df, per_result)
+    for metric in metrics:
+        if isinstance(metric, AggregateMetric):
+            values[metric.name] = np.nan  # a place in the column order; computed below, never averaged
     if average == "macro" and "dataset" not in keys:
-        per_dataset = _group_means(values, [*keys, "dataset"])
+        per_dataset = _with_aggregate_values(df, metrics, _group_means(values, [*keys, "dataset"]), [*keys, "dataset"])
         grouped = per_dataset.groupby(keys, sort=True)
         table = pd.concat([grouped[list(COUNT_COLUMNS)].sum(), grouped[_value_names(metrics)].mean()], axis=1)
         return table.reset_index()
-    return _group_means(values, keys)
+    return _with_aggregate_values(df, metrics, _group_means(values, keys), keys)
+
+
+def _with_aggregate_values(
+    df: pd.DataFrame, metrics: Sequence[Metric], table: pd.DataFrame, keys: list[str]
+) -> pd.DataFrame:
+    """The table with each aggregate metric computed from its group's results (null without labels)."""
+    aggregates = [m for m in metrics if isinstance(m, AggregateMetric)]
+    if not aggregates or table.empty:
+        return table
+    # The same groups, in the same order, as the table's (groupby sorts its keys the same way).
+    groups = df.groupby(keys, observed=True, sort=True).ngroup().to_numpy()
+    for metric in aggregates:
+        labels = frame_labels(df, metric)
+        if labels is not None:
+            table[metric.name] = grouped_macro_f1(labels, groups, len(table))
+    return table
 
 
 def _values_frame(df: pd.DataFrame, values: Mapping[str, np.ndarray]) -> pd.DataFrame:
@@ -225,7 +247,8 @@ def prepare(
         table = overall.table.copy()
         table.insert(1, "dataset", pd.Series([only] * len(table), index=table.index, dtype=object).astype(str))
         return Prepared(table, [(only, overall.resampled[0][1])] if ci and overall.resampled else [])
-    values = result_values(selected, metrics)
+    metrics = with_aggregates(metrics)
+    values = result_values(selected, declared_only(metrics))
     table = _aggregate(selected, metrics, keys, average, values)
     if not ci or table.empty:
         return Prepared(table, [])
@@ -261,6 +284,7 @@ def finish(
         weights: checked by :func:`~evalcore.analysis.weights.validate_weights` (no zero weight).
         best_value_points: as for :func:`rank`.
     """
+    metrics = with_aggregates(metrics)
     table = _rank(prepared.table, weights, best_value_points)
     if not prepared.resampled:
         return table

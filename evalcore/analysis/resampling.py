@@ -19,15 +19,18 @@ over n cases: two machines agree within 1e-9 up to millions of cases, which is w
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.classification import fold_labels, frame_labels, resampled_grouped_macro_f1
 from evalcore.analysis.results import result_values
 from evalcore.analysis.weighting import first_shares, wscores
 from evalcore.analysis.weights import validate_weights
+from evalcore.core.aggregates import AggregateMetric, declared_only, with_aggregates
 from evalcore.core.records import Metric
 
 #: Two-sided level of every interval here.
@@ -299,14 +302,50 @@ def resample(
     """
     if df.empty:
         return Resampled(np.asarray([], dtype=object), {})
-    matrix = case_matrix(df, metrics, values)
+    metrics = with_aggregates(metrics)
+    matrix = case_matrix(df, declared_only(metrics), values)
     strata = matrix.case_dataset if average == "macro" else np.zeros_like(matrix.case_dataset)
     rng = np.random.default_rng(seed)
-    blocks = [resampled_tables(matrix, counts, average) for counts in _count_blocks(strata, B, rng)] or [
-        resampled_tables(matrix, np.zeros((0, len(strata))), average)
-    ]
+    recompute = _aggregate_recomputers(df, metrics, matrix, average)
+    blocks = []
+    for counts in _count_blocks(strata, B, rng):
+        block = resampled_tables(matrix, counts, average)
+        blocks.append(block | {name: again(counts) for name, again in recompute.items()})
+    if not blocks:
+        empty = np.zeros((0, len(strata)))
+        blocks = [resampled_tables(matrix, empty, average) | {name: again(empty) for name, again in recompute.items()}]
     tables = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
     return Resampled(matrix.contenders, tables, binary_intervals(matrix) if average == "micro" else {})
+
+
+def _aggregate_recomputers(
+    df: pd.DataFrame, metrics: Sequence[Metric], matrix: CaseMatrix, average: str
+) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+    """For each aggregate metric, what computes its (resamples, contenders) values from case multiplicities.
+
+    An aggregate metric is no mean of per-case values, so it is recomputed on each resample from the
+    resampled results (macro-F1 from the resampled per-label counts); without labels it is null throughout.
+    """
+    aggregates = [m for m in metrics if isinstance(m, AggregateMetric)]
+    if not aggregates:
+        return {}
+    contender_codes = _sorted_codes(df["contender"])[0]
+    case_codes = _case_codes(df)
+    groups = (
+        [np.arange(len(matrix.case_dataset))]
+        if average == "micro"
+        else [np.flatnonzero(matrix.case_dataset == d) for d in np.unique(matrix.case_dataset)]
+    )
+    n = len(matrix.contenders)
+    found: dict[str, Callable[[np.ndarray], np.ndarray]] = {}
+    for metric in aggregates:
+        labels = frame_labels(df, metric)
+        if labels is None:
+            found[metric.name] = lambda counts: np.full((len(counts), n), np.nan)
+        else:
+            folded = [fold_labels(labels, case_codes, contender_codes, n, cases) for cases in groups]
+            found[metric.name] = partial(resampled_grouped_macro_f1, folded, n)
+    return found
 
 
 def binary_intervals(matrix: CaseMatrix) -> dict[str, np.ndarray]:
@@ -353,10 +392,13 @@ def wilson_interval(hits: np.ndarray, n: np.ndarray, z: float = Z) -> tuple[np.n
 
 def intervals(resampled: Resampled, metrics: Sequence[Metric], weights: Mapping[str, float]) -> pd.DataFrame:
     """:func:`bootstrap`'s table from resampled tables and validated weights."""
+    metrics = with_aggregates(metrics)
     bounds = [f"{n}_{e}" for n in ["score", *(m.name for m in metrics), "wscore"] for e in ("lo", "hi")]
     if not len(resampled.contenders):
         return pd.DataFrame(columns=["contender", *bounds, "p_best"])
-    tables = {**resampled.tables, "wscore": wscores(resampled.tables, weights)}
+    # Resamples drawn without an aggregate metric (none in the frame) leave it null, not missing.
+    tables = {m.name: np.full((0, len(resampled.contenders)), np.nan) for m in metrics} | resampled.tables
+    tables["wscore"] = wscores(tables, weights)
     out = pd.DataFrame({"contender": resampled.contenders})
     for name in ["score", *(m.name for m in metrics), "wscore"]:
         low, high = percentile_interval(tables[name])

@@ -103,6 +103,12 @@ def paired_differences(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 
 def _case_values(df: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(cases, contenders) mean value of each case, the contenders, and each case's dataset."""
     column = "score" if metric == "score" else f"m_{metric}"
+    if column not in df.columns and f"want_{metric}" in df.columns:
+        raise EvalcoreError(
+            f"{metric!r} is an aggregate metric (computed from a contender's results as a whole, not a mean of "
+            "per-case values): it has no per-case value to test case by case; `evalcore leaderboard` gives its "
+            "95% bootstrap interval and P(best), recomputed on each resample of the cases"
+        )
     if column not in df.columns:
         known = ["score", *(c.removeprefix("m_") for c in df.columns if c.startswith("m_"))]
         raise EvalcoreError(f"no metric {metric!r} in these results; known: {', '.join(known)}")

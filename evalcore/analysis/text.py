@@ -20,6 +20,7 @@ from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.results import USAGE_COLUMNS
 from evalcore.analysis.weighting import TIE_DECIMALS
 from evalcore.analysis.weights import weight_shares
+from evalcore.core.aggregates import AggregateMetric, with_aggregates
 from evalcore.core.records import Metric
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -38,9 +39,10 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
 
     ``contender`` (``dataset``), ``cases, scored, errors, score, <metrics>, cost, time,
     input_tokens, output_tokens, wscore, rank, best, best_value, few_cases``, then the interval fields
-    (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``) and ``p_best``.
+    (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``) and ``p_best``. The metrics
+    include the aggregate metrics (``macro_f1``) after the declared ones.
     """
-    names = [m.name for m in metrics]
+    names = [m.name for m in with_aggregates(metrics)]
     keys = [
         "contender",
         "dataset",
@@ -84,6 +86,7 @@ def format_leaderboard(
     Raises:
         ValueError: an unknown ``fmt``.
     """
+    metrics = with_aggregates(metrics)
     if fmt == "json":
         return to_json(table, metrics)
     if fmt == "csv":
@@ -108,13 +111,14 @@ def to_json(table: pd.DataFrame, metrics: Sequence[Metric]) -> str:
     """The table as a JSON list of rows, in table order, with null for NaN."""
     keys = row_keys(table, metrics)
     rows = [
-        {key: _plain(value) for key, value in zip(keys, values, strict=True)}
+        {key: json_value(value) for key, value in zip(keys, values, strict=True)}
         for values in table[keys].itertuples(index=False, name=None)
     ]
     return json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False)
 
 
-def _plain(value: object) -> object:
+def json_value(value: object) -> object:
+    """A table cell as JSON: NaN and <NA> as null, numpy scalars as Python ones, anything else as text."""
     if value is None or value is pd.NA:
         return None
     if isinstance(value, bool | np.bool_):
@@ -333,6 +337,7 @@ def glossary(
         table: the table explained: its marks ("few cases", "no scored results") are explained when some
             row has them, and ``wscore`` only when some row has one.
     """
+    metrics = with_aggregates(metrics)
     primary = next((m.name for m in metrics if m.primary), None)
     lines = [
         f"score: {primary or 'the primary metric'}, mean over scored results"
@@ -343,6 +348,11 @@ def glossary(
         )
     ]
     lines += [f"{m.name}: {m.description} ({'higher' if m.higher_is_better else 'lower'} is better)" for m in metrics]
+    if intervals and any(isinstance(m, AggregateMetric) for m in metrics):
+        lines.append(
+            "an aggregate metric's [low–high]: 95% bootstrap interval, the metric recomputed on each resample of "
+            "the cases; it has no per-case value, so `evalcore significance` and the cases view leave it out"
+        )
     shares = weight_shares(weights or {})
     weighted = bool(shares) if table is None else has_wscore(table) or bool(shares)
     lines += [

@@ -24,6 +24,7 @@ from evalcore.analysis.results import Filters
 from evalcore.analysis.stability import stability_of
 from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, VALUE_MARK, glossary, winner_reason
 from evalcore.analysis.weights import BASE_WEIGHT_NAMES, validate_weights, weight_shares
+from evalcore.core.aggregates import with_aggregates
 from evalcore.core.records import SHORT_NAMES, Contender, Metric
 
 #: Column kinds of a display table; a page maps each kind to one column configuration.
@@ -73,13 +74,14 @@ def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
 
 
 def weight_names(metrics: Sequence[Metric]) -> list[str]:
-    """Every name a slider can weight: score, each metric, then errors, cost and time."""
-    return ["score", *(m.name for m in metrics), *(n for n in BASE_WEIGHT_NAMES if n != "score")]
+    """Every name a slider can weight: score, each metric (aggregate metrics last), then errors, cost and time."""
+    names = [m.name for m in with_aggregates(metrics)]
+    return ["score", *names, *(n for n in BASE_WEIGHT_NAMES if n != "score")]
 
 
 def weight_hint(name: str, metrics: Sequence[Metric]) -> str:
     """What a weight on ``name`` means, for a slider's help text (Markdown: descriptions are escaped)."""
-    described = {m.name: escape_markdown(m.description) for m in metrics}
+    described = {m.name: escape_markdown(m.description) for m in with_aggregates(metrics)}
     fixed = {
         "score": "The primary metric.",
         "errors": "Failed calls; a row with n errors loses 15 + 5n points.",
@@ -224,6 +226,7 @@ def _view_of(
     prepared: PreparedView, metrics: Sequence[Metric], weights: dict[str, float], contenders: Sequence[Contender]
 ) -> LeaderboardView:
     """:func:`view_of` under validated weights."""
+    metrics = with_aggregates(metrics)
     ci = prepared.ci
     ranked = finish(prepared.overall, metrics, weights)
     by_dataset = finish(prepared.by_dataset, metrics, weights)
@@ -255,6 +258,18 @@ def _view_of(
     )
 
 
+def how_sure(view: LeaderboardView) -> list[str]:
+    """How sure the winner is, in phrases: how often it stays first when the weights are jittered, and in
+    how many bootstrap resamples of the cases it ranks first (each when known)."""
+    sure = []
+    if view.stability is not None:
+        sure.append(f"stays first in {100 * view.stability:.0f}% of weight jitters (each weight × 0.5 to 2)")
+    p_best = None if view.winner is None else _value_of(view.ranked, view.winner, "p_best")
+    if p_best is not None:
+        sure.append(f"ranks first in {100 * p_best:.0f}% of bootstrap resamples of the cases")
+    return sure
+
+
 def headline(view: LeaderboardView) -> str:
     """The answer in two Markdown lines: the winner and how sure we are, then the best value.
 
@@ -262,13 +277,7 @@ def headline(view: LeaderboardView) -> str:
     """
     if view.winner is None:
         return "**No winner:** no row was scored without errors."
-    sure = []
-    if view.stability is not None:
-        sure.append(f"stays first in {100 * view.stability:.0f}% of weight jitters (each weight × 0.5 to 2)")
-    p_best = _value_of(view.ranked, view.winner, "p_best")
-    if p_best is not None:
-        sure.append(f"ranks first in {100 * p_best:.0f}% of bootstrap resamples of the cases")
-    lines = ["; ".join([f"**Winner: {escape_markdown(view.winner)}**", *sure])]
+    lines = ["; ".join([f"**Winner: {escape_markdown(view.winner)}**", *how_sure(view)])]
     if view.reason:
         lines.append(f"Why: {escape_markdown(view.reason)}")
     if view.best_value is not None:

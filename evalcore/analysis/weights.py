@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TypedDict
 
+from evalcore.core.aggregates import with_aggregates
 from evalcore.core.errors import WeightsError
 from evalcore.core.records import Metric
 
@@ -30,9 +31,11 @@ def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metr
     A name that cannot be weighted is refused even with a zero weight: it is a typo either way.
 
     Raises:
-        WeightsError: a name other than ``score, errors, cost, time`` and the declared metrics, or a
+        WeightsError: a name other than ``score, errors, cost, time``, the declared metrics and their
+            aggregate metrics (:func:`evalcore.core.aggregates.aggregate_metrics`: ``macro_f1``), or a
             weight that is not a finite number; the message lists the allowed names.
     """
+    metrics = with_aggregates(metrics)
     allowed = [*BASE_WEIGHT_NAMES, *(m.name for m in metrics)]
     weights = dict(weights or {})
     unknown = [name for name in weights if name not in allowed]

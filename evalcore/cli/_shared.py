@@ -121,6 +121,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         max_attempts=getattr(args, "max_attempts", None),
         timeout_s=getattr(args, "timeout", None),
         revision=getattr(args, "revision", None),
+        max_cost_usd=getattr(args, "max_cost", None),
         overrides=Overrides(models=split(args.model), settings=settings, api_base=args.api_base),
     )
 

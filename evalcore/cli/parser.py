@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from evalcore.cli import agreement, decide, history, ranking, report, rescore, suite
+from evalcore.cli import agreement, decide, history, pairwise, ranking, report, rescore, suite
 from evalcore.core.version import __version__
 
 EPILOG = """\
@@ -30,6 +30,7 @@ examples:
   evalcore compare BASE_RUN CANDIDATE_RUN        what changed between two runs, case by case
   evalcore gate RUN_ID --baseline BASE_RUN       PASS / WARN (exit 0), FAIL (exit 1), cannot decide (exit 2)
   evalcore agreement labels.csv                  how well the judge agrees with human labels
+  evalcore pairwise RUN_ID                       win rates and Bradley-Terry ranking of a pairwise judge
 """
 
 Adder = Callable[[argparse.ArgumentParser], None]
@@ -43,6 +44,7 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **report.COMMANDS,
     **decide.COMMANDS,
     **agreement.COMMANDS,
+    **pairwise.COMMANDS,
 }
 
 

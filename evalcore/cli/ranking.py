@@ -72,10 +72,12 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def print_judge_costs(run: Run | StoredRun) -> None:
     """Under a judged run's leaderboard: what the judge cost and took per contender, apart from the contenders'
-    own cost and time columns; nothing for a run without a judge."""
+    own cost and time columns, and a line on its pairwise verdicts; nothing for a run without a judge."""
     from evalcore.analysis.judging import is_judged, judge_cost_rows, judge_costs
     from evalcore.analysis.runs import StoredRun, header_of
+    from evalcore.cli.pairwise import print_pairwise_note
 
+    print_pairwise_note(header_of(run))
     if not is_judged(header_of(run).metrics):
         return
     if isinstance(run, StoredRun):

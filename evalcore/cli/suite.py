@@ -200,6 +200,13 @@ def add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, help="cases in flight per contender")
     p.add_argument("--max-attempts", type=int, help="calls per case, retries included")
     p.add_argument("--timeout", type=float, help="seconds per call")
+    p.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="a budget cap for the whole run (with --resume too: a higher cap continues a run it stopped; 0: none); "
+        "no call starts that would pass it, and every model needs a known price",
+    )
     p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
     p.add_argument("-o", "--output", help="also write the run file here (.json or .json.gz)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -224,7 +231,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
     if args.resume:
-        plan, run, done = resume_plan(store, store.resolve_run_id(args.resume), force=args.force)
+        run_id = store.resolve_run_id(args.resume)
+        plan, run, done = resume_plan(store, run_id, force=args.force, max_cost_usd=args.max_cost)
         print(
             f"resuming run {run.info.id}: {len(done)}/{plan.calls} results stored, {plan.calls - len(done)} to go",
             file=sys.stderr,
@@ -237,6 +245,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"run {run.info.id}: {_counted(plan.calls, 'call')}", file=sys.stderr)
     else:
         raise ConfigError("name a suite folder, or --resume RUN_ID")
+    if plan.max_cost_usd is not None:
+        print(f"budget cap: ${plan.max_cost_usd:g} for the whole run", file=sys.stderr)
     watch = _Watch(None if args.quiet else StderrBars())
     try:
         status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch))
@@ -304,12 +314,26 @@ def _exit_code(store: Store, run_id: str, status: str, progress: Any, samples: i
     """1 when cases were left unrun (an unreachable endpoint), every call of a contender failed, or the
     run did not complete; else 0. Says why on stderr."""
     code = 0 if status == "completed" else 1
+    budget_reached = progress is not None and (progress.over_budget or getattr(progress, "budget_reached", False))
+    if budget_reached:
+        from evalcore.execution.budget import budget_message
+
+        unrun, unjudged = progress.over_budget + progress.skipped, progress.unjudged
+        print(budget_message(progress.spent_usd, progress.cap_usd, unrun, samples, run_id, unjudged), file=sys.stderr)
+        code = 1
     for name, p in progress.contenders.items() if progress is not None else []:
         if p.skipped:
             noun = "case" if samples == 1 else "call"
             print(
                 f"{_counted(p.skipped, noun)} of {name} not called: {p.blocked}; "
                 f"retry with evalcore run --resume {run_id}",
+                file=sys.stderr,
+            )
+            code = 1
+        if p.unjudged and not budget_reached:
+            print(
+                f"{p.unjudged} repl{'y' if p.unjudged == 1 else 'ies'} of {name} not judged: their judge could not "
+                f"be reached; judge them with evalcore run --resume {run_id}",
                 file=sys.stderr,
             )
             code = 1

@@ -138,6 +138,51 @@ class RunInfo:
     provenance: dict[str, Any] = field(default_factory=dict)
 
 
+#: A pairwise verdict's final outcome, from contender ``a``'s side; None when the judge gave no verdict.
+PairOutcome = Literal["win", "loss", "tie", "inconsistent"]
+
+
+@dataclass
+class PairVerdict:
+    """Two contenders' answers to one case judged side by side, once in each order (``pairwise:`` of a suite).
+
+    Attributes:
+        dataset: the case's dataset.
+        case: the case's id.
+        sample: which repetition (``a``'s and ``b``'s answers of the same sample are compared).
+        a: the contender shown first in the first order.
+        b: the other contender.
+        outcome: ``win`` (``a`` better in both orders), ``loss``, ``tie`` (both orders say tie), ``inconsistent``
+            (the orders disagree); None when ``error`` is set.
+        judge: the judge model.
+        orders: each order's verdict in contender terms (``"a"``, ``"b"`` or ``"tie"``): ``a`` shown first,
+            then ``b`` shown first; None for an order that gave no verdict.
+        calls: every judge call: ``order`` (``"ab"``/``"ba"``), ``messages``, ``key``, ``raw``, ``choice`` (as the
+            judge said it: ``"A"``, ``"B"`` or ``"tie"``), ``reasoning``, tokens, ``cost_usd``, ``latency_s``,
+            ``attempts`` (and ``error`` when the reply was no verdict).
+        error: kind ``judge`` when a call failed or a reply was no verdict.
+        cost_usd: the judge calls' total cost (None when any is unknown).
+        latency_s: the judge calls' total time.
+    """
+
+    dataset: str
+    case: str
+    sample: int
+    a: str
+    b: str
+    outcome: PairOutcome | None
+    judge: str
+    orders: list[str | None] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    error: ErrorInfo | None = None
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, str, int, str, str]:
+        return (self.dataset, self.case, self.sample, self.a, self.b)
+
+
 @dataclass
 class Run:
     """A whole run: what a run file holds."""
@@ -148,3 +193,5 @@ class Run:
     cases: list[Case]
     results: list[Result]
     refused: list[Refusal] = field(default_factory=list)
+    #: Pairwise verdicts (a suite's ``pairwise:`` judge); the run file's optional ``pairwise`` key.
+    pairwise: list[PairVerdict] = field(default_factory=list)

@@ -157,7 +157,7 @@ def _contender_estimate(
             lo, mid, hi = (min(x, cap * cases) for x in (lo, mid, hi))
         low, point, high = low + lo * plan.samples, point + mid * plan.samples, high + hi * plan.samples
     source = f"past runs ({past_calls} calls)" if past_calls else "schema"
-    prices = _prices(contender)
+    prices = prices_of(contender)
     if prices is None:
         return ContenderEstimate(contender.id, None, None, None, source, tokens_in, point)
     p_in, p_out = prices
@@ -180,7 +180,9 @@ def _reasoning(contender: Contender) -> float:
     return float(REASONING_TOKENS.get(str(effort), 0)) if effort is not None else 0.0
 
 
-def _prices(contender: Contender) -> tuple[float, float] | None:
+def prices_of(contender: Contender) -> tuple[float, float] | None:
+    """A model's (input, output) USD per token: its own prices (the suite's), a fake model's, or litellm's price
+    map; None when none is known."""
     if contender.prices:
         return contender.prices.get("input_cost_per_token", 0.0), contender.prices.get("output_cost_per_token", 0.0)
     if contender.model.startswith("fake/"):

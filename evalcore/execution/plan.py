@@ -51,6 +51,10 @@ class RunOptions:
     rescore: bool = False
     #: Reuse ``replay``'s stored judge verdicts whose judge model and prompt are unchanged (``--judge-cache``).
     judge_cache: bool = False
+    #: Stop calling before the run's cost passes this many USD (``--max-cost``); 0: no cap, whatever the suite says.
+    max_cost_usd: float | None = None
+    #: Who launched the run from the app when signed in (``{email, name}``): its provenance says ``launched_by``.
+    launched_by: dict[str, str] | None = None
 
 
 @dataclass
@@ -73,6 +77,8 @@ class Plan:
     rendered: dict[str, dict[CaseKey, Messages]] = field(default_factory=dict)
     #: The suite's rate limits by model id or API base (none under a replay, which calls nothing).
     limits: dict[str, RateLimit] = field(default_factory=dict)
+    #: The run's budget cap in USD (:mod:`evalcore.execution.budget`); None: no cap.
+    max_cost_usd: float | None = None
 
     @property
     def replay(self) -> Replay | None:
@@ -115,7 +121,17 @@ def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
         missing_keys={} if options.replay else missing_api_keys(contenders),
         rendered=_render_prompts(suite, prompts_used(contenders), cases),
         limits={} if options.replay else rate_limits(suite),
+        max_cost_usd=_cap(options.max_cost_usd, run.max_cost_usd),
     )
+
+
+def _cap(given: float | None, suite: float | None) -> float | None:
+    """The budget cap: the option's (0 lifts the suite's), else the suite's."""
+    if given is None:
+        return suite
+    if given < 0:
+        raise ConfigError(f"--max-cost {given:g}: give a positive amount in USD, or 0 for no cap")
+    return given or None
 
 
 def rate_limits(suite: Suite) -> dict[str, RateLimit]:
@@ -208,7 +224,8 @@ def new_run(plan: Plan, run_id: str | None = None) -> Run:
         }
         | _prompts(plan)
         | ({"replay_of": plan.replay.run.info.id} if plan.replay else {})
-        | ({"rescored_from": plan.replay.run.info.id} if plan.replay and plan.options.rescore else {}),
+        | ({"rescored_from": plan.replay.run.info.id} if plan.replay and plan.options.rescore else {})
+        | ({"launched_by": dict(plan.options.launched_by)} if plan.options.launched_by else {}),
     )
     return Run(
         info=info,
@@ -248,6 +265,7 @@ def _settings(plan: Plan) -> dict[str, Any]:
         }
         | _gate(plan)
         | _calls(plan)
+        | ({"max_cost_usd": plan.max_cost_usd} if plan.max_cost_usd is not None else {})
     )
 
 

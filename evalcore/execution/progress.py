@@ -28,6 +28,11 @@ class ContenderProgress:
     skipped: int = 0
     #: Why they were not called: ``cannot connect to http://127.0.0.1:9/v1: connection refused``.
     blocked: str | None = None
+    #: Cases (× samples) not called because the run's budget cap was reached (``--max-cost``).
+    over_budget: int = 0
+    #: Replies stored but not judged: their judge call would have passed the budget cap, or the judge's endpoint
+    #: could not be reached (``evalcore run --resume`` judges them, without asking the contender again).
+    unjudged: int = 0
     #: Calls waiting on a rate limit of the suite (``limits:``) right now, and why the latest began to wait:
     #: ``waiting on rpm limit of openai/gpt-4o-mini``; None while none waits.
     waiting_calls: int = 0
@@ -35,7 +40,7 @@ class ContenderProgress:
 
     def eta_s(self, clock: float) -> float | None:
         new = self.done - self.resumed_from
-        if not self.started or new <= 0 or self.done + self.skipped >= self.total:
+        if not self.started or new <= 0 or self.done + self.skipped + self.over_budget >= self.total:
             return None
         rate = new / max(clock - self.started, 1e-9)
         return (self.total - self.done - self.skipped) / rate
@@ -51,11 +56,27 @@ class Progress:
     #: ``interrupted`` with ``stopped_by: user`` in its settings).
     status: str = "running"
     message: str = ""
+    #: The run's budget cap in USD (None: no cap) and what it has spent so far: the finished calls' cost,
+    #: a resumed run's stored results included, their judges' calls too.
+    cap_usd: float | None = None
+    spent_usd: float = 0.0
+    #: The budget cap refused a call (a contender's or a judge's): what is left is for a resume with a higher cap.
+    budget_reached: bool = False
 
     @property
     def skipped(self) -> int:
         """Cases not called because an endpoint could not be reached (``evalcore run --resume`` calls them)."""
         return sum(p.skipped for p in self.contenders.values())
+
+    @property
+    def over_budget(self) -> int:
+        """Cases not called because the budget cap was reached (``evalcore run --resume --max-cost`` calls them)."""
+        return sum(p.over_budget for p in self.contenders.values())
+
+    @property
+    def unjudged(self) -> int:
+        """Replies stored but not judged (``evalcore run --resume`` judges them)."""
+        return sum(p.unjudged for p in self.contenders.values())
 
     @property
     def done(self) -> int:
@@ -80,11 +101,15 @@ def format_line(name: str, p: ContenderProgress, clock: float, width: int = 38) 
     eta = p.eta_s(clock)
     if p.blocked:
         tail = f"{p.skipped} not called: {p.blocked}"
+    elif p.over_budget:
+        tail = f"{p.over_budget} not called: budget cap reached"
     else:
         tail = f"eta {eta:.0f}s" if eta is not None else ("done" if p.done >= p.total else "waiting")
         if p.waiting:
             waits = f"{p.waiting_calls} {p.waiting}"
             tail = f"{tail} · {waits}" if eta is not None else waits
+    if p.unjudged:
+        tail += f" · {p.unjudged} not judged"
     label = name if len(name) <= width else name[: width - 1] + "…"
     return f"{label:<{width}} [{bar}] {p.done:>6}/{p.total:<6} errors {p.errors:<4} {elapsed:6.1f}s  {tail}"
 
@@ -114,7 +139,7 @@ class StderrBars:
 
     def _log_finished(self, progress: Progress, clock: float) -> None:
         for name, p in progress.contenders.items():
-            if name not in self.reported and p.total and (p.done + p.skipped >= p.total or p.finished):
+            if name not in self.reported and p.total and (p.done + p.skipped + p.over_budget >= p.total or p.finished):
                 self.reported.add(name)
                 self.stream.write(format_line(name, p, clock) + "\n")
         self.stream.flush()

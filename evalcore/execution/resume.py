@@ -1,17 +1,20 @@
 """Resuming a stored run that did not finish: its plan, and the results already done.
 
 ``evalcore run --resume RUN`` (and the app's Runs page) call only what is missing: a result stored with an
-unreachable endpoint is called again, every other stored result is kept.
+unreachable endpoint is called again, a reply stored but not judged is judged, every other stored result is kept.
 """
 
 from __future__ import annotations
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Run
+from evalcore.execution.budget import check_budget
 from evalcore.execution.plan import Plan, RunOptions, make_plan
 from evalcore.execution.replay import stored_replay
 from evalcore.execution.rescore import rescore_plan
 from evalcore.models.breaker import UNREACHABLE_PREFIX
+from evalcore.scoring.client import UNJUDGED_PREFIX
+from evalcore.storage.spend import CAP_SETTING
 from evalcore.storage.store import Store
 from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import Suite, load_suite
@@ -19,8 +22,20 @@ from evalcore.suite.loader import Suite, load_suite
 Key = tuple[str, str, str, int]
 
 
-def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, Run, set[Key]]:
-    """The plan of a stored, unfinished run, and the keys already done."""
+def resume_plan(
+    store: Store, run_id: str, force: bool = False, max_cost_usd: float | None = None
+) -> tuple[Plan, Run, set[Key]]:
+    """The plan of a stored, unfinished run, and the keys already done.
+
+    Args:
+        store: the store.
+        run_id: the run.
+        force: resume even though the suite or a prompt changed since the run started.
+        max_cost_usd: a new budget cap for the whole run (0: none); None keeps the cap the run recorded.
+
+    Raises:
+        ConfigError: the run cannot be resumed as it was, or a capped contender has no known price.
+    """
     run = store.load_run(run_id)
     if run.info.status == "completed":
         raise ConfigError(f"run {run_id} is already completed; nothing to resume.")
@@ -48,6 +63,8 @@ def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, R
         replay=stored_replay(settings, store),
         rescore=bool(settings.get("rescore")),
         judge_cache=bool(settings.get("judge_cache")),
+        # The run's own cap, or none: a cap the suite gained since does not apply to a run started without one.
+        max_cost_usd=settings.get(CAP_SETTING, 0.0) if max_cost_usd is None else max_cost_usd,
     )
     if options.rescore and options.replay is not None:  # the contenders come from the rescored run, not the lineup
         plan = rescore_plan(options.replay, suite, options)
@@ -56,6 +73,7 @@ def resume_plan(store: Store, run_id: str, force: bool = False) -> tuple[Plan, R
     wanted = {c.id for c in run.contenders}
     plan.contenders = [c for c in plan.contenders if c.id in wanted]
     plan.cases = _stored_cases(run, suite)
+    check_budget(plan)
     done = store.done_keys(run_id) - _unreachable_keys(store, run_id)
     return plan, run, done
 
@@ -71,10 +89,10 @@ def _edited_prompts(run: Run, suite: Suite) -> list[str]:
 
 
 def _unreachable_keys(store: Store, run_id: str) -> set[Key]:
-    """The stored results whose call never reached its endpoint: a resume calls them again."""
-    return {
-        key for key, message in store.error_messages(run_id).items() if (message or "").startswith(UNREACHABLE_PREFIX)
-    }
+    """The stored results whose call never reached its endpoint, or whose reply was not judged (the budget cap,
+    an unreachable judge): a resume calls the first again and judges the second's stored reply."""
+    again = (UNREACHABLE_PREFIX, UNJUDGED_PREFIX)
+    return {key for key, message in store.error_messages(run_id).items() if (message or "").startswith(again)}
 
 
 def _stored_cases(run: Run, suite: Suite) -> list[Case]:

@@ -13,13 +13,16 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 from evalcore._util.gcpause import gc_frozen, gc_paused
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
+from evalcore.execution.budget import budget_message, check_budget, open_budget
+from evalcore.execution.judge_calls import JudgeSession, open_judging, stored_reply, stored_unjudged, through
+from evalcore.execution.pairwise import PairJudging, check_pairwise
 from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
 from evalcore.execution.replay import replay_provider
@@ -29,13 +32,13 @@ from evalcore.models.http import close_http_clients
 from evalcore.models.limits import Gate, Limits
 from evalcore.models.llm import close_clients
 from evalcore.models.registry import run_providers
-from evalcore.models.types import Provider, Request
+from evalcore.models.types import Provider, Reply, Request
 from evalcore.scoring.adapters import Context, Parsed
-from evalcore.scoring.client import Client, call_adapter
+from evalcore.scoring.client import UNJUDGED_PREFIX, Client, call_adapter
 from evalcore.scoring.judge import stored_verdicts
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored, scorer_failures
-from evalcore.storage.history import CANCELLED, STOPPED_BY_UNREACHABLE, STOPPED_BY_USER
+from evalcore.storage.history import CANCELLED, STOPPED_BY_BUDGET, STOPPED_BY_UNREACHABLE, STOPPED_BY_USER
 from evalcore.storage.store import FULL_BATCH, Store
 from evalcore.suite.loader import Suite
 
@@ -152,8 +155,14 @@ class _Execution:
         self.breakers = Breakers()
         self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
         self.limits = Limits(plan.limits)
+        self.budget = open_budget(plan, store, run)
         self.gates: dict[str, Gate | None] = {}
         self._last_report = 0.0
+        self.pairs = PairJudging(plan, store, run.info.id, resumed=bool(done))
+        #: Judge calls go through the contenders' breakers, limits and budget; None when no scorer asks a model.
+        self.judging = open_judging(suite, self.scorer, self.breakers, self.limits, self.budget, self._tell)
+        #: A resumed run's replies that were stored but not judged: judged now, their contender not asked again.
+        self.unjudged = stored_unjudged(store, run.info.id) if self.judging is not None else {}
 
     def work_for(self, contender: Contender) -> Iterator[tuple[Case, int]]:
         done, samples = self.done, range(self.plan.samples)
@@ -191,6 +200,8 @@ class _Execution:
             self.progress.contenders[contender.id] = ContenderProgress(
                 total=whole, done=done, errors=max(0, errors - redone), resumed_from=done
             )
+        if self.budget is not None:
+            self.progress.cap_usd, self.progress.spent_usd = self.budget.cap_usd, self.budget.spent_usd
 
     async def _run_all(self) -> None:
         experiments = asyncio.Semaphore(self.plan.parallelism)
@@ -200,27 +211,41 @@ class _Execution:
                     group.create_task(self._run_contender(contender, experiments))
         except BaseExceptionGroup as failures:
             raise _first_leaf(failures) from None
+        await self.pairs.judge_all(self.progress, self.judging)
 
     def _finish(self, status: RunStatus) -> str:
         if self.writer.is_alive():
             self.writer.close()
+        self.pairs.save()
         if self.writer.error is not None:
             status = "failed"
             self.progress.message = f"storing results failed: {self.writer.error}"
         if self.progress.status == "running":
+            self.progress.budget_reached = self.budget is not None and self.budget.exhausted
             stop: dict[str, str] = {}
+            p = self.progress
             if status == "interrupted":
                 stop = {"stopped_by": STOPPED_BY_USER}
-            elif status == "completed" and self.progress.skipped:
+            elif status == "completed" and (p.skipped or p.over_budget or p.unjudged):
                 status = "interrupted"  # cases are left to call: resumable, not complete
-                reason = "; ".join(b.message for b in self.breakers.opened())
-                stop = {"stopped_by": STOPPED_BY_UNREACHABLE, "reason": reason}
-                self.progress.message = reason
+                stop = self._unrun_reason()
+                self.progress.message = stop["reason"]
             finished = utc_now() if status == "completed" else None
             self.store.set_status(self.run.info.id, status, finished_at=finished, **stop)
             self.progress.status = CANCELLED if stop.get("stopped_by") == STOPPED_BY_USER else status
             self._report(force=True)
         return self.progress.status
+
+    def _unrun_reason(self) -> dict[str, str]:
+        """Why cases were left unrun: endpoints that could not be reached, the budget cap, or both (then the
+        cap names the stop, since resuming needs a higher one)."""
+        reasons = [b.message for b in self.breakers.opened()]
+        p = self.progress
+        if not p.budget_reached:
+            return {"stopped_by": STOPPED_BY_UNREACHABLE, "reason": "; ".join(reasons)}
+        unrun, samples = p.over_budget + p.skipped, self.plan.samples
+        reasons.append(budget_message(p.spent_usd, p.cap_usd or 0.0, unrun, samples, self.run.info.id, p.unjudged))
+        return {"stopped_by": STOPPED_BY_BUDGET, "reason": "; ".join(reasons)}
 
     async def _watch_stop(self, work: asyncio.Future) -> None:
         while self.stop is not None:
@@ -243,18 +268,34 @@ class _Execution:
         provider = self.providers[contender.id]
         progress = self.progress.contenders[contender.id]
         breaker = self.breakers.of(contender)
-        gate = self._gate(contender)
+        gate, budget, judging = self._gate(contender), self.budget, self.judging
         for case, sample in items:
-            if breaker.is_open:  # left unrun, not stored: a resume calls it
+            # An endpoint that cannot be reached (the contender's, or its judge's): left unrun, not stored
+            blocked = breaker.message if breaker.is_open else judging.blocked() if judging is not None else None
+            if blocked:
                 progress.skipped += 1
-                progress.blocked = breaker.message
+                progress.blocked = blocked
                 self._report()
                 continue
-            call = self._one(provider, contender, case, sample, breaker)
-            result = await (call if gate is None else gate.call(call, self.messages.of(contender, case)))
+            stored = self.unjudged.get((contender.id, case.dataset, case.id, sample))
+            judge_usd = judging.expected_usd(self.messages.of(contender, case)) if judging and budget else 0.0
+            reserved = budget.reserve(contender.id, judge_usd, paid=stored is None) if budget is not None else 0.0
+            if reserved is None:  # the call would pass the cap: left unrun, not stored, like the above
+                progress.over_budget += 1
+                self._report()
+                continue
+            session = judging.session(contender, judge_usd) if judging is not None else None
+            result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
+            if session is not None:
+                session.close()  # what it reserved and did not use goes back
+            if budget is not None:
+                budget.settle(reserved - judge_usd, result, paid=stored is None)
+                self.progress.spent_usd = budget.spent_usd
             self.writer.put(result)
+            self.pairs.add(result)
             progress.done += 1
             progress.errors += result.status == "error"
+            progress.unjudged += result.error is not None and result.error.message.startswith(UNJUDGED_PREFIX)
             self._report()
 
     def _gate(self, contender: Contender) -> Gate | None:
@@ -262,16 +303,31 @@ class _Execution:
         them; None when no limit applies (the plain path pays nothing)."""
         if contender.id not in self.gates:
             budgets = self.limits.of(contender)
-            progress = self.progress.contenders[contender.id]
-
-            def tell(reason: str | None, calls: int) -> None:
-                progress.waiting, progress.waiting_calls = reason, calls
-                self._report()
-
-            self.gates[contender.id] = Gate(budgets, tell) if budgets else None
+            self.gates[contender.id] = Gate(budgets, self._tell(contender.id)) if budgets else None
         return self.gates[contender.id]
 
-    async def _one(self, provider: Provider, contender: Contender, case: Case, sample: int, breaker: Breaker) -> Result:
+    def _tell(self, contender_id: str) -> Callable[[str | None, int], None]:
+        """What tells a contender's progress that its calls (or its judges') wait on a rate limit, and why."""
+        progress = self.progress.contenders[contender_id]
+
+        def tell(reason: str | None, calls: int) -> None:
+            progress.waiting, progress.waiting_calls = reason, calls
+            self._report()
+
+        return tell
+
+    async def _one(
+        self,
+        provider: Provider,
+        contender: Contender,
+        case: Case,
+        sample: int,
+        breaker: Breaker,
+        gate: Gate | None = None,
+        judges: JudgeSession | None = None,
+        stored: Result | None = None,
+    ) -> Result:
+        """One result: the call (scoring holds no place in its rate limits), or the ``stored`` reply; its score."""
         context = self.contexts[case.dataset]
         request = Request(
             contender=contender,
@@ -285,13 +341,17 @@ class _Execution:
             fields=context.fields,
             breaker=breaker,
         )
-        started_at = utc_now()
-        try:
+        started = [utc_now()]
+
+        def call() -> Awaitable[Reply]:
+            started[0] = utc_now()  # once the rate limits let the call start
             # A replay answers with the stored raw text, which parse() reads whoever made the call.
             if getattr(self.adapter, "call", None) is None or self.plan.replay is not None:
-                reply = await provider.complete(request)
-            else:  # the adapter makes the call itself (evalcore.scoring.client)
-                reply = await call_adapter(self.adapter, Client(request, provider, context))
+                return provider.complete(request)
+            return call_adapter(self.adapter, Client(request, provider, context))
+
+        try:
+            reply = stored_reply(stored) if stored is not None else await through(gate, call, request.messages)
         except CallFailed as exc:
             return Result(
                 contender.id,
@@ -303,7 +363,7 @@ class _Execution:
                 error=ErrorInfo(exc.kind, exc.message),
                 latency_s=exc.latency_s,
                 attempts=exc.attempts,
-                started_at=started_at,
+                started_at=started[0],
             )
         parsed = self.adapter.parse(reply.text, context)
         unjudged: CallFailed | None = None
@@ -311,7 +371,7 @@ class _Execution:
             if self.ascore is None:
                 scored = self._score(case, parsed, context)
             else:
-                scored = await self._ascore(case, parsed, context, Client(request, provider, context))
+                scored = await self._ascore(case, parsed, context, Client(request, provider, context, judges))
         except CallFailed as exc:  # a judge gave no verdict: the reply is kept, unscored
             unjudged, scored = exc, Scored({}, getattr(exc, "diagnostics", None) or {})
         problem = ErrorInfo("model", parsed.problem) if parsed.problem else None
@@ -330,7 +390,7 @@ class _Execution:
             usage=reply.usage,
             latency_s=reply.latency_s,
             attempts=reply.attempts,
-            started_at=started_at,
+            started_at=started[0],
         )
 
     async def _ascore(self, case: Case, parsed: Parsed, context: Context, client: Client) -> Scored:
@@ -381,6 +441,8 @@ def check_ready(plan: Plan) -> None:
         )
     build_adapter(plan.suite.adapter_ref, plan.suite.path)  # its options (an http adapter's ${VAR}s) are checked
     check_weights(plan.suite)
+    check_pairwise(plan.suite, [c.id for c in plan.contenders])
+    check_budget(plan)
 
 
 def check_weights(suite: Suite) -> None:

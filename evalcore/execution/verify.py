@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalcore.core.errors import ConfigError, EvalcoreError
+from evalcore.execution.pairwise import pairwise_lines
 from evalcore.execution.plan import suite_contexts
 from evalcore.execution.runner import check_weights
 from evalcore.scoring.adapters import Parsed, prompt_messages
@@ -106,6 +107,7 @@ def _check_lineup(suite: Suite, report: Report) -> None:
     check_prompt_names(lineup, suite.prompts, suite.path)
     contenders, refused = split_refused(lineup)
     report.lines.append(f"lineup: {_counted(len(contenders), 'contender')}, {len(refused)} refused")
+    report.lines.extend(pairwise_lines(suite, [c.id for c in contenders]))
     for r in refused:
         report.lines.append(f"  refused: {r.model} {r.settings}: {r.reason}")
     for model, keys in missing_api_keys(contenders).items():

@@ -1,9 +1,13 @@
 """What the explorer app computes without a browser: the case drill-down, shared addresses and run
-history, viewer mode, and background runs launched from a page.
+history, who may change the store, and background runs launched from a page.
 
 - :mod:`~evalcore.explorer.drilldown`: cases, their details, want vs got.
-- :mod:`~evalcore.explorer.sharing`: run lists, bundled runs, viewer mode, the address bar's state.
+- :mod:`~evalcore.explorer.sharing`: run lists, bundled runs, the address bar's state.
+- :mod:`~evalcore.explorer.access`: the deployment's roles (sign-in, launch list, viewer mode): who may view,
+  who may change the store.
+- :mod:`~evalcore.explorer.changes`: saving uploads, deleting runs and pinning baselines, under those roles.
 - :mod:`~evalcore.explorer.jobs`: launching and resuming runs in a background thread.
+- :mod:`~evalcore.explorer.suite_roots`: the folders the app may run suites from, and the suites under them.
 - :mod:`~evalcore.explorer.report`: one self-contained HTML report of a run, with live weight sliders
   (``report.html``, ``report.css`` and ``report.js`` beside it), or Markdown.
 

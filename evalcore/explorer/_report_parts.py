@@ -215,3 +215,38 @@ def _block(name: str, text: str) -> str:
     cut = len(text) > MAX_TEXT
     shown = text[:MAX_TEXT] + (f"\n… ({len(text) - MAX_TEXT:,} more characters)" if cut else "")
     return f"<div class='block'><b>{name}</b><pre>{escape(shown)}</pre></div>"
+
+
+# --- the judge ---------------------------------------------------------------------------------------
+
+JUDGE_NOTE = "What judging cost and took, on top of the contenders' own cost and time columns (per judged result)."
+
+
+def judge_rows(results: Sequence[Result]) -> tuple[list[list[str]], list[str], str] | None:
+    """The judge-cost table of a judged run (rows, header, a sentence with the totals), as the CLI prints it
+    under the leaderboard; None when nothing was judged."""
+    from evalcore.analysis.judging import judge_cost_rows, judge_costs
+    from evalcore.analysis.text import format_cost
+
+    costs = judge_costs(results)
+    if not costs:
+        return None
+    total = costs[-1]
+    spent = "an unknown amount" if total.cost_usd is None else format_cost(total.cost_usd)
+    summary = f"The judge made {total.calls:,} calls over {total.judged:,} judged results and cost {spent} in all."
+    rows, header = judge_cost_rows(costs)
+    return rows, header, summary
+
+
+def judge_section_html(results: Sequence[Result]) -> str:
+    """The report's judge section, or '' for a run without a judge."""
+    found = judge_rows(results)
+    if found is None:
+        return ""
+    rows, header, summary = found
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        f"<section><h2>Judge</h2><p class='note'>{escape(JUDGE_NOTE)} {escape(summary)}</p>"
+        f"<table class='judge'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>"
+    )

@@ -24,6 +24,8 @@ import pandas as pd
 from evalcore.analysis.view import format_settings
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Run
+from evalcore.explorer.access import Access
+from evalcore.explorer.suite_roots import confine, suite_roots
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +37,16 @@ def build_plan(
     samples: int | None = None,
     parallelism: int | None = None,
     limit: int | None = None,
+    max_cost_usd: float | None = None,
 ) -> Any:
-    """A plan of ``suite`` restricted to the chosen datasets and contenders (all when none chosen)."""
+    """A plan of ``suite`` restricted to the chosen datasets and contenders (all when none chosen); ``max_cost_usd``
+    is its budget cap (0: none; None: the suite's)."""
     from evalcore.execution.plan import RunOptions, make_plan
 
-    plan = make_plan(suite, RunOptions(datasets=list(datasets), samples=samples, parallelism=parallelism, limit=limit))
+    options = RunOptions(
+        datasets=list(datasets), samples=samples, parallelism=parallelism, limit=limit, max_cost_usd=max_cost_usd
+    )
+    plan = make_plan(suite, options)
     if contenders:
         wanted = set(contenders)
         plan.contenders = [c for c in plan.contenders if c.id in wanted]
@@ -50,12 +57,14 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
     """What a plan will do: ``matrix`` (contender × dataset calls, with settings), ``calls``,
     ``cost`` (estimated USD or None), ``cost_range`` ((low, high) USD or None), ``cost_text`` (the
     estimate in words: range and where its output tokens come from), ``refused`` (model, settings,
-    reason) and ``missing_keys`` (model → environment variables it needs).
+    reason), ``missing_keys`` (model → environment variables it needs) and ``budget_error`` (why the plan's
+    budget cap refuses it, e.g. a model with no known price; None when it does not).
 
     Args:
         plan: the plan.
         db_path: a store whose past runs of the same contenders inform the estimate (when the file exists).
     """
+    from evalcore.execution.budget import check_budget
     from evalcore.execution.estimate import describe, estimate_plan_cost
     from evalcore.storage.store import Store
 
@@ -82,7 +91,27 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
         "cost_text": describe(estimate),
         "refused": refused,
         "missing_keys": dict(plan.missing_keys),
+        "budget_error": _refusal(check_budget, plan),
     }
+
+
+def _refusal(check: Any, plan: Any) -> str | None:
+    """What ``check(plan)`` refuses, in words, or None."""
+    try:
+        check(plan)
+    except EvalcoreError as exc:
+        return str(exc)
+    return None
+
+
+def spend_text(progress: Any) -> str:
+    """``Spent $0.01234 of the $0.05 budget cap`` for a capped run's progress, else ''."""
+    from evalcore.execution.budget import usd_text
+
+    cap = getattr(progress, "cap_usd", None)
+    if cap is None:
+        return ""
+    return f"Spent {usd_text(progress.spent_usd)} of the {usd_text(cap)} budget cap"
 
 
 class RunJob:
@@ -172,57 +201,118 @@ def progress_rows(progress: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def launch_run(plan: Any, db_path: str | Path) -> RunJob:
+def launch_run(plan: Any, db_path: str | Path, access: Access, roots: Sequence[str | Path] | None = None) -> RunJob:
     """Start ``plan`` in a background thread writing to the store at ``db_path``.
 
-    The run's header is stored before this returns, so the run is in the history at once.
+    The run's header is stored before this returns, so the run is in the history at once. A signed-in
+    visitor is recorded as the run's ``provenance.launched_by``. ``roots`` are the suite folders the app
+    may run (default: :func:`~evalcore.explorer.suite_roots.suite_roots` of the environment).
 
     Raises:
         ConfigError: the plan cannot run (nothing to run, a missing API key); nothing was stored.
-        EvalcoreError: viewer mode is on (``EVALCORE_VIEWER``); nothing was stored.
+        AccessDenied: the deployment's roles forbid ``access.visitor`` to launch; nothing was stored.
+        EvalcoreError: the plan's suite is outside ``roots``; nothing was stored.
     """
-    from evalcore.analysis.summaries import refresh_summary
-    from evalcore.execution.runner import execute_plan, start_run
-    from evalcore.explorer.sharing import refuse_in_viewer_mode
+    from evalcore.execution.runner import start_run
     from evalcore.storage.store import Store
 
-    refuse_in_viewer_mode("Launching a run")
+    access.require("launch")
+    confine(plan.suite.path, suite_roots() if roots is None else roots)
+    plan.options.launched_by = access.visitor.stamp()
     store = Store(db_path)
     run = start_run(plan, store, str(uuid.uuid4()))
 
-    def work(job: RunJob) -> str:
-        status = asyncio.run(execute_plan(plan, store, run, on_progress=job.on_progress, stop=job.stop))
-        refresh_summary(store, run.info.id)
-        return status
-
-    return RunJob(run, work).start()
+    return _in_background(plan, store, run)
 
 
-def resume_run(run_id: str, db_path: str | Path) -> RunJob:
+def resume_run(
+    run_id: str,
+    db_path: str | Path,
+    access: Access,
+    roots: Sequence[str | Path] | None = None,
+    max_cost_usd: float | None = None,
+) -> RunJob:
     """Finish an interrupted run in a background thread: only missing results are called.
 
     Args:
         run_id: a stored run's id, or a unique prefix of one.
         db_path: the store.
+        access: who asks, under the deployment's roles.
+        roots: the suite folders the app may run (default: :func:`~evalcore.explorer.suite_roots.suite_roots`
+            of the environment); the run's stored suite folder must lie under one.
+        max_cost_usd: a new budget cap for the whole run (0: none); None keeps the one the run recorded.
 
     Raises:
         ConfigError: the run is completed, or its suite changed or is gone.
-        EvalcoreError: viewer mode is on (``EVALCORE_VIEWER``); nothing was changed.
+        AccessDenied: the deployment's roles forbid ``access.visitor`` to resume; nothing was changed.
+        EvalcoreError: the run's suite folder is outside ``roots``; nothing was changed.
     """
-    from evalcore.analysis.summaries import refresh_summary
-    from evalcore.execution.runner import execute_plan, resume_plan
-    from evalcore.explorer.sharing import refuse_in_viewer_mode
+    from evalcore.execution.runner import resume_plan
     from evalcore.storage.store import Store
 
-    refuse_in_viewer_mode("Resuming a run")
+    access.require("resume")
     store = Store(db_path)
     run_id = store.resolve_run_id(run_id)
-    plan, run, done = resume_plan(store, run_id)
+    # Checked before resume_plan reads the suite: a run imports the suite's own scorer and adapter modules,
+    # and a run file anyone uploaded can name any folder.
+    suite_path = store.load_run(run_id, results=False).info.settings.get("suite_path")
+    if suite_path:
+        confine(suite_path, suite_roots() if roots is None else roots)
+    plan, run, done = resume_plan(store, run_id, max_cost_usd=max_cost_usd)
     store.set_status(run_id, "running")
+
+    return _in_background(plan, store, run, done)
+
+
+def rescore_run(
+    run_id: str,
+    db_path: str | Path,
+    access: Access,
+    roots: Sequence[str | Path] | None = None,
+    judge_cache: bool = True,
+) -> RunJob:
+    """Score a stored run's outputs again with its suite's current scorers, as a new run, in a background
+    thread (``evalcore rescore``): no contender is called; a judge is called only where its verdict cannot be
+    reused (``judge_cache``: the judge's model and prompt are unchanged).
+
+    Raises:
+        ConfigError: the run names no suite folder, or its folder is gone.
+        AccessDenied: the deployment's roles forbid ``access.visitor`` to rescore (judges may be called).
+        EvalcoreError: the run's suite folder is outside ``roots``; nothing was stored.
+    """
+    from evalcore.core.errors import ConfigError
+    from evalcore.execution.plan import RunOptions
+    from evalcore.execution.replay import open_replay
+    from evalcore.execution.rescore import rescore_plan
+    from evalcore.execution.runner import start_run
+    from evalcore.storage.store import Store
+    from evalcore.suite.loader import load_suite
+
+    access.require("rescore")
+    store = Store(db_path)
+    replay = open_replay(store.resolve_run_id(run_id), store)
+    suite_path = replay.run.info.settings.get("suite_path")
+    if not suite_path or not Path(suite_path).is_dir():
+        named = f"names {suite_path!r}, which is not a folder here" if suite_path else "names no suite folder"
+        raise ConfigError(f"run {replay.run.info.id} {named}: rescore it with evalcore rescore RUN --suite PATH")
+    # Checked before the suite is read: its scorer modules are code the server would run.
+    confine(suite_path, suite_roots() if roots is None else roots)
+    options = RunOptions(judge_cache=judge_cache, launched_by=access.visitor.stamp())
+    plan = rescore_plan(replay, load_suite(suite_path), options)
+    run = start_run(plan, store, str(uuid.uuid4()))
+
+    return _in_background(plan, store, run)
+
+
+def _in_background(plan: Any, store: Any, run: Run, done: Any = None) -> RunJob:
+    """Execute ``plan`` into the stored ``run`` on a thread of its own (``done``: results a resume keeps), and
+    store the run's summary when it stops, so the app opens its leaderboard without reading every result."""
+    from evalcore.analysis.summaries import refresh_summary
+    from evalcore.execution.runner import execute_plan
 
     def work(job: RunJob) -> str:
         status = asyncio.run(execute_plan(plan, store, run, done, on_progress=job.on_progress, stop=job.stop))
-        refresh_summary(store, run_id)
+        refresh_summary(store, run.info.id)
         return status
 
     return RunJob(run, work).start()

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -27,22 +26,33 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.judging import is_judged
 from evalcore.analysis.results import Filters
 from evalcore.analysis.runs import StoredRun, frame_of, header_of
-from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, VALUE_MARK, format_leaderboard, glossary
+from evalcore.analysis.text import (
+    BEST_MARK,
+    FEW_MARK,
+    NO_SCORED_MARK,
+    VALUE_MARK,
+    format_leaderboard,
+    glossary,
+    json_value,
+)
 from evalcore.analysis.view import (
     LeaderboardView,
     escape_markdown,
     headline,
+    how_sure,
     leaderboard_view,
     slider_values,
     weight_hint,
     weight_names,
 )
 from evalcore.analysis.weights import validate_weights
-from evalcore.core.records import Metric, Run
+from evalcore.core.aggregates import with_aggregates
+from evalcore.core.records import Metric, Result, Run
 from evalcore.core.version import __version__
-from evalcore.explorer._report_parts import failing_cases_html, score_vs_svg
+from evalcore.explorer._report_parts import JUDGE_NOTE, failing_cases_html, judge_rows, judge_section_html, score_vs_svg
 
 #: The formats :func:`build_report` writes.
 REPORT_FORMATS = ("html", "markdown")
@@ -92,7 +102,10 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
     weights = validate_weights(header.info.weights if options.weights is None else options.weights, header.metrics)
     view = leaderboard_view(frame_of(run), header.metrics, weights, options.filters, header.contenders, B=options.B)
     if fmt == "markdown":
-        return report_markdown(header, view)
+        judged = None
+        if is_judged(header.metrics):
+            judged = run.results if isinstance(run, Run) else run.store.load_run(run.id).results
+        return report_markdown(header, view, judged)
     whole = run if isinstance(run, Run) else run.store.load_run(run.id)
     return report_html(whole, view, options)
 
@@ -123,6 +136,7 @@ def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, An
     ``id_rank`` (the contender id's place in sorted order, the last tie-break) and what the report's
     ranking gave it (rank, wscore, marks, P(best), intervals).
     """
+    metrics = with_aggregates(metrics)  # macro-F1 is weighted from its row value, as any metric
     names = weight_names(metrics)
     tables: list[dict[str, Any]] = [{"dataset": None, "rows": _rows(view.ranked, metrics)}]
     for name, part in view.ranked_by_dataset.groupby("dataset", sort=True):
@@ -148,23 +162,11 @@ def _rows(ranked: pd.DataFrame, metrics: list[Metric]) -> list[dict[str, Any]]:
     rows = []
     for i, record in enumerate(ranked.to_dict("records")):
         row: dict[str, Any] = {"contender": str(record["contender"]), "id_rank": int(id_rank[i])}
-        row["values"] = {name: _number(record.get(name)) for name in values}
-        row.update({name: _number(record.get(name)) for name in RANKED_COLUMNS if name in record})
-        row.update({name: _number(record[name]) for name in bounds if name in record})
+        row["values"] = {name: json_value(record.get(name)) for name in values}
+        row.update({name: json_value(record.get(name)) for name in RANKED_COLUMNS if name in record})
+        row.update({name: json_value(record[name]) for name in bounds if name in record})
         rows.append(row)
     return rows
-
-
-def _number(value: Any) -> Any:
-    """A cell as JSON: NaN and <NA> as null, numpy scalars as Python ones."""
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, bool | np.bool_):
-        return bool(value)
-    if isinstance(value, int | np.integer):
-        return int(value)
-    number = float(value)
-    return None if math.isnan(number) else number
 
 
 def embed_json(data: Any) -> str:
@@ -208,6 +210,7 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions) -> str:
         "HEADER": _header_html(run, view, options),
         "BANNER": _banner_html(view),
         "CHARTS": score_vs_svg(view.ranked, "cost") + score_vs_svg(view.ranked, "time"),
+        "JUDGE": judge_section_html(run.results) if is_judged(run.metrics) else "",
         "GLOSSARY": "".join(f"<li>{e(line)}</li>" for line in glossary(run.metrics, view.weights, intervals=True)),
         "CASES": failing_cases_html(run, view, options.filters, options.failing_per_contender),
         "DATA": embed_json(report_payload(run.metrics, view)),
@@ -258,13 +261,7 @@ def _banner_html(view: LeaderboardView) -> str:
         lines = ["<strong>No winner:</strong> no row was scored without errors."]
     else:
         lines = [f"<strong>Winner: <span data-role='winner'>{e(view.winner)}</span></strong>"]
-        sure = []
-        if view.stability is not None:
-            sure.append(f"stays first in {100 * view.stability:.0f}% of weight jitters (each weight × 0.5 to 2)")
-        p_best = view.ranked.loc[view.ranked["contender"] == view.winner]
-        if "p_best" in p_best.columns and len(p_best) and not math.isnan(p_best["p_best"].iloc[0]):
-            sure.append(f"ranks first in {100 * p_best['p_best'].iloc[0]:.0f}% of bootstrap resamples of the cases")
-        if sure:
+        if sure := how_sure(view):
             lines.append(f"<span data-role='sure'>{e('; '.join(sure))}</span>")
         if view.reason:
             lines.append(f"<span data-role='reason'>Why: {e(view.reason)}</span>")
@@ -279,8 +276,9 @@ def _banner_html(view: LeaderboardView) -> str:
 # --- Markdown ---------------------------------------------------------------------------------------
 
 
-def report_markdown(run: Run, view: LeaderboardView) -> str:
-    """The banner, the overall table, one table per dataset and the glossary, as Markdown that links nowhere.
+def report_markdown(run: Run, view: LeaderboardView, judged: Sequence[Result] | None = None) -> str:
+    """The banner, the overall table, one table per dataset, the judge's cost (``judged``: the results of a
+    judged run) and the glossary, as Markdown that links nowhere.
 
     Every text from the run is backslash-escaped, so a name can never become a link, an image or HTML.
     """
@@ -301,6 +299,11 @@ def report_markdown(run: Run, view: LeaderboardView) -> str:
     for name, part in view.ranked_by_dataset.groupby("dataset", sort=True):
         table = _markdown_table(part.drop(columns=["dataset"]), run.metrics, view.weights)
         lines += ["", f"## {escape_markdown(str(name))}", "", table]
+    found = judge_rows(judged) if judged else None
+    if found is not None:
+        rows, header, summary = found
+        lines += ["", "## Judge", "", escape_markdown(f"{JUDGE_NOTE} {summary}"), ""]
+        lines += [_pipe_row(header), _pipe_row(["---"] * len(header)), *(_pipe_row(row) for row in rows)]
     notes = glossary(run.metrics, view.weights, intervals="p_best" in view.ranked.columns, table=view.ranked)
     lines += ["", "## Glossary", "", *(f"- {escape_markdown(line)}" for line in notes)]
     return "\n".join(lines) + "\n"
@@ -311,3 +314,7 @@ def _markdown_table(ranked: pd.DataFrame, metrics: list[Metric], weights: Mappin
     named = ranked.assign(contender=ranked["contender"].astype(str).map(escape_markdown))
     text = format_leaderboard(named, metrics, "markdown", weights=weights)
     return text.split("\n\n", 1)[0].rstrip()
+
+
+def _pipe_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(escape_markdown(c) for c in cells) + " |"

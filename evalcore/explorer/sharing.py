@@ -1,5 +1,5 @@
 """Run history and sharing: the run list with each run's winner, a suite's trend over its runs, the run a
-page opens on, bundled run files and suites for a fresh deployment, viewer mode, and the query strings
+page opens on, bundled run files and suites for a fresh deployment, and the query strings
 that carry a view or a comparison in the address bar.
 
 Nothing here imports streamlit or litellm.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +26,6 @@ from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.records import Metric, Run
 
 log = logging.getLogger(__name__)
-
-#: Environment variable that turns on viewer mode (launching, deleting and resuming are refused).
-VIEWER_ENV = "EVALCORE_VIEWER"
-_TRUE = {"1", "true", "yes", "on"}
 
 
 # --- runs -----------------------------------------------------------------------------------------
@@ -106,10 +101,14 @@ def trend_contenders(trend: pd.DataFrame) -> list[str]:
 
 
 def run_summaries(store: Any) -> pd.DataFrame:
-    """The run history, newest first: ``id, suite, created`` (UTC, to the second), ``status, contenders,
-    cases, results, errors, cost, winner`` (``–`` when no row qualifies).
+    """The run history, newest first: ``id, suite, created`` (UTC, to the second), ``launched by`` (who
+    launched it signed in to the app, else None), ``status, contenders, cases, results, errors, cost, winner``
+    (``–`` when no row qualifies).
     """
-    columns = ["id", "suite", "created", "status", "contenders", "cases", "results", "errors", "cost", "winner"]
+    columns = [
+        *("id", "suite", "created", "launched by", "status", "contenders", "cases", "results", "errors", "cost"),
+        "winner",
+    ]
     rows = []
     for info in store.list_runs():
         try:
@@ -134,6 +133,7 @@ def run_summaries(store: Any) -> pd.DataFrame:
                 "errors": info.get("errors"),
                 "cost": info.get("cost_usd"),
                 "winner": winner or "–",
+                "launched by": info.get("launched_by"),
             }
         )
     table = pd.DataFrame(rows, columns=columns)
@@ -203,11 +203,11 @@ def bundled_run_files(folder: str | Path) -> list[Path]:
 
 
 def bundled_suites(folder: str | Path) -> dict[str, Path]:
-    """Suite folders under ``folder`` (each holding ``evalcore.yaml``), by folder name."""
-    root = Path(folder)
-    if not root.is_dir():
-        return {}
-    return {p.name: p for p in sorted(root.iterdir()) if (p / "evalcore.yaml").is_file()}
+    """Suite folders just under ``folder`` (each holding ``evalcore.yaml``), by folder name (the app lists
+    deeper ones under several roots with :func:`evalcore.explorer.suite_roots.suites_under`)."""
+    from evalcore.explorer.suite_roots import suites_under
+
+    return suites_under([folder], depth=1)
 
 
 def seed_store_from_bundled(store: Any, folder: str | Path) -> list[str]:
@@ -230,23 +230,6 @@ def seed_store_from_bundled(store: Any, folder: str | Path) -> list[str]:
             continue
         imported.append(run.info.id)
     return imported
-
-
-def viewer_mode(environ: Mapping[str, str] | None = None, secret: Any = None) -> bool:
-    """Whether the app runs for viewers only: ``EVALCORE_VIEWER`` (environment, or a secret) is true."""
-    env = os.environ if environ is None else environ
-    value = secret if secret is not None else env.get(VIEWER_ENV, "")
-    return str(value).strip().lower() in _TRUE
-
-
-def refuse_in_viewer_mode(action: str, environ: Mapping[str, str] | None = None, secret: Any = None) -> None:
-    """Raise when viewer mode is on: ``action`` (e.g. "Launching a run") would change the store.
-
-    Raises:
-        EvalcoreError: viewer mode is on.
-    """
-    if viewer_mode(environ, secret):
-        raise EvalcoreError(f"{action} is turned off in this deployment (viewer mode: {VIEWER_ENV} is set).")
 
 
 # --- the address bar ------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ Each draw is seeded by model, settings, case and sample (and attempt), so a run 
 ``fake/judge``          an LLM judge: scores the answer by its overlap with the reference answer
 ``fake/judge-strict``   a harsher judge: the same evidence, lower scores for partial answers
 ``fake/judge-broken``   a judge whose reply is not JSON one time in four (an error of kind ``judge``)
+``fake/judge-biased``   a pairwise judge that, one time in three, prefers whichever answer it reads first
 ======================  =========================================================================
 
 For free text (an expected answer that is a string), a fake answers with the expected text, unless the case
@@ -26,6 +27,9 @@ The fake judges read the prompt :mod:`evalcore.scoring.judge_prompt` writes: the
 tags, the reference between ``<reference>`` tags (else the case's expected answer) and the line naming the
 dimensions and the scale. ``correct`` (and any other dimension) is how much of the reference the answer
 covers, ``grounded`` how much of the answer the reference backs, ``tone`` whether it says enough.
+Every fake judge also answers the pairwise prompt of :mod:`evalcore.scoring.pairwise_prompt` (two answers
+between ``<answer_a>`` and ``<answer_b>`` tags): the answer whose words overlap the reference more wins (a tie
+when the two are within 0.05), except that a judge with a position bias sometimes picks the first one shown.
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ class FakeSpec:
     fail: float = 0.0  # chance an attempt fails transiently
     garble: float = 0.0  # chance the reply is not valid JSON
     judge: float = 0.0  # a judge when > 0: the power its raw scores are raised to (higher: harsher)
+    first_bias: float = 0.0  # a pairwise judge's chance of preferring the answer shown first, whatever it says
 
 
 FAKES: dict[str, FakeSpec] = {
@@ -81,6 +86,7 @@ FAKES: dict[str, FakeSpec] = {
     "judge": FakeSpec(0.7, 1.5e-7, 6.0e-7, judge=1.0),
     "judge-strict": FakeSpec(0.9, 1.0e-6, 4.0e-6, judge=2.0),
     "judge-broken": FakeSpec(0.4, 1.0e-7, 4.0e-7, judge=1.0, garble=0.25),
+    "judge-biased": FakeSpec(0.6, 1.5e-7, 6.0e-7, judge=1.0, first_bias=1 / 3),
 }
 
 
@@ -332,6 +338,8 @@ def verdict(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     and case makes two judges of a panel disagree a little.
     """
     prompt = "\n".join(str(m.get("content", "")) for m in request.messages)
+    if _PAIR.search(prompt):
+        return pair_verdict(spec, request, prompt)
     asked = _ASKED.search(prompt)
     answer = _ANSWER.search(prompt)
     if asked is None or answer is None:
@@ -360,6 +368,38 @@ def verdict(spec: FakeSpec, request: Request, rng: random.Random) -> str:
         f"{round((1 - backed) * 100)}% of what it says is not in the reference."
     )
     return json.dumps(scores)
+
+
+_PAIR = re.compile(r"<answer_a>\n?(.*?)\n?</answer_a>.*<answer_b>\n?(.*?)\n?</answer_b>", re.DOTALL)
+
+
+def pair_verdict(spec: FakeSpec, request: Request, prompt: str) -> str:
+    """A fake judge's reply to the pairwise prompt: the answer whose words match the reference better wins.
+
+    Drawn from the prompt as well as the case, so the two orders of one comparison draw apart: a judge
+    with a ``first_bias`` then sometimes picks A in one order and the same answer as B in the other.
+    """
+    first, second = _PAIR.search(prompt).groups()  # type: ignore[union-attr]  # searched by the caller
+    reference = _REFERENCE.search(prompt)
+    expected = request.case.expected if request.case is not None else ""
+    ref_text = reference[1] if reference else expected if isinstance(expected, str) else json.dumps(expected)
+    case = request.case
+    where = [case.dataset, case.id] if case is not None else []
+    rng = random.Random(json.dumps([request.contender.model, prompt, *where, request.sample]))
+    if rng.random() < spec.garble:
+        return "Answer A reads better to me."
+    quality = [_overlap(_words(text), _words(ref_text)) for text in (first, second)]
+    winner = "A" if quality[0] > quality[1] + 0.05 else "B" if quality[1] > quality[0] + 0.05 else "tie"
+    if rng.random() < spec.first_bias:
+        winner = "A"
+    reasoning = f"Answer A matches the reference at {quality[0]:.0%}, answer B at {quality[1]:.0%}."
+    return json.dumps({"winner": winner, "reasoning": reasoning})
+
+
+def _overlap(said: set[str], wanted: set[str]) -> float:
+    """F1 of the words an answer shares with the reference."""
+    shared = len(said & wanted)
+    return 2 * shared / (len(said) + len(wanted)) if said or wanted else 1.0
 
 
 def _words(text: str) -> set[str]:

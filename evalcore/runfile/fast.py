@@ -37,9 +37,12 @@ from evalcore.runfile.models import (
     RunEntry,
     header_problems,
 )
+from evalcore.runfile.pairwise import KEY, pairwise_problems, verdicts_of
 
 FORMAT = "evalcore.run"
 SECTIONS = ("format", "schema_version", "run", "metrics", "contenders", "cases", "results", "refused")
+#: The optional key after the sections (``docs/run-file.md``, "Extension: pairwise").
+PAIRWISE = KEY
 #: Bytes of element lines parsed at once: big enough that the parser's call costs nothing per result,
 #: small enough that only a sliver of the tree exists at a time.
 CHUNK_BYTES = 1 << 20
@@ -109,7 +112,7 @@ def tree_is_valid(tree: Any) -> bool:
 
 
 def _from_tree(tree: Any, keep: bool) -> records.Run | None:
-    if not isinstance(tree, dict) or tree.keys() != set(SECTIONS):
+    if not isinstance(tree, dict) or tree.keys() - {PAIRWISE} != set(SECTIONS):
         return None
     try:
         header = _Header(tree)
@@ -179,6 +182,8 @@ class _Reader:
                 self._section(key, results.add)
             else:
                 self.tree[key] = self._value(key)
+        if self.pos != len(self.data):  # the optional key after the sections
+            self.tree[PAIRWISE] = self._value(PAIRWISE)
         if self.pos != len(self.data) or header is None or cases is None:
             raise _Unsure
         return header.run(cases.records, results.records)
@@ -260,8 +265,14 @@ class _Header:
     def run(self, cases: list[records.Case], results: list[records.Result]) -> records.Run:
         try:
             refused = [RefusalEntry.model_validate(r) for r in _list(self.tree["refused"])]
+            pairwise = verdicts_of(_list(self.tree.get(PAIRWISE, [])))
         except ValidationError:
             raise _Unsure from None
+        if pairwise:
+            keys = [{"dataset": c.dataset, "id": c.id} for c in cases]
+            crossed = {"contenders": self.tree["contenders"], "cases": keys, PAIRWISE: self.tree[PAIRWISE]}
+            if any(True for _ in pairwise_problems(crossed)):
+                raise _Unsure
         r = self.info
         info = records.RunInfo(
             id=r.id,
@@ -280,6 +291,7 @@ class _Header:
             cases=cases,
             results=results,
             refused=[records.Refusal(x.model, x.settings, x.reason) for x in refused],
+            pairwise=pairwise,
         )
 
 

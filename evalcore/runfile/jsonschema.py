@@ -8,12 +8,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel
 
 from evalcore.runfile import models as runfile_models
+from evalcore.runfile import pairwise as runfile_pairwise
 from evalcore.runfile.models import RunFileV1
+
+#: The modules whose models make up a run file.
+_MODULES = (runfile_models, runfile_pairwise)
 
 
 def json_schema() -> dict[str, Any]:
@@ -25,8 +31,13 @@ def json_schema() -> dict[str, Any]:
     schema = RunFileV1.model_json_schema()
     # Every field's docstring as its description, as pydantic's use_attribute_docstrings would put it: a
     # field inherits its base class's, a reference drops a description its target has, and keys stay sorted.
-    docs = runfile_models.attribute_docstrings()
-    models = {m.__name__: m for m in vars(runfile_models).values() if isinstance(m, type) and issubclass(m, BaseModel)}
+    docs = {name: fields for module in _MODULES for name, fields in attribute_docstrings(module).items()}
+    models = {
+        m.__name__: m
+        for module in _MODULES
+        for m in vars(module).values()
+        if isinstance(m, type) and issubclass(m, BaseModel)
+    }
     defs = schema.get("$defs", {})
     for name, definition in [(RunFileV1.__name__, schema), *defs.items()]:
         texts = {f: t for base in reversed(models[name].__mro__) for f, t in docs.get(base.__name__, {}).items()}
@@ -37,6 +48,32 @@ def json_schema() -> dict[str, Any]:
             if prop is not None and "description" not in prop and target.get("description") != text:
                 properties[field] = dict(sorted({**prop, "description": text}.items()))
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+def attribute_docstrings(module: ModuleType) -> dict[str, dict[str, str]]:
+    """Each model's field docstrings in ``module``, class name → field → text, read from its source.
+
+    The string right after an annotated field is its docstring, cleaned as :func:`inspect.cleandoc`
+    does: the rule pydantic's ``use_attribute_docstrings`` follows.
+    """
+    import ast
+    import inspect
+
+    docs: dict[str, dict[str, str]] = {}
+    for node in ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        fields = docs.setdefault(node.name, {})
+        for field, after in zip(node.body, node.body[1:], strict=False):
+            if (
+                isinstance(field, ast.AnnAssign)
+                and isinstance(field.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
+                fields[field.target.id] = inspect.cleandoc(after.value.value)
+    return docs
 
 
 def main(argv: list[str] | None = None) -> int:

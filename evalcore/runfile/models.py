@@ -14,7 +14,6 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -29,6 +28,7 @@ from pydantic import (
 )
 
 from evalcore.core import records
+from evalcore.runfile.pairwise import PairwiseEntry, pairwise_problems
 
 INT64_MAX = 2**63 - 1
 
@@ -77,7 +77,7 @@ JsonObject = dict[str, Any]
 
 
 class _Model(BaseModel):
-    # Each field's docstring describes it in the JSON Schema (see attribute_docstrings). Not pydantic's
+    # Each field's docstring describes it in the JSON Schema (see jsonschema.attribute_docstrings). Not pydantic's
     # use_attribute_docstrings: on Python < 3.13 it finds each class's source by asking inspect which
     # module every frame of the stack belongs to, a pause on an app's first page in a server that has
     # loaded many modules.
@@ -275,6 +275,8 @@ class RunFileV1(_Model):
     """One per contender × case × sample."""
     refused: list[RefusalEntry]
     """Lineup entries left out by name, with why (may be empty)."""
+    pairwise: list[PairwiseEntry] = Field(default_factory=list)
+    """Optional: the pairwise judge's verdicts (``Extension: pairwise``); absent when the suite has no such judge."""
 
     @model_validator(mode="wrap")
     @classmethod
@@ -307,6 +309,7 @@ _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
     ("results", "error"): ErrorEntry,
     ("results", "usage"): UsageEntry,
     ("refused",): RefusalEntry,
+    ("pairwise",): PairwiseEntry,
 }
 
 Loc = tuple[str | int, ...]
@@ -352,6 +355,7 @@ def _cross_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     yield from _duplicates("cases", cases, "id")
     yield from _weight_problems(data.get("run"), [m.get("name") for _, m in metrics])
     yield from _result_problems(data)
+    yield from pairwise_problems(data)
 
 
 def header_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
@@ -470,29 +474,3 @@ def short_json(value: Any, limit: int = 60) -> str:
     """A value as JSON, cut to ``limit`` characters, for quoting the bad value in a message."""
     text = json.dumps(value, ensure_ascii=False, default=repr)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def attribute_docstrings() -> dict[str, dict[str, str]]:
-    """Each model's field docstrings, class name → field → text, read from this module's source.
-
-    The string right after an annotated field is its docstring, cleaned as :func:`inspect.cleandoc`
-    does: the rule pydantic's ``use_attribute_docstrings`` follows.
-    """
-    import ast
-    import inspect
-
-    docs: dict[str, dict[str, str]] = {}
-    for node in ast.parse(Path(__file__).read_text(encoding="utf-8")).body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        fields = docs.setdefault(node.name, {})
-        for field, after in zip(node.body, node.body[1:], strict=False):
-            if (
-                isinstance(field, ast.AnnAssign)
-                and isinstance(field.target, ast.Name)
-                and isinstance(after, ast.Expr)
-                and isinstance(after.value, ast.Constant)
-                and isinstance(after.value.value, str)
-            ):
-                fields[field.target.id] = inspect.cleandoc(after.value.value)
-    return docs

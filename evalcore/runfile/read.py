@@ -28,6 +28,7 @@ from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile import fast as runfile_fast
 from evalcore.runfile.models import RUN_FILE_MODELS, Loc, ResultEntry, RunFileV1, join_loc, problem_lines, short_json
+from evalcore.runfile.pairwise import verdict_of
 
 FORMAT = "evalcore.run"
 SCHEMA_VERSION = 1
@@ -255,6 +256,7 @@ def to_records(f: RunFileV1) -> records.Run:
         cases=[records.Case(c.dataset, c.id, c.variant, c.input, c.expected, c.metadata) for c in f.cases],
         results=[_result_record(x) for x in f.results],
         refused=[records.Refusal(x.model, x.settings, x.reason) for x in f.refused],
+        pairwise=[verdict_of(x) for x in f.pairwise],
     )
 
 

@@ -22,7 +22,9 @@ from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
 from evalcore.runfile import fast as runfile_fast
 from evalcore.runfile.models import join_loc
+from evalcore.runfile.pairwise import KEY, verdict_dict
 from evalcore.runfile.read import FORMAT, SCHEMA_VERSION, bad_values, invalid, validate_run_dict
+from evalcore.storage.pairs import load_pairs
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +50,8 @@ def run_to_dict(run: records.Run) -> dict[str, Any]:
         "cases": [_case_dict(c) for c in run.cases],
         "results": [_result_dict(r) for r in run.results],
         "refused": [{"model": x.model, "settings": x.settings, "reason": x.reason} for x in run.refused],
+        # Only a run with a pairwise judge has the key: every other file stays as version 1 always wrote it.
+        **({KEY: [verdict_dict(v) for v in run.pairwise]} if run.pairwise else {}),
     }
 
 
@@ -238,6 +242,7 @@ def export_run(store: Any, run_id: str, path: str | os.PathLike[str], gzip: bool
         RunFileError: the stored run breaks the spec.
     """
     head, parts = store.load_run_in_parts(run_id)
+    head.pairwise = load_pairs(store, run_id)
     return write_run_file_in_parts(head, parts, path, gzip, whole=lambda: store.load_run(run_id))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalcore.core.aggregates import CORRECT_DESCRIPTION
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Metric
 from evalcore.scoring._base import Scored
@@ -16,7 +17,8 @@ from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.basic_scorers import field_of
 
 CLASSIFICATION_METRICS = [
-    Metric("correct", "Share of replies whose label is the expected one (accuracy).", True, True),
+    # The description is how a run's metrics say which metric carries labels (evalcore.core.aggregates).
+    Metric("correct", CORRECT_DESCRIPTION, True, True),
 ]
 
 

@@ -7,6 +7,12 @@ run can be parsed again (with a new adapter or scorer) without a call.
 
 Inside ``call()``, :meth:`Client.complete` asks a model and :meth:`Client.http` an HTTP endpoint, both with the
 run's timeout, retries and circuit breaker; the client sums the models' usage and every attempt.
+
+A scorer that asks a model (an LLM judge) gets a :class:`Client` too. The runner gives that client a
+:class:`ModelGuard`, so a judge's calls go through what a contender's do: the circuit breaker of the judge's
+endpoint, the suite's ``limits:`` for its model and endpoint, the run's budget cap, and the suite's ``prices:``.
+A call the guard does not let start raises :class:`NotCalled`; a scorer records the reply as not judged
+(:data:`UNJUDGED_PREFIX`), and ``evalcore run --resume`` judges it again.
 :func:`call_adapter` runs ``call()``: what it raises is classified like a provider's faults (transport,
 timeout, rate_limit …), transient ones retried the same way, so errors, retries and ``evalcore run --resume``
 work as for any model.
@@ -19,7 +25,7 @@ import logging
 import random
 import time
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from evalcore.core.errors import CallFailed, EvalcoreError
@@ -34,6 +40,50 @@ from evalcore.scoring.adapters import Adapter, Context
 log = logging.getLogger(__name__)
 #: ``Client.complete``'s default response format: the adapter's own.
 _ADAPTER_FORMAT: Any = object()
+#: How the error message of a result begins when its reply was kept but not judged, because its judge's call was
+#: not let start (the budget cap) or its endpoint could not be reached: a resume judges the stored reply again.
+UNJUDGED_PREFIX = "not judged: "
+
+
+class NotCalled(CallFailed):
+    """A call the run did not let start (the budget cap was reached, or its endpoint's circuit breaker is open);
+    no attempt was made."""
+
+    def __init__(self, message: str):
+        super().__init__("judge", message, attempts=0, latency_s=0.0)
+
+
+@dataclass(frozen=True)
+class JudgeModel:
+    """A model a scorer asks about every result (a judge), so the runner can check its price and estimate its
+    calls before they are made."""
+
+    model: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    api_base: str | None = None
+    #: Calls per judged result (a judge's ``samples``).
+    calls: int = 1
+    #: The tokens of one expected reply, for the cost estimate before the first reply is seen.
+    reply_tokens: int = 100
+
+    def contender(self, prices: dict[str, float] | None = None) -> Contender:
+        """The judge as the provider layer sees it (a contender whose id is its model id)."""
+        settings = dict(self.settings)
+        return Contender(id=self.model, model=self.model, settings=settings, api_base=self.api_base, prices=prices)
+
+
+class ModelGuard(Protocol):
+    """What the runner puts around a scorer's model calls (see the module docstring)."""
+
+    async def complete(self, request: Request, provider: Provider, caller: Contender) -> Reply:
+        """Make ``request`` (to another model than ``caller``, the contender whose reply is scored) through the
+        run's breaker, limits and budget, with the suite's prices for its model.
+
+        Raises:
+            NotCalled: the call was not let start.
+            CallFailed: no usable reply after the retries.
+        """
+        ...
 
 
 class Client:
@@ -50,7 +100,7 @@ class Client:
         attempts: calls made so far (model and HTTP), retries included.
     """
 
-    def __init__(self, request: Request, provider: Provider, context: Context):
+    def __init__(self, request: Request, provider: Provider, context: Context, guard: ModelGuard | None = None):
         self.contender: Contender = request.contender
         self.case: Case | None = request.case
         self.sample = request.sample
@@ -58,7 +108,7 @@ class Client:
         self.context = context
         self.usage = Usage()
         self.attempts = 0
-        self._request, self._provider = request, provider
+        self._request, self._provider, self._guard = request, provider, guard
         self._calls = 0
 
     async def complete(
@@ -100,7 +150,10 @@ class Client:
         if response_format is not _ADAPTER_FORMAT:
             request.response_format = response_format
         try:
-            reply = await provider.complete(request)
+            if model is not None and self._guard is not None:
+                reply = await self._guard.complete(request, provider, self.contender)
+            else:
+                reply = await provider.complete(request)
         except CallFailed as exc:
             self.attempts += exc.attempts
             raise

@@ -34,10 +34,11 @@ from typing import Any
 
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError
 from evalcore.core.records import RESERVED_NAMES, Case, Metric, Run
+from evalcore.models.breaker import EndpointUnreachable
 from evalcore.models.fakes import FakeProvider
 from evalcore.scoring._base import Scored
 from evalcore.scoring.adapters import Context, Parsed
-from evalcore.scoring.client import Client
+from evalcore.scoring.client import UNJUDGED_PREFIX, Client, JudgeModel, NotCalled
 from evalcore.scoring.judge_prompt import VerdictError, judge_messages, parse_verdict, verdict_key
 from evalcore.scoring.scorer_set import NAME
 
@@ -46,6 +47,9 @@ JUDGE_KIND = "judge"
 DIAGNOSTICS_KEY = "judge"
 DEFAULT_RUBRIC = "Is the answer correct, complete and helpful for the question asked?"
 JSON_FORMAT = {"type": "json_object"}
+#: Tokens of a verdict's ``reasoning`` when none was seen yet (about 60 words), and of each dimension's score.
+REASONING_TOKENS = 80
+TOKENS_PER_DIMENSION = 8
 _WHERE = "evalcore.yaml: scorers: llm_judge.options"
 
 
@@ -104,6 +108,12 @@ class LlmJudge:
         #: Stored judge records by :func:`verdict_key`, reused instead of calling (``evalcore rescore --judge-cache``).
         self.cache: Mapping[str, dict[str, Any]] = {}
 
+    @property
+    def judge_models(self) -> list[JudgeModel]:
+        """The judges this scorer asks about every result, with their calls per result and expected reply size."""
+        reply = REASONING_TOKENS + TOKENS_PER_DIMENSION * len(self.dimensions) + 10
+        return [JudgeModel(m, self.settings, self.api_base, self.samples, reply) for m in self.models]
+
     def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
         """A judge needs a model: it scores only in a run (:meth:`ascore`)."""
         raise EvalcoreError("llm_judge asks a model, so it scores only in a run (evalcore run / rescore)")
@@ -116,11 +126,17 @@ class LlmJudge:
         """Ask every judge ``samples`` times about the output; the metrics and the judge record.
 
         Raises:
-            JudgeFailed: a judge's reply is not a verdict, or its call failed after retries.
+            JudgeFailed: a judge's reply is not a verdict, or its call failed after retries. When a judge was not
+                called (the budget cap, an open circuit breaker) or its endpoint could not be reached, the message
+                begins with :data:`~evalcore.scoring.client.UNJUDGED_PREFIX`: a resume judges the reply again.
         """
         messages = judge_messages(self.rubric, self.dimensions, self.scale, case, parsed.output, self.reference)
         judged = await asyncio.gather(*(self._judge(model, messages, client) for model in self.models))
         record = _record(judged)
+        unjudged = [j["unjudged"] for j in judged if "unjudged" in j]
+        if unjudged:
+            attempts = sum(j["attempts"] for j in judged)
+            raise JudgeFailed(UNJUDGED_PREFIX + unjudged[0], {DIAGNOSTICS_KEY: record}, attempts)
         failures = [j["error"] for j in judged if "error" in j]
         if failures:
             attempts = sum(j["attempts"] for j in judged)
@@ -145,6 +161,9 @@ class LlmJudge:
             calls = list(await asyncio.gather(*(self._call(model, messages, client) for _ in range(self.samples))))
         judge: dict[str, Any] = {"model": model, "key": key, "messages": messages, "calls": calls}
         judge["attempts"] = sum(c["attempts"] for c in calls if not c.get("cached"))
+        missed = next((c for c in calls if "unjudged" in c), None)
+        if missed is not None:
+            judge["unjudged"] = f"judge {model}: {missed['unjudged']}"
         bad = next((c for c in calls if "error" in c), None)
         if bad is not None:
             judge["error"] = f"judge {model}: {bad['error']}"
@@ -162,6 +181,8 @@ class LlmJudge:
             latency = exc.latency_s if exc.latency_s is not None else time.monotonic() - started
             # No reply, so nothing billed that the provider layer could count.
             failed = {"error": f"{exc.kind}: {exc.message}", "attempts": exc.attempts, "latency_s": latency}
+            if isinstance(exc, NotCalled | EndpointUnreachable):  # says nothing of the answer: judged on resume
+                failed["unjudged"] = exc.message
             return failed | {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
         call: dict[str, Any] = {
             "raw": reply.text,
@@ -184,7 +205,7 @@ def _record(judged: list[dict[str, Any]]) -> dict[str, Any]:
     """The judge record of a result: each judge's, and the totals of the calls made (not those reused)."""
     made = [c for j in judged for c in j["calls"] if not c.get("cached")]
     return {
-        "judges": [{k: v for k, v in j.items() if k != "error"} for j in judged],
+        "judges": [{k: v for k, v in j.items() if k not in ("error", "unjudged")} for j in judged],
         "input_tokens": _total(c.get("input_tokens") for c in made),
         "output_tokens": _total(c.get("output_tokens") for c in made),
         "cost_usd": _total(c.get("cost_usd") for c in made),

@@ -84,6 +84,11 @@ class ScorerSet:
             self._gather(member, scored, metrics, diagnostics, case)
         return Scored(metrics, diagnostics)
 
+    @property
+    def judge_models(self) -> list[Any]:
+        """The judge models of every member that asks one (``LlmJudge.judge_models``), in the suite's order."""
+        return [j for m in self.members for j in getattr(m.scorer, "judge_models", [])]
+
     def use_cache(self, records: Any) -> None:
         """Hand stored judge verdicts to the members that reuse them (see ``LlmJudge.use_cache``)."""
         for member in self.members:

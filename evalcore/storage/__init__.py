@@ -4,6 +4,7 @@
 - :mod:`~evalcore.storage.history`: the run list, run ids from unique prefixes, how a status reads
   (:func:`~evalcore.storage.history.status_label`: ``cancelled`` for a run the user stopped).
 - :mod:`~evalcore.storage.migrations`: the tables, as numbered sqlite-utils migrations.
+- :mod:`~evalcore.storage.spend`: what a stored run has spent, and the budget cap its settings record.
 - :mod:`~evalcore.storage.rows`: records to rows and back (canonical JSON, packed numbers, batched INSERTs).
 - :mod:`~evalcore.storage.frames`: the results frame that every leaderboard is computed from.
 - :mod:`~evalcore.storage.frame_read`: a stored run's frame, read from its packed numbers in bulk.

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+from evalcore.core.aggregates import AggregateMetric, aggregate_metrics, label_place
 from evalcore.core.errors import StoreError
-from evalcore.storage.frames import CaseRow, row_dtype
+from evalcore.core.records import Metric
+from evalcore.storage.frames import CaseRow, LabelRows, frame_from_chunks, row_dtype
 
 #: Rowids per read of packed numbers: a bounded blob (about 8 MB) per query, whatever the run's size.
 _FRAME_CHUNK = 1 << 16
@@ -33,10 +38,12 @@ class FrameParts(NamedTuple):
     """The results' packed numbers, in buffers of whole rows."""
     changes: int
     """The run's count of changes the numbers reflect (see :func:`changes`)."""
+    labels: dict[str, LabelRows]
+    """Each aggregate metric's labelled results (:func:`read_labels`), for its label columns."""
 
 
 def read_frame_parts(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> FrameParts:
-    """A stored run's contenders, cases, packed numbers and count of changes; call it inside one transaction.
+    """A stored run's contenders, cases, packed numbers, count of changes and labels; call it inside one transaction.
 
     Raises:
         StoreError: the packed numbers do not add up to the run's results (a damaged store).
@@ -50,7 +57,15 @@ def read_frame_parts(conn: sqlite3.Connection, run_id: str, metrics: list[str]) 
     cases: list[CaseRow] = [
         (dataset, case_id, variant, meta) for (dataset, case_id, variant, _), meta in zip(rows, metadata, strict=True)
     ]
-    return FrameParts(contenders, cases, _frame_chunks(conn, run_id, metrics), changes(conn, run_id))
+    declared = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()
+    metric_records = [Metric(m["name"], m.get("description", "")) for m in json.loads(declared[0])] if declared else []
+    labels = {a.name: read_labels(conn, run_id, a) for a in aggregate_metrics(metric_records)}
+    return FrameParts(contenders, cases, _frame_chunks(conn, run_id, metrics), changes(conn, run_id), labels)
+
+
+def assemble(parts: FrameParts, metrics: list[str]) -> pd.DataFrame:
+    """The results frame from its parts (:func:`evalcore.storage.frames.frame_from_chunks`)."""
+    return frame_from_chunks(parts.chunks, parts.contenders, parts.cases, metrics, parts.labels)
 
 
 def changes(conn: sqlite3.Connection, run_id: str) -> int:
@@ -123,3 +138,32 @@ def _numbers_around(conn: sqlite3.Connection, run_id: str, some: int, count: int
 def _numbers_in(conn: sqlite3.Connection, run_id: str, start: int, end: int) -> bytes:
     """The run's packed numbers with rowids in [start, end], as one bytes object."""
     return conn.execute(_NUMBERS_BETWEEN, (start, end, run_id)).fetchone()[0] or b""
+
+
+_LABELLED = """SELECT contender_pos, case_pos, sample, json_extract(diagnostics, ?), json_extract(diagnostics, ?)
+    FROM results WHERE run_id = ? AND status = 'scored'"""
+#: A scored result whose diagnostics may hold labels somewhere: where the run's labels are is read from it.
+_FIRST_LABELLED = (
+    "SELECT diagnostics FROM results WHERE run_id = ? AND status = 'scored' AND instr(diagnostics, '\"want\"') LIMIT 1"
+)
+
+
+def read_labels(conn: sqlite3.Connection, run_id: str, metric: AggregateMetric) -> LabelRows:
+    """The expected and predicted label of every scored result of a run that has them, for an aggregate metric.
+
+    SQLite picks the two labels out of each result's diagnostics (``json_extract``), so no diagnostics
+    object is built in Python. Where they are (top level, or under a scorer id) is the same for every result of a
+    run: it is read from the first result that has any.
+    """
+    first = conn.execute(_FIRST_LABELLED, (run_id,)).fetchone()
+    place = label_place(json.loads(first[0]), metric.scorer) if first else None
+    if place is None or '"' in place:
+        return [], [], []
+    prefix = "$" if place == "" else f'$."{place}"'
+    rows = conn.execute(_LABELLED, (f"{prefix}.want", f"{prefix}.got", run_id)).fetchall()
+    kept = [row for row in rows if isinstance(row[3], str)]
+    return (
+        [row[:3] for row in kept],
+        [row[3] for row in kept],
+        [g if isinstance(g := row[4], str) else None for row in kept],
+    )

@@ -2,7 +2,10 @@
 
 Columns, in order: ``contender, dataset, case, variant, sample, status, error_kind, score``, one
 ``m_<metric>`` per declared metric, ``cost_usd, latency_s, input_tokens, output_tokens``, then one
-``meta_<key>`` per metadata key of the run's cases (first appearance order). Numbers are float64
+``meta_<key>`` per metadata key of the run's cases (first appearance order), then, for each aggregate metric
+of the run (:func:`evalcore.core.aggregates.aggregate_metrics`: a classification scorer's macro-F1), its two
+label columns ``want_<metric>, got_<metric>`` (categoricals; NaN for a result with no label: an error, or a
+reply with none in ``got``). Numbers are float64
 with NaN for null (``sample`` is int64); names are categoricals; rows are sorted by contender, case
 (both in the run's order) and sample.
 
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
+from evalcore.core.aggregates import aggregate_metrics, labels_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,6 +36,9 @@ ERROR_KIND_CODES = {kind: i for i, kind in enumerate(records.ERROR_KINDS)}
 
 #: A case's part of a row: dataset, id, variant and metadata.
 CaseRow = tuple[str, str, str, dict[str, Any]]
+#: One aggregate metric's labels, one entry per scored result that has them, in four aligned sequences:
+#: (contender position, case position, sample) keys and (expected, predicted) labels (predicted None: none).
+LabelRows = tuple[Sequence[tuple[int, int, int]], Sequence[str], Sequence[str | None]]
 
 
 def results_frame(run: records.Run) -> pd.DataFrame:
@@ -48,7 +55,21 @@ def results_frame(run: records.Run) -> pd.DataFrame:
     except KeyError as e:
         raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
     cases = [(c.dataset, c.id, c.variant, c.metadata) for c in run.cases]
-    return build_frame(rows, [c.id for c in run.contenders], cases, names, count=len(rows))
+    labels = {a.name: _run_labels(run, a.scorer, contender_codes, case_codes) for a in aggregate_metrics(run.metrics)}
+    return build_frame(rows, [c.id for c in run.contenders], cases, names, count=len(rows), labels=labels)
+
+
+def _run_labels(
+    run: records.Run, scorer: str | None, contenders: dict[str, int], cases: dict[tuple[str, str], int]
+) -> LabelRows:
+    keys, want, got = [], [], []
+    for r in run.results:
+        found = labels_of(r.diagnostics, scorer) if r.status == "scored" else None
+        if found is not None:
+            keys.append((contenders[r.contender], cases[(r.dataset, r.case)], r.sample))
+            want.append(found[0])
+            got.append(found[1])
+    return keys, want, got
 
 
 def _row(r: records.Result, contender: int, case: int, names: list[str]) -> tuple:
@@ -59,12 +80,46 @@ def _row(r: records.Result, contender: int, case: int, names: list[str]) -> tupl
     return (*head, *values, u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens)
 
 
+def _label_columns(labels: dict[str, LabelRows], ints: Any, n_cases: int) -> dict[str, Any]:
+    """The label columns of each aggregate metric (see the module docstring), aligned with the sorted rows.
+
+    Args:
+        labels: aggregate metric name → its labelled results.
+        ints: the frame's sorted int fields (:data:`_INT_FIELDS`): contender and case positions, sample.
+        n_cases: how many cases the run has.
+    """
+    import numpy as np
+    import pandas as pd
+
+    contender, case, sample = ints[0], ints[1], ints[2]
+    keyed = {name: np.asarray(keys, dtype=np.int64).reshape(-1, 3) for name, (keys, _, _) in labels.items()}
+    span = 1 + max([int(sample.max(initial=0)), *(int(k[:, 2].max(initial=0)) for k in keyed.values())])
+    row_key = (contender * n_cases + case) * span + sample
+    order = np.argsort(row_key, kind="stable")
+    columns = {}
+    for name, (_, want, got) in labels.items():
+        where = np.full(len(row_key), -1, dtype=np.int64)
+        k = keyed[name]
+        if len(k) and len(row_key):
+            label_key = (k[:, 0] * n_cases + k[:, 1]) * span + k[:, 2]
+            found = order[np.minimum(np.searchsorted(row_key[order], label_key), len(order) - 1)]
+            hit = row_key[found] == label_key
+            where[found[hit]] = np.flatnonzero(hit)
+        for column, values in ((f"want_{name}", want), (f"got_{name}", got)):
+            per_label = pd.Categorical(values)  # sorted categories; None has code -1
+            codes = np.full(len(row_key), -1, dtype=np.int64)
+            codes[where >= 0] = per_label.codes[where[where >= 0]]
+            columns[column] = pd.Categorical.from_codes(codes, categories=per_label.categories)
+    return columns
+
+
 def build_frame(
     rows: Iterable[tuple],
     contenders: Sequence[str],
     cases: Sequence[CaseRow],
     metric_names: Sequence[str],
     count: int = -1,
+    labels: dict[str, LabelRows] | None = None,
 ) -> pd.DataFrame:
     """Assemble the results frame from row tuples.
 
@@ -77,8 +132,9 @@ def build_frame(
         cases: (dataset, id, variant, metadata) per case, in the run's order.
         metric_names: the declared metrics.
         count: the number of rows, when known (saves regrowing the array).
+        labels: aggregate metric name → its labelled results, for the label columns.
     """
-    return frame_from_table(_table(rows, metric_names, count), contenders, cases, metric_names)
+    return frame_from_chunks([_table(rows, metric_names, count)], contenders, cases, metric_names, labels)
 
 
 def row_dtype(metric_names: Sequence[str]) -> Any:
@@ -100,14 +156,18 @@ def frame_from_table(
 
 
 def frame_from_chunks(
-    chunks: Sequence[Any], contenders: Sequence[str], cases: Sequence[CaseRow], metric_names: Sequence[str]
+    chunks: Sequence[Any],
+    contenders: Sequence[str],
+    cases: Sequence[CaseRow],
+    metric_names: Sequence[str],
+    labels: dict[str, LabelRows] | None = None,
 ) -> pd.DataFrame:
     """Assemble the results frame from rows of :func:`row_dtype` in several pieces, in any order.
 
     Args:
         chunks: structured arrays of :func:`row_dtype`, or buffers of such rows (as the store reads
             them): each is taken apart into the frame's columns as it comes, never joined into one.
-        contenders, cases, metric_names: as for :func:`build_frame`.
+        contenders, cases, metric_names, labels: as for :func:`build_frame`.
     """
     import numpy as np
     import pandas as pd
@@ -132,6 +192,8 @@ def frame_from_chunks(
     }
     numbers = pd.DataFrame(floats.T, columns=names, copy=False)
     parts = [pd.DataFrame(head), numbers, pd.DataFrame(_metadata_columns(cases, case), index=numbers.index)]
+    if labels:
+        parts.append(pd.DataFrame(_label_columns(labels, ints, len(cases)), index=numbers.index))
     return pd.concat(parts, axis=1)
 
 

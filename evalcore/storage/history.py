@@ -15,9 +15,11 @@ from typing import Any
 from evalcore.core.errors import StoreError
 from evalcore.storage.rows import to_json
 
-#: What a stopped run's settings say stopped it: the user, or an endpoint that could not be reached.
+#: What a stopped run's settings say stopped it: the user, an endpoint that could not be reached, or the
+#: run's budget cap (``--max-cost``).
 STOPPED_BY_USER = "user"
 STOPPED_BY_UNREACHABLE = "unreachable"
+STOPPED_BY_BUDGET = "budget"
 #: How a run the user stopped reads (its stored status is ``interrupted``, as the run file allows).
 CANCELLED = "cancelled"
 #: The shortest run id prefix taken in place of a whole id.
@@ -29,7 +31,9 @@ SELECT r.id, r.suite, r.created_at, r.finished_at,
             THEN '{CANCELLED}' ELSE r.status END AS status,
        COALESCE(ct.n, 0) AS contenders, COALESCE(cs.n, 0) AS cases,
        COALESCE(t.results, 0) AS results, COALESCE(t.errors, 0) AS errors,
-       CASE WHEN t.costs > 0 THEN t.cost_usd END AS cost_usd
+       CASE WHEN t.costs > 0 THEN t.cost_usd END AS cost_usd,
+       COALESCE(json_extract(r.provenance, '$.launched_by.email'), json_extract(r.provenance, '$.launched_by.name'))
+           AS launched_by
 FROM runs r
 LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM contenders GROUP BY run_id) ct ON ct.run_id = r.id
 LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM cases GROUP BY run_id) cs ON cs.run_id = r.id

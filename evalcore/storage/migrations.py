@@ -6,6 +6,7 @@ Tables (deleting a run cascades to the rest)::
     run_totals  run_id, results, errors, costs, cost_usd, changes (kept by triggers on results)
     summaries   (run_id, kind), changes, data
     baselines   suite, run_id, contender, pinned_at (the run a suite's gate compares with)
+    pairwise    UNIQUE (run_id, dataset, case, sample, a, b), outcome, judge, orders, calls, … (evalcore.storage.pairs)
     contenders  (run_id, id), model, settings, position
     cases       (run_id, dataset, id), variant, input, expected, metadata, position
     results     UNIQUE (run_id, contender, dataset, case, sample), contender_pos, case_pos, status,
@@ -28,6 +29,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from evalcore.core import records
+from evalcore.storage import pairs
 from evalcore.storage.rows import RESULT_FIELDS, numbers, numbers_struct
 
 if TYPE_CHECKING:
@@ -41,6 +43,7 @@ MIGRATION_NAMES = (
     "0003_result_numbers",
     "0004_summaries",
     "0005_baselines",
+    "0006_pairwise",
 )
 
 
@@ -102,6 +105,12 @@ def migrations() -> sqlite_utils.Migrations:
             "CREATE TABLE baselines (suite TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id) "
             "ON DELETE CASCADE, contender TEXT NOT NULL, pinned_at TEXT NOT NULL)"
         )
+
+    @steps(name="0006_pairwise")
+    def _m0006_pairwise(db: sqlite_utils.Database) -> None:
+        # A suite's pairwise judge compares two contenders' results: its verdicts belong to no one result.
+        for statement in pairs.SCHEMA:
+            db.execute(statement)
 
     return steps
 

@@ -28,7 +28,7 @@ from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import StoreError
-from evalcore.storage import frame_read, frames, history, rows
+from evalcore.storage import frame_read, history, pairs, rows
 from evalcore.storage.migrations import MIGRATION_NAMES, applied_names, migrations
 from evalcore.storage.rows import FULL_BATCH, RESULT_FIELDS, ResultRows
 
@@ -178,6 +178,7 @@ class Store:
         except (sqlite3.IntegrityError, ValueError, TypeError, OverflowError) as e:
             # e.g. two contenders with one id, two cases with one (dataset, id), NaN in settings
             raise StoreError(f"run {run_id!r} cannot be stored: {e}") from e
+        pairs.insert_pairs(conn, run_id, run.pairwise)
         if not run.results:  # a run about to start: no positions to look up
             return
         contenders = {c.id: i for i, c in enumerate(run.contenders)}
@@ -323,7 +324,8 @@ class Store:
 
         Returns:
             One dict per run: ``id, suite, created_at, finished_at, status, contenders, cases,
-            results, errors, cost_usd`` (``cost_usd`` is None when no cost is known).
+            results, errors, cost_usd, launched_by`` (``cost_usd`` is None when no cost is known;
+            ``launched_by`` is the e-mail, else name, of who launched it signed in to the app, else None).
         """
         with self._lock:
             cursor = self.conn.execute(history.LIST_RUNS)
@@ -364,7 +366,8 @@ class Store:
             with self.transaction("DEFERRED") as conn:
                 head = self._head_rows(conn, run_id, cases=results)
                 found = rows.result_cursor(conn, run_id, contender).fetchall() if results else []
-            return rows.run_from_rows(*head, found)
+                verdicts = pairs.pair_rows(conn, run_id)
+            return pairs.attach(rows.run_from_rows(*head, found), verdicts)
 
     def _head_rows(self, conn: sqlite3.Connection, run_id: str, cases: bool) -> tuple[tuple, list[tuple], list[tuple]]:
         """:func:`rows.head_rows`, for a run that is stored.
@@ -453,7 +456,7 @@ class Store:
             metrics = [m["name"] for m in json.loads(row[0])]
             parts = frame_read.read_frame_parts(conn, run_id, metrics)
         # Assembled outside the transaction: other threads need not wait for pandas.
-        return frames.frame_from_chunks(parts.chunks, parts.contenders, parts.cases, metrics), parts.changes
+        return frame_read.assemble(parts, metrics), parts.changes
 
     # --- summaries -------------------------------------------------------------------------------
 

@@ -63,6 +63,8 @@ class RunModel(_Strict):
     max_attempts: int = Field(4, ge=1)
     timeout_s: float = Field(60.0, gt=0)
     backoff_s: float = Field(1.0, ge=0)
+    #: A budget cap in USD for the whole run: no call starts that would pass it (``--max-cost`` beats it).
+    max_cost_usd: float | None = Field(None, gt=0)
 
 
 class PriceModel(_Strict):
@@ -259,6 +261,24 @@ class GateModel(_Strict):
         return self
 
 
+class PairwiseModel(_Strict):
+    """``pairwise:``: a judge that compares two contenders' answers to each case, in both orders
+    (``evalcore.scoring.pairwise``; docs/judges.md)."""
+
+    #: The judge: a litellm model id, or a fake judge (``fake/judge``, ``fake/judge-biased`` …).
+    model: str = Field(min_length=1)
+    rubric: str = Field("Which answer is more correct, complete and helpful for the question asked?", min_length=1)
+    #: ``expected``: the judge sees the case's expected answer as a reference; ``none``: it does not.
+    reference: Literal["expected", "none"] = "expected"
+    #: A contender id: each other contender is compared with it. None: every pair of contenders.
+    baseline: str | None = Field(None, min_length=1)
+    #: Judge calls per order; an order's verdict is their majority.
+    samples: int = Field(1, ge=1)
+    #: The judge model's settings (``temperature`` …).
+    settings: dict[str, SettingValue] = Field(default_factory=dict)
+    api_base: str | None = None
+
+
 class SuiteModel(_Strict):
     """``evalcore.yaml``."""
 
@@ -280,6 +300,8 @@ class SuiteModel(_Strict):
     gate: GateModel | None = None
     #: Rate limits by model id or API base URL, each shared by every contender of that model or endpoint.
     limits: dict[str, RateLimitModel] = Field(default_factory=dict)
+    #: A pairwise judge, run after the contenders have answered; None: no pairwise comparison.
+    pairwise: PairwiseModel | None = None
 
     @model_validator(mode="after")
     def _one_way_to_name_scorers(self) -> SuiteModel:

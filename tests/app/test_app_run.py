@@ -52,6 +52,7 @@ def test_launching_runs_in_the_background_and_ends_with_a_leaderboard(monkeypatc
 
 def test_a_missing_suite_folder_is_explained_not_a_traceback(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
     at = open_page(PAGE)
     at.selectbox[0].select("another folder…").run()
     at.text_input[0].input(str(tmp_path / "nowhere")).run()
@@ -61,6 +62,7 @@ def test_a_missing_suite_folder_is_explained_not_a_traceback(monkeypatch, tmp_pa
 
 def test_a_missing_api_key_is_named_and_launch_is_disabled(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     suite = write_suite(tmp_path / "suite", {"lineup": [{"model": "openai/gpt-4o-mini"}]})
     at = open_page(PAGE)
@@ -86,6 +88,7 @@ class _Working:
         from evalcore.explorer.jobs import progress_rows
 
         self.run, self.alive, self.status, self.error = run, True, "running", None
+        self.progress, self.message = None, ""  # RunJob's: no budget cap, no stop reason
         self._rows = progress_rows(Progress(run.info.id, {c.id: ContenderProgress(9, 9) for c in run.contenders}))
 
     def rows(self):  # noqa: ANN201

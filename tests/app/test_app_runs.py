@@ -39,7 +39,7 @@ def test_the_history_lists_runs_with_winner_and_cost(monkeypatch, tmp_path):
 def test_a_picked_run_can_be_opened_exported_and_deleted(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     at = open_page(PAGE, **picked())
-    assert labels(at) == ["Open", "Delete", "Pin as baseline", "Export .json", "Export .json.gz"]
+    assert labels(at) == ["Open", "Rescore", "Delete", "Pin as baseline", "Export .json", "Export .json.gz"]
 
 
 def test_delete_asks_first_and_then_deletes(monkeypatch, tmp_path):
@@ -63,6 +63,7 @@ def test_keep_it_cancels_the_deletion(monkeypatch, tmp_path):
 
 def test_an_interrupted_run_can_be_resumed(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
     store = Store(tmp_path / "evalcore.db")
     plan = make_plan(load_suite(write_suite(tmp_path / "suite")), RunOptions())
     run = start_run(plan, store)
@@ -108,7 +109,7 @@ def clicked_cell(row: int = 0, column: str = "suite") -> dict:
 def test_a_click_on_any_cell_of_a_run_opens_it(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     at = open_page(PAGE, **clicked_cell())
-    assert labels(at) == ["Open", "Delete", "Pin as baseline", "Export .json", "Export .json.gz"]
+    assert labels(at) == ["Open", "Rescore", "Delete", "Pin as baseline", "Export .json", "Export .json.gz"]
 
 
 def test_after_a_delete_no_other_run_is_selected(monkeypatch, tmp_path):

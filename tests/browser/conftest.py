@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -79,11 +79,22 @@ def demo_run_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextlib.contextmanager
-def streamlit_server(db: Path, bundled: Path, log_path: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port with its own store; yields the base URL."""
+def streamlit_server(
+    db: Path,
+    bundled: Path,
+    log_path: Path,
+    port: int | None = None,
+    extra_args: Sequence[str] = (),
+    script: str = "app.py",
+) -> Iterator[str]:
+    """``streamlit run app.py`` (or another ``script``) on ``port`` (a free one when None) with its own store;
+    yields the base URL.
+
+    ``extra_args`` go to ``streamlit run``, e.g. ``--secrets.files=…`` for a server with sign-in.
+    """
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium fonts-dejavu-core")
-    port = _free_port()
+    port = port or _free_port()
     env = {
         **os.environ,
         "EVALCORE_DB": str(db),
@@ -98,12 +109,13 @@ def streamlit_server(db: Path, bundled: Path, log_path: Path) -> Iterator[str]:
                 "-m",
                 "streamlit",
                 "run",
-                "app.py",
+                script,
                 "--server.headless=true",
                 f"--server.port={port}",
                 "--server.address=127.0.0.1",
                 "--browser.gatherUsageStats=false",
                 "--server.fileWatcherType=none",
+                *extra_args,
             ],
             cwd=REPO,
             env=env,

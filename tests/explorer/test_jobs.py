@@ -7,14 +7,23 @@ from pathlib import Path
 import pytest
 
 from evalcore.analysis.summaries import read_summary
-from evalcore.core.errors import ConfigError
+from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.execution.runner import ContenderProgress, Progress
+from evalcore.explorer.access import Access
 from evalcore.explorer.jobs import build_plan, launch_run, plan_summary, progress_rows, resume_run
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.suites import write_suite
 
 REPO = Path(__file__).resolve().parents[2]
+
+OWNER = Access.owner()  # the app on its owner's machine: may launch and resume
+
+
+@pytest.fixture(autouse=True)
+def suites_under_tmp_path(tmp_path, monkeypatch):
+    """The tests' suites are written under ``tmp_path``: make it a suite root, as a deployer would."""
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
 
 
 def test_plan_summary_of_the_demo_counts_calls_cost_and_refusals():
@@ -51,7 +60,7 @@ def test_progress_rows_give_each_contender_its_share():
 
 def test_a_launched_run_works_in_the_background_and_reports_progress(tmp_path):
     plan = build_plan(load_suite(write_suite(tmp_path / "suite")), samples=2)
-    job = launch_run(plan, tmp_path / "evalcore.db")
+    job = launch_run(plan, tmp_path / "evalcore.db", OWNER)
     assert Store(tmp_path / "evalcore.db").list_runs()[0]["id"] == job.run_id  # in the history at once
     job.join(timeout=30)
     assert (job.status, job.error, job.alive) == ("completed", None, False)
@@ -63,13 +72,13 @@ def test_a_launched_run_works_in_the_background_and_reports_progress(tmp_path):
 def test_a_cancelled_run_stops_as_cancelled_and_can_be_resumed(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0.2")
     plan = build_plan(load_suite(write_suite(tmp_path / "suite")), samples=20)
-    job = launch_run(plan, tmp_path / "evalcore.db")
+    job = launch_run(plan, tmp_path / "evalcore.db", OWNER)
     job.cancel()
     job.join(timeout=30)
     assert job.status == "cancelled"
     assert Store(tmp_path / "evalcore.db").list_runs()[0]["status"] == "cancelled"
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
-    again = resume_run(job.run_id, tmp_path / "evalcore.db")
+    again = resume_run(job.run_id, tmp_path / "evalcore.db", OWNER)
     again.join(timeout=30)
     assert again.status == "completed"
     assert len(Store(tmp_path / "evalcore.db").load_run(job.run_id).results) == plan.calls
@@ -79,5 +88,29 @@ def test_a_plan_that_cannot_run_is_refused_before_anything_is_stored(tmp_path, m
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     plan = build_plan(load_suite(write_suite(tmp_path / "suite", {"lineup": [{"model": "openai/gpt-4o-mini"}]})))
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
-        launch_run(plan, tmp_path / "evalcore.db")
+        launch_run(plan, tmp_path / "evalcore.db", OWNER)
     assert Store(tmp_path / "evalcore.db").list_runs() == []
+
+
+def test_a_suite_outside_the_suite_roots_is_refused_when_launched_directly(tmp_path, monkeypatch):
+    plan = build_plan(load_suite(write_suite(tmp_path / "elsewhere" / "suite")))
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path / "roots"))
+    with pytest.raises(EvalcoreError) as refused:
+        launch_run(plan, tmp_path / "evalcore.db", OWNER)
+    assert str(refused.value).startswith(
+        f"{tmp_path / 'elsewhere' / 'suite'}: is outside the suite folders this app may run "
+        f"(data/suites, {tmp_path / 'roots'})"
+    )
+    assert Store(tmp_path / "evalcore.db").list_runs() == []
+
+
+def test_a_run_whose_suite_is_outside_the_suite_roots_is_not_resumed(tmp_path, monkeypatch):
+    plan = build_plan(load_suite(write_suite(tmp_path / "suite")), samples=20)
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0.2")
+    job = launch_run(plan, tmp_path / "evalcore.db", OWNER)
+    job.cancel()
+    job.join(timeout=30)
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path / "roots"))
+    with pytest.raises(EvalcoreError, match="suite: is outside the suite folders"):
+        resume_run(job.run_id, tmp_path / "evalcore.db", OWNER)
+    assert Store(tmp_path / "evalcore.db").list_runs()[0]["status"] == "cancelled"  # left as it was

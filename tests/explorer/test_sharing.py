@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from evalcore.analysis.view import Filters, ViewState
+from evalcore.explorer.access import viewer_mode
 from evalcore.explorer.sharing import (
     bundled_suites,
     decode_query,
@@ -16,7 +17,6 @@ from evalcore.explorer.sharing import (
     run_summaries,
     seed_store_from_bundled,
     usable_weights,
-    viewer_mode,
     winner_of,
 )
 from evalcore.runfile.write import write_run_file

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 
 import pytest
 
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import jobs
+from evalcore.explorer.access import Access
 from evalcore.runfile.write import dump_run
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
@@ -24,7 +26,10 @@ from tests.factories import make_run
 from tests.suites import write_suite
 
 UPLOAD = "pages/upload.py"
-WRITE_ACTIONS = {"Launch", "Resume", "Delete", "Yes, delete", "Save to the history", "Run the demo suite", "Cancel"}
+WRITE_ACTIONS = {
+    *("Launch", "Resume", "Rescore", "Delete", "Yes, delete", "Save to the history", "Replace the stored run"),
+    *("Run the demo suite", "Cancel", "Pin as baseline"),
+}
 MARK = "\u0000MUTANT\u0000"
 
 
@@ -178,9 +183,9 @@ def test_viewer_mode_from_st_secrets_hides_delete_and_resume(monkeypatch, tmp_pa
 def test_viewer_mode_launching_or_resuming_directly_is_refused(viewer_store, tmp_path):
     plan = jobs.build_plan(load_suite(write_suite(tmp_path / "suite")))
     with pytest.raises(EvalcoreError, match="Launching a run is turned off .*viewer mode"):
-        jobs.launch_run(plan, viewer_store)
+        jobs.launch_run(plan, viewer_store, Access.owner(os.environ))
     with pytest.raises(EvalcoreError, match="Resuming a run is turned off"):
-        jobs.resume_run("run-stopped", viewer_store)
+        jobs.resume_run("run-stopped", viewer_store, Access.owner(os.environ))
     infos = {r["id"]: r["status"] for r in Store(viewer_store).list_runs()}
     assert infos == {"run-demo": "completed", "run-stopped": "interrupted"}
 

@@ -50,8 +50,9 @@ def test_migrations_create_the_schema(store: Store) -> None:
         "0003_result_numbers",
         "0004_summaries",
         "0005_baselines",
+        "0006_pairwise",
     )
-    assert "summaries" in tables
+    assert "summaries" in tables and "pairwise" in tables
     assert set(store.db["results"].columns_dict) == {
         "run_id", "contender", "dataset", "case", "sample", "status", "score", "metrics", "output", "raw",
         "error_kind", "error_message", "diagnostics", "input_tokens", "output_tokens", "cost_usd", "latency_s",
@@ -326,6 +327,7 @@ def test_list_runs_summarises_each_run_newest_first(store: Store) -> None:
             "results": len(run.results),
             "errors": sum(r.status == "error" for r in run.results),
             "cost_usd": pytest.approx(sum(costs)) if costs else None,
+            "launched_by": None,
         }
 
 

@@ -1,0 +1,100 @@
+"""``evalcore pairwise RUN``: a run's pairwise verdicts as a win-rate table and a Bradley–Terry ranking.
+
+The verdicts come from the suite's ``pairwise:`` judge (docs/judges.md); the numbers from
+:func:`evalcore.analysis.win_rates.pairwise_summary`. Exit 0 when the run has verdicts, 2 when it has none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING
+
+from evalcore.cli._shared import add_db, read_header, table
+
+if TYPE_CHECKING:
+    from evalcore.core.records import Run
+
+
+def add_pairwise(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", metavar="RUN", help="a run id in the store (a unique prefix is enough) or a run file")
+    p.add_argument(
+        "--inconsistent",
+        choices=["tie", "exclude"],
+        default="tie",
+        help="count a verdict whose two orders disagree as a tie (default) or not at all",
+    )
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples over cases (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    add_db(p)
+
+
+def cmd_pairwise(args: argparse.Namespace) -> int:
+    from evalcore.analysis.win_rates import pairwise_summary
+    from evalcore.core.errors import ConfigError
+
+    if args.resamples < 0:
+        raise ConfigError(f"--resamples {args.resamples}: give 0 (no intervals) or more (1000 is the default)")
+    run = read_header(args.run, args)
+    if not run.pairwise:
+        raise ConfigError(
+            f"run {run.info.id} has no pairwise verdicts: give its suite a pairwise: judge (docs/judges.md) "
+            "and run it, or rescore it (evalcore rescore)"
+        )
+    summary = pairwise_summary(
+        run.pairwise,
+        [c.id for c in run.contenders],
+        inconsistent=args.inconsistent,
+        resamples=args.resamples,
+        seed=args.seed,
+    )
+    if args.format == "json":
+        print(json.dumps({"run": run.info.id, **summary.to_data()}, indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print("\n".join(pairwise_lines(run.info.id, summary)))
+    return 0
+
+
+def pairwise_lines(run_id: str, summary: object) -> list[str]:
+    """The text ``evalcore pairwise`` prints: the outcome counts, the win-rate table, the ranking, a legend."""
+    from evalcore.analysis.win_rates import PairwiseSummary, strength_rows, win_rate_rows
+
+    assert isinstance(summary, PairwiseSummary)
+    counts = ", ".join(f"{n} {k}" for k, n in summary.outcomes.items() if n)
+    lines = [f"run {run_id}: {summary.comparisons} comparisons judged by {summary.judge} ({counts})", ""]
+    lines += ["win rate (each comparison judged in both orders)", table(*win_rate_rows(summary)), ""]
+    lines += ["Bradley-Terry ranking", table(*strength_rows(summary)), ""]
+    counted = "as a tie" if summary.inconsistent == "tie" else "not at all"
+    lines += [
+        "win: better in both orders; inconsistent: the two orders disagree, counted " + counted,
+        "win rate: (wins + ties / 2) / (wins + losses + ties); errors (no verdict) are left out",
+        "[low–high] of a win rate: 95% Wilson interval",
+        "strength: Bradley-Terry log-strength, centred on 0; exp(a - b) are the odds that a beats b",
+        f"[low, high] of a strength and P(best): bootstrap over cases ({summary.resamples} resamples, "
+        f"seed {summary.seed})",
+    ]
+    return lines
+
+
+def print_pairwise_note(run: Run) -> None:
+    """Under a leaderboard: one line on the run's pairwise verdicts and what judging them cost; nothing without."""
+    if not run.pairwise:
+        return
+    costs = [v.cost_usd for v in run.pairwise]
+    cost = "unknown" if None in costs else f"${sum(c or 0.0 for c in costs):.6f}"
+    inconsistent = sum(v.outcome == "inconsistent" for v in run.pairwise)
+    print(
+        f"\npairwise: {len(run.pairwise)} comparisons ({inconsistent} inconsistent), judge cost {cost} on top; "
+        f"evalcore pairwise {run.info.id} for win rates and the Bradley-Terry ranking"
+    )
+
+
+COMMANDS = {
+    "pairwise": (
+        add_pairwise,
+        cmd_pairwise,
+        "a run's pairwise verdicts: win rates with intervals and a Bradley-Terry ranking",
+        "evalcore pairwise RUN_ID --format json",
+    ),
+}

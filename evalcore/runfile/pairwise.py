@@ -1,0 +1,137 @@
+"""The run file's ``pairwise`` key: a run's pairwise verdicts (``docs/run-file.md``, "Extension: pairwise").
+
+A run whose suite has a ``pairwise:`` judge holds one entry per comparison after ``refused``; a run without
+one has no ``pairwise`` key at all, so its file is what it always was and every reader of version 1 files reads
+it. This module owns the entry's model, the rules that cross sections (the contenders and the case it names
+exist; one entry per comparison; an outcome exactly when there is no error) and the conversions to and from
+:class:`~evalcore.core.records.PairVerdict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalcore.core import records
+
+#: The top-level key.
+KEY = "pairwise"
+Loc = tuple[str | int, ...]
+
+
+class PairErrorEntry(BaseModel):
+    """Why the judge gave no verdict on a comparison."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    kind: Literal["judge"]
+    """Always ``judge``: a reply that was no verdict, or a judge call that failed after its retries."""
+    message: str
+    """What went wrong, for a person."""
+
+
+class PairwiseEntry(BaseModel):
+    """Two contenders' answers to one case, judged in both orders."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    dataset: str
+    """The case's dataset."""
+    case: str
+    """The case's id."""
+    sample: int = Field(ge=0)
+    """Which repetition: ``a``'s and ``b``'s answers of this sample were compared."""
+    a: str
+    """A ``contenders[].id``: the answer shown first in the first order."""
+    b: str
+    """Another ``contenders[].id``."""
+    outcome: Literal["win", "loss", "tie", "inconsistent"] | None
+    """``a``'s outcome: ``win``/``loss``/``tie`` when both orders agree, else ``inconsistent``; null on an error."""
+    judge: str
+    """The judge model."""
+    orders: list[Literal["a", "b", "tie"] | None] = Field(min_length=2, max_length=2)
+    """Each order's verdict in contender terms: ``a`` shown first, then ``b`` shown first (null: no verdict)."""
+    calls: list[dict[str, Any]]
+    """Every judge call: ``order``, ``messages``, ``key``, ``raw``, ``choice``, ``reasoning``, tokens, cost, time."""
+    error: PairErrorEntry | None
+    """Why there is no outcome, or null."""
+    cost_usd: float | None = Field(ge=0)
+    """The judge calls' total cost in US dollars; null when any is unknown."""
+    latency_s: float = Field(ge=0)
+    """The judge calls' total time in seconds."""
+
+
+def pairwise_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
+    """The rules of ``pairwise`` entries that cross sections, as ``(location, message)``."""
+    items = data.get(KEY)
+    if not isinstance(items, list):
+        return
+    contenders = {c.get("id") for c in data.get("contenders") or [] if isinstance(c, dict)}
+    cases = {(c.get("dataset"), c.get("id")) for c in data.get("cases") or [] if isinstance(c, dict)}
+    seen: dict[tuple, int] = {}
+    for i, p in enumerate(items):
+        if not isinstance(p, dict):
+            continue
+        for side in ("a", "b"):
+            if isinstance(p.get(side), str) and p[side] not in contenders:
+                yield (KEY, i, side), f"{p[side]!r} is not a contenders[].id"
+        if p.get("a") == p.get("b"):
+            yield (KEY, i, "b"), "a contender is not compared with itself"
+        where = (p.get("dataset"), p.get("case"))
+        if all(isinstance(x, str) for x in where) and where not in cases:
+            yield (KEY, i, "case"), f"({where[0]!r}, {where[1]!r}) is not a (dataset, id) in cases[]"
+        if (p.get("outcome") is None) == (p.get("error") is None):
+            yield (KEY, i, "outcome"), "give an outcome, or null with an error, not both or neither"
+        key = tuple(p.get(k) for k in ("dataset", "case", "sample", "a", "b"))
+        if all(isinstance(x, str | int) for x in key):
+            if key in seen:
+                yield (KEY, i), f"duplicate comparison: already at {KEY}.{seen[key]}"
+            seen.setdefault(key, i)
+
+
+def verdict_of(x: PairwiseEntry) -> records.PairVerdict:
+    """The record an entry holds."""
+    error = records.ErrorInfo(x.error.kind, x.error.message) if x.error else None
+    return records.PairVerdict(
+        x.dataset,
+        x.case,
+        x.sample,
+        x.a,
+        x.b,
+        x.outcome,
+        x.judge,
+        list(x.orders),
+        x.calls,
+        error,
+        x.cost_usd,
+        x.latency_s,
+    )
+
+
+def verdicts_of(items: Any) -> list[records.PairVerdict]:
+    """The records of a tree's ``pairwise`` list (validated here).
+
+    Raises:
+        pydantic.ValidationError: an entry breaks its model.
+    """
+    return [verdict_of(PairwiseEntry.model_validate(x)) for x in items]
+
+
+def verdict_dict(v: records.PairVerdict) -> dict[str, Any]:
+    """A verdict as its run file entry, keys in the spec's order."""
+    return {
+        "dataset": v.dataset,
+        "case": v.case,
+        "sample": v.sample,
+        "a": v.a,
+        "b": v.b,
+        "outcome": v.outcome,
+        "judge": v.judge,
+        "orders": v.orders,
+        "calls": v.calls,
+        "error": {"kind": v.error.kind, "message": v.error.message} if v.error else None,
+        "cost_usd": float(v.cost_usd) if type(v.cost_usd) is int else v.cost_usd,
+        "latency_s": float(v.latency_s),
+    }

@@ -1,0 +1,98 @@
+"""What a pairwise judge is asked, and how its reply is read: the prompt of :mod:`evalcore.scoring.pairwise`.
+
+The prompt shows two answers to one question, the first between ``<answer_a>`` and ``</answer_a>``, the second
+between ``<answer_b>`` and ``</answer_b>``, the reference answer (when the judge sees one) between
+``<reference>`` tags, and ends with the line ``Which answer is better, A or B?``: the fake judges
+(:mod:`evalcore.models.fakes`) read these parts back, so they are a contract, not decoration.
+
+A reply is read strictly (:func:`parse_choice`): one JSON object, ``winner`` one of ``"A"``, ``"B"`` or
+``"tie"``, ``reasoning`` a string, nothing else. Anything else is a
+:class:`~evalcore.scoring.judge_prompt.VerdictError`, which the run records as an error of kind ``judge``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from evalcore.core.records import Case
+from evalcore.scoring.judge_prompt import VerdictError, _quote, _text
+
+SYSTEM = (
+    "You are a careful, impartial judge. You compare two answers to the same question against a rubric and "
+    "say which is better, or that they are equally good. The order the answers are shown in says nothing about "
+    "their quality. You reply with a single JSON object and nothing else."
+)
+#: The line the prompt asks its question with (the fake judges look for it).
+QUESTION = "Which answer is better, A or B?"
+CHOICES = ("A", "B", "tie")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A pairwise judge's parsed reply.
+
+    Attributes:
+        winner: ``"A"`` (the answer shown first), ``"B"`` or ``"tie"``.
+        reasoning: why, in the judge's words.
+    """
+
+    winner: str
+    reasoning: str
+
+
+def pair_messages(rubric: str, case: Case, first: Any, second: Any, reference: bool) -> list[dict[str, str]]:
+    """The judge's chat messages comparing two answers to one case, ``first`` shown as A.
+
+    Args:
+        rubric: what makes an answer better.
+        case: the case answered: its input is the question; its expected answer the reference.
+        first: the answer shown as A (a contender's parsed output).
+        second: the answer shown as B.
+        reference: whether the judge sees the case's expected answer.
+    """
+    parts = ["## Rubric", rubric.strip(), "", "## Question", _text(case.input).strip(), ""]
+    if reference:
+        parts += ["## Reference answer", "<reference>", _text(case.expected).strip(), "</reference>", ""]
+    parts += [
+        "## Answer A",
+        "<answer_a>",
+        _text(first).strip(),
+        "</answer_a>",
+        "",
+        "## Answer B",
+        "<answer_b>",
+        _text(second).strip(),
+        "</answer_b>",
+        "",
+        QUESTION,
+        'Reply with only this JSON object: {"winner": "A" or "B" or "tie", '
+        '"reasoning": "<why, in one or two sentences>"}',
+    ]
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
+
+
+def parse_choice(raw: str) -> Choice:
+    """The choice a pairwise judge's reply holds.
+
+    Raises:
+        VerdictError: the reply is not one JSON object with ``winner`` one of ``A``, ``B``, ``tie`` and a string
+            ``reasoning``, and nothing else.
+    """
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise VerdictError(f"reply is not JSON ({exc.msg} at char {exc.pos}): {_quote(raw)}") from None
+    if not isinstance(data, dict):
+        raise VerdictError(f"reply is JSON {type(data).__name__}, not an object: {_quote(raw)}")
+    extra = sorted(set(data) - {"winner", "reasoning"})
+    if extra:
+        raise VerdictError(f"reply has keys other than winner and reasoning: {', '.join(extra)}: {_quote(raw)}")
+    winner = data.get("winner")
+    if winner not in CHOICES:
+        raise VerdictError(f"winner is {winner!r}, not one of 'A', 'B', 'tie': {_quote(raw)}")
+    reasoning = data.get("reasoning")
+    if not isinstance(reasoning, str):
+        raise VerdictError(f"reasoning is {reasoning!r}, not a string: {_quote(raw)}")
+    return Choice(winner, reasoning)
