@@ -376,6 +376,25 @@ def pairwise_summary(
     )
 
 
+def legend(summary: PairwiseSummary) -> list[str]:
+    """What the two tables mean, a line each (under the CLI's tables and in the report)."""
+    counted = "as a tie" if summary.inconsistent == "tie" else "not at all"
+    return [
+        "win: better in both orders; inconsistent: the two orders disagree, counted " + counted,
+        "win rate: (wins + ties / 2) / (wins + losses + ties); errors (no verdict) are left out",
+        "[low–high] of a win rate: 95% Wilson interval",
+        "strength: Bradley-Terry log-strength, centred on 0; exp(a - b) are the odds that a beats b",
+        f"[low, high] of a strength and P(best): bootstrap over cases ({summary.resamples} resamples, "
+        f"seed {summary.seed})",
+    ]
+
+
+def headline(summary: PairwiseSummary) -> str:
+    """``96 comparisons judged by fake/judge (28 win, 34 tie, 34 inconsistent)``."""
+    counts = ", ".join(f"{n} {k}" for k, n in summary.outcomes.items() if n)
+    return f"{summary.comparisons} comparisons judged by {summary.judge} ({counts})"
+
+
 def percent(value: float | None) -> str:
     """A share as ``66.1%``; ``–`` when there is none."""
     return "–" if value is None else f"{100 * value:.1f}%"

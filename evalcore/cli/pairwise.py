@@ -58,23 +58,13 @@ def cmd_pairwise(args: argparse.Namespace) -> int:
 
 def pairwise_lines(run_id: str, summary: object) -> list[str]:
     """The text ``evalcore pairwise`` prints: the outcome counts, the win-rate table, the ranking, a legend."""
-    from evalcore.analysis.win_rates import PairwiseSummary, strength_rows, win_rate_rows
+    from evalcore.analysis.win_rates import PairwiseSummary, headline, legend, strength_rows, win_rate_rows
 
     assert isinstance(summary, PairwiseSummary)
-    counts = ", ".join(f"{n} {k}" for k, n in summary.outcomes.items() if n)
-    lines = [f"run {run_id}: {summary.comparisons} comparisons judged by {summary.judge} ({counts})", ""]
+    lines = [f"run {run_id}: {headline(summary)}", ""]
     lines += ["win rate (each comparison judged in both orders)", table(*win_rate_rows(summary)), ""]
     lines += ["Bradley-Terry ranking", table(*strength_rows(summary)), ""]
-    counted = "as a tie" if summary.inconsistent == "tie" else "not at all"
-    lines += [
-        "win: better in both orders; inconsistent: the two orders disagree, counted " + counted,
-        "win rate: (wins + ties / 2) / (wins + losses + ties); errors (no verdict) are left out",
-        "[low–high] of a win rate: 95% Wilson interval",
-        "strength: Bradley-Terry log-strength, centred on 0; exp(a - b) are the odds that a beats b",
-        f"[low, high] of a strength and P(best): bootstrap over cases ({summary.resamples} resamples, "
-        f"seed {summary.seed})",
-    ]
-    return lines
+    return lines + legend(summary)
 
 
 def print_pairwise_note(run: Run) -> None:

@@ -244,9 +244,45 @@ def judge_section_html(results: Sequence[Result]) -> str:
     if found is None:
         return ""
     rows, header, summary = found
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return (
         f"<section><h2>Judge</h2><p class='note'>{escape(JUDGE_NOTE)} {escape(summary)}</p>"
-        f"<table class='judge'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>"
+        f"{_html_table(header, rows, 'judge')}</section>"
     )
+
+
+def pairwise_tables(run: Run) -> list[tuple[str, list[str], list[list[str]]]]:
+    """A run's pairwise verdicts as the CLI's two tables (title, header, rows), then its headline and legend
+    as a table-less entry; [] for a run without verdicts."""
+    from evalcore.analysis.win_rates import headline, legend, pairwise_summary, strength_rows, win_rate_rows
+
+    if not run.pairwise:
+        return []
+    summary = pairwise_summary(run.pairwise, [c.id for c in run.contenders])
+    rates, rate_header = win_rate_rows(summary)
+    strengths, strength_header = strength_rows(summary)
+    return [
+        ("Win rate (each comparison judged in both orders)", rate_header, rates),
+        ("Bradley–Terry ranking", strength_header, strengths),
+        (headline(summary), [], [[line] for line in legend(summary)]),
+    ]
+
+
+def pairwise_section_html(run: Run) -> str:
+    """The report's pairwise section: win rates and the Bradley–Terry ranking; '' for a run without verdicts."""
+    parts = pairwise_tables(run)
+    if not parts:
+        return ""
+    (rates_title, rate_header, rates), (strength_title, strength_header, strengths), (head, _, notes) = parts
+    legend = "".join(f"<li>{escape(line)}</li>" for (line,) in notes)
+    return (
+        f"<section><h2>Pairwise</h2><p class='note'>{escape(head)}</p>"
+        f"<h3>{escape(rates_title)}</h3>{_html_table(rate_header, rates, 'pairwise')}"
+        f"<h3>{escape(strength_title)}</h3>{_html_table(strength_header, strengths, 'pairwise')}"
+        f"<ul class='glossary'>{legend}</ul></section>"
+    )
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], kind: str) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table class='{kind}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -52,7 +52,15 @@ from evalcore.analysis.weights import validate_weights
 from evalcore.core.aggregates import with_aggregates
 from evalcore.core.records import Metric, Result, Run
 from evalcore.core.version import __version__
-from evalcore.explorer._report_parts import JUDGE_NOTE, failing_cases_html, judge_rows, judge_section_html, score_vs_svg
+from evalcore.explorer._report_parts import (
+    JUDGE_NOTE,
+    failing_cases_html,
+    judge_rows,
+    judge_section_html,
+    pairwise_section_html,
+    pairwise_tables,
+    score_vs_svg,
+)
 
 #: The formats :func:`build_report` writes.
 REPORT_FORMATS = ("html", "markdown")
@@ -211,6 +219,7 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions) -> str:
         "BANNER": _banner_html(view),
         "CHARTS": score_vs_svg(view.ranked, "cost") + score_vs_svg(view.ranked, "time"),
         "JUDGE": judge_section_html(run.results) if is_judged(run.metrics) else "",
+        "PAIRWISE": pairwise_section_html(run),
         "GLOSSARY": "".join(f"<li>{e(line)}</li>" for line in glossary(run.metrics, view.weights, intervals=True)),
         "CASES": failing_cases_html(run, view, options.filters, options.failing_per_contender),
         "DATA": embed_json(report_payload(run.metrics, view)),
@@ -304,6 +313,14 @@ def report_markdown(run: Run, view: LeaderboardView, judged: Sequence[Result] | 
         rows, header, summary = found
         lines += ["", "## Judge", "", escape_markdown(f"{JUDGE_NOTE} {summary}"), ""]
         lines += [_pipe_row(header), _pipe_row(["---"] * len(header)), *(_pipe_row(row) for row in rows)]
+    parts = pairwise_tables(run)
+    if parts:
+        *tables, (head, _, notes) = parts
+        lines += ["", "## Pairwise", "", escape_markdown(head)]
+        for title, header, rows in tables:
+            lines += ["", f"### {escape_markdown(title)}", "", _pipe_row(header), _pipe_row(["---"] * len(header))]
+            lines += [_pipe_row(row) for row in rows]
+        lines += ["", *(f"- {escape_markdown(line)}" for (line,) in notes)]
     notes = glossary(run.metrics, view.weights, intervals="p_best" in view.ranked.columns, table=view.ranked)
     lines += ["", "## Glossary", "", *(f"- {escape_markdown(line)}" for line in notes)]
     return "\n".join(lines) + "\n"

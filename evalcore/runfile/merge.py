@@ -8,6 +8,7 @@ that were left out. A contender id that two runs share is told apart by the run 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,6 +71,7 @@ def merge_runs(runs: Sequence[records.Run], *, by_id: bool = False, run_id: str 
     renamed: dict[tuple[str, str], str] = {}
     taken: set[str] = set()
     results: list[records.Result] = []
+    verdicts: list[records.PairVerdict] = []
     for run in runs:
         names = {}
         for c in run.contenders:
@@ -83,8 +85,14 @@ def merge_runs(runs: Sequence[records.Run], *, by_id: bool = False, run_id: str 
             case = where.get(_key_of(r.dataset, r.case, by_id))
             if case is not None:
                 results.append(_moved(r, names[r.contender], case, primary))
+        # A run's pairwise verdicts compare two of its own contenders: they keep their meaning under new names.
+        for v in run.pairwise:
+            case = where.get(_key_of(v.dataset, v.case, by_id))
+            if case is not None:
+                verdicts.append(dataclasses.replace(v, dataset=case.dataset, case=case.id, a=names[v.a], b=names[v.b]))
     info = _info(runs, cases, metrics, by_id, run_id, unmatched)
-    merged = records.Run(info, metrics, contenders, cases, results, [x for r in runs for x in r.refused])
+    refused = [x for r in runs for x in r.refused]
+    merged = records.Run(info, metrics, contenders, cases, results, refused, pairwise=verdicts)
     common.sort_results(merged)
     info.provenance = _provenance(runs, merged)
     return Merged(merged, unmatched, renamed)

@@ -41,3 +41,20 @@ def test_a_run_without_a_judge_has_no_judge_section():
     run = make_run(2, 3)
     assert "<h2>Judge</h2>" not in build_report(run, fmt="html")
     assert "## Judge" not in build_report(run, fmt="markdown")
+
+
+def test_a_run_with_pairwise_verdicts_shows_win_rates_and_the_ranking_in_both_reports():
+    from evalcore.analysis.win_rates import pairwise_summary, strength_rows, win_rate_rows
+    from tests.runfile.test_runfile_pairwise import with_verdicts
+
+    run = with_verdicts(make_run(3, 4))
+    summary = pairwise_summary(run.pairwise, [c.id for c in run.contenders])
+    page = build_report(run, fmt="html")
+    section = page[page.index("<h2>Pairwise</h2>") :]
+    section = section[: section.index("</section>")]
+    for row in [*win_rate_rows(summary)[0], *strength_rows(summary)[0]]:
+        assert "".join(f"<td>{cell}</td>" for cell in row).replace("'", "&#x27;") in section
+    text = build_report(run, fmt="markdown")
+    assert "## Pairwise" in text and "### Bradley–Terry ranking" in text
+    assert "95% Wilson interval" in text
+    assert "<h2>Pairwise</h2>" not in build_report(make_run(3, 4), fmt="html")

@@ -96,3 +96,18 @@ def test_the_store_keeps_verdicts_and_exports_the_same_file(tmp_path):
     assert (tmp_path / "run.json").read_bytes() == dump_run(run)
     store.delete_run(run.info.id)
     assert store.conn.execute("SELECT COUNT(*) FROM pairwise").fetchone()[0] == 0
+
+
+def test_merging_keeps_each_runs_verdicts_under_its_contenders_new_names():
+    from evalcore.runfile.merge import merge_runs
+
+    first = with_verdicts(make_run(3, 4, run_id="run-one"))
+    second = make_run(3, 4, run_id="run-two")  # the same contender ids: the second run's are renamed
+    merged = merge_runs([second, first])
+    renamed = {old: new for (rid, old), new in merged.renamed.items() if rid == "run-one"}
+    assert [(v.a, v.b, v.outcome, v.case) for v in merged.run.pairwise] == [
+        (renamed.get(v.a, v.a), renamed.get(v.b, v.b), v.outcome, v.case) for v in first.pairwise
+    ]
+    ids = {c.id for c in merged.run.contenders}
+    assert all(v.a in ids and v.b in ids for v in merged.run.pairwise)
+    assert read_run_file(dump_run(merged.run)).pairwise == merged.run.pairwise  # a valid run file
