@@ -41,7 +41,7 @@ from evalcore.runfile.pairwise import KEY, pairwise_problems, verdicts_of
 
 FORMAT = "evalcore.run"
 SECTIONS = ("format", "schema_version", "run", "metrics", "contenders", "cases", "results", "refused")
-#: The optional key after the sections (``docs/run-file.md``, "Extension: pairwise").
+#: The key schema version 2 adds after the sections (``docs/run-file.md``, "Schema version 2: pairwise verdicts").
 PAIRWISE = KEY
 #: Bytes of element lines parsed at once: big enough that the parser's call costs nothing per result,
 #: small enough that only a sliver of the tree exists at a time.
@@ -247,7 +247,10 @@ class _Header:
     """format, schema_version, run, metrics and contenders (refused at the end): small, so the models check them."""
 
     def __init__(self, tree: dict[str, Any]):
-        if tree.get("format") != FORMAT or type(tree.get("schema_version")) is not int or tree["schema_version"] != 1:
+        version = tree.get("schema_version")
+        if tree.get("format") != FORMAT or type(version) is not int or version not in (1, 2):
+            raise _Unsure
+        if version == 1 and PAIRWISE in tree:  # an unknown key in version 1: the models' path says so
             raise _Unsure
         try:
             self.info = RunEntry.model_validate(tree["run"])

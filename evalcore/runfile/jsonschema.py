@@ -16,19 +16,29 @@ from pydantic import BaseModel
 
 from evalcore.runfile import models as runfile_models
 from evalcore.runfile import pairwise as runfile_pairwise
-from evalcore.runfile.models import RunFileV1
+from evalcore.runfile.models import RunFileV2
 
 #: The modules whose models make up a run file.
 _MODULES = (runfile_models, runfile_pairwise)
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of run files, schema version 1.
+    """The JSON Schema (draft 2020-12) of run files, schema versions 1 and 2 (version 2 adds ``pairwise``).
 
-    The cross-field rules (references, uniqueness, one primary metric, status rules) are beyond
-    JSON Schema; :func:`evalcore.runfile.read.read_run_file` checks them.
+    The cross-field rules (references, uniqueness, one primary metric, status rules, ``pairwise`` only in
+    version 2) are beyond this schema; :func:`evalcore.runfile.read.read_run_file` checks them.
     """
-    schema = RunFileV1.model_json_schema()
+    schema = RunFileV2.model_json_schema()
+    schema["title"] = "RunFile"
+    schema["description"] = (
+        "An evalcore run file: the whole record of one run. Schema version 1, or 2 when it holds pairwise verdicts."
+    )
+    schema["properties"]["schema_version"] = {
+        "description": "The schema version (an integer): 1, or 2 for a file with pairwise verdicts.",
+        "enum": [1, 2],
+        "title": "Schema Version",
+        "type": "integer",
+    }
     # Every field's docstring as its description, as pydantic's use_attribute_docstrings would put it: a
     # field inherits its base class's, a reference drops a description its target has, and keys stay sorted.
     docs = {name: fields for module in _MODULES for name, fields in attribute_docstrings(module).items()}
@@ -39,7 +49,7 @@ def json_schema() -> dict[str, Any]:
         if isinstance(m, type) and issubclass(m, BaseModel)
     }
     defs = schema.get("$defs", {})
-    for name, definition in [(RunFileV1.__name__, schema), *defs.items()]:
+    for name, definition in [(RunFileV2.__name__, schema), *defs.items()]:
         texts = {f: t for base in reversed(models[name].__mro__) for f, t in docs.get(base.__name__, {}).items()}
         properties = definition.get("properties", {})
         for field, text in texts.items():

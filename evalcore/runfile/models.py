@@ -275,8 +275,6 @@ class RunFileV1(_Model):
     """One per contender × case × sample."""
     refused: list[RefusalEntry]
     """Lineup entries left out by name, with why (may be empty)."""
-    pairwise: list[PairwiseEntry] = Field(default_factory=list)
-    """Optional: the pairwise judge's verdicts (``Extension: pairwise``); absent when the suite has no such judge."""
 
     @model_validator(mode="wrap")
     @classmethod
@@ -295,8 +293,21 @@ class RunFileV1(_Model):
         return model
 
 
+class RunFileV2(RunFileV1):
+    """An evalcore run file, schema version 2: version 1 and a pairwise judge's verdicts.
+
+    A version 1 file is a version 2 file without verdicts; a writer writes version 1 whenever a run has none,
+    so that every reader of version 1 reads it.
+    """
+
+    schema_version: Literal[2]  # type: ignore[assignment]
+    """The schema version (an integer)."""
+    pairwise: list[PairwiseEntry] = Field(default_factory=list)
+    """The pairwise judge's verdicts, one per comparison (may be empty)."""
+
+
 #: The models by schema version: a reader picks one from ``schema_version``.
-RUN_FILE_MODELS: dict[int, type[RunFileV1]] = {1: RunFileV1}
+RUN_FILE_MODELS: dict[int, type[RunFileV1]] = {1: RunFileV1, 2: RunFileV2}
 
 # Where each model sits (list indexes left out), to name the keys allowed next to an unknown one.
 _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {

@@ -1,4 +1,4 @@
-"""The run file's ``pairwise`` key: a run's pairwise verdicts (``docs/run-file.md``, "Extension: pairwise").
+"""The run file's ``pairwise`` key, schema version 2: a run's pairwise verdicts (``docs/run-file.md``).
 
 A run whose suite has a ``pairwise:`` judge holds one entry per comparison after ``refused``; a run without
 one has no ``pairwise`` key at all, so its file is what it always was and every reader of version 1 files reads

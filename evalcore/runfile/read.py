@@ -32,6 +32,8 @@ from evalcore.runfile.pairwise import verdict_of
 
 FORMAT = "evalcore.run"
 SCHEMA_VERSION = 1
+#: The schema version of a run file with pairwise verdicts (``docs/run-file.md``, "Schema version 2").
+PAIRWISE_VERSION = 2
 #: Default cap on a run file's (decompressed) size: a gzip bomb stops here.
 MAX_BYTES = 1 << 30
 #: At most this many problems are listed; the last line counts the rest.
@@ -256,7 +258,7 @@ def to_records(f: RunFileV1) -> records.Run:
         cases=[records.Case(c.dataset, c.id, c.variant, c.input, c.expected, c.metadata) for c in f.cases],
         results=[_result_record(x) for x in f.results],
         refused=[records.Refusal(x.model, x.settings, x.reason) for x in f.refused],
-        pairwise=[verdict_of(x) for x in f.pairwise],
+        pairwise=[verdict_of(x) for x in getattr(f, "pairwise", [])],  # version 2 only
     )
 
 

@@ -23,7 +23,7 @@ from evalcore.core import records
 from evalcore.runfile import fast as runfile_fast
 from evalcore.runfile.models import join_loc
 from evalcore.runfile.pairwise import KEY, verdict_dict
-from evalcore.runfile.read import FORMAT, SCHEMA_VERSION, bad_values, invalid, validate_run_dict
+from evalcore.runfile.read import FORMAT, PAIRWISE_VERSION, SCHEMA_VERSION, bad_values, invalid, validate_run_dict
 from evalcore.storage.pairs import load_pairs
 
 logger = logging.getLogger(__name__)
@@ -35,7 +35,8 @@ def run_to_dict(run: records.Run) -> dict[str, Any]:
     """The run as the run file's JSON object: keys in the spec's order, numbers as the spec types them."""
     return {
         "format": FORMAT,
-        "schema_version": SCHEMA_VERSION,
+        # Version 2 only for a run with pairwise verdicts: every other file stays one version 1 readers read.
+        "schema_version": PAIRWISE_VERSION if run.pairwise else SCHEMA_VERSION,
         "run": _info_dict(run.info),
         "metrics": [
             {
@@ -50,7 +51,6 @@ def run_to_dict(run: records.Run) -> dict[str, Any]:
         "cases": [_case_dict(c) for c in run.cases],
         "results": [_result_dict(r) for r in run.results],
         "refused": [{"model": x.model, "settings": x.settings, "reason": x.reason} for x in run.refused],
-        # Only a run with a pairwise judge has the key: every other file stays as version 1 always wrote it.
         **({KEY: [verdict_dict(v) for v in run.pairwise]} if run.pairwise else {}),
     }
 

@@ -111,3 +111,16 @@ def test_merging_keeps_each_runs_verdicts_under_its_contenders_new_names():
     ids = {c.id for c in merged.run.contenders}
     assert all(v.a in ids and v.b in ids for v in merged.run.pairwise)
     assert read_run_file(dump_run(merged.run)).pairwise == merged.run.pairwise  # a valid run file
+
+
+def test_a_run_with_verdicts_is_schema_version_2_and_a_version_1_file_may_not_hold_them():
+    run = with_verdicts(make_run(3, 4))
+    tree = run_to_dict(run)
+    assert tree["schema_version"] == 2 and run_to_dict(make_run(3, 4))["schema_version"] == 1
+    tree["schema_version"] = 1  # the spec: an unknown key is an error in version 1
+    with pytest.raises(RunFileError) as caught:
+        read_run_file(json.dumps(tree).encode())
+    assert any(p.startswith("pairwise:") for p in caught.value.problems)
+    tree["schema_version"] = 2
+    tree.pop("pairwise")
+    assert read_run_file(json.dumps(tree).encode()).pairwise == []  # version 2 without verdicts reads too
