@@ -315,12 +315,12 @@ def report_markdown(run: Run, view: LeaderboardView, judged: Sequence[Result] | 
         lines += [_pipe_row(header), _pipe_row(["---"] * len(header)), *(_pipe_row(row) for row in rows)]
     parts = pairwise_tables(run)
     if parts:
-        *tables, (head, _, notes) = parts
+        *tables, (head, _, legend) = parts
         lines += ["", "## Pairwise", "", escape_markdown(head)]
         for title, header, rows in tables:
             lines += ["", f"### {escape_markdown(title)}", "", _pipe_row(header), _pipe_row(["---"] * len(header))]
             lines += [_pipe_row(row) for row in rows]
-        lines += ["", *(f"- {escape_markdown(line)}" for (line,) in notes)]
+        lines += ["", *(f"- {escape_markdown(line)}" for (line,) in legend)]
     notes = glossary(run.metrics, view.weights, intervals="p_best" in view.ranked.columns, table=view.ranked)
     lines += ["", "## Glossary", "", *(f"- {escape_markdown(line)}" for line in notes)]
     return "\n".join(lines) + "\n"
