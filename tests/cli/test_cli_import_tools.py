@@ -86,6 +86,18 @@ def test_a_file_of_an_unknown_layout_is_refused_saying_what_was_found_and_nothin
     assert _ids(db) == ["inspect-c76df0ba5dcd0ef7"]  # the good file still went in
 
 
+def test_a_lone_surrogate_in_a_reply_is_a_clear_error_not_a_traceback(tmp_path):
+    tree = json.loads(PROMPTFOO_FILE.read_text())
+    tree["results"]["results"][0]["response"]["output"] = "half a pair: \ud800"
+    bad = tmp_path / "surrogate.json"
+    bad.write_text(json.dumps(tree))  # ASCII JSON: the escape stays "\ud800", as a tool may write it
+    db = tmp_path / "e.db"
+    done = evalcore("import", bad, db=db)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "cannot be stored" in done.stderr and "surrogates not allowed" in done.stderr
+    assert _ids(db) == []
+
+
 def test_a_truncated_log_is_refused_and_nothing_is_stored(tmp_path):
     cut = tmp_path / "cut.eval"
     cut.write_bytes(EVAL_LOG.read_bytes()[:9000])

@@ -6,6 +6,7 @@
 - :mod:`~evalcore.runfile.importers.promptfoo`: promptfoo result files (``eval -o``, ``export``,
   ``evaluate()``; results versions 2 and 3).
 - :mod:`~evalcore.runfile.importers.inspect_log`: Inspect AI logs (log format versions 1 and 2).
+- ``_lean``: a parse of promptfoo files and Inspect ``.json`` logs that builds only the parts imported.
 - ``_source``: bytes, JSON and zip entries under caps (gzip and zip bombs, truncated zips, Zstandard).
 - ``_common``: run ids from file hashes, provenance, metric names and values, notes.
 

@@ -187,7 +187,8 @@ def short(value: Any, limit: int = 60) -> str:
 def digest_of(value: Any) -> str:
     """The SHA-256 of a value's canonical JSON."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()
+    # JSON may hold a lone surrogate ("\ud800"), which UTF-8 cannot encode: hashed as its code unit, not refused.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def contender_label(model: str, settings: dict[str, Any]) -> str:

@@ -11,7 +11,8 @@ gives their offsets and sizes) and decompressed with the ``zstandard`` package.
 
 JSON is decoded strictly first; a file holding ``NaN`` or ``Infinity`` (older Inspect logs, and scores
 that were NaN) is decoded again, and those values in the parts that are imported become null, each one
-named in a note.
+named in a note. (promptfoo files and Inspect ``.json`` logs are first tried by ``_lean``, which builds only
+the parts imported; this is the path for the rest, and for what ``_lean`` leaves to it.)
 """
 
 from __future__ import annotations
@@ -95,6 +96,12 @@ class _NonFinite(str):
     """Where a ``NaN`` or ``Infinity`` literal stood, until :func:`scrub` turns it into null."""
 
 
+#: The strings a lean parse puts where a bare ``NaN`` / ``Infinity`` / ``-Infinity`` stood (``_lean``), and the
+#: literal each stands for: :func:`scrub` turns them into null as it does the literals. Their ``\x00`` marks
+#: them; a file that already holds one is never read leanly.
+NON_FINITE_SENTINELS = {"\x00NaN": "NaN", "\x00Infinity": "Infinity", "\x00-Infinity": "-Infinity"}
+
+
 def decode_json(data: bytes, name: str, where: str = "") -> tuple[Any, bool]:
     """The JSON value of ``data``, and whether it may hold ``NaN`` or ``Infinity`` (then :func:`scrub` the parts
     that are kept: a log's transcript, never imported, is not walked).
@@ -121,8 +128,8 @@ def decode_json(data: bytes, name: str, where: str = "") -> tuple[Any, bool]:
 def scrub(value: Any, path: str, notes: Notes, skip: frozenset[str] = frozenset()) -> Any:
     """The tree with every ``NaN`` / ``Infinity`` replaced by null, each noted with where it was; the root's
     keys in ``skip`` are left as they are (parts that are not imported)."""
-    if isinstance(value, _NonFinite) or (isinstance(value, float) and not math.isfinite(value)):
-        notes.add(f"{path or '(file)'}: {value} is not a JSON number; imported as null")
+    if _non_finite(value):
+        notes.add(f"{path or '(file)'}: {_shown(value)} is not a JSON number; imported as null")
         return None
     stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
@@ -131,12 +138,22 @@ def scrub(value: Any, path: str, notes: Notes, skip: frozenset[str] = frozenset(
         for key, item in items:
             if node is value and key in skip:
                 continue
-            if isinstance(item, _NonFinite) or (isinstance(item, float) and not math.isfinite(item)):
+            if _non_finite(item):
                 node[key] = None
-                notes.add(f"{_join(at, key)}: {item} is not a JSON number; imported as null")
+                notes.add(f"{_join(at, key)}: {_shown(item)} is not a JSON number; imported as null")
             elif isinstance(item, dict | list):
                 stack.append((item, _join(at, key)))
     return value
+
+
+def _non_finite(value: Any) -> bool:
+    if isinstance(value, str):
+        return isinstance(value, _NonFinite) or value in NON_FINITE_SENTINELS
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def _shown(value: Any) -> Any:
+    return NON_FINITE_SENTINELS.get(value, value) if isinstance(value, str) else value
 
 
 def _join(path: str, key: Any) -> str:

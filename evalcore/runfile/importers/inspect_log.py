@@ -57,6 +57,8 @@ COMPLETED = records.Metric(
 )
 #: A sample's parts that are not imported (the transcript): ``NaN`` in them is left alone.
 NOT_IMPORTED = frozenset({"events", "messages", "attachments", "events_data", "store", "timelines", "error_retries"})
+#: A sample's parts the importer never reads (``error_retries`` is counted): a lean parse leaves them out.
+NOT_READ = NOT_IMPORTED - {"error_retries"}
 _SAMPLE_ENTRY = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 
 Progress = Callable[[int, int], None]

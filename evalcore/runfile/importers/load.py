@@ -13,10 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.importers import _common as common
 from evalcore.runfile.importers import detect, inspect_log, promptfoo
+from evalcore.runfile.importers._lean import Lean, inspect_samples, read_lean
 from evalcore.runfile.importers._source import ZIP_MAGIC, ZipArchive, decode_json, load, refused, scrub
 from evalcore.runfile.read import MAX_BYTES, read_run_file, run_from_dict
 
@@ -60,6 +63,12 @@ def read_import(
         return _read_eval(data, name, max_bytes, stamp, on_progress)
     if data.lstrip()[:1] not in (b"{", b"["):
         raise detect.unknown_layout(name, "a file that is neither JSON nor a zip archive" if data else "an empty file")
+    lean = read_lean(data)
+    if lean is not None:
+        try:
+            return _import_lean(lean, stamp, on_progress)
+        except (msgspec.DecodeError, RecursionError):  # a sample msgspec refuses: read the file as it is
+            lean = None  # its parts (and any patched copy of the bytes) go before the whole tree is built
     notes = common.Notes()
     tree, lenient = decode_json(data, name)
     kind = detect.kind_of_json(tree)
@@ -78,6 +87,19 @@ def read_import(
         pairs = inspect_log.json_samples(tree, notes if lenient else None)
         return inspect_log.import_inspect(header, pairs, len(samples), stamp, notes, on_progress)
     raise detect.unknown_layout(name, detect.describe_json(tree))
+
+
+def _import_lean(lean: Lean, stamp: common.Stamp, on_progress: Progress | None) -> records.Run:
+    """Import a file read leanly (``_lean``), as the standard path below imports its whole tree."""
+    notes, tree = common.Notes(), lean.tree
+    if lean.kind == "promptfoo":  # never lenient: a promptfoo file holding NaN is read the standard way
+        stamp.tool, stamp.version = promptfoo.TOOL, promptfoo.promptfoo_version(tree)
+        stamp.layout, stamp.original_id = promptfoo.layout_of(tree), promptfoo.original_id(tree)
+        return promptfoo.import_promptfoo(tree, stamp, notes, on_progress)
+    header = scrub(tree, "", notes) if lean.lenient else tree
+    _stamp_inspect(stamp, header, "json")
+    pairs = inspect_samples(lean.samples, notes if lean.lenient else None)
+    return inspect_log.import_inspect(header, pairs, len(lean.samples), stamp, notes, on_progress)
 
 
 def _read_eval(
