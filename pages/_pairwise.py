@@ -62,6 +62,8 @@ def pairwise_panel(now: _loaders.Current) -> None:
                 ),
                 "low": st.column_config.NumberColumn("low", format="%+.2f", help="95% bootstrap interval over cases"),
                 "high": st.column_config.NumberColumn("high", format="%+.2f"),
-                "P(best)": st.column_config.NumberColumn("P(best)", format="%.2f"),
+                "P(best) %": st.column_config.NumberColumn(
+                    "P(best)", format="%.0f%%", help="Share of bootstrap resamples of the cases it ranks first in"
+                ),
             },
         )

@@ -452,9 +452,9 @@ def _pct(value: float | None) -> float | None:
 
 
 def strength_frame(summary: PairwiseSummary) -> pd.DataFrame:
-    """The Bradley–Terry ranking for display."""
+    """The Bradley–Terry ranking for display; P(best) in percent, as the leaderboard shows it."""
     import pandas as pd
 
-    columns = ["rank", "contender", "strength", "low", "high", "P(best)"]
-    rows = [[s.rank, s.contender, s.score, s.low, s.high, s.p_best] for s in summary.strengths]
+    columns = ["rank", "contender", "strength", "low", "high", "P(best) %"]
+    rows = [[s.rank, s.contender, s.score, s.low, s.high, _pct(s.p_best)] for s in summary.strengths]
     return pd.DataFrame(rows, columns=columns)
