@@ -206,9 +206,9 @@ def _record(judged: list[dict[str, Any]]) -> dict[str, Any]:
     made = [c for j in judged for c in j["calls"] if not c.get("cached")]
     return {
         "judges": [{k: v for k, v in j.items() if k not in ("error", "unjudged")} for j in judged],
-        "input_tokens": _total(c.get("input_tokens") for c in made),
-        "output_tokens": _total(c.get("output_tokens") for c in made),
-        "cost_usd": _total(c.get("cost_usd") for c in made),
+        "input_tokens": known_total(c.get("input_tokens") for c in made),
+        "output_tokens": known_total(c.get("output_tokens") for c in made),
+        "cost_usd": known_total(c.get("cost_usd") for c in made),
         "latency_s": sum(c.get("latency_s") or 0.0 for c in made),
         "attempts": sum(c.get("attempts", 0) for c in made),
         "calls": len(made),
@@ -281,7 +281,7 @@ def _mean(values: Iterable[float | None]) -> float:
     return sum(found) / len(found) if found else 0.0
 
 
-def _total(values: Iterable[Any]) -> Any:
+def known_total(values: Iterable[Any]) -> Any:
     """A sum that is None (unknown) when any part is unknown."""
     total = 0.0
     for v in values:

@@ -90,12 +90,7 @@ def parse_verdict(raw: str, dimensions: list[str], scale: tuple[float, float]) -
         VerdictError: the reply is not one JSON object with every dimension a number on the scale and a string
             ``reasoning``, and nothing else.
     """
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise VerdictError(f"reply is not JSON ({exc.msg} at char {exc.pos}): {_quote(raw)}") from None
-    if not isinstance(data, dict):
-        raise VerdictError(f"reply is JSON {type(data).__name__}, not an object: {_quote(raw)}")
+    data = reply_object(raw)
     lo, hi = scale
     missing = [d for d in dimensions if d not in data]
     if missing:
@@ -116,6 +111,21 @@ def parse_verdict(raw: str, dimensions: list[str], scale: tuple[float, float]) -
         raise VerdictError(f"reasoning is {reasoning!r}, not a string: {_quote(raw)}")
     scores = {d: (v - lo) / (hi - lo) for d, v in given.items()}
     return Verdict(given, scores, reasoning)
+
+
+def reply_object(raw: str) -> dict[str, Any]:
+    """A judge's reply as the JSON object it must be.
+
+    Raises:
+        VerdictError: the reply is not JSON, or JSON that is not an object; the message quotes it.
+    """
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise VerdictError(f"reply is not JSON ({exc.msg} at char {exc.pos}): {_quote(raw)}") from None
+    if not isinstance(data, dict):
+        raise VerdictError(f"reply is JSON {type(data).__name__}, not an object: {_quote(raw)}")
+    return data
 
 
 def _text(value: Any) -> str:

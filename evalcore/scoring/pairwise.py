@@ -33,6 +33,7 @@ from evalcore.core.records import Case, ErrorInfo, PairOutcome, PairVerdict
 from evalcore.models.fakes import FakeProvider
 from evalcore.models.types import Reply
 from evalcore.scoring.client import NotCalled
+from evalcore.scoring.judge import known_total
 from evalcore.scoring.judge_prompt import VerdictError, verdict_key
 from evalcore.scoring.pairwise_prompt import pair_messages, parse_choice
 
@@ -126,7 +127,7 @@ class PairwiseJudge:
         calls = [call for order_calls in asked for call in order_calls]
         verdict = PairVerdict(case.dataset, case.id, sample, a, b, None, self.model, calls=calls)
         made = [c for c in calls if not c.get("cached")]
-        verdict.cost_usd = _total(c.get("cost_usd") for c in made)
+        verdict.cost_usd = known_total(c.get("cost_usd") for c in made)
         verdict.latency_s = sum(c.get("latency_s") or 0.0 for c in made)
         failed = next((c for c in calls if "error" in c), None)
         if failed is not None:
@@ -188,13 +189,3 @@ def _majority(calls: list[dict[str, Any]]) -> str:
     if len(counts) > 1 and counts[0][1] == counts[1][1]:
         return "tie"
     return counts[0][0]
-
-
-def _total(values: Iterable[Any]) -> float | None:
-    """A sum that is None (unknown) when any part is unknown."""
-    total = 0.0
-    for v in values:
-        if v is None:
-            return None
-        total += v
-    return total

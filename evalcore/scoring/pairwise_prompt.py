@@ -12,12 +12,11 @@ A reply is read strictly (:func:`parse_choice`): one JSON object, ``winner`` one
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from evalcore.core.records import Case
-from evalcore.scoring.judge_prompt import VerdictError, _quote, _text
+from evalcore.scoring.judge_prompt import VerdictError, _quote, _text, reply_object
 
 SYSTEM = (
     "You are a careful, impartial judge. You compare two answers to the same question against a rubric and "
@@ -80,12 +79,7 @@ def parse_choice(raw: str) -> Choice:
         VerdictError: the reply is not one JSON object with ``winner`` one of ``A``, ``B``, ``tie`` and a string
             ``reasoning``, and nothing else.
     """
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise VerdictError(f"reply is not JSON ({exc.msg} at char {exc.pos}): {_quote(raw)}") from None
-    if not isinstance(data, dict):
-        raise VerdictError(f"reply is JSON {type(data).__name__}, not an object: {_quote(raw)}")
+    data = reply_object(raw)
     extra = sorted(set(data) - {"winner", "reasoning"})
     if extra:
         raise VerdictError(f"reply has keys other than winner and reasoning: {', '.join(extra)}: {_quote(raw)}")
