@@ -332,3 +332,18 @@ def test_agreeing_samples_count_their_case_once_in_the_wilson_interval():
     once = frame({"a": [1.0] * 30})
     thrice = pd.concat([once.assign(sample=s) for s in range(3)], ignore_index=True)
     assert bootstrap(thrice, METRICS, B=50).loc[0, "score_lo"] == pytest.approx(0.8865, abs=1e-4)
+
+
+def test_resample_counts_are_the_64_bit_draws_counted_whatever_the_strata():
+    import numpy as np
+
+    from evalcore.analysis.resampling import resample_counts
+
+    strata = np.array([0, 1, 0, 2, 1, 0, 2, 2, 2, 0])
+    counts = resample_counts(strata, 50, np.random.default_rng(7))
+    rng = np.random.default_rng(7)  # what 64-bit draws, stratum after stratum, would have counted
+    for d in np.unique(strata):
+        members = np.flatnonzero(strata == d)
+        drawn = rng.integers(0, len(members), size=(50, len(members)))
+        for b in range(50):
+            assert (counts[b, members] == np.bincount(drawn[b], minlength=len(members))).all()
