@@ -18,6 +18,7 @@ Nothing here imports streamlit.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -76,7 +77,7 @@ class Visitor:
         """
         user = user or {}
         lowered = {k.lower() for k in (headers or {})}
-        local = ip_address is None and not any(h in lowered for h in _FORWARDING_HEADERS)
+        local = _loopback(ip_address) and not any(h in lowered for h in _FORWARDING_HEADERS)
         email = user.get("email")
         return cls(
             email=str(email).strip().lower() if email else None,
@@ -144,6 +145,20 @@ class Policy:
             return False
         domain = "@" + visitor.email.rpartition("@")[2]
         return visitor.email in self.launch or domain in self.launch
+
+
+def _loopback(address: str | None) -> bool:
+    """Whether a connection comes from this machine: no address (Streamlit gives none for ``127.0.0.1`` and
+    ``::1``), or a loopback one in another spelling, as a server listening on every interface sees an IPv4
+    client (``::ffff:127.0.0.1``)."""
+    if address is None:
+        return True
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return bool((mapped or ip).is_loopback)
 
 
 def _providers(auth: Any) -> tuple[str, ...]:

@@ -86,11 +86,13 @@ def streamlit_server(
     port: int | None = None,
     extra_args: Sequence[str] = (),
     script: str = "app.py",
+    address: str | None = "127.0.0.1",
 ) -> Iterator[str]:
     """``streamlit run app.py`` (or another ``script``) on ``port`` (a free one when None) with its own store;
     yields the base URL.
 
-    ``extra_args`` go to ``streamlit run``, e.g. ``--secrets.files=…`` for a server with sign-in.
+    ``extra_args`` go to ``streamlit run``, e.g. ``--secrets.files=…`` for a server with sign-in; ``address``
+    None listens on every interface, as ``streamlit run app.py`` does by default.
     """
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium fonts-dejavu-core")
@@ -112,7 +114,7 @@ def streamlit_server(
                 script,
                 "--server.headless=true",
                 f"--server.port={port}",
-                "--server.address=127.0.0.1",
+                *([f"--server.address={address}"] if address else []),
                 "--browser.gatherUsageStats=false",
                 "--server.fileWatcherType=none",
                 *extra_args,

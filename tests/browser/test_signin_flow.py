@@ -111,3 +111,19 @@ def test_an_unlisted_user_is_told_why_they_may_not_launch(tab, provider, signed_
     screenshot(tab, "signin_unlisted_run_page")
     tab.get_by_role("button", name="Sign out").click()
     expect(tab.get_by_role("button", name="Sign in")).to_be_visible()
+
+
+def test_without_sign_in_the_owner_launches_from_a_server_on_every_interface(chromium, demo_run_file, tmp_path):
+    """``streamlit run app.py`` listens on every interface: a browser on 127.0.0.1 then arrives as
+    ``::ffff:127.0.0.1``, which is this machine too (it was once taken for a visitor from elsewhere)."""
+    with streamlit_server(
+        tmp_path / "evalcore.db", demo_run_file.parent, tmp_path / "streamlit.log", address=None
+    ) as url:
+        context = chromium.new_context(viewport={"width": 1280, "height": 1000})
+        page = context.new_page()
+        page.goto(url)
+        expect(page.get_by_text(re.compile(r"^Winner: "))).to_be_visible(timeout=30_000)
+        settled(page)
+        assert "Run" in nav_labels(page)
+        expect(page.get_by_text("Read-only deployment")).to_have_count(0)
+        context.close()

@@ -94,6 +94,10 @@ def test_viewer_mode_refuses_everyone_even_the_launch_list_and_this_machine():
 def test_a_visitor_is_local_only_without_an_address_and_without_a_proxy_header():
     assert Visitor.from_user({}, None, {"Host": "localhost:8501"}).local
     assert not Visitor.from_user({}, "203.0.113.9", {}).local
+    # A server on every interface sees this machine's browser as loopback in other spellings.
+    assert all(Visitor.from_user({}, ip, {}).local for ip in ("::ffff:127.0.0.1", "::1", "127.0.0.2"))
+    assert not Visitor.from_user({}, "::ffff:203.0.113.9", {}).local
+    assert not Visitor.from_user({}, "not an address", {}).local
     assert not Visitor.from_user({}, None, {"X-Forwarded-For": "203.0.113.9"}).local
     assert not Visitor.from_user({}, None, {"Forwarded": "for=203.0.113.9"}).local
 
