@@ -102,8 +102,11 @@ def test_calls_waiting_together_start_in_the_order_they_came_on_the_real_clock()
 
     asyncio.run(go())
     assert [i for i, _ in started] == [0, 1, 2, 3]
-    gaps = [b - a for (_, a), (_, b) in zip(started, started[1:], strict=False)]
-    assert min(gaps) >= 0.095, gaps
+    # Each call's slot is 0.1 s after the one before: the i-th starts no sooner than i slots after the first.
+    # (Two starts can be closer than a slot when the earlier one was itself late: a busy machine delays a
+    # wake-up, and the next slot does not move for it, so the rate over any window stays the limit.)
+    since_first = [t - started[0][1] for _, t in started]
+    assert all(s >= 0.1 * i - 0.005 for i, s in enumerate(since_first)), since_first
 
 
 def test_concurrency_holds_calls_beyond_the_limit_and_says_why() -> None:
