@@ -1,11 +1,16 @@
 """From results to decisions: aggregation, weighted scores, ranking, intervals, charts and text tables.
 
+- :mod:`~evalcore.analysis.formats`: how one number reads (%, USD, seconds); :mod:`~evalcore.analysis.stored`:
+  a run in a store, by id; :mod:`~evalcore.analysis.draws`: bootstrap counts and percentile intervals;
+  :mod:`~evalcore.analysis.paired`: paired differences, their intervals and p-values (NumPy only, no pandas).
 - :mod:`~evalcore.analysis.weights`: parsing and validating weights, and each weight's real share.
 - :mod:`~evalcore.analysis.weighting`: the spec's weighted score and ranking order, on arrays.
 - :mod:`~evalcore.analysis.results`: which results count (:class:`Filters`) and what each one brings.
 - :mod:`~evalcore.analysis.resampling`: bootstrap intervals and P(best).
 - :mod:`~evalcore.analysis.leaderboard`: aggregate, weight, rank (``docs/run-file.md``, "Leaderboard semantics").
-- :mod:`~evalcore.analysis.significance`: pairwise differences, intervals and p-values.
+- :mod:`~evalcore.analysis.significance`: every pair of a run's contenders compared, by
+  :mod:`~evalcore.analysis.paired`'s tests.
+- :mod:`~evalcore.analysis.compare`: a candidate run against a base run; :mod:`~evalcore.analysis.gate`: its verdict.
 - :mod:`~evalcore.analysis.stability`: how often each contender ranks first when the weights wobble.
 - :mod:`~evalcore.analysis.pareto`: the Pareto front of score against cost or time.
 - :mod:`~evalcore.analysis.text`: tables as text, JSON, CSV, Markdown; :mod:`~evalcore.analysis.charts`: Plotly figures.

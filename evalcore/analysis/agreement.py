@@ -33,8 +33,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.draws import LEVEL, percentile_interval, resample_counts
 from evalcore.analysis.labels import HUMAN, Cell, cell_value, label_text
-from evalcore.analysis.resampling import LEVEL, percentile_interval, resample_counts, wilson_interval
+from evalcore.analysis.resampling import wilson_interval
 
 Kind = Literal["labels", "numbers"]
 #: A statistic of weighted rows: a (resamples × rows) matrix of multiplicities in, one value per resample out.

@@ -4,29 +4,36 @@ A comparison pairs contenders (:func:`pair_contenders`), keeps the cases both ru
 on (same dataset and case id, and the same input and expected answer), averages each contender's samples
 per case, and for ``score``, every metric, ``errors``, ``cost`` and ``time`` reports base, candidate, the
 difference and its 95% paired interval and p-value, from the same test as ``evalcore significance``
-(:func:`evalcore.analysis.significance.paired_difference`). Per case it lists what flipped: the cases whose
+(:func:`evalcore.analysis.paired.paired_differences`). Per case it lists what flipped: the cases whose
 primary score dropped or rose, and the errors that appeared or vanished.
 
-Everything here is pure: runs in, a :class:`Comparison` out; the CLI and the app render it.
+Everything here is pure: runs in, a :class:`Comparison` out; the CLI and the app render it. It works on
+the results' plain columns (:mod:`evalcore.storage.columns`), not on results frames: comparing two stored
+runs never loads pandas, which would cost a fresh ``evalcore compare`` process more than the comparison.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from evalcore._util.gcpause import gc_paused
-from evalcore.analysis.results import result_values
-from evalcore.analysis.runs import StoredRun, frame_of, header_of
-from evalcore.analysis.significance import ALPHA, paired_differences
+from evalcore.analysis.paired import ALPHA, paired_differences
+from evalcore.analysis.stored import StoredRun, header_of
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Metric, Run
+from evalcore.storage.columns import ResultColumns, frame_columns, read_columns, run_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Names compared besides the declared metrics, and whether higher is better for each.
 USAGE_DIRECTIONS = {"errors": False, "cost": False, "time": False}
+#: Where cost and time are among a result's numbers.
+USAGE_NUMBERS = {"cost": "cost_usd", "time": "latency_s"}
 #: A per-case score change smaller than this is float noise, not a flip.
 FLIP_TOLERANCE = 1e-9
 
@@ -182,7 +189,7 @@ def compare(
         strict: refuse when the suite or a dataset changed instead of comparing the shared cases.
         B, seed: resamples and seed of the paired interval and test.
         frames: the two runs' results frames (:func:`evalcore.analysis.runs.frame_of`), when the caller
-            holds them already (an app caches them); none: read here.
+            holds them already (an app caches them); none: the runs' results are read here as columns.
 
     Raises:
         CompareError: nothing to compare, no pair, or (``strict``) a changed suite or dataset.
@@ -193,8 +200,11 @@ def compare(
     if strict and (changed or suite_changed):
         what = f"datasets changed: {', '.join(changed)}" if changed else "the suite file changed"
         raise CompareError(f"the two runs did not ask the same questions ({what}); --strict refuses to compare them")
-    base_frame, cand_frame = frames if frames is not None else (frame_of(base), frame_of(candidate))
-    base_keys, cand_keys = _keys(base_frame), _keys(cand_frame)
+    if frames is not None:
+        base_columns, cand_columns = frame_columns(frames[0]), frame_columns(frames[1])
+    else:
+        base_columns, cand_columns = columns_of(base), columns_of(candidate)
+    base_keys, cand_keys = _keys(base_columns), _keys(cand_columns)
     all_cases = base_keys | cand_keys
     shared = _asked_alike(base, candidate, base_keys & cand_keys, changed)
     if not shared:
@@ -203,10 +213,10 @@ def compare(
     if pairs is not None and not isinstance(pairs, Mapping):
         pairs = dict(split_pair(item, base_ids, cand_ids) for item in pairs)
     chosen = pair_contenders(base_ids, cand_ids, pairs)
-    index = pd.MultiIndex.from_tuples(sorted(shared), names=["dataset", "case"])
-    base_values = _case_values(base_frame, metrics, index, {b for b, _ in chosen})
-    cand_values = _case_values(cand_frame, metrics, index, {c for _, c in chosen})
-    compared = _compare_pairs(chosen, base_values, cand_values, metrics, index, B=B, seed=seed)
+    keys = sorted(shared)
+    base_values = _case_values(base_columns, metrics, keys, {b for b, _ in chosen})
+    cand_values = _case_values(cand_columns, metrics, keys, {c for _, c in chosen})
+    compared = _compare_pairs(chosen, base_values, cand_values, metrics, keys, B=B, seed=seed)
     return Comparison(
         base_run=base_head.info.id,
         candidate_run=cand_head.info.id,
@@ -236,27 +246,14 @@ def changed_datasets(base: Run, candidate: Run) -> tuple[list[str], bool]:
     return changed, suite_changed
 
 
-def _keys(frame: pd.DataFrame) -> set[tuple[str, str]]:
-    """(dataset, case id) of every case a results frame has a result for."""
-    return set(_case_keys(frame)[1])
+def columns_of(run: Run | StoredRun) -> ResultColumns:
+    """A run's results as columns (:mod:`evalcore.storage.columns`), read from the store for a stored run."""
+    return read_columns(run.store, run.id) if isinstance(run, StoredRun) else run_columns(run)
 
 
-def _case_keys(frame: pd.DataFrame) -> tuple[np.ndarray, list[tuple[str, str]]]:
-    """Each result's case as a code, and each code's (dataset, case id).
-
-    From the frame's categorical codes when it has them: the names of each distinct case are read once,
-    not once per result.
-    """
-    dataset, case = frame["dataset"], frame["case"]
-    if isinstance(dataset.dtype, pd.CategoricalDtype) and isinstance(case.dtype, pd.CategoricalDtype):
-        joint = dataset.cat.codes.to_numpy(np.int64) * len(case.cat.categories) + case.cat.codes.to_numpy(np.int64)
-        distinct, codes = np.unique(joint, return_inverse=True)
-        names = np.asarray(dataset.cat.categories, dtype=object), np.asarray(case.cat.categories, dtype=object)
-        width = len(case.cat.categories)
-        keys = [(str(names[0][j // width]), str(names[1][j % width])) for j in distinct.tolist()]
-        return codes.reshape(-1), keys
-    codes, uniques = pd.factorize(pd.MultiIndex.from_arrays([dataset.astype(str), case.astype(str)]))
-    return np.asarray(codes), [(str(d), str(c)) for d, c in uniques]
+def _keys(columns: ResultColumns) -> set[tuple[str, str]]:
+    """(dataset, case id) of every case the run has a result for."""
+    return {columns.cases[i] for i in np.unique(columns.case).tolist()}
 
 
 def _asked_alike(
@@ -291,39 +288,38 @@ def shared_cases(base: Sequence[Case], candidate: Sequence[Case]) -> set[tuple[s
 
 
 def _case_values(
-    frame: pd.DataFrame, metrics: Sequence[Metric], index: pd.MultiIndex, contenders: set[str]
+    columns: ResultColumns, metrics: Sequence[Metric], keys: Sequence[tuple[str, str]], contenders: set[str]
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Per contender and name, one value per case of ``index``: the mean over the case's samples (NaN when none)."""
-    frame = frame[frame["contender"].isin(contenders).to_numpy()]
-    values = result_values(frame, metrics)
-    names = ["score", *(m.name for m in metrics), *USAGE_DIRECTIONS]
-    codes, keys = _case_keys(frame)
-    position = {key: i for i, key in enumerate(index)}
+    """Per contender and name, one value per case of ``keys``: the mean over the case's samples (NaN when none).
+
+    Scores and metrics count for scored results only (NaN on an error, whatever it holds), as in a
+    leaderboard; ``errors`` is 1 for an error and 0 for a scored result.
+    """
+    position = {key: i for i, key in enumerate(keys)}
     # Each result's row in the table (-1: a case not compared), then sums and counts by bincount.
-    row = np.asarray([position.get(key, -1) for key in keys], dtype=np.int64)[codes] if len(codes) else codes
-    who, code_of = _codes(frame["contender"])
+    case_row = np.asarray([position.get(key, -1) for key in columns.cases], dtype=np.int64)
+    row = case_row[columns.case] if len(columns) else columns.case
+    scored = ~columns.is_error
+    values = {"errors": columns.is_error.astype(float)}
+    for name, source in {"score": "score", **{m.name: f"m_{m.name}" for m in metrics}}.items():
+        values[name] = np.where(scored, columns.numbers.get(source, np.nan), np.nan)
+    for name, source in USAGE_NUMBERS.items():
+        values[name] = columns.numbers[source]
+    code_of = {c: i for i, c in enumerate(columns.contenders)}
     tables = {}
     for contender in contenders:
-        mine = (who == code_of.get(contender, -2)) & (row >= 0)
+        mine = (columns.contender == code_of.get(contender, -2)) & (row >= 0)
         at = row[mine]
-        columns = {}
-        for name in names:
-            value = values[name][mine]
+        table = {}
+        for name, value in values.items():
+            value = value[mine]
             known = ~np.isnan(value)
-            sums = np.bincount(at, weights=np.where(known, value, 0.0), minlength=len(index))
-            counts = np.bincount(at, weights=known.astype(float), minlength=len(index))
+            sums = np.bincount(at, weights=np.where(known, value, 0.0), minlength=len(keys))
+            counts = np.bincount(at, weights=known.astype(float), minlength=len(keys))
             with np.errstate(invalid="ignore", divide="ignore"):
-                columns[name] = np.where(counts > 0, sums / counts, np.nan)
-        tables[contender] = columns
+                table[name] = np.where(counts > 0, sums / counts, np.nan)
+        tables[contender] = table
     return tables
-
-
-def _codes(column: pd.Series) -> tuple[np.ndarray, dict[str, int]]:
-    """A column's values as integer codes, and each value's code (a categorical's own codes when it is one)."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy(np.int64), {str(v): i for i, v in enumerate(column.cat.categories)}
-    codes, uniques = pd.factorize(column.astype(str))
-    return np.asarray(codes, dtype=np.int64), {str(v): i for i, v in enumerate(uniques)}
 
 
 def _compare_pairs(
@@ -331,7 +327,7 @@ def _compare_pairs(
     base_values: Mapping[str, Mapping[str, np.ndarray]],
     cand_values: Mapping[str, Mapping[str, np.ndarray]],
     metrics: Sequence[Metric],
-    index: pd.MultiIndex,
+    keys: Sequence[tuple[str, str]],
     *,
     B: int,  # noqa: N803
     seed: int,
@@ -365,7 +361,7 @@ def _compare_pairs(
                 )
             )
         ran = ~np.isnan(_column(base_values[b], "errors")) & ~np.isnan(_column(cand_values[c], "errors"))
-        compared.append(PairComparison(b, c, int(ran.sum()), changes, flips(base_values[b], cand_values[c], index)))
+        compared.append(PairComparison(b, c, int(ran.sum()), changes, flips(base_values[b], cand_values[c], keys)))
     return compared
 
 
@@ -379,8 +375,10 @@ def _mean(values: np.ndarray) -> float:
     return float(values.mean()) if len(values) else float("nan")
 
 
-def flips(base: Mapping[str, np.ndarray], cand: Mapping[str, np.ndarray], index: pd.MultiIndex) -> list[Flip]:
-    """The shared cases (of ``index``, one value per case in each column) whose outcome changed, regressions first.
+def flips(
+    base: Mapping[str, np.ndarray], cand: Mapping[str, np.ndarray], keys: Sequence[tuple[str, str]]
+) -> list[Flip]:
+    """The shared cases (of ``keys``, one value per case in each column) whose outcome changed, regressions first.
 
     Order: scores that dropped (largest drop first), errors that appeared, scores that rose (largest rise
     first), errors that vanished; ties by dataset and case id. A case counts only when both contenders
@@ -402,12 +400,6 @@ def flips(base: Mapping[str, np.ndarray], cand: Mapping[str, np.ndarray], index:
         parts.append(rows[np.lexsort((rows, -np.abs(np.nan_to_num(diff[rows]))))])
         kinds_of += [kind] * len(rows)
     rows = np.concatenate(parts)
-    # Names through the index's codes: reading the whole index as tuples costs more than the rest.
-    datasets = np.asarray(index.levels[0], dtype=object)[index.codes[0][rows]].tolist()
-    cases = np.asarray(index.levels[1], dtype=object)[index.codes[1][rows]].tolist()
     scores = zip(b_score[rows].tolist(), c_score[rows].tolist(), strict=True)
     with gc_paused():  # plain records, no cycles: a collector pass over them would find nothing
-        return [
-            Flip(str(d), str(c), kind, b, s)
-            for d, c, kind, (b, s) in zip(datasets, cases, kinds_of, scores, strict=True)
-        ]
+        return [Flip(*keys[row], kind, b, s) for row, kind, (b, s) in zip(rows.tolist(), kinds_of, scores, strict=True)]

@@ -16,7 +16,7 @@ import msgspec
 
 from evalcore._util.gcpause import gc_paused
 from evalcore.analysis.compare import Change, Comparison, Flip, PairComparison
-from evalcore.analysis.text import format_value
+from evalcore.analysis.formats import format_value
 
 if TYPE_CHECKING:
     from evalcore.analysis.gate import GateReport

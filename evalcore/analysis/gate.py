@@ -26,8 +26,8 @@ import pandas as pd
 from pydantic import ValidationError
 
 from evalcore.analysis.compare import CompareError, Comparison, compare
+from evalcore.analysis.formats import format_value
 from evalcore.analysis.runs import StoredRun, header_of, rank_run
-from evalcore.analysis.text import format_value
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Metric, Run
 from evalcore.suite.config import GateModel, LimitModel, RegressionModel

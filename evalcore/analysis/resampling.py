@@ -27,16 +27,12 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.classification import fold_labels, frame_labels, resampled_grouped_macro_f1
+from evalcore.analysis.draws import Z, percentile_interval, ratio, resample_counts
 from evalcore.analysis.results import result_values
 from evalcore.analysis.weighting import first_shares, wscores
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.aggregates import AggregateMetric, declared_only, with_aggregates
 from evalcore.core.records import Metric
-
-#: Two-sided level of every interval here.
-LEVEL = 0.95
-#: The standard normal quantile of :data:`LEVEL`, two-sided.
-Z = 1.959963984540054
 
 
 @dataclass
@@ -175,31 +171,6 @@ def _case_codes(df: pd.DataFrame) -> np.ndarray:
     return (np.cumsum(present) - 1)[key]
 
 
-def resample_counts(strata: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray:  # noqa: N803
-    """How many times each case is drawn in each of B resamples, shape (B, cases).
-
-    Args:
-        strata: for each case, its stratum; cases are drawn with replacement within their
-            stratum, as many as it has. All zeros: a plain bootstrap over all cases.
-        B: number of resamples.
-        rng: the generator to draw from.
-    """
-    n_cases = len(strata)
-    counts = np.zeros((B, n_cases))
-    # Strata in order, one draw each: the same seed gives the same resamples. Counting row by row
-    # into floats needs no (B x cases) index array and no int64 copy of it.
-    for members in (np.flatnonzero(strata == d) for d in np.unique(strata)):
-        # 32-bit draws are the same draws as 64-bit ones below 2**32 (numpy takes 32 bits per draw either way),
-        # in half the memory: drawing B x cases of them is most of this function's time.
-        drawn = rng.integers(0, len(members), size=(B, len(members)), dtype=np.int32)
-        block = counts if len(members) == n_cases else np.empty((B, len(members)))
-        for b in range(B):
-            block[b] = np.bincount(drawn[b], minlength=len(members))
-        if block is not counts:
-            counts[:, members] = block
-    return counts
-
-
 def _count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator, rows: int = 125) -> Iterator[np.ndarray]:  # noqa: N803
     """:func:`resample_counts` in blocks of ``rows`` resamples: the same draws, in a fraction of the memory.
 
@@ -219,11 +190,6 @@ def _count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator, rows: in
         for i in range(n):
             block[i] = np.bincount(rng.integers(0, n_cases, size=n_cases, dtype=np.int32), minlength=n_cases)
         yield block[:n]
-
-
-def ratio(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``sums / counts``, NaN where the count is 0 (a mean of no value is null)."""
-    return np.divide(sums, counts, out=np.full_like(sums, np.nan), where=counts > 0)
 
 
 def resampled_tables(matrix: CaseMatrix, counts: np.ndarray, average: str = "micro") -> dict[str, np.ndarray]:
@@ -250,24 +216,6 @@ def resampled_tables(matrix: CaseMatrix, counts: np.ndarray, average: str = "mic
     tables = {name: mean[:, q, :] for q, name in enumerate(matrix.names)}
     tables["errors"] = np.broadcast_to(errors, mean[:, 0, :].shape)
     return tables
-
-
-def percentile_interval(samples: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval along axis 0, ignoring NaN (linear interpolation, as ``np.percentile``).
-
-    A column with no finite sample gets NaN, without numpy's all-NaN warnings.
-    """
-    ordered = np.sort(samples, axis=0)  # NaN sorts last
-    last = np.maximum((~np.isnan(samples)).sum(axis=0) - 1, 0)
-    bounds = []
-    for q in ((1 - level) / 2, (1 + level) / 2):
-        position = q * last
-        below = np.floor(position).astype(np.int64)
-        above = np.minimum(below + 1, last)
-        low = np.take_along_axis(ordered, below[None], axis=0)[0]
-        high = np.take_along_axis(ordered, above[None], axis=0)[0]
-        bounds.append(low + (position - below) * (high - low))
-    return bounds[0], bounds[1]
 
 
 @dataclass

@@ -10,8 +10,6 @@ from the results. The CLI and the app both go through here, so the two ways cann
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -19,34 +17,13 @@ import pandas as pd
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters, select_results
 from evalcore.analysis.significance import pairwise
+from evalcore.analysis.stored import StoredRun, header_of
 from evalcore.analysis.summaries import read_summary, save_summary, summarize
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.records import Run
 
 if TYPE_CHECKING:
-    from evalcore.storage.store import Store
-
-
-@dataclass
-class StoredRun:
-    """A run in a store, by id."""
-
-    store: Store
-    id: str
-
-    @cached_property
-    def header(self) -> Run:
-        """The run without its cases and results: its metrics, contenders and own weights.
-
-        Raises:
-            StoreError: the run is unknown.
-        """
-        return self.store.load_run(self.id, results=False)
-
-
-def header_of(run: Run | StoredRun) -> Run:
-    """The run's header: what its leaderboard needs besides the results (metrics, contenders, weights)."""
-    return run.header if isinstance(run, StoredRun) else run
+    pass
 
 
 def frame_of(run: Run | StoredRun) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.formats import DASH, format_cost, format_percent, format_seconds, is_missing
 from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.results import USAGE_COLUMNS
 from evalcore.analysis.weighting import TIE_DECIMALS
@@ -25,7 +26,6 @@ from evalcore.core.records import Metric
 
 FORMATS = ("table", "json", "csv", "markdown")
 #: Shown for a null value.
-DASH = "–"
 BEST_MARK = "★ best"
 VALUE_MARK = "$ value"
 FEW_MARK = "few cases"
@@ -130,39 +130,6 @@ def json_value(value: object) -> object:
     return str(value)
 
 
-def format_percent(value: float) -> str:
-    """``0.8125`` → ``81.2%``; null → ``–``."""
-    return DASH if _missing(value) else f"{100 * value:.1f}%"
-
-
-def format_cost(value: float) -> str:
-    """USD with at least two significant digits, so a small cost never shows as ``$0.00``.
-
-    ``0.0004`` → ``$0.0004``, ``0.000412`` → ``$0.00041``, ``1.5`` → ``$1.50``, null → ``–``.
-    """
-    return DASH if _missing(value) else f"${_significant(value)}"
-
-
-def format_seconds(value: float) -> str:
-    """``1.234`` → ``1.23 s``, ``0.0042`` → ``0.0042 s``; null → ``–``."""
-    return DASH if _missing(value) else f"{_significant(value)} s"
-
-
-def _significant(value: float) -> str:
-    if value == 0:
-        return "0"
-    if abs(value) >= 1:
-        return f"{value:,.2f}"
-    decimals = max(2, 1 - math.floor(math.log10(abs(value))))
-    text = f"{value:.{decimals}f}".rstrip("0")
-    whole, _, fraction = text.partition(".")
-    return f"{whole}.{fraction.ljust(2, '0')}"
-
-
-def _missing(value: object) -> bool:
-    return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
-
-
 @dataclass(frozen=True)
 class _Column:
     """One column of the text table: its header, its cells, and when it is left out to fit a width."""
@@ -230,21 +197,21 @@ def has_wscore(table: pd.DataFrame) -> bool:
 
 def _rank_text(row: dict) -> str:
     value = row.get("rank")
-    return "" if value is None or value is pd.NA or _missing(value) else str(int(value))
+    return "" if value is None or value is pd.NA or is_missing(value) else str(int(value))
 
 
 def _format_count(value: float) -> str:
-    return DASH if _missing(value) else f"{value:,.0f}"
+    return DASH if is_missing(value) else f"{value:,.0f}"
 
 
 def _format_points(value: float) -> str:
-    return DASH if _missing(value) else f"{value:.1f}"
+    return DASH if is_missing(value) else f"{value:.1f}"
 
 
 def _with_interval(row: dict, name: str, fmt: Callable[[float], str], bare: bool = False) -> str:
     text = fmt(row.get(name, np.nan))
     low, high = row.get(f"{name}_lo", np.nan), row.get(f"{name}_hi", np.nan)
-    if bare or _missing(low) or _missing(high):
+    if bare or is_missing(low) or is_missing(high):
         return text
     # One shared unit suffix reads better than "80.0%–84.0%".
     return f"{text} [{fmt(low).rstrip('%')}–{fmt(high)}]"
@@ -399,7 +366,7 @@ def winner_reason(table: pd.DataFrame, weights: Mapping[str, float] | None) -> s
     others = [r for r in rows if r is not best and r.get("scored", 0) > 0]
     if best is None or not others:
         return None
-    return _reason(best, others[0], bool(weights) and not _missing(best.get("wscore", np.nan)), weights or {})
+    return _reason(best, others[0], bool(weights) and not is_missing(best.get("wscore", np.nan)), weights or {})
 
 
 def _reason(best: dict, other: dict, weighted: bool, weights: Mapping[str, float]) -> str:
@@ -424,14 +391,14 @@ def _reason(best: dict, other: dict, weighted: bool, weights: Mapping[str, float
     prefix = "ties on wscore; " if weighted else ""
     if gap >= SCORE_TIE:
         return f"{prefix}{b} scores {_points(100 * gap)} points higher than {o}"
-    if not _missing(best["cost"]) and (_missing(other["cost"]) or best["cost"] < other["cost"]):
+    if not is_missing(best["cost"]) and (is_missing(other["cost"]) or best["cost"] < other["cost"]):
         costs = f"{format_cost(best['cost'])} vs {format_cost(other['cost'])} per case"
         return f"{prefix}ties on score; {b} is cheaper ({costs})"
     return f"{prefix}ties with {o} on score and cost; first by contender id"
 
 
 def _ranks_above(row: dict, other: dict) -> bool:
-    return not _missing(row.get("rank")) and not _missing(other.get("rank")) and row["rank"] < other["rank"]
+    return not is_missing(row.get("rank")) and not is_missing(other.get("rank")) and row["rank"] < other["rank"]
 
 
 def _edge(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
@@ -439,7 +406,7 @@ def _edge(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
     edges = []
     for name, weight in weights.items():
         mine, theirs = best.get(name, np.nan), other.get(name, np.nan)
-        if name in ("score", "errors") or _missing(mine) or _missing(theirs) or mine == theirs:
+        if name in ("score", "errors") or is_missing(mine) or is_missing(theirs) or mine == theirs:
             continue
         if (mine > theirs) != (weight > 0):
             continue
@@ -454,16 +421,3 @@ def _edge(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
 
 def _points(value: float) -> str:
     return f"{value:.1f}" if abs(value) >= 0.05 else f"{value:.2g}"
-
-
-def format_value(name: str, value: float, delta: bool = False) -> str:
-    """A value as the leaderboard shows it: scores, metrics and error rates in %, cost in USD, time in s.
-
-    With ``delta``, a difference: points for scores and rates, and a sign before the ``$`` of a cost.
-    """
-    if value is None or np.isnan(value):
-        return "–"
-    if name in ("cost", "time"):
-        text = (format_cost if name == "cost" else format_seconds)(abs(value))
-        return ("-" if value < 0 else "") + text
-    return f"{100 * value:.1f} pts" if delta else f"{100 * value:.1f}%"

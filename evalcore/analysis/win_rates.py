@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from evalcore.analysis.resampling import LEVEL, wilson_interval
+from evalcore.analysis.draws import LEVEL
+from evalcore.analysis.resampling import wilson_interval
 from evalcore.core.records import PairVerdict
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from evalcore.analysis.results import Filters
-    from evalcore.analysis.runs import StoredRun
+    from evalcore.analysis.stored import StoredRun
     from evalcore.core.records import Run
     from evalcore.execution.plan import Plan, RunOptions
     from evalcore.storage.store import Store
@@ -172,7 +172,7 @@ def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:
         from evalcore.runfile.importers import read_import
 
         return read_import(path)
-    from evalcore.analysis.runs import StoredRun
+    from evalcore.analysis.stored import StoredRun
 
     store = open_store(args)
     return StoredRun(store, store.resolve_run_id(ref))

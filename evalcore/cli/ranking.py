@@ -151,7 +151,7 @@ def cmd_significance(args: argparse.Namespace) -> int:
 
 def format_pairs(pairs: pd.DataFrame, order: list[str], metric: str) -> str:
     """Each pair once, the better-ranked contender as ``a``, in leaderboard order; differences in points."""
-    from evalcore.analysis.significance import PERMUTATION, SIGN_TEST
+    from evalcore.analysis.paired import PERMUTATION, SIGN_TEST
     from evalcore.analysis.text import DASH
 
     position = {c: i for i, c in enumerate(order)}

@@ -22,7 +22,7 @@ from evalcore.analysis.compare_text import (
     scope_lines,
 )
 from evalcore.analysis.forest import forest_svg
-from evalcore.analysis.text import format_value
+from evalcore.analysis.formats import format_value
 from evalcore.core.version import __version__
 from evalcore.explorer.report import report_css
 

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from evalcore.analysis.compare import Comparison
-    from evalcore.analysis.runs import StoredRun
+    from evalcore.analysis.stored import StoredRun
     from evalcore.core.records import Run
 
 
 def flip_details(candidate: Run | StoredRun, comparison: Comparison, limit: int) -> dict[tuple[str, str], list[str]]:
     """For the first ``limit`` flips of each pair: what the candidate got wrong (want vs got) or its error."""
-    from evalcore.analysis.runs import StoredRun
+    from evalcore.analysis.stored import StoredRun
 
     details: dict[tuple[str, str], list[str]] = {}
     for pair in comparison.pairs:

@@ -8,6 +8,8 @@
 - :mod:`~evalcore.storage.rows`: records to rows and back (canonical JSON, packed numbers, batched INSERTs).
 - :mod:`~evalcore.storage.frames`: the results frame that every leaderboard is computed from.
 - :mod:`~evalcore.storage.frame_read`: a stored run's frame, read from its packed numbers in bulk.
+- :mod:`~evalcore.storage.columns`: results as plain NumPy columns (who, which case, failed or not, the
+  numbers), from a store, a run or a frame, without pandas: what a comparison reads.
 
 May import :mod:`evalcore.core` and :mod:`evalcore._util` (and nothing that calls a model).
 """

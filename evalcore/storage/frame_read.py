@@ -60,7 +60,7 @@ def read_frame_parts(conn: sqlite3.Connection, run_id: str, metrics: list[str]) 
     declared = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()
     metric_records = [Metric(m["name"], m.get("description", "")) for m in json.loads(declared[0])] if declared else []
     labels = {a.name: read_labels(conn, run_id, a) for a in aggregate_metrics(metric_records)}
-    return FrameParts(contenders, cases, _frame_chunks(conn, run_id, metrics), changes(conn, run_id), labels)
+    return FrameParts(contenders, cases, number_chunks(conn, run_id, metrics), changes(conn, run_id), labels)
 
 
 def assemble(parts: FrameParts, metrics: list[str]) -> pd.DataFrame:
@@ -74,7 +74,7 @@ def changes(conn: sqlite3.Connection, run_id: str) -> int:
     return row[0] if row else 0
 
 
-def _frame_chunks(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> list[bytes]:
+def number_chunks(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> list[bytes]:
     """A run's packed numbers (rows of :func:`evalcore.storage.frames.row_dtype`) as a few buffers.
 
     SQLite concatenates the blobs itself (``group_concat`` over a rowid range, cast back to a

@@ -51,7 +51,9 @@ def results_frame(run: records.Run) -> pd.DataFrame:
     contender_codes = {c.id: i for i, c in enumerate(run.contenders)}
     case_codes = {c.key: i for i, c in enumerate(run.cases)}
     try:
-        rows = [_row(r, contender_codes[r.contender], case_codes[(r.dataset, r.case)], names) for r in run.results]
+        rows = [
+            result_row(r, contender_codes[r.contender], case_codes[(r.dataset, r.case)], names) for r in run.results
+        ]
     except KeyError as e:
         raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
     cases = [(c.dataset, c.id, c.variant, c.metadata) for c in run.cases]
@@ -72,7 +74,8 @@ def _run_labels(
     return keys, want, got
 
 
-def _row(r: records.Result, contender: int, case: int, names: list[str]) -> tuple:
+def result_row(r: records.Result, contender: int, case: int, names: list[str]) -> tuple:
+    """A result's row tuple (see :func:`build_frame`): codes, status, score, metric values, usage."""
     kind = ERROR_KIND_CODES.get(r.error.kind, -1) if r.error else -1
     u = r.usage
     values = [r.metrics.get(n) for n in names]
@@ -134,7 +137,7 @@ def build_frame(
         count: the number of rows, when known (saves regrowing the array).
         labels: aggregate metric name → its labelled results, for the label columns.
     """
-    return frame_from_chunks([_table(rows, metric_names, count)], contenders, cases, metric_names, labels)
+    return frame_from_chunks([rows_table(rows, metric_names, count)], contenders, cases, metric_names, labels)
 
 
 def row_dtype(metric_names: Sequence[str]) -> Any:
@@ -145,7 +148,7 @@ def row_dtype(metric_names: Sequence[str]) -> Any:
     import numpy as np
 
     ints = [(f, "<i8") for f in HEAD_FIELDS[:5]]
-    return np.dtype(ints + [(f, "<f8") for f in _float_fields(metric_names)])
+    return np.dtype(ints + [(f, "<f8") for f in float_fields(metric_names)])
 
 
 def frame_from_table(
@@ -174,7 +177,7 @@ def frame_from_chunks(
 
     dtype = row_dtype(metric_names)
     tables = [c if isinstance(c, np.ndarray) else np.frombuffer(c, dtype=dtype) for c in chunks]
-    names = _float_fields(metric_names)
+    names = float_fields(metric_names)
     count = sum(len(t) for t in tables)
     ints, floats = np.empty((len(_INT_FIELDS), count), dtype=np.int64), np.empty((len(names), count))
     start = 0
@@ -201,7 +204,7 @@ def frame_from_chunks(
 _INT_FIELDS = HEAD_FIELDS[:5]
 
 
-def _table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> Any:
+def rows_table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> Any:
     """The rows as one structured array: from a list at once, from a cursor row by row."""
     import numpy as np
 
@@ -228,7 +231,8 @@ def _sorted(ints: Any, floats: Any, n_contenders: int, n_cases: int) -> tuple[An
     return ints[:, order], floats[:, order]
 
 
-def _float_fields(metric_names: Sequence[str]) -> list[str]:
+def float_fields(metric_names: Sequence[str]) -> list[str]:
+    """The float64 fields of a row: ``score``, ``m_<metric>`` per declared metric, then :data:`TAIL_FIELDS`."""
     return ["score", *(f"m_{n}" for n in metric_names), *TAIL_FIELDS]
 
 

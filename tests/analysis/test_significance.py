@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.significance import paired_difference, pairwise, sign_test
+from evalcore.analysis.paired import paired_difference, sign_test
+from evalcore.analysis.significance import pairwise
 from evalcore.core.errors import EvalcoreError
 from tests.analysis.rows import NAN, frame, result
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import write_run_file
 from evalcore.storage.store import Store
 from tests.factories import binary_run
@@ -111,3 +112,26 @@ def test_run_with_gate_exits_as_the_gate_does(tmp_path: Path) -> None:
     assert second.returncode == 0, second.stdout + second.stderr
     assert "verdict: PASS" in second.stdout
     assert f"baseline: run {run['id']}" in second.stdout
+
+
+def test_compare_of_stored_runs_never_loads_pandas(files: dict[str, Path], tmp_path: Path) -> None:
+    """What keeps a fresh ``evalcore compare`` of two big stored runs fast: pandas is never imported."""
+    db = tmp_path / "store.db"
+    with Store(db) as store:
+        for name in ("base", "worse"):
+            store.import_run(read_run_file(files[name]))
+    code = (
+        "import sys; from evalcore.cli import main\n"
+        f"code = main(['compare', 'base-0001', 'worse-0003', '--db', {str(db)!r}, '--format', 'json'])\n"
+        "assert code == 0, code\n"
+        "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["pairs"][0]["changes"][0]["verdict"] == "regression"

@@ -1,0 +1,62 @@
+"""Resampling's arithmetic on plain arrays: the bootstrap's case counts, percentile intervals, safe ratios.
+
+NumPy only, so a command that compares per-case values (``evalcore compare``) never loads pandas;
+:mod:`evalcore.analysis.resampling` builds its leaderboard intervals on these.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Two-sided level of every interval here.
+LEVEL = 0.95
+#: The standard normal quantile of :data:`LEVEL`, two-sided.
+Z = 1.959963984540054
+
+
+def resample_counts(strata: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray:  # noqa: N803
+    """How many times each case is drawn in each of B resamples, shape (B, cases).
+
+    Args:
+        strata: for each case, its stratum; cases are drawn with replacement within their
+            stratum, as many as it has. All zeros: a plain bootstrap over all cases.
+        B: number of resamples.
+        rng: the generator to draw from.
+    """
+    n_cases = len(strata)
+    counts = np.zeros((B, n_cases))
+    # Strata in order, one draw each: the same seed gives the same resamples. Counting row by row
+    # into floats needs no (B x cases) index array and no int64 copy of it.
+    for members in (np.flatnonzero(strata == d) for d in np.unique(strata)):
+        # 32-bit draws are the same draws as 64-bit ones below 2**32 (numpy takes 32 bits per draw either way),
+        # in half the memory: drawing B x cases of them is most of this function's time.
+        drawn = rng.integers(0, len(members), size=(B, len(members)), dtype=np.int32)
+        block = counts if len(members) == n_cases else np.empty((B, len(members)))
+        for b in range(B):
+            block[b] = np.bincount(drawn[b], minlength=len(members))
+        if block is not counts:
+            counts[:, members] = block
+    return counts
+
+
+def ratio(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``sums / counts``, NaN where the count is 0 (a mean of no value is null)."""
+    return np.divide(sums, counts, out=np.full_like(sums, np.nan), where=counts > 0)
+
+
+def percentile_interval(samples: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval along axis 0, ignoring NaN (linear interpolation, as ``np.percentile``).
+
+    A column with no finite sample gets NaN, without numpy's all-NaN warnings.
+    """
+    ordered = np.sort(samples, axis=0)  # NaN sorts last
+    last = np.maximum((~np.isnan(samples)).sum(axis=0) - 1, 0)
+    bounds = []
+    for q in ((1 - level) / 2, (1 + level) / 2):
+        position = q * last
+        below = np.floor(position).astype(np.int64)
+        above = np.minimum(below + 1, last)
+        low = np.take_along_axis(ordered, below[None], axis=0)[0]
+        high = np.take_along_axis(ordered, above[None], axis=0)[0]
+        bounds.append(low + (position - below) * (high - low))
+    return bounds[0], bounds[1]
