@@ -6,6 +6,8 @@ NumPy only, so a command that compares per-case values (``evalcore compare``) ne
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 #: Two-sided level of every interval here.
@@ -37,6 +39,27 @@ def resample_counts(strata: np.ndarray, B: int, rng: np.random.Generator) -> np.
         if block is not counts:
             counts[:, members] = block
     return counts
+
+
+def count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator, rows: int = 125) -> Iterator[np.ndarray]:  # noqa: N803
+    """:func:`resample_counts` in blocks of ``rows`` resamples: the same draws, in a fraction of the memory.
+
+    With one stratum, drawing row by row gives what one (B x cases) draw gives, so no block of draws
+    or counts bigger than ``rows`` x cases ever exists (a fresh process pays for every page it touches).
+    """
+    if len(np.unique(strata)) > 1:  # strata are drawn one after another over all B rows: keep that order
+        counts = resample_counts(strata, B, rng)
+        yield from (counts[start : start + rows] for start in range(0, B, rows))
+        return
+    n_cases = len(strata)
+    block = np.empty((rows, n_cases))
+    for start in range(0, B, rows):
+        n = min(rows, B - start)
+        # One row at a time, as 32-bit integers: the same draws (both take 32 bits per case from the
+        # generator), with no (rows x cases) index array for a fresh process to fault in every block.
+        for i in range(n):
+            block[i] = np.bincount(rng.integers(0, n_cases, size=n_cases, dtype=np.int32), minlength=n_cases)
+        yield block[:n]
 
 
 def ratio(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:

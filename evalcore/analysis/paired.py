@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from evalcore.analysis.draws import LEVEL, percentile_interval, ratio, resample_counts
+from evalcore.analysis.draws import LEVEL, count_blocks, percentile_interval, ratio
 
 #: Significance threshold: a p-value below it is significant.
 ALPHA = 0.05
@@ -53,18 +53,37 @@ def paired_difference(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0
 def paired_differences(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0) -> list[dict[str, Any]]:  # noqa: N803
     """:func:`paired_difference` of every column of ``a`` against the same column of ``b``, drawn once.
 
+    The same draws as :func:`paired_stats` with ``resample_counts`` and ``B x cases`` random signs (in that
+    order from one generator), taken a block of :data:`BLOCK` rows at a time: no ``B x cases`` matrix is
+    ever made, which for big runs is most of the time (faulting in its pages) and the memory. Nothing is
+    drawn when every column is 0/1 (the sign test needs no resample).
+
     Args:
         a, b: (cases, columns) values, NaN where a case has none; every column shares the cases, so one set
             of resamples and sign flips serves them all (the numbers are those of :func:`paired_difference`
             column by column).
     """
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    columns = _Columns(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    if not len(columns.rest):
+        return columns.rows(None, None, None, B)
     rng = np.random.default_rng(seed)
-    draws = resample_counts(np.zeros(len(a), dtype=np.int64), B, rng)
-    signs = rng.integers(0, 2, size=(B, len(a))).astype(float)
-    signs *= 2.0
-    signs -= 1.0
-    return paired_stats(a, b, draws, signs)
+    cases = len(columns.diff)
+    d = np.ascontiguousarray(columns.diff[:, columns.rest])
+    distinct, which = _distinct_columns(columns.shared[:, columns.rest])
+    sums, counts, flipped = np.empty((B, d.shape[1])), np.empty((B, distinct.shape[1])), np.empty((B, d.shape[1]))
+    start = 0
+    for block in count_blocks(np.zeros(cases, dtype=np.int64), B, rng, rows=BLOCK):
+        sums[start : start + len(block)] = block @ d
+        counts[start : start + len(block)] = block @ distinct
+        start += len(block)
+    signs = np.empty((min(BLOCK, B), cases))
+    for start in range(0, B, BLOCK):
+        rows = signs[: min(BLOCK, B - start)]
+        # 32-bit draws of 0 or 1 are the same draws as 64-bit ones (numpy takes 32 bits per draw either way).
+        np.multiply(rng.integers(0, 2, size=rows.shape, dtype=np.int32), 2.0, out=rows)
+        rows -= 1.0
+        flipped[start : start + len(rows)] = rows @ d
+    return columns.rows(sums, counts[:, which], flipped, B)
 
 
 def paired_stats(left: np.ndarray, right: np.ndarray, draws: np.ndarray, signs: np.ndarray) -> list[dict]:
@@ -75,40 +94,67 @@ def paired_stats(left: np.ndarray, right: np.ndarray, draws: np.ndarray, signs: 
         draws: (B, cases) bootstrap counts (:func:`evalcore.analysis.draws.resample_counts`).
         signs: (B, cases) random ±1.
     """
-    shared = ~np.isnan(left) & ~np.isnan(right)
-    diff = np.where(shared, left - right, 0.0)
-    n = shared.sum(axis=0)
-    mean = ratio(diff.sum(axis=0), n.astype(float))
-    binary = (~shared | _is_binary(left) & _is_binary(right)).all(axis=0) & (n > 0)
-    # The bootstrap and the sign flips serve the columns that are not 0/1 only: those use the sign test.
-    lo, hi, p = np.full(len(n), np.nan), np.full(len(n), np.nan), np.full(len(n), np.nan)
-    rest = np.flatnonzero(~binary)
-    if len(rest):
-        d, s, k = diff[:, rest], shared[:, rest], n[rest]
-        lo[rest], hi[rest] = percentile_interval(ratio(draws @ d, _resampled_counts(draws, s)))
-        flipped = np.abs(ratio(signs @ d, np.broadcast_to(k, (len(signs), len(k))).astype(float)))
-        # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
-        extreme = (flipped >= np.abs(mean[rest]) - 1e-12).sum(axis=0)
-        p[rest] = np.where(k > 0, (1 + extreme) / (len(signs) + 1), np.nan)
-    rows = []
-    for j in range(len(n)):
-        row = {"n": int(n[j]), "mean_diff": mean[j], "lo": lo[j], "hi": hi[j], "p_value": p[j]}
-        if binary[j]:
-            wins, losses = int((diff[:, j] == 1).sum()), int((diff[:, j] == -1).sum())
-            row.update(sign_test(wins, losses, int(n[j])), method=SIGN_TEST)
-        else:
-            row["method"] = PERMUTATION
-        rows.append({**row, "significant": bool(row["p_value"] < ALPHA)})
-    return rows
+    columns = _Columns(left, right)
+    if not len(columns.rest):
+        return columns.rows(None, None, None, len(draws))
+    d = columns.diff[:, columns.rest]
+    distinct, which = _distinct_columns(columns.shared[:, columns.rest])
+    return columns.rows(draws @ d, (draws @ distinct)[:, which], signs @ d, len(signs))
 
 
-def _resampled_counts(draws: np.ndarray, shared: np.ndarray) -> np.ndarray:
-    """``draws @ shared``, each distinct column of ``shared`` multiplied once: the columns of one pair
-    mostly share their cases, so most products would repeat."""
+#: Resamples (and sign vectors) drawn and multiplied at a time by :func:`paired_differences`.
+BLOCK = 125
+
+
+class _Columns:
+    """What the statistics of ``left − right`` need, column by column, before any resample."""
+
+    def __init__(self, left: np.ndarray, right: np.ndarray):
+        self.shared = ~np.isnan(left) & ~np.isnan(right)
+        self.diff = np.where(self.shared, left - right, 0.0)
+        self.n = self.shared.sum(axis=0)
+        self.mean = ratio(self.diff.sum(axis=0), self.n.astype(float))
+        self.binary = (~self.shared | _is_binary(left) & _is_binary(right)).all(axis=0) & (self.n > 0)
+        # The bootstrap and the sign flips serve the columns that are not 0/1 only: those use the sign test.
+        self.rest = np.flatnonzero(~self.binary)
+
+    def rows(
+        self,
+        sums: np.ndarray | None,
+        counts: np.ndarray | None,
+        flipped: np.ndarray | None,
+        B: int,  # noqa: N803
+    ) -> list[dict]:
+        """Each column's statistics, given the columns of :attr:`rest`'s resampled sums and counts and
+        sign-flipped sums, ``(B, len(rest))`` each (None when :attr:`rest` is empty)."""
+        n, mean, rest = self.n, self.mean, self.rest
+        lo, hi, p = np.full(len(n), np.nan), np.full(len(n), np.nan), np.full(len(n), np.nan)
+        if len(rest) and sums is not None and counts is not None and flipped is not None:
+            k = n[rest]
+            lo[rest], hi[rest] = percentile_interval(ratio(sums, counts))
+            t = np.abs(ratio(flipped, np.broadcast_to(k, flipped.shape).astype(float)))
+            # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
+            extreme = (t >= np.abs(mean[rest]) - 1e-12).sum(axis=0)
+            p[rest] = np.where(k > 0, (1 + extreme) / (B + 1), np.nan)
+        rows = []
+        for j in range(len(n)):
+            row = {"n": int(n[j]), "mean_diff": mean[j], "lo": lo[j], "hi": hi[j], "p_value": p[j]}
+            if self.binary[j]:
+                wins, losses = int((self.diff[:, j] == 1).sum()), int((self.diff[:, j] == -1).sum())
+                row.update(sign_test(wins, losses, int(n[j])), method=SIGN_TEST)
+            else:
+                row["method"] = PERMUTATION
+            rows.append({**row, "significant": bool(row["p_value"] < ALPHA)})
+        return rows
+
+
+def _distinct_columns(shared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of ``shared`` as floats, and which of them each column is: the columns of one
+    pair mostly share their cases, so most products with them would repeat."""
     distinct: dict[bytes, int] = {}
     which = np.array([distinct.setdefault(shared[:, j].tobytes(), len(distinct)) for j in range(shared.shape[1])])
     firsts = np.unique(which, return_index=True)[1]
-    return (draws @ shared[:, firsts].astype(float))[:, which]
+    return shared[:, firsts].astype(float), which
 
 
 def _is_binary(values: np.ndarray) -> np.ndarray:

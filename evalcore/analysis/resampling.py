@@ -19,7 +19,7 @@ over n cases: two machines agree within 1e-9 up to millions of cases, which is w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.classification import fold_labels, frame_labels, resampled_grouped_macro_f1
-from evalcore.analysis.draws import Z, percentile_interval, ratio, resample_counts
+from evalcore.analysis.draws import Z, count_blocks, percentile_interval, ratio
 from evalcore.analysis.results import result_values
 from evalcore.analysis.weighting import first_shares, wscores
 from evalcore.analysis.weights import validate_weights
@@ -171,27 +171,6 @@ def _case_codes(df: pd.DataFrame) -> np.ndarray:
     return (np.cumsum(present) - 1)[key]
 
 
-def _count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator, rows: int = 125) -> Iterator[np.ndarray]:  # noqa: N803
-    """:func:`resample_counts` in blocks of ``rows`` resamples: the same draws, in a fraction of the memory.
-
-    With one stratum, drawing row by row gives what one (B x cases) draw gives, so no block of draws
-    or counts bigger than ``rows`` x cases ever exists (a fresh process pays for every page it touches).
-    """
-    if len(np.unique(strata)) > 1:  # strata are drawn one after another over all B rows: keep that order
-        counts = resample_counts(strata, B, rng)
-        yield from (counts[start : start + rows] for start in range(0, B, rows))
-        return
-    n_cases = len(strata)
-    block = np.empty((rows, n_cases))
-    for start in range(0, B, rows):
-        n = min(rows, B - start)
-        # One row at a time, as 32-bit integers: the same draws (both take 32 bits per case from the
-        # generator), with no (rows x cases) index array for a fresh process to fault in every block.
-        for i in range(n):
-            block[i] = np.bincount(rng.integers(0, n_cases, size=n_cases, dtype=np.int32), minlength=n_cases)
-        yield block[:n]
-
-
 def resampled_tables(matrix: CaseMatrix, counts: np.ndarray, average: str = "micro") -> dict[str, np.ndarray]:
     """Leaderboard values of every resample: name → (B, contenders), plus ``errors``.
 
@@ -258,7 +237,7 @@ def resample(
     rng = np.random.default_rng(seed)
     recompute = _aggregate_recomputers(df, metrics, matrix, average)
     blocks = []
-    for counts in _count_blocks(strata, B, rng):
+    for counts in count_blocks(strata, B, rng):
         block = resampled_tables(matrix, counts, average)
         blocks.append(block | {name: again(counts) for name, again in recompute.items()})
     if not blocks:

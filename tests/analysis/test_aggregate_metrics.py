@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from evalcore.analysis.classification import macro_f1
+from evalcore.analysis.draws import count_blocks
 from evalcore.analysis.leaderboard import leaderboard
-from evalcore.analysis.resampling import _count_blocks, resample
+from evalcore.analysis.resampling import resample
 from evalcore.analysis.runs import StoredRun, rank_run
 from evalcore.analysis.significance import pairwise
 from evalcore.analysis.summaries import KIND, read_summary, write_summary
@@ -96,7 +97,7 @@ def test_each_resample_recomputes_macro_f1_from_the_drawn_cases():
     frame = results_frame(run)
     resampled = resample(frame, run.metrics, B=50, seed=3)
     strata = np.zeros(len(run.cases), dtype=np.int64)
-    counts = np.concatenate(list(_count_blocks(strata, 50, np.random.default_rng(3))))
+    counts = np.concatenate(list(count_blocks(strata, 50, np.random.default_rng(3))))
     x = list(resampled.contenders).index("x")
     got = [X_GOT[j % 6] for j in range(len(run.cases))]
     want = [WANT[j % 6] for j in range(len(run.cases))]

@@ -10,17 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalcore.analysis.draws import count_blocks, percentile_interval, resample_counts
 from evalcore.analysis.leaderboard import aggregate
 from evalcore.analysis.resampling import (
     _case_codes,
-    _count_blocks,
     _sorted_codes,
     bootstrap,
     case_matrix,
     intervals,
-    percentile_interval,
     resample,
-    resample_counts,
     resampled_tables,
     wilson_interval,
 )
@@ -214,7 +212,7 @@ def test_equal_blocks_are_folded_once_and_resample_to_equal_values() -> None:
     # Sums: score is its primary metric (thirds). Counts: score, thirds, noise and hit are known for every
     # scored result, cost and time for every result, eighths apart. Then errors.
     assert matrix.distinct.shape[1] == (6 + 3 + 1) * 5 < matrix.stacked.shape[1] == (2 * 7 + 1) * 5
-    counts = next(_count_blocks(np.zeros(len(matrix.case_dataset), dtype=int), 50, np.random.default_rng(0)))
+    counts = next(count_blocks(np.zeros(len(matrix.case_dataset), dtype=int), 50, np.random.default_rng(0)))
     tables = resampled_tables(matrix, counts)
     np.testing.assert_array_equal(tables["score"], tables["thirds"])
 
@@ -225,7 +223,7 @@ def test_resampled_counts_are_exact_and_sums_within_1e_9_of_the_exact_sums(cases
     # out exact whatever the order, sums within the precision the docs promise. The reference is summed in
     # extended precision, without BLAS.
     matrix = case_matrix(_big_frame(cases, contenders), FRACTIONS)
-    counts = next(_count_blocks(np.zeros(len(matrix.case_dataset), dtype=int), 125, np.random.default_rng(3)))
+    counts = next(count_blocks(np.zeros(len(matrix.case_dataset), dtype=int), 125, np.random.default_rng(3)))
     product = matrix.times(counts)
     reference = counts.astype(np.longdouble) @ matrix.stacked.astype(np.longdouble)
     sums = len(matrix.names) * contenders
@@ -272,7 +270,7 @@ def test_case_codes_of_categoricals_are_those_of_a_groupby(datasets: list[str], 
 @given(strata=st.lists(st.integers(0, 2), min_size=1, max_size=40), B=st.integers(1, 300), seed=st.integers(0, 9))  # noqa: N803
 def test_resample_blocks_are_the_resample_counts(strata: list[int], B: int, seed: int) -> None:  # noqa: N803
     strata_array = np.array(strata)
-    blocks = [block.copy() for block in _count_blocks(strata_array, B, np.random.default_rng(seed), rows=7)]
+    blocks = [block.copy() for block in count_blocks(strata_array, B, np.random.default_rng(seed), rows=7)]
     np.testing.assert_array_equal(np.concatenate(blocks), resample_counts(strata_array, B, np.random.default_rng(seed)))
 
 
@@ -337,7 +335,7 @@ def test_agreeing_samples_count_their_case_once_in_the_wilson_interval():
 def test_resample_counts_are_the_64_bit_draws_counted_whatever_the_strata():
     import numpy as np
 
-    from evalcore.analysis.resampling import resample_counts
+    from evalcore.analysis.draws import resample_counts
 
     strata = np.array([0, 1, 0, 2, 1, 0, 2, 2, 2, 0])
     counts = resample_counts(strata, 50, np.random.default_rng(7))

@@ -113,3 +113,37 @@ def test_pairwise_compares_any_metric_over_averaged_samples():
 def test_pairwise_names_the_known_metrics_for_an_unknown_one():
     with pytest.raises(EvalcoreError, match="'speed'.*score, field_accuracy, hallucinated_rate"):
         pairwise(frame({"a": [1.0]}), "speed")
+
+
+def test_many_columns_at_once_drawn_in_blocks_give_the_numbers_of_whole_draws():
+    """``paired_differences`` draws its resamples and sign flips a block at a time; the numbers are those of
+    ``paired_stats`` given every draw at once (B x cases), column by column, 0/1 columns included."""
+    from evalcore.analysis.draws import resample_counts
+    from evalcore.analysis.paired import BLOCK, paired_differences, paired_stats
+
+    rng = np.random.default_rng(7)
+    cases, B = 300, 2 * BLOCK + 17  # blocks that do not divide B
+    a, b = rng.random((cases, 4)), rng.random((cases, 4))
+    a[:, 3], b[:, 3] = rng.integers(0, 2, cases), rng.integers(0, 2, cases)  # a 0/1 column: the sign test
+    a[rng.random(cases) < 0.1, 1] = np.nan  # cases one side lacks
+    b[:, 2] = a[:, 2] + 0.05  # a clear difference
+    draws_rng = np.random.default_rng(3)
+    draws = resample_counts(np.zeros(cases, dtype=np.int64), B, draws_rng)
+    signs = draws_rng.integers(0, 2, size=(B, cases)) * 2.0 - 1.0
+    whole = paired_stats(a, b, draws, signs)
+    blocked = paired_differences(a, b, B=B, seed=3)
+    assert [row["method"] for row in blocked] == ["sign-flip permutation"] * 3 + ["exact sign test"]
+    for got, want in zip(blocked, whole, strict=True):
+        assert got.keys() == want.keys()
+        for key, value in want.items():
+            exact = isinstance(value, str | bool)
+            assert got[key] == (value if exact else pytest.approx(value, rel=1e-12, abs=1e-15, nan_ok=True)), key
+    assert blocked[2]["p_value"] == pytest.approx(1 / (B + 1)) and blocked[2]["hi"] < 0
+
+
+def test_only_0_1_columns_draw_nothing():
+    from evalcore.analysis.paired import paired_differences
+
+    a, b = np.array([[1.0], [1.0], [0.0], [1.0]]), np.array([[0.0], [1.0], [0.0], [0.0]])
+    row = paired_differences(a, b, B=10**9)[0]  # B that large would be seconds and gigabytes if drawn
+    assert row["method"] == "exact sign test" and row["mean_diff"] == 0.5 and row["n"] == 4
