@@ -31,6 +31,7 @@ from pages._state import Keys
 
 if TYPE_CHECKING:
     from evalcore.analysis.compare import Comparison
+    from evalcore.storage.columns import ResultColumns
 
 log = logging.getLogger("evalcore.app")
 
@@ -237,10 +238,19 @@ def _comparison(
 ) -> Comparison:
     from evalcore.analysis.compare import compare
 
-    # The runs' results are read as plain columns (evalcore.storage.columns), not through the frames' cache: a
-    # leaderboard mostly reads a saved summary, so a frame is seldom there to reuse, and reading two big runs'
-    # columns costs about half of building their frames (and keeps the frames' small cache for the pages).
-    return compare(_side(path, base), _side(path, candidate), list(pairs) or None)
+    columns = _result_columns(path, base, base_version), _result_columns(path, candidate, candidate_version)
+    return compare(_side(path, base), _side(path, candidate), list(pairs) or None, frames=columns)
+
+
+# The runs' results as plain columns (evalcore.storage.columns), not through the frames' cache: a leaderboard
+# mostly reads a saved summary, so a frame is seldom there to reuse, and two big runs' columns cost about half
+# of building their frames. Kept per run: another pair of the same runs (the two swapped, a third run against
+# one of them) reads only what it has not read yet.
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _result_columns(path: str, ref: str, version: tuple) -> ResultColumns:
+    from evalcore.analysis.compare import columns_of
+
+    return columns_of(_side(path, ref))
 
 
 def _side(path: str, ref: str) -> Run | StoredRun:

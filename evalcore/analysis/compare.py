@@ -178,7 +178,7 @@ def compare(
     strict: bool = False,
     B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
     seed: int = 0,
-    frames: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+    frames: tuple[pd.DataFrame | ResultColumns, pd.DataFrame | ResultColumns] | None = None,
 ) -> Comparison:
     """Compare a candidate run with a base run (see the module docstring).
 
@@ -188,8 +188,9 @@ def compare(
             (or the only two).
         strict: refuse when the suite or a dataset changed instead of comparing the shared cases.
         B, seed: resamples and seed of the paired interval and test.
-        frames: the two runs' results frames (:func:`evalcore.analysis.runs.frame_of`), when the caller
-            holds them already (an app caches them); none: the runs' results are read here as columns.
+        frames: the two runs' results, as results frames (:func:`evalcore.analysis.runs.frame_of`) or
+            columns (:func:`columns_of`), when the caller holds them already (an app caches them); none:
+            read here as columns.
 
     Raises:
         CompareError: nothing to compare, no pair, or (``strict``) a changed suite or dataset.
@@ -201,7 +202,7 @@ def compare(
         what = f"datasets changed: {', '.join(changed)}" if changed else "the suite file changed"
         raise CompareError(f"the two runs did not ask the same questions ({what}); --strict refuses to compare them")
     if frames is not None:
-        base_columns, cand_columns = frame_columns(frames[0]), frame_columns(frames[1])
+        base_columns, cand_columns = (f if isinstance(f, ResultColumns) else frame_columns(f) for f in frames)
     else:
         base_columns, cand_columns = columns_of(base), columns_of(candidate)
     base_keys, cand_keys = _keys(base_columns), _keys(cand_columns)
