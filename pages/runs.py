@@ -9,6 +9,7 @@ import streamlit as st
 
 from evalcore.analysis import view as explorer
 from evalcore.core.errors import EvalcoreError
+from evalcore.execution.resume import why_not_resumable
 from evalcore.explorer import jobs, sharing
 from evalcore.storage.history import STOPPED_BY_BUDGET
 from pages import _actions, _frame, _loaders, _trend, _widgets
@@ -107,12 +108,12 @@ def run_actions(info: dict, winner: str) -> None:
     if not _actions.may_change():
         return
     working = run_id in _loaders.jobs() and _loaders.jobs()[run_id].alive
-    cap = resume_cap(run_id) if info["status"] != "completed" and not working else None
-    if (
-        info["status"] != "completed"
-        and not working
-        and buttons[3].button("Resume", icon=":material/replay:", help="Call only what is missing")
-    ):
+    refused = why_not_resumable(_loaders.header(run_id)) if info["status"] != "completed" else None
+    resumable = info["status"] != "completed" and not working and refused is None
+    if refused:
+        st.caption(plain(refused))
+    cap = resume_cap(run_id) if resumable else None
+    if resumable and buttons[3].button("Resume", icon=":material/replay:", help="Call only what is missing"):
         try:
             job = jobs.resume_run(run_id, _loaders.db_path(), _actions.access(), _actions.suite_roots(), cap)
         except EvalcoreError as exc:

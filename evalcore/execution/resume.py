@@ -22,6 +22,33 @@ from evalcore.suite.loader import Suite, load_suite
 Key = tuple[str, str, str, int]
 
 
+#: What a run records of how it was run, which a resume runs the rest with.
+RUN_SETTINGS = ("suite_path", "samples", "parallelism", "concurrency", "max_attempts", "timeout_s")
+
+
+def why_not_resumable(run: Run) -> str | None:
+    """Why a stored run cannot be resumed, in words for its user; None when it can.
+
+    A completed run has nothing left to call; a run imported from another tool's file (or a run file whose
+    settings lack the suite folder) has no suite to call the rest of its cases from.
+    """
+    if run.info.status == "completed":
+        return f"run {run.info.id} is already completed; nothing to resume."
+    missing = [key for key in RUN_SETTINGS if key not in run.info.settings]
+    if not missing:
+        return None
+    source = run.info.provenance.get("source") or {}
+    origin = (
+        f"it was imported from {source.get('file', 'a file')} ({source['tool']}), not run by evalcore"
+        if source.get("tool")
+        else f"it records no {', '.join(missing)}"
+    )
+    return (
+        f"run {run.info.id} cannot be resumed: {origin}, so there is no suite to call the rest of its cases from. "
+        "Finish it where it was run and import it again, or run an evalcore suite."
+    )
+
+
 def resume_plan(
     store: Store, run_id: str, force: bool = False, max_cost_usd: float | None = None
 ) -> tuple[Plan, Run, set[Key]]:
@@ -37,8 +64,9 @@ def resume_plan(
         ConfigError: the run cannot be resumed as it was, or a capped contender has no known price.
     """
     run = store.load_run(run_id)
-    if run.info.status == "completed":
-        raise ConfigError(f"run {run_id} is already completed; nothing to resume.")
+    refused = why_not_resumable(run)
+    if refused:
+        raise ConfigError(refused)
     settings = run.info.settings
     suite = load_suite(settings["suite_path"])
     if suite.suite_hash != run.info.provenance.get("suite_hash") and not force:

@@ -10,7 +10,7 @@ from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.runner import start_run
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
-from tests.app.test_app_shared import demo_run, open_page, record_page_switches, seed, texts
+from tests.app.test_app_shared import REPO, demo_run, open_page, record_page_switches, seed, texts
 from tests.factories import make_run
 from tests.suites import write_suite
 
@@ -127,11 +127,25 @@ def test_after_a_delete_no_other_run_is_selected(monkeypatch, tmp_path):
 def test_a_cancelled_run_is_listed_as_cancelled_and_can_be_resumed(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
     store = Store(tmp_path / "evalcore.db")
-    store.import_run(demo_run())
-    store.set_status("run-demo", "interrupted", stopped_by="user")  # as the Cancel button leaves it
+    plan = make_plan(load_suite(write_suite(tmp_path / "suite")), RunOptions())
+    run = start_run(plan, store)
+    store.set_status(run.info.id, "interrupted", stopped_by="user")  # as the Cancel button leaves it
     at = open_page(PAGE, **picked())
     assert list(at.dataframe[0].value["status"]) == ["cancelled"]
     assert "cancelled" in texts(at) and "Resume" in labels(at)
+
+
+def test_an_imported_run_left_unfinished_says_why_it_cannot_be_resumed(monkeypatch, tmp_path):
+    """A cancelled Inspect eval imported as it was: nothing to call the rest with, so no Resume button."""
+    from evalcore.runfile.importers import read_import
+
+    seed(monkeypatch, tmp_path)
+    imported = read_import(REPO / "tests/fixtures/inspect/capitals-cancelled.eval")
+    Store(tmp_path / "evalcore.db").import_run(imported)
+    at = open_page(PAGE, **picked())
+    assert list(at.dataframe[0].value["status"]) == ["interrupted"]
+    assert "Resume" not in labels(at) and not at.exception
+    assert "cannot be resumed: it was imported from capitals-cancelled.eval (inspect_ai)" in texts(at)
 
 
 def suite_history(tmp_path) -> Store:  # noqa: ANN001

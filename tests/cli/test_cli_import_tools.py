@@ -158,3 +158,14 @@ def test_the_progress_bar_draws_in_place_on_a_terminal_and_not_in_a_log():
     assert log.getvalue() == ""
     assert screen.getvalue().count("\r\x1b[2K") == 2 and screen.getvalue().endswith("\n")
     assert format_bar("big.eval", 5_000, 10_000, 1.25).startswith("big.eval [############------------]   5,000/10,000")
+
+
+def test_resuming_an_imported_run_left_unfinished_says_why_not(tmp_path):
+    """A cancelled Inspect eval imports as ``interrupted``; evalcore has no suite to call the rest with."""
+    db = tmp_path / "runs.db"
+    assert evalcore("import", INSPECT / "capitals-cancelled.eval", db=db).returncode == 0
+    (run_id,) = _ids(db)
+    done = evalcore("run", "--resume", run_id, db=db)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"run {run_id} cannot be resumed: it was imported from capitals-cancelled.eval (inspect_ai)" in done.stderr
