@@ -76,27 +76,40 @@ def scope(comparison: Comparison) -> str:
     return plain("  \n".join(lines))
 
 
-def flip_detail(base_ref: str, candidate_ref: str, pair: PairComparison, flip: Flip) -> None:
-    """One flipped case: its input, then want vs got of the base and of the candidate side by side."""
+def flip_detail(base_ref: str, candidate_ref: str, pair: PairComparison, flip: Flip) -> int:
+    """One flipped case: its input, then want vs got of the base and of the candidate side by side.
+
+    Of a case asked several times, each side shows the sample that tells the change
+    (:func:`evalcore.explorer.flips.telling_sample`): for a case that got worse, the base's best answer and
+    the candidate's worst. Returns the candidate's sample shown, for "Open in Cases".
+    """
+    from evalcore.explorer.flips import WORSE_KINDS, telling_sample
+
     st.markdown(f"**{plain(flip.dataset)} / {plain(flip.case)}**: {flip.kind}")
-    sides = []
-    for ref, contender in ((base_ref, pair.base), (candidate_ref, pair.candidate)):
+    worse = flip.kind in WORSE_KINDS
+    sides, shown = [], []
+    for ref, contender, worst in ((base_ref, pair.base, not worse), (candidate_ref, pair.candidate, worse)):
         try:
             run = _loaders.contender_results(ref, contender)
-            sides.append(drilldown.case_detail(run, contender, flip.dataset, flip.case))
+            samples = [r for r in run.results if r.key[:3] == (contender, flip.dataset, flip.case)]
+            sample = telling_sample(samples, worst).sample if samples else 0
+            sides.append(drilldown.case_detail(run, contender, flip.dataset, flip.case, sample))
+            shown.append((sample, len(samples)))
         except EvalcoreError as exc:
             fail(exc)
-            return
+            return 0
     st.code(sides[1]["input"], language=None, wrap_lines=True)
-    for column, title, detail in zip(st.columns(2), ("Base", "Candidate"), sides, strict=True):
+    for column, title, detail, (sample, count) in zip(st.columns(2), ("Base", "Candidate"), sides, shown, strict=True):
         contender = pair.base if title == "Base" else pair.candidate
-        column.markdown(f"**{title}**: {plain(contender)}")
+        of = f" · sample {sample} of {count}" if count > 1 else ""
+        column.markdown(f"**{title}**: {plain(contender)}{of}")
         if not detail["scored"]:
             column.error(plain(f"{detail['not_scored'].capitalize()}. {detail['error'] or ''}"))
             continue
         column.dataframe(
             detail["fields"], hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")}
         )
+    return shown[1][0]
 
 
 def report_html(path: str, candidate: str, comparison: Comparison) -> str:

@@ -123,6 +123,6 @@ if picked is None:
     st.info("Click a case to see want vs got in both runs, and open it on the Cases page.", icon=":material/ads_click:")
     st.stop()
 flip = pair.flips[picked]
-_comparing.flip_detail(base, candidate, pair, flip)
+sample = _comparing.flip_detail(base, candidate, pair, flip)
 if st.button("Open in Cases", icon=":material/open_in_new:", help="The candidate's answer on the Cases page"):
-    _frame.open_case(candidate, pair.candidate, flip.dataset, flip.case)
+    _frame.open_case(candidate, pair.candidate, flip.dataset, flip.case, sample)

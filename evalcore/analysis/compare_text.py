@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from evalcore._util.gcpause import gc_paused
-from evalcore.analysis.compare import Change, Comparison, Flip, PairComparison
+from evalcore.analysis.compare import Change, Comparison, PairComparison
 from evalcore.analysis.formats import format_value
 
 if TYPE_CHECKING:
@@ -28,8 +28,9 @@ FLIP_LABELS = {
     "better": "better",
     "error vanished": "error vanished",
 }
-#: A flip's details: (dataset, case) → lines saying what was wrong (want vs got, or the error).
-Details = Mapping[tuple[str, str], list[str]]
+#: A flip's details: (candidate contender, dataset, case) → lines saying what was wrong (want vs got, or the
+#: error); keyed by contender too, as one case can flip in several pairs.
+Details = Mapping[tuple[str, str, str], list[str]]
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -94,7 +95,7 @@ def comparison_lines(comparison: Comparison, details: Details | None = None, fli
     for pair in comparison.pairs:
         lines += ["", f"{pair.base} → {pair.candidate}: {headline(pair)} ({plural(pair.cases, 'shared case')})"]
         lines += _aligned(CHANGE_HEADER, [change_cells(c) for c in pair.changes])
-        lines += _flip_lines(pair.flips, details, flips, bullet="  ")
+        lines += _flip_lines(pair, details, flips, bullet="  ")
     return lines
 
 
@@ -114,9 +115,8 @@ def scope_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _flip_lines(
-    flips: Sequence[Flip], details: Details | None, limit: int, bullet: str, sub: str = "    "
-) -> list[str]:
+def _flip_lines(pair: PairComparison, details: Details | None, limit: int, bullet: str, sub: str = "    ") -> list[str]:
+    flips = pair.flips
     if not flips:
         return [f"{bullet}no case changed outcome"]
     counts = {kind: sum(f.kind == kind for f in flips) for kind in FLIP_LABELS}
@@ -125,7 +125,8 @@ def _flip_lines(
     for flip in flips[:limit]:
         scores = f"{format_value('score', flip.base_score)} → {format_value('score', flip.candidate_score)}"
         lines.append(f"{bullet}- {flip.dataset}/{flip.case}: {FLIP_LABELS[flip.kind]} ({scores})")
-        lines += [f"{bullet}{sub}{line}" for line in (details or {}).get((flip.dataset, flip.case), [])]
+        said = (details or {}).get((pair.candidate, flip.dataset, flip.case), [])
+        lines += [f"{bullet}{sub}{line}" for line in said]
     return lines
 
 
@@ -136,7 +137,7 @@ def comparison_markdown(comparison: Comparison, details: Details | None = None, 
     for pair in comparison.pairs:
         lines += ["", f"**{headline(pair)}**: `{pair.base}` → `{pair.candidate}`", ""]
         lines += _pipe_table(CHANGE_HEADER, [change_cells(c) for c in pair.changes])
-        lines += [""] + _flip_lines(pair.flips, details, flips, bullet="", sub="  - ")
+        lines += [""] + _flip_lines(pair, details, flips, bullet="", sub="  - ")
     return "\n".join(lines) + "\n"
 
 
@@ -162,7 +163,7 @@ def _comparison_data(comparison: Comparison, details: Details | None) -> dict[st
                 "kind": f.kind,
                 "base_score": f.base_score,
                 "candidate_score": f.candidate_score,
-                "details": (details or {}).get((f.dataset, f.case), []),
+                "details": (details or {}).get((pair.candidate, f.dataset, f.case), []),
             }
             for f in pair.flips
         ]
@@ -217,7 +218,7 @@ def gate_markdown(report: GateReport, comparison_details: Details | None = None)
     lines += [""] + [f"_{n}_" for n in report.notes] + [""]
     lines += _pipe_table(GATE_HEADER, [_check_cells(c) for c in report.checks])
     if report.comparison is not None:
-        lines += [""] + _flip_lines(report.comparison.pairs[0].flips, comparison_details, 5, bullet="", sub="  - ")
+        lines += [""] + _flip_lines(report.comparison.pairs[0], comparison_details, 5, bullet="", sub="  - ")
     return "\n".join(lines) + "\n"
 
 

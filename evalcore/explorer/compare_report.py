@@ -8,10 +8,9 @@ no host for anything; every text from the runs is escaped.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from html import escape
 
-from evalcore.analysis.compare import Comparison, Flip
+from evalcore.analysis.compare import Comparison, PairComparison
 from evalcore.analysis.compare_text import (
     CHANGE_HEADER,
     FLIP_LABELS,
@@ -34,7 +33,8 @@ def comparison_html(comparison: Comparison, details: Details | None = None, flip
 
     Args:
         comparison: from :func:`evalcore.analysis.compare.compare`.
-        details: what was wrong in the first flips (want vs got, or the error), by (dataset, case).
+        details: what was wrong in the first flips (want vs got, or the error), by (candidate contender,
+            dataset, case).
         flips: how many flipped cases to list per pair.
     """
     title = f"evalcore compare: {comparison.base_run} → {comparison.candidate_run}"
@@ -56,7 +56,7 @@ def comparison_html(comparison: Comparison, details: Details | None = None, flip
         )
         body.append(f"<div class='scroll'><table class='board static'><tr>{head}</tr>{rows}</table></div>")
         body.append(f"<figure class='chart'>{forest_svg(pair.changes)}</figure>")
-        body += _flips_html(pair.flips, details or {}, flips)
+        body += _flips_html(pair, details or {}, flips)
     body.append(f"<footer>Made by evalcore {escape(__version__)}: one file, no script, no network.</footer>")
     return (
         "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
@@ -67,7 +67,8 @@ def comparison_html(comparison: Comparison, details: Details | None = None, flip
     )
 
 
-def _flips_html(flips: Sequence[Flip], details: Details, limit: int) -> list[str]:
+def _flips_html(pair: PairComparison, details: Details, limit: int) -> list[str]:
+    flips = pair.flips
     if not flips:
         return ["<p class='note'>No case changed outcome.</p>"]
     counts = {kind: sum(f.kind == kind for f in flips) for kind in FLIP_LABELS}
@@ -77,6 +78,8 @@ def _flips_html(flips: Sequence[Flip], details: Details, limit: int) -> list[str
     for flip in flips[:limit]:
         scores = f"{format_value('score', flip.base_score)} → {format_value('score', flip.candidate_score)}"
         line = f"{flip.dataset}/{flip.case}: {FLIP_LABELS[flip.kind]} ({scores})"
-        notes = "".join(f"<li>{escape(text)}</li>" for text in details.get((flip.dataset, flip.case), []))
+        notes = "".join(
+            f"<li>{escape(text)}</li>" for text in details.get((pair.candidate, flip.dataset, flip.case), [])
+        )
         items.append(f"<li>{escape(line)}" + (f"<ul>{notes}</ul>" if notes else "") + "</li>")
     return [f"<h3>Cases that changed: {escape(summary + more)}</h3>", f"<ul>{''.join(items)}</ul>"]

@@ -1,41 +1,72 @@
 """What went wrong in a comparison's flipped cases: want vs got, or the error, for the first few of each
-pair; read by key from the store, so a big run's other results are never read."""
+pair; read by key from the store, so a big run's other results are never read.
+
+A case asked several times (samples) flips on the mean of its samples, so the sample shown is the one that
+tells the change (:func:`telling_sample`): for a case that got worse, the candidate's worst sample.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from evalcore.analysis.compare import Comparison
     from evalcore.analysis.stored import StoredRun
-    from evalcore.core.records import Run
+    from evalcore.core.records import Result, Run
+
+#: The kinds of flip where the candidate did worse than the base.
+WORSE_KINDS = ("worse", "error appeared")
 
 
-def flip_details(candidate: Run | StoredRun, comparison: Comparison, limit: int) -> dict[tuple[str, str], list[str]]:
-    """For the first ``limit`` flips of each pair: what the candidate got wrong (want vs got) or its error."""
+def flip_details(
+    candidate: Run | StoredRun, comparison: Comparison, limit: int
+) -> dict[tuple[str, str, str], list[str]]:
+    """For the first ``limit`` flips of each pair: what the candidate got wrong (want vs got) or its error, by
+    (candidate contender, dataset, case)."""
     from evalcore.analysis.stored import StoredRun
 
-    details: dict[tuple[str, str], list[str]] = {}
+    details: dict[tuple[str, str, str], list[str]] = {}
     for pair in comparison.pairs:
-        wanted = {(f.dataset, f.case) for f in pair.flips[:limit]}
-        if not wanted:
+        shown = pair.flips[:limit]
+        if not shown:
             continue
+        keys = [(f.dataset, f.case) for f in shown]
         if isinstance(candidate, StoredRun):
-            from evalcore.storage.lookup import load_results
+            from evalcore.storage.lookup import load_case_results
 
-            keys = [(f.dataset, f.case) for f in pair.flips[:limit]]
-            results = load_results(candidate.store, candidate.id, pair.candidate, keys)
+            results = load_case_results(candidate.store, candidate.id, pair.candidate, keys)
         else:
-            results = [r for r in candidate.results if r.contender == pair.candidate]
+            wanted = set(keys)
+            results = [r for r in candidate.results if r.contender == pair.candidate and (r.dataset, r.case) in wanted]
+        samples: dict[tuple[str, str], list[Result]] = {}
         for r in results:
-            key = (r.dataset, r.case)
-            if key not in wanted or r.sample != 0:
+            samples.setdefault((r.dataset, r.case), []).append(r)
+        for flip in shown:
+            key = (flip.dataset, flip.case)
+            if key not in samples:
                 continue
+            r = telling_sample(samples[key], worst=flip.kind in WORSE_KINDS)
+            lines = [f"sample {r.sample} of {len(samples[key])}"] if len(samples[key]) > 1 else []
             if r.error is not None and r.status == "error":
-                details[key] = [f"error ({r.error.kind}): {r.error.message}"]
+                lines.append(f"error ({r.error.kind}): {r.error.message}")
             else:
-                details[key] = [_want_got(name, d) for name, d in list(r.diagnostics.items())[:5]]
+                lines += [_want_got(name, d) for name, d in list(r.diagnostics.items())[:5]]
+            details[(pair.candidate, *key)] = lines
     return details
+
+
+def telling_sample(samples: Sequence[Result], worst: bool) -> Result:
+    """Of one contender's samples of one case, the one that shows a change: with ``worst``, a failed call if
+    there is one, else the lowest score; otherwise the highest-scored answer (a failed call only when every
+    sample failed). Ties go to the first sample."""
+
+    def score(r: Result) -> float:
+        return r.score if r.score is not None else float("-inf")
+
+    if worst:
+        return min(samples, key=lambda r: (r.status != "error", score(r), r.sample))
+    return max(samples, key=lambda r: (r.status == "scored", score(r), -r.sample))
 
 
 def _want_got(name: str, value: Any) -> str:

@@ -15,6 +15,10 @@ from evalcore.storage.rows import RECORD_FIELDS, result_from_row
 if TYPE_CHECKING:
     from evalcore.storage.store import Store
 
+_CASE_RESULTS = f"""
+SELECT {", ".join(RECORD_FIELDS)} FROM results
+WHERE run_id = ? AND contender = ? AND dataset = ? AND "case" = ? ORDER BY sample
+"""
 _ONE_RESULT = f"""
 SELECT {", ".join(RECORD_FIELDS)} FROM results
 WHERE run_id = ? AND contender = ? AND dataset = ? AND "case" = ? AND sample = ?
@@ -29,3 +33,13 @@ def load_results(
     with store.transaction("DEFERRED") as conn:
         rows = [conn.execute(_ONE_RESULT, (run_id, contender, d, c, sample)).fetchone() for d, c in cases]
     return [result_from_row(row) for row in rows if row is not None]
+
+
+def load_case_results(
+    store: Store, run_id: str, contender: str, cases: Iterable[tuple[str, str]]
+) -> list[records.Result]:
+    """Every sample of ``contender`` for these (dataset, case id) pairs: the cases in that order, each case's
+    samples in order; a pair without a stored result is skipped."""
+    with store.transaction("DEFERRED") as conn:
+        rows = [row for d, c in cases for row in conn.execute(_CASE_RESULTS, (run_id, contender, d, c)).fetchall()]
+    return [result_from_row(row) for row in rows]

@@ -101,6 +101,26 @@ def test_a_picked_flip_shows_want_vs_got_and_opens_on_the_cases_page(monkeypatch
     assert at.session_state["pending_run"] == "run-cand" and at.session_state["case_open"] == ("m", "tax", case, 0)
 
 
+def test_a_flip_of_a_case_asked_twice_shows_the_sample_that_went_wrong(monkeypatch, tmp_path):
+    from tests.explorer.test_flips import _runs
+
+    base, cand = _runs()
+    base.info.created_at, cand.info.created_at = "2026-11-28T10:00:00.000Z", "2026-11-29T10:00:00.000Z"
+    first = base.contenders[0].id
+    seed(monkeypatch, tmp_path, base, cand)
+    flip_row = {"flip_table": {"selection": {"rows": [0], "columns": [], "cells": []}}}
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE, **picked("base-0001", "cand-0002", compare_shown=f"{first} → {first}", **flip_row))
+    assert not at.exception
+    said = texts(at)
+    assert "sample 0 of 2" in said and "sample 1 of 2" in said  # the base's right answer, the candidate's wrong one
+    cand_fields = at.dataframe[3].value.set_index("field")
+    assert cand_fields.loc["client_name", "got"] == '"Nobody"' and not bool(cand_fields.loc["client_name", "right"])
+    next(b for b in at.button if b.label == "Open in Cases").click().run()
+    assert switches == ["pages/cases.py"]
+    assert at.session_state["case_open"] == (first, base.cases[0].dataset, base.cases[0].id, 1)
+
+
 def test_the_cases_page_shows_the_case_a_flip_opened(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, *two_runs())
     at = open_page("pages/cases.py", run="run-cand", case_contender="m", case_open=("m", "tax", "c/004", 0))
