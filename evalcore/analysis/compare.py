@@ -22,7 +22,9 @@ import numpy as np
 
 from evalcore._util.gcpause import gc_paused
 from evalcore.analysis.paired import ALPHA, paired_differences
+from evalcore.analysis.paired_f1 import CASE_SWAP, label_counts, paired_macro_f1
 from evalcore.analysis.stored import StoredRun, header_of
+from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Metric, Run
 from evalcore.storage.columns import ResultColumns, frame_columns, read_columns, run_columns
@@ -112,11 +114,14 @@ class Comparison:
     suite_changed: bool = False
     unpaired_base: list[str] = field(default_factory=list)
     unpaired_candidate: list[str] = field(default_factory=list)
+    aggregates: list[str] = field(default_factory=list)
+    """The aggregate metrics compared (macro-F1 of a classification scorer), after the declared ones."""
 
     @property
     def names(self) -> list[str]:
-        """The compared names: ``score`` (the primary metric), the other metrics, ``errors``, ``cost``, ``time``."""
-        return ["score", *(m.name for m in self.metrics if not m.primary), *USAGE_DIRECTIONS]
+        """The compared names: ``score`` (the primary metric), the other metrics, the aggregate metrics,
+        ``errors``, ``cost``, ``time``."""
+        return ["score", *(m.name for m in self.metrics if not m.primary), *self.aggregates, *USAGE_DIRECTIONS]
 
 
 def pair_contenders(
@@ -218,6 +223,11 @@ def compare(
     base_values = _case_values(base_columns, metrics, keys, {b for b, _ in chosen})
     cand_values = _case_values(cand_columns, metrics, keys, {c for _, c in chosen})
     compared = _compare_pairs(chosen, base_values, cand_values, metrics, keys, B=B, seed=seed)
+    aggregates = aggregate_metrics(metrics)
+    for pair in compared:
+        changes = [_aggregate_change(a.name, pair, base_columns, cand_columns, keys, B, seed) for a in aggregates]
+        at = next(i for i, c in enumerate(pair.changes) if c.name == "errors")
+        pair.changes[at:at] = changes
     return Comparison(
         base_run=base_head.info.id,
         candidate_run=cand_head.info.id,
@@ -229,6 +239,7 @@ def compare(
         suite_changed=suite_changed,
         unpaired_base=[c.id for c in base_head.contenders if c.id not in {b for b, _ in chosen}],
         unpaired_candidate=[c.id for c in cand_head.contenders if c.id not in {c for _, c in chosen}],
+        aggregates=[a.name for a in aggregates],
     )
 
 
@@ -296,10 +307,8 @@ def _case_values(
     Scores and metrics count for scored results only (NaN on an error, whatever it holds), as in a
     leaderboard; ``errors`` is 1 for an error and 0 for a scored result.
     """
-    position = {key: i for i, key in enumerate(keys)}
     # Each result's row in the table (-1: a case not compared), then sums and counts by bincount.
-    case_row = np.asarray([position.get(key, -1) for key in columns.cases], dtype=np.int64)
-    row = case_row[columns.case] if len(columns) else columns.case
+    row = _case_row(columns, keys)[columns.case] if len(columns) else columns.case
     scored = ~columns.is_error
     values = {"errors": columns.is_error.astype(float)}
     for name, source in {"score": "score", **{m.name: f"m_{m.name}" for m in metrics}}.items():
@@ -321,6 +330,47 @@ def _case_values(
                 table[name] = np.where(counts > 0, sums / counts, np.nan)
         tables[contender] = table
     return tables
+
+
+def _case_row(columns: ResultColumns, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+    """For each case of ``columns``, its row among the compared ``keys`` (-1: not compared)."""
+    position = {key: i for i, key in enumerate(keys)}
+    return np.asarray([position.get(key, -1) for key in columns.cases], dtype=np.int64)
+
+
+def _aggregate_change(
+    name: str,
+    pair: PairComparison,
+    base: ResultColumns,
+    candidate: ResultColumns,
+    keys: Sequence[tuple[str, str]],
+    B: int,  # noqa: N803
+    seed: int,
+) -> Change:
+    """An aggregate metric's change for one pair (:func:`evalcore.analysis.paired_f1.paired_macro_f1`); no data
+    when either run lacks its labels."""
+    theirs = [base.labels.get(name), candidate.labels.get(name)]
+    names = sorted({n for labels in theirs if labels is not None for n in labels.names})
+    counts = [
+        label_counts(columns, name, contender, _case_row(columns, keys), len(keys), names)
+        for columns, contender in ((base, pair.base), (candidate, pair.candidate))
+    ]
+    if counts[0] is None or counts[1] is None:
+        nan = float("nan")
+        return Change(name, True, nan, nan, nan, nan, nan, nan, 0, CASE_SWAP)
+    test = paired_macro_f1(counts[0], counts[1], B=B, seed=seed)
+    return Change(
+        name=name,
+        higher_is_better=True,
+        base=test["base"],
+        candidate=test["candidate"],
+        diff=test["mean_diff"],
+        lo=test["lo"],
+        hi=test["hi"],
+        p_value=test["p_value"],
+        n=test["n"],
+        method=test["method"],
+    )
 
 
 def _compare_pairs(

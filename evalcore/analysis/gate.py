@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from evalcore.analysis.compare import CompareError, Comparison, compare
 from evalcore.analysis.formats import format_value
 from evalcore.analysis.runs import StoredRun, header_of, rank_run
+from evalcore.core.aggregates import with_aggregates
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Metric, Run
 from evalcore.suite.config import GateModel, LimitModel, RegressionModel
@@ -146,12 +147,13 @@ def evaluate(
     head = header_of(candidate)
     notes = [] if gate is not None else [DEFAULT_GATE_TEXT]
     gate = gate or DEFAULT_GATE
-    check_gate_names(gate, head.metrics, sorted(head.info.provenance.get("dataset_hashes") or {}) or None)
+    metrics = with_aggregates(head.metrics)  # macro-F1 of a classification scorer is checked like any metric
+    check_gate_names(gate, metrics, sorted(head.info.provenance.get("dataset_hashes") or {}) or None)
     table = rank_run(candidate, head.info.weights, ci=False)
     chosen, why = choose_contender(table, [c.id for c in head.contenders], contender, "run " + head.info.id)
     if why:
         notes.append(why)
-    checks = _minimum_checks(gate, candidate, table, chosen, head.metrics)
+    checks = _minimum_checks(gate, candidate, table, chosen, metrics)
     comparison = None
     base_chosen = None
     if gate.regression and baseline is None:

@@ -8,26 +8,47 @@ of two runs needs none of that, and building it (and importing pandas to build i
 - a stored run: :func:`read_columns`, from the same packed numbers the frame is read from;
 - a run in memory (a run file): :func:`run_columns`, from the same rows the frame is built from;
 - a frame already built (the app caches them): :func:`frame_columns`, from its codes.
+
+An aggregate metric's labels (macro-F1's expected and predicted label per result) come along, as codes.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evalcore.core import records
+from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import StoreError
 from evalcore.storage import frame_read
-from evalcore.storage.frames import TAIL_FIELDS, float_fields, result_row, row_dtype, rows_table
+from evalcore.storage.frames import (
+    TAIL_FIELDS,
+    LabelRows,
+    float_fields,
+    result_row,
+    row_dtype,
+    rows_table,
+    run_labels,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from evalcore.storage.store import Store
+
+
+@dataclass(frozen=True)
+class Labels:
+    """One aggregate metric's labels, one entry per result: codes into :attr:`names`, -1 for none (a failed
+    call, a result without labels, or a reply with no label in :attr:`got`)."""
+
+    want: np.ndarray
+    got: np.ndarray
+    names: list[str]
 
 
 @dataclass(frozen=True)
@@ -46,9 +67,13 @@ class ResultColumns:
     """Each result's contender, as a position in :attr:`contenders`."""
     case: np.ndarray
     """Each result's case, as a position in :attr:`cases`."""
+    sample: np.ndarray
+    """Each result's sample (0 for the first answer to a case)."""
     is_error: np.ndarray
     """Whether each result is an error (its call failed): never scored."""
     numbers: dict[str, np.ndarray]
+    labels: dict[str, Labels] = field(default_factory=dict)
+    """Each aggregate metric's labels (:func:`evalcore.core.aggregates.aggregate_metrics`), by its name."""
 
     def __len__(self) -> int:
         return len(self.case)
@@ -64,14 +89,17 @@ def read_columns(store: Store, run_id: str) -> ResultColumns:
         declared = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()
         if declared is None:
             raise StoreError(f"no run {run_id!r} in this store")
-        metrics = [m["name"] for m in json.loads(declared[0])]
+        metric_records = [records.Metric(m["name"], m.get("description", "")) for m in json.loads(declared[0])]
+        metrics = [m.name for m in metric_records]
         contenders = [
             r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position", (run_id,))
         ]
         cases = conn.execute("SELECT dataset, id FROM cases WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
         chunks = frame_read.number_chunks(conn, run_id, metrics)
+        labels = {a.name: frame_read.read_labels(conn, run_id, a) for a in aggregate_metrics(metric_records)}
     dtype = row_dtype(metrics)
-    return columns_from_tables([np.frombuffer(c, dtype=dtype) for c in chunks], contenders, cases, metrics)
+    columns = columns_from_tables([np.frombuffer(c, dtype=dtype) for c in chunks], contenders, cases, metrics)
+    return _with_labels(columns, labels)
 
 
 def run_columns(run: records.Run) -> ResultColumns:
@@ -88,7 +116,9 @@ def run_columns(run: records.Run) -> ResultColumns:
     except KeyError as e:
         raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
     table = rows_table(rows, names, len(rows))
-    return columns_from_tables([table], list(contenders), list(cases), names)
+    columns = columns_from_tables([table], list(contenders), list(cases), names)
+    labels = {a.name: run_labels(run, a.scorer, contenders, cases) for a in aggregate_metrics(run.metrics)}
+    return _with_labels(columns, labels)
 
 
 def columns_from_tables(
@@ -106,6 +136,7 @@ def columns_from_tables(
         cases=[(str(d), str(c)) for d, c in cases],
         contender=joined("contender_code", np.int64),
         case=joined("case_code", np.int64),
+        sample=joined("sample", np.int64),
         is_error=joined("is_error", np.int64) != 0,
         numbers={name: joined(name, np.float64) for name in float_fields(metrics)},
     )
@@ -129,13 +160,20 @@ def frame_columns(frame: pd.DataFrame) -> ResultColumns:
         else np.full(len(frame), np.nan)
         for name in names
     }
+    labels = {}
+    for want_column in (c for c in frame.columns if c.startswith("want_")):
+        got_column = f"got_{want_column.removeprefix('want_')}"
+        if got_column in frame.columns:
+            labels[want_column.removeprefix("want_")] = _frame_labels(frame[want_column], frame[got_column])
     return ResultColumns(
         contenders=contenders,
         cases=cases,
         contender=contender_codes,
         case=case_codes,
+        sample=frame["sample"].to_numpy(dtype=np.int64),
         is_error=(frame["status"] == "error").to_numpy(dtype=bool),
         numbers=numbers,
+        labels=labels,
     )
 
 
@@ -153,3 +191,43 @@ def _case_codes(dataset: pd.Series, case: pd.Series) -> tuple[np.ndarray, list[t
         return codes.reshape(-1).astype(np.int64), keys
     codes, uniques = pd.factorize(pd.MultiIndex.from_arrays([dataset.astype(str), case.astype(str)]))
     return np.asarray(codes, dtype=np.int64), [(str(d), str(c)) for d, c in uniques]
+
+
+def _with_labels(columns: ResultColumns, found: dict[str, LabelRows]) -> ResultColumns:
+    """``columns`` with each aggregate metric's labelled results (keyed by contender, case and sample) aligned
+    to its rows."""
+    if not found:
+        return columns
+    span = 1 + max(
+        [int(columns.sample.max(initial=0)), *(max((k[2] for k in rows[0]), default=0) for rows in found.values())]
+    )
+    n_cases = max(len(columns.cases), 1)
+    row_key = (columns.contender * n_cases + columns.case) * span + columns.sample
+    order = np.argsort(row_key, kind="stable")
+    labels = {}
+    for name, (keys, want, got) in found.items():
+        names = sorted({*want, *(g for g in got if g is not None)})
+        code = {label: i for i, label in enumerate(names)}
+        want_codes, got_codes = np.full(len(columns), -1, np.int64), np.full(len(columns), -1, np.int64)
+        if len(keys) and len(row_key):
+            k = np.asarray(keys, dtype=np.int64).reshape(-1, 3)
+            label_key = (k[:, 0] * n_cases + k[:, 1]) * span + k[:, 2]
+            found_at = order[np.minimum(np.searchsorted(row_key[order], label_key), len(order) - 1)]
+            hit = row_key[found_at] == label_key
+            want_codes[found_at[hit]] = np.asarray([code[w] for w in want], dtype=np.int64)[hit]
+            got_codes[found_at[hit]] = np.asarray([-1 if g is None else code[g] for g in got], dtype=np.int64)[hit]
+        labels[name] = Labels(want_codes, got_codes, names)
+    return ResultColumns(**{**columns.__dict__, "labels": labels})
+
+
+def _frame_labels(want: pd.Series, got: pd.Series) -> Labels:
+    """A frame's two label columns (categoricals; NaN for none) as :class:`Labels`."""
+    want, got = want.astype("category"), got.astype("category")
+    names = sorted({str(v) for v in want.cat.categories} | {str(v) for v in got.cat.categories})
+    index = {label: i for i, label in enumerate(names)}
+
+    def codes(column: pd.Series) -> np.ndarray:
+        recode = np.asarray([index[str(v)] for v in column.cat.categories] + [-1], dtype=np.int64)
+        return recode[column.cat.codes.to_numpy(np.int64)]  # code -1 (no label) picks the last entry, -1
+
+    return Labels(codes(want), codes(got), names)

@@ -57,13 +57,14 @@ def results_frame(run: records.Run) -> pd.DataFrame:
     except KeyError as e:
         raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
     cases = [(c.dataset, c.id, c.variant, c.metadata) for c in run.cases]
-    labels = {a.name: _run_labels(run, a.scorer, contender_codes, case_codes) for a in aggregate_metrics(run.metrics)}
+    labels = {a.name: run_labels(run, a.scorer, contender_codes, case_codes) for a in aggregate_metrics(run.metrics)}
     return build_frame(rows, [c.id for c in run.contenders], cases, names, count=len(rows), labels=labels)
 
 
-def _run_labels(
+def run_labels(
     run: records.Run, scorer: str | None, contenders: dict[str, int], cases: dict[tuple[str, str], int]
 ) -> LabelRows:
+    """The labelled scored results of an in-memory run for one aggregate metric (see :data:`LabelRows`)."""
     keys, want, got = [], [], []
     for r in run.results:
         found = labels_of(r.diagnostics, scorer) if r.status == "scored" else None

@@ -1,0 +1,141 @@
+"""Did macro-F1 change? A candidate's macro-F1 against a base's on their shared cases, with a paired interval
+and p-value.
+
+Macro-F1 is computed from a contender's results as a whole (:mod:`evalcore.core.aggregates`), so it has no
+per-case value to difference. Each side's labelled results are folded per case into per-label counts (right
+answers, expected, predicted), a case's samples averaged so that every case weighs one on both sides (as for
+every name a comparison compares; with the same number of samples everywhere, F1 being a ratio of counts,
+the value is the leaderboard's), and:
+
+- the **interval** is a paired bootstrap: each resample of the shared cases recomputes both sides' macro-F1
+  from the drawn cases' counts, and the 2.5th and 97.5th percentiles of the difference bound it;
+- the **p-value** is a paired permutation test: each permutation swaps the two sides' answers on a random
+  half of the cases (a coin per case) and recomputes the difference; ``p = (1 + #{|T*| ≥ |T|}) / (B + 1)``.
+
+The resamples and coins are drawn as :func:`evalcore.analysis.paired.paired_differences` draws its own from
+the same seed (the same cases in each resample, the same coin per case). NumPy only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalcore.analysis.draws import count_blocks, percentile_interval
+from evalcore.analysis.paired import ALPHA, BLOCK
+from evalcore.storage.columns import ResultColumns
+
+#: How the p-value of an aggregate metric's change is found (a result's ``method``).
+CASE_SWAP = "case-swap permutation"
+
+
+@dataclass(frozen=True)
+class LabelCounts:
+    """One contender's labelled results folded per case: (cases, labels) counts of right answers (``tp``),
+    expected (``support``) and predicted (``predicted``) labels, each case's samples averaged (a case's
+    support sums to 1)."""
+
+    tp: np.ndarray
+    support: np.ndarray
+    predicted: np.ndarray
+
+    @property
+    def labelled(self) -> np.ndarray:
+        """Whether each case has a labelled result."""
+        return self.support.sum(axis=1) > 0
+
+    def stacked(self) -> np.ndarray:
+        """(cases, 3 x labels): tp, support, predicted side by side."""
+        return np.concatenate([self.tp, self.support, self.predicted], axis=1)
+
+
+def label_counts(
+    columns: ResultColumns, metric: str, contender: str, case_row: np.ndarray, n_cases: int, names: Sequence[str]
+) -> LabelCounts | None:
+    """A contender's labels for ``metric`` folded per compared case; None when its run has no such labels.
+
+    Args:
+        columns: the run's results.
+        metric: the aggregate metric.
+        contender: whose results.
+        case_row: for each case of ``columns``, its row among the compared cases (-1: not compared).
+        n_cases: how many cases are compared.
+        names: the labels of both runs, in order: the counts' columns.
+    """
+    labels = columns.labels.get(metric)
+    if labels is None or contender not in columns.contenders:
+        return None
+    recode = np.asarray([names.index(n) for n in labels.names] + [-1], dtype=np.int64)
+    row = case_row[columns.case] if len(columns) else columns.case
+    mine = (columns.contender == columns.contenders.index(contender)) & (row >= 0) & (labels.want >= 0)
+    row, want, got = row[mine], recode[labels.want[mine]], recode[labels.got[mine]]
+    width, size = len(names), n_cases * len(names)
+    # Each case weighs one: its samples' counts are averaged (as every name compared averages them).
+    weight = 1.0 / np.bincount(row, minlength=n_cases)[row] if len(row) else np.empty(0)
+
+    def counted(kept: np.ndarray, label: np.ndarray) -> np.ndarray:
+        cells = row[kept] * width + label[kept]
+        return np.bincount(cells, weights=weight[kept], minlength=size).reshape(n_cases, width)
+
+    every = np.ones(len(row), dtype=bool)
+    return LabelCounts(counted(want == got, want), counted(every, want), counted(got >= 0, got))
+
+
+def macro_f1(totals: np.ndarray, n_labels: int) -> np.ndarray:
+    """Macro-F1 along the last axis of (..., 3 x labels) totals (tp, support, predicted): the mean F1 over the
+    labels that occur; NaN where none does."""
+    tp, support, predicted = (totals[..., i * n_labels : (i + 1) * n_labels] for i in range(3))
+    occurs = support + predicted > 0
+    f1 = np.divide(2 * tp, support + predicted, out=np.zeros_like(tp), where=occurs)
+    n = occurs.sum(axis=-1)
+    return np.divide(f1.sum(axis=-1), n, out=np.full(n.shape, np.nan), where=n > 0)
+
+
+def paired_macro_f1(base: LabelCounts, candidate: LabelCounts, B: int = 1000, seed: int = 0) -> dict:  # noqa: N803
+    """The change of macro-F1 from ``base`` to ``candidate`` on the cases both have labels for.
+
+    Returns:
+        ``n`` (shared cases), ``base``, ``candidate``, ``mean_diff`` (candidate − base), ``lo``, ``hi``,
+        ``p_value``, ``significant``, ``method`` (see the module docstring).
+    """
+    shared = base.labelled & candidate.labelled
+    n_labels = base.tp.shape[1]
+    # Cases not shared count nothing on either side, but keep their place: the draws are per compared case.
+    b = np.where(shared[:, None], base.stacked(), 0.0)
+    c = np.where(shared[:, None], candidate.stacked(), 0.0)
+    base_value, cand_value = (float(macro_f1(x.sum(axis=0), n_labels)) for x in (b, c))
+    row = {"n": int(shared.sum()), "base": base_value, "candidate": cand_value, "mean_diff": cand_value - base_value}
+    if not shared.any():
+        return {**row, "lo": np.nan, "hi": np.nan, "p_value": np.nan, "significant": False, "method": CASE_SWAP}
+    rng = np.random.default_rng(seed)
+    both = np.concatenate([b, c], axis=1)
+    resampled = np.empty(B)
+    start = 0
+    for block in count_blocks(np.zeros(len(b), dtype=np.int64), B, rng, rows=BLOCK):
+        totals = block @ both
+        side = 3 * n_labels
+        resampled[start : start + len(block)] = macro_f1(totals[:, side:], n_labels) - macro_f1(
+            totals[:, :side], n_labels
+        )
+        start += len(block)
+    lo, hi = percentile_interval(resampled[:, None])
+    moved, base_total, cand_total = c - b, b.sum(axis=0), c.sum(axis=0)
+    swapped = np.empty(B)
+    for start in range(0, B, BLOCK):
+        kept = rng.integers(0, 2, size=(min(BLOCK, B - start), len(b)), dtype=np.int32).astype(float)
+        gained = kept @ moved  # the candidate side keeps its answers where a coin says so, takes the base's elsewhere
+        swapped[start : start + len(kept)] = macro_f1(base_total + gained, n_labels) - macro_f1(
+            cand_total - gained, n_labels
+        )
+    extreme = int((np.abs(swapped) >= abs(row["mean_diff"]) - 1e-12).sum())
+    p_value = (1 + extreme) / (B + 1)
+    return {
+        **row,
+        "lo": float(lo[0]),
+        "hi": float(hi[0]),
+        "p_value": p_value,
+        "significant": p_value < ALPHA,
+        "method": CASE_SWAP,
+    }
