@@ -23,6 +23,7 @@ from evalcore.cli._shared import (
 if TYPE_CHECKING:
     from evalcore.analysis.summaries import Summary
     from evalcore.core.records import Run
+    from evalcore.execution.estimate import CostEstimate
     from evalcore.execution.plan import Plan
     from evalcore.storage.store import Store
 
@@ -99,6 +100,30 @@ def _expected_summary(expected: Any) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
+def _budget_line(plan: Plan, estimate: CostEstimate) -> str | None:
+    """What the plan's budget cap means for this run, in one line; None without a cap."""
+    from evalcore.core.errors import ConfigError
+    from evalcore.execution.budget import check_budget, usd_text
+
+    if plan.max_cost_usd is None:
+        return None
+    cap = f"budget cap: {usd_text(plan.max_cost_usd)} for the whole run"
+    try:
+        check_budget(plan)
+    except ConfigError as exc:
+        return f"{cap}; the run would be refused: {exc}"
+    if estimate.usd is None:
+        return f"{cap}; the estimate is unknown"
+    if (estimate.high_usd or estimate.usd) <= plan.max_cost_usd:
+        return f"{cap}: the estimate fits under it"
+    if estimate.usd <= plan.max_cost_usd:
+        return f"{cap}: the estimate fits, but its upper end ({usd_text(estimate.high_usd or 0.0)}) does not"
+    return (
+        f"{cap}: the estimate is over it; the run would stop at the cap and leave the rest for "
+        "evalcore run --resume RUN_ID --max-cost <more>"
+    )
+
+
 def add_verify(p: argparse.ArgumentParser) -> None:
     add_suite(p)
 
@@ -116,6 +141,13 @@ def add_plan(p: argparse.ArgumentParser) -> None:
     add_suite(p)
     add_selection(p)
     add_db(p)
+    p.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="the budget cap the run would have (default: the suite's run.max_cost_usd; 0: none): the plan says "
+        "whether the estimate fits under it",
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
 
 
@@ -126,6 +158,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     datasets = sorted({c.dataset for c in plan.cases})
     matrix = plan.matrix()
     estimate = estimate_plan_cost(plan, _past_runs(args))
+    budget = _budget_line(plan, estimate)
     if args.format == "json":
         print(
             json.dumps(
@@ -134,6 +167,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
                     "calls": plan.calls,
                     "estimated_cost_usd": estimate.usd,
                     "estimate": as_dict(estimate),
+                    "max_cost_usd": plan.max_cost_usd,
+                    "budget": budget,
                     "refused": [r.__dict__ for r in plan.refused],
                     "missing_keys": plan.missing_keys,
                     "limits": {key: _limited(plan, key) for key in plan.limits},
@@ -154,6 +189,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         f"{_counted(plan.parallelism, 'contender')} in flight, {_counted(plan.concurrency, 'case')} each"
     )
     print(f"estimated cost: {describe(estimate)}")
+    if budget:
+        print(budget)
     print_refused(plan)
     for model, keys in plan.missing_keys.items():
         print(f"missing API key: {model} needs {', '.join(keys)}")

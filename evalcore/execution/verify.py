@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.execution.pairwise import pairwise_lines
 from evalcore.execution.plan import suite_contexts
@@ -66,9 +67,11 @@ def _check_cases(suite: Suite, report: Report) -> None:
         f"{_counted(total, 'case')} in {_counted(len(suite.datasets), 'dataset')} "
         f"({', '.join(f'{n}: {len(d.cases)}' for n, d in suite.datasets.items())})"
     )
+    aggregates = aggregate_metrics(scorer.metrics)
+    computed = f"; computed from the labels: {', '.join(a.name for a in aggregates)}" if aggregates else ""
     report.lines.append(
         f"adapter {adapter.name}, scorer {' + '.join(r.name for r in suite.scorer_refs)} "
-        f"(metrics: {', '.join(m.name for m in scorer.metrics)}; primary {primary})"
+        f"(metrics: {', '.join(m.name for m in scorer.metrics)}; primary {primary}{computed})"
     )
     if asks_model:
         report.lines.append(f"{primary} comes from a model (a judge): the expected answers are not scored offline")

@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,6 +41,11 @@ def test_verify_reports_ok_on_a_good_suite_and_fails_on_a_broken_one(capsys, sui
     (tmp_path / "suite" / "evalcore.yaml").write_text("suite: x\nadaptr: extract\n")
     code, out, _ = _run(capsys, "verify", suite)
     assert code == 1 and "adaptr: unknown key" in out
+
+
+def test_verify_names_macro_f1_of_a_classification_suite(capsys):
+    code, out, _ = _run(capsys, "verify", str(Path(__file__).parents[2] / "docs/examples/classification"))
+    assert code == 0 and "primary correct; computed from the labels: macro_f1)" in out
 
 
 def test_plan_counts_calls_and_names_refused_entries(capsys, tmp_path):

@@ -111,3 +111,13 @@ def test_a_negative_cap_is_a_configuration_error(tmp_path, tmp_db):
     done = evalcore("run", suite_of(tmp_path / "suite", n=2), "--db", tmp_db, "--quiet", "--max-cost", "-1")
     assert done.returncode == 2
     assert "--max-cost -1: give a positive amount in USD, or 0 for no cap" in done.stderr
+
+
+def test_plan_says_whether_the_estimate_fits_under_the_cap() -> None:
+    """The bundled intake suite, fake models: its estimate is $0.39 ($0.36 to $0.46)."""
+    suite = ROOT / "data/suites/intake"
+    over = evalcore("plan", suite, "--max-cost", "0.1")
+    assert over.returncode == 0, over.stderr
+    assert "budget cap: $0.1 for the whole run: the estimate is over it; the run would stop at the cap" in over.stdout
+    assert "the estimate fits under it" in evalcore("plan", suite, "--max-cost", "5").stdout
+    assert "budget cap" not in evalcore("plan", suite).stdout
