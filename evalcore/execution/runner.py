@@ -1,9 +1,9 @@
 """Run a plan: every contender over every case and sample, concurrently, results stored as they come.
 
 Concurrency has two limits: ``parallelism`` contenders in flight, each with ``concurrency`` cases in
-flight. One writer thread stores results in batches (at most ``FLUSH_EVERY_S`` or
-``FLUSH_BATCH`` results apart). Ctrl-C, a cancel event or a crash leave every finished result stored
-and the run resumable (:func:`resume_plan`).
+flight. One writer thread stores results in batches (:class:`~evalcore.execution.writer.ResultWriter`).
+Ctrl-C, a cancel event or a crash leave every finished result stored and the run resumable
+(:func:`resume_plan`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import asyncio
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 
 from evalcore._util.gcpause import gc_frozen, gc_paused
@@ -27,6 +26,7 @@ from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
 from evalcore.execution.replay import replay_provider
 from evalcore.execution.resume import resume_plan as resume_plan  # part of the runner API: run, resume
+from evalcore.execution.writer import ResultWriter
 from evalcore.models.breaker import Breaker, Breakers
 from evalcore.models.http import close_http_clients
 from evalcore.models.limits import Gate, Limits
@@ -39,90 +39,12 @@ from evalcore.scoring.judge import stored_verdicts
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored, scorer_failures
 from evalcore.storage.history import CANCELLED, STOPPED_BY_BUDGET, STOPPED_BY_UNREACHABLE, STOPPED_BY_USER
-from evalcore.storage.store import FULL_BATCH, Store
+from evalcore.storage.store import Store
 from evalcore.suite.loader import Suite
 
 log = logging.getLogger(__name__)
 
-FLUSH_EVERY_S = 0.5
-#: Results per stored batch: a full batch is one INSERT statement (see :meth:`Store.add_rows`).
-FLUSH_BATCH = FULL_BATCH
-#: Results the writer may fall behind by before the event loop waits for it (only instant fakes get here).
-MAX_PENDING = 4 * FLUSH_BATCH
-
 Key = tuple[str, str, str, int]
-
-
-class _Writer(threading.Thread):
-    """The one thread that writes results to the store, in batches.
-
-    The event loop hands each result over with :meth:`put`, which makes its row for the store there
-    and appends it to a deque (no lock); the writer wakes when a batch is full or ``FLUSH_EVERY_S``
-    has passed. So the writer holds the GIL only to bind a batch's values, and SQLite inserts a full
-    batch (one statement) without the GIL while the event loop runs on. Waking the writer for every
-    result would make the two threads trade the GIL once per result; making the rows in the writer,
-    or storing a batch in several statements, would make the event loop wait for the GIL once per
-    statement.
-    """
-
-    def __init__(self, store: Store, run_id: str):
-        super().__init__(name=f"evalcore-writer-{run_id[:8]}", daemon=True)
-        self.store, self.run_id = store, run_id
-        self.row = store.result_rows(run_id)
-        self.pending: deque[tuple] = deque()
-        self.wake = threading.Event()
-        self.taken = threading.Event()
-        self.closing = False
-        self.error: BaseException | None = None
-
-    def put(self, result: Result) -> None:
-        """Hand a result over (from the event loop's thread).
-
-        Raises:
-            StoreError: the result cannot be stored (a value the store cannot hold).
-        """
-        pending = self.pending
-        pending.append(self.row(result))
-        if len(pending) >= FLUSH_BATCH:
-            if not self.wake.is_set():  # set() takes a lock, on every result until the writer wakes
-                self.wake.set()
-            # Backpressure: a writer far behind would otherwise hold every result in memory.
-            while len(pending) >= MAX_PENDING and self.is_alive():
-                self.taken.wait(0.05)
-                self.taken.clear()
-
-    def run(self) -> None:
-        while True:
-            woken = self.wake.wait(FLUSH_EVERY_S)
-            self.wake.clear()
-            closing = self.closing  # read after clear(): a close() from now on wakes the next wait
-            while len(self.pending) >= FLUSH_BATCH:
-                self._flush(self._take(FLUSH_BATCH))
-            if closing or not woken:  # the interval passed, or the end: the rest goes too
-                self._flush(self._take(len(self.pending)))
-            if closing:
-                return
-
-    def _take(self, n: int) -> list[tuple]:
-        pending = self.pending
-        batch = [pending.popleft() for _ in range(n)]
-        self.taken.set()
-        return batch
-
-    def _flush(self, batch: list[tuple]) -> None:
-        if not batch:
-            return
-        try:
-            self.store.add_rows(batch)
-        except BaseException as exc:  # noqa: BLE001 - reported to the runner, which fails the run
-            log.exception("storing %d results failed", len(batch))
-            self.error = exc
-
-    def close(self) -> None:
-        """Store what is pending and stop; call it from the thread that puts, after the last put."""
-        self.closing = True
-        self.wake.set()
-        self.join()
 
 
 class _Execution:
@@ -151,7 +73,7 @@ class _Execution:
             self.messages = plan_messages(plan, self.adapter, self.contexts)
         self.on_progress, self.stop = on_progress, stop
         self.progress = Progress(run.info.id)
-        self.writer = _Writer(store, run.info.id)
+        self.writer = ResultWriter(store, run.info.id)
         self.breakers = Breakers()
         self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
         self.limits = Limits(plan.limits)

@@ -1,4 +1,5 @@
-"""The runner's writer thread: results handed over without a lock per result, stored in batches, none lost."""
+"""The runner's writer thread (evalcore.execution.writer): results handed over without a lock per result,
+stored in batches, none lost."""
 
 from __future__ import annotations
 
@@ -6,17 +7,17 @@ import threading
 import time
 from pathlib import Path
 
-from evalcore.execution import runner
+from evalcore.execution import writer as writing
 from evalcore.storage.store import Store
 from tests.factories import make_run
 
 
-def _started(tmp_path: Path, n_cases: int = 6) -> tuple[Store, object, runner._Writer]:
+def _started(tmp_path: Path, n_cases: int = 6) -> tuple[Store, object, writing.ResultWriter]:
     run = make_run(2, n_cases, with_errors=False)
     results, run.results = run.results, []
     store = Store(tmp_path / "w.db")
     store.create_run(run)
-    writer = runner._Writer(store, run.info.id)
+    writer = writing.ResultWriter(store, run.info.id)
     writer.start()
     return store, results, writer
 
@@ -31,8 +32,8 @@ def test_every_result_handed_over_is_stored_when_the_writer_closes(tmp_path: Pat
 
 
 def test_a_full_batch_is_stored_without_waiting_for_the_flush_interval(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(runner, "FLUSH_BATCH", 4)
-    monkeypatch.setattr(runner, "FLUSH_EVERY_S", 60.0)
+    monkeypatch.setattr(writing, "FLUSH_BATCH", 4)
+    monkeypatch.setattr(writing, "FLUSH_EVERY_S", 60.0)
     store, results, writer = _started(tmp_path)
     for r in results[:4]:
         writer.put(r)
@@ -44,7 +45,7 @@ def test_a_full_batch_is_stored_without_waiting_for_the_flush_interval(tmp_path:
 
 
 def test_results_put_while_the_writer_stores_a_batch_are_not_lost(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(runner, "FLUSH_BATCH", 3)
+    monkeypatch.setattr(writing, "FLUSH_BATCH", 3)
     store, results, writer = _started(tmp_path, n_cases=40)
     putter = threading.Thread(target=lambda: [writer.put(r) for r in results])
     putter.start()
