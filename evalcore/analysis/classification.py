@@ -20,6 +20,7 @@ import pandas as pd
 
 from evalcore.core.aggregates import AggregateMetric, label_columns, labels_of
 from evalcore.core.records import Run
+from evalcore.storage.columns import label_codes
 
 #: How a reply with no label (unparseable, empty) shows in the confusion matrix.
 NO_LABEL = "(no label)"
@@ -169,20 +170,11 @@ def frame_labels(df: pd.DataFrame, metric: AggregateMetric) -> FrameLabels | Non
     want_column, got_column = label_columns(metric)
     if want_column not in df.columns or got_column not in df.columns:
         return None
-    want, got = df[want_column], df[got_column]
-    if not isinstance(want.dtype, pd.CategoricalDtype) or not isinstance(got.dtype, pd.CategoricalDtype):
-        want, got = want.astype("category"), got.astype("category")
-    labels = sorted({str(v) for v in want.cat.categories} | {str(v) for v in got.cat.categories})
-    index = {label: i for i, label in enumerate(labels)}
-
-    def codes(column: pd.Series) -> np.ndarray:
-        recode = np.asarray([index[str(v)] for v in column.cat.categories] + [-1], dtype=np.int64)
-        return recode[column.cat.codes.to_numpy(np.int64)]  # code -1 (no label) picks the last entry, -1
-
-    want_codes = codes(want)
+    coded = label_codes(df[want_column], df[got_column])
+    want_codes, labels = coded.want, coded.names
     scored = (df["status"] == "scored").to_numpy(bool) if "status" in df.columns else np.ones(len(df), bool)
     rows = np.flatnonzero((want_codes >= 0) & scored)
-    return FrameLabels(rows, want_codes[rows], codes(got)[rows], labels)
+    return FrameLabels(rows, want_codes[rows], coded.got[rows], labels)
 
 
 def grouped_macro_f1(labels: FrameLabels, groups: np.ndarray, n_groups: int) -> np.ndarray:

@@ -29,10 +29,9 @@ from evalcore.storage.frames import (
     TAIL_FIELDS,
     LabelRows,
     float_fields,
-    result_row,
     row_dtype,
     rows_table,
-    run_labels,
+    run_rows,
 )
 
 if TYPE_CHECKING:
@@ -108,16 +107,11 @@ def run_columns(run: records.Run) -> ResultColumns:
     Raises:
         ValueError: a result names a contender or case the run does not hold.
     """
+    rows, labels = run_rows(run)
     names = [m.name for m in run.metrics]
-    contenders = {c.id: i for i, c in enumerate(run.contenders)}
-    cases = {c.key: i for i, c in enumerate(run.cases)}
-    try:
-        rows = [result_row(r, contenders[r.contender], cases[(r.dataset, r.case)], names) for r in run.results]
-    except KeyError as e:
-        raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
-    table = rows_table(rows, names, len(rows))
-    columns = columns_from_tables([table], list(contenders), list(cases), names)
-    labels = {a.name: run_labels(run, a.scorer, contenders, cases) for a in aggregate_metrics(run.metrics)}
+    columns = columns_from_tables(
+        [rows_table(rows, names, len(rows))], [c.id for c in run.contenders], [c.key for c in run.cases], names
+    )
     return _with_labels(columns, labels)
 
 
@@ -164,7 +158,7 @@ def frame_columns(frame: pd.DataFrame) -> ResultColumns:
     for want_column in (c for c in frame.columns if c.startswith("want_")):
         got_column = f"got_{want_column.removeprefix('want_')}"
         if got_column in frame.columns:
-            labels[want_column.removeprefix("want_")] = _frame_labels(frame[want_column], frame[got_column])
+            labels[want_column.removeprefix("want_")] = label_codes(frame[want_column], frame[got_column])
     return ResultColumns(
         contenders=contenders,
         cases=cases,
@@ -220,8 +214,9 @@ def _with_labels(columns: ResultColumns, found: dict[str, LabelRows]) -> ResultC
     return ResultColumns(**{**columns.__dict__, "labels": labels})
 
 
-def _frame_labels(want: pd.Series, got: pd.Series) -> Labels:
-    """A frame's two label columns (categoricals; NaN for none) as :class:`Labels`."""
+def label_codes(want: pd.Series, got: pd.Series) -> Labels:
+    """A results frame's two label columns of one aggregate metric (categoricals, NaN for none) as
+    :class:`Labels`: codes into the labels of both, sorted."""
     want, got = want.astype("category"), got.astype("category")
     names = sorted({str(v) for v in want.cat.categories} | {str(v) for v in got.cat.categories})
     index = {label: i for i, label in enumerate(names)}

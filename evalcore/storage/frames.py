@@ -47,6 +47,18 @@ def results_frame(run: records.Run) -> pd.DataFrame:
     Raises:
         ValueError: a result names a contender or case the run does not hold.
     """
+    rows, labels = run_rows(run)
+    cases = [(c.dataset, c.id, c.variant, c.metadata) for c in run.cases]
+    names = [m.name for m in run.metrics]
+    return build_frame(rows, [c.id for c in run.contenders], cases, names, count=len(rows), labels=labels)
+
+
+def run_rows(run: records.Run) -> tuple[list[tuple], dict[str, LabelRows]]:
+    """An in-memory run's row tuples (see :func:`build_frame`), and each aggregate metric's labelled results.
+
+    Raises:
+        ValueError: a result names a contender or case the run does not hold.
+    """
     names = [m.name for m in run.metrics]
     contender_codes = {c.id: i for i, c in enumerate(run.contenders)}
     case_codes = {c.key: i for i, c in enumerate(run.cases)}
@@ -56,9 +68,8 @@ def results_frame(run: records.Run) -> pd.DataFrame:
         ]
     except KeyError as e:
         raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
-    cases = [(c.dataset, c.id, c.variant, c.metadata) for c in run.cases]
     labels = {a.name: run_labels(run, a.scorer, contender_codes, case_codes) for a in aggregate_metrics(run.metrics)}
-    return build_frame(rows, [c.id for c in run.contenders], cases, names, count=len(rows), labels=labels)
+    return rows, labels
 
 
 def run_labels(
