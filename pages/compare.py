@@ -57,13 +57,20 @@ pairs = st.multiselect(
 st.session_state[Keys.COMPARISON] = sharing.ComparisonState(base, candidate, tuple(pairs))
 _address.write_address_bar(COMPARE_URL)
 if base == candidate and not pairs:
+    suite = index[base].get("suite")
+    alone = not any(info.get("suite") == suite for ref, info in index.items() if ref != base)
     st.info(
-        "Pick two different runs, or pick pairs of this run's contenders under Pairs: two prompts of one "
+        plain(f"{suite} has no other run to compare this one with. " if alone else "")
+        + "Pick two different runs, or pick pairs of this run's contenders under Pairs: two prompts of one "
         "model, say (those pairs are listed first).",
         icon=":material/compare_arrows:",
     )
-    if len(index) < 2:
-        st.caption("This is the only run: run the suite again, or upload a run file to compare with this one.")
+    if alone:
+        st.caption(
+            "This is the only run: run the suite again, or upload a run file to compare with this one."
+            if len(index) < 2
+            else "Run the suite again, or upload a run file of it, to compare two runs."
+        )
         st.page_link(UPLOAD, label="Upload a run file", icon=":material/upload:")
     st.stop()
 

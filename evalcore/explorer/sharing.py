@@ -174,18 +174,22 @@ def default_run(infos: Sequence[Mapping[str, Any]]) -> str | None:
 def default_comparison(infos: Sequence[Mapping[str, Any]], pins: Mapping[str, str]) -> tuple[str, str] | None:
     """The two runs a comparison opens on, ``(base, candidate)``: the newest run (completed, when one is)
     against its suite's pinned baseline (``pins``: suite → run id), else against the suite's run before
-    it, else against the next run. None with fewer than two runs (``infos`` newest first)."""
+    it, else against its suite's next run. When its suite has no other run, the run against itself: runs of
+    two suites share no case, and one run's contenders (two prompts of one model, say) can be paired.
+    None with fewer than two runs (``infos`` newest first)."""
     if len(infos) < 2:
         return None
-    candidate = default_run(infos)
+    candidate = str(default_run(infos))
     suite = next(i.get("suite") for i in infos if i["id"] == candidate)
-    others = [str(i["id"]) for i in infos if i["id"] != candidate]
     same_suite = [str(i["id"]) for i in infos if i["id"] != candidate and i.get("suite") == suite]
     pinned = pins.get(str(suite))
+    if pinned in same_suite:
+        return str(pinned), candidate
+    if not same_suite:
+        return candidate, candidate
     ids = [str(i["id"]) for i in infos]
-    after = [i for i in (same_suite or others) if ids.index(i) > ids.index(str(candidate))]
-    base = pinned if pinned in others else (after or same_suite or others)[0]
-    return base, str(candidate)
+    after = [i for i in same_suite if ids.index(i) > ids.index(candidate)]
+    return (after or same_suite)[0], candidate
 
 
 def run_label(info: Mapping[str, Any]) -> str:

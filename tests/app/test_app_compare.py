@@ -54,6 +54,20 @@ def test_the_newest_run_is_compared_with_the_one_before_it_by_default(monkeypatc
     assert at.selectbox(key="compare_candidate").value == "run-cand"
 
 
+def test_runs_of_two_suites_are_not_compared_by_default(monkeypatch, tmp_path):
+    """The bundled demo: one run of each of two suites. Opening Compare shows no error: the newest run
+    against itself, and how to compare (two runs of a suite, or pairs of one run's contenders)."""
+    base, candidate = two_runs()
+    base.info.suite = "support"
+    seed(monkeypatch, tmp_path, base, candidate)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="compare_base").value == at.selectbox(key="compare_candidate").value == "run-cand"
+    assert "intake has no other run to compare this one with" in unescaped(at.info[0].value)
+    assert "Run the suite again, or upload a run file of it" in texts(at)
+
+
 def test_a_pinned_baseline_is_the_default_base(monkeypatch, tmp_path):
     older = binary_run("run-old", {"m": BASE})
     older.info.created_at = "2026-11-27T10:00:00.000Z"

@@ -223,3 +223,18 @@ def test_a_unique_prefix_of_four_or_more_characters_resolves_to_its_run():
     assert resolve_ref("3e8b", refs) == "3e8b"  # two runs start so: left as given
     assert resolve_ref("3e8", refs) == "3e8"  # too short
     assert resolve_ref("3e8bffff-2", refs) == "3e8bffff-2" and resolve_ref(None, refs) is None
+
+
+def test_the_default_comparison_stays_within_the_newest_runs_suite() -> None:
+    from evalcore.explorer.sharing import default_comparison
+
+    def info(run_id: str, suite: str) -> dict:
+        return {"id": run_id, "suite": suite, "status": "completed"}
+
+    demo = [info("support-1", "support"), info("intake-1", "intake")]  # newest first, as the bundled demo
+    assert default_comparison(demo, {}) == ("support-1", "support-1")  # two suites share no case
+    history = [info("intake-3", "intake"), info("support-1", "support"), info("intake-2", "intake")]
+    assert default_comparison(history, {}) == ("intake-2", "intake-3")
+    history.append(info("intake-1", "intake"))
+    assert default_comparison(history, {"intake": "intake-1"}) == ("intake-1", "intake-3")
+    assert default_comparison(history[:1], {}) is None
