@@ -314,3 +314,17 @@ def valid_runs(draw: st.DrawFn) -> records.Run:
         for _ in range(draw(st.integers(0, 2)))
     ]
     return records.Run(info, metrics, contenders, cases, results, refused)
+
+
+def judged_run(n_cases: int = 4, run_id: str = "run-0001") -> records.Run:
+    """A run with pairwise verdicts: of its three contenders c0 beats c1 on every case, c0 and c2 tie, and
+    c1 and c2 disagree with the order (``inconsistent``)."""
+    run = make_run(3, n_cases, run_id=run_id)
+    c0, c1, c2 = (c.id for c in run.contenders)
+    outcomes = {(c0, c1): "win", (c0, c2): "tie", (c1, c2): "inconsistent"}
+    run.pairwise = [
+        records.PairVerdict(case.dataset, case.id, 0, a, b, outcome, "fake/judge", ["a", "a"], [], None, 0.001, 1.0)
+        for (a, b), outcome in outcomes.items()
+        for case in run.cases
+    ]
+    return run

@@ -30,18 +30,19 @@ import contextlib
 import hashlib
 import json
 import secrets
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 from joserfc import jwt
 from joserfc.jwk import RSAKey
+
+from tests.local_server import LocalServer
 
 #: Who signs in when a test does not choose.
 DEFAULT_USER = {"email": "ada@example.com", "name": "Ada Lovelace"}
@@ -63,16 +64,7 @@ class _Grant:
     expires: float
 
 
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay quiet when a client hung up; report anything else."""
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-class OIDCProvider:
+class OIDCProvider(LocalServer):
     """An OpenID Connect provider with one registered client; start it with :func:`oidc_provider`."""
 
     def __init__(self, client_id: str = "evalcore-test", client_secret: str | None = None):
@@ -93,13 +85,6 @@ class OIDCProvider:
         self._grants: dict[str, _Grant] = {}
         self._access_tokens: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
-        self._httpd: _QuietServer | None = None
-
-    @property
-    def port(self) -> int:
-        """The port the provider listens on (after :meth:`start`)."""
-        assert self._httpd is not None, "provider not started"
-        return self._httpd.server_address[1]
 
     @property
     def issuer(self) -> str:
@@ -148,24 +133,8 @@ class OIDCProvider:
             "server_metadata_url": self.metadata_url,
         }
 
-    def start(self) -> OIDCProvider:
-        """Listen on a free port of 127.0.0.1 in a background thread."""
-        self._httpd = _QuietServer(("127.0.0.1", 0), _handler_for(self))
-        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        """Stop listening."""
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> OIDCProvider:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        return _handler_for(self)
 
     def _authorize(self, query: dict[str, str]) -> tuple[int, dict[str, str], str]:
         """Answer ``/authorize``: (status, headers, body)."""

@@ -25,30 +25,19 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.local_server import LocalServer
 
 Content = str | Callable[[dict[str, Any]], str]
 
 
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-    # Room for every connection a concurrent run opens at once: with the default backlog of 5, a
-    # burst of connects waits for a SYN retransmit (1 s) and a short client timeout fires first.
-    request_queue_size = 256
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay quiet when a client hung up (a timed-out call); report anything else."""
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-class OpenAIServer:
+class OpenAIServer(LocalServer):
     """An OpenAI-compatible server; ``base_url`` is what litellm takes as ``api_base``."""
 
     def __init__(self, content: Content = '{"answer": 42}'):
@@ -67,18 +56,11 @@ class OpenAIServer:
         self._exact = False
         self._deck: list[str] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     @property
     def calls(self) -> int:
         """Chat completion requests received so far."""
         return len(self.requests)
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return self._httpd.server_address[1]
 
     @property
     def base_url(self) -> str:
@@ -100,23 +82,8 @@ class OpenAIServer:
             self._fault_rate, self._faults, self._random = rate, tuple(faults), random.Random(seed)
             self._exact, self._deck = exact, []
 
-    def start(self) -> OpenAIServer:
-        self._httpd = _QuietServer(("127.0.0.1", 0), _handler_for(self))
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> OpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        return _handler_for(self)
 
     def _record(self, body: dict[str, Any], headers: dict[str, str]) -> str:
         with self._lock:

@@ -6,25 +6,11 @@ from __future__ import annotations
 import pytest
 
 from evalcore.analysis.win_rates import pairwise_summary
-from evalcore.core import records
 from tests.app.test_app_shared import demo_run, open_page, seed, unescaped
-from tests.factories import make_run
+from tests.factories import judged_run
 
 PAGE = "pages/leaderboard.py"
 TITLE = "Pairwise: win rates and Bradley–Terry ranking"
-
-
-def judged_run() -> records.Run:
-    """Three contenders: c0 beats c1 on every case, c0 and c2 tie, c1 and c2 disagree with the order."""
-    run = make_run(3, 6, run_id="run-pairwise")
-    c0, c1, c2 = (c.id for c in run.contenders)
-    outcomes = {(c0, c1): "win", (c0, c2): "tie", (c1, c2): "inconsistent"}
-    run.pairwise = [
-        records.PairVerdict(case.dataset, case.id, 0, a, b, outcome, "fake/judge", ["a", "a"], [], None, 0.001, 1.0)
-        for (a, b), outcome in outcomes.items()
-        for case in run.cases
-    ]
-    return run
 
 
 def panel(at):
@@ -33,7 +19,7 @@ def panel(at):
 
 
 def test_a_run_with_pairwise_verdicts_shows_win_rates_and_the_ranking(monkeypatch, tmp_path):
-    run = judged_run()
+    run = judged_run(6, run_id="run-pairwise")
     seed(monkeypatch, tmp_path, run)
     at = open_page(PAGE)
     assert not at.exception
@@ -50,12 +36,12 @@ def test_a_run_with_pairwise_verdicts_shows_win_rates_and_the_ranking(monkeypatc
 
 
 def test_counting_inconsistent_verdicts_not_at_all_changes_the_win_rates(monkeypatch, tmp_path):
-    seed(monkeypatch, tmp_path, judged_run())
+    seed(monkeypatch, tmp_path, judged_run(6, run_id="run-pairwise"))
     at = open_page(PAGE)
     panel(at).radio[0].set_value("not at all").run()
     assert not at.exception
     rates = panel(at).dataframe[0].value
-    c1 = judged_run().contenders[1].id
+    c1 = judged_run(6, run_id="run-pairwise").contenders[1].id
     assert rates.set_index("contender").loc[c1, "win rate %"] == 0.0  # its 6 losses alone count
 
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,21 +11,17 @@ import pytest
 from evalcore.core import records
 from evalcore.runfile.write import write_run_file
 from evalcore.storage.store import Store
+from tests.cli.process import evalcore as run
 from tests.factories import make_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def evalcore(*argv: object, db: Path | None = None) -> subprocess.CompletedProcess:
-    extra = ["--db", str(db)] if db is not None else []
-    return subprocess.run(
-        [sys.executable, "-m", "evalcore", *map(str, argv), *extra],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COLUMNS": "100"},
-        timeout=120,
-    )
+ENV = {"COLUMNS": "100"}
+
+
+def evalcore(*argv: object, db: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return run(*argv, db=db, env=ENV)
 
 
 @pytest.fixture

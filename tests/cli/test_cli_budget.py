@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 from evalcore.storage.store import Store
+from tests.cli.process import evalcore as run
 from tests.openai_server import OpenAIServer
 from tests.suites import CASES, write_suite
 
@@ -18,15 +17,11 @@ PRICES = {"input_cost_per_token": 1e-5, "output_cost_per_token": 3e-5}
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def evalcore(*argv: object) -> subprocess.CompletedProcess:
-    env = {
-        **os.environ,
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "EVALCORE_FAKE_LATENCY_SCALE": "0",
-        "OPENAI_API_KEY": "sk-test-budget-0000",
-    }
-    command = [sys.executable, "-m", "evalcore.cli", *map(str, argv)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+ENV = {"EVALCORE_FAKE_LATENCY_SCALE": "0", "OPENAI_API_KEY": "sk-test-budget-0000"}
+
+
+def evalcore(*argv: object) -> subprocess.CompletedProcess[str]:
+    return run(*argv, env=ENV)
 
 
 def only_run(db: Path) -> dict:

@@ -13,18 +13,8 @@ import pytest
 from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import write_run_file
 from evalcore.storage.store import Store
+from tests.cli.process import evalcore
 from tests.factories import binary_run
-
-
-def evalcore(*argv: object, db: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    extra = ["--db", str(db)] if db is not None else []
-    return subprocess.run(
-        [sys.executable, "-m", "evalcore", *map(str, argv), *extra],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(env or {})},
-        timeout=120,
-    )
 
 
 @pytest.fixture

@@ -5,29 +5,17 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from evalcore.cli.imports import Bar, format_bar
 from evalcore.runfile.read import read_run_file
 from evalcore.storage.store import Store
+from tests.cli.process import evalcore
 from tests.importing import INSPECT, PROMPTFOO
 
 PROMPTFOO_FILE = PROMPTFOO / "eval-output.json"
 EVAL_LOG = INSPECT / "capitals.eval"
-
-
-def evalcore(*argv: object, db: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evalcore", *map(str, argv), "--db", str(db)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        timeout=120,
-    )
 
 
 def _ids(db: Path) -> list[str]:

@@ -3,22 +3,22 @@ exit 2 and one line before any call; the suite's ``prices:`` for it lets the run
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from evalcore.storage.store import Store
+from tests.cli.process import evalcore as run
 from tests.execution.test_judge_guard import JUDGE, answering, judged_suite
 from tests.openai_server import OpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def evalcore(*argv: object) -> subprocess.CompletedProcess:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "sk-test-judge-budget-0000"}
-    command = [sys.executable, "-m", "evalcore.cli", *map(str, argv)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+ENV = {"OPENAI_API_KEY": "sk-test-judge-budget-0000"}
+
+
+def evalcore(*argv: object) -> subprocess.CompletedProcess[str]:
+    return run(*argv, env=ENV)
 
 
 def test_an_unpriced_judge_under_a_cap_exits_2_before_any_call(tmp_path, tmp_db, openai_server: OpenAIServer):

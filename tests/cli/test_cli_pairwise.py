@@ -3,44 +3,24 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from evalcore.core import records
 from evalcore.runfile.write import write_run_file
 from evalcore.storage.store import Store
-from tests.factories import make_run
+from tests.cli.process import evalcore as run
+from tests.factories import judged_run, make_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def evalcore(*argv: object, db: Path | None = None) -> subprocess.CompletedProcess:
-    extra = ["--db", str(db)] if db is not None else []
-    return subprocess.run(
-        [sys.executable, "-m", "evalcore", *map(str, argv), *extra],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COLUMNS": "100"},
-        timeout=120,
-    )
+ENV = {"COLUMNS": "100"}
 
 
-def judged_run() -> records.Run:
-    """Three contenders: c0 beats c1 on every case, c0 and c2 tie, c1 and c2 disagree with the order."""
-    run = make_run(3, 4)
-    c0, c1, c2 = (c.id for c in run.contenders)
-    outcomes = {(c0, c1): "win", (c0, c2): "tie", (c1, c2): "inconsistent"}
-    run.pairwise = [
-        records.PairVerdict(case.dataset, case.id, 0, a, b, outcome, "fake/judge", ["a", "a"], [], None, 0.001, 1.0)
-        for (a, b), outcome in outcomes.items()
-        for case in run.cases
-    ]
-    return run
+def evalcore(*argv: object, db: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return run(*argv, db=db, env=ENV)
 
 
 @pytest.fixture

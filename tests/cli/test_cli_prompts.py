@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli.process import evalcore as run
 from tests.suites import write_suite
 
 INTAKE = Path(__file__).resolve().parents[2] / "data" / "suites" / "intake"
 
 
+ENV = {"COLUMNS": "200"}
+
+
 def evalcore(*argv: object) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "evalcore", *map(str, argv)], capture_output=True, text=True, env=env, timeout=120
-    )
+    return run(*argv, env=ENV)
 
 
 @pytest.fixture
