@@ -220,12 +220,16 @@ def compare(
         pairs = dict(split_pair(item, base_ids, cand_ids) for item in pairs)
     chosen = pair_contenders(base_ids, cand_ids, pairs)
     keys = sorted(shared)
-    base_values = _case_values(base_columns, metrics, keys, {b for b, _ in chosen})
-    cand_values = _case_values(cand_columns, metrics, keys, {c for _, c in chosen})
+    base_rows, cand_rows = _case_row(base_columns, keys), _case_row(cand_columns, keys)
+    base_values = _case_values(base_columns, base_rows, metrics, len(keys), {b for b, _ in chosen})
+    cand_values = _case_values(cand_columns, cand_rows, metrics, len(keys), {c for _, c in chosen})
     compared = _compare_pairs(chosen, base_values, cand_values, metrics, keys, B=B, seed=seed)
     aggregates = aggregate_metrics(metrics)
     for pair in compared:
-        changes = [_aggregate_change(a.name, pair, base_columns, cand_columns, keys, B, seed) for a in aggregates]
+        changes = [
+            _aggregate_change(a.name, pair, (base_columns, base_rows), (cand_columns, cand_rows), len(keys), B, seed)
+            for a in aggregates
+        ]
         at = next(i for i, c in enumerate(pair.changes) if c.name == "errors")
         pair.changes[at:at] = changes
     return Comparison(
@@ -300,15 +304,16 @@ def shared_cases(base: Sequence[Case], candidate: Sequence[Case]) -> set[tuple[s
 
 
 def _case_values(
-    columns: ResultColumns, metrics: Sequence[Metric], keys: Sequence[tuple[str, str]], contenders: set[str]
+    columns: ResultColumns, case_row: np.ndarray, metrics: Sequence[Metric], n_cases: int, contenders: set[str]
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Per contender and name, one value per case of ``keys``: the mean over the case's samples (NaN when none).
+    """Per contender and name, one value per compared case (``case_row``: each case's row among the
+    ``n_cases`` compared, :func:`_case_row`): the mean over the case's samples (NaN when none).
 
     Scores and metrics count for scored results only (NaN on an error, whatever it holds), as in a
     leaderboard; ``errors`` is 1 for an error and 0 for a scored result.
     """
     # Each result's row in the table (-1: a case not compared), then sums and counts by bincount.
-    row = _case_row(columns, keys)[columns.case] if len(columns) else columns.case
+    row = case_row[columns.case] if len(columns) else columns.case
     scored = ~columns.is_error
     values = {"errors": columns.is_error.astype(float)}
     for name, source in {"score": "score", **{m.name: f"m_{m.name}" for m in metrics}}.items():
@@ -324,8 +329,8 @@ def _case_values(
         for name, value in values.items():
             value = value[mine]
             known = ~np.isnan(value)
-            sums = np.bincount(at, weights=np.where(known, value, 0.0), minlength=len(keys))
-            counts = np.bincount(at, weights=known.astype(float), minlength=len(keys))
+            sums = np.bincount(at, weights=np.where(known, value, 0.0), minlength=n_cases)
+            counts = np.bincount(at, weights=known.astype(float), minlength=n_cases)
             with np.errstate(invalid="ignore", divide="ignore"):
                 table[name] = np.where(counts > 0, sums / counts, np.nan)
         tables[contender] = table
@@ -341,19 +346,20 @@ def _case_row(columns: ResultColumns, keys: Sequence[tuple[str, str]]) -> np.nda
 def _aggregate_change(
     name: str,
     pair: PairComparison,
-    base: ResultColumns,
-    candidate: ResultColumns,
-    keys: Sequence[tuple[str, str]],
+    base: tuple[ResultColumns, np.ndarray],
+    candidate: tuple[ResultColumns, np.ndarray],
+    n_cases: int,
     B: int,  # noqa: N803
     seed: int,
 ) -> Change:
     """An aggregate metric's change for one pair (:func:`evalcore.analysis.paired_f1.paired_macro_f1`); no data
-    when either run lacks its labels."""
-    theirs = [base.labels.get(name), candidate.labels.get(name)]
+    when either run lacks its labels. ``base`` and ``candidate``: each run's results and case rows
+    (:func:`_case_row`)."""
+    theirs = [base[0].labels.get(name), candidate[0].labels.get(name)]
     names = sorted({n for labels in theirs if labels is not None for n in labels.names})
     counts = [
-        label_counts(columns, name, contender, _case_row(columns, keys), len(keys), names)
-        for columns, contender in ((base, pair.base), (candidate, pair.candidate))
+        label_counts(columns, name, contender, rows, n_cases, names)
+        for (columns, rows), contender in ((base, pair.base), (candidate, pair.candidate))
     ]
     if counts[0] is None or counts[1] is None:
         nan = float("nan")
