@@ -14,7 +14,6 @@ An aggregate metric's labels (macro-F1's expected and predicted label per result
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evalcore.core import records
-from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import StoreError
 from evalcore.storage import frame_read
 from evalcore.storage.frames import (
@@ -79,23 +77,21 @@ class ResultColumns:
 
 
 def read_columns(store: Store, run_id: str) -> ResultColumns:
-    """A stored run's results as columns: its packed numbers and its cases' keys, nothing else.
+    """A stored run's results as columns: its packed numbers, its cases' keys and its labels (no metadata,
+    no frame).
 
     Raises:
         StoreError: the run is unknown, or its packed numbers do not add up (a damaged store).
     """
     with store.transaction("DEFERRED") as conn:
-        declared = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()
+        declared = frame_read.declared_metrics(conn, run_id)
         if declared is None:
             raise StoreError(f"no run {run_id!r} in this store")
-        metric_records = [records.Metric(m["name"], m.get("description", "")) for m in json.loads(declared[0])]
-        metrics = [m.name for m in metric_records]
-        contenders = [
-            r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position", (run_id,))
-        ]
+        metrics = [m.name for m in declared]
+        contenders = frame_read.contender_ids(conn, run_id)
         cases = conn.execute("SELECT dataset, id FROM cases WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
         chunks = frame_read.number_chunks(conn, run_id, metrics)
-        labels = {a.name: frame_read.read_labels(conn, run_id, a) for a in aggregate_metrics(metric_records)}
+        labels = frame_read.all_labels(conn, run_id, declared)
     dtype = row_dtype(metrics)
     columns = columns_from_tables([np.frombuffer(c, dtype=dtype) for c in chunks], contenders, cases, metrics)
     return _with_labels(columns, labels)

@@ -48,7 +48,7 @@ def read_frame_parts(conn: sqlite3.Connection, run_id: str, metrics: list[str]) 
     Raises:
         StoreError: the packed numbers do not add up to the run's results (a damaged store).
     """
-    contenders = [r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position", (run_id,))]
+    contenders = contender_ids(conn, run_id)
     rows = conn.execute(
         "SELECT dataset, id, variant, metadata FROM cases WHERE run_id = ? ORDER BY position", (run_id,)
     ).fetchall()
@@ -57,10 +57,24 @@ def read_frame_parts(conn: sqlite3.Connection, run_id: str, metrics: list[str]) 
     cases: list[CaseRow] = [
         (dataset, case_id, variant, meta) for (dataset, case_id, variant, _), meta in zip(rows, metadata, strict=True)
     ]
-    declared = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()
-    metric_records = [Metric(m["name"], m.get("description", "")) for m in json.loads(declared[0])] if declared else []
-    labels = {a.name: read_labels(conn, run_id, a) for a in aggregate_metrics(metric_records)}
+    labels = all_labels(conn, run_id, declared_metrics(conn, run_id) or [])
     return FrameParts(contenders, cases, number_chunks(conn, run_id, metrics), changes(conn, run_id), labels)
+
+
+def declared_metrics(conn: sqlite3.Connection, run_id: str) -> list[Metric] | None:
+    """A stored run's declared metrics (name and description); None for an unknown run."""
+    declared = conn.execute("SELECT metrics FROM runs WHERE id = ?", (run_id,)).fetchone()
+    return [Metric(m["name"], m.get("description", "")) for m in json.loads(declared[0])] if declared else None
+
+
+def contender_ids(conn: sqlite3.Connection, run_id: str) -> list[str]:
+    """A stored run's contender ids, in the run's order."""
+    return [r[0] for r in conn.execute("SELECT id FROM contenders WHERE run_id = ? ORDER BY position", (run_id,))]
+
+
+def all_labels(conn: sqlite3.Connection, run_id: str, metrics: list[Metric]) -> dict[str, LabelRows]:
+    """Each aggregate metric's labelled results (:func:`read_labels`), by its name."""
+    return {a.name: read_labels(conn, run_id, a) for a in aggregate_metrics(metrics)}
 
 
 def assemble(parts: FrameParts, metrics: list[str]) -> pd.DataFrame:
