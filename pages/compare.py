@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import forest
-from evalcore.analysis.compare import CompareError
+from evalcore.analysis.compare import CompareError, split_pair
 from evalcore.explorer import sharing
 from pages import _address, _comparing, _frame, _loaders, _widgets
 from pages._state import COMPARE_URL, UPLOAD, Keys
@@ -39,17 +39,16 @@ candidate = right.selectbox(
     format_func=lambda ref: sharing.run_label(index[ref]),
     help="The change to judge",
 )
-options = sharing.pair_options(
-    [c.id for c in _loaders.header(base).contenders],
-    [c.id for c in _loaders.header(candidate).contenders],
-    same_run=base == candidate,
-)
+base_ids = [c.id for c in _loaders.header(base).contenders]
+candidate_ids = [c.id for c in _loaders.header(candidate).contenders]
+options = sharing.pair_options(base_ids, candidate_ids, same_run=base == candidate)
 st.session_state[Keys.COMPARE_PAIRS] = [p for p in st.session_state.get(Keys.COMPARE_PAIRS, []) if p in options]
 pairs = st.multiselect(
     "Pairs",
     options,
     key=Keys.COMPARE_PAIRS,
-    format_func=lambda p: p.replace("=", " → ", 1),
+    # Split where both sides name a contender: ids hold "=" themselves (t=0, prompt=terse).
+    format_func=lambda p: " → ".join(split_pair(p, base_ids, candidate_ids)),
     placeholder="By id, or the only contender of each run",
     help="Base contender → candidate contender. Pick pairs to compare contenders whose ids differ, or two "
     "contenders of one run (pick the same run twice).",

@@ -195,6 +195,8 @@ def test_two_prompts_of_one_model_in_one_run_are_compared(monkeypatch, tmp_path)
     first_two = {unescaped(o).replace(" → ", "=", 1) for o in options[:2]}
     assert first_two == {prompts, f"fake/{terse}={default}"}  # the model's two prompts, listed first
     assert not any(o.split(" → ")[0] == o.split(" → ")[1] for o in map(unescaped, options))  # never itself
+    # Labelled where the ids split, not at the first "=" (which is inside "prompt=default").
+    assert f"fake/guesser · prompt=default · t=0 → fake/{terse}" in map(unescaped, options[:2])
     at.multiselect(key="compare_pairs").set_value([prompts]).run()
     assert not at.exception
     banner = unescaped((at.success or at.info or at.error)[0].value)
