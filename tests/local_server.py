@@ -36,9 +36,9 @@ class LocalServer:
         assert self._httpd is not None, "server not started"
         return self._httpd.server_address[1]
 
-    def start(self) -> Self:
-        """Listen on a free port of 127.0.0.1 in a background thread."""
-        self._httpd = QuietServer(("127.0.0.1", 0), self.handler())
+    def start(self, port: int = 0) -> Self:
+        """Listen on ``port`` of 127.0.0.1 (0: a free one) in a background thread."""
+        self._httpd = QuietServer(("127.0.0.1", port), self.handler())
         threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()
         return self
 

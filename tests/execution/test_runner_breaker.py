@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
@@ -15,7 +14,7 @@ from evalcore.execution.runner import Progress, execute_plan, resume_plan, run_s
 from evalcore.storage.store import Store
 from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import load_suite
-from tests.openai_server import OpenAIServer, _handler_for, _QuietServer
+from tests.openai_server import OpenAIServer
 from tests.suites import CASES, write_suite
 
 FIELDS_REPLY = '{"name": null, "kind": null, "count": null, "amount": null, "urgent": null, "tags": null}'
@@ -41,9 +40,7 @@ def server_later() -> Iterator[tuple[int, OpenAIServer]]:
 
 
 def serve(server: OpenAIServer, port: int) -> None:
-    server._httpd = _QuietServer(("127.0.0.1", port), _handler_for(server))
-    server._thread = threading.Thread(target=server._httpd.serve_forever, args=(0.05,), daemon=True)
-    server._thread.start()
+    server.start(port)
 
 
 def many_cases(n: int) -> dict[str, tuple[str, dict]]:
