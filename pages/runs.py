@@ -1,5 +1,5 @@
-"""Runs: the history; open, export, delete (after a confirmation), resume or pin a run as its suite's
-baseline; a suite's trend over its runs."""
+"""Runs: the history; open, export, delete (after a confirmation), resume (or retry a completed run's errors)
+or pin a run as its suite's baseline; a suite's trend over its runs."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 STATUS_HELP = (
     "running; completed; cancelled: stopped with Cancel; interrupted: the process stopped; failed. "
-    "A run that is not completed can be resumed: only what is missing is called."
+    "A run that is not completed can be resumed: only what is missing is called. A completed run with errors "
+    "can retry them: only the errors are called again."
 )
 NO_SELECTION = {"selection": {"rows": [], "columns": [], "cells": []}}
 
@@ -108,14 +109,23 @@ def run_actions(info: dict, winner: str) -> None:
     if not _actions.may_change():
         return
     working = run_id in _loaders.jobs() and _loaders.jobs()[run_id].alive
-    refused = why_not_resumable(_loaders.header(run_id)) if info["status"] != "completed" else None
-    resumable = info["status"] != "completed" and not working and refused is None
-    if refused:
+    unfinished = info["status"] != "completed"
+    retry = not unfinished and int(info["errors"] or 0) > 0  # a completed run's errors can be called again
+    refused = why_not_resumable(_loaders.header(run_id), retry) if unfinished or retry else None
+    resumable = (unfinished or retry) and not working and refused is None
+    if refused and unfinished:
         st.caption(plain(refused))
     cap = resume_cap(run_id) if resumable else None
-    if resumable and buttons[3].button("Resume", icon=":material/replay:", help="Call only what is missing"):
+    label, icon, hint = (
+        ("Retry errors", ":material/restart_alt:", f"Call again only the {info['errors']} results that are errors")
+        if retry
+        else ("Resume", ":material/replay:", "Call only what is missing")
+    )
+    if resumable and buttons[3].button(label, icon=icon, help=hint):
         try:
-            job = jobs.resume_run(run_id, _loaders.db_path(), _actions.access(), _actions.suite_roots(), cap)
+            job = jobs.resume_run(
+                run_id, _loaders.db_path(), _actions.access(), _actions.suite_roots(), cap, retry_errors=retry
+            )
         except EvalcoreError as exc:
             _widgets.fail(exc)
         else:

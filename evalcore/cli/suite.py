@@ -228,6 +228,12 @@ def add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run: only what is missing is called")
     p.add_argument("--force", action="store_true", help="resume even if evalcore.yaml changed since the run")
     p.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="with --resume: call again every result stored as an error (a completed run's too), keep the others; "
+        "the retry is recorded in the run's settings",
+    )
+    p.add_argument(
         "--replay",
         metavar="RUN_OR_FILE",
         help="answer every call from a stored run's replies (run id or run file), e.g. to score them with a new "
@@ -267,13 +273,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     store = open_store(args)
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
+    if args.retry_errors and not args.resume:
+        raise ConfigError("--retry-errors retries a stored run's errors: give its id, --resume RUN_ID --retry-errors")
     if args.resume:
         run_id = store.resolve_run_id(args.resume)
-        plan, run, done = resume_plan(store, run_id, force=args.force, max_cost_usd=args.max_cost)
-        print(
-            f"resuming run {run.info.id}: {len(done)}/{plan.calls} results stored, {plan.calls - len(done)} to go",
-            file=sys.stderr,
+        plan, run, done = resume_plan(
+            store, run_id, force=args.force, max_cost_usd=args.max_cost, retry_errors=args.retry_errors
         )
+        kept, to_go = f"{len(done)}/{plan.calls}", plan.calls - len(done)
+        said = (
+            f"retrying the errors of run {run.info.id}: {kept} results kept, {to_go} to call again"
+            if args.retry_errors
+            else f"resuming run {run.info.id}: {kept} results stored, {to_go} to go"
+        )
+        print(said, file=sys.stderr)
         store.set_status(run.info.id, "running")
     elif args.suite:
         plan, done = _run_plan(args, store), set()

@@ -2,18 +2,26 @@
 
 ``evalcore run --resume RUN`` (and the app's Runs page) call only what is missing: a result stored with an
 unreachable endpoint is called again, a reply stored but not judged is judged, every other stored result is kept.
+With ``--retry-errors`` (the Runs page's Retry errors) every result stored as an error is called again too,
+even in a completed run; each retry is recorded in the run's settings under :data:`RETRIES_SETTING`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
-from evalcore.core.records import Case, Run
+from evalcore.core.records import Case, Result, Run
 from evalcore.execution.budget import check_budget
 from evalcore.execution.plan import Plan, RunOptions, make_plan
 from evalcore.execution.replay import stored_replay
 from evalcore.execution.rescore import rescore_plan
 from evalcore.models.breaker import UNREACHABLE_PREFIX
 from evalcore.scoring.client import UNJUDGED_PREFIX
+from evalcore.storage.history import update_settings
 from evalcore.storage.spend import CAP_SETTING
 from evalcore.storage.store import Store
 from evalcore.suite.lineup import Overrides
@@ -26,14 +34,26 @@ Key = tuple[str, str, str, int]
 RUN_SETTINGS = ("suite_path", "samples", "parallelism", "concurrency", "max_attempts", "timeout_s")
 
 
-def why_not_resumable(run: Run) -> str | None:
+#: The key of a run's settings that lists its retries of errors: ``[{"at", "errors", "kinds"}]``, oldest first.
+RETRIES_SETTING = "retries"
+
+
+def why_not_resumable(run: Run, retry_errors: bool = False) -> str | None:
     """Why a stored run cannot be resumed, in words for its user; None when it can.
 
-    A completed run has nothing left to call; a run imported from another tool's file (or a run file whose
-    settings lack the suite folder) has no suite to call the rest of its cases from.
+    A completed run has nothing left to call (unless its errors are retried); a run imported from another
+    tool's file (or a run file whose settings lack the suite folder) has no suite to call the rest of its
+    cases from.
+
+    Args:
+        run: the stored run (its header is enough).
+        retry_errors: the resume calls the run's errors again, so a completed run may be resumed.
     """
-    if run.info.status == "completed":
-        return f"run {run.info.id} is already completed; nothing to resume."
+    if run.info.status == "completed" and not retry_errors:
+        return (
+            f"run {run.info.id} is already completed; nothing to resume. "
+            f"To call its errors again: evalcore run --resume {run.info.id} --retry-errors"
+        )
     missing = [key for key in RUN_SETTINGS if key not in run.info.settings]
     if not missing:
         return None
@@ -50,7 +70,7 @@ def why_not_resumable(run: Run) -> str | None:
 
 
 def resume_plan(
-    store: Store, run_id: str, force: bool = False, max_cost_usd: float | None = None
+    store: Store, run_id: str, force: bool = False, max_cost_usd: float | None = None, retry_errors: bool = False
 ) -> tuple[Plan, Run, set[Key]]:
     """The plan of a stored, unfinished run, and the keys already done.
 
@@ -59,14 +79,20 @@ def resume_plan(
         run_id: the run.
         force: resume even though the suite or a prompt changed since the run started.
         max_cost_usd: a new budget cap for the whole run (0: none); None keeps the cap the run recorded.
+        retry_errors: call every result stored as an error again (a completed run's too); the others are kept.
+            The retry is recorded in the run's settings (:func:`record_retry`) once the plan is made.
 
     Raises:
-        ConfigError: the run cannot be resumed as it was, or a capped contender has no known price.
+        ConfigError: the run cannot be resumed as it was, a capped contender has no known price, or (with
+            ``retry_errors``) a completed run has no error to retry.
     """
     run = store.load_run(run_id)
-    refused = why_not_resumable(run)
+    refused = why_not_resumable(run, retry_errors)
     if refused:
         raise ConfigError(refused)
+    errors = [r for r in run.results if r.status == "error"] if retry_errors else []
+    if retry_errors and not errors and run.info.status == "completed":
+        raise ConfigError(f"run {run.info.id} has no errors to retry: every result is scored.")
     settings = run.info.settings
     suite = load_suite(settings["suite_path"])
     if suite.suite_hash != run.info.provenance.get("suite_hash") and not force:
@@ -102,8 +128,27 @@ def resume_plan(
     plan.contenders = [c for c in plan.contenders if c.id in wanted]
     plan.cases = _stored_cases(run, suite)
     check_budget(plan)
-    done = store.done_keys(run_id) - _unreachable_keys(store, run_id)
+    done = store.done_keys(run_id) - _unreachable_keys(store, run_id) - {r.key for r in errors}
+    if errors:
+        record_retry(store, run_id, errors)
     return plan, run, done
+
+
+def record_retry(store: Store, run_id: str, errors: list[Result]) -> None:
+    """Add a retry of ``errors`` to the run's settings (:data:`RETRIES_SETTING`): when, how many, of which kinds.
+
+    The settings are free form in the run file (schema version 1), so a reader that knows nothing of retries
+    still reads the run.
+    """
+    kinds = Counter(r.error.kind if r.error is not None else "other" for r in errors)
+    entry = {"at": utc_now(), "errors": len(errors), "kinds": dict(sorted(kinds.items()))}
+    update_settings(store, run_id, lambda settings: {**settings, RETRIES_SETTING: [*retries(settings), entry]})
+
+
+def retries(settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The retries of errors a run's settings record, oldest first (none for a run never retried)."""
+    found = settings.get(RETRIES_SETTING)
+    return [dict(r) for r in found if isinstance(r, dict)] if isinstance(found, list) else []
 
 
 def _edited_prompts(run: Run, suite: Suite) -> list[str]:

@@ -231,8 +231,10 @@ def resume_run(
     access: Access,
     roots: Sequence[str | Path] | None = None,
     max_cost_usd: float | None = None,
+    retry_errors: bool = False,
 ) -> RunJob:
-    """Finish an interrupted run in a background thread: only missing results are called.
+    """Finish an interrupted run in a background thread: only missing results are called (with
+    ``retry_errors``, the results stored as errors too, a completed run's included).
 
     Args:
         run_id: a stored run's id, or a unique prefix of one.
@@ -241,9 +243,11 @@ def resume_run(
         roots: the suite folders the app may run (default: :func:`~evalcore.explorer.suite_roots.suite_roots`
             of the environment); the run's stored suite folder must lie under one.
         max_cost_usd: a new budget cap for the whole run (0: none); None keeps the one the run recorded.
+        retry_errors: call every result stored as an error again; the retry is recorded in the run's settings.
 
     Raises:
-        ConfigError: the run is completed, or its suite changed or is gone.
+        ConfigError: the run is completed (without ``retry_errors``, or with no error), or its suite changed
+            or is gone.
         AccessDenied: the deployment's roles forbid ``access.visitor`` to resume; nothing was changed.
         EvalcoreError: the run's suite folder is outside ``roots``; nothing was changed.
     """
@@ -258,7 +262,7 @@ def resume_run(
     suite_path = store.load_run(run_id, results=False).info.settings.get("suite_path")
     if suite_path:
         confine(suite_path, suite_roots() if roots is None else roots)
-    plan, run, done = resume_plan(store, run_id, max_cost_usd=max_cost_usd)
+    plan, run, done = resume_plan(store, run_id, max_cost_usd=max_cost_usd, retry_errors=retry_errors)
     store.set_status(run_id, "running")
 
     return _in_background(plan, store, run, done)

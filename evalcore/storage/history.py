@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from evalcore.core.errors import StoreError
 from evalcore.storage.rows import to_json
+
+if TYPE_CHECKING:
+    from evalcore.storage.store import Store
 
 #: What a stopped run's settings say stopped it: the user, an endpoint that could not be reached, or the
 #: run's budget cap (``--max-cost``).
@@ -85,6 +88,14 @@ def update_status(
         (status, finished_at, to_json(settings), run_id),
     )
     return True
+
+
+def update_settings(store: Store, run_id: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Replace a stored run's settings with ``change(settings)``, in one transaction; nothing for an unknown run."""
+    with store.transaction() as conn:
+        found = conn.execute("SELECT settings FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if found is not None:
+            conn.execute("UPDATE runs SET settings = ? WHERE id = ?", (to_json(change(json.loads(found[0]))), run_id))
 
 
 def status_label(status: str, settings: Mapping[str, Any]) -> str:

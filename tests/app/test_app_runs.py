@@ -81,6 +81,32 @@ def test_an_interrupted_run_can_be_resumed(monkeypatch, tmp_path):
     assert len(store.load_run(run.info.id).results) == plan.calls
 
 
+def test_a_completed_run_with_errors_offers_retry_errors_which_calls_only_them(monkeypatch, tmp_path):
+    import dataclasses
+
+    from evalcore.core.records import ErrorInfo
+    from evalcore.execution.runner import run_suite
+
+    seed(monkeypatch, tmp_path)
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
+    store = Store(tmp_path / "evalcore.db")
+    run_id, _ = run_suite(make_plan(load_suite(write_suite(tmp_path / "suite")), RunOptions()), store)
+    first = store.load_run(run_id).results[0]
+    error = ErrorInfo("rate_limit", "429 Too Many Requests")
+    store.add_results(run_id, [dataclasses.replace(first, status="error", score=None, metrics={}, error=error)])
+    switches = record_page_switches(monkeypatch)
+    at = open_page(PAGE, **picked())
+    assert "Retry errors" in labels(at) and "Resume" not in labels(at)
+    next(b for b in at.button if b.label == "Retry errors").click().run()
+    assert switches == ["pages/run.py"] and not at.exception
+    from pages._loaders import jobs
+
+    job = jobs()[run_id]
+    job.join(timeout=30)
+    assert job.status == "completed", job.error
+    assert all(r.status == "scored" for r in store.load_run(run_id).results)
+
+
 def test_empty_history_offers_the_demo(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
     at = open_page(PAGE)
