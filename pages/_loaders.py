@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from evalcore.analysis import summaries
+from evalcore.analysis import completeness, summaries
 from evalcore.analysis import view as explorer
 from evalcore.analysis.runs import StoredRun
 from evalcore.core.errors import EvalcoreError
@@ -228,6 +228,19 @@ def view_for(ref: str, chosen: dict[str, float], f: explorer.Filters | None = No
 def header(ref: str) -> Run:
     """A run of :func:`runs_index` without its results (an upload: with them)."""
     return _load(db_path(), ref, version(runs_index().get(ref, {})))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _run_notes(path: str, ref: str, version: tuple) -> list[str]:
+    run = _load(path, ref, version)
+    if ref.startswith(UPLOAD_PREFIX):
+        return completeness.run_notes(run, completeness.run_completeness(run))
+    return completeness.run_notes(run, completeness.stored_completeness(_store(path), run))
+
+
+def run_notes(now: Current) -> list[str]:
+    """Why the run did not complete and what results it lacks (:func:`evalcore.analysis.completeness.run_notes`)."""
+    return _run_notes(db_path(), now.ref, now.version)
 
 
 # A resource, not data: the page only reads it, and a big comparison's flips cost more to copy out of a

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import view as explorer
+from evalcore.analysis.completeness import run_completeness, run_notes
 from evalcore.core.errors import StoreError
 from evalcore.core.records import Run
 from evalcore.explorer import sharing
@@ -15,23 +16,30 @@ from pages._widgets import plain
 
 
 def show_run(run: Run, ref: str, key: str, source: str | None) -> None:
-    """The run's summary line, its source's badge (``promptfoo 0.121.20``), its table and its actions."""
+    """The run's summary line, its source's badge (``promptfoo 0.121.20``), why it did not complete and what it
+    lacks, its table (none for a run without results) and its actions."""
     what = "Valid run file" if source is None or source.startswith("evalcore") else "Imported"
-    st.success(
-        plain(
-            f"{what}: {run.info.suite}, {explorer.count(len(run.contenders), 'contender')}, "
-            f"{explorer.count(len(run.cases), 'case')}, {explorer.count(len(run.results), 'result')}."
-        ),
-        icon=":material/check_circle:",
+    line = plain(
+        f"{what}: {run.info.suite}, {explorer.count(len(run.contenders), 'contender')}, "
+        f"{explorer.count(len(run.cases), 'case')}, {explorer.count(len(run.results), 'result')}."
     )
+    found = run_completeness(run)
+    warnings = [plain(n[:1].upper() + n[1:] + ".") for n in run_notes(run, found)]
+    if run.info.status == "failed":
+        st.error("  \n".join([line, *warnings]), icon=":material/error:")
+    elif warnings:
+        st.warning("  \n".join([line, *warnings]), icon=":material/warning:")
+    else:
+        st.success(line, icon=":material/check_circle:")
     if source is not None and what == "Imported":
         st.badge(plain(source), icon=":material/input:", color="violet")
     notes = import_notes(run)
     if notes:
         with st.expander(plain(f"{explorer.count(len(notes), 'import note')}")):
             st.code("\n".join(notes), language=None, wrap_lines=True)
-    view = _loaders.view_for(ref, run.info.weights)
-    _widgets.show_table(view.overall, view.columns)
+    if found.held:
+        view = _loaders.view_for(ref, run.info.weights)
+        _widgets.show_table(view.overall, view.columns)
     _actions_for(run, ref, key)
 
 

@@ -23,6 +23,9 @@ if now is None:
 st.caption(plain(now.label))
 if now.run.info.status == "running":
     st.info("This run is still going: the tables show the results so far.", icon=":material/hourglass_top:")
+problems = _loaders.run_notes(now)
+if problems:
+    st.warning("  \n".join(plain(n[:1].upper() + n[1:] + ".") for n in problems), icon=":material/warning:")
 
 _filters.filters_panel(now)
 view = _sidebar.leaderboard_of(now)

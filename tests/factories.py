@@ -328,3 +328,11 @@ def judged_run(n_cases: int = 4, run_id: str = "run-0001") -> records.Run:
         for case in run.cases
     ]
     return run
+
+
+def cut_run(run_id: str = "run-cut") -> records.Run:
+    """A run cut short: 12 contenders × 48 cases (576 results expected), 300 held; the last 5 contenders have none."""
+    run = make_run(n_contenders=12, n_cases=48, with_errors=False, run_id=run_id)
+    first_seven = {c.id for c in run.contenders[:7]}
+    run.results = [r for r in run.results if r.contender in first_seven][:300]
+    return run

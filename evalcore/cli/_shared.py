@@ -218,3 +218,23 @@ def print_refused(plan: Plan) -> None:
     for r in plan.refused:
         settings = " ".join(f"{k}={v}" for k, v in r.settings.items())
         print(f"refused: {r.model} {settings}: {r.reason}")
+
+
+def print_errors(failed: list[tuple[str, str, str]]) -> None:
+    """Why calls failed, per contender, on stderr: counts by kind and the first message (a failed call is never
+    scored). ``evalcore run`` prints it after its leaderboard, ``evalcore leaderboard`` after any run's.
+
+    Args:
+        failed: (contender, kind, message) of each failed call, in the run's order (:meth:`Store.failed_calls`).
+    """
+    import sys
+    from collections import Counter
+
+    kinds: dict[str, Counter[str]] = {}
+    first: dict[str, str] = {}
+    for contender, kind, message in failed:
+        kinds.setdefault(contender, Counter())[kind] += 1
+        first.setdefault(contender, message)
+    for contender, counts in kinds.items():
+        summary = ", ".join(f"{n} {kind}" for kind, n in counts.most_common())
+        print(f"errors: {contender}: {summary}; first: {first[contender]}", file=sys.stderr)

@@ -45,13 +45,17 @@ def read_with_bar(path: Path, quiet: bool) -> Run:
 
 
 def report(run: Run, path: Path) -> None:
-    """One line for an imported run (with the tool that made it), and the first of its import notes."""
+    """One line for an imported run (with the tool that made it), why it did not complete and what results it
+    lacks (:func:`~evalcore.analysis.completeness.run_notes`), and the first of its import notes."""
+    from evalcore.analysis.completeness import run_completeness, run_notes
     from evalcore.runfile.importers import import_notes, source_label
 
     n = len(run.results)
     label = source_label(run)
     origin = f" from {path.name}" + (f" [{label}]" if label and not label.startswith("evalcore") else "")
     print(f"imported run {run.info.id} ({run.info.suite}, {n} {'result' if n == 1 else 'results'}){origin}")
+    for warning in run_notes(run, run_completeness(run)):
+        print(f"  warning: {warning}")
     notes = import_notes(run)
     for note in notes[:NOTES_SHOWN]:
         print(f"  note: {note}")

@@ -13,10 +13,19 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evalcore.analysis.runs import StoredRun
     from evalcore.core.records import Run
 
-from evalcore.cli._shared import add_db, add_filters, filters_of, open_run, read_header, table, terminal_width
+from evalcore.analysis.stored import StoredRun, header_of
+from evalcore.cli._shared import (
+    add_db,
+    add_filters,
+    filters_of,
+    open_run,
+    print_errors,
+    read_header,
+    table,
+    terminal_width,
+)
 
 
 def add_leaderboard(p: argparse.ArgumentParser) -> None:
@@ -43,7 +52,7 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from evalcore.analysis.runs import header_of, rank_run
+    from evalcore.analysis.runs import rank_run
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import parse_weights
 
@@ -67,7 +76,20 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     print(text, end="")
     if args.format == "table":
         print_judge_costs(run)
+    print_run_problems(run)
     return 0
+
+
+def print_run_problems(run: Run | StoredRun) -> None:
+    """On stderr, under a run's leaderboard: why the run did not complete, what results it lacks (the
+    contenders with none are in no row), and why its calls failed, as ``evalcore run`` says it."""
+    import sys
+
+    from evalcore.analysis.completeness import completeness_of, failed_calls, run_notes
+
+    for note in run_notes(header_of(run), completeness_of(run)):
+        print(f"warning: {note}", file=sys.stderr)
+    print_errors(failed_calls(run))
 
 
 def print_judge_costs(run: Run | StoredRun) -> None:

@@ -14,6 +14,7 @@ from evalcore.cli._shared import (
     add_suite,
     open_store,
     plan_of,
+    print_errors,
     print_refused,
     run_options,
     table,
@@ -419,7 +420,7 @@ def _after_run(args: argparse.Namespace, store: Store, run_id: str, status: str)
             from evalcore.cli.ranking import print_judge_costs
 
             print_judge_costs(StoredRun(store, run_id))
-    _print_errors(store.failed_calls(run_id))
+    print_errors(store.failed_calls(run_id))
     print(f"\nrun {run_id}: {status}")
     if args.output:
         from evalcore.runfile.write import export_run
@@ -441,24 +442,6 @@ def print_run_leaderboard(run: Run, summary: Summary | None) -> None:
     weights = validate_weights(run.info.weights, run.metrics)
     ranked = finish(summary.prepared.overall, run.metrics, weights)
     print(format_leaderboard(ranked, run.metrics, "table", weights=run.info.weights, width=terminal_width()), end="")
-
-
-def _print_errors(failed: list[tuple[str, str, str]]) -> None:
-    """Why calls failed, per contender: counts by kind and the first message (a failed call is never scored).
-
-    Args:
-        failed: (contender, kind, message) of each failed call, in the run's order (:meth:`Store.failed_calls`).
-    """
-    from collections import Counter
-
-    kinds: dict[str, Counter[str]] = {}
-    first: dict[str, str] = {}
-    for contender, kind, message in failed:
-        kinds.setdefault(contender, Counter())[kind] += 1
-        first.setdefault(contender, message)
-    for contender, counts in kinds.items():
-        summary = ", ".join(f"{n} {kind}" for kind, n in counts.most_common())
-        print(f"errors: {contender}: {summary}; first: {first[contender]}", file=sys.stderr)
 
 
 COMMANDS = {

@@ -98,6 +98,15 @@ def update_settings(store: Store, run_id: str, change: Callable[[dict[str, Any]]
             conn.execute("UPDATE runs SET settings = ? WHERE id = ?", (to_json(change(json.loads(found[0]))), run_id))
 
 
+def case_and_sample_counts(store: Store, run_id: str) -> tuple[int, int]:
+    """How many cases a stored run names, and how many samples its results number (highest sample + 1; 0 with
+    no result)."""
+    with store.transaction("DEFERRED") as conn:
+        (cases,) = conn.execute("SELECT COUNT(*) FROM cases WHERE run_id = ?", (run_id,)).fetchone()
+        (top,) = conn.execute("SELECT MAX(sample) FROM results WHERE run_id = ?", (run_id,)).fetchone()
+    return int(cases), 0 if top is None else int(top) + 1
+
+
 def status_label(status: str, settings: Mapping[str, Any]) -> str:
     """How a run's status reads: ``cancelled`` for a run the user stopped, else the status itself.
 

@@ -382,3 +382,15 @@ def test_a_classification_run_shows_per_label_metrics_and_its_confusion_matrix(m
     assert f"macro-F1 {macro:.3f}" in unescaped(panel.caption[0].value)
     (matrix,) = [json.loads(c.proto.spec) for c in panel.get("plotly_chart")]
     assert sum(int(v) for row in matrix["data"][0]["text"] for v in row) == len(mine)  # each result counted once
+
+
+def test_a_run_cut_short_names_the_missing_results_and_the_contenders_without_any(monkeypatch, tmp_path):
+    from tests.factories import cut_run
+
+    run = cut_run()
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE)
+    assert not at.exception
+    (warning,) = [unescaped(w.value) for w in at.warning]
+    assert "276 of 576 results are missing" in warning and run.contenders[11].id in warning
+    assert len(at.dataframe[0].value) == 7

@@ -93,3 +93,31 @@ def test_a_run_file_next_to_an_import_keeps_its_own_wording(monkeypatch, tmp_pat
     at = upload(open_page(PAGE), ("run.json", dump_run(demo_run()), "application/json"), EVAL_LOG)
     assert "Valid run file: intake, 4 contenders, 9 cases, 36 results." in texts(at)
     assert len(_badges(at)) == 1
+
+
+def test_a_failed_inspect_log_shows_its_status_and_error_not_a_green_imported(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    log = ("capitals-failed.eval", (INSPECT / "capitals-failed.eval").read_bytes(), "application/octet-stream")
+    at = upload(open_page(PAGE), log)
+    assert not at.exception and not at.success
+    (shown,) = [unescaped(e.value) for e in at.error]
+    assert "Imported: capitals, 1 contender, 3 cases, 3 results." in shown
+    assert "The run failed (Inspect's log status: error): RuntimeError('upstream timed out" in shown
+
+
+def test_a_log_without_results_gets_a_warning_and_no_table(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    log = ("capitals-empty.eval", (INSPECT / "capitals-empty.eval").read_bytes(), "application/octet-stream")
+    at = upload(open_page(PAGE), log)
+    assert not at.exception and not at.success
+    assert "The run holds no result: there is nothing to rank." in unescaped(at.warning[0].value)
+    assert len(at.dataframe) == 0
+
+
+def test_an_upload_cut_short_says_how_many_results_are_missing(monkeypatch, tmp_path):
+    from tests.factories import cut_run
+
+    seed(monkeypatch, tmp_path)
+    at = upload(open_page(PAGE), ("cut.json", dump_run(cut_run()), "application/json"))
+    assert not at.exception
+    assert "276 of 576 results are missing" in unescaped(at.warning[0].value)

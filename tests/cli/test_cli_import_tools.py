@@ -157,3 +157,37 @@ def test_resuming_an_imported_run_left_unfinished_says_why_not(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert f"run {run_id} cannot be resumed: it was imported from capitals-cancelled.eval (inspect_ai)" in done.stderr
+
+
+def test_importing_a_run_file_cut_short_says_how_many_results_are_missing_and_whose(tmp_path):
+    from evalcore.runfile.write import write_run_file
+    from tests.factories import cut_run
+
+    path = tmp_path / "cut.json"
+    write_run_file(cut_run(), path)
+    done = evalcore("import", path, db=tmp_path / "e.db")
+    assert done.returncode == 0, done.stderr
+    assert "  warning: 276 of 576 results are missing (12 contenders × 48 cases × 1 sample); 5 contenders" in done.stdout
+
+
+def test_importing_a_failed_inspect_log_says_its_status_and_error(tmp_path):
+    done = evalcore("import", INSPECT / "capitals-failed.eval", db=tmp_path / "e.db")
+    assert done.returncode == 0, done.stderr
+    assert "  warning: the run failed (Inspect's log status: error): RuntimeError('upstream timed out" in done.stdout
+
+
+def test_the_leaderboard_of_a_failed_log_says_why_it_failed_and_why_its_calls_failed(tmp_path):
+    done = evalcore("leaderboard", INSPECT / "capitals-failed.eval", db=tmp_path / "e.db")
+    assert done.returncode == 0, done.stderr
+    assert "warning: the run failed (Inspect's log status: error)" in done.stderr
+    assert "errors: mockllm/model · t=0.0: 1 timeout; first: RuntimeError('upstream timed out" in done.stderr
+
+
+def test_the_leaderboard_of_a_stored_run_cut_short_names_the_contenders_without_results(tmp_path):
+    from tests.factories import cut_run
+
+    run, db = cut_run(), tmp_path / "e.db"
+    Store(db).import_run(run)
+    done = evalcore("leaderboard", run.info.id, "--no-intervals", db=db)
+    assert done.returncode == 0, done.stderr
+    assert "warning: 276 of 576 results are missing" in done.stderr and run.contenders[11].id in done.stderr

@@ -1,0 +1,62 @@
+from evalcore.analysis.completeness import (
+    completeness,
+    missing_note,
+    run_completeness,
+    run_notes,
+    samples_of,
+    stored_completeness,
+)
+from evalcore.runfile.importers import read_import
+from evalcore.storage.store import Store
+from tests.factories import cut_run, make_run
+from tests.importing import INSPECT
+
+
+def test_a_run_cut_short_counts_its_missing_results_and_names_the_contenders_without_any():
+    run = cut_run()
+    note = missing_note(run_completeness(run))
+    assert note.startswith("276 of 576 results are missing (12 contenders × 48 cases × 1 sample)")
+    assert "5 contenders have none" in note
+    assert all(c.id in note for c in run.contenders[7:]) and run.contenders[6].id not in note
+
+
+def test_a_whole_run_has_nothing_missing_and_no_note():
+    run = make_run(n_contenders=3, n_cases=4, samples=2)
+    assert run_completeness(run).missing == 0 and run_notes(run, run_completeness(run)) == []
+
+
+def test_a_stored_run_is_counted_in_the_store_as_its_file_is(tmp_db):
+    run = cut_run()
+    store = Store(tmp_db)
+    store.import_run(run)
+    assert stored_completeness(store, store.load_run(run.info.id, results=False)) == run_completeness(run)
+
+
+def test_samples_asked_come_from_the_settings_and_never_fall_below_those_seen():
+    assert samples_of({"samples": 3}, 1) == 3
+    assert samples_of({"epochs": 2}, 1) == 2
+    assert samples_of({}, 4) == 4
+
+
+def test_many_contenders_without_results_are_named_up_to_ten_then_counted():
+    found = completeness([f"c{i}" for i in range(14)], cases=2, samples=1, counts={"c0": 2})
+    assert missing_note(found).endswith("c1, c2, c3, c4, c5, c6, c7, c8, c9, c10 and 3 more")
+
+
+def test_a_failed_inspect_log_says_its_status_and_error():
+    run = read_import(INSPECT / "capitals-failed.eval")
+    (note,) = run_notes(run, run_completeness(run))
+    assert note == (
+        "the run failed (Inspect's log status: error): RuntimeError('upstream timed out (503 Service Unavailable)')"
+    )
+
+
+def test_a_log_without_results_says_there_is_nothing_to_rank():
+    run = read_import(INSPECT / "capitals-empty.eval")
+    assert run_notes(run, run_completeness(run)) == ["the run holds no result: there is nothing to rank"]
+
+
+def test_a_running_run_is_not_said_to_lack_results():
+    run = cut_run()
+    run.info.status = "running"
+    assert run_notes(run, run_completeness(run)) == []
