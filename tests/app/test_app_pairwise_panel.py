@@ -49,3 +49,14 @@ def test_a_run_without_pairwise_verdicts_has_no_pairwise_panel(monkeypatch, tmp_
     seed(monkeypatch, tmp_path, demo_run())
     at = open_page(PAGE)
     assert not at.exception and panel(at) is None
+
+
+def test_the_bundled_support_demo_opens_with_its_pairwise_panel(monkeypatch, tmp_path):
+    from evalcore.runfile.read import read_run_file
+    from tests.app.test_app_shared import REPO
+
+    seed(monkeypatch, tmp_path, read_run_file(REPO / "data" / "runs" / "support-demo.json"))
+    at = open_page(PAGE)
+    assert not at.exception
+    shown = panel(at)
+    assert shown is not None and "192 comparisons judged by fake/judge-biased" in unescaped(shown.caption[0].value)

@@ -82,3 +82,10 @@ def test_the_leaderboard_names_the_pairwise_verdicts_and_their_cost(run_file):
     assert "pairwise: 12 comparisons (4 inconsistent), judge cost $0.012000 on top; evalcore pairwise run-0001" in (
         done.stdout
     )
+
+
+def test_the_bundled_support_demo_has_pairwise_verdicts_to_rank_offline():
+    done = evalcore("pairwise", ROOT / "data" / "runs" / "support-demo.json")
+    assert done.returncode == 0, done.stderr
+    assert "192 comparisons judged by fake/judge-biased" in done.stdout
+    assert "Bradley-Terry ranking" in done.stdout
