@@ -1,16 +1,16 @@
 """Is one side really better than the other? Paired differences of per-case values, 95% intervals and p-values.
 
 A pair is compared on the cases both have a value for, so the cases' difficulty cancels out. A case's
-value is the mean of the contender's scored samples of it. Two methods, one per kind of data, each with
-an interval and a p-value of the same family, so the two cannot disagree:
+value is the mean of the contender's scored samples of it. Two methods, one per kind of data:
 
-- **0/1 values** (every shared case right or wrong for both): only the discordant cases (one right, the
-  other wrong) carry information. Of the ``m`` discordant cases, ``k`` go to ``a``; under no difference
-  ``k ~ Binomial(m, 1/2)``. The p-value is the two-sided exact sign test (McNemar's exact test: its
-  false-positive rate never exceeds 5%), and the interval is the exact (Clopper-Pearson) interval of
-  ``θ = P(a wins a discordant case)``, as ``(m / n)(2θ − 1)`` in differences: it inverts the same test,
-  so it excludes 0 exactly when p < 0.05.
-- **Other values**: a 95% paired bootstrap interval (cases drawn as :mod:`evalcore.analysis.resampling`
+- **0/1 values** (every shared case right or wrong for both): of the ``n`` shared cases, ``b`` go to ``a``
+  (right where the other is wrong) and ``c`` to the other side. The interval is Tango's asymptotic score
+  interval for the difference of paired proportions ``(b − c) / n`` (Tango 1998), which Fagerland,
+  Lydersen & Laake (2014) recommend; it is unconditional (it does not treat the number of discordant cases
+  as fixed), so it keeps its coverage when every discordant case goes one way or none is discordant. The
+  p-value is McNemar's asymptotic test (no continuity correction), the score test that the interval
+  inverts: the interval excludes 0 exactly when p < 0.05. No resampling.
+- **Other values**: a 95% paired bootstrap percentile interval (cases drawn as :mod:`evalcore.analysis.resampling`
   draws them) and a two-sided sign-flip permutation test; near the 5% line the two may disagree.
 
 Used by :func:`evalcore.analysis.significance.pairwise` (contenders of one run) and
@@ -20,7 +20,10 @@ stored runs never loads pandas.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from functools import partial
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -30,7 +33,7 @@ from evalcore.analysis.draws import LEVEL, count_blocks, percentile_interval, ra
 #: Significance threshold: a p-value below it is significant.
 ALPHA = 0.05
 #: The two methods, as a row's ``method`` names them.
-SIGN_TEST = "exact sign test"
+SCORE_TEST = "McNemar test, Tango interval"
 PERMUTATION = "sign-flip permutation"
 
 
@@ -56,7 +59,7 @@ def paired_differences(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 
     The same draws as :func:`paired_stats` with ``resample_counts`` and ``B x cases`` random signs (in that
     order from one generator), taken a block of :data:`BLOCK` rows at a time: no ``B x cases`` matrix is
     ever made, which for big runs is most of the time (faulting in its pages) and the memory. Nothing is
-    drawn when every column is 0/1 (the sign test needs no resample).
+    drawn when every column is 0/1 (the score test needs no resample).
 
     Args:
         a, b: (cases, columns) values, NaN where a case has none; every column shares the cases, so one set
@@ -115,7 +118,7 @@ class _Columns:
         self.n = self.shared.sum(axis=0)
         self.mean = ratio(self.diff.sum(axis=0), self.n.astype(float))
         self.binary = (~self.shared | _is_binary(left) & _is_binary(right)).all(axis=0) & (self.n > 0)
-        # The bootstrap and the sign flips serve the columns that are not 0/1 only: those use the sign test.
+        # The bootstrap and the sign flips serve the columns that are not 0/1 only: those use the score test.
         self.rest = np.flatnonzero(~self.binary)
 
     def rows(
@@ -141,7 +144,7 @@ class _Columns:
             row = {"n": int(n[j]), "mean_diff": mean[j], "lo": lo[j], "hi": hi[j], "p_value": p[j]}
             if self.binary[j]:
                 wins, losses = int((self.diff[:, j] == 1).sum()), int((self.diff[:, j] == -1).sum())
-                row.update(sign_test(wins, losses, int(n[j])), method=SIGN_TEST)
+                row.update(score_test(wins, losses, int(n[j])), method=SCORE_TEST)
             else:
                 row["method"] = PERMUTATION
             rows.append({**row, "significant": bool(row["p_value"] < ALPHA)})
@@ -161,53 +164,44 @@ def _is_binary(values: np.ndarray) -> np.ndarray:
     return (values == 0) | (values == 1)
 
 
-def sign_test(wins: int, losses: int, n: int, level: float = LEVEL) -> dict[str, float]:
-    """The exact sign test of ``wins`` against ``losses`` among ``n`` paired 0/1 cases, and its interval.
+def score_test(wins: int, losses: int, n: int, level: float = LEVEL) -> dict[str, float]:
+    """McNemar's test of ``wins`` against ``losses`` among ``n`` paired 0/1 cases, and Tango's score interval.
+
+    ``wins`` (``b``) are the cases ``a`` got right and ``b`` wrong, ``losses`` (``c``) the reverse, ``n`` every
+    shared case, so the difference of the two proportions is ``Δ = (b − c) / n``.
 
     Returns:
-        ``p_value``: two-sided, twice the smaller tail of ``Binomial(wins + losses, 1/2)`` at ``wins``,
-        at most 1; ``lo``/``hi``: the exact (Clopper-Pearson) interval of ``θ``, the chance that ``a``
-        wins a discordant case, as a mean difference ``(m / n)(2θ − 1)``. It excludes 0 exactly when
-        ``p_value < 1 − level``.
+        ``p_value``: McNemar's asymptotic test without continuity correction, ``z = (b − c) / √(b + c)``,
+        two-sided (1 when no case is discordant); ``lo``/``hi``: Tango's (1998) asymptotic score interval of
+        ``Δ``, the ``Δ`` whose score statistic stays within the normal quantile of ``level``. At ``Δ = 0``
+        that statistic is McNemar's ``z``, so the interval excludes 0 exactly when ``p_value < 1 − level``.
     """
+    if n <= 0:
+        raise ValueError(f"score_test: n must be a positive number of cases, got {n}")
+    z = NormalDist().inv_cdf((1 + level) / 2)
     m = wins + losses
-    if m == 0:
-        return {"p_value": 1.0, "lo": 0.0, "hi": 0.0}
-    tail = (1 - level) / 2
-    binomial = _Binomial(m)
-    p_value = min(1.0, 2 * min(binomial.at_most(wins, 0.5), binomial.at_least(wins, 0.5)))
-    # P(X ≥ k) grows with θ and P(X ≤ k) shrinks: each bound is where its tail is (1 − level) / 2.
-    theta_lo = 0.0 if wins == 0 else _bisect(lambda t: binomial.at_least(wins, t) - tail)
-    theta_hi = 1.0 if wins == m else _bisect(lambda t: tail - binomial.at_most(wins, t))
-    scale = m / n
-    return {"p_value": p_value, "lo": scale * (2 * theta_lo - 1), "hi": scale * (2 * theta_hi - 1)}
+    p_value = 1.0 if m == 0 else math.erfc(abs(wins - losses) / math.sqrt(2 * m))
+    inside = partial(_tango_inside, wins, losses, n, z * z)
+    estimate = (wins - losses) / n
+    # The score statistic falls as Δ grows, so the interval is one run of Δ around the estimate; each end
+    # is where it leaves, found by halving a bracket whose inner end is inside and outer end outside.
+    lo = -1.0 if inside(-1.0) else _edge(inside, estimate, -1.0)
+    hi = 1.0 if inside(1.0) else _edge(inside, estimate, 1.0)
+    return {"p_value": p_value, "lo": lo, "hi": hi}
 
 
-class _Binomial:
-    """``X ~ Binomial(m, θ)`` for one ``m`` and any ``0 < θ < 1``: the binomial coefficients are computed
-    once, in log space, and serve every ``θ`` the bisections try."""
-
-    def __init__(self, m: int):
-        self.m = m
-        self.x = np.arange(m + 1)
-        log_factorial = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, m + 1)))])
-        self.log_choose = log_factorial[m] - log_factorial[self.x] - log_factorial[m - self.x]
-
-    def pmf(self, theta: float, start: int = 0, stop: int | None = None) -> np.ndarray:
-        """``P(X = x)`` for ``x`` in ``start..stop - 1``."""
-        x = self.x[start:stop]
-        return np.exp(self.log_choose[start:stop] + x * np.log(theta) + (self.m - x) * np.log1p(-theta))
-
-    def at_least(self, k: int, theta: float) -> float:
-        return float(self.pmf(theta, start=k).sum())
-
-    def at_most(self, k: int, theta: float) -> float:
-        return float(self.pmf(theta, stop=k + 1).sum())
+def _tango_inside(b: int, c: int, n: int, z2: float, delta: float) -> bool:
+    """Whether ``Δ`` lies in Tango's interval: ``(b − c − nΔ)² ≤ z² n (2 q̃ + Δ(1 − Δ))``, with ``q̃`` the
+    maximum-likelihood chance of a ``c``-case given ``Δ`` (Tango 1998, eq. 6). Squared, so that a zero
+    variance (at ``Δ = ±1``, or with no discordant case at ``Δ = 0``) needs no division."""
+    w = -b - c + (2 * n - b + c) * delta
+    q = (-w + math.sqrt(max(0.0, w * w + 8 * n * c * delta * (1 - delta)))) / (4 * n)
+    return (b - c - n * delta) ** 2 <= z2 * n * max(0.0, 2 * q + delta * (1 - delta))
 
 
-def _bisect(f: Callable[[float], float], low: float = 1e-12, high: float = 1 - 1e-12, steps: int = 60) -> float:
-    """The root of an increasing ``f`` on ``[low, high]``."""
+def _edge(inside: Callable[[float], bool], inner: float, outer: float, steps: int = 60) -> float:
+    """The last point inside between ``inner`` (inside) and ``outer`` (outside), to about 2⁻⁶⁰."""
     for _ in range(steps):
-        middle = (low + high) / 2
-        low, high = (middle, high) if f(middle) < 0 else (low, middle)
-    return (low + high) / 2
+        middle = (inner + outer) / 2
+        inner, outer = (middle, outer) if inside(middle) else (inner, middle)
+    return inner

@@ -1,7 +1,7 @@
 """Is one contender really better than another? Every ordered pair of a run's contenders, on their shared cases.
 
-The methods (an exact sign test for 0/1 values, else a paired bootstrap interval and a sign-flip
-permutation test) are :mod:`evalcore.analysis.paired`'s.
+The methods (McNemar's test and Tango's score interval for 0/1 values, else a paired bootstrap interval and
+a sign-flip permutation test) are :mod:`evalcore.analysis.paired`'s.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ def pairwise(df: pd.DataFrame, metric: str = "score", B: int = 1000, seed: int =
     """Paired differences between every ordered pair of contenders, on their shared scored cases.
 
     ``mean_diff`` is the mean of ``a − b`` over the shared cases. When every shared value of both is 0
-    or 1, ``lo``/``hi`` and ``p_value`` come from the exact sign test on the discordant cases
-    (:func:`evalcore.analysis.paired.sign_test`, method ``"exact sign test"``); else ``lo``/``hi`` is a 95%
-    paired bootstrap interval and ``p_value`` comes from a two-sided sign-flip permutation test,
+    or 1, ``lo``/``hi`` is Tango's score interval and ``p_value`` McNemar's test, which it inverts
+    (:func:`evalcore.analysis.paired.score_test`, method ``"McNemar test, Tango interval"``); else
+    ``lo``/``hi`` is a 95% paired bootstrap interval and ``p_value`` comes from a two-sided sign-flip permutation test,
     ``(1 + #{|T*| ≥ |T|}) / (B + 1)`` over B random sign vectors (method ``"sign-flip permutation"``).
     ``significant`` is ``p_value < 0.05``.
 

@@ -173,7 +173,7 @@ def cmd_significance(args: argparse.Namespace) -> int:
 
 def format_pairs(pairs: pd.DataFrame, order: list[str], metric: str) -> str:
     """Each pair once, the better-ranked contender as ``a``, in leaderboard order; differences in points."""
-    from evalcore.analysis.paired import PERMUTATION, SIGN_TEST
+    from evalcore.analysis.paired import PERMUTATION, SCORE_TEST
     from evalcore.analysis.text import DASH
 
     position = {c: i for i, c in enumerate(order)}
@@ -202,8 +202,10 @@ def format_pairs(pairs: pd.DataFrame, order: list[str], metric: str) -> str:
     lines = [table(rows, ["a", "b", "cases", f"{metric} a-b", "95% interval", "p", "p<0.05"]), ""]
     lines.append("rows in leaderboard order; paired over the cases both scored; differences in points (0-100)")
     methods = set(chosen.loc[chosen.n > 0, "method"])
-    if SIGN_TEST in methods:
-        lines.append("0/1 values: p and interval from the exact sign test on the discordant cases; they always agree")
+    if SCORE_TEST in methods:
+        lines.append(
+            "0/1 values: p from McNemar's test, interval from Tango's score interval, which inverts it; they agree"
+        )
     if PERMUTATION in methods:
         lines.append("other values: interval from a paired bootstrap over cases; p from a sign-flip permutation test")
     if split:

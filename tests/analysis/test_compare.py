@@ -2,8 +2,8 @@
 
 Each run has one contender scored 0/1 per case (``None`` in an outcome list is a failed call), so every
 number below is countable by hand: a score is the share of ones, a drop is a difference of shares, and
-the sign test on the discordant cases has p = 2 · P(Binomial(k, ½) ≤ min) (``1.0`` for one discordant case,
-``2 / 2**10 ≈ 0.002`` for ten that all went one way).
+McNemar's test on the ``b`` and ``c`` discordant cases has p = erfc(|b − c| / √(2(b + c))) (``erfc(1 / √2) ≈ 0.32``
+for one discordant case, ``erfc(√5) ≈ 0.0016`` for ten that all went one way).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def test_a_drop_of_ten_cases_out_of_forty_is_a_significant_regression_with_its_f
     score = pair.change("score")
     assert (score.base, score.candidate, score.diff) == (1.0, 0.75, pytest.approx(-0.25))
     assert score.n == 40
-    assert score.p_value == pytest.approx(2 / 2**10)
+    assert score.p_value == pytest.approx(math.erfc(math.sqrt(5)))
     assert score.verdict == "regression"
     assert score.hi < 0  # the interval agrees with the test: it excludes 0
     assert [f.kind for f in pair.flips] == ["worse"] * 10
@@ -49,7 +49,7 @@ def test_one_flip_in_forty_is_within_noise() -> None:
     cand = binary_run("cand", {"m": [0] + [1] * 39})
     score = compare(base, cand).pairs[0].change("score")
     assert score.diff == pytest.approx(-0.025)
-    assert score.p_value == pytest.approx(1.0)
+    assert score.p_value == pytest.approx(math.erfc(1 / math.sqrt(2)))
     assert score.verdict == "within noise"
 
 

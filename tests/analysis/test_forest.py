@@ -13,7 +13,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def change(name: str, diff: float, lo: float, hi: float, p: float, base: float = 0.8, higher: bool = True) -> Change:
-    return Change(name, higher, base, base + diff, diff, lo, hi, p, 40, "exact sign test")
+    return Change(name, higher, base, base + diff, diff, lo, hi, p, 40, "McNemar test, Tango interval")
 
 
 def lines_of(svg: str) -> dict[str, dict]:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.paired import paired_difference, sign_test
+from evalcore.analysis.paired import paired_difference, score_test
 from evalcore.analysis.significance import pairwise
 from evalcore.core.errors import EvalcoreError
 from tests.analysis.rows import NAN, frame, result
@@ -38,19 +38,42 @@ def test_pairwise_sign_flip_p_value_matches_the_exact_distribution():
     assert out.iloc[0]["method"] == "sign-flip permutation"
 
 
-def test_on_0_1_values_the_p_value_is_the_exact_sign_test_on_discordant_cases():
-    # Three discordant cases, all a's: P(X = 3) = 1/8 under no difference, two-sided 2/8.
+def test_on_0_1_values_the_p_value_is_mcnemars_test_on_discordant_cases():
+    # Three discordant cases, all a's: z = 3 / √3, two-sided p = erfc(z / √2).
     out = pairwise(frame({"a": [1, 1, 1, 0], "b": [0, 0, 0, 0]}), B=100)
-    assert out.iloc[0]["p_value"] == pytest.approx(0.25) and out.iloc[0]["method"] == "exact sign test"
+    assert out.iloc[0]["p_value"] == pytest.approx(math.erfc(math.sqrt(3) / math.sqrt(2)))
+    assert out.iloc[0]["method"] == "McNemar test, Tango interval"
 
 
-def test_the_exact_sign_test_matches_hand_computed_values():
-    # 10 wins, 2 losses: P(X >= 10) = (66 + 12 + 1) / 4096, two-sided twice that.
-    assert sign_test(10, 2, 30)["p_value"] == pytest.approx(158 / 4096)
-    assert sign_test(0, 0, 30) == {"p_value": 1.0, "lo": 0.0, "hi": 0.0}
-    every = sign_test(5, 0, 5)
-    # Clopper-Pearson for 5/5: θ_lo = 0.025 ** (1/5).
-    assert every["hi"] == 1.0 and every["lo"] == pytest.approx(2 * 0.025**0.2 - 1)
+def test_the_0_1_interval_and_test_match_the_published_worked_example():
+    # Fagerland, Lydersen & Laake's R package `contingencytables` (Statistical Analysis of Contingency Tables,
+    # 2017, ch. 8), tests/testthat/test-ch8.R, on Cavo et al. (2012), n12 = 6, n21 = 16, N = 161:
+    # "Tango asymptotic score CI: estimate = -0.0621 (95% CI -0.1240 to -0.0054)";
+    # "The McNemar asymptotic test: P = 0.033006, Z = -2.132".
+    cavo = score_test(6, 16, 161)
+    assert (round(cavo["lo"], 4), round(cavo["hi"], 4)) == (-0.1240, -0.0054)
+    assert round(cavo["p_value"], 6) == 0.033006
+
+
+def test_the_0_1_interval_reaches_the_bound_when_every_case_goes_one_way():
+    # The same file, on the table n12 = 3, n21 = 0, N = 3: "1.0000 (95% CI -0.1230 to 1.0000)", and its mirror.
+    every = score_test(3, 0, 3)
+    assert (round(every["lo"], 4), every["hi"]) == (-0.1230, 1.0)
+    mirror = score_test(0, 3, 3)
+    assert (mirror["lo"], round(mirror["hi"], 4)) == (-1.0, 0.1230)
+
+
+def test_two_identical_contenders_get_an_interval_of_nonzero_width():
+    # No discordant case among 30: (nΔ)² = z² nΔ(1 − Δ) at the bounds, Δ = z² / (n + z²).
+    same = score_test(0, 0, 30)
+    z2 = 1.959963984540054**2
+    assert same["p_value"] == 1.0
+    assert (same["lo"], same["hi"]) == (pytest.approx(-z2 / (30 + z2)), pytest.approx(z2 / (30 + z2)))
+
+
+def test_the_0_1_interval_is_not_stuck_at_the_estimate_when_every_discordant_case_goes_one_way():
+    result = score_test(12, 0, 30)
+    assert result["lo"] < 12 / 30 < result["hi"] < 1
 
 
 def test_one_pair_from_its_case_values_is_its_row_of_pairwise():
@@ -60,22 +83,23 @@ def test_one_pair_from_its_case_values_is_its_row_of_pairwise():
     assert one == {k: row[k] for k in one}
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.integers(0, 40), st.integers(0, 40), st.integers(0, 40))
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 60))
 def test_the_0_1_interval_excludes_0_exactly_when_the_test_is_significant(wins, losses, ties):
-    result = sign_test(wins, losses, wins + losses + ties + 1)
+    n = wins + losses + ties + 1
+    result = score_test(wins, losses, n)
     assert (result["lo"] > 0 or result["hi"] < 0) == (result["p_value"] < 0.05)
-    assert result["lo"] <= (wins - losses) / (wins + losses + ties + 1) <= result["hi"]
+    assert -1 <= result["lo"] <= (wins - losses) / n <= result["hi"] <= 1
 
 
-def test_the_0_1_test_keeps_its_size_under_5_percent_and_well_above_the_old_1_5():
+def test_the_0_1_test_keeps_its_size_near_5_percent():
     # 100 cases, both right half the time independently: no difference to find.
     rng = np.random.default_rng(1)
     hits = 0
     for _ in range(1000):
         a, b = rng.random(100) < 0.5, rng.random(100) < 0.5
-        hits += sign_test(int((a & ~b).sum()), int((b & ~a).sum()), 100)["p_value"] < 0.05
-    assert 0.025 < hits / 1000 <= 0.05
+        hits += score_test(int((a & ~b).sum()), int((b & ~a).sum()), 100)["p_value"] < 0.05
+    assert 0.03 < hits / 1000 < 0.065
 
 
 def test_pairwise_a_consistent_difference_is_significant():
@@ -124,7 +148,7 @@ def test_many_columns_at_once_drawn_in_blocks_give_the_numbers_of_whole_draws():
     rng = np.random.default_rng(7)
     cases, B = 300, 2 * BLOCK + 17  # blocks that do not divide B
     a, b = rng.random((cases, 4)), rng.random((cases, 4))
-    a[:, 3], b[:, 3] = rng.integers(0, 2, cases), rng.integers(0, 2, cases)  # a 0/1 column: the sign test
+    a[:, 3], b[:, 3] = rng.integers(0, 2, cases), rng.integers(0, 2, cases)  # a 0/1 column: the score test
     a[rng.random(cases) < 0.1, 1] = np.nan  # cases one side lacks
     b[:, 2] = a[:, 2] + 0.05  # a clear difference
     draws_rng = np.random.default_rng(3)
@@ -132,7 +156,7 @@ def test_many_columns_at_once_drawn_in_blocks_give_the_numbers_of_whole_draws():
     signs = draws_rng.integers(0, 2, size=(B, cases)) * 2.0 - 1.0
     whole = paired_stats(a, b, draws, signs)
     blocked = paired_differences(a, b, B=B, seed=3)
-    assert [row["method"] for row in blocked] == ["sign-flip permutation"] * 3 + ["exact sign test"]
+    assert [row["method"] for row in blocked] == ["sign-flip permutation"] * 3 + ["McNemar test, Tango interval"]
     for got, want in zip(blocked, whole, strict=True):
         assert got.keys() == want.keys()
         for key, value in want.items():
@@ -146,4 +170,4 @@ def test_only_0_1_columns_draw_nothing():
 
     a, b = np.array([[1.0], [1.0], [0.0], [1.0]]), np.array([[0.0], [1.0], [0.0], [0.0]])
     row = paired_differences(a, b, B=10**9)[0]  # B that large would be seconds and gigabytes if drawn
-    assert row["method"] == "exact sign test" and row["mean_diff"] == 0.5 and row["n"] == 4
+    assert row["method"] == "McNemar test, Tango interval" and row["mean_diff"] == 0.5 and row["n"] == 4

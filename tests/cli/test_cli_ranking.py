@@ -96,7 +96,7 @@ def test_significance_json_lists_every_ordered_pair_in_leaderboard_order(capsys,
     order = [r["contender"] for r in json.loads(_run(capsys, "leaderboard", path, "--format", "json")[1])]
     pairs = json.loads(_run(capsys, "significance", path, "--format", "json")[1])
     assert [(p["a"], p["b"]) for p in pairs] == [(a, b) for a in order for b in order if a != b]
-    assert {p["method"] for p in pairs if p["n"]} <= {"exact sign test", "sign-flip permutation"}
+    assert {p["method"] for p in pairs if p["n"]} <= {"McNemar test, Tango interval", "sign-flip permutation"}
 
 
 def test_a_pair_whose_interval_and_p_disagree_is_marked_and_explained():
