@@ -6,7 +6,10 @@ NumPy only, so a command that compares per-case values (``evalcore compare``) ne
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
+from functools import lru_cache
+from statistics import NormalDist
 
 import numpy as np
 
@@ -67,10 +70,14 @@ def ratio(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.divide(sums, counts, out=np.full_like(sums, np.nan), where=counts > 0)
 
 
-def percentile_interval(samples: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+def percentile_interval(samples: np.ndarray, level: float | np.ndarray = LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval along axis 0, ignoring NaN (linear interpolation, as ``np.percentile``).
 
     A column with no finite sample gets NaN, without numpy's all-NaN warnings.
+
+    Args:
+        samples: (resamples, columns) or (resamples,) values.
+        level: one level, or one per column (:func:`expanded_level`).
     """
     ordered = np.sort(samples, axis=0)  # NaN sorts last
     last = np.maximum((~np.isnan(samples)).sum(axis=0) - 1, 0)
@@ -83,3 +90,69 @@ def percentile_interval(samples: np.ndarray, level: float = LEVEL) -> tuple[np.n
         high = np.take_along_axis(ordered, above[None], axis=0)[0]
         bounds.append(low + (position - below) * (high - low))
     return bounds[0], bounds[1]
+
+
+def expanded_level(n: np.ndarray | int, level: float = LEVEL) -> np.ndarray:
+    """The level at which to read a bootstrap percentile interval of a mean over ``n`` cases so that it
+    covers as a ``level`` t interval does: Hesterberg's expanded percentile interval (Hesterberg 2015, "What
+    teachers should know about the bootstrap", The American Statistician 69(4), §3.3).
+
+    A plain percentile interval is too narrow for small ``n``: it uses the spread of the resampled means,
+    ``√((n − 1) / n)`` times the usual standard error, and normal quantiles instead of t's. The expanded
+    level is ``1 − 2Φ(−√(n / (n − 1)) t)``, ``t`` the ``(1 + level) / 2`` quantile of Student's t with
+    ``n − 1`` degrees of freedom: 0.9625 for 95% at ``n = 30``, 0.951 at ``n = 400``. ``n < 2`` keeps ``level``.
+    """
+    sizes = np.atleast_1d(np.asarray(n, dtype=np.int64))
+    out = np.full(sizes.shape, level, dtype=float)
+    for size in np.unique(sizes[sizes >= 2]):
+        t = _t_quantile((1 + level) / 2, int(size) - 1)
+        out[sizes == size] = 1 - 2 * NormalDist().cdf(-math.sqrt(size / (size - 1)) * t)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _t_quantile(q: float, df: int) -> float:
+    """Student's t quantile, ``q > 0.5``: the root of its distribution function, found by halving."""
+    low, high = 0.0, 1.0
+    while _t_cdf(high, df) < q:
+        low, high = high, 2 * high
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _t_cdf(middle, df) < q else (low, middle)
+    return (low + high) / 2
+
+
+def _t_cdf(x: float, df: int) -> float:
+    """Student's t distribution function at ``x ≥ 0``, through the regularised incomplete beta function
+    ``I_{df / (df + x²)}(df / 2, 1 / 2)`` (its continued fraction, Numerical Recipes §6.4)."""
+    return 1 - 0.5 * _incomplete_beta(df / (df + x * x), df / 2, 0.5)
+
+
+def _incomplete_beta(x: float, a: float, b: float) -> float:
+    if x <= 0.0 or x >= 1.0:
+        return 0.0 if x <= 0.0 else 1.0
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x > (a + 1) / (a + b + 2):  # the continued fraction converges fast on this side only
+        return 1 - _incomplete_beta(1 - x, b, a)
+    return math.exp(log_front) * _beta_fraction(x, a, b) / a
+
+
+def _beta_fraction(x: float, a: float, b: float) -> float:
+    """Lentz's evaluation of the incomplete beta function's continued fraction."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
