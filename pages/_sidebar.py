@@ -27,6 +27,7 @@ def sidebar() -> None:
         key=Keys.RUN,
         format_func=lambda ref: sharing.run_label(index[ref]),
         help="A run from the history, or a file you uploaded",
+        persist_state="session",
     )
     now = loaders.current()
     if now is not None:
