@@ -347,6 +347,16 @@ def test_the_prompts_a_run_asked_with_are_shown_with_their_text(monkeypatch, tmp
     assert "Asked by fake/guesser · prompt=terse · t=0" in [unescaped(c.value) for c in prompts.caption]
 
 
+def test_each_prompts_name_is_shown_in_bold_not_between_asterisks(monkeypatch, tmp_path):
+    from evalcore.runfile.read import read_run_file
+    from tests.app.test_app_shared import REPO
+
+    seed(monkeypatch, tmp_path, read_run_file(REPO / "data" / "runs" / "intake-demo.json"))
+    (prompts,) = [e for e in open_page(PAGE).expander if e.label == "Prompts (2)"]
+    names = [m.value for m in prompts.markdown]
+    assert names[0].startswith("**default** · ") and "\\*" not in names[0]
+
+
 def test_the_report_can_be_downloaded_from_the_top_of_the_page(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     at = open_page(PAGE)
