@@ -358,3 +358,17 @@ def test_a_dataset_picked_on_the_cases_page_filters_the_leaderboard_too(monkeypa
     assert at.query_params["dataset"] == "roofing"
     at.switch_page("pages/leaderboard.py").run()
     assert [t.label for t in at.tabs][0] == "roofing" and "Filtered by datasets: roofing" in texts(at)
+
+
+@pytest.mark.parametrize("page", ["pages/runs.py", "pages/upload.py", "pages/run.py"])
+def test_pages_without_a_leaderboard_leave_out_the_weight_sliders_and_keep_their_weights(monkeypatch, tmp_path, page):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.sidebar.slider(key="w_cost").set_value(-100).run()
+    at.switch_page(page).run()
+    assert not at.exception and not at.sidebar.slider
+    assert at.sidebar.selectbox(key="run").value == "run-demo"
+    at.run()  # another script run on that page (a click) keeps the weights in the address
+    assert at.query_params["w"] == "score:1,errors:1,cost:-1"
+    at.switch_page("pages/leaderboard.py").run()
+    assert at.sidebar.slider(key="w_cost").value == -100
