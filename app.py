@@ -25,7 +25,7 @@ def main() -> None:
     from pages._state import CASES, COMPARE, COMPARE_URL, LEADERBOARD, RUN, RUNS, UNWEIGHTED_URLS, UPLOAD, Keys
 
     st.set_page_config(
-        page_title="evalcore", page_icon=":material/leaderboard:", layout="wide", initial_sidebar_state="expanded"
+        page_title="evalcore", page_icon=_widgets.APP_ICON, layout="wide", initial_sidebar_state="expanded"
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 

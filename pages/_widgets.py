@@ -11,6 +11,13 @@ from evalcore.analysis import view as explorer
 from pages._actions import launch_demo, may_change
 from pages._state import UPLOAD, Keys
 
+#: The browser tab's icon, Material's "leaderboard" in the accent colour, sent inline: Streamlit fetches a
+#: ``:material/…:`` page icon from a font host, which an offline or locked-down network refuses.
+APP_ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path fill="#3563d9" '
+    'd="M7.5 21H2V9h5.5v12zm7.25-18h-5.5v18h5.5V3zM22 11h-5.5v10H22V11z"/></svg>'
+)
+
 
 def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
     """Streamlit's column settings for a leaderboard table's columns, by their kind."""
