@@ -69,7 +69,7 @@ event = st.dataframe(
     on_select="rerun",
     selection_mode=_widgets.PICK_ROW,
     key=Keys.CASE_TABLE,
-    height=min(38 + 35 * len(table), 420),
+    height=_widgets.table_height(len(table)),
     column_config={**percent, "input": st.column_config.TextColumn("input", width="large")},
 )
 picked = _widgets.picked_row(event, len(table))
