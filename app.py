@@ -22,10 +22,10 @@ def main() -> None:
     """One script run: route to the page, inside the shared frame."""
     from evalcore.core.errors import EvalcoreError
     from pages import _account, _actions, _address, _frame, _prefetch, _sidebar, _widgets
-    from pages._state import CASES, COMPARE, COMPARE_URL, LEADERBOARD, RUN, RUNS, UPLOAD, Keys
+    from pages._state import CASES, COMPARE, COMPARE_URL, LEADERBOARD, RUN, RUNS, UNWEIGHTED_URLS, UPLOAD, Keys
 
     st.set_page_config(
-        page_title="evalcore", page_icon=":material/leaderboard:", layout="wide", initial_sidebar_state="expanded"
+        page_title="evalcore", page_icon=_widgets.APP_ICON, layout="wide", initial_sidebar_state="expanded"
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -57,7 +57,7 @@ def main() -> None:
     try:
         _address.read_address_bar()
         _account.sidebar_account(access)  # first under the page list, where a visitor looks for it
-        _sidebar.sidebar()
+        _sidebar.sidebar(weighted=page.url_path not in UNWEIGHTED_URLS)
         # Before the page: a page may stop early, and widget state is already current.
         _address.write_address_bar(page.url_path)
         with _frame.framed():

@@ -1,4 +1,5 @@
-"""The leaderboard's filters: kept in the session apart from their widgets, and the Filters panel.
+"""The filters every table follows: kept in the session apart from their widgets, the leaderboard's Filters
+panel, and the widgets the Cases page shares with it.
 
 Streamlit drops a widget's state on a page that does not draw it (another page, or the Filters closed);
 the filters outlive both, and the address bar carries them.
@@ -6,6 +7,7 @@ the filters outlive both, and the address bar carries them.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import streamlit as st
@@ -33,50 +35,61 @@ def keep_filter(name: str) -> None:
     st.session_state[Keys.FILTERS] = {n: values for n, values in chosen.items() if values}
 
 
-def filters_panel(now: loaders.Current) -> None:
-    """The Filters expander of the current run's leaderboard, with a caption saying what is filtered."""
+def run_filters(now: loaders.Current, options: dict[str, Any]) -> explorer.Filters:
+    """The filters, made the current run's: another run's are dropped, and so is a value this run does not have
+    (from an address, or another run's). ``options`` are the run's filter values (``filter_options``)."""
     if st.session_state.get(Keys.FILTERS_FOR) != now.ref:
         st.session_state[Keys.FILTERS] = {}
         st.session_state[Keys.FILTERS_FOR] = now.ref
-    # Filtered, the view comes from the run's frame: so do the lists, when the run has no saved summary (an
-    # upload, a run still going). Its whole summary, bootstrap included, is computed only for an unfiltered view.
-    options = loaders.filter_options(now) if st.session_state[Keys.FILTERS] else loaders.summary(now).options
     choices = {
         "dataset": options["datasets"],
         "variant": options["variants"],
         "contender": options["contenders"],
         **{f"meta_{key}": values for key, values in options["metadata"].items()},
     }
-    # A value this run does not have (from an address, or another run's) is dropped.
     st.session_state[Keys.FILTERS] = {
         name: kept
         for name, values in st.session_state.get(Keys.FILTERS, {}).items()
         if (kept := [v for v in values if v in choices.get(name, [])])
     }
+    return filters()
+
+
+def filters_caption(leave_out: Collection[str] = (), where: str = "") -> None:
+    """A caption saying what is filtered (but the filters ``leave_out``), when anything is, and ``where``."""
+    active = {n: v for n, v in st.session_state.get(Keys.FILTERS, {}).items() if n not in leave_out}
+    if active:
+        said = (
+            f"{_NAMES.get(name, 'metadata ' + name.removeprefix('meta_'))}: {', '.join(values)}"
+            for name, values in active.items()
+        )
+        st.caption(plain("Filtered by " + "; ".join(said) + where))
+
+
+def filters_panel(now: loaders.Current) -> None:
+    """The Filters expander of the current run's leaderboard, with a caption saying what is filtered."""
+    if st.session_state.get(Keys.FILTERS_FOR) != now.ref:
+        st.session_state[Keys.FILTERS] = {}
+    # Filtered, the view comes from the run's frame: so do the lists, when the run has no saved summary (an
+    # upload, a run still going). Its whole summary, bootstrap included, is computed only for an unfiltered view.
+    options = loaders.filter_options(now) if st.session_state.get(Keys.FILTERS) else loaders.summary(now).options
+    run_filters(now, options)
     # Drawn only while open (on_change="rerun"): its multiselects would hold back a fresh tab's first table. Its
     # label stays the same (a new label closes it in the browser), so a caption says what is filtered, open or not.
     box = st.expander("Filters", icon=":material/filter_list:", key=Keys.FILTERS_OPEN, on_change="rerun")
-    if active := st.session_state[Keys.FILTERS]:
-        st.caption(
-            plain(
-                "Filtered by "
-                + "; ".join(
-                    f"{_NAMES.get(name, 'metadata ' + name.removeprefix('meta_'))}: {', '.join(values)}"
-                    for name, values in active.items()
-                )
-            )
-        )
+    filters_caption()
     if box.open:
         with box:
             left, middle, right = st.columns(3)
-            _filter_widget(left, "Datasets", "dataset", options["datasets"])
-            _filter_widget(middle, "Variants", "variant", options["variants"])
-            _filter_widget(right, "Contenders", "contender", options["contenders"])
+            filter_widget(left, "Datasets", "dataset", options["datasets"])
+            filter_widget(middle, "Variants", "variant", options["variants"])
+            filter_widget(right, "Contenders", "contender", options["contenders"])
             for column, (key, values) in zip(st.columns(3) * 9, options["metadata"].items(), strict=False):
-                _filter_widget(column, f"metadata: {plain(key)}", f"meta_{key}", values)  # the key is from a run file
+                filter_widget(column, f"metadata: {plain(key)}", f"meta_{key}", values)  # the key is from a run file
 
 
-def _filter_widget(column: Any, label: str, name: str, options: list[str]) -> None:
+def filter_widget(column: Any, label: str, name: str, options: list[str]) -> list[str]:
+    """One filter's multiselect in ``column``: it shows and sets the kept filter, on every page that draws it."""
     key = Keys.FILTER + name
     st.session_state[key] = st.session_state[Keys.FILTERS].get(name, [])
-    column.multiselect(label, options, key=key, placeholder="all", on_change=keep_filter, args=(name,))
+    return column.multiselect(label, options, key=key, placeholder="all", on_change=keep_filter, args=(name,))

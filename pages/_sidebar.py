@@ -11,8 +11,8 @@ from pages._filters import filters
 from pages._state import Keys
 
 
-def sidebar() -> None:
-    """The run picker and the weight sliders, shown on every page."""
+def sidebar(*, weighted: bool = True) -> None:
+    """The run picker, on every page, and the weight sliders, on a page whose tables they rank (``weighted``)."""
     index = loaders.runs_index()
     if Keys.PENDING_RUN in st.session_state:
         st.session_state[Keys.RUN] = st.session_state.pop(Keys.PENDING_RUN)
@@ -27,9 +27,10 @@ def sidebar() -> None:
         key=Keys.RUN,
         format_func=lambda ref: sharing.run_label(index[ref]),
         help="A run from the history, or a file you uploaded",
+        persist_state="session",
     )
     now = loaders.current()
-    if now is not None:
+    if now is not None and weighted:
         weight_sliders(now)
 
 
@@ -60,6 +61,7 @@ def weight_sliders(now: loaders.Current) -> None:
             key=Keys.WEIGHT + name,
             format="%+d",
             help=explorer.weight_hint(name, now.run.metrics),
+            persist_state="session",  # kept on a page that leaves the sliders out
         )
         captions[name] = st.sidebar.empty()
     st.session_state[Keys.WEIGHT_POSITIONS] = positions

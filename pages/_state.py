@@ -16,6 +16,8 @@ LEADERBOARD, CASES, RUN, RUNS, COMPARE, UPLOAD = (
 )
 #: The Compare page's URL path: the address bar carries a comparison there only.
 COMPARE_URL = "compare"
+#: URL paths of the pages that show no leaderboard: the sidebar leaves out the weight sliders there.
+UNWEIGHTED_URLS = ("run", "runs", "upload")
 
 
 class Keys:

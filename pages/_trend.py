@@ -58,6 +58,13 @@ def trend_panel(index: list[dict], picked: dict | None) -> None:
     # Drawn at once, not after one more script run (``_widgets.charts_now``): a click on the runs table while
     # that run is under way could be lost, and the Runs page is mostly reached from a tab that has Plotly.
     runs = sharing.trend_of(table, None if contender == WINNER else contender)
+    if len(runs) < 2:  # one point has no trend, and its axes would span milliseconds and a point either side
+        who = "" if contender == WINNER else f" with {contender}"
+        st.info(
+            plain(f"{suite} has {'one run' if len(runs) else 'no run'}{who} so far: its trend shows from the second."),
+            icon=":material/show_chart:",
+        )
+        return
     st.plotly_chart(charts.run_trend(runs, value, pin["run_id"] if pin else None), key=Keys.CHART + "trend")
 
 

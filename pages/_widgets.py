@@ -11,9 +11,40 @@ from evalcore.analysis import view as explorer
 from pages._actions import launch_demo, may_change
 from pages._state import UPLOAD, Keys
 
+#: The browser tab's icon, Material's "leaderboard" in the accent colour, sent inline: Streamlit fetches a
+#: ``:material/…:`` page icon from a font host, which an offline or locked-down network refuses.
+APP_ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path fill="#3563d9" '
+    'd="M7.5 21H2V9h5.5v12zm7.25-18h-5.5v18h5.5V3zM22 11h-5.5v10H22V11z"/></svg>'
+)
 
-def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
-    """Streamlit's column settings for a leaderboard table's columns, by their kind."""
+
+#: A table's header and each of its rows, in pixels (Streamlit's defaults).
+HEADER_PX, ROW_PX = 38, 35
+#: Rows a list shows before it scrolls; a leaderboard shows more (a run's contenders, every one in view).
+LIST_ROWS, LEADERBOARD_ROWS = 11, 16
+#: About the width of a character of the tables' font, and of a cell's padding, in pixels.
+_CHAR_PX, _CELL_PX = 7.5, 28
+
+
+def table_height(rows: int, at_most: int = LIST_ROWS) -> int:
+    """A table's height that shows every row, up to ``at_most`` rows (then it scrolls)."""
+    return HEADER_PX + ROW_PX * max(1, min(rows, at_most))
+
+
+def fit_width(values: Any, least: int = 60, most: int = 360) -> int:
+    """A text column's width in pixels that shows its longest value (within ``least`` and ``most``).
+
+    Given, not left to the table: it measures only the rows first drawn, and keeps a column's width when
+    the same table is drawn again with other rows (another run's).
+    """
+    longest = max((len(str(v)) for v in values), default=0)
+    return int(min(most, max(least, _CELL_PX + _CHAR_PX * longest)))
+
+
+def column_config(columns: list[explorer.Column], table: Any = None) -> dict[str, Any]:
+    """Streamlit's column settings for a leaderboard table's columns, by their kind; the contender and mark
+    columns as wide as ``table``'s longest value, when given."""
     cc = st.column_config
     kinds = {
         explorer.PERCENT: lambda c: cc.ProgressColumn(c.name, help=c.help, min_value=0, max_value=100, format="%.1f%%"),
@@ -28,7 +59,15 @@ def column_config(columns: list[explorer.Column]) -> dict[str, Any]:
         "P(best)", help="Share of bootstrap resamples in which the row ranks first", format="%.0f%%"
     )
     config["rank"] = cc.NumberColumn("rank", pinned=True, format="%d", width=50)
-    config["contender"] = cc.TextColumn("contender", pinned=True, help="Model and the settings it varied")
+    widths = {}
+    if table is not None:
+        widths = {name: fit_width([name, *table[name]]) for name in ("contender", "mark") if name in table.columns}
+    config["contender"] = cc.TextColumn(
+        "contender", pinned=True, help="Model and the settings it varied", width=widths.get("contender")
+    )
+    if "mark" in widths and "mark" in config:
+        mark = next(c for c in columns if c.name == "mark")
+        config["mark"] = cc.TextColumn("mark", help=mark.help, width=widths["mark"])
     return config
 
 
@@ -46,8 +85,8 @@ def picked_row(event: Any, rows: int) -> int | None:
 
 def show_table(table: Any, columns: list[explorer.Column], key: str | None = None) -> Any:
     """A leaderboard table, sortable, with progress bars for scores; a click on a row selects it."""
-    height = min(38 + 35 * len(table), 600)
-    config = column_config([c for c in columns if c.name in table.columns])
+    height = table_height(len(table), LEADERBOARD_ROWS)
+    config = column_config([c for c in columns if c.name in table.columns], table)
     order = [c.name for c in columns if c.name in table.columns]
     if key is None:
         return st.dataframe(

@@ -7,7 +7,7 @@ import streamlit as st
 
 from evalcore.analysis import view as explorer
 from evalcore.explorer import drilldown
-from pages import _frame, _loaders, _widgets
+from pages import _filters, _frame, _loaders, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -19,17 +19,19 @@ now = _loaders.current()
 if now is None:
     _widgets.empty_store()
     st.stop()
-contenders = [c.id for c in now.run.contenders]
+options = _loaders.filter_options(now)  # from the run's summary: a contender's cases need no other result read
+chosen = _filters.run_filters(now, options)  # the leaderboard's filters narrow this list too
+contenders = [c.id for c in now.run.contenders if not chosen.contenders or c.id in chosen.contenders]
 big = now.results > _loaders.CASES_ONE_CONTENDER_ABOVE  # never read every result as a record
 if st.session_state.get(Keys.CASE_CONTENDER) not in [ALL, *contenders]:
     st.session_state[Keys.CASE_CONTENDER] = ALL
 
-options = _loaders.filter_options(now)  # from the run's summary: a contender's cases need no other result read
 left, middle, right, search = st.columns([3, 2, 2, 3])
 contender = left.selectbox("Contender", [ALL, *contenders], key=Keys.CASE_CONTENDER)
-datasets = middle.multiselect("Datasets", options["datasets"], placeholder="all")
-variants = right.multiselect("Variants", options["variants"], placeholder="all")
+datasets = _filters.filter_widget(middle, "Datasets", "dataset", options["datasets"])
+variants = _filters.filter_widget(right, "Variants", "variant", options["variants"])
 text = search.text_input("Search the inputs", placeholder="words in the input text")
+_filters.filters_caption(leave_out=("dataset", "variant"), where=" (under Filters on the Leaderboard)")
 checks = st.columns(4)
 failures = checks[0].toggle("Failures only", help="Errors and scores below 100%")
 errors = checks[1].toggle("Errors only", help="Failed calls and unusable replies")
@@ -42,7 +44,7 @@ hallucinations = checks[2].toggle(
 )
 
 filters = drilldown.CaseFilters(
-    None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text
+    None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text, chosen
 )
 if big and contender == ALL:
     # A big run's results are read a contender at a time: its list comes from the frame already in memory.
@@ -67,7 +69,7 @@ event = st.dataframe(
     on_select="rerun",
     selection_mode=_widgets.PICK_ROW,
     key=Keys.CASE_TABLE,
-    height=min(38 + 35 * len(table), 420),
+    height=_widgets.table_height(len(table)),
     column_config={**percent, "input": st.column_config.TextColumn("input", width="large")},
 )
 picked = _widgets.picked_row(event, len(table))

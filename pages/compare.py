@@ -118,7 +118,7 @@ event = st.dataframe(
     on_select="rerun",
     selection_mode=_widgets.PICK_ROW,
     key=Keys.FLIP_TABLE,
-    height=min(38 + 35 * len(flips), 400),
+    height=_widgets.table_height(len(flips)),
     column_config={
         "base": st.column_config.NumberColumn("base", format="%.0f%%", help="The base's score on the case"),
         "candidate": st.column_config.NumberColumn("candidate", format="%.0f%%"),

@@ -97,7 +97,7 @@ prompts = drilldown.prompts_asked(now.run)
 if prompts:
     with st.expander(f"Prompts ({len(prompts)})", icon=":material/chat:"):
         for prompt in prompts:
-            st.markdown(plain(f"**{prompt['name']}** · {prompt['file'] or 'file not recorded'}"))
+            st.markdown(f"**{plain(prompt['name'])}** · {plain(prompt['file'] or 'file not recorded')}")
             st.caption(plain(f"Asked by {', '.join(prompt['contenders'])}"))
             st.code(prompt["text"] or "(the run file does not hold this prompt's text)", language=None, wrap_lines=True)
 

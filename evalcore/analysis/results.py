@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -87,6 +88,16 @@ def _metadata_mask(df: pd.DataFrame, key: str, wanted: list[str]) -> np.ndarray:
     if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
         return values.isin([n for n in map(finite_number, map(str, wanted)) if n is not None]).to_numpy()
     return (values.notna() & values.astype(str).isin({str(v) for v in wanted})).to_numpy()
+
+
+def metadata_matches(value: Any, wanted: Iterable[str] | str) -> bool:
+    """Whether one case's metadata value passes a metadata filter: :func:`select_results`'s rule for one value
+    (as a number when it is one, else as a string; a case without the key never passes)."""
+    if value is None:
+        return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value in {n for n in map(finite_number, map(str, _as_list(wanted))) if n is not None}
+    return str(value) in {str(v) for v in _as_list(wanted)}
 
 
 def result_values(df: pd.DataFrame, metrics: Sequence[Metric]) -> dict[str, np.ndarray]:

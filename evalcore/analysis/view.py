@@ -79,9 +79,11 @@ def weight_names(metrics: Sequence[Metric]) -> list[str]:
     return ["score", *names, *(n for n in BASE_WEIGHT_NAMES if n != "score")]
 
 
-def weight_hint(name: str, metrics: Sequence[Metric]) -> str:
-    """What a weight on ``name`` means, for a slider's help text (Markdown: descriptions are escaped)."""
-    described = {m.name: escape_markdown(m.description) for m in with_aggregates(metrics)}
+def weight_hint(name: str, metrics: Sequence[Metric], *, markdown: bool = True) -> str:
+    """What a weight on ``name`` means, for a slider's help text: Markdown with the run's descriptions escaped,
+    or plain text (``markdown=False``) for a tooltip that shows text as it is."""
+    text = escape_markdown if markdown else str
+    described = {m.name: text(m.description) for m in with_aggregates(metrics)}
     fixed = {
         "score": "The primary metric.",
         "errors": "Failed calls; a row with n errors loses 15 + 5n points.",

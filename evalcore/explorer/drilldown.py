@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.results import Filters, metadata_matches, select_results
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Metric, Result, Run
 
@@ -38,6 +39,9 @@ class CaseFilters:
     hallucinations_only: bool = False
     #: case-insensitive text searched in the inputs.
     text: str = ""
+    #: The leaderboard's contender and metadata filters (its datasets and variants are the two above): the
+    #: Cases page lists what the leaderboard counts.
+    among: Filters = field(default_factory=Filters)
 
 
 def cases_view(run: Run, filters: CaseFilters | None = None) -> pd.DataFrame:
@@ -105,6 +109,7 @@ def cases_view_of_frame(
         The table, and how many results pass the filters.
     """
     f = filters or CaseFilters()
+    frame = select_results(frame, Filters(contenders=f.among.contenders, metadata=f.among.metadata))
     keep = np.ones(len(frame), dtype=bool)
     if f.contender:
         keep &= (frame["contender"] == f.contender).to_numpy(bool)
@@ -166,6 +171,10 @@ def _keep(r: Result, case: Any, f: CaseFilters, needle: str) -> bool:
     if (f.contender and r.contender != f.contender) or (f.datasets and r.dataset not in f.datasets):
         return False
     if f.variants and case.variant not in f.variants:
+        return False
+    if f.among.contenders and r.contender not in f.among.contenders:
+        return False
+    if any(not metadata_matches(case.metadata.get(key), values) for key, values in f.among.metadata.items()):
         return False
     if f.failures_only and not (r.status == "error" or (r.score is not None and r.score < 1)):
         return False

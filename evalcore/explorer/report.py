@@ -151,7 +151,7 @@ def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, An
         tables.append({"dataset": str(name), "rows": _rows(part, metrics)})
     return {
         "names": names,
-        "hints": {name: weight_hint(name, metrics) for name in names},
+        "hints": {name: weight_hint(name, metrics, markdown=False) for name in names},  # a title attribute
         "weights": view.weights,
         "sliders": {name: slider_values(view.weights).get(name, 0) for name in names},
         "best_value_points": BEST_VALUE_POINTS,

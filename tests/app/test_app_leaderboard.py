@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.app.test_app_shared import demo_run, open_page, record_page_switches, seed, texts, unescaped
+from tests.factories import make_run
 
 PAGE = "pages/leaderboard.py"
 
@@ -347,6 +348,16 @@ def test_the_prompts_a_run_asked_with_are_shown_with_their_text(monkeypatch, tmp
     assert "Asked by fake/guesser · prompt=terse · t=0" in [unescaped(c.value) for c in prompts.caption]
 
 
+def test_each_prompts_name_is_shown_in_bold_not_between_asterisks(monkeypatch, tmp_path):
+    from evalcore.runfile.read import read_run_file
+    from tests.app.test_app_shared import REPO
+
+    seed(monkeypatch, tmp_path, read_run_file(REPO / "data" / "runs" / "intake-demo.json"))
+    (prompts,) = [e for e in open_page(PAGE).expander if e.label == "Prompts (2)"]
+    names = [m.value for m in prompts.markdown]
+    assert names[0].startswith("**default** · ") and "\\*" not in names[0]
+
+
 def test_the_report_can_be_downloaded_from_the_top_of_the_page(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     at = open_page(PAGE)
@@ -394,3 +405,37 @@ def test_a_run_cut_short_names_the_missing_results_and_the_contenders_without_an
     (warning,) = [unescaped(w.value) for w in at.warning]
     assert "276 of 576 results are missing" in warning and run.contenders[11].id in warning
     assert len(at.dataframe[0].value) == 7
+
+
+def column_widths(at) -> dict[str, int]:  # noqa: ANN001
+    return {name: c.get("width") for name, c in json.loads(at.dataframe[0].proto.columns).items()}
+
+
+def test_the_contender_and_mark_columns_are_wide_enough_for_their_longest_value(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE)
+    table, widths = at.dataframe[0].value, column_widths(at)
+    for name in ("contender", "mark"):
+        assert widths[name] >= 7 * max(len(str(v)) for v in table[name]), name
+
+
+def test_another_runs_leaderboard_sizes_its_contender_column_anew(monkeypatch, tmp_path):
+    from dataclasses import replace
+
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.test_app_shared import REPO
+
+    run, longer = make_run(2, 3, run_id="run-long"), " · prompt=a-much-longer-prompt-name"
+    longer = replace(
+        run,
+        contenders=[replace(c, id=c.id + longer) for c in run.contenders],
+        results=[replace(r, contender=r.contender + longer) for r in run.results],
+    )
+    seed(monkeypatch, tmp_path, demo_run(), longer)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    at.session_state["run"] = "run-demo"
+    at.run()
+    narrow = column_widths(at)["contender"]
+    at.sidebar.selectbox(key="run").select("run-long").run()
+    assert not at.exception and column_widths(at)["contender"] > narrow

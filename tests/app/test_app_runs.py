@@ -211,6 +211,13 @@ def test_the_trend_follows_a_chosen_contender_and_value(monkeypatch, tmp_path):
     assert all("n" in text for text in runs["hovertext"])
 
 
+def test_a_suite_with_one_run_says_its_trend_comes_with_the_second_instead_of_an_empty_chart(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = open_page(PAGE, charts_now=True)
+    assert not at.exception and not at.get("plotly_chart")
+    assert "intake has one run so far: its trend shows from the second." in texts(at)
+
+
 def test_pin_as_baseline_pins_the_picked_run_and_its_winner(monkeypatch, tmp_path):
     from evalcore.storage import baselines
 

@@ -311,3 +311,64 @@ def test_a_warm_up_that_fails_is_logged_and_left_to_the_first_page(monkeypatch, 
     monkeypatch.setattr(_loaders, "warm_up", broken)
     _startup.warm_up()  # never raises: the first page does the same work and shows what goes wrong
     assert "warming up failed" in caplog.text and "disk full" in caplog.text
+
+
+def older_run():
+    """A second run, older than :func:`demo_run` (which the picker takes first): 3 contenders, 6 cases."""
+    run = make_run(n_contenders=3, n_cases=6, run_id="run-older")
+    run.info.created_at = "2020-01-01T00:00:00.000Z"
+    return run
+
+
+def test_a_row_click_opens_the_cases_of_the_run_being_looked_at(monkeypatch, tmp_path):
+    from pages import _widgets
+
+    seed(monkeypatch, tmp_path, demo_run(), older_run())
+    at = app()
+    at.sidebar.selectbox(key="run").select("run-older").run()
+    clicks = iter([0])  # AppTest cannot click a table: the leaderboard's first row is picked once
+    monkeypatch.setattr(_widgets, "picked_row", lambda event, rows: next(clicks, None))
+    at.run()  # the page switches to Cases with st.switch_page
+    assert not at.exception and at.title[0].value == "Cases"
+    assert at.sidebar.selectbox(key="run").value == "run-older" and at.query_params["run"] == "run-older"
+    assert "6 results" in texts(at)
+
+
+def test_the_leaderboards_filters_narrow_the_cases_list(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.session_state["filters_open"] = True
+    at.run()
+    at.multiselect(key="f_dataset").select("roofing").run()
+    at.multiselect(key="f_contender").select("fake/perfect · t=0.0").run()
+    at.switch_page("pages/cases.py").run()
+    assert not at.exception and at.query_params["dataset"] == "roofing"
+    assert at.multiselect(key="f_dataset").value == ["roofing"]
+    assert at.selectbox(key="case_contender").options == ["All contenders", "fake/perfect · t=0.0"]
+    table = at.dataframe[0].value
+    assert set(table["dataset"]) == {"roofing"} and set(table["contender"]) == {"fake/perfect · t=0.0"}
+    assert "Filtered by contenders: fake/perfect · t=0.0 (under Filters on the Leaderboard)" in texts(at)
+
+
+def test_a_dataset_picked_on_the_cases_page_filters_the_leaderboard_too(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.switch_page("pages/cases.py").run()
+    at.multiselect(key="f_dataset").select("roofing").run()
+    assert at.query_params["dataset"] == "roofing"
+    at.switch_page("pages/leaderboard.py").run()
+    assert [t.label for t in at.tabs][0] == "roofing" and "Filtered by datasets: roofing" in texts(at)
+
+
+@pytest.mark.parametrize("page", ["pages/runs.py", "pages/upload.py", "pages/run.py"])
+def test_pages_without_a_leaderboard_leave_out_the_weight_sliders_and_keep_their_weights(monkeypatch, tmp_path, page):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.sidebar.slider(key="w_cost").set_value(-100).run()
+    at.switch_page(page).run()
+    assert not at.exception and not at.sidebar.slider
+    assert at.sidebar.selectbox(key="run").value == "run-demo"
+    at.run()  # another script run on that page (a click) keeps the weights in the address
+    assert at.query_params["w"] == "score:1,errors:1,cost:-1"
+    at.switch_page("pages/leaderboard.py").run()
+    assert at.sidebar.slider(key="w_cost").value == -100

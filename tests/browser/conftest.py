@@ -188,10 +188,18 @@ def screenshot(page, name: str) -> Path:  # noqa: ANN001
     return path
 
 
+#: What a page shows where a chart comes once its tables are on screen.
+CHARTS_FOLLOW = "The chart follows once the tables are on screen."
+
+
 def settled(page, timeout: float = 20_000) -> None:  # noqa: ANN001
     """Wait until the page's script run has finished drawing: no element is left stale from the run (or the
     page) before. A table click that lands on a stale table is a click on the page that was, not this one."""
     from playwright.sync_api import expect
 
     expect(page.locator('[data-testid="stElementContainer"][data-stale="true"]')).to_have_count(0, timeout=timeout)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=timeout)
+    # A page whose charts follow its tables runs once more when they are on screen (pages/_widgets.charts_now):
+    # a click before that run can be overtaken by it and lost, so wait for the charts' run to end too.
+    expect(page.get_by_text(CHARTS_FOLLOW)).to_have_count(0, timeout=timeout)
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=timeout)

@@ -86,6 +86,8 @@ def test_the_listed_user_signs_in_launches_and_is_recorded(tab, provider, signed
     expect(tab.get_by_text("Signed in as ada@example.com: may launch, resume and delete runs.")).to_be_visible()
     assert nav_labels(tab) == ["Leaderboard", "Cases", "Run", "Runs", "Compare", "Upload"]
     tab.get_by_test_id("stSidebarNavLink").filter(has_text=re.compile(r"Run$")).click()
+    expect(tab.get_by_role("heading", name="Run", exact=True)).to_be_visible()
+    settled(tab)
     cases = tab.get_by_label("Cases per dataset (0: all)")
     cases.fill("1")
     cases.press("Enter")

@@ -8,6 +8,7 @@ import math
 import pandas as pd
 import pytest
 
+from evalcore.analysis.results import Filters, select_results
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer.drilldown import (
     CaseFilters,
@@ -148,6 +149,29 @@ def test_the_list_from_a_frame_is_the_list_from_the_records(samples: int) -> Non
         some, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f, limit=3)
         assert total == len(want)
         pd.testing.assert_frame_equal(some, want.head(3), check_dtype=False)
+
+
+@pytest.mark.parametrize(
+    "among",
+    [
+        Filters(contenders=["fake/perfect · t=0.0", "fake/lazy · t=0.0"]),
+        Filters(metadata={"difficulty": ["hard", "easy"]}),
+        Filters(metadata={"words": ["13", "15"]}),
+        Filters(contenders=["fake/guesser · t=0.0"], metadata={"difficulty": ["medium"]}),
+    ],
+)
+def test_the_cases_list_keeps_only_what_the_leaderboards_filters_count(among: Filters) -> None:
+    run = make_run(4, 9)
+    frame = results_frame(run)
+    want = select_results(frame, among)
+    table = cases_view(run, CaseFilters(among=among))
+    assert list(zip(table["contender"], table["case"], strict=True)) == list(
+        zip(want["contender"].astype(str), want["case"].astype(str), strict=True)
+    )
+    errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}
+    got, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, CaseFilters(among=among))
+    assert total == len(table)
+    pd.testing.assert_frame_equal(got, table, check_dtype=False)
 
 
 def test_hallucinations_only_keeps_calls_made_where_none_was_right(tmp_path):

@@ -75,6 +75,13 @@ def test_sliders_cover_every_weightable_name_and_start_at_the_reports_weights(de
     assert data["weights"] == demo.info.weights
 
 
+def test_the_sliders_tooltips_are_plain_text_not_escaped_markdown(demo):
+    hints = report_payload(demo.metrics, leaderboard_view(results_frame(demo), demo.metrics, {}, ci=False))["hints"]
+    described = {m.name: m.description for m in demo.metrics}
+    assert hints["field_accuracy"].startswith(described["field_accuracy"] + " Positive")
+    assert not any("\\" in hint for hint in hints.values())
+
+
 def test_the_same_run_and_options_give_the_same_bytes(demo, demo_html):
     assert build_report(demo, ReportOptions(B=200)) == demo_html
 
