@@ -152,7 +152,12 @@ def _sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _case_codes(df: pd.DataFrame) -> np.ndarray:
-    """``df.groupby(["dataset", "case"], observed=True, sort=True).ngroup()``, from categorical codes when it can."""
+    """Each result's case as its place among the ``(dataset, case)`` pairs sorted by their text.
+
+    The same as ``df.groupby(["dataset", "case"], sort=True).ngroup()`` on the text (ids are text), from
+    categorical codes when it can. The order is the text's, never the run's (a categorical's categories follow the run's
+    case order): resample ``b`` draws the same cases whatever order a run lists them in.
+    """
     dataset, case = df["dataset"], df["case"]
     if (
         not all(isinstance(c.dtype, pd.CategoricalDtype) for c in (dataset, case))
@@ -160,9 +165,9 @@ def _case_codes(df: pd.DataFrame) -> np.ndarray:
         or case.isna().any()
     ):
         return df.groupby(["dataset", "case"], observed=True, sort=True).ngroup().to_numpy()
-    # groupby sorts categoricals by their categories' order, which is the codes' order.
-    key = dataset.cat.codes.to_numpy(np.int64) * len(case.cat.categories) + case.cat.codes.to_numpy(np.int64)
-    size = len(dataset.cat.categories) * len(case.cat.categories)
+    (dataset_codes, _), (case_codes, case_names) = _sorted_codes(dataset), _sorted_codes(case)
+    key = dataset_codes.astype(np.int64) * len(case_names) + case_codes.astype(np.int64)
+    size = int(dataset_codes.max(initial=-1) + 1) * len(case_names)
     if size > 4 * len(key) + 1024:
         return np.unique(key, return_inverse=True)[1].reshape(-1)
     # Few possible keys: rank the ones present by marking them, which is linear where sorting is not.

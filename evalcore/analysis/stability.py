@@ -22,8 +22,8 @@ def weight_stability(
     """How often each contender ranks first when the weights wobble.
 
     Every weight is multiplied by its own factor, log-uniform in [0.5, 2] (signs kept), ``draws``
-    times. Goodness depends only on the signs, so it is computed once; each draw is a matrix
-    product.
+    times; the factors go to the names in sorted order, so the order of ``weights`` changes nothing.
+    Goodness depends only on the signs, so it is computed once; each draw is a matrix product.
 
     Args:
         table: an overall table (one row per contender), as from :func:`evalcore.analysis.leaderboard.aggregate`.
@@ -62,6 +62,9 @@ def _perturbed_wscores(
 ) -> np.ndarray:
     if not weights:
         return np.full((draws, len(columns["errors"])), np.nan)
+    # Factors are drawn for the names in sorted order: which factor a name gets never depends on the
+    # order the weights came in, so every surface shows the same stability.
+    weights = dict(sorted(weights.items()))
     goodness = goodness_matrix(columns, weights)  # (contenders, names)
     factors = np.exp(rng.uniform(np.log(0.5), np.log(2.0), size=(draws, len(weights))))
     magnitudes = np.abs(np.fromiter(weights.values(), dtype=float)) * factors  # (draws, names)

@@ -23,7 +23,7 @@ from evalcore.analysis.leaderboard import FEW_CASES, Prepared, finish, prepare
 from evalcore.analysis.results import Filters
 from evalcore.analysis.stability import stability_of
 from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, VALUE_MARK, glossary, winner_reason
-from evalcore.analysis.weights import BASE_WEIGHT_NAMES, validate_weights, weight_shares
+from evalcore.analysis.weights import validate_weights, weight_order, weight_shares
 from evalcore.core.aggregates import with_aggregates
 from evalcore.core.records import SHORT_NAMES, Contender, Metric
 
@@ -75,8 +75,7 @@ def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
 
 def weight_names(metrics: Sequence[Metric]) -> list[str]:
     """Every name a slider can weight: score, each metric (aggregate metrics last), then errors, cost and time."""
-    names = [m.name for m in with_aggregates(metrics)]
-    return ["score", *names, *(n for n in BASE_WEIGHT_NAMES if n != "score")]
+    return weight_order(metrics)
 
 
 def weight_hint(name: str, metrics: Sequence[Metric], *, markdown: bool = True) -> str:

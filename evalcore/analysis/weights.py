@@ -25,10 +25,19 @@ BASE_WEIGHT_NAMES = ("score", "errors", "cost", "time")
 _WEIGHT_ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*")
 
 
-def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float]:
-    """Check weight names and drop zero weights.
+def weight_order(metrics: Sequence[Metric]) -> list[str]:
+    """Every name a suite may weight, in the one order weights are kept in: ``score``, the declared metrics
+    (aggregate metrics last), then ``errors``, ``cost`` and ``time``."""
+    names = [m.name for m in with_aggregates(metrics)]
+    return ["score", *names, *(n for n in BASE_WEIGHT_NAMES if n != "score")]
 
-    A name that cannot be weighted is refused even with a zero weight: it is a typo either way.
+
+def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float]:
+    """Check weight names, drop zero weights and put the rest in :func:`weight_order`.
+
+    A name that cannot be weighted is refused even with a zero weight: it is a typo either way. The order
+    is the suite's, never the caller's: weight stability draws one factor per name in this order, so the
+    same weights give the same numbers on every surface however they were typed.
 
     Raises:
         WeightsError: a name other than ``score, errors, cost, time``, the declared metrics and their
@@ -45,7 +54,7 @@ def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metr
         if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight):
             raise WeightsError(f"weight {name}={weight!r} is not a finite number")
     _warn_against_direction(weights, metrics)
-    return {name: float(weight) for name, weight in weights.items() if weight != 0}
+    return {name: float(weights[name]) for name in weight_order(metrics) if weights.get(name, 0) != 0}
 
 
 def _warn_against_direction(weights: Mapping[str, float], metrics: Sequence[Metric]) -> None:

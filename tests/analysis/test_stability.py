@@ -52,3 +52,10 @@ def test_a_cheaper_row_does_not_win_a_tie_when_cost_is_not_weighted():
 def test_a_row_with_nothing_scored_is_never_first():
     rows = table({"contender": "a", "score": 0.2}, {"contender": "b", "score": float("nan"), "scored": 0, "errors": 1})
     assert weight_stability(rows, {"cost": -1}, METRICS) == {"a": 1.0, "b": 0.0}
+
+
+def test_stability_is_the_same_whatever_order_the_weights_come_in():
+    # A balanced trade-off: each name's factor decides, so swapping which name gets which draw would show.
+    rows = table({"contender": "a", "score": 1.0, "cost": 0.1}, {"contender": "b", "score": 0.0, "cost": 0.001})
+    shares = weight_stability(rows, {"score": 1, "cost": -1}, METRICS)
+    assert weight_stability(rows, {"cost": -1, "score": 1}, METRICS) == shares

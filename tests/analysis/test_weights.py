@@ -63,3 +63,8 @@ def test_a_weight_against_the_metrics_direction_is_allowed_and_logged(caplog: py
     with caplog.at_level(logging.WARNING):
         assert validate_weights({"hallucinated_rate": 1}, METRICS) == {"hallucinated_rate": 1.0}
     assert "rewards higher values, but the metric is lower is better" in caplog.text
+
+
+def test_checked_weights_come_in_the_suites_order_whatever_order_they_were_given_in():
+    checked = validate_weights({"time": -1, "hallucinated_rate": -1, "errors": -1, "score": 1}, METRICS)
+    assert list(checked) == ["score", "hallucinated_rate", "errors", "time"]
