@@ -7,12 +7,13 @@
 - :mod:`~evalcore.analysis.weighting`: the spec's weighted score and ranking order, on arrays.
 - :mod:`~evalcore.analysis.results`: which results count (:class:`Filters`) and what each one brings.
 - :mod:`~evalcore.analysis.resampling`: bootstrap intervals and P(best).
+- :mod:`~evalcore.analysis.stability`: how often each contender ranks first when the weights wobble.
 - :mod:`~evalcore.analysis.leaderboard`: aggregate, weight, rank (``docs/run-file.md``, "Leaderboard semantics").
 - :mod:`~evalcore.analysis.significance`: every pair of a run's contenders compared, by
   :mod:`~evalcore.analysis.paired`'s tests.
 - :mod:`~evalcore.analysis.compare`: a candidate run against a base run; :mod:`~evalcore.analysis.gate`: its verdict.
-- :mod:`~evalcore.analysis.stability`: how often each contender ranks first when the weights wobble.
 - :mod:`~evalcore.analysis.pareto`: the Pareto front of score against cost or time.
+- :mod:`~evalcore.analysis.banner`: the banner's sentences (winner, how sure, why, best value), written once.
 - :mod:`~evalcore.analysis.text`: tables as text, JSON, CSV, Markdown; :mod:`~evalcore.analysis.charts`: Plotly figures.
 - :mod:`~evalcore.analysis.view`: the leaderboard as display-ready tables, with filters.
 - :mod:`~evalcore.analysis.summaries`: a run's saved leaderboard summary, so a big run ranks without its results.

@@ -23,6 +23,7 @@ import pandas as pd
 from evalcore.analysis.classification import frame_labels, grouped_macro_f1
 from evalcore.analysis.resampling import Resampled, intervals, resample
 from evalcore.analysis.results import USAGE_COLUMNS, Filters, result_values, select_results
+from evalcore.analysis.stability import stability_of
 from evalcore.analysis.weighting import rank_order, wscores
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.aggregates import AggregateMetric, declared_only, with_aggregates
@@ -37,7 +38,7 @@ POINTS_TOLERANCE = 1e-9
 #: A row scored on fewer cases than this (but on some) is marked ``few_cases``: its numbers move a lot.
 FEW_CASES = 30
 #: Columns a row with nothing scored never has, whatever its resamples say.
-UNRATED = ("wscore", "p_best")
+UNRATED = ("wscore", "p_best", "stability")
 
 
 def aggregate(
@@ -276,7 +277,9 @@ def finish(
     weights: Mapping[str, float],
     best_value_points: float = 0.02,
 ) -> pd.DataFrame:
-    """Rank a prepared leaderboard under these weights, with its intervals and P(best) when it has resamples.
+    """Rank a prepared leaderboard under these weights, with its intervals, P(best) and weight stability
+    (``stability``: the share of weight jitters in which the row ranks first, NaN without weights) when it
+    has resamples.
 
     Args:
         prepared: from :func:`prepare`.
@@ -293,11 +296,26 @@ def finish(
     else:
         parts = [intervals(resampled, metrics, weights).assign(dataset=name) for name, resampled in prepared.resampled]
         merged = table.merge(pd.concat(parts, ignore_index=True), on=["contender", "dataset"], how="left")
+    merged["stability"] = _stability(merged, weights)
     unscored = merged["scored"].to_numpy() == 0
     if unscored.any():
         bounds = [c for c in merged.columns if c.endswith(("_lo", "_hi"))]
         merged.loc[unscored, [*UNRATED, *bounds]] = np.nan
     return merged
+
+
+def _stability(table: pd.DataFrame, weights: Mapping[str, float]) -> np.ndarray:
+    """Each row's weight stability (:func:`evalcore.analysis.stability.stability_of`) within its table; NaN
+    without weights, where a jitter of the weights cannot change anything."""
+    out = np.full(len(table), np.nan)
+    if not weights:
+        return out
+    parts = table.groupby("dataset", sort=True).indices.values() if "dataset" in table.columns else [slice(None)]
+    for rows in parts:
+        part = table.iloc[rows]
+        shares = stability_of(part, weights)
+        out[rows] = [shares[c] for c in part["contender"]]
+    return out
 
 
 def leaderboard(

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.banner import banner_of, banner_text
 from evalcore.analysis.formats import DASH, format_cost, format_percent, format_seconds, is_missing
 from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.results import USAGE_COLUMNS
-from evalcore.analysis.weighting import TIE_DECIMALS
-from evalcore.analysis.weights import weight_shares
+from evalcore.analysis.weights import weight_order, weight_shares
 from evalcore.core.aggregates import AggregateMetric, with_aggregates
 from evalcore.core.records import Metric
 
@@ -30,8 +30,6 @@ BEST_MARK = "★ best"
 VALUE_MARK = "$ value"
 FEW_MARK = "few cases"
 NO_SCORED_MARK = "no scored results"
-#: Scores closer than this (a fraction) tie in :func:`winner_reason`'s words.
-SCORE_TIE = 1e-9
 
 
 def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
@@ -39,7 +37,8 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
 
     ``contender`` (``dataset``), ``cases, scored, errors, score, <metrics>, cost, time,
     input_tokens, output_tokens, wscore, rank, best, best_value, few_cases``, then the interval fields
-    (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``) and ``p_best``. The metrics
+    (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``), ``p_best`` and ``stability``
+    (the share of weight jitters in which the row ranks first; null without weights). The metrics
     include the aggregate metrics (``macro_f1``) after the declared ones.
     """
     names = [m.name for m in with_aggregates(metrics)]
@@ -59,7 +58,7 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
         "few_cases",
     ]
     keys += [f"{name}_{end}" for name in ["score", *names, "wscore"] for end in ("lo", "hi")]
-    return [key for key in [*keys, "p_best"] if key in table.columns]
+    return [key for key in [*keys, "p_best", "stability"] if key in table.columns]
 
 
 def format_leaderboard(
@@ -76,7 +75,8 @@ def format_leaderboard(
     Args:
         table: a ranked leaderboard, in rank order.
         metrics: the declared metrics (columns, and the glossary's descriptions).
-        fmt: ``table`` (aligned text with marks, why the best row won, glossary and weight shares),
+        fmt: ``table`` (aligned text with marks, the banner (:mod:`evalcore.analysis.banner`), glossary and
+            weight shares),
             ``json`` (a list of rows, NaN as null), ``csv`` or ``markdown`` (a pipe table, then the glossary).
         weights: the weights behind ``wscore``, for the glossary's shares.
         best_value_points: the best-value margin, for the glossary.
@@ -94,14 +94,15 @@ def format_leaderboard(
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     notes = glossary(metrics, weights, best_value_points, intervals="score_lo" in table.columns, table=table)
-    reason = winner_reason(table, weights)
+    banner = banner_text(banner_of(table, weights, best_value_points))
     if fmt == "markdown":
         lines = _pipe_table(_columns(table, metrics, set(), short=False))
-        return "\n".join([*lines, "", *([reason, ""] if reason else []), *(f"- {line}" for line in notes)]) + "\n"
+        said = [*(f"{line}  " for line in banner[:-1]), *banner[-1:], ""] if banner else []
+        return "\n".join([*lines, "", *said, *(f"- {line}" for line in notes)]) + "\n"
     lines, left_out = _fitted(table, metrics, width)
     if left_out:
         notes.append(f"not shown, to fit {width} characters: {', '.join(left_out)} (--wide shows every column)")
-    notes = [reason, "", *notes] if reason else notes
+    notes = [*banner, "", *notes] if banner else notes
     if width is not None:
         notes = [wrapped for note in notes for wrapped in (textwrap.wrap(note, width, subsequent_indent="  ") or [""])]
     return "\n".join([*lines, "", *notes]) + "\n"
@@ -320,7 +321,8 @@ def glossary(
             "an aggregate metric's [low–high]: 95% bootstrap interval, the metric recomputed on each resample of "
             "the cases; it has no per-case value, so `evalcore significance` and the cases view leave it out"
         )
-    shares = weight_shares(weights or {})
+    order = weight_order(metrics)
+    shares = weight_shares({n: (weights or {})[n] for n in sorted(weights or {}, key=_place_in(order))})
     weighted = bool(shares) if table is None else has_wscore(table) or bool(shares)
     lines += [
         ("wscore: weighted score from 0 to 100 (– when a weighted value is missing); " if weighted else "")
@@ -330,6 +332,8 @@ def glossary(
     ]
     if intervals:
         lines.append("P(best): share of bootstrap resamples in which the row ranks first (ties share a resample)")
+    if intervals and table is not None and _errors_swing_p_best(table, weights):
+        lines.append(ERRORS_P_BEST)
     if table is not None and "few_cases" in table.columns and bool(table["few_cases"].any()):
         lines.append(f"{FEW_MARK}: scored on fewer than {FEW_CASES} cases: its intervals are wide, its P(best) shaky")
     if table is not None and bool((table["scored"] == 0).any()):
@@ -341,83 +345,26 @@ def glossary(
     return lines
 
 
+#: Why a row ranked low for an error or two can have a high P(best) (see docs/leaderboard.md).
+ERRORS_P_BEST = (
+    "P(best) of a row with errors: each resample charges only the errors it draws, and a row with 1 error "
+    "draws none in about 37% of resamples (2 errors: 14%), where it loses no points and may rank first; "
+    "its rank is what the errors cost in this run, its P(best) what it would be worth without them"
+)
+
+
+def _errors_swing_p_best(table: pd.DataFrame, weights: Mapping[str, float] | None) -> bool:
+    """Whether a row with errors has a P(best) of 5% or more while the errors penalty is weighted."""
+    if "errors" not in (weights or {}) or "p_best" not in table.columns:
+        return False
+    return bool(((table["errors"] > 0) & (table["p_best"].fillna(0.0) >= 0.05)).any())
+
+
+def _place_in(order: Sequence[str]) -> Callable[[str], int]:
+    place = {name: i for i, name in enumerate(order)}
+    return lambda name: place.get(name, len(place))
+
+
 def plural(count: int, word: str, many: str | None = None) -> str:
     """``1 result``, ``2 results``, ``0 results``; ``many`` for an irregular plural (``2 analyses``)."""
     return f"{count} {word if count == 1 else many or word + 's'}"
-
-
-def winner_reason(table: pd.DataFrame, weights: Mapping[str, float] | None) -> str | None:
-    """One line saying why the best row won against the runner-up, the best-ranked other row with a score.
-
-    E.g. ``"fake/flaky ties on score but loses 20 points for 1 error"``, ``"fake/a scores 4.0 points
-    higher than fake/b"``, ``"ties on score; fake/b is cheaper ($0.0002 vs $0.0004 per case)"``.
-
-    Args:
-        table: one ranked table (:func:`evalcore.analysis.leaderboard.rank`), in rank order.
-        weights: the weights it was ranked under.
-
-    Returns:
-        The line, or None when there is no best row, no other row with a score, or several datasets.
-    """
-    if "dataset" in table.columns and table["dataset"].nunique() > 1:
-        return None
-    rows = table.to_dict("records")
-    best = next((r for r in rows if r.get("best")), None)
-    others = [r for r in rows if r is not best and r.get("scored", 0) > 0]
-    if best is None or not others:
-        return None
-    return _reason(best, others[0], bool(weights) and not is_missing(best.get("wscore", np.nan)), weights or {})
-
-
-def _reason(best: dict, other: dict, weighted: bool, weights: Mapping[str, float]) -> str:
-    b, o = best["contender"], other["contender"]
-    if _ranks_above(other, best):
-        return f"{o} ranks higher but has {plural(other['errors'], 'error')}, and a row with errors is never best"
-    gap = best["score"] - other["score"]
-    if weighted and "errors" in weights and other["errors"] > 0:
-        penalty = 15 + 5 * other["errors"]
-        lost = f"loses {penalty} points for {plural(other['errors'], 'error')}"
-        if other["wscore"] + penalty >= best["wscore"] - 10**-TIE_DECIMALS:
-            if abs(gap) < SCORE_TIE:
-                return f"{o} ties on score but {lost}"
-            return f"{o} scores {_points(-100 * gap)} points {'higher' if gap < 0 else 'lower'} but {lost}"
-    if weighted and round(best["wscore"] - other["wscore"], TIE_DECIMALS) > 0:
-        wscores = f"wscore {best['wscore']:.1f} vs {other['wscore']:.1f}"
-        if gap >= SCORE_TIE:
-            return f"{b} scores {_points(100 * gap)} points higher than {o} ({wscores})"
-        edge = _edge(best, other, weights) or "its other weighted values"
-        tie = "ties on score" if abs(gap) < SCORE_TIE else f"{o} scores {_points(-100 * gap)} points higher"
-        return f"{tie}, but {b} wins on wscore ({wscores}): {edge}"
-    prefix = "ties on wscore; " if weighted else ""
-    if gap >= SCORE_TIE:
-        return f"{prefix}{b} scores {_points(100 * gap)} points higher than {o}"
-    if not is_missing(best["cost"]) and (is_missing(other["cost"]) or best["cost"] < other["cost"]):
-        costs = f"{format_cost(best['cost'])} vs {format_cost(other['cost'])} per case"
-        return f"{prefix}ties on score; {b} is cheaper ({costs})"
-    return f"{prefix}ties with {o} on score and cost; first by contender id"
-
-
-def _ranks_above(row: dict, other: dict) -> bool:
-    return not is_missing(row.get("rank")) and not is_missing(other.get("rank")) and row["rank"] < other["rank"]
-
-
-def _edge(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
-    """What the best row does better than the other on the weighted names besides score, in words."""
-    edges = []
-    for name, weight in weights.items():
-        mine, theirs = best.get(name, np.nan), other.get(name, np.nan)
-        if name in ("score", "errors") or is_missing(mine) or is_missing(theirs) or mine == theirs:
-            continue
-        if (mine > theirs) != (weight > 0):
-            continue
-        if name == "cost":
-            edges.append(f"cheaper ({format_cost(mine)} vs {format_cost(theirs)} per case)")
-        elif name == "time":
-            edges.append(f"faster ({format_seconds(mine)} vs {format_seconds(theirs)} per case)")
-        else:
-            edges.append(f"{name} {format_percent(mine)} vs {format_percent(theirs)}")
-    return f"{best['contender']} is " + ", ".join(edges) if edges else None
-
-
-def _points(value: float) -> str:
-    return f"{value:.1f}" if abs(value) >= 0.05 else f"{value:.2g}"

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.banner import Banner, banner_markdown, banner_of
 from evalcore.analysis.leaderboard import FEW_CASES, Prepared, finish, prepare
 from evalcore.analysis.results import Filters
-from evalcore.analysis.stability import stability_of
-from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, VALUE_MARK, glossary, winner_reason
+from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, VALUE_MARK, glossary
 from evalcore.analysis.weights import validate_weights, weight_order, weight_shares
 from evalcore.core.aggregates import with_aggregates
 from evalcore.core.records import SHORT_NAMES, Contender, Metric
@@ -148,10 +148,12 @@ class LeaderboardView:
     #: Share of weight jitters (each weight × 0.5–2) under which the winner stays first.
     stability: float | None
     glossary: list[str]
-    #: Why the winner is first, in one line (:func:`evalcore.analysis.text.winner_reason`), or None.
+    #: Why the winner is first, in one line (:func:`evalcore.analysis.banner.winner_reason`), or None.
     reason: str | None = None
     #: Rows with ``0 <`` scored cases ``<`` FEW_CASES: marked "few cases".
     few_cases: int = 0
+    #: The banner's sentences (:mod:`evalcore.analysis.banner`): the page and the report render these.
+    banner: Banner = field(default_factory=Banner)
 
 
 def leaderboard_view(
@@ -240,9 +242,7 @@ def _view_of(
         for name, part in by_dataset.groupby("dataset", sort=True)
     }
     winner = _flagged(ranked, "best")
-    stability = None
-    if winner is not None and weights:
-        stability = stability_of(ranked[_aggregate_columns(ranked, metrics)], weights).get(winner)
+    banner = banner_of(ranked, weights)
     return LeaderboardView(
         overall=display_table(ranked, metrics, settings, weighted=weighted),
         per_dataset=per_dataset,
@@ -252,46 +252,24 @@ def _view_of(
         weights=weights,
         winner=winner,
         best_value=_flagged(ranked, "best_value"),
-        stability=stability,
-        glossary=glossary(metrics, weights, intervals=ci),
-        reason=winner_reason(ranked, weights),
+        stability=None if winner is None else _value_of(ranked, winner, "stability"),
+        glossary=glossary(metrics, weights, intervals=ci, table=ranked),
+        reason=banner.reason,
         few_cases=int(ranked["few_cases"].sum()) if "few_cases" in ranked.columns else 0,
+        banner=banner,
     )
 
 
 def how_sure(view: LeaderboardView) -> list[str]:
     """How sure the winner is, in phrases: how often it stays first when the weights are jittered, and in
     how many bootstrap resamples of the cases it ranks first (each when known)."""
-    sure = []
-    if view.stability is not None:
-        sure.append(f"stays first in {100 * view.stability:.0f}% of weight jitters (each weight × 0.5 to 2)")
-    p_best = None if view.winner is None else _value_of(view.ranked, view.winner, "p_best")
-    if p_best is not None:
-        sure.append(f"ranks first in {100 * p_best:.0f}% of bootstrap resamples of the cases")
-    return sure
+    return list(view.banner.sure)
 
 
 def headline(view: LeaderboardView) -> str:
-    """The answer in two Markdown lines: the winner and how sure we are, then the best value.
-
-    Names are escaped: they come from a run file.
-    """
-    if view.winner is None:
-        return "**No winner:** no row was scored without errors."
-    lines = ["; ".join([f"**Winner: {escape_markdown(view.winner)}**", *how_sure(view)])]
-    if view.reason:
-        lines.append(f"Why: {escape_markdown(view.reason)}")
-    if view.best_value is not None:
-        lines.append(
-            f"**Best value:** {escape_markdown(view.best_value)}, the cheapest row with no errors "
-            "within 2 points of the top score"
-        )
-    return "  \n".join(lines)
-
-
-def _aggregate_columns(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
-    names = ["contender", "cases", "scored", "errors", "score", *(m.name for m in metrics), "cost", "time"]
-    return [n for n in names if n in table.columns]
+    """The banner as Markdown lines (:func:`evalcore.analysis.banner.banner_markdown`): the winner and how
+    sure we are, why, then the best value. Names are escaped: they come from a run file."""
+    return banner_markdown(view.banner, escape_markdown)
 
 
 def _flagged(table: pd.DataFrame, column: str) -> str | None:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.banner import banner_html
 from evalcore.analysis.judging import is_judged
 from evalcore.analysis.results import Filters
 from evalcore.analysis.runs import StoredRun, frame_of, header_of
@@ -35,14 +36,12 @@ from evalcore.analysis.text import (
     NO_SCORED_MARK,
     VALUE_MARK,
     format_leaderboard,
-    glossary,
     json_value,
 )
 from evalcore.analysis.view import (
     LeaderboardView,
     escape_markdown,
     headline,
-    how_sure,
     leaderboard_view,
     slider_values,
     weight_hint,
@@ -67,7 +66,7 @@ REPORT_FORMATS = ("html", "markdown")
 #: Aggregate columns embedded per row, besides the declared metrics (the weightable names and counts).
 VALUE_COLUMNS = ("cases", "scored", "errors", "score", "cost", "time", "input_tokens", "output_tokens")
 #: What the Python ranking decided for the report's weights, embedded per row as the page's first state.
-RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "p_best")
+RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "p_best", "stability")
 #: The bound columns whose names end in ``_lo`` / ``_hi``: the score's and the wscore's 95% intervals.
 INTERVALS = ("score", "wscore")
 BEST_VALUE_POINTS = 0.02
@@ -220,7 +219,7 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions) -> str:
         "CHARTS": score_vs_svg(view.ranked, "cost") + score_vs_svg(view.ranked, "time"),
         "JUDGE": judge_section_html(run.results) if is_judged(run.metrics) else "",
         "PAIRWISE": pairwise_section_html(run),
-        "GLOSSARY": "".join(f"<li>{e(line)}</li>" for line in glossary(run.metrics, view.weights, intervals=True)),
+        "GLOSSARY": "".join(f"<li>{e(line)}</li>" for line in view.glossary),
         "CASES": failing_cases_html(run, view, options.filters, options.failing_per_contender),
         "DATA": embed_json(report_payload(run.metrics, view)),
         "SCRIPT": _asset("report.js"),
@@ -263,23 +262,9 @@ def _short(value: Any, limit: int = 600) -> str:
 
 
 def _banner_html(view: LeaderboardView) -> str:
-    e = html.escape
     if view.ranked.empty:
         return "<strong>No result matches these filters.</strong>"
-    if view.winner is None:
-        lines = ["<strong>No winner:</strong> no row was scored without errors."]
-    else:
-        lines = [f"<strong>Winner: <span data-role='winner'>{e(view.winner)}</span></strong>"]
-        if sure := how_sure(view):
-            lines.append(f"<span data-role='sure'>{e('; '.join(sure))}</span>")
-        if view.reason:
-            lines.append(f"<span data-role='reason'>Why: {e(view.reason)}</span>")
-    if view.best_value is not None:
-        lines.append(
-            f"<strong>Best value:</strong> <span data-role='best-value'>{e(view.best_value)}</span>, the cheapest "
-            "row with no errors within 2 points of the top score"
-        )
-    return "<br>".join(lines)
+    return banner_html(view.banner)
 
 
 # --- Markdown ---------------------------------------------------------------------------------------
@@ -321,8 +306,7 @@ def report_markdown(run: Run, view: LeaderboardView, judged: Sequence[Result] | 
             lines += ["", f"### {escape_markdown(title)}", "", _pipe_row(header), _pipe_row(["---"] * len(header))]
             lines += [_pipe_row(row) for row in rows]
         lines += ["", *(f"- {escape_markdown(line)}" for (line,) in legend)]
-    notes = glossary(run.metrics, view.weights, intervals="p_best" in view.ranked.columns, table=view.ranked)
-    lines += ["", "## Glossary", "", *(f"- {escape_markdown(line)}" for line in notes)]
+    lines += ["", "## Glossary", "", *(f"- {escape_markdown(line)}" for line in view.glossary)]
     return "\n".join(lines) + "\n"
 
 

@@ -101,8 +101,10 @@ def test_each_resample_recomputes_macro_f1_from_the_drawn_cases():
     x = list(resampled.contenders).index("x")
     got = [X_GOT[j % 6] for j in range(len(run.cases))]
     want = [WANT[j % 6] for j in range(len(run.cases))]
+    # Resamples draw cases in the order of their (dataset, id), not the run's.
+    in_id_order = sorted(range(len(run.cases)), key=lambda j: (run.cases[j].dataset, run.cases[j].id))
     for b in range(50):
-        drawn = np.repeat(np.arange(len(run.cases)), counts[b].astype(int))
+        drawn = np.repeat(np.array(in_id_order), counts[b].astype(int))
         expected = macro_f1([want[j] for j in drawn], [got[j] for j in drawn])
         assert resampled.tables["macro_f1"][b, x] == pytest.approx(expected)
     # Not the mean of any per-case value: accuracy resamples differ from it.

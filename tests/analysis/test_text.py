@@ -7,9 +7,11 @@ import json
 import pandas as pd
 import pytest
 
-from evalcore.analysis.leaderboard import rank
-from evalcore.analysis.text import format_cost, format_leaderboard, format_percent, format_seconds
+from evalcore.analysis.leaderboard import leaderboard, rank
+from evalcore.analysis.text import ERRORS_P_BEST, format_cost, format_leaderboard, format_percent, format_seconds
 from evalcore.core.records import Metric
+from tests.analysis.rows import METRICS as ROW_METRICS
+from tests.analysis.rows import frame
 
 METRICS = [
     Metric("field_accuracy", "Share of fields right.", higher_is_better=True, primary=True),
@@ -240,3 +242,20 @@ def test_csv_has_the_json_columns_and_one_line_per_row():
 def test_an_unknown_format_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="table, json, csv, markdown"):
         format_leaderboard(ranked_table(), METRICS, "html")
+
+
+def test_the_glossary_explains_a_p_best_that_one_error_holds_down():
+    # b is right on every case it answered and failed one call: ranked below a, first wherever its error is not drawn.
+    results = frame({"a": [1.0] * 39 + [0.0], "b": [1.0] * 39 + [float("nan")]})
+    ranked = leaderboard(results, ROW_METRICS, {"score": 1, "errors": -1})
+    assert list(ranked["contender"]) == ["a", "b"] and ranked["p_best"].iloc[1] > 0.05
+    assert ERRORS_P_BEST in format_leaderboard(ranked, ROW_METRICS, weights={"score": 1, "errors": -1})
+    assert ERRORS_P_BEST not in format_leaderboard(ranked, ROW_METRICS, weights={"score": 1})
+
+
+def test_json_rows_carry_each_rows_weight_stability():
+    results = frame({"a": [1.0, 1.0, 0.0], "b": [1.0, 0.0, 0.0]})
+    rows = json.loads(format_leaderboard(leaderboard(results, ROW_METRICS, {"score": 1}), ROW_METRICS, "json"))
+    assert [(r["contender"], r["stability"]) for r in rows] == [("a", 1.0), ("b", 0.0)]
+    unweighted = json.loads(format_leaderboard(leaderboard(results, ROW_METRICS, {}), ROW_METRICS, "json"))
+    assert [r["stability"] for r in unweighted] == [None, None]

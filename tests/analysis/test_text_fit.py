@@ -7,8 +7,9 @@ import json
 import pandas as pd
 import pytest
 
+from evalcore.analysis.banner import winner_reason
 from evalcore.analysis.leaderboard import rank
-from evalcore.analysis.text import format_leaderboard, plural, winner_reason
+from evalcore.analysis.text import format_leaderboard, plural
 from tests.analysis.rows import METRICS, NAN, table
 
 LONG = "openai/gpt-4o-mini · effort=low · t=0.2"
@@ -104,13 +105,28 @@ def reason(weights, *rows):
 
 def test_a_runner_up_tied_on_score_loses_on_its_errors_penalty():
     rows = ({"contender": "fake/oracle"}, {"contender": "fake/flaky", "errors": 1})
-    assert reason({"score": 1, "errors": 1}, *rows) == "fake/flaky ties on score but loses 20 points for 1 error"
+    assert reason({"score": 1, "errors": 1}, *rows) == (
+        "fake/flaky ties on score but loses 20 points of weighted score for 1 error"
+    )
 
 
-def test_a_higher_score_wins():
+def test_without_weights_the_reason_compares_scores():
     rows = ({"contender": "fake/a", "score": 0.54}, {"contender": "fake/b", "score": 0.5})
-    assert reason({}, *rows) == "fake/a scores 4.0 points higher than fake/b"
-    assert reason({"score": 1}, *rows) == "fake/a scores 4.0 points higher than fake/b (wscore 54.0 vs 50.0)"
+    assert reason({}, *rows) == "fake/a ranks first on score: 54.0% vs 50.0% for fake/b"
+
+
+def test_under_weights_the_reason_compares_weighted_scores_then_names_each_weighted_edge():
+    rows = ({"contender": "fake/a", "score": 0.54}, {"contender": "fake/b", "score": 0.5})
+    assert reason({"score": 1}, *rows) == (
+        "fake/a ranks first on the weighted score: 54.0 vs 50.0 for fake/b, ahead on score (54.0% vs 50.0%)"
+    )
+
+
+def test_the_reason_speaks_of_score_only_when_score_is_weighted():
+    rows = ({"contender": "fake/a", "score": 0.4, "cost": 0.001}, {"contender": "fake/b", "score": 0.9, "cost": 0.01})
+    assert reason({"cost": -1}, *rows) == (
+        "fake/a ranks first on the weighted score: 100.0 vs 0.0 for fake/b, ahead on cost ($0.001 vs $0.01 per case)"
+    )
 
 
 def test_a_tie_on_score_goes_to_the_cheaper_row():
@@ -121,8 +137,8 @@ def test_a_tie_on_score_goes_to_the_cheaper_row():
 def test_a_lower_score_can_win_on_cost_under_weights():
     rows = ({"contender": "fake/a", "score": 0.6, "cost": 0.01}, {"contender": "fake/b", "score": 0.5, "cost": 0.001})
     assert reason({"score": 1, "cost": -1}, *rows) == (
-        "fake/a scores 10.0 points higher, but fake/b wins on wscore (wscore 75.0 vs 30.0): "
-        "fake/b is cheaper ($0.001 vs $0.01 per case)"
+        "fake/b ranks first on the weighted score: 75.0 vs 30.0 for fake/a, which scores higher (60.0% vs 50.0%); "
+        "fake/b is ahead on cost ($0.001 vs $0.01 per case)"
     )
 
 

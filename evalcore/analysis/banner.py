@@ -1,0 +1,210 @@
+"""The leaderboard's banner: who wins, how sure we are, why, and the best value, each sentence written once.
+
+:func:`banner_of` reads the sentences off a ranked table (:func:`evalcore.analysis.leaderboard.finish`);
+the app (:func:`banner_markdown`), the HTML report (:func:`banner_html`) and the CLI (:func:`banner_text`)
+only render them, so the same run, weights and filters read the same everywhere. The numbers come from
+the table's ``p_best`` and ``stability`` columns: no surface computes its own.
+
+"Why" compares like with like: weighted scores with weighted scores (a number from 0 to 100, no unit),
+scores with scores (percentages), and it names only what the weights weigh.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalcore.analysis.formats import format_cost, format_percent, format_seconds, is_missing
+from evalcore.analysis.weighting import TIE_DECIMALS
+
+#: Scores closer than this (a fraction) tie in :func:`winner_reason`'s words.
+SCORE_TIE = 1e-9
+NO_WINNER = "no row was scored without errors."
+
+
+@dataclass(frozen=True)
+class Banner:
+    """What the banner says, as plain text; a renderer escapes and marks it up.
+
+    Attributes:
+        winner: the best row's contender, or None.
+        sure: how sure the win is, in phrases (weight stability, then P(best)), each when known.
+        reason: why the winner is first, in one line (:func:`winner_reason`), or None.
+        best_value: the best-value row's contender, or None.
+        best_value_points: the best-value margin, in points of score.
+    """
+
+    winner: str | None = None
+    sure: list[str] = field(default_factory=list)
+    reason: str | None = None
+    best_value: str | None = None
+    best_value_points: float = 2.0
+
+    @property
+    def best_value_text(self) -> str:
+        """What the best value is, after its name."""
+        return f"the cheapest row with no errors within {self.best_value_points:g} points of the top score"
+
+
+def banner_of(ranked: pd.DataFrame, weights: Mapping[str, float] | None, best_value_points: float = 0.02) -> Banner:
+    """The banner of one ranked table (in rank order); an empty banner for a table of several datasets."""
+    if "dataset" in ranked.columns and ranked["dataset"].nunique() > 1:
+        return Banner()
+    winner, best_value = _flagged(ranked, "best"), _flagged(ranked, "best_value")
+    sure = []
+    if winner is not None:
+        stability, p_best = _value_of(ranked, winner, "stability"), _value_of(ranked, winner, "p_best")
+        if stability is not None:
+            sure.append(f"stays first in {100 * stability:.0f}% of weight jitters (each weight × 0.5 to 2)")
+        if p_best is not None:
+            sure.append(f"ranks first in {100 * p_best:.0f}% of bootstrap resamples of the cases")
+    reason = winner_reason(ranked, weights)
+    return Banner(winner, sure, reason, best_value, 100 * best_value_points)
+
+
+def banner_text(banner: Banner) -> list[str]:
+    """The banner as plain lines, for a terminal; none without a winner or a best value."""
+    lines = []
+    if banner.winner is not None:
+        lines.append("; ".join([f"Winner: {banner.winner}", *banner.sure]))
+        lines += [f"Why: {banner.reason}"] if banner.reason else []
+    if banner.best_value is not None:
+        lines.append(f"Best value: {banner.best_value}, {banner.best_value_text}")
+    return lines
+
+
+def banner_markdown(banner: Banner, escape: Callable[[str], str]) -> str:
+    """The banner as Markdown lines; ``escape`` makes a run's text literal (names come from a run file)."""
+    if banner.winner is None:
+        lines = [f"**No winner:** {NO_WINNER}"]
+    else:
+        lines = ["; ".join([f"**Winner: {escape(banner.winner)}**", *banner.sure])]
+        lines += [f"Why: {escape(banner.reason)}"] if banner.reason else []
+    if banner.best_value is not None:
+        lines.append(f"**Best value:** {escape(banner.best_value)}, {banner.best_value_text}")
+    return "  \n".join(lines)
+
+
+def banner_html(banner: Banner) -> str:
+    """The banner as HTML, every text escaped; each part has a ``data-role`` a script can find."""
+    e = html.escape
+    if banner.winner is None:
+        lines = [f"<strong>No winner:</strong> {NO_WINNER}"]
+    else:
+        lines = [f"<strong>Winner: <span data-role='winner'>{e(banner.winner)}</span></strong>"]
+        lines += [f"<span data-role='sure'>{e('; '.join(banner.sure))}</span>"] if banner.sure else []
+        lines += [f"<span data-role='reason'>Why: {e(banner.reason)}</span>"] if banner.reason else []
+    if banner.best_value is not None:
+        lines.append(
+            f"<strong>Best value:</strong> <span data-role='best-value'>{e(banner.best_value)}</span>, "
+            f"{e(banner.best_value_text)}"
+        )
+    return "<br>".join(lines)
+
+
+def _flagged(table: pd.DataFrame, column: str) -> str | None:
+    if column not in table.columns:
+        return None
+    rows = table.loc[table[column].astype(bool), "contender"]
+    return str(rows.iloc[0]) if len(rows) else None
+
+
+def _value_of(table: pd.DataFrame, contender: str, column: str) -> float | None:
+    if column not in table.columns:
+        return None
+    values = table.loc[table["contender"] == contender, column]
+    return None if values.empty or is_missing(float(values.iloc[0])) else float(values.iloc[0])
+
+
+# --- why the winner is first -----------------------------------------------------------------------
+
+
+def winner_reason(table: pd.DataFrame, weights: Mapping[str, float] | None) -> str | None:
+    """One line saying why the best row won against the runner-up, the best-ranked other row with a score.
+
+    E.g. ``"fake/a ranks first on the weighted score: 54.0 vs 50.0 for fake/b, ahead on score (54.0% vs
+    50.0%)"``, ``"fake/flaky ties on score but loses 20 points of weighted score for 1 error"``,
+    ``"fake/a ranks first on score: 54.0% vs 50.0% for fake/b"`` (no weights).
+
+    Args:
+        table: one ranked table (:func:`evalcore.analysis.leaderboard.rank`), in rank order.
+        weights: the weights it was ranked under.
+
+    Returns:
+        The line, or None when there is no best row, no other row with a score, or several datasets.
+    """
+    if "dataset" in table.columns and table["dataset"].nunique() > 1:
+        return None
+    rows = table.to_dict("records")
+    best = next((r for r in rows if r.get("best")), None)
+    others = [r for r in rows if r is not best and r.get("scored", 0) > 0]
+    if best is None or not others:
+        return None
+    weights = dict(weights or {})
+    weighted = bool(weights) and not is_missing(best.get("wscore", np.nan))
+    return _reason(best, others[0], weighted, weights)
+
+
+def _reason(best: dict, other: dict, weighted: bool, weights: Mapping[str, float]) -> str:
+    b, o = best["contender"], other["contender"]
+    if _ranks_above(other, best):
+        return f"{o} ranks higher but has {_plural(other['errors'], 'error')}, and a row with errors is never best"
+    gap = best["score"] - other["score"]
+    scores = f"{format_percent(other['score'])} vs {format_percent(best['score'])}"
+    if weighted and "errors" in weights and other["errors"] > 0:
+        penalty = 15 + 5 * other["errors"]
+        lost = f"loses {penalty} points of weighted score for {_plural(other['errors'], 'error')}"
+        if other["wscore"] + penalty >= best["wscore"] - 10**-TIE_DECIMALS:
+            if "score" not in weights:
+                return f"{o} {lost}, which puts it behind"
+            if abs(gap) < SCORE_TIE:
+                return f"{o} ties on score but {lost}"
+            return f"{o} scores {'higher' if gap < 0 else 'lower'} ({scores}) but {lost}"
+    if weighted and round(best["wscore"] - other["wscore"], TIE_DECIMALS) > 0:
+        line = f"{b} ranks first on the weighted score: {best['wscore']:.1f} vs {other['wscore']:.1f} for {o}"
+        ahead = ", ahead on"
+        if "score" in weights and gap <= -SCORE_TIE:
+            line, ahead = f"{line}, which scores higher ({scores})", f"; {b} is ahead on"
+        edges = _edges(best, other, weights)
+        return f"{line}{ahead} {edges}" if edges else line
+    prefix = "ties on weighted score; " if weighted else ""
+    if gap >= SCORE_TIE:
+        first = f"{format_percent(best['score'])} vs {format_percent(other['score'])}"
+        return f"{prefix}{b} ranks first on score: {first} for {o}"
+    if not is_missing(best["cost"]) and (is_missing(other["cost"]) or best["cost"] < other["cost"]):
+        costs = f"{format_cost(best['cost'])} vs {format_cost(other['cost'])} per case"
+        return f"{prefix}ties on score; {b} is cheaper ({costs})"
+    return f"{prefix}ties with {o} on score and cost; first by contender id"
+
+
+def _ranks_above(row: dict, other: dict) -> bool:
+    return not is_missing(row.get("rank")) and not is_missing(other.get("rank")) and row["rank"] < other["rank"]
+
+
+def _edges(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
+    """The weighted names on which the best row does better than the other, with both values, in words."""
+    edges = []
+    for name, weight in weights.items():
+        mine, theirs = best.get(name, np.nan), other.get(name, np.nan)
+        if name == "errors" or is_missing(mine) or is_missing(theirs) or mine == theirs:
+            continue
+        if (mine > theirs) != (weight > 0):
+            continue
+        shown = {"cost": format_cost, "time": format_seconds}.get(name, format_percent)
+        if shown(mine) == shown(theirs):
+            continue  # a difference too small to read is no reason to give
+        unit = " per case" if name in ("cost", "time") else ""
+        edges.append(f"{name} ({shown(mine)} vs {shown(theirs)}{unit})")
+    if "errors" in weights and best["errors"] < other["errors"]:
+        edges.append(f"errors ({best['errors']} vs {other['errors']})")
+    if not edges:
+        return None
+    return edges[0] if len(edges) == 1 else ", ".join(edges[:-1]) + " and " + edges[-1]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word if count == 1 else word + 's'}"
