@@ -1,0 +1,127 @@
+"""One number on every surface: the demo run's P(best), weight stability, intervals and p-values read the same
+in the CLI (table, JSON, Markdown), the app, the HTML report and compare/gate, whatever order the weights,
+filters and contenders come in."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from evalcore.analysis.compare import compare
+from evalcore.analysis.gate import evaluate
+from evalcore.analysis.runs import rank_run
+from evalcore.analysis.view import leaderboard_view
+from evalcore.cli import main
+from evalcore.explorer.report import ReportOptions, build_report, read_embedded
+from evalcore.runfile.read import read_run_file
+from evalcore.storage.frames import results_frame
+from evalcore.suite.config import GateModel
+from tests.app.test_app_shared import open_page, seed, unescaped
+
+DEMO = Path(__file__).resolve().parents[2] / "data" / "runs" / "intake-demo.json"
+NUMBERS = ["p_best", "stability", "score_lo", "score_hi", "wscore_lo", "wscore_hi"]
+SURE = re.compile(r"stays first in (\d+)% of weight jitters .*; ranks first in (\d+)% of bootstrap resamples")
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return read_run_file(DEMO)
+
+
+@pytest.fixture(scope="module")
+def reference(demo):
+    """The leaderboard's numbers, contender → {name: value}, under the run's own weights."""
+    table = rank_run(demo, demo.info.weights)
+    return {row["contender"]: {k: row[k] for k in NUMBERS} for row in table.to_dict("records")}
+
+
+def reversed_weights(weights: dict[str, float]) -> dict[str, float]:
+    return dict(reversed(list(weights.items())))
+
+
+def cli(capsys, *argv) -> str:
+    assert main([str(a) for a in argv]) == 0
+    return capsys.readouterr().out
+
+
+def sure_of(text: str) -> tuple[str, str]:
+    found = SURE.search(unescaped(" ".join(text.split())))
+    assert found, text
+    return found.group(1), found.group(2)
+
+
+def winner_sure(reference: dict) -> tuple[str, str]:
+    winner = max(reference, key=lambda c: reference[c]["p_best"])
+    return f"{100 * reference[winner]['stability']:.0f}", f"{100 * reference[winner]['p_best']:.0f}"
+
+
+def test_the_cli_json_gives_the_same_numbers_whatever_order_the_weights_come_in(capsys, demo, reference):
+    for weights in (demo.info.weights, reversed_weights(demo.info.weights)):
+        text = ",".join(f"{k}={v}" for k, v in weights.items())
+        rows = json.loads(cli(capsys, "leaderboard", DEMO, "--weights", text, "--format", "json"))
+        assert {r["contender"]: {k: r[k] for k in NUMBERS} for r in rows} == reference
+
+
+def test_a_contender_filter_gives_the_same_numbers_whatever_order_it_lists_them_in(capsys, demo):
+    some = [c.id for c in demo.contenders[:5]]
+    seen = []
+    for chosen in (some, list(reversed(some))):
+        args = [a for c in chosen for a in ("-c", c)]
+        seen.append(json.loads(cli(capsys, "leaderboard", DEMO, *args, "--format", "json")))
+    assert sorted(seen[0], key=lambda r: r["contender"]) == sorted(seen[1], key=lambda r: r["contender"])
+
+
+def test_the_cli_table_and_markdown_say_the_banners_numbers(capsys, reference):
+    for fmt in ("table", "markdown"):
+        assert sure_of(cli(capsys, "leaderboard", DEMO, "--format", fmt, "--wide")) == winner_sure(reference)
+
+
+def test_the_html_report_embeds_and_says_the_same_numbers(demo, reference):
+    for weights in (None, reversed_weights(demo.info.weights)):
+        document = build_report(demo, ReportOptions(weights=weights))
+        rows = read_embedded(document)["tables"][0]["rows"]
+        assert {r["contender"]: {k: r[k] for k in NUMBERS} for r in rows} == reference
+        banner = re.search(r"<span data-role='sure'>(.*?)</span>", document)
+        assert banner is not None and sure_of(banner.group(1)) == winner_sure(reference)
+
+
+def test_the_markdown_report_says_the_same_numbers(demo, reference):
+    assert sure_of(build_report(demo, fmt="markdown")) == winner_sure(reference)
+
+
+def test_the_app_shows_the_same_banner_and_p_best(monkeypatch, tmp_path, demo, reference):
+    seed(monkeypatch, tmp_path, demo)
+    at = open_page("pages/leaderboard.py")
+    assert not at.exception
+    assert sure_of(at.success[0].value) == winner_sure(reference)
+    shown = at.dataframe[0].value.set_index("contender")
+    for contender, numbers in reference.items():
+        assert shown.loc[contender, "P(best)"] == pytest.approx(100 * numbers["p_best"])
+        low, high = 100 * numbers["score_lo"], 100 * numbers["score_hi"]
+        assert shown.loc[contender, "score 95% CI"] == f"{low:.1f}–{high:.1f}"
+
+
+def test_the_views_numbers_do_not_depend_on_the_order_of_the_weights(demo):
+    frame = results_frame(demo)
+    views = [
+        leaderboard_view(frame, demo.metrics, weights, contenders=demo.contenders)
+        for weights in (demo.info.weights, reversed_weights(demo.info.weights))
+    ]
+    assert views[0].banner == views[1].banner
+    assert views[0].ranked[NUMBERS].equals(views[1].ranked[NUMBERS])
+
+
+def test_compare_gate_and_significance_give_a_pair_the_same_interval_and_p_value(capsys, demo):
+    base, candidate = demo.contenders[1].id, demo.contenders[0].id
+    pairs = json.loads(cli(capsys, "significance", DEMO, "--format", "json"))
+    tested = next(p for p in pairs if (p["a"], p["b"]) == (candidate, base))
+    change = next(c for c in compare(demo, demo, {base: candidate}).pairs[0].changes if c.name == "score")
+    gate = GateModel.model_validate({"regression": {"score": {"tolerance": 0.5}}})
+    gated = evaluate(demo, gate, contender=candidate, baseline=demo, baseline_contender=base).comparison
+    assert gated is not None
+    gated_change = next(c for c in gated.pairs[0].changes if c.name == "score")
+    for found in (change, gated_change):
+        assert (found.lo, found.hi, found.p_value) == pytest.approx((tested["lo"], tested["hi"], tested["p_value"]))
