@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.classification import frame_labels, grouped_macro_f1
-from evalcore.analysis.resampling import Resampled, intervals, resample
+from evalcore.analysis.resampling import Resampled, case_positions, intervals, resample
 from evalcore.analysis.results import USAGE_COLUMNS, Filters, result_values, select_results
 from evalcore.analysis.stability import stability_of
 from evalcore.analysis.weighting import rank_order, wscores
@@ -58,8 +58,10 @@ def aggregate(
             Grouped by dataset, both are the same.
 
     Returns:
-        Columns ``contender`` (+ ``dataset``), ``cases, scored, errors, score, <metrics>..., cost,
-        time, input_tokens, output_tokens``, sorted by the grouping keys.
+        Columns ``contender`` (+ ``dataset``), ``cases, scored, errors, distinct_cases, samples, score,
+        <metrics>..., cost, time, input_tokens, output_tokens``, sorted by the grouping keys. ``cases`` is
+        the spec's: the number of results; ``distinct_cases`` the cases they answer and ``samples`` the most
+        samples of one case (``cases = distinct_cases × samples`` when every case has them all).
     """
     keys = list(by) if tuple(by) in GROUPINGS else None
     if keys is None or average not in AVERAGES:
@@ -79,8 +81,9 @@ def _aggregate(
     if average == "macro" and "dataset" not in keys:
         per_dataset = _with_aggregate_values(df, metrics, _group_means(values, [*keys, "dataset"]), [*keys, "dataset"])
         grouped = per_dataset.groupby(keys, sort=True)
-        table = pd.concat([grouped[list(COUNT_COLUMNS)].sum(), grouped[_value_names(metrics)].mean()], axis=1)
-        return table.reset_index()
+        counts = [grouped[[*COUNT_COLUMNS, "distinct_cases"]].sum(), grouped[["samples"]].max()]
+        table = pd.concat([*counts, grouped[_value_names(metrics)].mean()], axis=1)
+        return table.reset_index()[_aggregate_order(keys, metrics)]
     return _with_aggregate_values(df, metrics, _group_means(values, keys), keys)
 
 
@@ -102,7 +105,16 @@ def _with_aggregate_values(
 
 def _values_frame(df: pd.DataFrame, values: Mapping[str, np.ndarray]) -> pd.DataFrame:
     keys = {key: df[key].reset_index(drop=True) for key in ("contender", "dataset")}
-    return pd.DataFrame({**keys, **values}, copy=False)
+    cases = (
+        {"case_code": case_positions(df), "sample": df["sample"].to_numpy()}
+        if len(df)
+        else {"case_code": [], "sample": []}
+    )
+    return pd.DataFrame({**keys, **cases, **values}, copy=False)
+
+
+def _aggregate_order(keys: list[str], metrics: Sequence[Metric]) -> list[str]:
+    return [*keys, *COUNT_COLUMNS, "distinct_cases", "samples", *_value_names(metrics)]
 
 
 def _value_names(metrics: Sequence[Metric]) -> list[str]:
@@ -110,11 +122,14 @@ def _value_names(metrics: Sequence[Metric]) -> list[str]:
 
 
 def _group_means(values: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    names = [c for c in values.columns if c not in ("contender", "dataset", "scored", "errors")]
+    skip = ("contender", "dataset", "scored", "errors", "case_code", "sample")
+    names = [c for c in values.columns if c not in skip]
     grouped = values.groupby(keys, observed=True, sort=True)
     # groupby mean skips NaN and gives NaN for a group with no value: the spec's "null when none".
     counts = grouped[["scored", "errors"]].sum().astype("int64")
-    table = pd.concat([grouped.size().rename("cases"), counts, grouped[names].mean()], axis=1).reset_index()
+    # The spec's ``cases`` counts results; how many distinct cases and samples per case make them up.
+    asked = [grouped["case_code"].nunique().rename("distinct_cases"), (grouped["sample"].max() + 1).rename("samples")]
+    table = pd.concat([grouped.size().rename("cases"), counts, *asked, grouped[names].mean()], axis=1).reset_index()
     for key in keys:
         table[key] = table[key].astype(str)
     return table

@@ -97,7 +97,7 @@ def case_matrix(
         values: :func:`evalcore.analysis.results.result_values` of ``df``, when already computed.
     """
     contender_codes, contenders = _sorted_codes(df["contender"])
-    case_codes = _case_codes(df)
+    case_codes = case_positions(df)
     dataset_codes = _sorted_codes(df["dataset"])[0]
     n_cases, n_contenders = int(case_codes.max(initial=-1)) + 1, len(contenders)
     case_dataset = np.zeros(n_cases, dtype=np.int64)
@@ -151,7 +151,7 @@ def _sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return recode[column.cat.codes.to_numpy()], names[order]
 
 
-def _case_codes(df: pd.DataFrame) -> np.ndarray:
+def case_positions(df: pd.DataFrame) -> np.ndarray:
     """Each result's case as its place among the ``(dataset, case)`` pairs sorted by their text.
 
     The same as ``df.groupby(["dataset", "case"], sort=True).ngroup()`` on the text (ids are text), from
@@ -264,7 +264,7 @@ def _aggregate_recomputers(
     if not aggregates:
         return {}
     contender_codes = _sorted_codes(df["contender"])[0]
-    case_codes = _case_codes(df)
+    case_codes = case_positions(df)
     groups = (
         [np.arange(len(matrix.case_dataset))]
         if average == "micro"

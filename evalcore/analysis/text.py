@@ -35,7 +35,8 @@ NO_SCORED_MARK = "no scored results"
 def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
     """The exported keys, in order, that the table has.
 
-    ``contender`` (``dataset``), ``cases, scored, errors, score, <metrics>, cost, time,
+    ``contender`` (``dataset``), ``cases`` (results, as the spec counts them), ``scored, errors,
+    distinct_cases, samples, score, <metrics>, cost, time,
     input_tokens, output_tokens, wscore, rank, best, best_value, few_cases``, then the interval fields
     (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``), ``p_best`` and ``stability``
     (the share of weight jitters in which the row ranks first; null without weights). The metrics
@@ -48,6 +49,8 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
         "cases",
         "scored",
         "errors",
+        "distinct_cases",
+        "samples",
         "score",
         *names,
         *USAGE_COLUMNS,
@@ -168,7 +171,7 @@ def _columns(table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], 
         columns.append(_Column("wscore", cells))
     columns += [
         _Column("errors", [str(r["errors"]) for r in rows]),
-        _Column("cases", [str(r["cases"]) for r in rows], "cases"),
+        _Column("cases", [cases_text(r) for r in rows], "cases"),
         _Column("cost", [format_cost(r["cost"]) for r in rows]),
         _Column("time", [format_seconds(r["time"]) for r in rows]),
     ]
@@ -181,6 +184,19 @@ def _columns(table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], 
         columns.append(_Column("P(best)", [format_percent(r["p_best"]) for r in rows], "P(best)"))
     columns.append(_Column("", [_marks(r, short) for r in rows], left=True))
     return [c for c in columns if c.drop not in dropped]
+
+
+def cases_text(row: Mapping[str, object]) -> str:
+    """How many cases a row answered: ``48``; ``32 × 3`` when each case has 3 samples; ``32 (95 results)``
+    when some case has fewer samples than others. The spec's ``cases`` counts results, not cases."""
+    results = int(row["cases"])  # type: ignore[call-overload]
+    distinct, samples = row.get("distinct_cases"), row.get("samples")
+    if distinct is None or samples is None or is_missing(distinct):
+        return str(results)
+    distinct, samples = int(distinct), int(samples)  # type: ignore[call-overload]
+    if samples <= 1:
+        return str(distinct)
+    return f"{distinct} × {samples}" if distinct * samples == results else f"{distinct} ({results} results)"
 
 
 def _repeats_score(table: pd.DataFrame, metric: Metric) -> bool:

@@ -243,8 +243,11 @@ def _view_of(
     }
     winner = _flagged(ranked, "best")
     banner = banner_of(ranked, weights)
+    overall = display_table(ranked, metrics, settings, weighted=weighted)
+    # A samples column only where a case was asked more than once.
+    columns = [c for c in columns if c.name != "samples" or "samples" in overall.columns]
     return LeaderboardView(
-        overall=display_table(ranked, metrics, settings, weighted=weighted),
+        overall=overall,
         per_dataset=per_dataset,
         columns=columns,
         ranked=ranked,
@@ -329,7 +332,8 @@ def display_columns(
         if not m.primary
     ]
     return cols + [
-        Column("cases", COUNT, "Results counted (cases × samples)"),
+        Column("cases", COUNT, "Distinct cases answered"),
+        Column("samples", COUNT, "Samples per case: each case was asked this many times (shown when more than once)"),
         Column("settings", TEXT, "Every setting sent with each call"),
         Column("input tokens", COUNT, "Mean input tokens per case"),
         Column("output tokens", COUNT, "Mean output tokens per case"),
@@ -371,11 +375,19 @@ def display_table(
     for metric in metrics:
         if not metric.primary:
             out[metric.name] = 100 * ranked[metric.name].to_numpy(float)
-    out["cases"] = ranked["cases"].to_numpy()
+    out["cases"] = _column(ranked, "distinct_cases", "cases")
+    samples = _column(ranked, "samples", "cases")
+    if "samples" in ranked.columns and (samples > 1).any():
+        out["samples"] = samples
     out["settings"] = [settings.get(c, "") for c in out["contender"]]
     out["input tokens"] = ranked["input_tokens"].to_numpy(float)
     out["output tokens"] = ranked["output_tokens"].to_numpy(float)
     return out if weighted else out.drop(columns=["wscore", "wscore 95% CI"], errors="ignore")
+
+
+def _column(ranked: pd.DataFrame, name: str, fallback: str) -> np.ndarray:
+    """A column of the table, or another one when it has none (a table ranked before the column existed)."""
+    return ranked[name if name in ranked.columns else fallback].to_numpy()
 
 
 def _mark_rows(ranked: pd.DataFrame) -> pd.DataFrame:

@@ -35,6 +35,7 @@ from evalcore.analysis.text import (
     FEW_MARK,
     NO_SCORED_MARK,
     VALUE_MARK,
+    cases_text,
     format_leaderboard,
     json_value,
 )
@@ -65,6 +66,8 @@ from evalcore.explorer._report_parts import (
 REPORT_FORMATS = ("html", "markdown")
 #: Aggregate columns embedded per row, besides the declared metrics (the weightable names and counts).
 VALUE_COLUMNS = ("cases", "scored", "errors", "score", "cost", "time", "input_tokens", "output_tokens")
+#: Counts embedded per row beside the values: how many distinct cases, and samples per case, make up ``cases``.
+CASE_COLUMNS = ("distinct_cases", "samples")
 #: What the Python ranking decided for the report's weights, embedded per row as the page's first state.
 RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "p_best", "stability")
 #: The bound columns whose names end in ``_lo`` / ``_hi``: the score's and the wscore's 95% intervals.
@@ -171,6 +174,8 @@ def _rows(ranked: pd.DataFrame, metrics: list[Metric]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"contender": str(record["contender"]), "id_rank": int(id_rank[i])}
         row["values"] = {name: json_value(record.get(name)) for name in values}
         row.update({name: json_value(record.get(name)) for name in RANKED_COLUMNS if name in record})
+        row["cases_text"] = cases_text(record)
+        row.update({name: json_value(record[name]) for name in CASE_COLUMNS if name in record})
         row.update({name: json_value(record[name]) for name in bounds if name in record})
         rows.append(row)
     return rows

@@ -143,6 +143,8 @@ def test_table_columns_are_in_spec_order_with_bare_metric_names():
         "cases",
         "scored",
         "errors",
+        "distinct_cases",
+        "samples",
         "score",
         "field_accuracy",
         "hallucinated_rate",
@@ -514,3 +516,9 @@ def test_a_several_dataset_table_is_aggregated_and_resampled_per_dataset():
     by_dataset = prepare(frame, RUN_METRICS, by=("contender", "dataset"), overall=overall, B=20)
     pd.testing.assert_frame_equal(by_dataset.table, aggregate(frame, RUN_METRICS, by=("contender", "dataset")))
     assert sorted(name for name, _ in by_dataset.resampled) == sorted(frame["dataset"].astype(str).unique())
+
+
+def test_cases_count_results_as_the_spec_says_and_distinct_cases_and_samples_say_what_makes_them_up():
+    df = results(*(result("a", case, sample=s) for case in ("1", "2") for s in range(3)))
+    row = aggregate(df, METRICS).iloc[0]
+    assert (row["cases"], row["distinct_cases"], row["samples"]) == (6, 2, 3)

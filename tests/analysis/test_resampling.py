@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from evalcore.analysis.draws import count_blocks, percentile_interval, resample_counts
 from evalcore.analysis.leaderboard import aggregate
 from evalcore.analysis.resampling import (
-    _case_codes,
     _sorted_codes,
     bootstrap,
     case_matrix,
+    case_positions,
     intervals,
     resample,
     resampled_tables,
@@ -267,7 +267,7 @@ def test_case_codes_of_categoricals_follow_the_text_whatever_the_categories_orde
     frame = pd.DataFrame({"dataset": categorical(datasets[:n]), "case": categorical(cases[:n])})
     text = frame.astype(str)
     want = text.groupby(["dataset", "case"], sort=True).ngroup().to_numpy()
-    assert list(_case_codes(frame)) == list(want)
+    assert list(case_positions(frame)) == list(want)
 
 
 @settings(max_examples=40, deadline=None)

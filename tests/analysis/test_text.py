@@ -11,7 +11,7 @@ from evalcore.analysis.leaderboard import leaderboard, rank
 from evalcore.analysis.text import ERRORS_P_BEST, format_cost, format_leaderboard, format_percent, format_seconds
 from evalcore.core.records import Metric
 from tests.analysis.rows import METRICS as ROW_METRICS
-from tests.analysis.rows import frame
+from tests.analysis.rows import frame, result
 
 METRICS = [
     Metric("field_accuracy", "Share of fields right.", higher_is_better=True, primary=True),
@@ -259,3 +259,11 @@ def test_json_rows_carry_each_rows_weight_stability():
     assert [(r["contender"], r["stability"]) for r in rows] == [("a", 1.0), ("b", 0.0)]
     unweighted = json.loads(format_leaderboard(leaderboard(results, ROW_METRICS, {}), ROW_METRICS, "json"))
     assert [r["stability"] for r in unweighted] == [None, None]
+
+
+def test_the_cases_column_shows_cases_and_samples_while_json_keeps_the_specs_result_count():
+    rows = [r | {"sample": s} for r in (result("a", "001"), result("a", "002")) for s in range(3)]
+    ranked = leaderboard(pd.DataFrame(rows), ROW_METRICS, {"score": 1}, ci=False)
+    assert "2 × 3" in format_leaderboard(ranked, ROW_METRICS).splitlines()[2]
+    row = json.loads(format_leaderboard(ranked, ROW_METRICS, "json"))[0]
+    assert (row["cases"], row["distinct_cases"], row["samples"]) == (6, 2, 3)

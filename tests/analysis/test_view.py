@@ -185,3 +185,12 @@ def test_every_weight_name_has_a_hint_with_its_direction(run):
     for name in weight_names(run.metrics):
         hint = weight_hint(name, run.metrics)
         assert hint.endswith("negative: lower is better.") and ". Positive" in hint
+
+
+def test_the_app_table_counts_cases_and_shows_samples_only_when_a_case_was_asked_several_times():
+    several = make_run(n_contenders=2, n_cases=4, samples=3)
+    shown = leaderboard_view(results_frame(several), several.metrics, {"score": 1}, ci=False)
+    assert list(shown.overall["cases"]) == [4, 4] and list(shown.overall["samples"]) == [3, 3]
+    once = make_run(n_contenders=2, n_cases=4)
+    shown = leaderboard_view(results_frame(once), once.metrics, {"score": 1}, ci=False)
+    assert "samples" not in shown.overall.columns and "samples" not in [c.name for c in shown.columns]
