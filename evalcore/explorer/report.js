@@ -166,7 +166,7 @@ if (typeof document !== "undefined") (function (ranking) {
       if (m.primary) return;
       cols.push([m.name, function (r) { return num(r.values[m.name]); }, function (r) { var v = num(r.values[m.name]); return isNaN(v) ? "–" : (100 * v).toFixed(1) + "%"; }, true]);
     });
-    cols.push(["cases", function (r) { return r.values.cases; }, function (r) { return r.source.cases_text || String(r.values.cases); }, true]);
+    cols.push(["cases", function (r) { return r.values.cases; }, function (r) { return (r.source || r).cases_text || String(r.values.cases); }, true]);
     return cols;
   }
 
