@@ -131,12 +131,13 @@ def add_verify(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """Exit 0 when the suite can run, 2 when it cannot (what ``evalcore run`` exits on the same suite)."""
     from evalcore.execution.verify import verify_suite
 
     report = verify_suite(args.suite)
     for line in report.lines:
         print(line)
-    return 0 if report.ok else 1
+    return 0 if report.ok else 2
 
 
 def add_plan(p: argparse.ArgumentParser) -> None:

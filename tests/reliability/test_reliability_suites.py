@@ -253,7 +253,7 @@ def test_a_broken_suite_names_the_file_the_key_or_line_and_the_fix(tmp_path, nam
 
 def test_verify_reports_the_same_errors_offline(tmp_path, capsys):
     root = write_suite(tmp_path / "suite", config={"weighted_score": {"weights": {"scroe": 1}}})
-    assert main(["verify", str(root)]) == 1
+    assert main(["verify", str(root)]) == 2
     assert "weighted_score.weights: cannot weight 'scroe'" in capsys.readouterr().out
 
 
