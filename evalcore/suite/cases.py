@@ -105,7 +105,7 @@ def _read_json(path: Path, required: bool) -> Any:
     try:
         return json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+        raise ConfigError(f"{path}: {jsonfast.error_text(exc, 'not valid JSON: ')}") from None
 
 
 def _read_metadata(path: Path) -> dict[str, Any]:
@@ -126,7 +126,7 @@ def _load_jsonl(path: Path, dataset: str) -> list[Case]:
         try:
             data = jsonfast.loads(line)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"{path}: line {lineno}: not valid JSON: {exc.msg}") from None
+            raise ConfigError(f"{path}: {jsonfast.error_text(exc, 'not valid JSON: ', line=lineno)}") from None
         cases.append(_case_from_mapping(data, dataset, f"{where}{lineno}", default_id=str(lineno)))
     return cases
 

@@ -193,7 +193,7 @@ BROKEN = [
         "cases.jsonl: a line that is not JSON",
         CHAT,
         write("datasets/qa/cases.jsonl", '{"input": "a", "expected": "b"}\n{"input": "a", expected: 1}\n'),
-        [r"cases.jsonl: line 2: not valid JSON"],
+        [r"cases.jsonl: line 2, column \d+: not valid JSON"],
     ),
     (
         "cases.jsonl: no expected",

@@ -127,7 +127,7 @@ def test_an_unknown_key_in_a_jsonl_line_is_named_with_its_line_and_the_keys_a_ca
 def test_invalid_json_in_a_jsonl_line_is_named_with_its_line(tmp_path: Path) -> None:
     path = tmp_path / "cases.jsonl"
     path.write_text('{"input": "x", "expected": {}}\n{"input": "x",\n')
-    with pytest.raises(ConfigError, match="line 2: not valid JSON: Expecting property name enclosed"):
+    with pytest.raises(ConfigError, match=r"line 2, column \d+: not valid JSON: Expecting property name enclosed"):
         load_dataset_cases(tmp_path, "ds")
 
 
@@ -158,5 +158,5 @@ def test_an_expected_answer_is_refused_with_the_first_problem_check_value_finds(
 
 def test_a_jsonl_file_that_starts_with_a_bom_is_refused_and_says_so(tmp_path: Path) -> None:
     (tmp_path / "cases.jsonl").write_text('\ufeff{"input": "x", "expected": {}}\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match="line 1: not valid JSON: Unexpected UTF-8 BOM"):
+    with pytest.raises(ConfigError, match=r"line 1, column 1: not valid JSON: Unexpected UTF-8 BOM"):
         load_dataset_cases(tmp_path, "ds")

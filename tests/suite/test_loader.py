@@ -81,7 +81,7 @@ def test_empty_input_is_an_error(tmp_path):
 def test_invalid_json_in_expected_names_the_line(tmp_path):
     root = write_suite(tmp_path / "s")
     (root / "datasets/shop/cases/vague/001/expected.json").write_text('{\n "name": nul\n}')
-    with pytest.raises(ConfigError, match=r"expected.json: line 2: not valid JSON"):
+    with pytest.raises(ConfigError, match=r"expected.json: line 2, column \d+: not valid JSON"):
         load_suite(root)
 
 
