@@ -80,7 +80,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     that no importer knows is skipped with a word, one named on the command line is an error."""
     from evalcore.cli import imports
     from evalcore.core.errors import EvalcoreError
-    from evalcore.runfile.importers.detect import UnknownLayoutError
+    from evalcore.runfile.importers.detect import InspectListingError, UnknownLayoutError
 
     store = open_store(args)
     failed = 0
@@ -90,7 +90,12 @@ def cmd_import(args: argparse.Namespace) -> int:
             store_run(store, run, replace=args.replace)
         except UnknownLayoutError as exc:
             if in_folder:
-                print(f"skipped {path}: not a run file, promptfoo result file or Inspect log", file=sys.stderr)
+                why = (
+                    "Inspect's listing of the folder's logs"
+                    if isinstance(exc, InspectListingError)
+                    else "not a run file, promptfoo result file or Inspect log"
+                )
+                print(f"skipped {path}: {why}", file=sys.stderr)
             else:
                 failed += 1
                 print(f"error: {exc}", file=sys.stderr)
