@@ -13,6 +13,7 @@ import yaml
 from evalcore._util import jsonfast
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
+from evalcore.suite._keys import did_you_mean
 
 INPUT_FILES = ("input.txt", "input.json")
 CASE_KEYS = {"id", "variant", "input", "expected", "metadata"}
@@ -149,7 +150,8 @@ def _case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> 
         raise ConfigError(f"{where}: a case is an object with keys {sorted(CASE_KEYS)}")
     if not data.keys() <= CASE_KEYS:  # the usual case skips building the sorted list
         unknown = sorted(set(data) - CASE_KEYS)
-        raise ConfigError(f"{where}: {unknown[0]}: unknown key. A case has {sorted(CASE_KEYS)}.")
+        guess = did_you_mean(unknown[0], CASE_KEYS) or "."
+        raise ConfigError(f"{where}: {unknown[0]}: unknown key{guess} A case has {sorted(CASE_KEYS)}.")
     for key in ("input", "expected"):
         if key not in data:
             raise ConfigError(f"{where}: {key}: required key is missing.")

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value
+from evalcore.suite._keys import did_you_mean
 from evalcore.suite.cases import CASE_KEYS, _case_from_mapping, load_dataset_cases
 from evalcore.suite.loader import _expected_fix, check_expected
 
@@ -31,7 +32,8 @@ def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Cas
         raise ConfigError(f"{where}: a case is an object with keys {sorted(CASE_KEYS)}")
     unknown = sorted(set(data) - CASE_KEYS)
     if unknown:
-        raise ConfigError(f"{where}: {unknown[0]}: unknown key. A case has {sorted(CASE_KEYS)}.")
+        guess = did_you_mean(unknown[0], CASE_KEYS) or "."
+        raise ConfigError(f"{where}: {unknown[0]}: unknown key{guess} A case has {sorted(CASE_KEYS)}.")
     for key in ("input", "expected"):
         if key not in data:
             raise ConfigError(f"{where}: {key}: required key is missing.")
