@@ -113,7 +113,11 @@ class Comparison:
     changed_datasets: list[str] = field(default_factory=list)
     suite_changed: bool = False
     unpaired_base: list[str] = field(default_factory=list)
+    """Contenders of the base run only, not compared."""
     unpaired_candidate: list[str] = field(default_factory=list)
+    """Contenders of the candidate run only, not compared."""
+    unpaired_shared: list[str] = field(default_factory=list)
+    """Contenders both runs have that no pair compares (another pair was asked for, or the runs are one run)."""
     aggregates: list[str] = field(default_factory=list)
     """The aggregate metrics compared (macro-F1 of a classification scorer), after the declared ones."""
 
@@ -241,10 +245,19 @@ def compare(
         left_out_cases=len(all_cases) - len(shared),
         changed_datasets=changed,
         suite_changed=suite_changed,
-        unpaired_base=[c.id for c in base_head.contenders if c.id not in {b for b, _ in chosen}],
-        unpaired_candidate=[c.id for c in cand_head.contenders if c.id not in {c for _, c in chosen}],
+        **_unpaired([c.id for c in base_head.contenders], [c.id for c in cand_head.contenders], chosen),
         aggregates=[a.name for a in aggregates],
     )
+
+
+def _unpaired(base: list[str], candidate: list[str], chosen: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
+    """The contenders no pair compares: of one run only, and of both runs (:class:`Comparison`'s ``unpaired_*``)."""
+    paired_base, paired_candidate = {b for b, _ in chosen}, {c for _, c in chosen}
+    return {
+        "unpaired_base": [i for i in base if i not in paired_base and i not in candidate],
+        "unpaired_candidate": [i for i in candidate if i not in paired_candidate and i not in base],
+        "unpaired_shared": [i for i in base if i in candidate and i not in paired_base and i not in paired_candidate],
+    }
 
 
 def _shared_metrics(base: Run, candidate: Run) -> list[Metric]:

@@ -88,9 +88,30 @@ def headline(pair: PairComparison) -> str:
     return "NO SIGNIFICANT CHANGE"
 
 
+#: How many contender ids a line of what was not compared names before it counts the rest.
+UNPAIRED_SHOWN = 3
+#: What a pair's headline starts with, in the order an overall verdict counts them.
+OUTCOMES = {"REGRESSION": "regression", "IMPROVED": "improved", "NO SIGNIFICANT CHANGE": "no significant change"}
+
+
+def outcome(pair: PairComparison) -> str:
+    """``regression``, ``improved`` or ``no significant change``: the kind of the pair's :func:`headline`."""
+    text = headline(pair)
+    return next(kind for start, kind in OUTCOMES.items() if text.startswith(start))
+
+
+def overall(comparison: Comparison) -> str:
+    """One line over every pair: ``12 pairs: 1 regression, 2 improved, 9 no significant change``."""
+    kinds = [outcome(p) for p in comparison.pairs]
+    counts = ", ".join(f"{kinds.count(k)} {k}" for k in OUTCOMES.values() if kinds.count(k))
+    return f"{plural(len(kinds), 'pair')}: {counts or 'none compared'}"
+
+
 def comparison_lines(comparison: Comparison, details: Details | None = None, flips: int = 10) -> list[str]:
-    """A comparison as plain text for a terminal."""
+    """A comparison as plain text for a terminal: with several pairs, the overall verdict comes first."""
     lines = [f"base {comparison.base_run} → candidate {comparison.candidate_run}"]
+    if len(comparison.pairs) > 1:
+        lines.append(f"overall: {overall(comparison)}")
     lines += scope_lines(comparison)
     for pair in comparison.pairs:
         lines += ["", f"{pair.base} → {pair.candidate}: {headline(pair)} ({plural(pair.cases, 'shared case')})"]
@@ -112,6 +133,13 @@ def scope_lines(comparison: Comparison) -> list[str]:
     for side, ids in (("base", comparison.unpaired_base), ("candidate", comparison.unpaired_candidate)):
         if ids:
             lines.append(f"not compared ({side} only): " + ", ".join(ids))
+    unpaired = comparison.unpaired_shared
+    if unpaired:
+        more = len(unpaired) - UNPAIRED_SHOWN
+        named = ", ".join(unpaired[:UNPAIRED_SHOWN]) + (f" and {more} more" if more > 0 else "")
+        whose = "the run's" if comparison.base_run == comparison.candidate_run else "both runs'"
+        others = "other contender" if len(unpaired) == 1 else f"{len(unpaired)} other contenders"
+        lines.append(f"not paired: {whose} {others} ({named}); compare one with --pair BASE_ID=CAND_ID")
     return lines
 
 
@@ -131,10 +159,26 @@ def _flip_lines(pair: PairComparison, details: Details | None, limit: int, bulle
 
 
 def comparison_markdown(comparison: Comparison, details: Details | None = None, flips: int = 5) -> str:
-    """A comparison as markdown for a pull-request comment or ``$GITHUB_STEP_SUMMARY``."""
+    """A comparison as markdown for a pull-request comment or ``$GITHUB_STEP_SUMMARY``.
+
+    With several pairs, the overall verdict and a table of every pair's come first, and only the pairs that
+    changed get their own table below: a comment over a dozen unchanged pairs stays short.
+    """
     lines = [f"### evalcore compare: `{comparison.base_run}` → `{comparison.candidate_run}`", ""]
+    shown = comparison.pairs
+    if len(comparison.pairs) > 1:
+        lines += [f"**Overall: {overall(comparison)}**", ""]
+        rows = [[f"`{p.base}` → `{p.candidate}`", outcome(p), str(len(p.flips))] for p in comparison.pairs]
+        lines += _pipe_table(["pair", "verdict", "cases that changed"], rows) + [""]
+        shown = [p for p in comparison.pairs if outcome(p) != "no significant change" or p.flips]
+        if len(shown) < len(comparison.pairs):
+            quiet = len(comparison.pairs) - len(shown)
+            lines += [
+                f"_{plural(quiet, 'pair')} with no significant change and no changed case: in the table only_",
+                "",
+            ]
     lines += [f"_{line}_" for line in scope_lines(comparison)]
-    for pair in comparison.pairs:
+    for pair in shown:
         lines += ["", f"**{headline(pair)}**: `{pair.base}` → `{pair.candidate}`", ""]
         lines += _pipe_table(CHANGE_HEADER, [change_cells(c) for c in pair.changes])
         lines += [""] + _flip_lines(pair, details, flips, bullet="", sub="  - ")
@@ -178,6 +222,7 @@ def _comparison_data(comparison: Comparison, details: Details | None) -> dict[st
         "suite_changed": comparison.suite_changed,
         "unpaired_base": comparison.unpaired_base,
         "unpaired_candidate": comparison.unpaired_candidate,
+        "unpaired_shared": comparison.unpaired_shared,
         "pairs": pairs,
     }
 

@@ -156,7 +156,11 @@ def evaluate(
     checks = _minimum_checks(gate, candidate, table, chosen, metrics)
     comparison = None
     base_chosen = None
-    if gate.regression and baseline is None:
+    if not gate.regression and baseline is not None:
+        # Reported as no baseline at all: naming one without its contender read as "contender None".
+        notes.append(f"the gate has no regression checks: baseline run {_run_id(baseline)} is not compared")
+        baseline = None
+    elif gate.regression and baseline is None:
         notes.append("no baseline: regression checks skipped (pin one with evalcore baseline set RUN_ID)")
     elif gate.regression and baseline is not None:
         base_head = header_of(baseline)

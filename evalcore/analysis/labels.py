@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalcore._util import jsonfast
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Run
 
@@ -172,7 +173,7 @@ def _json_records(text: str, source: str) -> list[tuple[str, dict[str, Any]]]:
         try:
             items = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ConfigError(f"{source}: line {e.lineno}: not valid JSON: {e.msg}") from None
+            raise ConfigError(f"{source}: {jsonfast.error_text(e, 'not valid JSON: ')}") from None
         places = [f"{source}: item {i + 1}" for i in range(len(items))]
     else:
         items, places = [], []
@@ -182,7 +183,7 @@ def _json_records(text: str, source: str) -> list[tuple[str, dict[str, Any]]]:
             try:
                 items.append(json.loads(line))
             except json.JSONDecodeError as e:
-                raise ConfigError(f"{source}: line {number}: not valid JSON: {e.msg}") from None
+                raise ConfigError(f"{source}: {jsonfast.error_text(e, 'not valid JSON: ', line=number)}") from None
             places.append(f"{source}: line {number}")
     for where, item in zip(places, items, strict=True):
         if not isinstance(item, dict):

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import add_db, open_run, open_store
+from evalcore.cli._shared import add_db, open_run, open_store, writing
 
 if TYPE_CHECKING:
     from evalcore.analysis.runs import StoredRun
@@ -103,7 +103,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         print("\n".join(gate_lines(report)))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if args.summary and summary:
-        with open(summary, "a", encoding="utf-8") as out:
+        with writing(summary, "$GITHUB_STEP_SUMMARY"), open(summary, "a", encoding="utf-8") as out:
             out.write(markdown + "\n")
     return report.exit_code
 

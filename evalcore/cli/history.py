@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore.cli._shared import add_db, open_store, table
+from evalcore.cli._shared import add_db, open_store, output_path, table, writing
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
@@ -54,8 +54,11 @@ def add_export(p: argparse.ArgumentParser) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from evalcore.runfile.write import export_run
 
+    path = output_path(args.output)
     store = open_store(args)
-    count = export_run(store, store.resolve_run_id(args.run_id), Path(args.output))
+    run_id = store.resolve_run_id(args.run_id)
+    with writing(path):
+        count = export_run(store, run_id, path)
     print(f"wrote {args.output}: {count} {'result' if count == 1 else 'results'}")
     return 0
 
@@ -77,7 +80,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     that no importer knows is skipped with a word, one named on the command line is an error."""
     from evalcore.cli import imports
     from evalcore.core.errors import EvalcoreError
-    from evalcore.runfile.importers.detect import UnknownLayoutError
+    from evalcore.runfile.importers.detect import InspectListingError, UnknownLayoutError
 
     store = open_store(args)
     failed = 0
@@ -87,7 +90,12 @@ def cmd_import(args: argparse.Namespace) -> int:
             store_run(store, run, replace=args.replace)
         except UnknownLayoutError as exc:
             if in_folder:
-                print(f"skipped {path}: not a run file, promptfoo result file or Inspect log", file=sys.stderr)
+                why = (
+                    "Inspect's listing of the folder's logs"
+                    if isinstance(exc, InspectListingError)
+                    else "not a run file, promptfoo result file or Inspect log"
+                )
+                print(f"skipped {path}: {why}", file=sys.stderr)
             else:
                 failed += 1
                 print(f"error: {exc}", file=sys.stderr)
@@ -124,10 +132,12 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from evalcore.runfile.merge import merge_runs
     from evalcore.runfile.write import write_run_file
 
+    path = output_path(args.output, example="merged.json")
     runs = [imports.open_whole(ref, args) for ref in args.runs]
     merged = merge_runs(runs, by_id=args.by_id)
     run = merged.run
-    write_run_file(run, Path(args.output))
+    with writing(path):
+        write_run_file(run, path)
     print(
         f"merged {len(runs)} runs into {run.info.id}: {len(run.contenders)} contenders, {len(run.cases)} cases, "
         f"{len(run.results)} results; wrote {args.output}"
@@ -148,10 +158,18 @@ def add_delete(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
+    """Exit 0 when deleted, 1 when the answer to the question was no, 2 when there is no one to ask."""
+    from evalcore.core.errors import ConfigError
+
     store = open_store(args)
     run_id = store.resolve_run_id(args.run_id)
     if not args.yes:
-        answer = input(f"delete run {run_id} and all its results? [y/N] ")
+        try:
+            answer = input(f"delete run {run_id} and all its results? [y/N] ")
+        except EOFError:
+            raise ConfigError(
+                f"delete run {run_id}: there is no terminal to ask for confirmation; add --yes to delete it"
+            ) from None
         if answer.strip().lower() not in ("y", "yes"):
             print("kept")
             return 1

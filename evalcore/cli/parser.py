@@ -49,7 +49,13 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``evalcore`` console script."""
+    """Entry point of the ``evalcore`` console script.
+
+    Every command exits 0 when it did what was asked, 1 when it ran but its outcome is a failure (a gate's
+    FAIL, a run whose calls failed or that stopped with cases left), 2 when it cannot be done as given (a bad
+    argument, suite, file or run id: one line on stderr), 130 on Ctrl-C and 141 when stdout's reader is gone
+    (docs/reliability.md lists them per command).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -67,9 +73,18 @@ def main(argv: list[str] | None = None) -> int:
     except EvalcoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file or folder the command was given that it cannot use: one line, not a traceback
+        print(f"error: {_os_error_text(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _os_error_text(exc: OSError) -> str:
+    """``data/x.json: Permission denied``: the file the system refused and why."""
+    where = ": ".join(str(name) for name in (exc.filename, exc.filename2) if name is not None)
+    return f"{where}: {exc.strerror}" if where and exc.strerror else str(exc)
 
 
 def _reader_gone() -> int:

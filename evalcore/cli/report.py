@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from evalcore.cli._shared import add_db, add_filters, filters_of, open_run
+from evalcore.cli._shared import add_db, add_filters, filters_of, open_run, output_path, write_output
+
+_SUFFIX = {"html": "html", "markdown": "md"}
 
 
 def add_report(p: argparse.ArgumentParser) -> None:
@@ -34,12 +35,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise ConfigError(f"--failing-per-contender {args.failing_per_contender}: give 0 or more")
     weights = parse_weights(args.weights) if args.weights is not None else None
     options = ReportOptions(weights=weights, filters=filters_of(args), failing_per_contender=args.failing_per_contender)
-    text = build_report(open_run(args.run, args), options, args.format)
     target = args.output or ("report.html" if args.format == "html" else None)
-    if target is None or target == "-":
+    path = None if target is None or target == "-" else output_path(target, example=f"report.{_SUFFIX[args.format]}")
+    text = build_report(open_run(args.run, args), options, args.format)
+    if path is None:
         sys.stdout.write(text)
         return 0
-    Path(target).write_text(text, encoding="utf-8")
+    write_output(path, text)
     print(f"wrote {target} ({len(text.encode('utf-8')) / 1024:,.0f} KiB)", file=sys.stderr)
     return 0
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalcore.cli._shared import add_db, open_store
+from evalcore.cli._shared import add_db, open_store, output_path
 
 
 def add_rescore(p: argparse.ArgumentParser) -> None:
@@ -40,6 +40,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from evalcore.execution.runner import execute_plan, start_run
     from evalcore.suite.loader import load_suite
 
+    if args.output:
+        output_path(args.output)
     store = open_store(args)
     replay = open_replay(args.run, store)
     stored = replay.run

@@ -13,6 +13,7 @@ from evalcore.cli._shared import (
     add_selection,
     add_suite,
     open_store,
+    output_path,
     plan_of,
     print_errors,
     print_refused,
@@ -130,12 +131,13 @@ def add_verify(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """Exit 0 when the suite can run, 2 when it cannot (what ``evalcore run`` exits on the same suite)."""
     from evalcore.execution.verify import verify_suite
 
     report = verify_suite(args.suite)
     for line in report.lines:
         print(line)
-    return 0 if report.ok else 1
+    return 0 if report.ok else 2
 
 
 def add_plan(p: argparse.ArgumentParser) -> None:
@@ -271,6 +273,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from evalcore.execution.progress import StderrBars
     from evalcore.execution.runner import execute_plan, resume_plan, start_run
 
+    if args.output:
+        output_path(args.output)
     store = open_store(args)
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
@@ -406,7 +410,7 @@ def _after_run(args: argparse.Namespace, store: Store, run_id: str, status: str)
     the leaderboard comes from the summary the app opens the run with, the failures from their own query,
     the file a part at a time."""
     from evalcore.analysis.summaries import write_summary
-    from evalcore.core.errors import EvalcoreError
+    from evalcore.core.errors import ConfigError, EvalcoreError
 
     run = store.load_run(run_id, results=False)
     try:
@@ -423,9 +427,14 @@ def _after_run(args: argparse.Namespace, store: Store, run_id: str, status: str)
     print_errors(store.failed_calls(run_id))
     print(f"\nrun {run_id}: {status}")
     if args.output:
+        from evalcore.cli._shared import writing
         from evalcore.runfile.write import export_run
 
-        export_run(store, run_id, Path(args.output))
+        try:
+            with writing(args.output):
+                export_run(store, run_id, output_path(args.output))
+        except ConfigError as e:
+            raise ConfigError(f"{e}; the run is stored: write its file with evalcore export {run_id} -o PATH") from None
         print(f"wrote {args.output}")
 
 

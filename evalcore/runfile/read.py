@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 import msgspec
 from pydantic import ValidationError
 
+from evalcore._util import jsonfast
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile import fast as runfile_fast
@@ -143,7 +144,7 @@ def parse_json(data: bytes, name: str) -> Any:
     try:
         value = json.loads(text, parse_constant=_bad_number(suspects), parse_float=_checked_float(suspects))
     except json.JSONDecodeError as e:
-        raise invalid(name, [f"line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}"]) from None
+        raise invalid(name, [jsonfast.error_text(e, "invalid JSON: ")]) from None
     except ValueError:  # Python refuses to turn a very long digit string into an int
         limit = sys.get_int_max_str_digits()
         raise invalid(name, [f"(file): invalid JSON: an integer has more than {limit:,} digits"]) from None

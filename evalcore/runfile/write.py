@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from evalcore._util.files import atomic_file
 from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
 from evalcore.runfile import fast as runfile_fast
@@ -301,13 +302,8 @@ def gzipped(data: bytes) -> bytes:
 
 @contextmanager
 def _atomic_file(path: Path) -> Iterator[BinaryIO]:
-    """A temporary file beside ``path``, renamed into place when the block ends well, removed when not."""
+    """A temporary file beside ``path`` (its folder made if need be), renamed into place when the block ends
+    well, removed when not; with the user's umask (:func:`evalcore._util.files.atomic_file`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path) as f:
+        yield f

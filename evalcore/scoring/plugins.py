@@ -21,7 +21,9 @@ from evalcore.scoring.http_adapter import HttpAdapter
 from evalcore.scoring.scorer_set import NAME, ScorerSet, scorer_id
 from evalcore.scoring.scorers import SCORERS
 from evalcore.scoring.tools_adapter import ToolsAdapter
+from evalcore.suite._keys import did_you_mean
 from evalcore.suite.config import NamedRef
+from evalcore.suite.loader import name_place
 
 ADAPTERS: dict[str, type] = {"extract": ExtractAdapter, "chat": ChatAdapter, "http": HttpAdapter, "tools": ToolsAdapter}
 
@@ -101,8 +103,9 @@ def _build(ref: NamedRef, suite_dir: Path, registry: dict[str, type], kind: str)
     elif ref.name in registry:
         target = registry[ref.name]
     else:
+        place = name_place(suite_dir, (kind, f"{kind}s"), ref.name)
         raise ConfigError(
-            f"evalcore.yaml: {kind}: unknown {kind} {ref.name!r}. Built in: "
+            f"{place}: {kind}: unknown {kind} {ref.name!r}{did_you_mean(ref.name, registry) or '.'} Built in: "
             f"{sorted(registry)}; or name your own as module:attribute."
         )
     if not inspect.isclass(target):

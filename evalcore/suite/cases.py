@@ -13,6 +13,7 @@ import yaml
 from evalcore._util import jsonfast
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
+from evalcore.suite._keys import did_you_mean
 
 INPUT_FILES = ("input.txt", "input.json")
 CASE_KEYS = {"id", "variant", "input", "expected", "metadata"}
@@ -105,7 +106,7 @@ def _read_json(path: Path, required: bool) -> Any:
     try:
         return json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+        raise ConfigError(f"{path}: {jsonfast.error_text(exc, 'not valid JSON: ')}") from None
 
 
 def _read_metadata(path: Path) -> dict[str, Any]:
@@ -126,7 +127,7 @@ def _load_jsonl(path: Path, dataset: str) -> list[Case]:
         try:
             data = jsonfast.loads(line)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"{path}: line {lineno}: not valid JSON: {exc.msg}") from None
+            raise ConfigError(f"{path}: {jsonfast.error_text(exc, 'not valid JSON: ', line=lineno)}") from None
         cases.append(_case_from_mapping(data, dataset, f"{where}{lineno}", default_id=str(lineno)))
     return cases
 
@@ -149,7 +150,8 @@ def _case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> 
         raise ConfigError(f"{where}: a case is an object with keys {sorted(CASE_KEYS)}")
     if not data.keys() <= CASE_KEYS:  # the usual case skips building the sorted list
         unknown = sorted(set(data) - CASE_KEYS)
-        raise ConfigError(f"{where}: {unknown[0]}: unknown key. A case has {sorted(CASE_KEYS)}.")
+        guess = did_you_mean(unknown[0], CASE_KEYS) or "."
+        raise ConfigError(f"{where}: {unknown[0]}: unknown key{guess} A case has {sorted(CASE_KEYS)}.")
     for key in ("input", "expected"):
         if key not in data:
             raise ConfigError(f"{where}: {key}: required key is missing.")

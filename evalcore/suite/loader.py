@@ -19,6 +19,7 @@ from evalcore._util.gcpause import gc_paused
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value
+from evalcore.suite._keys import allowed_keys, did_you_mean
 from evalcore.suite.cases import load_dataset_cases
 from evalcore.suite.config import FieldModel, NamedRef, ScorerRef, SuiteModel
 from evalcore.suite.fieldrules import all_fit, names_of
@@ -131,18 +132,38 @@ def parse_suite_config(text: str, where: str) -> SuiteModel:
 
 
 def _describe_error(err: Any, text: str) -> str:
-    loc = [str(p) for p in err["loc"] if not str(p).startswith(("function-", "str", "NamedRef"))]
-    key = ".".join(loc) or "(top level)"
+    parts = [p for p in err["loc"] if not str(p).startswith(("function-", "str", "NamedRef"))]
+    key = ".".join(str(p) for p in parts) or "(top level)"
     line = _line_of(text, [p for p in err["loc"]])
     where = f"line {line}: " if line else ""
     if err["type"] == "extra_forbidden":
-        return f"{where}{key}: unknown key. Remove it or fix its spelling (see docs/suites.md)."
+        guess = did_you_mean(str(parts[-1]), allowed_keys(parts[:-1])) if parts else ""
+        return f"{where}{key}: unknown key{guess or '.'} Remove it or fix its spelling (see docs/suites.md)."
     if err["type"] == "missing":
         return f"{where}{key}: required key is missing."
     if err["type"] == "value_error" and isinstance(err.get("input"), dict | list):
         # A check across a whole mapping (a router, a limit) says what is wrong; echoing the mapping adds noise.
         return f"{where}{key}: {str(err['msg']).removeprefix('Value error, ')}"
     return f"{where}{key}: {err['msg']} (got {err.get('input')!r})"
+
+
+def name_place(suite_dir: Path, keys: tuple[str, ...], name: str) -> str:
+    """Where ``evalcore.yaml`` names ``name`` under one of ``keys`` (``scorer: fields``, ``scorers: [{name: …}]``):
+    ``/path/evalcore.yaml: line 7``, or the file alone when the line cannot be found."""
+    path = Path(suite_dir) / SUITE_FILE
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        root = None
+    for key_node, node in root.value if isinstance(root, yaml.MappingNode) else []:
+        if key_node.value not in keys:
+            continue
+        for item in node.value if isinstance(node, yaml.SequenceNode) else [node]:
+            named = dict((k.value, v) for k, v in item.value) if isinstance(item, yaml.MappingNode) else {}
+            scalar = named.get("name", item)
+            if isinstance(scalar, yaml.ScalarNode) and scalar.value == name:
+                return f"{path}: line {scalar.start_mark.line + 1}"
+    return str(path)
 
 
 def _line_of(text: str, loc: list[Any]) -> int | None:

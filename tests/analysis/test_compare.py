@@ -159,3 +159,11 @@ def test_the_gate_cannot_decide_without_anything_to_check() -> None:
         evaluate(cand, gate_of({"minimum": {"score": 0.5}}), contender="x")
     with pytest.raises(GateError, match="exactly one of min or max"):
         gate_of({"minimum": {"score": {"min": 0.5, "max": 0.9}}})
+
+
+def test_a_gate_without_regression_checks_reports_no_baseline_and_says_it_was_not_compared() -> None:
+    base = binary_run("base", {"m": [1] * 10})
+    cand = binary_run("cand", {"m": [1] * 10})
+    report = evaluate(cand, gate_of({"minimum": {"score": 0.5}}), baseline=base)
+    assert report.baseline is None and report.baseline_contender is None
+    assert "the gate has no regression checks: baseline run base is not compared" in report.notes

@@ -83,7 +83,7 @@ def test_json_lines_and_a_json_array_read_alike():
         ("id,human,judge\n", "l.csv", r"l.csv: no rows"),
         ("", "l.csv", r"l.csv: empty file"),
         ('{"id": 1, "human": "a", "judge": "a"}\n{"id": 1, "human": "b", "judge": "b"}\n', "l.jsonl", "line 2: id '1'"),
-        ('{"id": 1, "human": "a", "judge": "a"}\n{"id": 2,\n', "l.jsonl", r"l.jsonl: line 2: not valid JSON"),
+        ('{"id": 1, "human": "a", "judge": "a"}\n{"id": 2,\n', "l.jsonl", r"l.jsonl: line 2, column 10: not valid"),
         ('{"id": 1, "human": "a", "judge": "a"}\n[1, 2]\n', "l.jsonl", r"l.jsonl: line 2: not a JSON object"),
         ('{"id": 1, "human": ["a"], "judge": "a"}\n', "l.jsonl", r"l.jsonl: line 1: human: a list is not a label"),
     ],

@@ -40,7 +40,7 @@ def test_verify_reports_ok_on_a_good_suite_and_fails_on_a_broken_one(capsys, sui
     assert code == 0 and "ok: the suite is ready to run" in out
     (tmp_path / "suite" / "evalcore.yaml").write_text("suite: x\nadaptr: extract\n")
     code, out, _ = _run(capsys, "verify", suite)
-    assert code == 1 and "adaptr: unknown key" in out
+    assert code == 2 and "adaptr: unknown key" in out
 
 
 def test_verify_names_macro_f1_of_a_classification_suite(capsys):

@@ -125,3 +125,13 @@ def test_compare_of_stored_runs_never_loads_pandas(files: dict[str, Path], tmp_p
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["pairs"][0]["changes"][0]["verdict"] == "regression"
+
+
+def test_gate_with_only_minimums_and_a_baseline_names_no_contender_none(files: dict[str, Path], tmp_path: Path) -> None:
+    run = binary_run("only-min-0004", {"m": [1] * 40})
+    run.info.settings["gate"] = {"minimum": {"score": 0.5}}
+    candidate = write_run_file(run, tmp_path / "only-min.json")
+    done = evalcore("gate", candidate, "--baseline", files["base"])
+    assert done.returncode == 0, done.stderr
+    assert "None" not in done.stdout
+    assert "note: the gate has no regression checks: baseline run base-0001 is not compared" in done.stdout

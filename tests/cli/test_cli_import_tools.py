@@ -192,3 +192,24 @@ def test_the_leaderboard_of_a_stored_run_cut_short_names_the_contenders_without_
     done = evalcore("leaderboard", run.info.id, "--no-intervals", db=db)
     assert done.returncode == 0, done.stderr
     assert "warning: 276 of 576 results are missing" in done.stderr and run.contenders[11].id in done.stderr
+
+
+def _inspect_listing(folder):
+    """Inspect's logs.json of a folder: each log's file name → its header (no samples)."""
+    header = {k: v for k, v in json.loads((INSPECT / "capitals-hot.json").read_text()).items() if k != "samples"}
+    (folder / "logs.json").write_text(json.dumps({"capitals-hot.json": header}))
+
+
+def test_an_inspect_listing_named_alone_says_to_import_its_folder(tmp_path):
+    _inspect_listing(tmp_path)
+    done = evalcore("import", tmp_path / "logs.json", db=tmp_path / "e.db")
+    assert done.returncode == 2
+    assert f"import the folder of the logs instead: evalcore import {tmp_path}" in done.stderr
+
+
+def test_an_inspect_listing_in_a_folder_is_skipped_as_a_listing(tmp_path):
+    shutil.copy(INSPECT / "capitals-hot.json", tmp_path)
+    _inspect_listing(tmp_path)
+    done = evalcore("import", tmp_path, db=tmp_path / "e.db")
+    assert done.returncode == 0, done.stderr
+    assert "logs.json: Inspect's listing of the folder's logs" in done.stderr

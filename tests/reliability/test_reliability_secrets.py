@@ -46,6 +46,7 @@ def test_the_key_is_in_no_database_run_file_log_or_output(tmp_path, monkeypatch,
     caplog.set_level(logging.DEBUG)  # every logger, litellm's included, at its most verbose
     suite = write_suite(tmp_path / "suite")
     out = tmp_path / "out"
+    out.mkdir()  # -o writes only into a folder that exists
     with OpenAIServer(content=ANSWER) as server:
         server.script(*SCRIPTS)
         code = main(

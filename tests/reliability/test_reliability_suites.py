@@ -193,7 +193,7 @@ BROKEN = [
         "cases.jsonl: a line that is not JSON",
         CHAT,
         write("datasets/qa/cases.jsonl", '{"input": "a", "expected": "b"}\n{"input": "a", expected: 1}\n'),
-        [r"cases.jsonl: line 2: not valid JSON"],
+        [r"cases.jsonl: line 2, column \d+: not valid JSON"],
     ),
     (
         "cases.jsonl: no expected",
@@ -253,7 +253,7 @@ def test_a_broken_suite_names_the_file_the_key_or_line_and_the_fix(tmp_path, nam
 
 def test_verify_reports_the_same_errors_offline(tmp_path, capsys):
     root = write_suite(tmp_path / "suite", config={"weighted_score": {"weights": {"scroe": 1}}})
-    assert main(["verify", str(root)]) == 1
+    assert main(["verify", str(root)]) == 2
     assert "weighted_score.weights: cannot weight 'scroe'" in capsys.readouterr().out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import zipfile
 import zlib
 
@@ -32,6 +33,16 @@ def test_json_of_an_unknown_layout_says_what_was_found_and_what_was_expected():
         "other.json: not a file evalcore can import | (file): found a JSON object with keys a, rows;"
     )
     assert "expected an evalcore run file" in text and "promptfoo" in text and "Inspect AI log" in text
+
+
+def test_an_inspect_listing_is_refused_saying_to_import_its_folder():
+    header = {k: v for k, v in json.loads((INSPECT / "capitals-hot.json").read_text()).items() if k != "samples"}
+    listing = json.dumps({"capitals-hot.json": header, "capitals.eval": header}).encode()
+    text = _refusal(listing, name="logs/logs.json")
+    assert text == (
+        "logs/logs.json: not a file evalcore can import | (file): found Inspect's listing of 2 logs (logs.json), "
+        "which holds no samples; import the folder of the logs instead: evalcore import logs"
+    )
 
 
 @pytest.mark.parametrize(

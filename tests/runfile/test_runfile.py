@@ -324,6 +324,11 @@ def test_invalid_json_is_refused_with_line_and_column() -> None:
     assert problem.startswith("line 3, column 1: invalid JSON")
 
 
+def test_a_truncated_run_file_is_refused_in_a_whole_sentence_with_line_and_column() -> None:
+    (problem,) = _problems(b'{\n"format": "evalcore.run",\n"run": {"id": "ab')
+    assert problem == "line 3, column 15: invalid JSON: a string starts here and the text ends inside it (cut short?)"
+
+
 @pytest.mark.parametrize(("raw", "what"), [(b"[]", "an array"), (b'"run"', "a string"), (b"3", "a number")])
 def test_top_level_must_be_an_object(raw: bytes, what: str) -> None:
     assert _problems(raw) == [f"(top level): expected a JSON object (got {what})"]

@@ -103,7 +103,8 @@ def test_regex_that_does_not_compile_is_a_config_error():
 
 def test_unknown_scorer_lists_the_built_in_ones(tmp_path):
     with pytest.raises(
-        ConfigError, match=r"unknown scorer 'feilds'. Built in: \['classification', 'contains', 'exact'"
+        ConfigError,
+        match=r"unknown scorer 'feilds'; did you mean `fields`\? Built in: \['classification', 'contains', 'exact'",
     ):
         build_scorer(NamedRef(name="feilds"), tmp_path)
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value
+from evalcore.suite._keys import did_you_mean
 from evalcore.suite.cases import CASE_KEYS, _case_from_mapping, load_dataset_cases
 from evalcore.suite.loader import _expected_fix, check_expected
 
@@ -31,7 +32,8 @@ def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Cas
         raise ConfigError(f"{where}: a case is an object with keys {sorted(CASE_KEYS)}")
     unknown = sorted(set(data) - CASE_KEYS)
     if unknown:
-        raise ConfigError(f"{where}: {unknown[0]}: unknown key. A case has {sorted(CASE_KEYS)}.")
+        guess = did_you_mean(unknown[0], CASE_KEYS) or "."
+        raise ConfigError(f"{where}: {unknown[0]}: unknown key{guess} A case has {sorted(CASE_KEYS)}.")
     for key in ("input", "expected"):
         if key not in data:
             raise ConfigError(f"{where}: {key}: required key is missing.")
@@ -127,7 +129,7 @@ def test_an_unknown_key_in_a_jsonl_line_is_named_with_its_line_and_the_keys_a_ca
 def test_invalid_json_in_a_jsonl_line_is_named_with_its_line(tmp_path: Path) -> None:
     path = tmp_path / "cases.jsonl"
     path.write_text('{"input": "x", "expected": {}}\n{"input": "x",\n')
-    with pytest.raises(ConfigError, match="line 2: not valid JSON: Expecting property name enclosed"):
+    with pytest.raises(ConfigError, match=r"line 2, column \d+: not valid JSON: Expecting property name enclosed"):
         load_dataset_cases(tmp_path, "ds")
 
 
@@ -158,5 +160,5 @@ def test_an_expected_answer_is_refused_with_the_first_problem_check_value_finds(
 
 def test_a_jsonl_file_that_starts_with_a_bom_is_refused_and_says_so(tmp_path: Path) -> None:
     (tmp_path / "cases.jsonl").write_text('\ufeff{"input": "x", "expected": {}}\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match="line 1: not valid JSON: Unexpected UTF-8 BOM"):
+    with pytest.raises(ConfigError, match=r"line 1, column 1: not valid JSON: Unexpected UTF-8 BOM"):
         load_dataset_cases(tmp_path, "ds")

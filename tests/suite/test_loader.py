@@ -81,7 +81,7 @@ def test_empty_input_is_an_error(tmp_path):
 def test_invalid_json_in_expected_names_the_line(tmp_path):
     root = write_suite(tmp_path / "s")
     (root / "datasets/shop/cases/vague/001/expected.json").write_text('{\n "name": nul\n}')
-    with pytest.raises(ConfigError, match=r"expected.json: line 2: not valid JSON"):
+    with pytest.raises(ConfigError, match=r"expected.json: line 2, column \d+: not valid JSON"):
         load_suite(root)
 
 
@@ -138,3 +138,17 @@ def test_per_dataset_fields_replace_the_suite_fields(tmp_path):
 def test_a_folder_without_evalcore_yaml_says_what_a_suite_is(tmp_path):
     with pytest.raises(ConfigError, match="no evalcore.yaml here"):
         load_suite(tmp_path)
+
+
+def test_a_misspelt_key_is_told_the_key_it_was_likely_meant_to_be(tmp_path):
+    root = write_suite(tmp_path / "s")
+    config = root / "evalcore.yaml"
+    config.write_text(config.read_text().replace("adapter:", "instructuons: Be brief.\nadapter:", 1))
+    with pytest.raises(ConfigError, match=r"line \d+: instructuons: unknown key; did you mean `instructions`\?"):
+        load_suite(root)
+
+
+def test_a_misspelt_key_inside_a_block_is_told_a_key_of_that_block(tmp_path):
+    root = write_suite(tmp_path / "s", config={"run": {"max_atempts": 2}})
+    with pytest.raises(ConfigError, match=r"run\.max_atempts: unknown key; did you mean `max_attempts`\?"):
+        load_suite(root)

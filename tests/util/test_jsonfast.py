@@ -73,3 +73,17 @@ def _outcome_any(fn: Any, text: str) -> Any:
 def test_no_private_attribute_of_the_json_module_is_used() -> None:
     source = Path(jsonfast.__file__).read_text(encoding="utf-8")
     assert "scan_once" not in source and "c_make_encoder" not in source
+
+
+def test_a_json_error_ending_mid_text_says_the_text_ends_there() -> None:
+    with pytest.raises(json.JSONDecodeError) as caught:
+        json.loads('{"a": 1')
+    said = jsonfast.error_text(caught.value)
+    assert said == "line 1, column 8: Expecting ',' delimiter where the text ends (cut short?)"
+
+
+def test_a_json_error_in_one_line_of_a_file_names_the_files_line() -> None:
+    with pytest.raises(json.JSONDecodeError) as caught:
+        json.loads('{"a": "b\tc"}')
+    text = jsonfast.error_text(caught.value, "not valid JSON: ", line=7)
+    assert text == r"line 7, column 9: not valid JSON: a raw line break or tab inside a string; write it as \n or \t"

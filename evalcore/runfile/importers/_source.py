@@ -32,6 +32,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
+from evalcore._util import jsonfast
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.importers._common import Notes
 
@@ -120,7 +121,7 @@ def decode_json(data: bytes, name: str, where: str = "") -> tuple[Any, bool]:
     try:
         return json.loads(text, parse_constant=_NonFinite), True
     except json.JSONDecodeError as e:
-        raise refused(name, "not valid JSON", f"{where}line {e.lineno}, column {e.colno}: {e.msg}") from None
+        raise refused(name, "not valid JSON", f"{where}{jsonfast.error_text(e)}") from None
     except (ValueError, RecursionError) as e:
         raise refused(name, "not valid JSON", f"{where or '(file): '}{e}") from None
 

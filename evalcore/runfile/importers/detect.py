@@ -9,11 +9,13 @@
   Node API's ``evaluate()`` returns): a promptfoo result file.
 
 Anything else is refused by :func:`unknown_layout` with one line that says what was found and what was
-expected.
+expected; Inspect's ``logs.json`` (a listing of a folder's logs: file name → log header, no samples) is refused
+by :func:`listing_refused`, which says to import the folder instead.
 """
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any, Literal
 
 from evalcore.core.errors import RunFileError
@@ -29,6 +31,10 @@ _INSPECT_EVAL_ENTRIES = ("header.json", "_journal/start.json")
 
 class UnknownLayoutError(RunFileError):
     """A file that no importer knows: its one line says what was found and what was expected."""
+
+
+class InspectListingError(UnknownLayoutError):
+    """Inspect's ``logs.json``: a listing of a folder's logs, not a log."""
 
 
 def kind_of_zip(names: list[str]) -> Kind | None:
@@ -59,6 +65,28 @@ def promptfoo_summary(tree: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(inner, list) and "version" in tree and any(k in tree for k in ("stats", "prompts", "table")):
         return tree
     return None
+
+
+def inspect_listing(tree: Any) -> int | None:
+    """How many logs an Inspect ``logs.json`` listing names, or None when the tree is no such listing."""
+    if not isinstance(tree, dict) or not tree:
+        return None
+    for key, value in tree.items():
+        if not key.endswith((".eval", ".json")) or not isinstance(value, dict) or "eval" not in value:
+            return None
+    return len(tree)
+
+
+def listing_refused(name: str, logs: int) -> InspectListingError:
+    """The error that refuses an Inspect ``logs.json`` listing: it holds no samples; its folder's logs do."""
+    folder = str(PurePath(name).parent)
+    return InspectListingError(
+        f"{name}: not a file evalcore can import",
+        problems=[
+            f"(file): found Inspect's listing of {logs} {'log' if logs == 1 else 'logs'} (logs.json), which holds "
+            f"no samples; import the folder of the logs instead: evalcore import {folder}"
+        ],
+    )
 
 
 def unknown_layout(name: str, found: str) -> UnknownLayoutError:

@@ -86,6 +86,9 @@ def read_import(
         _stamp_inspect(stamp, header, "json")
         pairs = inspect_log.json_samples(tree, notes if lenient else None)
         return inspect_log.import_inspect(header, pairs, len(samples), stamp, notes, on_progress)
+    logs = detect.inspect_listing(tree)
+    if logs is not None:
+        raise detect.listing_refused(name, logs)
     raise detect.unknown_layout(name, detect.describe_json(tree))
 
 
