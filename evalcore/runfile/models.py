@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from evalcore.core import records
+from evalcore.core import aggregates, records
 from evalcore.runfile.pairwise import PairwiseEntry, pairwise_problems
 
 INT64_MAX = 2**63 - 1
@@ -124,7 +124,8 @@ class RunEntry(_Model):
     status: Literal["running", "completed", "interrupted", "failed"]
     """The run's state."""
     weights: dict[str, float]
-    """The suite's default weighted-score weights, name → number; ``{}`` when none."""
+    """The suite's default weighted-score weights, name → number; ``{}`` when none. Names: score, errors, cost,
+    time, the declared metrics and their aggregate metrics (macro_f1)."""
     settings: JsonObject
     """Effective settings: parallelism, samples, selection, flags (free form)."""
     provenance: ProvenanceEntry
@@ -364,7 +365,7 @@ def _cross_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     yield from _duplicates("contenders", [(i, (c.get("id"),)) for i, c in _entries(data, "contenders")], "id")
     cases = [(i, (c.get("dataset"), c.get("id"))) for i, c in _entries(data, "cases")]
     yield from _duplicates("cases", cases, "id")
-    yield from _weight_problems(data.get("run"), [m.get("name") for _, m in metrics])
+    yield from _weight_problems(data.get("run"), [m for _, m in metrics])
     yield from _result_problems(data)
     yield from pairwise_problems(data)
 
@@ -374,7 +375,7 @@ def header_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     metrics = _entries(data, "metrics")
     yield from _metric_problems(metrics)
     yield from _duplicates("contenders", [(i, (c.get("id"),)) for i, c in _entries(data, "contenders")], "id")
-    yield from _weight_problems(data.get("run"), [m.get("name") for _, m in metrics])
+    yield from _weight_problems(data.get("run"), [m for _, m in metrics])
 
 
 def _metric_problems(metrics: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[Loc, str]]:
@@ -402,9 +403,15 @@ def _hashable(key: tuple) -> bool:
     return all(isinstance(part, str | int) for part in key)
 
 
-def _weight_problems(run: Any, metric_names: list[Any]) -> Iterator[tuple[Loc, str]]:
+def _weight_problems(run: Any, metrics: list[dict[str, Any]]) -> Iterator[tuple[Loc, str]]:
     weights = run.get("weights") if isinstance(run, dict) else None
-    allowed = ["score", "errors", "cost", "time", *(n for n in metric_names if isinstance(n, str))]
+    # A metric of the wrong shape is reported by the field check; it adds no name here.
+    declared = [
+        records.Metric(name, text if isinstance(text := m.get("description"), str) else "")
+        for m in metrics
+        if isinstance(name := m.get("name"), str)
+    ]
+    allowed = aggregates.weightable_names(declared)
     for name in weights if isinstance(weights, dict) else ():
         if name not in allowed:
             yield ("run", "weights", name), f"{name!r} cannot be weighted; allowed: {', '.join(allowed)}"
