@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -45,13 +45,20 @@ class _Problems(ValueError):
         self.items = items
 
 
+def is_timestamp(value: Any) -> bool:
+    """Whether ``value`` is an RFC 3339 UTC timestamp (``2026-11-29T18:04:05.123Z``) of a real date and time."""
+    if type(value) is not str or not _TIMESTAMP.match(value):
+        return False
+    try:
+        datetime.fromisoformat(value[:19])  # the pattern fixed the shape; this checks the ranges
+    except ValueError:
+        return False
+    return True
+
+
 def _check_timestamp(value: str) -> str:
-    if _TIMESTAMP.match(value):
-        try:
-            datetime.fromisoformat(value[:19])  # the pattern fixed the shape; this checks the ranges
-            return value
-        except ValueError:
-            pass
+    if is_timestamp(value):
+        return value
     raise ValueError(f"{value!r} is not an RFC 3339 UTC timestamp like '2026-11-29T18:04:05.123Z'")
 
 
@@ -240,7 +247,9 @@ class ResultEntry(_Model):
 
     @model_validator(mode="after")
     def _status_rules(self) -> ResultEntry:
-        problems = list(_status_problems(self))
+        problems = list(
+            status_problems(self.status, self.score, self.metrics, None if self.error is None else self.error.kind)
+        )
         if problems:
             raise _Problems(problems)
         return self
@@ -326,22 +335,66 @@ _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
 
 Loc = tuple[str | int, ...]
 
+#: What the ``format`` key holds.
+FORMAT: str = get_args(RunFileV1.model_fields["format"].annotation)[0]
+#: The top-level keys of schema version 1, in the spec's order.
+SECTIONS = tuple(RunFileV1.model_fields)
 
-def _status_problems(r: ResultEntry) -> Iterator[tuple[Loc, str]]:
-    if r.status == "error":
-        if r.score is not None:
-            yield ("score",), f"must be null when status is 'error' (got {r.score!r})"
-        if r.metrics:
-            yield ("metrics",), f"must be {{}} when status is 'error' (got {short_json(r.metrics)})"
-        if r.error is None:
+
+def run_of(
+    run: RunEntry,
+    metrics: Iterable[MetricEntry],
+    contenders: Iterable[ContenderEntry],
+    cases: list[records.Case],
+    results: list[records.Result],
+    refused: Iterable[RefusalEntry],
+    pairwise: list[records.PairVerdict],
+) -> records.Run:
+    """The run that a file's validated entries hold (its cases, results and verdicts already records)."""
+    info = records.RunInfo(
+        id=run.id,
+        suite=run.suite,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+        status=run.status,
+        weights=dict(run.weights),
+        settings=run.settings,
+        provenance=run.provenance.model_dump(),
+    )
+    return records.Run(
+        info=info,
+        metrics=[records.Metric(m.name, m.description, m.higher_is_better, m.primary) for m in metrics],
+        contenders=[records.Contender(c.id, c.model, c.settings) for c in contenders],
+        cases=cases,
+        results=results,
+        refused=[records.Refusal(x.model, x.settings, x.reason) for x in refused],
+        pairwise=pairwise,
+    )
+
+
+def status_problems(
+    status: str, score: float | None, metrics: dict[str, Any], error_kind: str | None
+) -> Iterator[tuple[Loc, str]]:
+    """The problems of a result's status against its score, metrics and error (``error_kind`` None: no error)."""
+    if status == "error":
+        if score is not None:
+            yield ("score",), f"must be null when status is 'error' (got {score!r})"
+        if metrics:
+            yield ("metrics",), f"must be {{}} when status is 'error' (got {short_json(metrics)})"
+        if error_kind is None:
             yield ("error",), "must be {kind, message} when status is 'error' (got null)"
-        elif r.error.kind == "model":
+        elif error_kind == "model":
             yield ("error", "kind"), "'model' errors are scored: use status 'scored' or a call-failure kind"
         return
-    if r.score is None:
+    if score is None:
         yield ("score",), "must be a number in [0, 1] when status is 'scored' (null only on errors)"
-    if r.error is not None and r.error.kind != "model":
-        yield ("error", "kind"), f"{r.error.kind!r} is a call failure: status must be 'error', not 'scored'"
+    if error_kind is not None and error_kind != "model":
+        yield ("error", "kind"), f"{error_kind!r} is a call failure: status must be 'error', not 'scored'"
+
+
+def differs_from_primary(status: Any, score: Any, metrics: dict[str, Any], primary: str | None) -> bool:
+    """Whether a scored result's ``score`` differs from its value of the primary metric (when it has one)."""
+    return status == "scored" and primary in metrics and metrics[primary] != score
 
 
 def _field_problems(error: ValidationError) -> Iterator[tuple[Loc, str]]:
@@ -451,7 +504,7 @@ def _result_metric_problems(
         if name not in declared:
             yield ("results", i, "metrics", name), f"{name!r} is not a declared metric ({_names(declared)})"
     score = r.get("score")
-    if r.get("status") == "scored" and primary in values and values[primary] != score:
+    if differs_from_primary(r.get("status"), score, values, primary):
         shown = values[primary]
         yield ("results", i, "score"), f"{score!r} differs from the primary metric {primary!r} ({shown!r})"
 
