@@ -19,7 +19,13 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.formats import format_cost, format_percent, format_seconds, is_missing
-from evalcore.analysis.rules import BEST_VALUE_POINTS, ERRORS_PENALTY_BASE, ERRORS_PENALTY_EACH, TIE_DECIMALS
+from evalcore.analysis.rules import (
+    BEST_VALUE_POINTS,
+    ERRORS_PENALTY_BASE,
+    ERRORS_PENALTY_EACH,
+    TIE_DECIMALS,
+    best_value_text,
+)
 
 #: Scores closer than this (a fraction) tie in :func:`winner_reason`'s words.
 SCORE_TIE = 1e-9
@@ -47,7 +53,7 @@ class Banner:
     @property
     def best_value_text(self) -> str:
         """What the best value is, after its name."""
-        return f"the cheapest row with no errors within {self.best_value_points:g} points of the top score"
+        return best_value_text(self.best_value_points / 100)
 
 
 def banner_of(

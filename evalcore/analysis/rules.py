@@ -30,6 +30,11 @@ def errors_penalty_text() -> str:
     return f"{ERRORS_PENALTY_BASE} + {ERRORS_PENALTY_EACH}n"
 
 
+def best_value_text(points: float = BEST_VALUE_POINTS) -> str:
+    """What best value means, for a person: ``the cheapest row with no errors within 2 points of the top score``."""
+    return f"the cheapest row with no errors within {100 * points:g} points of the top score"
+
+
 def ranking_rules() -> dict[str, Any]:
     """These numbers as the JSON object the report's JavaScript ranks with."""
     return {
