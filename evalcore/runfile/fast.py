@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
+from evalcore.runfile._cross import differs_from_primary, header_problems
 from evalcore.runfile.models import (
     FORMAT,
     INT64_MAX,
@@ -39,8 +40,6 @@ from evalcore.runfile.models import (
     ResultEntry,
     RunEntry,
     UsageEntry,
-    differs_from_primary,
-    header_problems,
     is_timestamp,
     run_of,
     status_problems,
