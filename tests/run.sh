@@ -9,6 +9,11 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 if [ -n "$(ls tests/browser 2>/dev/null)" ] && ! command -v chromium >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core
 fi
+# The report's JavaScript ranking is tested against the Python one under node: here it must run, not skip.
+if ! command -v node >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs
+fi
+export EVALCORE_REQUIRE_NODE=1
 .venv/bin/python -m ruff check .
 .venv/bin/python -m ruff format --check .
 .venv/bin/python -m mypy evalcore

@@ -3,6 +3,8 @@
 - :mod:`~evalcore.analysis.formats`: how one number reads (%, USD, seconds); :mod:`~evalcore.analysis.stored`:
   a run in a store, by id; :mod:`~evalcore.analysis.draws`: bootstrap counts and percentile intervals;
   :mod:`~evalcore.analysis.paired`: paired differences, their intervals and p-values (NumPy only, no pandas).
+- :mod:`~evalcore.analysis.rules`: the leaderboard's numbers (errors penalty, best-value points, log scale, ties),
+  named once for Python, the CLI and the report's JavaScript.
 - :mod:`~evalcore.analysis.weights`: parsing and validating weights, and each weight's real share.
 - :mod:`~evalcore.analysis.weighting`: the spec's weighted score and ranking order, on arrays.
 - :mod:`~evalcore.analysis.results`: which results count (:class:`Filters`) and what each one brings.

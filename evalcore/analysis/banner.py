@@ -19,7 +19,13 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.formats import format_cost, format_percent, format_seconds, is_missing
-from evalcore.analysis.weighting import TIE_DECIMALS
+from evalcore.analysis.rules import (
+    BEST_VALUE_POINTS,
+    ERRORS_PENALTY_BASE,
+    ERRORS_PENALTY_EACH,
+    TIE_DECIMALS,
+    best_value_text,
+)
 
 #: Scores closer than this (a fraction) tie in :func:`winner_reason`'s words.
 SCORE_TIE = 1e-9
@@ -42,15 +48,17 @@ class Banner:
     sure: list[str] = field(default_factory=list)
     reason: str | None = None
     best_value: str | None = None
-    best_value_points: float = 2.0
+    best_value_points: float = 100 * BEST_VALUE_POINTS
 
     @property
     def best_value_text(self) -> str:
         """What the best value is, after its name."""
-        return f"the cheapest row with no errors within {self.best_value_points:g} points of the top score"
+        return best_value_text(self.best_value_points / 100)
 
 
-def banner_of(ranked: pd.DataFrame, weights: Mapping[str, float] | None, best_value_points: float = 0.02) -> Banner:
+def banner_of(
+    ranked: pd.DataFrame, weights: Mapping[str, float] | None, best_value_points: float = BEST_VALUE_POINTS
+) -> Banner:
     """The banner of one ranked table (in rank order); an empty banner for a table of several datasets."""
     if "dataset" in ranked.columns and ranked["dataset"].nunique() > 1:
         return Banner()
@@ -156,7 +164,7 @@ def _reason(best: dict, other: dict, weighted: bool, weights: Mapping[str, float
     gap = best["score"] - other["score"]
     scores = f"{format_percent(other['score'])} vs {format_percent(best['score'])}"
     if weighted and "errors" in weights and other["errors"] > 0:
-        penalty = 15 + 5 * other["errors"]
+        penalty = ERRORS_PENALTY_BASE + ERRORS_PENALTY_EACH * other["errors"]
         lost = f"loses {penalty} points of weighted score for {_plural(other['errors'], 'error')}"
         if other["wscore"] + penalty >= best["wscore"] - 10**-TIE_DECIMALS:
             if "score" not in weights:

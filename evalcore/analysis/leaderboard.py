@@ -23,6 +23,7 @@ import pandas as pd
 from evalcore.analysis.classification import frame_labels, grouped_macro_f1
 from evalcore.analysis.resampling import Resampled, case_positions, intervals, resample
 from evalcore.analysis.results import USAGE_COLUMNS, Filters, result_values, select_results
+from evalcore.analysis.rules import BEST_VALUE_POINTS, POINTS_TOLERANCE
 from evalcore.analysis.stability import stability_of
 from evalcore.analysis.weighting import rank_order, wscores
 from evalcore.analysis.weights import validate_weights
@@ -33,8 +34,6 @@ from evalcore.core.records import Metric
 COUNT_COLUMNS = ("cases", "scored", "errors")
 GROUPINGS = (("contender",), ("contender", "dataset"))
 AVERAGES = ("micro", "macro")
-#: "within 0.02 of the top score" includes 0.88 against 0.90, whose float difference is 0.0200…02.
-POINTS_TOLERANCE = 1e-9
 #: A row scored on fewer cases than this (but on some) is marked ``few_cases``: its numbers move a lot.
 FEW_CASES = 30
 #: Columns a row with nothing scored never has, whatever its resamples say.
@@ -139,7 +138,7 @@ def rank(
     table: pd.DataFrame,
     weights: Mapping[str, float] | None,
     metrics: Sequence[Metric],
-    best_value_points: float = 0.02,
+    best_value_points: float = BEST_VALUE_POINTS,
 ) -> pd.DataFrame:
     """Add ``wscore``, ``rank``, ``best``, ``best_value`` and ``few_cases`` to an aggregated table, sorted by rank.
 
@@ -290,7 +289,7 @@ def finish(
     prepared: Prepared,
     metrics: Sequence[Metric],
     weights: Mapping[str, float],
-    best_value_points: float = 0.02,
+    best_value_points: float = BEST_VALUE_POINTS,
 ) -> pd.DataFrame:
     """Rank a prepared leaderboard under these weights, with its intervals, P(best) and weight stability
     (``stability``: the share of weight jitters in which the row ranks first, NaN without weights) when it
@@ -341,7 +340,7 @@ def leaderboard(
     *,
     by: Sequence[str] = ("contender",),
     average: str = "micro",
-    best_value_points: float = 0.02,
+    best_value_points: float = BEST_VALUE_POINTS,
     ci: bool = True,
     seed: int = 0,
     B: int = 1000,  # noqa: N803 (the bootstrap's usual name)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters, select_results
+from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.significance import pairwise
 from evalcore.analysis.stored import StoredRun, header_of
 from evalcore.analysis.summaries import read_summary, save_summary, summarize
@@ -83,7 +84,7 @@ def rank_run(
     by_dataset: bool = False,
     average: str = "micro",
     ci: bool = True,
-    best_value_points: float = 0.02,
+    best_value_points: float = BEST_VALUE_POINTS,
 ) -> pd.DataFrame:
     """A run's ranked leaderboard table: overall, or per dataset with ``by_dataset``.
 
@@ -91,7 +92,7 @@ def rank_run(
         run: a run read from a file, or a stored run.
         weights: name → weight, as a user gives them; checked here, before anything is computed.
         filters, by_dataset, average, ci: as for :func:`prepare_run`.
-        best_value_points: how far below the top score a best-value row may be (0.02: two points).
+        best_value_points: how far below the top score a best-value row may be (default two points).
 
     Returns:
         The table of :func:`evalcore.analysis.leaderboard.leaderboard`.

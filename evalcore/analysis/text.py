@@ -20,6 +20,7 @@ from evalcore.analysis.banner import banner_of, banner_text
 from evalcore.analysis.formats import DASH, format_cost, format_percent, format_seconds, is_missing
 from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.results import USAGE_COLUMNS
+from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.weights import weight_order, weight_shares
 from evalcore.core.aggregates import AggregateMetric, with_aggregates
 from evalcore.core.records import Metric
@@ -70,7 +71,7 @@ def format_leaderboard(
     fmt: str = "table",
     *,
     weights: Mapping[str, float] | None = None,
-    best_value_points: float = 0.02,
+    best_value_points: float = BEST_VALUE_POINTS,
     width: int | None = None,
 ) -> str:
     """Render a ranked table.
@@ -311,7 +312,7 @@ def _pipe_table(columns: list[_Column]) -> list[str]:
 def glossary(
     metrics: Sequence[Metric],
     weights: Mapping[str, float] | None = None,
-    best_value_points: float = 0.02,
+    best_value_points: float = BEST_VALUE_POINTS,
     intervals: bool = False,
     table: pd.DataFrame | None = None,
 ) -> list[str]:

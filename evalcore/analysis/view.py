@@ -22,6 +22,7 @@ import pandas as pd
 from evalcore.analysis.banner import Banner, banner_markdown, banner_of
 from evalcore.analysis.leaderboard import FEW_CASES, Prepared, finish, prepare
 from evalcore.analysis.results import Filters
+from evalcore.analysis.rules import best_value_text, errors_penalty_text
 from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, VALUE_MARK, glossary
 from evalcore.analysis.weights import validate_weights, weight_order, weight_shares
 from evalcore.core.aggregates import with_aggregates
@@ -85,7 +86,7 @@ def weight_hint(name: str, metrics: Sequence[Metric], *, markdown: bool = True) 
     described = {m.name: text(m.description) for m in with_aggregates(metrics)}
     fixed = {
         "score": "The primary metric.",
-        "errors": "Failed calls; a row with n errors loses 15 + 5n points.",
+        "errors": f"Failed calls; a row with n errors loses {errors_penalty_text()} points.",
         "cost": "USD per case, on a log scale.",
         "time": "Seconds per case, on a log scale.",
     }
@@ -305,8 +306,8 @@ def display_columns(
         Column(
             "mark",
             TEXT,
-            f"{BEST_MARK}: top row with no errors; {VALUE_MARK}: cheapest row with no errors within 2 points "
-            f"of the top score; {FEW_MARK}: fewer than {FEW_CASES} scored cases, its intervals are wide; "
+            f"{BEST_MARK}: top row with no errors; {VALUE_MARK}: {best_value_text()}; "
+            f"{FEW_MARK}: fewer than {FEW_CASES} scored cases, its intervals are wide; "
             f"{NO_SCORED_MARK}: every call failed, so no rank, score or P(best)",
         ),
     ]

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-#: wscores equal to 9 decimals tie: float noise (all weights scaled by k, say) must not reorder rows.
-TIE_DECIMALS = 9
+from evalcore.analysis.rules import ERRORS_PENALTY_BASE, ERRORS_PENALTY_EACH, LOG_SCALE_NAMES, TIE_DECIMALS
 
 
 def log_scale(values: np.ndarray) -> np.ndarray:
@@ -46,7 +45,7 @@ def goodness_matrix(columns: Mapping[str, np.ndarray], weights: Mapping[str, flo
         if name == "errors":
             value = np.ones_like(columns["errors"], dtype=float)  # errors are charged by the penalty
         else:
-            value = log_scale(columns[name]) if name in ("cost", "time") else np.asarray(columns[name], float)
+            value = log_scale(columns[name]) if name in LOG_SCALE_NAMES else np.asarray(columns[name], float)
             value = value if weight > 0 else 1.0 - value
         parts.append(value)
     return np.stack(parts, axis=-1)
@@ -71,7 +70,7 @@ def errors_penalty(errors: np.ndarray, weights: Mapping[str, float]) -> np.ndarr
     """Points taken off each row: ``15 + 5n`` for ``n ≥ 1`` errors when ``errors`` is weighted, else 0."""
     if "errors" not in weights:
         return 0.0
-    return np.where(errors >= 1, 15.0 + 5.0 * errors, 0.0)
+    return np.where(errors >= 1, ERRORS_PENALTY_BASE + ERRORS_PENALTY_EACH * np.asarray(errors, float), 0.0)
 
 
 def rank_order(wscore: np.ndarray, score: np.ndarray, cost: np.ndarray, id_rank: np.ndarray) -> np.ndarray:

@@ -14,14 +14,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TypedDict
 
-from evalcore.core.aggregates import with_aggregates
+from evalcore.core.aggregates import BASE_WEIGHT_NAMES, weightable_names, with_aggregates
 from evalcore.core.errors import WeightsError
 from evalcore.core.records import Metric
 
 log = logging.getLogger(__name__)
 
-#: Names any suite may weight, besides its declared metrics.
-BASE_WEIGHT_NAMES = ("score", "errors", "cost", "time")
 _WEIGHT_ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*")
 
 
@@ -44,8 +42,8 @@ def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metr
             aggregate metrics (:func:`evalcore.core.aggregates.aggregate_metrics`: ``macro_f1``), or a
             weight that is not a finite number; the message lists the allowed names.
     """
+    allowed = weightable_names(metrics)
     metrics = with_aggregates(metrics)
-    allowed = [*BASE_WEIGHT_NAMES, *(m.name for m in metrics)]
     weights = dict(weights or {})
     unknown = [name for name in weights if name not in allowed]
     if unknown:

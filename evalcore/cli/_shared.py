@@ -29,6 +29,26 @@ def add_db(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", help="SQLite store (default: $EVALCORE_DB or data/evalcore.db)")
 
 
+#: Bootstrap resamples per interval unless ``--resamples`` says otherwise.
+RESAMPLES = 1000
+
+
+def add_bootstrap_report(p: argparse.ArgumentParser, resampled: str) -> None:
+    """The options of a command that prints a bootstrap's intervals: ``--resamples``, ``--seed``, ``--format``
+    (table or json) and ``--db``.
+
+    Args:
+        p: the command's parser.
+        resampled: what a resample draws, for the help text (``over cases``, ``per interval``).
+    """
+    p.add_argument(
+        "--resamples", type=int, default=RESAMPLES, help=f"bootstrap resamples {resampled} (default {RESAMPLES})"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    add_db(p)
+
+
 def add_suite(p: argparse.ArgumentParser) -> None:
     p.add_argument("suite", help="suite folder (holding evalcore.yaml)")
 

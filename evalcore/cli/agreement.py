@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import add_db, open_store, table, terminal_width
+from evalcore.cli._shared import RESAMPLES, add_bootstrap_report, open_store, table, terminal_width
 
 if TYPE_CHECKING:
     from evalcore.analysis.agreement import Agreement, AgreementReport, Estimate
@@ -59,10 +59,7 @@ def add_agreement(p: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="with --human-key: whose results are the verdicts; needed when the run has several (repeatable)",
     )
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per interval (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    p.add_argument("--format", choices=["table", "json"], default="table")
-    add_db(p)
+    add_bootstrap_report(p, "per interval")
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
@@ -70,7 +67,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     from evalcore.core.errors import ConfigError
 
     if args.resamples < 1:
-        raise ConfigError(f"--resamples {args.resamples}: give at least 1 (1000 is the default)")
+        raise ConfigError(f"--resamples {args.resamples}: give at least 1 ({RESAMPLES} is the default)")
     labels = labels_table(args)
     report = agreement(labels.frame, labels.judges, labels=args.as_labels, B=args.resamples, seed=args.seed)
     if args.format == "json":

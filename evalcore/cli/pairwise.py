@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import add_db, read_header, table
+from evalcore.cli._shared import RESAMPLES, add_bootstrap_report, read_header, table
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
@@ -24,10 +24,7 @@ def add_pairwise(p: argparse.ArgumentParser) -> None:
         default="tie",
         help="count a verdict whose two orders disagree as a tie (default) or not at all",
     )
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples over cases (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    p.add_argument("--format", choices=["table", "json"], default="table")
-    add_db(p)
+    add_bootstrap_report(p, "over cases")
 
 
 def cmd_pairwise(args: argparse.Namespace) -> int:
@@ -35,7 +32,7 @@ def cmd_pairwise(args: argparse.Namespace) -> int:
     from evalcore.core.errors import ConfigError
 
     if args.resamples < 0:
-        raise ConfigError(f"--resamples {args.resamples}: give 0 (no intervals) or more (1000 is the default)")
+        raise ConfigError(f"--resamples {args.resamples}: give 0 (no intervals) or more ({RESAMPLES} is the default)")
     run = read_header(args.run, args)
     if not run.pairwise:
         raise ConfigError(

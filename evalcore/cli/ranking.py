@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from evalcore.core.records import Run
 
+from evalcore.analysis.rules import BEST_VALUE_POINTS, ERRORS_PENALTY_BASE, ERRORS_PENALTY_EACH, errors_penalty_text
 from evalcore.analysis.stored import StoredRun, header_of
 from evalcore.cli._shared import (
     add_db,
@@ -42,8 +43,8 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--best-value-points",
         type=float,
-        default=2.0,
-        help="best value: cheapest row within this many points of the top score (default 2)",
+        default=100 * BEST_VALUE_POINTS,
+        help=f"best value: cheapest row within this many points of the top score (default {100 * BEST_VALUE_POINTS:g})",
     )
     p.add_argument("--no-intervals", action="store_true", help="skip the bootstrap intervals and P(best)")
     p.add_argument("--format", choices=["table", "json", "csv", "markdown"], default="table")
@@ -143,8 +144,12 @@ def cmd_weights(args: argparse.Namespace) -> int:
     rows = [[s["name"], f"{s['weight']:g}", s["direction"], f"{100 * s['share']:.1f}%"] for s in weight_shares(weights)]
     print(table(rows, ["name", "weight", "direction", "share of wscore"]))
     if "errors" in weights:
-        print("\nerrors: each row with n >= 1 failed calls loses 15 + 5n points (20, 25, 30 ...)")
+        print(f"\nerrors: each row with n >= 1 failed calls loses {errors_penalty_text()} points ({_penalties()} ...)")
     return 0
+
+
+def _penalties() -> str:
+    return ", ".join(str(ERRORS_PENALTY_BASE + ERRORS_PENALTY_EACH * n) for n in (1, 2, 3))
 
 
 def add_significance(p: argparse.ArgumentParser) -> None:

@@ -16,7 +16,8 @@ The rule: each declared metric that is a ``classification`` scorer's ``correct``
 
 A derived name that a declared metric already has is left out: the declared metric keeps its name.
 
-Pure Python: weight checks use this without pandas.
+:func:`weightable_names` is the one rule for which names a weighted score may use, read by the run file's
+checks, the suite's and the CLI's weight checks and a merge. Pure Python: weight checks use this without pandas.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from evalcore.core.records import Metric
 CORRECT_DESCRIPTION = "Share of replies whose label is the expected one (accuracy)."
 #: The kinds of aggregate metric there are.
 MACRO_F1 = "macro_f1"
+#: Names any run may weight, besides its metrics (declared and aggregate).
+BASE_WEIGHT_NAMES = ("score", "errors", "cost", "time")
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,14 @@ def with_aggregates(metrics: Sequence[Metric]) -> list[Metric]:
     if any(isinstance(m, AggregateMetric) for m in metrics):
         return list(metrics)
     return [*metrics, *aggregate_metrics(metrics)]
+
+
+def weightable_names(metrics: Sequence[Metric]) -> list[str]:
+    """Every name a weighted score over a run with these metrics may use (the spec's "allowed names").
+
+    :data:`BASE_WEIGHT_NAMES`, then each declared metric, then the aggregate metrics they bring (``macro_f1``).
+    """
+    return [*BASE_WEIGHT_NAMES, *(m.name for m in with_aggregates(metrics))]
 
 
 def declared_only(metrics: Sequence[Metric]) -> list[Metric]:

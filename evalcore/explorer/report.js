@@ -2,16 +2,18 @@
 // leaderboard.py do (the same log scale, errors penalty, tie rounding and tie-breaks), and draw the tables.
 // Every text from the run is set with textContent: nothing from the data is ever parsed as markup.
 // The ranking half is pure (no DOM): node runs it in the tests against the Python ranking.
-var evalcoreRanking = (function () {
+// Its numbers are evalcore/analysis/rules.py's, written in where RULES is passed (report.report_script).
+var evalcoreRanking = (function (RULES) {
   "use strict";
-  var TIE_SCALE = 1e9; // weighting.TIE_DECIMALS = 9
-  var POINTS_TOLERANCE = 1e-9; // leaderboard.POINTS_TOLERANCE
+  var TIE_SCALE = Math.pow(10, RULES.tie_decimals);
+  var POINTS_TOLERANCE = RULES.points_tolerance;
+  var LOG_SCALE = RULES.log_scale_names;
 
   function num(v) { return v === null || v === undefined ? NaN : v; }
   // numpy's rint: halves to even.
   function rint(x) { return Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x); }
-  // np.round(x, 9): multiply, rint, divide.
-  function round9(x) { return rint(x * TIE_SCALE) / TIE_SCALE; }
+  // np.round(x, tie_decimals): multiply, rint, divide.
+  function roundTie(x) { return rint(x * TIE_SCALE) / TIE_SCALE; }
   function nanLast(x) { return isNaN(x) ? Infinity : x; }
 
   // weighting.log_scale over one table's column.
@@ -44,7 +46,7 @@ var evalcoreRanking = (function () {
       var g;
       if (n === "errors") g = errors.map(function () { return 1; });
       else {
-        g = n === "cost" || n === "time" ? logScale(column(n)) : column(n);
+        g = LOG_SCALE.indexOf(n) >= 0 ? logScale(column(n)) : column(n);
         if (w < 0) g = g.map(function (v) { return 1 - v; });
       }
       goodness.push(g);
@@ -53,7 +55,7 @@ var evalcoreRanking = (function () {
       var dot = 0;
       names.forEach(function (n, k) { dot += goodness[k][i] * Math.abs(weights[n]); });
       var raw = 100 * dot / total;
-      var penalty = "errors" in weights && errors[i] >= 1 ? 15 + 5 * errors[i] : 0;
+      var penalty = "errors" in weights && errors[i] >= 1 ? RULES.errors_penalty_base + RULES.errors_penalty_each * errors[i] : 0;
       return Math.max(raw - penalty, 0);
     });
   }
@@ -72,7 +74,7 @@ var evalcoreRanking = (function () {
     var scored = rows.map(function (r) { return r.values.scored > 0; });
     var ws = wscores(rows, weights).map(function (w, i) { return scored[i] ? w : NaN; });
     var keys = rows.map(function (r, i) {
-      return [nanLast(-round9(ws[i])), nanLast(-num(r.values.score)), nanLast(num(r.values.cost)), r.id_rank];
+      return [nanLast(-roundTie(ws[i])), nanLast(-num(r.values.score)), nanLast(num(r.values.cost)), r.id_rank];
     });
     var idx = rows.map(function (_, i) { return i; });
     idx.sort(function (a, b) { return compareKeys(keys[a], keys[b]); });
@@ -112,8 +114,8 @@ var evalcoreRanking = (function () {
     return eligible[0];
   }
 
-  return { num: num, logScale: logScale, wscores: wscores, rankTable: rankTable };
-})();
+  return { num: num, logScale: logScale, wscores: wscores, rankTable: rankTable, rules: RULES };
+})(/*{{RULES}}*/);
 
 if (typeof module !== "undefined") module.exports = evalcoreRanking;
 
@@ -248,7 +250,7 @@ if (typeof document !== "undefined") (function (ranking) {
     var weights = currentWeights();
     return {
       weighted: Object.keys(weights).length > 0,
-      rows: DATA.tables.map(function (t) { return ranking.rankTable(t.rows, weights, DATA.best_value_points); }),
+      rows: DATA.tables.map(function (t) { return ranking.rankTable(t.rows, weights, ranking.rules.best_value_points); }),
       stale: true,
       weights: weights
     };
@@ -303,7 +305,7 @@ if (typeof document !== "undefined") (function (ranking) {
     if (!rows.length) line("No result matches these filters.", "");
     else if (best) line("Winner under these weights: ", best.contender).setAttribute("data-role", "winner");
     else line("No winner: ", "no row was scored without errors.");
-    if (value) line("Best value: ", value.contender + ", the cheapest row with no errors within 2 points of the top score").setAttribute("data-role", "best-value");
+    if (value) line("Best value: ", value.contender + ", the cheapest row with no errors within " + 100 * ranking.rules.best_value_points + " points of the top score").setAttribute("data-role", "best-value");
     var note = document.createElement("div");
     note.className = "note";
     note.textContent = "The report's own banner (P(best), weight stability, why) is for its weights; go back to them to see it.";

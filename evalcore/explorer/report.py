@@ -5,8 +5,9 @@ The HTML file carries everything inline: its style, its script (``report.js``, `
 ``report.html`` beside this module, read with :mod:`importlib.resources`), its charts (SVG drawn here)
 and the run's aggregates as JSON in a ``<script type="application/json">`` block. Moving a slider re-ranks
 those aggregates in the browser by the rules of :mod:`evalcore.analysis.weighting` (the same log scale,
-errors penalty and ties); the intervals and P(best) stay those of the weights the report was made with,
-and the page says so once the weights move.
+errors penalty and ties), with the numbers of :mod:`evalcore.analysis.rules` written into the script
+(:func:`report_script`); a test runs the script under node against the Python ranking. The intervals
+and P(best) stay those of the weights the report was made with, and the page says so once the weights move.
 
 Every text from the run is escaped here (``html.escape``) or set as ``textContent`` by the script, never
 parsed as markup. The file holds no time of generation: the same run and options give the same bytes.
@@ -29,6 +30,7 @@ import pandas as pd
 from evalcore.analysis.banner import banner_html
 from evalcore.analysis.judging import is_judged
 from evalcore.analysis.results import Filters
+from evalcore.analysis.rules import ranking_rules
 from evalcore.analysis.runs import StoredRun, frame_of, header_of
 from evalcore.analysis.text import (
     BEST_MARK,
@@ -72,7 +74,8 @@ CASE_COLUMNS = ("distinct_cases", "samples")
 RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "p_best", "stability")
 #: The bound columns whose names end in ``_lo`` / ``_hi``: the score's and the wscore's 95% intervals.
 INTERVALS = ("score", "wscore")
-BEST_VALUE_POINTS = 0.02
+#: Where ``report.js`` takes the ranking's numbers (:func:`report_script`).
+_RULES_SLOT = "/*{{RULES}}*/"
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,6 @@ def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, An
         "hints": {name: weight_hint(name, metrics, markdown=False) for name in names},  # a title attribute
         "weights": view.weights,
         "sliders": {name: slider_values(view.weights).get(name, 0) for name in names},
-        "best_value_points": BEST_VALUE_POINTS,
         "metrics": [{"name": m.name, "primary": m.primary, "higher_is_better": m.higher_is_better} for m in metrics],
         "intervals": "p_best" in view.ranked.columns,
         "marks": {"best": BEST_MARK, "value": VALUE_MARK, "few": FEW_MARK, "none": NO_SCORED_MARK},
@@ -207,6 +209,13 @@ def report_css() -> str:
     return _asset("report.css")
 
 
+def report_script() -> str:
+    """The report's script: ``report.js`` with the ranking's numbers (:func:`evalcore.analysis.rules.ranking_rules`)
+    written in, so the page ranks by the same rules as Python. ``node`` can ``require`` it as it is."""
+    rules = json.dumps(ranking_rules(), allow_nan=False, separators=(",", ":"))
+    return _asset("report.js").replace(_RULES_SLOT, rules)
+
+
 def report_html(run: Run, view: LeaderboardView, options: ReportOptions) -> str:
     """The report as one HTML document (see the module docstring).
 
@@ -227,7 +236,7 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions) -> str:
         "GLOSSARY": "".join(f"<li>{e(line)}</li>" for line in view.glossary),
         "CASES": failing_cases_html(run, view, options.filters, options.failing_per_contender),
         "DATA": embed_json(report_payload(run.metrics, view)),
-        "SCRIPT": _asset("report.js"),
+        "SCRIPT": report_script(),
         "VERSION": e(__version__),
     }
     # One pass over the template: a run's text that reads "{{DATA}}" is never filled in itself.

@@ -80,6 +80,21 @@ class Breaker:
         """The endpoint answered (a reply, or an HTTP error it sent): the failures in a row start again."""
         self._streak, self._streak_cause = 0, None
 
+    def failure(self, caller: str, cause: str, attempts: int, latency_s: float) -> EndpointUnreachable:
+        """The error of a call by ``caller`` (a model id, an HTTP target's label) that could not connect.
+
+        Args:
+            caller: who made the call, named in the message.
+            cause: why this call failed; the breaker's own cause, once open, is named instead.
+            attempts: calls made, retries included.
+            latency_s: wall time of the last attempt.
+        """
+        noun = "attempt" if attempts == 1 else "attempts"
+        detail = f"{caller}, {attempts} {noun}"
+        if self.is_open:
+            detail += f"; stopped calling it after {self.threshold} failures in a row"
+        return EndpointUnreachable(self.endpoint, self.cause or cause, detail, attempts, latency_s)
+
     async def sleep(self, delay: float) -> None:
         """Sleep ``delay`` seconds, or less when the breaker opens meanwhile."""
         if self.is_open:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from evalcore.core.errors import CallFailed
-from evalcore.models.breaker import Breaker, EndpointUnreachable
+from evalcore.models.breaker import Breaker
 from evalcore.models.llm import MAX_MESSAGE_CHARS, RETRIED_KINDS, connection_failure, parse_retry_after, scrub
 from evalcore.models.types import Reply, Request
 
@@ -145,7 +145,7 @@ async def send_http(
                 else:
                     breaker.record_unreachable(cause)
                 if cause is not None and (breaker.is_open or attempt == attempts):
-                    raise _unreachable(breaker, label, cause, attempt, latency) from None
+                    raise breaker.failure(label, cause, attempt, latency) from None
             if kind not in RETRIED_KINDS or attempt == attempts:
                 raise _failure(label, exc, kind, attempt, latency, hidden) from None
             await _wait(policy, exc, attempt, label, kind)
@@ -206,14 +206,6 @@ def _failure(
     for secret in hidden:
         message = message.replace(secret, "***")
     return CallFailed(kind, scrub(message)[:MAX_MESSAGE_CHARS], attempts=attempts, latency_s=latency)
-
-
-def _unreachable(breaker: Breaker, label: str, cause: str, attempts: int, latency: float) -> EndpointUnreachable:
-    noun = "attempt" if attempts == 1 else "attempts"
-    detail = f"{label}, {attempts} {noun}"
-    if breaker.is_open:
-        detail += f"; stopped calling it after {breaker.threshold} failures in a row"
-    return EndpointUnreachable(breaker.endpoint, breaker.cause or cause, detail, attempts, latency)
 
 
 def _shown_url(url: str) -> str:

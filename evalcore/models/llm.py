@@ -45,7 +45,7 @@ from urllib.parse import urlparse
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender, Usage
-from evalcore.models.breaker import Breaker, EndpointUnreachable
+from evalcore.models.breaker import Breaker
 from evalcore.models.types import Reply, Request
 
 logger = logging.getLogger(__name__)
@@ -123,12 +123,12 @@ class LiteLLMProvider:
                 if breaker is not None:
                     _record(breaker, cause)
                     if cause is not None and (breaker.is_open or attempt == attempts):
-                        raise _unreachable(breaker, request.contender.model, cause, attempt, latency) from None
+                        raise breaker.failure(request.contender.model, cause, attempt, latency) from None
                 if kind not in RETRIED_KINDS or attempt == attempts:
                     raise _failure(request.contender.model, exc, kind, attempt, latency) from None
                 await _wait_before_retry(request, exc, kind, attempt)
                 if breaker is not None and breaker.is_open:  # another call found the endpoint gone meanwhile
-                    raise _unreachable(breaker, request.contender.model, cause or kind, attempt, latency) from None
+                    raise breaker.failure(request.contender.model, cause or kind, attempt, latency) from None
                 continue
             if breaker is not None:
                 breaker.record_reached()
@@ -365,14 +365,6 @@ def _record(breaker: Breaker, cause: str | None) -> None:
         breaker.record_reached()
     else:
         breaker.record_unreachable(cause)
-
-
-def _unreachable(breaker: Breaker, model: str, cause: str, attempts: int, latency: float) -> EndpointUnreachable:
-    noun = "attempt" if attempts == 1 else "attempts"
-    detail = f"{model}, {attempts} {noun}"
-    if breaker.is_open:
-        detail += f"; stopped calling it after {breaker.threshold} failures in a row"
-    return EndpointUnreachable(breaker.endpoint, breaker.cause or cause, detail, attempts, latency)
 
 
 def _kind_from_status(status: Any) -> str:

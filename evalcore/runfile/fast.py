@@ -19,60 +19,47 @@ accepting a file the models refuse; the tests hold it to that.
 
 from __future__ import annotations
 
-import re
 import sys
-from datetime import datetime
-from typing import Any, cast
+from typing import Any, cast, get_args
 
 import msgspec
 from pydantic import ValidationError
 
 from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
+from evalcore.runfile._cross import differs_from_primary, header_problems
 from evalcore.runfile.models import (
+    FORMAT,
     INT64_MAX,
+    SECTIONS,
+    CaseEntry,
     ContenderEntry,
+    ErrorEntry,
     MetricEntry,
     RefusalEntry,
+    ResultEntry,
     RunEntry,
-    header_problems,
+    UsageEntry,
+    is_timestamp,
+    run_of,
+    status_problems,
 )
 from evalcore.runfile.pairwise import KEY, pairwise_problems, verdicts_of
 
-FORMAT = "evalcore.run"
-SECTIONS = ("format", "schema_version", "run", "metrics", "contenders", "cases", "results", "refused")
 #: The key schema version 2 adds after the sections (``docs/run-file.md``, "Schema version 2: pairwise verdicts").
 PAIRWISE = KEY
 #: Bytes of element lines parsed at once: big enough that the parser's call costs nothing per result,
 #: small enough that only a sliver of the tree exists at a time.
 CHUNK_BYTES = 1 << 20
 
-_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)$")
 _MAX_FLOAT = sys.float_info.max
-_CASE_KEYS = frozenset({"dataset", "id", "variant", "input", "expected", "metadata"})
-_RESULT_KEYS = frozenset(
-    {
-        "contender",
-        "dataset",
-        "case",
-        "sample",
-        "status",
-        "score",
-        "metrics",
-        "output",
-        "raw",
-        "error",
-        "diagnostics",
-        "usage",
-        "latency_s",
-        "attempts",
-        "started_at",
-    }
-)
-_ERROR_KEYS = frozenset({"kind", "message"})
-_USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "cost_usd"})
-_ERROR_KINDS = frozenset(records.ERROR_KINDS)
-_STATUSES: dict[str, records.ResultStatus] = {"scored": "scored", "error": "error"}
+# The keys and the enumerations are the models' own: a field added there is a field checked here.
+_CASE_KEYS = frozenset(CaseEntry.model_fields)
+_RESULT_KEYS = frozenset(ResultEntry.model_fields)
+_ERROR_KEYS = frozenset(ErrorEntry.model_fields)
+_USAGE_KEYS = frozenset(UsageEntry.model_fields)
+_ERROR_KINDS = frozenset(get_args(ErrorEntry.model_fields["kind"].annotation))
+_STATUSES: dict[str, records.ResultStatus] = {s: s for s in get_args(ResultEntry.model_fields["status"].annotation)}
 
 
 class _Unsure(Exception):
@@ -276,26 +263,7 @@ class _Header:
             crossed = {"contenders": self.tree["contenders"], "cases": keys, PAIRWISE: self.tree[PAIRWISE]}
             if any(True for _ in pairwise_problems(crossed)):
                 raise _Unsure
-        r = self.info
-        info = records.RunInfo(
-            id=r.id,
-            suite=r.suite,
-            created_at=r.created_at,
-            finished_at=r.finished_at,
-            status=r.status,
-            weights=dict(r.weights),
-            settings=r.settings,
-            provenance=r.provenance.model_dump(),
-        )
-        return records.Run(
-            info=info,
-            metrics=[records.Metric(m.name, m.description, m.higher_is_better, m.primary) for m in self.metrics],
-            contenders=[records.Contender(c.id, c.model, c.settings) for c in self.contenders],
-            cases=cases,
-            results=results,
-            refused=[records.Refusal(x.model, x.settings, x.reason) for x in refused],
-            pairwise=pairwise,
-        )
+        return run_of(self.info, self.metrics, self.contenders, cases, results, refused, pairwise)
 
 
 def _list(value: Any) -> list[Any]:
@@ -389,7 +357,7 @@ class _Results:
             not (raw is None or type(raw) is str)
             or not _object(diagnostics, trusted_keys)
             or not (latency is None or _non_negative(latency))
-            or not _timestamp(started_at)
+            or not (started_at is None or is_timestamp(started_at))
         ):
             raise _Unsure
         if not self.keep:
@@ -420,11 +388,8 @@ class _Results:
 
 
 def _status_ok(status: str, score: Any, metrics: dict, error: records.ErrorInfo | None, primary: str) -> bool:
-    if status == "error":
-        return score is None and not metrics and error is not None and error.kind != "model"
-    if score is None or (error is not None and error.kind != "model"):
-        return False
-    return primary not in metrics or metrics[primary] == score
+    problems = status_problems(status, score, metrics, error.kind if error is not None else None)
+    return next(problems, None) is None and not differs_from_primary(status, score, metrics, primary)
 
 
 def _error(value: Any) -> records.ErrorInfo | None:
@@ -465,15 +430,3 @@ def _count(value: Any) -> bool:
 def _object(value: Any, trusted_keys: bool) -> bool:
     """A JSON object with text keys (always so in parsed JSON; checked in a tree from records)."""
     return type(value) is dict and (trusted_keys or not value or all(type(k) is str for k in value))
-
-
-def _timestamp(value: Any) -> bool:
-    if value is None:
-        return True
-    if type(value) is not str or not _TIMESTAMP.match(value):
-        return False
-    try:
-        datetime.fromisoformat(value[:19])
-    except ValueError:
-        return False
-    return True

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalcore.core import records
+from evalcore.core import aggregates, records
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.version import __version__
 from evalcore.runfile.importers import _common as common
@@ -156,7 +156,7 @@ def _info(
     ids = [r.info.id for r in runs]
     status = max((r.info.status for r in runs), key=_STATUS_ORDER.index)
     finished = [r.info.finished_at for r in runs]
-    allowed = {"score", "errors", "cost", "time", *(m.name for m in metrics)}
+    allowed = set(aggregates.weightable_names(metrics))
     suites = list(dict.fromkeys(r.info.suite for r in runs))
     left_out: dict[str, int] = {}
     for rid, _, _ in unmatched:

@@ -1,11 +1,12 @@
 """The run file's pydantic models, schema version 1, and the rules they check.
 
 This module owns what a valid run file is: one model per object of the spec (``docs/run-file.md``),
-the field rules (types, ranges, timestamps, reserved names) and the cross-field rules the JSON Schema
-cannot express (references, uniqueness, one primary metric, status rules). A problem is reported as
-``(location, message)``; :func:`problem_lines` turns a :class:`~pydantic.ValidationError` into the
-``path.to.field: message`` lines users see. Reading and writing files live in :mod:`evalcore.runfile.read`
-and :mod:`evalcore.runfile.write`.
+the field rules (types, ranges, timestamps, reserved names), the status rules, and (run from
+:mod:`evalcore.runfile._cross`) the cross-field rules the JSON Schema cannot express (references,
+uniqueness, one primary metric, the weights' names). :mod:`evalcore.runfile.fast` reads big files by
+these same rules. A problem is reported as ``(location, message)``; :func:`problem_lines` turns a
+:class:`~pydantic.ValidationError` into the ``path.to.field: message`` lines users see. Reading and
+writing files live in :mod:`evalcore.runfile.read` and :mod:`evalcore.runfile.write`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -28,7 +29,8 @@ from pydantic import (
 )
 
 from evalcore.core import records
-from evalcore.runfile.pairwise import PairwiseEntry, pairwise_problems
+from evalcore.runfile._cross import Loc, cross_problems
+from evalcore.runfile.pairwise import PairwiseEntry
 
 INT64_MAX = 2**63 - 1
 
@@ -45,13 +47,20 @@ class _Problems(ValueError):
         self.items = items
 
 
+def is_timestamp(value: Any) -> bool:
+    """Whether ``value`` is an RFC 3339 UTC timestamp (``2026-11-29T18:04:05.123Z``) of a real date and time."""
+    if type(value) is not str or not _TIMESTAMP.match(value):
+        return False
+    try:
+        datetime.fromisoformat(value[:19])  # the pattern fixed the shape; this checks the ranges
+    except ValueError:
+        return False
+    return True
+
+
 def _check_timestamp(value: str) -> str:
-    if _TIMESTAMP.match(value):
-        try:
-            datetime.fromisoformat(value[:19])  # the pattern fixed the shape; this checks the ranges
-            return value
-        except ValueError:
-            pass
+    if is_timestamp(value):
+        return value
     raise ValueError(f"{value!r} is not an RFC 3339 UTC timestamp like '2026-11-29T18:04:05.123Z'")
 
 
@@ -124,7 +133,8 @@ class RunEntry(_Model):
     status: Literal["running", "completed", "interrupted", "failed"]
     """The run's state."""
     weights: dict[str, float]
-    """The suite's default weighted-score weights, name → number; ``{}`` when none."""
+    """The suite's default weighted-score weights, name → number; ``{}`` when none. Names: score, errors, cost,
+    time, the declared metrics and their aggregate metrics (macro_f1)."""
     settings: JsonObject
     """Effective settings: parallelism, samples, selection, flags (free form)."""
     provenance: ProvenanceEntry
@@ -239,7 +249,9 @@ class ResultEntry(_Model):
 
     @model_validator(mode="after")
     def _status_rules(self) -> ResultEntry:
-        problems = list(_status_problems(self))
+        problems = list(
+            status_problems(self.status, self.score, self.metrics, None if self.error is None else self.error.kind)
+        )
         if problems:
             raise _Problems(problems)
         return self
@@ -286,8 +298,8 @@ class RunFileV1(_Model):
         try:
             model = handler(data)
         except ValidationError as e:
-            raise _Problems([*_field_problems(e), *_cross_problems(data)]) from None
-        problems = list(_cross_problems(data))
+            raise _Problems([*_field_problems(e), *cross_problems(data)]) from None
+        problems = list(cross_problems(data))
         if problems:
             raise _Problems(problems)
         return model
@@ -323,24 +335,62 @@ _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
     ("pairwise",): PairwiseEntry,
 }
 
-Loc = tuple[str | int, ...]
+
+#: What the ``format`` key holds.
+FORMAT: str = get_args(RunFileV1.model_fields["format"].annotation)[0]
+#: The top-level keys of schema version 1, in the spec's order.
+SECTIONS = tuple(RunFileV1.model_fields)
 
 
-def _status_problems(r: ResultEntry) -> Iterator[tuple[Loc, str]]:
-    if r.status == "error":
-        if r.score is not None:
-            yield ("score",), f"must be null when status is 'error' (got {r.score!r})"
-        if r.metrics:
-            yield ("metrics",), f"must be {{}} when status is 'error' (got {short_json(r.metrics)})"
-        if r.error is None:
+def run_of(
+    run: RunEntry,
+    metrics: Iterable[MetricEntry],
+    contenders: Iterable[ContenderEntry],
+    cases: list[records.Case],
+    results: list[records.Result],
+    refused: Iterable[RefusalEntry],
+    pairwise: list[records.PairVerdict],
+) -> records.Run:
+    """The run that a file's validated entries hold (its cases, results and verdicts already records)."""
+    info = records.RunInfo(
+        id=run.id,
+        suite=run.suite,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+        status=run.status,
+        weights=dict(run.weights),
+        settings=run.settings,
+        provenance=run.provenance.model_dump(),
+    )
+    return records.Run(
+        info=info,
+        metrics=[records.Metric(m.name, m.description, m.higher_is_better, m.primary) for m in metrics],
+        contenders=[records.Contender(c.id, c.model, c.settings) for c in contenders],
+        cases=cases,
+        results=results,
+        refused=[records.Refusal(x.model, x.settings, x.reason) for x in refused],
+        pairwise=pairwise,
+    )
+
+
+def status_problems(
+    status: str, score: float | None, metrics: dict[str, Any], error_kind: str | None
+) -> Iterator[tuple[Loc, str]]:
+    """The problems of a result's status against its score, metrics and error (``error_kind`` None: no error)."""
+    if status == "error":
+        if score is not None:
+            yield ("score",), f"must be null when status is 'error' (got {score!r})"
+        if metrics:
+            yield ("metrics",), f"must be {{}} when status is 'error' (got {short_json(metrics)})"
+        if error_kind is None:
             yield ("error",), "must be {kind, message} when status is 'error' (got null)"
-        elif r.error.kind == "model":
+        elif error_kind == "model":
             yield ("error", "kind"), "'model' errors are scored: use status 'scored' or a call-failure kind"
         return
-    if r.score is None:
+    if score is None:
         yield ("score",), "must be a number in [0, 1] when status is 'scored' (null only on errors)"
-    if r.error is not None and r.error.kind != "model":
-        yield ("error", "kind"), f"{r.error.kind!r} is a call failure: status must be 'error', not 'scored'"
+    if error_kind is not None and error_kind != "model":
+        yield ("error", "kind"), f"{error_kind!r} is a call failure: status must be 'error', not 'scored'"
 
 
 def _field_problems(error: ValidationError) -> Iterator[tuple[Loc, str]]:
@@ -350,107 +400,6 @@ def _field_problems(error: ValidationError) -> Iterator[tuple[Loc, str]]:
             yield from ((err["loc"] + loc, msg) for loc, msg in cause.items)
         else:
             yield err["loc"], _describe(err)
-
-
-def _entries(data: Any, key: str) -> list[tuple[int, dict[str, Any]]]:
-    """The objects in ``data[key]`` with their indexes; anything malformed is left to the fields."""
-    items = data.get(key) if isinstance(data, dict) else None
-    return [(i, x) for i, x in enumerate(items) if isinstance(x, dict)] if isinstance(items, list) else []
-
-
-def _cross_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
-    metrics = _entries(data, "metrics")
-    yield from _metric_problems(metrics)
-    yield from _duplicates("contenders", [(i, (c.get("id"),)) for i, c in _entries(data, "contenders")], "id")
-    cases = [(i, (c.get("dataset"), c.get("id"))) for i, c in _entries(data, "cases")]
-    yield from _duplicates("cases", cases, "id")
-    yield from _weight_problems(data.get("run"), [m.get("name") for _, m in metrics])
-    yield from _result_problems(data)
-    yield from pairwise_problems(data)
-
-
-def header_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
-    """The cross-field problems of the metrics, the contenders and the weights (cases and results aside)."""
-    metrics = _entries(data, "metrics")
-    yield from _metric_problems(metrics)
-    yield from _duplicates("contenders", [(i, (c.get("id"),)) for i, c in _entries(data, "contenders")], "id")
-    yield from _weight_problems(data.get("run"), [m.get("name") for _, m in metrics])
-
-
-def _metric_problems(metrics: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[Loc, str]]:
-    yield from _duplicates("metrics", [(i, (m.get("name"),)) for i, m in metrics], "name")
-    primaries = [(i, m.get("name")) for i, m in metrics if m.get("primary") is True]
-    if not primaries:
-        yield ("metrics",), 'no metric is primary: mark exactly one with "primary": true'
-    for i, _ in primaries[1:]:
-        yield ("metrics", i, "primary"), f"exactly one metric may be primary ({primaries[0][1]!r} already is)"
-
-
-def _duplicates(section: str, keys: list[tuple[int, tuple]], field: str) -> Iterator[tuple[Loc, str]]:
-    first: dict[tuple, int] = {}
-    for i, key in keys:
-        if not _hashable(key):
-            continue
-        if key in first:
-            shown = key[0] if len(key) == 1 else key
-            yield (section, i, field), f"duplicate {shown!r}: already at {section}.{first[key]}"
-        else:
-            first[key] = i
-
-
-def _hashable(key: tuple) -> bool:
-    return all(isinstance(part, str | int) for part in key)
-
-
-def _weight_problems(run: Any, metric_names: list[Any]) -> Iterator[tuple[Loc, str]]:
-    weights = run.get("weights") if isinstance(run, dict) else None
-    allowed = ["score", "errors", "cost", "time", *(n for n in metric_names if isinstance(n, str))]
-    for name in weights if isinstance(weights, dict) else ():
-        if name not in allowed:
-            yield ("run", "weights", name), f"{name!r} cannot be weighted; allowed: {', '.join(allowed)}"
-
-
-def _result_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
-    contenders = {c.get("id") for _, c in _entries(data, "contenders") if isinstance(c.get("id"), str)}
-    cases = {k for _, c in _entries(data, "cases") if _hashable(k := (c.get("dataset"), c.get("id")))}
-    metrics = [m for _, m in _entries(data, "metrics")]
-    declared: set[str] = {n for m in metrics if isinstance(n := m.get("name"), str)}
-    # A name of the wrong type (a list, an object) is reported by the field check; it names no metric here.
-    primary = next(
-        (m.get("name") for m in metrics if m.get("primary") is True and isinstance(m.get("name"), str)), None
-    )
-    seen: dict[tuple, int] = {}
-    for i, r in _entries(data, "results"):
-        key = (r.get("contender"), r.get("dataset"), r.get("case"), r.get("sample"))
-        if not _hashable(key):
-            continue
-        if key in seen:
-            yield ("results", i), f"duplicate result {key!r}: already at results.{seen[key]}"
-        seen.setdefault(key, i)
-        if key[0] not in contenders and isinstance(data.get("contenders"), list):
-            yield ("results", i, "contender"), f"{key[0]!r} is not a contenders[].id"
-        if key[1:3] not in cases and isinstance(data.get("cases"), list):
-            yield ("results", i, "case"), f"({key[1]!r}, {key[2]!r}) is not a (dataset, id) in cases[]"
-        yield from _result_metric_problems(i, r, declared, primary)
-
-
-def _result_metric_problems(
-    i: int, r: dict[str, Any], declared: set[str], primary: str | None
-) -> Iterator[tuple[Loc, str]]:
-    values = r.get("metrics")
-    if not isinstance(values, dict):
-        return
-    for name in values:
-        if name not in declared:
-            yield ("results", i, "metrics", name), f"{name!r} is not a declared metric ({_names(declared)})"
-    score = r.get("score")
-    if r.get("status") == "scored" and primary in values and values[primary] != score:
-        shown = values[primary]
-        yield ("results", i, "score"), f"{score!r} differs from the primary metric {primary!r} ({shown!r})"
-
-
-def _names(names: Iterable[str]) -> str:
-    return "declared: " + ", ".join(sorted(names)) if names else "none declared"
 
 
 def problem_lines(error: ValidationError) -> list[str]:

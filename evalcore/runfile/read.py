@@ -28,10 +28,19 @@ from evalcore._util import jsonfast
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile import fast as runfile_fast
-from evalcore.runfile.models import RUN_FILE_MODELS, Loc, ResultEntry, RunFileV1, join_loc, problem_lines, short_json
+from evalcore.runfile.models import (
+    FORMAT,
+    RUN_FILE_MODELS,
+    Loc,
+    ResultEntry,
+    RunFileV1,
+    join_loc,
+    problem_lines,
+    run_of,
+    short_json,
+)
 from evalcore.runfile.pairwise import verdict_of
 
-FORMAT = "evalcore.run"
 SCHEMA_VERSION = 1
 #: The schema version of a run file with pairwise verdicts (``docs/run-file.md``, "Schema version 2").
 PAIRWISE_VERSION = 2
@@ -241,25 +250,14 @@ def _json_type(value: Any) -> str:
 
 def to_records(f: RunFileV1) -> records.Run:
     """The run a validated run file holds."""
-    r = f.run
-    info = records.RunInfo(
-        id=r.id,
-        suite=r.suite,
-        created_at=r.created_at,
-        finished_at=r.finished_at,
-        status=r.status,
-        weights=dict(r.weights),
-        settings=r.settings,
-        provenance=r.provenance.model_dump(),
-    )
-    return records.Run(
-        info=info,
-        metrics=[records.Metric(m.name, m.description, m.higher_is_better, m.primary) for m in f.metrics],
-        contenders=[records.Contender(c.id, c.model, c.settings) for c in f.contenders],
-        cases=[records.Case(c.dataset, c.id, c.variant, c.input, c.expected, c.metadata) for c in f.cases],
-        results=[_result_record(x) for x in f.results],
-        refused=[records.Refusal(x.model, x.settings, x.reason) for x in f.refused],
-        pairwise=[verdict_of(x) for x in getattr(f, "pairwise", [])],  # version 2 only
+    return run_of(
+        f.run,
+        f.metrics,
+        f.contenders,
+        [records.Case(c.dataset, c.id, c.variant, c.input, c.expected, c.metadata) for c in f.cases],
+        [_result_record(x) for x in f.results],
+        f.refused,
+        [verdict_of(x) for x in getattr(f, "pairwise", [])],  # version 2 only
     )
 
 

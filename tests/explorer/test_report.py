@@ -4,10 +4,10 @@ and offline, and a run's text stays text."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -16,24 +16,52 @@ import pytest
 
 from evalcore.analysis.leaderboard import aggregate, rank
 from evalcore.analysis.results import Filters
+from evalcore.analysis.rules import BEST_VALUE_POINTS, ranking_rules
 from evalcore.analysis.runs import rank_run
 from evalcore.analysis.view import leaderboard_view, weight_names
-from evalcore.explorer.report import ReportOptions, build_report, embed_json, read_embedded, report_payload
+from evalcore.explorer.report import (
+    ReportOptions,
+    build_report,
+    embed_json,
+    read_embedded,
+    report_payload,
+    report_script,
+)
 from evalcore.runfile.read import read_run_file
 from evalcore.storage.frames import results_frame
 from tests.report_runs import EDGE_WEIGHTS, edge_run
 from tests.untrusted import PAYLOADS, untrusted_run
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "runs" / "intake-demo.json"
-NODE = shutil.which("node")
 #: Runs report.js's ranking half under node: every table under every weight draw, as plain lists.
 HARNESS = """
 const ranking = require(process.argv[1]);
+if (process.argv[2] === "rules") { process.stdout.write(JSON.stringify(ranking.rules)); process.exit(0); }
 const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const out = input.draws.map((w) => input.tables.map((t) => ranking.rankTable(t.rows, w, input.points).map(
   (r) => [r.contender, r.rank, r.wscore, r.best, r.best_value])));
 process.stdout.write(JSON.stringify(out));
 """
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    """The ``node`` binary; ``tests/run.sh`` installs it and sets ``EVALCORE_REQUIRE_NODE``, so CI never skips."""
+    found = shutil.which("node")
+    if found is None:
+        message = "node is missing: apt-get install -y nodejs"
+        if os.environ.get("EVALCORE_REQUIRE_NODE"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
+
+
+@pytest.fixture(scope="module")
+def script_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report's script as a page gets it (the ranking's numbers written in), in a file node can require."""
+    path = tmp_path_factory.mktemp("report-js") / "report.js"
+    path.write_text(report_script(), encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +129,26 @@ def test_the_demo_report_is_under_a_megabyte(demo_html):
     assert len(demo_html.encode("utf-8")) < 1_000_000
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_pages_script_ranks_with_the_python_rules(node, script_file):
+    reply = subprocess.run([node, "-e", HARNESS, str(script_file), "rules"], capture_output=True, text=True, check=True)
+    assert json.loads(reply.stdout) == ranking_rules()
+
+
+def test_the_report_js_file_holds_no_number_of_the_rules():
+    source = (Path(__file__).resolve().parents[2] / "evalcore" / "explorer" / "report.js").read_text()
+    ranking_half = source[: source.index('if (typeof module !== "undefined")')]
+    assert "/*{{RULES}}*/" in ranking_half
+    for literal in ("1e9", "1e-9", "0.02", "15", "5 *", '"cost" ||'):
+        assert literal not in ranking_half, literal
+
+
+def test_the_page_embeds_the_rules_it_ranks_with(demo_html):
+    assert json.dumps(ranking_rules(), separators=(",", ":")) in demo_html
+    assert "/*{{RULES}}*/" not in demo_html
+
+
 @pytest.mark.parametrize("which", ["demo", "edges"])
-def test_the_pages_ranking_equals_the_pythons_under_any_weights(which, demo):
+def test_the_pages_ranking_equals_the_pythons_under_any_weights(which, demo, node, script_file):
     run = demo if which == "demo" else edge_run()
     view = leaderboard_view(results_frame(run), run.metrics, run.info.weights, ci=False)
     payload = report_payload(run.metrics, view)
@@ -113,10 +158,9 @@ def test_the_pages_ranking_equals_the_pythons_under_any_weights(which, demo):
     for _ in range(60):
         positions = rng.integers(-100, 101, size=len(names)) * (rng.random(len(names)) < 0.6)
         draws.append({n: int(p) / 100 for n, p in zip(names, positions, strict=True) if p})
-    script = resources.files("evalcore.explorer").joinpath("report.js")
     reply = subprocess.run(
-        [NODE, "-e", HARNESS, str(script)],
-        input=json.dumps({"draws": draws, "tables": payload["tables"], "points": payload["best_value_points"]}),
+        [node, "-e", HARNESS, str(script_file)],
+        input=json.dumps({"draws": draws, "tables": payload["tables"], "points": BEST_VALUE_POINTS}),
         capture_output=True,
         text=True,
         check=True,

@@ -66,6 +66,21 @@ def test_a_reply_or_a_different_failure_starts_the_count_again() -> None:
     assert not breaker.is_open
 
 
+def test_an_open_breakers_failure_names_the_caller_its_own_cause_and_why_it_stopped() -> None:
+    breaker = Breaker("http://127.0.0.1:9/v1")
+    assert breaker.failure("openai/x", "connection refused", 1, 0.5).message == (
+        "cannot connect to http://127.0.0.1:9/v1: connection refused (openai/x, 1 attempt)"
+    )
+    for _ in range(3):
+        breaker.record_unreachable("host not found")
+    failed = breaker.failure("my-target", "connect timeout", 2, 0.5)
+    assert failed.message == (
+        "cannot connect to http://127.0.0.1:9/v1: host not found "
+        "(my-target, 2 attempts; stopped calling it after 3 failures in a row)"
+    )
+    assert (failed.kind, failed.attempts, failed.latency_s) == ("transport", 2, 0.5)
+
+
 def test_an_endpoint_is_the_api_base_or_else_the_provider() -> None:
     assert endpoint_of(Contender("a", "openai/x", api_base="http://h:1/v1/")) == "http://h:1/v1"
     assert endpoint_of(Contender("b", "anthropic/claude")) == "anthropic"
