@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view as explorer
+from evalcore.analysis import view
 from evalcore.explorer import sharing
 from pages import _loaders as loaders
 from pages._filters import filters
@@ -53,7 +53,7 @@ def write_address_bar(page: str | None = None) -> None:
     else:
         chosen = weights(now)
         changed = chosen != loaders.own_weights(now.run)
-        wanted = dict(sharing.encode_query(explorer.ViewState(now.ref, filters(), chosen if changed else None)))
+        wanted = dict(sharing.encode_query(view.ViewState(now.ref, filters(), chosen if changed else None)))
     compared = st.session_state.get(Keys.COMPARISON)
     if page == COMPARE_URL and compared is not None:
         uploaded = (compared.base or "").startswith(loaders.UPLOAD_PREFIX) or (compared.candidate or "").startswith(

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from evalcore.analysis import view as explorer
+from evalcore.analysis import view
 from pages import _loaders as loaders
 from pages._state import Keys
 from pages._widgets import plain
@@ -20,11 +20,11 @@ from pages._widgets import plain
 _NAMES = {"dataset": "datasets", "variant": "variants", "contender": "contenders"}
 
 
-def filters() -> explorer.Filters:
+def filters() -> view.Filters:
     """The leaderboard's filters, as the session keeps them."""
     chosen = st.session_state.get(Keys.FILTERS, {})
     metadata = {name.removeprefix("meta_"): list(v) for name, v in chosen.items() if name.startswith("meta_") and v}
-    return explorer.Filters(
+    return view.Filters(
         list(chosen.get("dataset", [])), list(chosen.get("variant", [])), list(chosen.get("contender", [])), metadata
     )
 

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from evalcore.analysis import completeness, summaries
-from evalcore.analysis import view as explorer
+from evalcore.analysis import completeness, summaries, view
 from evalcore.analysis.runs import StoredRun
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Run
@@ -157,7 +156,7 @@ def filter_options(now: Current) -> dict[str, Any]:
     """The values each filter offers for the current run: from its saved summary, else from its frame
     (computing a whole summary, bootstrap included, for a list of values would cost more than the frame)."""
     saved = _saved_summary(db_path(), now.ref, now.version)
-    return saved.options if saved is not None else explorer.filter_options(now.frame)
+    return saved.options if saved is not None else view.filter_options(now.frame)
 
 
 @st.cache_resource(show_spinner="Reading the run's results…", max_entries=4)
@@ -194,23 +193,23 @@ def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> R
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> explorer.PreparedView:
+def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> view.PreparedView:
     """Aggregates and bootstrap resamples: they depend on the run and the filters, not on the weights."""
     if not any(filters):
         return _summary(path, ref, version).prepared
-    f = explorer.Filters(list(filters[0]), list(filters[1]), list(filters[2]), {k: list(v) for k, v in filters[3]})
-    return explorer.prepare_view(_results_frame(path, ref, version)[0], _load(path, ref, version).metrics, f)
+    f = view.Filters(list(filters[0]), list(filters[1]), list(filters[2]), {k: list(v) for k, v in filters[3]})
+    return view.prepare_view(_results_frame(path, ref, version)[0], _load(path, ref, version).metrics, f)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def cached_view(path: str, ref: str, version: tuple, weights: tuple, filters: tuple) -> explorer.LeaderboardView:
+def cached_view(path: str, ref: str, version: tuple, weights: tuple, filters: tuple) -> view.LeaderboardView:
     run = _load(path, ref, version)
-    return explorer.view_of(_prepared(path, ref, version, filters), run.metrics, dict(weights), run.contenders)
+    return view.view_of(_prepared(path, ref, version, filters), run.metrics, dict(weights), run.contenders)
 
 
-def filters_key(f: explorer.Filters | None) -> tuple:
+def filters_key(f: view.Filters | None) -> tuple:
     """Filters as a hashable cache key for :func:`cached_view`."""
-    f = f or explorer.Filters()
+    f = f or view.Filters()
     return (
         tuple(f.datasets),
         tuple(f.variants),
@@ -219,7 +218,7 @@ def filters_key(f: explorer.Filters | None) -> tuple:
     )
 
 
-def view_for(ref: str, chosen: dict[str, float], f: explorer.Filters | None = None) -> explorer.LeaderboardView:
+def view_for(ref: str, chosen: dict[str, float], f: view.Filters | None = None) -> view.LeaderboardView:
     """The (cached) leaderboard of a run under these weights and filters."""
     info = runs_index().get(ref, {})
     return cached_view(db_path(), ref, version(info), tuple(sorted(chosen.items())), filters_key(f))
@@ -368,7 +367,7 @@ def runs_index() -> dict[str, dict]:
     return index
 
 
-def leaderboard_so_far(run_id: str, job: RunJob) -> tuple[int, explorer.LeaderboardView | None]:
+def leaderboard_so_far(run_id: str, job: RunJob) -> tuple[int, view.LeaderboardView | None]:
     """How many results a run has stored and their leaderboard (no intervals), for its progress panel.
 
     The panel polls twice a second; while the run is alive, the last leaderboard drawn is shown again
@@ -379,13 +378,13 @@ def leaderboard_so_far(run_id: str, job: RunJob) -> tuple[int, explorer.Leaderbo
     if job.alive and kept and kept[0] == run_id and now - kept[1] < max(SO_FAR_EVERY_S, 4 * kept[2]):
         return kept[3], kept[4]
     frame = store().load_results_frame(run_id)
-    view = (
-        explorer.leaderboard_view(frame, job.run.metrics, job.run.info.weights, ci=False, contenders=job.run.contenders)
+    board = (
+        view.leaderboard_view(frame, job.run.metrics, job.run.info.weights, ci=False, contenders=job.run.contenders)
         if len(frame)
         else None
     )
-    st.session_state[Keys.SO_FAR] = (run_id, now, time.monotonic() - now, len(frame), view)
-    return len(frame), view
+    st.session_state[Keys.SO_FAR] = (run_id, now, time.monotonic() - now, len(frame), board)
+    return len(frame), board
 
 
 def version(info: dict) -> tuple:
@@ -417,10 +416,10 @@ def run_weights(run: Run) -> dict[str, float]:
 
 def own_weights(run: Run) -> dict[str, float]:
     """The run's own weights as its sliders first show them (whole positions): what its first view ranks by."""
-    return explorer.slider_weights(explorer.slider_values(run_weights(run)))
+    return view.slider_weights(view.slider_values(run_weights(run)))
 
 
-def warm_up() -> explorer.LeaderboardView | None:
+def warm_up() -> view.LeaderboardView | None:
     """Compute what the first view of the leaderboard needs, into the caches the pages read: the store
     (opened, and seeded from the bundled runs when empty), the default run's summary, and its leaderboard
     under the run's own weights, which it returns (None: no run). The server does it once as it starts

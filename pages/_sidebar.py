@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view as explorer
+from evalcore.analysis import view
 from evalcore.explorer import sharing
 from pages import _loaders as loaders
 from pages._filters import filters
@@ -36,7 +36,7 @@ def sidebar(*, weighted: bool = True) -> None:
 
 def weight_sliders(now: loaders.Current) -> None:
     """One slider per weight, each with a caption saying its share of the weighted score."""
-    names = explorer.weight_names(now.run.metrics)
+    names = view.weight_names(now.run.metrics)
     if Keys.URL_WEIGHTS in st.session_state:
         set_weights(sharing.usable_weights(st.session_state.pop(Keys.URL_WEIGHTS), now.run.metrics) or {}, names)
         st.session_state[Keys.WEIGHTS_FOR] = now.ref
@@ -55,17 +55,17 @@ def weight_sliders(now: loaders.Current) -> None:
     for name in names:
         positions[name] = st.sidebar.slider(
             name,
-            -explorer.SLIDER_MAX,
-            explorer.SLIDER_MAX,
+            -view.SLIDER_MAX,
+            view.SLIDER_MAX,
             step=1,
             key=Keys.WEIGHT + name,
             format="%+d",
-            help=explorer.weight_hint(name, now.run.metrics),
+            help=view.weight_hint(name, now.run.metrics),
             persist_state="session",  # kept on a page that leaves the sliders out
         )
         captions[name] = st.sidebar.empty()
     st.session_state[Keys.WEIGHT_POSITIONS] = positions
-    shares = explorer.live_shares(explorer.slider_weights(positions))
+    shares = view.live_shares(view.slider_weights(positions))
     if not any(positions.values()):
         unweighted.caption("No weights set: ranked by score.")
     for name, caption in captions.items():
@@ -82,7 +82,7 @@ def weight_sliders(now: loaders.Current) -> None:
 
 def set_weights(values: dict[str, float], names: list[str]) -> None:
     """Put the sliders at these weights (a name not in ``values`` at 0)."""
-    positions = explorer.slider_values(values)
+    positions = view.slider_values(values)
     for name in names:
         st.session_state[Keys.WEIGHT + name] = positions.get(name, 0)
 
@@ -91,11 +91,11 @@ def weights(now: loaders.Current) -> dict[str, float]:
     """The sliders' weights (non-zero ones) when the sliders are set for this run, else the run's own."""
     if st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
         return loaders.own_weights(now.run)
-    names = explorer.weight_names(now.run.metrics)  # a stable order keeps the address stable
-    return explorer.slider_weights({n: st.session_state.get(Keys.WEIGHT + n, 0) for n in names})
+    names = view.weight_names(now.run.metrics)  # a stable order keeps the address stable
+    return view.slider_weights({n: st.session_state.get(Keys.WEIGHT + n, 0) for n in names})
 
 
-def leaderboard_of(now: loaders.Current) -> explorer.LeaderboardView:
+def leaderboard_of(now: loaders.Current) -> view.LeaderboardView:
     """The selected run's leaderboard under the sliders' weights and the page's filters."""
     return loaders.cached_view(
         loaders.db_path(), now.ref, now.version, tuple(sorted(weights(now).items())), loaders.filters_key(filters())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view as explorer
+from evalcore.analysis import view
 from evalcore.analysis.completeness import run_completeness, run_notes
 from evalcore.core.errors import StoreError
 from evalcore.core.records import Run
@@ -20,8 +20,8 @@ def show_run(run: Run, ref: str, key: str, source: str | None) -> None:
     lacks, its table (none for a run without results) and its actions."""
     what = "Valid run file" if source is None or source.startswith("evalcore") else "Imported"
     line = plain(
-        f"{what}: {run.info.suite}, {explorer.count(len(run.contenders), 'contender')}, "
-        f"{explorer.count(len(run.cases), 'case')}, {explorer.count(len(run.results), 'result')}."
+        f"{what}: {run.info.suite}, {view.count(len(run.contenders), 'contender')}, "
+        f"{view.count(len(run.cases), 'case')}, {view.count(len(run.results), 'result')}."
     )
     found = run_completeness(run)
     warnings = [plain(n[:1].upper() + n[1:] + ".") for n in run_notes(run, found)]
@@ -35,11 +35,11 @@ def show_run(run: Run, ref: str, key: str, source: str | None) -> None:
         st.badge(plain(source), icon=":material/input:", color="violet")
     notes = import_notes(run)
     if notes:
-        with st.expander(plain(f"{explorer.count(len(notes), 'import note')}")):
+        with st.expander(plain(f"{view.count(len(notes), 'import note')}")):
             st.code("\n".join(notes), language=None, wrap_lines=True)
     if found.held:
-        view = _loaders.view_for(ref, run.info.weights)
-        _widgets.show_table(view.overall, view.columns)
+        board = _loaders.view_for(ref, run.info.weights)
+        _widgets.show_table(board.overall, board.columns)
     _actions_for(run, ref, key)
 
 

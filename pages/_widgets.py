@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from evalcore.analysis import view as explorer
+from evalcore.analysis import view
 from pages._actions import launch_demo, may_change
 from pages._state import UPLOAD, Keys
 
@@ -42,17 +42,17 @@ def fit_width(values: Any, least: int = 60, most: int = 360) -> int:
     return int(min(most, max(least, _CELL_PX + _CHAR_PX * longest)))
 
 
-def column_config(columns: list[explorer.Column], table: Any = None) -> dict[str, Any]:
+def column_config(columns: list[view.Column], table: Any = None) -> dict[str, Any]:
     """Streamlit's column settings for a leaderboard table's columns, by their kind; the contender and mark
     columns as wide as ``table``'s longest value, when given."""
     cc = st.column_config
     kinds = {
-        explorer.PERCENT: lambda c: cc.ProgressColumn(c.name, help=c.help, min_value=0, max_value=100, format="%.1f%%"),
-        explorer.POINTS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.1f"),
-        explorer.MONEY: lambda c: cc.NumberColumn(c.name, help=c.help, format=c.format or "$%.4f"),
-        explorer.SECONDS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.2f s"),
-        explorer.COUNT: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.0f"),
-        explorer.TEXT: lambda c: cc.TextColumn(c.name, help=c.help),
+        view.PERCENT: lambda c: cc.ProgressColumn(c.name, help=c.help, min_value=0, max_value=100, format="%.1f%%"),
+        view.POINTS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.1f"),
+        view.MONEY: lambda c: cc.NumberColumn(c.name, help=c.help, format=c.format or "$%.4f"),
+        view.SECONDS: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.2f s"),
+        view.COUNT: lambda c: cc.NumberColumn(c.name, help=c.help, format="%.0f"),
+        view.TEXT: lambda c: cc.TextColumn(c.name, help=c.help),
     }
     config = {c.name: kinds[c.kind](c) for c in columns}
     config["P(best)"] = cc.NumberColumn(
@@ -83,7 +83,7 @@ def picked_row(event: Any, rows: int) -> int | None:
     return next((int(r) for r in picks if 0 <= int(r) < rows), None)
 
 
-def show_table(table: Any, columns: list[explorer.Column], key: str | None = None) -> Any:
+def show_table(table: Any, columns: list[view.Column], key: str | None = None) -> Any:
     """A leaderboard table, sortable, with progress bars for scores; a click on a row selects it."""
     height = table_height(len(table), LEADERBOARD_ROWS)
     config = column_config([c for c in columns if c.name in table.columns], table)
@@ -151,7 +151,7 @@ def _rerun_only() -> None:
 
 def plain(text: object) -> str:
     """Untrusted text made safe for a Markdown label (tabs, captions, metrics)."""
-    return explorer.escape_markdown(str(text))
+    return view.escape_markdown(str(text))
 
 
 def fail(message: object) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view as explorer
+from evalcore.analysis import view
 from evalcore.explorer import drilldown
 from pages import _filters, _frame, _loaders, _widgets
 from pages._state import Keys
@@ -58,7 +58,7 @@ else:
     table = drilldown.cases_view(run, filters)
     total = len(table)
 shown = f"; the first {len(table):,} are listed, narrow them with the filters" if total > len(table) else ""
-st.caption(f"{explorer.count(total, 'result')}{shown}. Click a row to see the case.")
+st.caption(f"{view.count(total, 'result')}{shown}. Click a row to see the case.")
 percent = {
     name: st.column_config.ProgressColumn(name, min_value=0, max_value=100, format="%.0f%%")
     for name in ["score", *(m.name for m in metrics)]
@@ -101,7 +101,7 @@ numbers[3].metric("Attempts", detail["attempts"])
 usage = detail["usage"]
 numbers[4].metric("Tokens in / out", f"{usage['input tokens'] or '–'} / {usage['output tokens'] or '–'}")
 cost = usage["cost (USD)"]
-numbers[5].metric("Cost", "–" if cost is None else plain(explorer.money_format([cost]) % cost))
+numbers[5].metric("Cost", "–" if cost is None else plain(view.money_format([cost]) % cost))
 if not detail["scored"]:
     _widgets.fail(f"{detail['not_scored'].capitalize()}. {detail['error'] or 'No error was recorded.'}")
 elif detail["error"]:

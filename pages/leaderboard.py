@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import charts
-from evalcore.analysis import view as explorer
+from evalcore.analysis import charts, view
 from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.text import FEW_MARK, NO_SCORED_MARK
 from evalcore.explorer import drilldown, report
@@ -28,12 +27,12 @@ if problems:
     st.warning("  \n".join(plain(n[:1].upper() + n[1:] + ".") for n in problems), icon=":material/warning:")
 
 _filters.filters_panel(now)
-view = _sidebar.leaderboard_of(now)
-if view.overall.empty:
+board = _sidebar.leaderboard_of(now)
+if board.overall.empty:
     st.warning("No result matches these filters.")
     st.stop()
 
-path, weights, chosen = _loaders.db_path(), view.weights, _filters.filters()
+path, weights, chosen = _loaders.db_path(), board.weights, _filters.filters()
 st.download_button(
     "Download report",
     # Built on click only (every result is read): one HTML file with these weights and filters, live sliders.
@@ -43,37 +42,37 @@ st.download_button(
     icon=":material/download:",
     help="One file anyone can open offline: tables, charts, failing cases and weight sliders.",
 )
-st.success(explorer.headline(view), icon=":material/trophy:")
+st.success(view.headline(board), icon=":material/trophy:")
 st.subheader("Overall")
-event = _widgets.show_table(view.overall, view.columns, key=Keys.LEADERBOARD_TABLE)
-picked = _widgets.picked_row(event, len(view.overall))
+event = _widgets.show_table(board.overall, board.columns, key=Keys.LEADERBOARD_TABLE)
+picked = _widgets.picked_row(event, len(board.overall))
 if picked is not None:
-    _frame.open_cases(str(view.overall["contender"].iloc[picked]))
+    _frame.open_cases(str(board.overall["contender"].iloc[picked]))
 notes = ["Click a row to open that contender's cases. Click a column header to sort."]
-if not view.weights:
+if not board.weights:
     notes.append("No weights set: ranked by score.")
-if view.few_cases:
+if board.few_cases:
     notes.append(
         f"{FEW_MARK}: scored on fewer than {FEW_CASES} cases, so its intervals are wide and its P(best) shaky."
     )
-if (view.ranked["scored"] == 0).any():
+if (board.ranked["scored"] == 0).any():
     notes.append(f"{NO_SCORED_MARK}: every call failed, so it has no rank, score or P(best); it is listed last.")
 st.caption("  \n".join(notes))
 
 st.subheader("Per dataset")
 # Lazy tabs: only the open one is drawn, so the page is on screen sooner.
-tabs = st.tabs([plain(n) for n in view.per_dataset], key=Keys.DATASET_TAB, on_change="rerun")
-for tab, table in zip(tabs, view.per_dataset.values(), strict=True):
+tabs = st.tabs([plain(n) for n in board.per_dataset], key=Keys.DATASET_TAB, on_change="rerun")
+for tab, table in zip(tabs, board.per_dataset.values(), strict=True):
     if tab.open:
         with tab:
-            _widgets.show_table(table, view.columns)
+            _widgets.show_table(table, board.columns)
 
 st.subheader("Charts")
 figures = {
-    "Score vs cost": lambda: charts.score_vs(view.ranked, "cost"),
-    "Score vs time": lambda: charts.score_vs(view.ranked, "time"),
-    "Metrics": lambda: charts.metric_bars(view.ranked, now.run.metrics),
-    "Contender × dataset": lambda: charts.dataset_heatmap(view.ranked_by_dataset),
+    "Score vs cost": lambda: charts.score_vs(board.ranked, "cost"),
+    "Score vs time": lambda: charts.score_vs(board.ranked, "time"),
+    "Metrics": lambda: charts.metric_bars(board.ranked, now.run.metrics),
+    "Contender × dataset": lambda: charts.dataset_heatmap(board.ranked_by_dataset),
 }
 for tab, (title, figure) in zip(
     st.tabs(list(figures), key=Keys.CHART_TAB, on_change="rerun"), figures.items(), strict=True
@@ -102,4 +101,4 @@ if prompts:
             st.code(prompt["text"] or "(the run file does not hold this prompt's text)", language=None, wrap_lines=True)
 
 with st.expander("Glossary", icon=":material/help:"):
-    st.text("\n".join(view.glossary))
+    st.text("\n".join(board.glossary))

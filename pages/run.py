@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view as explorer
+from evalcore.analysis import view
 from evalcore.analysis.text import format_cost
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import jobs, suite_roots
@@ -47,15 +47,15 @@ def progress_panel(run_id: str, polling: bool) -> None:
             help="Stop after the calls in flight; finished results stay stored and the run can be resumed",
         )
     for r in job.rows().itertuples():
-        errors = explorer.count(int(r.errors), "error")
+        errors = view.count(int(r.errors), "error")
         waiting = f" · {r.waiting}" if r.waiting else ""  # a rate limit of the suite holds calls back
         st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {errors}{waiting}"))
     if spend := jobs.spend_text(job.progress):
         st.caption(plain(spend))
-    count, view = _loaders.leaderboard_so_far(run_id, job)
-    if view is not None:
-        st.caption(f"Leaderboard so far ({explorer.count(count, 'result')})" if job.alive else "Leaderboard")
-        _widgets.show_table(view.overall, view.columns)
+    count, board = _loaders.leaderboard_so_far(run_id, job)
+    if board is not None:
+        st.caption(f"Leaderboard so far ({view.count(count, 'result')})" if job.alive else "Leaderboard")
+        _widgets.show_table(board.overall, board.columns)
     if job.alive:
         return
     if polling:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from evalcore.analysis import view as explorer
+from evalcore.analysis import view
 from evalcore.core.errors import EvalcoreError
 from evalcore.execution.resume import why_not_resumable
 from evalcore.explorer import jobs, sharing
@@ -151,7 +151,7 @@ def run_actions(info: dict, winner: str) -> None:
     if info["status"] == "completed":
         _trend.pin_button(info, winner)
     if st.session_state.get(Keys.CONFIRM_DELETE) == run_id:
-        results = explorer.count(int(info["results"] or 0), "result")
+        results = view.count(int(info["results"] or 0), "result")
         st.warning(plain(f"Delete run {run_id} and its {results}? This cannot be undone."))
         yes, no = st.columns([1, 6])
         yes.button("Yes, delete", type="primary", on_click=delete, args=(run_id,))
@@ -166,7 +166,7 @@ if not index:
     st.stop()
 
 table = history(_loaders.db_path(), tuple((i["id"], *_loaders.version(i)) for i in index))
-money = explorer.money_format(table["cost"].dropna())
+money = view.money_format(table["cost"].dropna())
 event = st.dataframe(
     table.fillna({"launched by": "–"}) if table["launched by"].notna().any() else table.drop(columns="launched by"),
     hide_index=True,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view as explorer
+from evalcore.analysis import view
 from evalcore.core.errors import EvalcoreError, RunFileError
 from evalcore.core.records import Run
 from evalcore.runfile.importers import source_label
@@ -57,7 +57,7 @@ def _read(upload) -> tuple[Run, str] | None:  # noqa: ANN001 (Streamlit's Upload
         if too_large(data):
             _widgets.fail(f"{upload.name} is too large to upload. Nothing was read or stored.")
         else:
-            problems = explorer.count(len(exc.problems) or 1, "problem")
+            problems = view.count(len(exc.problems) or 1, "problem")
             _widgets.fail(f"{upload.name} is not a valid run file: {problems}. Nothing was stored.")
         st.code("\n".join(exc.problems) or str(exc), language=None, wrap_lines=True)
         return None
@@ -97,7 +97,7 @@ merged_ref, unmatched = st.session_state.get(Keys.UPLOAD_MERGED, (None, []))
 if merged_ref is not None and (merged_run := _loaders.upload(merged_ref)) is not None:
     if unmatched:
         st.warning(
-            plain(f"{explorer.count(len(unmatched), 'case')} not in every run, left out: ")
+            plain(f"{view.count(len(unmatched), 'case')} not in every run, left out: ")
             + ", ".join(plain(f"{dataset} / {case}") for _, dataset, case in unmatched[:20])
             + (" …" if len(unmatched) > 20 else ""),
             icon=":material/call_split:",

@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.analysis import summaries
-from evalcore.analysis import view as explorer
+from evalcore.analysis import summaries, view
 from evalcore.runfile.read import read_run_file
 from evalcore.storage.frames import results_frame
 from evalcore.storage.store import Store
@@ -36,7 +35,7 @@ def runs():
     return [demo, make_run(4, 9), priced]
 
 
-def assert_same_prepared(a: explorer.PreparedView, b: explorer.PreparedView) -> None:
+def assert_same_prepared(a: view.PreparedView, b: view.PreparedView) -> None:
     assert a.ci == b.ci
     for left, right in ((a.overall, b.overall), (a.by_dataset, b.by_dataset)):
         pd.testing.assert_frame_equal(left.table, right.table)
@@ -54,12 +53,12 @@ def test_a_packed_summary_ranks_every_weighting_as_the_results_do(run) -> None:
     summary = summaries.summarize(frame, run.metrics)
     back = summaries.unpack(summaries.pack(summary))
     assert_same_prepared(summary.prepared, back.prepared)
-    assert back.options == explorer.filter_options(frame)
-    weight_names = set(explorer.weight_names(run.metrics))
+    assert back.options == view.filter_options(frame)
+    weight_names = set(view.weight_names(run.metrics))
     for weights in WEIGHTINGS:
         weights = {k: v for k, v in (weights or {}).items() if k in weight_names} or None
-        direct = explorer.leaderboard_view(frame, run.metrics, weights, contenders=run.contenders)
-        stored = explorer.view_of(back.prepared, run.metrics, weights, run.contenders)
+        direct = view.leaderboard_view(frame, run.metrics, weights, contenders=run.contenders)
+        stored = view.view_of(back.prepared, run.metrics, weights, run.contenders)
         pd.testing.assert_frame_equal(direct.overall, stored.overall)
         pd.testing.assert_frame_equal(direct.ranked_by_dataset, stored.ranked_by_dataset)
         assert (direct.winner, direct.best_value, direct.stability) == (

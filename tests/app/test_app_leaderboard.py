@@ -209,8 +209,7 @@ def test_the_demo_button_launches_the_demo_suite_and_opens_the_run_page(monkeypa
 
 
 def test_a_run_with_a_saved_summary_opens_without_reading_its_results(monkeypatch, tmp_path):
-    from evalcore.analysis import summaries
-    from evalcore.analysis import view as explorer
+    from evalcore.analysis import summaries, view
     from evalcore.storage.frames import results_frame
     from evalcore.storage.store import Store
 
@@ -227,7 +226,7 @@ def test_a_run_with_a_saved_summary_opens_without_reading_its_results(monkeypatc
     monkeypatch.setattr(Store, "load_results_frame", no_reading)
     at = open_page(PAGE, filters_open=True)
     assert not at.exception and not at.error
-    expected = explorer.leaderboard_view(results_frame(run), run.metrics, run.info.weights, contenders=run.contenders)
+    expected = view.leaderboard_view(results_frame(run), run.metrics, run.info.weights, contenders=run.contenders)
     shown = at.dataframe[0].value
     assert list(shown["contender"]) == list(expected.overall["contender"])
     assert list(shown["wscore"]) == list(expected.overall["wscore"])
