@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evalcore.analysis.leaderboard import aggregate, rank  # noqa: E402
 from evalcore.analysis.resampling import bootstrap  # noqa: E402
-from evalcore.analysis.significance import pairwise  # noqa: E402
+from evalcore.analysis.significance import pairwise_significance  # noqa: E402
 from evalcore.analysis.stability import weight_stability  # noqa: E402
 from evalcore.core.records import Metric  # noqa: E402
 
@@ -160,7 +160,7 @@ def main() -> None:
         ),
         line(
             "pairwise 40 × 2,000 (1,560 pairs), B=1000",
-            best_of(lambda: pairwise(small, B=1000), 2),
+            best_of(lambda: pairwise_significance(small, B=1000), 2),
             None,
             "plain loop",
             plain,

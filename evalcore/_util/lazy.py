@@ -1,4 +1,10 @@
-"""Re-exports that load on first use, so importing a package does not import its heavy modules."""
+"""Re-exports that load on first use, so importing a package does not import its heavy modules.
+
+A package that uses them also imports the same names under ``if TYPE_CHECKING:``, so mypy and editors
+see their real types, and installs the hooks under ``if not TYPE_CHECKING:``: a module ``__getattr__``
+that mypy can see would make every misspelt name type-check as ``Any``.
+``tests/architecture/test_public_interface.py`` checks that the two lists agree.
+"""
 
 from __future__ import annotations
 

@@ -24,14 +24,28 @@
   :mod:`~evalcore.analysis.agreement`: how well they agree (accuracy, kappa, correlations, intervals).
 - :mod:`~evalcore.analysis.judging`: what an LLM judge cost per contender, apart from the contenders' cost.
 - :mod:`~evalcore.analysis.win_rates`: a pairwise judge's verdicts as win rates with intervals and a
-  Bradley–Terry ranking (not :func:`~evalcore.analysis.significance.pairwise`, which compares scores).
+  Bradley–Terry ranking (not :func:`~evalcore.analysis.significance.pairwise_significance`, which compares scores).
 
 A module imports only modules listed before it. Pure functions over frames, no IO but the store's
 summaries and results. May import :mod:`evalcore.runfile`, :mod:`evalcore.storage`, :mod:`evalcore.core`
 and :mod:`evalcore._util`; never a model.
 """
 
+from typing import TYPE_CHECKING
+
 from evalcore._util.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from evalcore.analysis.leaderboard import aggregate, leaderboard, rank
+    from evalcore.analysis.pareto import pareto_front
+    from evalcore.analysis.resampling import bootstrap
+    from evalcore.analysis.results import Filters, select_results
+    from evalcore.analysis.runs import StoredRun, rank_run
+    from evalcore.analysis.significance import pairwise_significance
+    from evalcore.analysis.stability import weight_stability
+    from evalcore.analysis.view import leaderboard_view
+    from evalcore.analysis.weights import parse_weights, validate_weights, weight_shares
+
 
 _EXPORTS = {
     "aggregate": "leaderboard",
@@ -43,12 +57,29 @@ _EXPORTS = {
     "Filters": "results",
     "select_results": "results",
     "bootstrap": "resampling",
-    "pairwise": "significance",
+    "pairwise_significance": "significance",
     "weight_stability": "stability",
     "pareto_front": "pareto",
     "leaderboard_view": "view",
     "StoredRun": "runs",
     "rank_run": "runs",
 }
-__all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "Filters",
+    "StoredRun",
+    "aggregate",
+    "bootstrap",
+    "leaderboard",
+    "leaderboard_view",
+    "pairwise_significance",
+    "pareto_front",
+    "parse_weights",
+    "rank",
+    "rank_run",
+    "select_results",
+    "validate_weights",
+    "weight_shares",
+    "weight_stability",
+]
+if not TYPE_CHECKING:  # hidden from mypy, which would otherwise type every unknown name as Any
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -15,7 +15,7 @@ value is the mean of the contender's scored samples of it. Two methods, one per 
   so that it keeps its coverage on 30 cases, and a two-sided sign-flip permutation test; near the 5% line the
   two may disagree.
 
-Used by :func:`evalcore.analysis.significance.pairwise` (contenders of one run) and
+Used by :func:`evalcore.analysis.significance.pairwise_significance` (contenders of one run) and
 :func:`evalcore.analysis.compare.compare` (a candidate against a base); NumPy only, so a comparison of two
 stored runs never loads pandas.
 """
@@ -40,7 +40,7 @@ PERMUTATION = "sign-flip permutation"
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0) -> dict[str, Any]:  # noqa: N803
-    """The statistics of one pair (as :func:`evalcore.analysis.significance.pairwise` gives them), from
+    """The statistics of one pair (as :func:`evalcore.analysis.significance.pairwise_significance` gives them), from
     per-case values (NaN where a case has none).
 
     Args:

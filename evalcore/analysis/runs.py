@@ -17,7 +17,7 @@ import pandas as pd
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters, select_results
 from evalcore.analysis.rules import BEST_VALUE_POINTS
-from evalcore.analysis.significance import pairwise
+from evalcore.analysis.significance import pairwise_significance
 from evalcore.analysis.stored import StoredRun, header_of
 from evalcore.analysis.summaries import read_summary, save_summary, summarize
 from evalcore.analysis.weights import validate_weights
@@ -107,9 +107,9 @@ def rank_run(
 
 
 def compare_run(run: Run | StoredRun, metric: str = "score", filters: Filters | None = None) -> pd.DataFrame:
-    """:func:`evalcore.analysis.significance.pairwise` of a run's selected results.
+    """:func:`evalcore.analysis.significance.pairwise_significance` of a run's selected results.
 
     Raises:
         EvalcoreError: no such metric, or a metadata filter on a key no case has.
     """
-    return pairwise(select_results(frame_of(run), filters), metric=metric)
+    return pairwise_significance(select_results(frame_of(run), filters), metric=metric)

@@ -18,7 +18,7 @@ from evalcore.core.records import Metric
 COLUMNS = ["a", "b", "n", "mean_diff", "lo", "hi", "p_value", "significant", "method"]
 
 
-def pairwise(df: pd.DataFrame, metric: str = "score", B: int = 1000, seed: int = 0) -> pd.DataFrame:  # noqa: N803
+def pairwise_significance(df: pd.DataFrame, metric: str = "score", B: int = 1000, seed: int = 0) -> pd.DataFrame:  # noqa: N803
     """Paired differences between every ordered pair of contenders, on their shared scored cases.
 
     ``mean_diff`` is the mean of ``a − b`` over the shared cases. When every shared value of both is 0

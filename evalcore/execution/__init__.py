@@ -13,7 +13,17 @@ May import every sub-package below it: :mod:`evalcore.analysis` (weights), :mod:
 :mod:`evalcore.scoring`, :mod:`evalcore.suite`, :mod:`evalcore.models`, :mod:`evalcore.core`.
 """
 
+from typing import TYPE_CHECKING
+
 from evalcore._util.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from evalcore.execution.estimate import estimate_cost, estimate_plan_cost
+    from evalcore.execution.plan import Plan, RunOptions, make_plan
+    from evalcore.execution.replay import open_replay
+    from evalcore.execution.runner import Progress, execute_plan, resume_plan, run_suite, start_run
+    from evalcore.execution.verify import verify_suite
+
 
 _EXPORTS = {
     "make_plan": "plan",
@@ -29,5 +39,19 @@ _EXPORTS = {
     "open_replay": "replay",
     "verify_suite": "verify",
 }
-__all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "Plan",
+    "Progress",
+    "RunOptions",
+    "estimate_cost",
+    "estimate_plan_cost",
+    "execute_plan",
+    "make_plan",
+    "open_replay",
+    "resume_plan",
+    "run_suite",
+    "start_run",
+    "verify_suite",
+]
+if not TYPE_CHECKING:  # hidden from mypy, which would otherwise type every unknown name as Any
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -14,7 +14,15 @@
 May import :mod:`evalcore.storage`, :mod:`evalcore.core` and :mod:`evalcore._util`.
 """
 
+from typing import TYPE_CHECKING
+
 from evalcore._util.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from evalcore.runfile.read import read_run_file
+    from evalcore.runfile.uploads import read_upload
+    from evalcore.runfile.write import dump_run, export_run, write_run_file
+
 
 _EXPORTS = {
     "read_run_file": "read",
@@ -23,5 +31,12 @@ _EXPORTS = {
     "dump_run": "write",
     "read_upload": "uploads",
 }
-__all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "dump_run",
+    "export_run",
+    "read_run_file",
+    "read_upload",
+    "write_run_file",
+]
+if not TYPE_CHECKING:  # hidden from mypy, which would otherwise type every unknown name as Any
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -14,8 +14,22 @@
 May import :mod:`evalcore.core` and :mod:`evalcore._util` (and nothing that calls a model).
 """
 
+from typing import TYPE_CHECKING
+
 from evalcore._util.lazy import lazy_exports
 
+if TYPE_CHECKING:
+    from evalcore.storage.frames import results_frame
+    from evalcore.storage.history import status_label
+    from evalcore.storage.store import Store, default_db_path
+
+
 _EXPORTS = {"Store": "store", "default_db_path": "store", "results_frame": "frames", "status_label": "history"}
-__all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "Store",
+    "default_db_path",
+    "results_frame",
+    "status_label",
+]
+if not TYPE_CHECKING:  # hidden from mypy, which would otherwise type every unknown name as Any
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -12,7 +12,7 @@ from evalcore.analysis.draws import count_blocks
 from evalcore.analysis.leaderboard import leaderboard
 from evalcore.analysis.resampling import resample
 from evalcore.analysis.runs import StoredRun, rank_run
-from evalcore.analysis.significance import pairwise
+from evalcore.analysis.significance import pairwise_significance
 from evalcore.analysis.summaries import KIND, read_summary, write_summary
 from evalcore.analysis.text import format_leaderboard
 from evalcore.analysis.weights import validate_weights
@@ -152,7 +152,7 @@ def test_a_stored_run_and_its_file_give_the_same_row_and_its_summary_holds_macro
 
 def test_significance_says_an_aggregate_metric_has_no_per_case_value():
     with pytest.raises(EvalcoreError, match="aggregate metric"):
-        pairwise(results_frame(labelled_run()), metric="macro_f1")
+        pairwise_significance(results_frame(labelled_run()), metric="macro_f1")
 
 
 def test_the_cli_table_and_json_show_macro_f1():

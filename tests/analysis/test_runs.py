@@ -12,7 +12,7 @@ from evalcore.analysis import summaries
 from evalcore.analysis.leaderboard import leaderboard
 from evalcore.analysis.results import Filters, select_results
 from evalcore.analysis.runs import StoredRun, compare_run, prepare_run, rank_run
-from evalcore.analysis.significance import pairwise
+from evalcore.analysis.significance import pairwise_significance
 from evalcore.core.errors import WeightsError
 from evalcore.core.records import Run
 from evalcore.storage.frames import results_frame
@@ -102,5 +102,5 @@ def test_weights_are_refused_before_anything_is_read(tmp_path: Path, monkeypatch
 def test_compare_run_is_pairwise_of_the_selected_results(tmp_path: Path) -> None:
     stored, run = _stored(tmp_path, summary=True)
     filters = Filters(variants=["complete", "vague"])
-    want = pairwise(select_results(results_frame(run), filters))
+    want = pairwise_significance(select_results(results_frame(run), filters))
     pd.testing.assert_frame_equal(compare_run(stored, filters=filters), want)

@@ -11,13 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalcore.analysis.paired import paired_difference, score_test
-from evalcore.analysis.significance import pairwise
+from evalcore.analysis.significance import pairwise_significance
 from evalcore.core.errors import EvalcoreError
 from tests.analysis.rows import NAN, frame, result
 
 
 def test_pairwise_covers_every_ordered_pair_with_mirrored_differences():
-    out = pairwise(frame({"a": [1, 1, 1, 0], "b": [0, 0, 0, 0], "c": [1, 0, 1, 0]}), B=500)
+    out = pairwise_significance(frame({"a": [1, 1, 1, 0], "b": [0, 0, 0, 0], "c": [1, 0, 1, 0]}), B=500)
     assert list(zip(out["a"], out["b"], strict=True)) == [
         ("a", "b"),
         ("a", "c"),
@@ -33,14 +33,14 @@ def test_pairwise_covers_every_ordered_pair_with_mirrored_differences():
 
 def test_pairwise_sign_flip_p_value_matches_the_exact_distribution():
     # d = (.5, .5, .5, 0): |mean| reaches 0.375 only when the three halves share a sign: p = 2/8.
-    out = pairwise(frame({"a": [0.5, 0.5, 0.5, 0], "b": [0, 0, 0, 0]}), B=4000)
+    out = pairwise_significance(frame({"a": [0.5, 0.5, 0.5, 0], "b": [0, 0, 0, 0]}), B=4000)
     assert out.iloc[0]["p_value"] == pytest.approx(0.25, abs=0.03) and not out.iloc[0]["significant"]
     assert out.iloc[0]["method"] == "sign-flip permutation"
 
 
 def test_on_0_1_values_the_p_value_is_mcnemars_test_on_discordant_cases():
     # Three discordant cases, all a's: z = 3 / √3, two-sided p = erfc(z / √2).
-    out = pairwise(frame({"a": [1, 1, 1, 0], "b": [0, 0, 0, 0]}), B=100)
+    out = pairwise_significance(frame({"a": [1, 1, 1, 0], "b": [0, 0, 0, 0]}), B=100)
     assert out.iloc[0]["p_value"] == pytest.approx(math.erfc(math.sqrt(3) / math.sqrt(2)))
     assert out.iloc[0]["method"] == "McNemar test, Tango interval"
 
@@ -78,7 +78,7 @@ def test_the_0_1_interval_is_not_stuck_at_the_estimate_when_every_discordant_cas
 
 def test_one_pair_from_its_case_values_is_its_row_of_pairwise():
     df = frame({"a": [0.2, 0.9, 0.4, 1.0], "b": [0.1, 0.5, NAN, 1.0]})
-    row = pairwise(df, B=300, seed=4).iloc[0]
+    row = pairwise_significance(df, B=300, seed=4).iloc[0]
     one = paired_difference(np.array([0.2, 0.9, 0.4, 1.0]), np.array([0.1, 0.5, NAN, 1.0]), B=300, seed=4)
     assert one == {k: row[k] for k in one}
 
@@ -103,23 +103,23 @@ def test_the_0_1_test_keeps_its_size_near_5_percent():
 
 
 def test_pairwise_a_consistent_difference_is_significant():
-    out = pairwise(frame({"a": [0.9] * 30, "b": [0.4] * 30}), B=1000)
+    out = pairwise_significance(frame({"a": [0.9] * 30, "b": [0.4] * 30}), B=1000)
     assert out.iloc[0]["p_value"] == pytest.approx(1 / 1001) and out.iloc[0]["significant"]
     assert (out.iloc[0]["lo"], out.iloc[0]["hi"]) == (pytest.approx(0.5), pytest.approx(0.5))
 
 
 def test_pairwise_identical_contenders_differ_by_nothing():
-    out = pairwise(frame({"a": [0.2, 0.9, 0.4], "b": [0.2, 0.9, 0.4]}), B=200)
+    out = pairwise_significance(frame({"a": [0.2, 0.9, 0.4], "b": [0.2, 0.9, 0.4]}), B=200)
     assert (out.iloc[0]["mean_diff"], out.iloc[0]["p_value"], out.iloc[0]["significant"]) == (0.0, 1.0, False)
 
 
 def test_pairwise_uses_only_cases_both_scored():
-    out = pairwise(frame({"a": [1.0, NAN, 1.0], "b": [0.0, 0.0, NAN]}), B=100)
+    out = pairwise_significance(frame({"a": [1.0, NAN, 1.0], "b": [0.0, 0.0, NAN]}), B=100)
     assert (out.iloc[0]["n"], out.iloc[0]["mean_diff"]) == (1, 1.0)
 
 
 def test_pairwise_without_shared_cases_has_no_statistics():
-    out = pairwise(frame({"a": [1.0, NAN], "b": [NAN, 0.0]}), B=100)
+    out = pairwise_significance(frame({"a": [1.0, NAN], "b": [NAN, 0.0]}), B=100)
     assert out.iloc[0]["n"] == 0 and math.isnan(out.iloc[0]["p_value"]) and not out.iloc[0]["significant"]
 
 
@@ -131,12 +131,12 @@ def test_pairwise_compares_any_metric_over_averaged_samples():
             result("b", "1", hallucinated=0.1),
         ]
     )
-    assert pairwise(df, "hallucinated_rate", B=50).iloc[0]["mean_diff"] == pytest.approx(0.2)
+    assert pairwise_significance(df, "hallucinated_rate", B=50).iloc[0]["mean_diff"] == pytest.approx(0.2)
 
 
 def test_pairwise_names_the_known_metrics_for_an_unknown_one():
     with pytest.raises(EvalcoreError, match="'speed'.*score, field_accuracy, hallucinated_rate"):
-        pairwise(frame({"a": [1.0]}), "speed")
+        pairwise_significance(frame({"a": [1.0]}), "speed")
 
 
 def test_many_columns_at_once_drawn_in_blocks_give_the_numbers_of_whole_draws():

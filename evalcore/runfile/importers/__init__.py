@@ -13,12 +13,23 @@
 May import :mod:`evalcore.runfile`, :mod:`evalcore.core` and :mod:`evalcore._util`.
 """
 
+from typing import TYPE_CHECKING
+
 from evalcore._util.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from evalcore.runfile.importers.load import import_notes, read_import, source_label
+
 
 _EXPORTS = {
     "read_import": "load",
     "source_label": "load",
     "import_notes": "load",
 }
-__all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "import_notes",
+    "read_import",
+    "source_label",
+]
+if not TYPE_CHECKING:  # hidden from mypy, which would otherwise type every unknown name as Any
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
