@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalcore._util.gcpause import gc_paused
 from evalcore.analysis.paired import ALPHA, paired_differences
 from evalcore.analysis.paired_f1 import CASE_SWAP, label_counts, paired_macro_f1
 from evalcore.analysis.stored import StoredRun, header_of
@@ -471,5 +470,4 @@ def flips(
         kinds_of += [kind] * len(rows)
     rows = np.concatenate(parts)
     scores = zip(b_score[rows].tolist(), c_score[rows].tolist(), strict=True)
-    with gc_paused():  # plain records, no cycles: a collector pass over them would find nothing
-        return [Flip(*keys[row], kind, b, s) for row, kind, (b, s) in zip(rows.tolist(), kinds_of, scores, strict=True)]
+    return [Flip(*keys[row], kind, b, s) for row, kind, (b, s) in zip(rows.tolist(), kinds_of, scores, strict=True)]

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from evalcore._util.gcpause import gc_paused
 from evalcore.analysis.compare import Change, Comparison, PairComparison
 from evalcore.analysis.formats import format_value
 
@@ -190,8 +189,7 @@ def comparison_json(comparison: Comparison, details: Details | None = None) -> s
 
     Encoded by msgspec: a comparison of big runs lists tens of thousands of flips.
     """
-    with gc_paused():  # plain dicts, tens of thousands for big runs: a collector pass would find nothing
-        data = _comparison_data(comparison, details)
+    data = _comparison_data(comparison, details)
     # msgspec writes NaN and infinities as null, as the run file's strict JSON wants.
     return msgspec.json.format(msgspec.json.encode(data), indent=2).decode()
 

@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 
-from evalcore._util.gcpause import gc_frozen, gc_paused
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
@@ -69,8 +68,7 @@ class _Execution:
         if self.ascore is not None and plan.options.judge_cache and plan.replay is not None:
             self.scorer.use_cache(stored_verdicts(plan.replay.run))
         self.contexts = suite_contexts(suite)
-        with gc_paused():  # a list and two dicts per case, none of them ever garbage during the run
-            self.messages = plan_messages(plan, self.adapter, self.contexts)
+        self.messages = plan_messages(plan, self.adapter, self.contexts)
         self.on_progress, self.stop = on_progress, stop
         self.progress = Progress(run.info.id)
         self.writer = ResultWriter(store, run.info.id)
@@ -389,8 +387,7 @@ async def execute_plan(
     """Call everything the plan needs that is not in ``done``; returns the run's final status."""
     execution = _Execution(plan, run, store, done or set(), on_progress, stop)
     try:
-        with gc_frozen():  # full collections would walk every case and message of the plan, several times a run
-            return await execution.execute()
+        return await execution.execute()
     except EvalcoreError as exc:
         execution.progress.message = str(exc)
         execution._finish("failed")

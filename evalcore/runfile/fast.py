@@ -25,7 +25,6 @@ from typing import Any, cast, get_args
 import msgspec
 from pydantic import ValidationError
 
-from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
 from evalcore.runfile._cross import differs_from_primary, header_problems
 from evalcore.runfile.models import (
@@ -82,8 +81,7 @@ def read_canonical(data: bytes) -> records.Run | None:
     if not data.startswith(b'{\n"format":') or not data.endswith(b"\n}\n"):
         return None
     try:
-        with gc_paused():
-            return _Reader(data).run()
+        return _Reader(data).run()
     except _DOUBT:
         return None
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from evalcore._util.files import atomic_file
-from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
 from evalcore.runfile import fast as runfile_fast
 from evalcore.runfile.models import join_loc
@@ -134,16 +133,13 @@ def dump_run(run: records.Run, *, validate: bool = True) -> bytes:
         RunFileError: the run breaks the spec or holds something JSON cannot carry.
     """
     name = f"run {run.info.id!r}"
-    # A dict per result, then its text: plain values that never form a cycle, so the collector's
-    # passes over them would find nothing.
-    with gc_paused():
-        data = run_to_dict(run)
-        if validate and not runfile_fast.tree_is_valid(data):
-            validate_run_dict(data, name=name)
-        try:
-            return _encode(data)
-        except (TypeError, ValueError) as e:
-            error = e
+    data = run_to_dict(run)
+    if validate and not runfile_fast.tree_is_valid(data):
+        validate_run_dict(data, name=name)
+    try:
+        return _encode(data)
+    except (TypeError, ValueError) as e:
+        error = e
     problems = [f"{join_loc(loc)}: {msg}" for loc, msg in bad_values(data, ())] or [f"(top level): {error}"]
     raise invalid(name, problems) from None
 
@@ -280,11 +276,10 @@ def _write_in_parts(f: BinaryIO, head: records.Run, parts: Iterable[Sequence[rec
     write("{\n" + ",\n".join(sections[:results_at]) + ",\n")
     count = 0
     for part in parts:
-        with gc_paused():  # a dict and a text per result: plain values, never a cycle
-            dicts = [_result_dict(r) for r in part]
-            if not check.add(dicts):
-                raise _Doubted
-            text = ",\n".join(_ENCODE(d) for d in dicts)
+        dicts = [_result_dict(r) for r in part]
+        if not check.add(dicts):
+            raise _Doubted
+        text = ",\n".join(_ENCODE(d) for d in dicts)
         write(('"results":[\n' if not count else ",\n") + text)
         count += len(dicts)
     if not check.finish():

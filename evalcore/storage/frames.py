@@ -21,7 +21,6 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
 from evalcore.core.aggregates import aggregate_metrics, labels_of
 
@@ -221,10 +220,9 @@ def rows_table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -
     import numpy as np
 
     dtype = row_dtype(metric_names)
-    with gc_paused():
-        if isinstance(rows, list):
-            return np.array(rows, dtype=dtype)
-        return np.fromiter(rows, dtype=dtype, count=count)
+    if isinstance(rows, list):
+        return np.array(rows, dtype=dtype)
+    return np.fromiter(rows, dtype=dtype, count=count)
 
 
 def _sorted(ints: Any, floats: Any, n_contenders: int, n_cases: int) -> tuple[Any, Any]:

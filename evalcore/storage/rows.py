@@ -19,7 +19,6 @@ from itertools import chain
 from typing import Any
 
 from evalcore._util import jsonfast
-from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
 from evalcore.core.errors import StoreError
 from evalcore.storage.frames import ERROR_KIND_CODES
@@ -301,9 +300,8 @@ def result_parts(conn: sqlite3.Connection, cursor: sqlite3.Cursor, size: int) ->
     """The results of ``cursor``'s rows (of :data:`RECORD_FIELDS`), ``size`` at a time; closes ``conn`` at the end."""
     try:
         while rows := cursor.fetchmany(size):
-            with gc_paused():
-                part = [result_from_row(r) for r in rows]
-            yield part  # the collector back on while the caller works
+            part = [result_from_row(r) for r in rows]
+            yield part
     finally:
         conn.close()
 

@@ -24,7 +24,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore._util.gcpause import gc_paused
 from evalcore.core import records
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import StoreError
@@ -160,8 +159,7 @@ class Store:
                         " replace (evalcore import --replace)"
                     )
                 conn.execute("DELETE FROM runs WHERE id = ?", (run.info.id,))
-            with gc_paused():  # a row of plain values per case and result: nothing for the collector
-                self._insert_run(conn, run)
+            self._insert_run(conn, run)
         logger.info("stored run %s (%d results)", run.info.id, len(run.results))
 
     def _insert_run(self, conn: sqlite3.Connection, run: records.Run) -> None:
@@ -360,14 +358,11 @@ class Store:
         Raises:
             StoreError: the run is unknown.
         """
-        # Rows, then records: plain values that never form a cycle, so the collector's passes over them,
-        # which grow with every result read, would find nothing.
-        with gc_paused():
-            with self.transaction("DEFERRED") as conn:
-                head = self._head_rows(conn, run_id, cases=results)
-                found = rows.result_cursor(conn, run_id, contender).fetchall() if results else []
-                verdicts = pairs.pair_rows(conn, run_id)
-            return pairs.attach(rows.run_from_rows(*head, found), verdicts)
+        with self.transaction("DEFERRED") as conn:
+            head = self._head_rows(conn, run_id, cases=results)
+            found = rows.result_cursor(conn, run_id, contender).fetchall() if results else []
+            verdicts = pairs.pair_rows(conn, run_id)
+        return pairs.attach(rows.run_from_rows(*head, found), verdicts)
 
     def _head_rows(self, conn: sqlite3.Connection, run_id: str, cases: bool) -> tuple[tuple, list[tuple], list[tuple]]:
         """:func:`rows.head_rows`, for a run that is stored.
@@ -398,8 +393,7 @@ class Store:
         try:
             conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             conn.execute("BEGIN DEFERRED")
-            with gc_paused():
-                head = rows.run_from_rows(*self._head_rows(conn, run_id, cases=True), [])
+            head = rows.run_from_rows(*self._head_rows(conn, run_id, cases=True), [])
             cursor = rows.result_cursor(conn, run_id)
         except BaseException:
             conn.close()

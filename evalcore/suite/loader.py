@@ -15,7 +15,6 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from evalcore._util.gcpause import gc_paused
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value
@@ -94,8 +93,7 @@ def load_suite(path: str | Path) -> Suite:
         )
     text = config_path.read_text(encoding="utf-8")
     config = parse_suite_config(text, str(config_path))
-    with gc_paused():  # cases are plain records: a big dataset would otherwise pay full collections
-        datasets = _load_datasets(folder, config, str(config_path))
+    datasets = _load_datasets(folder, config, str(config_path))
     return Suite(
         name=config.suite,
         path=folder,

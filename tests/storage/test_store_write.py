@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import sqlite3
 from pathlib import Path
@@ -13,7 +12,6 @@ from factories import make_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore._util.gcpause import gc_frozen, gc_paused
 from evalcore.core.errors import StoreError
 from evalcore.storage import rows as rows_module
 from evalcore.storage.rows import insert_rows, metrics_json, to_json
@@ -102,23 +100,6 @@ def test_two_cases_with_one_id_are_refused_as_before(tmp_path: Path) -> None:
     run.results = []
     with Store(tmp_path / "s.db") as store, pytest.raises(StoreError, match="UNIQUE constraint failed: cases"):
         store.create_run(run)
-
-
-def test_gc_paused_and_frozen_restore_the_collector() -> None:
-    assert gc.isenabled()
-    with gc_paused():
-        assert not gc.isenabled()
-        with gc_paused():
-            pass
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    before = gc.get_freeze_count()
-    with gc_frozen():
-        assert gc.get_freeze_count() > 0
-        with gc_frozen():
-            pass
-        assert gc.get_freeze_count() > 0  # the outer block is still running
-    assert gc.get_freeze_count() == before == 0
 
 
 def _canonical(value: Any) -> str:
