@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
@@ -100,23 +101,31 @@ def _reader_gone() -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command (see :data:`COMMANDS`)."""
+    return build_parsers()[0]
+
+
+def build_parsers(width: int | None = None) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``evalcore`` parser and each command's own, by name; help wraps at ``width`` (default: the terminal's)."""
+    formatter = functools.partial(argparse.RawDescriptionHelpFormatter, width=width) if width else None
     parser = argparse.ArgumentParser(
         prog="evalcore",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=formatter or argparse.RawDescriptionHelpFormatter,
         epilog=EPILOG,
         description="Which model, prompt and settings should we ship? Run eval suites over lineups of "
         "models and compare them on leaderboards.",
     )
     parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+    commands = {}
     for name, (add, handler, summary, example) in COMMANDS.items():
         p = sub.add_parser(
             name,
             help=summary,
             description=summary.replace("%%", "%"),
             epilog=f"example:\n  {example}",
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=formatter or argparse.RawDescriptionHelpFormatter,
         )
         add(p)
         p.set_defaults(handler=handler)
-    return parser
+        commands[name] = p
+    return parser, commands
