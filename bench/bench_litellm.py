@@ -39,13 +39,13 @@ def measure(kind: str, n: int, c: int) -> tuple[float, float]:
 
     from evalcore.execution.plan import RunOptions, make_plan
     from evalcore.execution.runner import run_suite
-    from evalcore.models.llm import _call_kwargs, _litellm
+    from evalcore.models.llm import _call_kwargs, litellm_module
     from evalcore.models.types import Request
     from evalcore.storage.store import Store
     from evalcore.suite.lineup import Overrides
     from evalcore.suite.loader import load_suite
 
-    litellm = _litellm()
+    litellm = litellm_module()
     with tempfile.TemporaryDirectory() as tmp:
         suite = load_suite(write_suite(Path(tmp) / "suite", n))
         reply = json.dumps(suite.datasets["intake"].cases[0].expected)

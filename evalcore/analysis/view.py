@@ -242,7 +242,7 @@ def _view_of(
         str(name): display_table(part, metrics, settings, weighted=weighted)
         for name, part in by_dataset.groupby("dataset", sort=True)
     }
-    winner = _flagged(ranked, "best")
+    winner = flagged(ranked, "best")
     banner = banner_of(ranked, weights)
     overall = display_table(ranked, metrics, settings, weighted=weighted)
     # A samples column only where a case was asked more than once.
@@ -255,7 +255,7 @@ def _view_of(
         ranked_by_dataset=by_dataset,
         weights=weights,
         winner=winner,
-        best_value=_flagged(ranked, "best_value"),
+        best_value=flagged(ranked, "best_value"),
         stability=None if winner is None else _value_of(ranked, winner, "stability"),
         glossary=glossary(metrics, weights, intervals=ci, table=ranked),
         reason=banner.reason,
@@ -276,7 +276,8 @@ def headline(view: LeaderboardView) -> str:
     return banner_markdown(view.banner, escape_markdown)
 
 
-def _flagged(table: pd.DataFrame, column: str) -> str | None:
+def flagged(table: pd.DataFrame, column: str) -> str | None:
+    """The first contender whose row has ``column`` set (★ best, value), or None."""
     if column not in table.columns:
         return None
     rows = table.loc[table[column].astype(bool), "contender"]

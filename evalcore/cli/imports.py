@@ -24,7 +24,7 @@ BAR_WIDTH = 24
 
 def targets(paths: list[Path]) -> list[tuple[Path, bool]]:
     """The files to import: each path given, and the files inside each folder given (``True``: from a folder)."""
-    from evalcore.runfile.importers._source import iter_files
+    from evalcore.runfile.importers import iter_files
 
     found: list[tuple[Path, bool]] = []
     for path in paths:

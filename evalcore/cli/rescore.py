@@ -31,7 +31,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     configuration error before anything was scored, 130 Ctrl-C."""
     import asyncio
 
-    from evalcore.cli.suite import _after_run, _exit_code, _Watch
+    from evalcore.cli.suite import Watch, after_run, exit_code
     from evalcore.core.errors import ConfigError, EvalcoreError
     from evalcore.execution.plan import RunOptions
     from evalcore.execution.progress import StderrBars
@@ -63,7 +63,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         f"rescoring run {stored.info.id} as run {run.info.id}: {plan.calls} results, no contender is called{reused}",
         file=sys.stderr,
     )
-    watch = _Watch(None if args.quiet else StderrBars())
+    watch = Watch(None if args.quiet else StderrBars())
     try:
         status = asyncio.run(execute_plan(plan, store, run, on_progress=watch))
     except KeyboardInterrupt:
@@ -72,8 +72,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     except EvalcoreError as exc:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
         return 1
-    _after_run(args, store, run.info.id, status)
-    return _exit_code(store, run.info.id, status, watch.last, plan.samples)
+    after_run(args, store, run.info.id, status)
+    return exit_code(store, run.info.id, status, watch.last, plan.samples)
 
 
 COMMANDS = {

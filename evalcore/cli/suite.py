@@ -302,7 +302,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError("name a suite folder, or --resume RUN_ID")
     if plan.max_cost_usd is not None:
         print(f"budget cap: ${plan.max_cost_usd:g} for the whole run", file=sys.stderr)
-    watch = _Watch(None if args.quiet else StderrBars())
+    watch = Watch(None if args.quiet else StderrBars())
     try:
         status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch))
     except KeyboardInterrupt:
@@ -314,8 +314,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except EvalcoreError as exc:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
         return 1
-    _after_run(args, store, run.info.id, status)
-    code = _exit_code(store, run.info.id, status, watch.last, plan.samples)
+    after_run(args, store, run.info.id, status)
+    code = exit_code(store, run.info.id, status, watch.last, plan.samples)
     return max(code, _gate_code(store, run.info.id)) if args.gate else code
 
 
@@ -352,7 +352,7 @@ def _gate_code(store: Store, run_id: str) -> int:
         return 2
 
 
-class _Watch:
+class Watch:
     """A progress callback that keeps the last progress and passes it on to the bars, if any."""
 
     def __init__(self, bars: Any):
@@ -365,7 +365,7 @@ class _Watch:
             self.bars(progress)
 
 
-def _exit_code(store: Store, run_id: str, status: str, progress: Any, samples: int) -> int:
+def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: int) -> int:
     """1 when cases were left unrun (an unreachable endpoint), every call of a contender failed, or the
     run did not complete; else 0. Says why on stderr."""
     code = 0 if status == "completed" else 1
@@ -405,7 +405,7 @@ def _counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) -> None:
+def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) -> None:
     """The leaderboard, why calls failed and the run file, without reading every result back as a record:
     the leaderboard comes from the summary the app opens the run with, the failures from their own query,
     the file a part at a time."""

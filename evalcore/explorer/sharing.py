@@ -20,7 +20,7 @@ from evalcore.analysis.compare import PairComparison
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters
 from evalcore.analysis.runs import StoredRun, prepare_run
-from evalcore.analysis.view import ViewState, _flagged, weight_names
+from evalcore.analysis.view import ViewState, flagged, weight_names
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.records import Metric, Run
@@ -43,7 +43,7 @@ def winner_of(run: Run, frame: pd.DataFrame | None = None) -> str | None:
 
 def _best_of(prepared: Prepared, run: Run) -> str | None:
     """The row flagged best when ``prepared`` is ranked under the run's weights (its own, when usable)."""
-    return _flagged(_ranked(prepared, run), "best")
+    return flagged(_ranked(prepared, run), "best")
 
 
 def _ranked(prepared: Prepared, run: Run) -> pd.DataFrame:
@@ -74,7 +74,7 @@ def run_trend(store: Any, suite: str) -> pd.DataFrame:
         except EvalcoreError as exc:
             log.warning("run %s: left out of the trend: %s", info["id"], exc)
             continue
-        best = _flagged(table, "best")
+        best = flagged(table, "best")
         for row in table.to_dict("records"):
             rows.append(
                 {

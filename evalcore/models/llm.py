@@ -87,7 +87,7 @@ class MalformedReply(Exception):
     """The server answered 200 but the reply holds no usable text."""
 
 
-def _litellm() -> ModuleType:
+def litellm_module() -> ModuleType:
     """Import litellm on first use, without its network fetch of the price map or its banners."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
@@ -143,7 +143,7 @@ class LiteLLMProvider:
 
     async def send(self, kwargs: dict[str, Any]) -> Any:
         """One attempt: ``litellm.acompletion``."""
-        return await _litellm().acompletion(**kwargs)
+        return await litellm_module().acompletion(**kwargs)
 
     def usage(self, response: Any, contender: Contender) -> Usage:
         """The reply's tokens and cost (:func:`_usage`)."""
@@ -175,7 +175,7 @@ class LiteLLMProvider:
         if (api_base and _is_local(api_base)) or _provider_of(model) in KEYLESS_PROVIDERS:
             return []
         try:
-            return list(_litellm().validate_environment(model=model)["missing_keys"])
+            return list(litellm_module().validate_environment(model=model)["missing_keys"])
         except Exception:
             logger.debug("validate_environment failed for %s", model, exc_info=True)
             return []
@@ -184,7 +184,7 @@ class LiteLLMProvider:
 async def close_clients() -> None:
     """Close litellm's cached HTTP clients; call it before the event loop that used them ends."""
     if "litellm" in sys.modules:
-        await _litellm().close_litellm_async_clients()
+        await litellm_module().close_litellm_async_clients()
 
 
 def _call_kwargs(request: Request) -> dict[str, Any]:
@@ -202,15 +202,15 @@ def _call_kwargs(request: Request) -> dict[str, Any]:
     if request.response_format is not None:
         kwargs["response_format"] = request.response_format
     kwargs.update(request.params)
-    if contender.api_base and "api_key" not in kwargs and _needs_placeholder_key(contender.model):
+    if contender.api_base and "api_key" not in kwargs and needs_placeholder_key(contender.model):
         kwargs["api_key"] = PLACEHOLDER_KEY
     return kwargs
 
 
-def _needs_placeholder_key(model: str) -> bool:
+def needs_placeholder_key(model: str) -> bool:
     """True when the provider's key is unset: a local server takes any key, but the client wants one."""
     try:
-        return bool(_litellm().validate_environment(model=model)["missing_keys"])
+        return bool(litellm_module().validate_environment(model=model)["missing_keys"])
     except Exception:
         return False
 
@@ -269,7 +269,7 @@ def _priced(prices: dict[str, float], tokens_in: int | None, tokens_out: int | N
 
 def _litellm_cost(response: Any, model: str) -> float | None:
     """litellm's cost for the reply (``litellm.completion_cost``); None for models missing from its price map."""
-    litellm = _litellm()
+    litellm = litellm_module()
     # Asking again for a model litellm has no price for costs a failed search of its whole map on every
     # reply (local models are never in it), so the answer is kept until the map changes size, as
     # ``litellm.register_model`` makes it.
@@ -292,7 +292,7 @@ def _unpriced_entry(model: str) -> bool:
     """True when litellm's price map holds an entry for the model with no price per input token: a
     ``litellm.Router`` adds one for each deployment model it has no price for, and litellm would then price
     that model at 0 instead of not at all."""
-    entry = _litellm().model_cost.get(model)
+    entry = litellm_module().model_cost.get(model)
     return entry is not None and not isinstance(entry.get("input_cost_per_token"), int | float)
 
 
@@ -300,7 +300,7 @@ def classify(exc: BaseException) -> str:
     """The fault kind of an exception raised while calling litellm."""
     if isinstance(exc, MalformedReply):
         return "transport"
-    litellm = _litellm()
+    litellm = litellm_module()
     table: list[tuple[tuple[type[BaseException], ...], str]] = [
         ((litellm.Timeout, asyncio.TimeoutError), "timeout"),
         ((litellm.RateLimitError,), "rate_limit"),
@@ -442,7 +442,7 @@ def scrub(text: str) -> str:
 def _model_info(model: str) -> dict[str, Any] | None:
     """litellm's entry for the model, or None when litellm does not know it."""
     try:
-        return dict(_litellm().get_model_info(model))
+        return dict(litellm_module().get_model_info(model))
     except Exception:
         return None
 
@@ -458,14 +458,14 @@ def model_prices(model: str) -> tuple[float, float] | None:
 
 def _supported_params(model: str) -> list[str] | None:
     try:
-        return _litellm().get_supported_openai_params(model=model)
+        return litellm_module().get_supported_openai_params(model=model)
     except Exception:
         return None
 
 
 def _provider_of(model: str) -> str | None:
     try:
-        return _litellm().get_llm_provider(model)[1]
+        return litellm_module().get_llm_provider(model)[1]
     except Exception:
         return None
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from evalcore.core.records import Contender, Usage
 from evalcore.models.breaker import Breaker
-from evalcore.models.llm import PLACEHOLDER_KEY, LiteLLMProvider, _litellm, _needs_placeholder_key, model_prices
+from evalcore.models.llm import PLACEHOLDER_KEY, LiteLLMProvider, litellm_module, model_prices, needs_placeholder_key
 from evalcore.models.types import Request
 
 #: How litellm's configuration names an environment variable in place of a value.
@@ -75,7 +75,7 @@ class RouterProvider(LiteLLMProvider):
             # Asked before the Router exists: it adds an empty price entry for every model litellm does not know.
             self._map_priced = all(model_prices(d["model"]) is not None for d in self.deployments())
             # litellm's Router retries twice by default: unless the suite says otherwise, evalcore does the retrying.
-            self._router = _litellm().Router(**{"num_retries": 0, **_with_placeholder_keys(self.arguments)})
+            self._router = litellm_module().Router(**{"num_retries": 0, **_with_placeholder_keys(self.arguments)})
         return self._router
 
     def usage(self, response: Any, contender: Contender) -> Usage:
@@ -118,6 +118,6 @@ def _with_placeholder_keys(arguments: dict[str, Any]) -> dict[str, Any]:
     arguments = copy.deepcopy(arguments)
     for deployment in arguments["model_list"]:
         params = deployment["litellm_params"]
-        if "api_key" not in params and params.get("api_base") and _needs_placeholder_key(params["model"]):
+        if "api_key" not in params and params.get("api_base") and needs_placeholder_key(params["model"]):
             params["api_key"] = PLACEHOLDER_KEY
     return arguments

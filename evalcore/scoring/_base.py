@@ -27,11 +27,13 @@ class Scorer(Protocol):
     def score(self, case: Case, parsed: Parsed, context: Context) -> Scored: ...
 
 
-def _as_text(value: Any) -> str:
+def as_text(value: Any) -> str:
+    """A string as it is; any other value as canonical JSON (sorted keys), for text comparisons."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _flags(text: str) -> int:
+def regex_flags(text: str) -> int:
+    """The ``re`` flags of a scorer's ``flags`` letters (``i``, ``m``, ``s``); any other letter is a ConfigError."""
     table = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
     bad = [c for c in text if c not in table] if isinstance(text, str) else [text]
     if bad:

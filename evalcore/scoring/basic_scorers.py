@@ -14,7 +14,7 @@ from typing import Any
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Metric
-from evalcore.scoring._base import Scored, _as_text, _flags
+from evalcore.scoring._base import Scored, as_text, regex_flags
 from evalcore.scoring.adapters import Context, Parsed
 
 #: Relative slack for binary rounding in a tolerance check.
@@ -144,7 +144,7 @@ class MaxCharsScorer:
         self.limit = limit
 
     def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
-        length = 0 if parsed.output is None else len(_as_text(parsed.output))
+        length = 0 if parsed.output is None else len(as_text(parsed.output))
         ok = length <= self.limit
         return Scored({"within_limit": 1.0 if ok else 0.0}, {} if ok else {"chars": length, "limit": self.limit})
 
@@ -161,10 +161,10 @@ class RegexAbsentScorer:
         if not isinstance(pattern, str) or not pattern:
             raise ConfigError("scorer regex_absent: option pattern is required, e.g. options: {pattern: 'as an AI'}")
         try:
-            self.pattern = re.compile(pattern, _flags(flags))
+            self.pattern = re.compile(pattern, regex_flags(flags))
         except re.error as exc:
             raise ConfigError(f"scorer regex_absent: pattern {pattern!r} does not compile: {exc}") from None
 
     def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
-        found = None if parsed.output is None else self.pattern.search(_as_text(parsed.output))
+        found = None if parsed.output is None else self.pattern.search(as_text(parsed.output))
         return Scored({"regex_absent": 0.0 if found else 1.0}, {"found": found.group(0)} if found else {})

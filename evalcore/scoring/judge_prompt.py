@@ -60,15 +60,15 @@ def judge_messages(
         answer: the contender's parsed output.
         reference: whether the judge sees the case's expected answer.
     """
-    parts = ["## Rubric", rubric.strip(), "", "## Question", _text(case.input).strip(), ""]
+    parts = ["## Rubric", rubric.strip(), "", "## Question", prompt_text(case.input).strip(), ""]
     if reference:
-        parts += ["## Reference answer", "<reference>", _text(case.expected).strip(), "</reference>", ""]
+        parts += ["## Reference answer", "<reference>", prompt_text(case.expected).strip(), "</reference>", ""]
     lo, hi = (_number(v) for v in scale)
     example = ", ".join(f'"{d}": <number>' for d in dimensions)
     parts += [
         "## Answer to judge",
         "<answer>",
-        _text(answer).strip(),
+        prompt_text(answer).strip(),
         "</answer>",
         "",
         f"Score each of these dimensions from {lo} to {hi}: {', '.join(dimensions)}.",
@@ -94,21 +94,21 @@ def parse_verdict(raw: str, dimensions: list[str], scale: tuple[float, float]) -
     lo, hi = scale
     missing = [d for d in dimensions if d not in data]
     if missing:
-        raise VerdictError(f"reply has no {', '.join(missing)}: {_quote(raw)}")
+        raise VerdictError(f"reply has no {', '.join(missing)}: {quoted(raw)}")
     extra = sorted(set(data) - set(dimensions) - {"reasoning"})
     if extra:
-        raise VerdictError(f"reply has keys that are not dimensions: {', '.join(extra)}: {_quote(raw)}")
+        raise VerdictError(f"reply has keys that are not dimensions: {', '.join(extra)}: {quoted(raw)}")
     given: dict[str, float] = {}
     for d in dimensions:
         value = data[d]
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise VerdictError(f"{d} is {value!r}, not a number: {_quote(raw)}")
+            raise VerdictError(f"{d} is {value!r}, not a number: {quoted(raw)}")
         if not lo <= value <= hi:
-            raise VerdictError(f"{d} is {value}, outside the scale {_number(lo)}..{_number(hi)}: {_quote(raw)}")
+            raise VerdictError(f"{d} is {value}, outside the scale {_number(lo)}..{_number(hi)}: {quoted(raw)}")
         given[d] = float(value)
     reasoning = data.get("reasoning")
     if not isinstance(reasoning, str):
-        raise VerdictError(f"reasoning is {reasoning!r}, not a string: {_quote(raw)}")
+        raise VerdictError(f"reasoning is {reasoning!r}, not a string: {quoted(raw)}")
     scores = {d: (v - lo) / (hi - lo) for d, v in given.items()}
     return Verdict(given, scores, reasoning)
 
@@ -122,13 +122,14 @@ def reply_object(raw: str) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise VerdictError(f"reply is not JSON ({exc.msg} at char {exc.pos}): {_quote(raw)}") from None
+        raise VerdictError(f"reply is not JSON ({exc.msg} at char {exc.pos}): {quoted(raw)}") from None
     if not isinstance(data, dict):
-        raise VerdictError(f"reply is JSON {type(data).__name__}, not an object: {_quote(raw)}")
+        raise VerdictError(f"reply is JSON {type(data).__name__}, not an object: {quoted(raw)}")
     return data
 
 
-def _text(value: Any) -> str:
+def prompt_text(value: Any) -> str:
+    """A value as a judge prompt shows it: nothing for None, a string as it is, else indented JSON."""
     if value is None:
         return ""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
@@ -138,6 +139,7 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def _quote(raw: str) -> str:
+def quoted(raw: str) -> str:
+    """A judge's raw reply quoted in an error message, cut at :data:`QUOTED_CHARS` characters."""
     text = raw if len(raw) <= QUOTED_CHARS else raw[:QUOTED_CHARS] + "…"
     return repr(text)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalcore.core.records import Case
-from evalcore.scoring.judge_prompt import VerdictError, _quote, _text, reply_object
+from evalcore.scoring.judge_prompt import VerdictError, prompt_text, quoted, reply_object
 
 SYSTEM = (
     "You are a careful, impartial judge. You compare two answers to the same question against a rubric and "
@@ -51,18 +51,18 @@ def pair_messages(rubric: str, case: Case, first: Any, second: Any, reference: b
         second: the answer shown as B.
         reference: whether the judge sees the case's expected answer.
     """
-    parts = ["## Rubric", rubric.strip(), "", "## Question", _text(case.input).strip(), ""]
+    parts = ["## Rubric", rubric.strip(), "", "## Question", prompt_text(case.input).strip(), ""]
     if reference:
-        parts += ["## Reference answer", "<reference>", _text(case.expected).strip(), "</reference>", ""]
+        parts += ["## Reference answer", "<reference>", prompt_text(case.expected).strip(), "</reference>", ""]
     parts += [
         "## Answer A",
         "<answer_a>",
-        _text(first).strip(),
+        prompt_text(first).strip(),
         "</answer_a>",
         "",
         "## Answer B",
         "<answer_b>",
-        _text(second).strip(),
+        prompt_text(second).strip(),
         "</answer_b>",
         "",
         QUESTION,
@@ -82,11 +82,11 @@ def parse_choice(raw: str) -> Choice:
     data = reply_object(raw)
     extra = sorted(set(data) - {"winner", "reasoning"})
     if extra:
-        raise VerdictError(f"reply has keys other than winner and reasoning: {', '.join(extra)}: {_quote(raw)}")
+        raise VerdictError(f"reply has keys other than winner and reasoning: {', '.join(extra)}: {quoted(raw)}")
     winner = data.get("winner")
     if winner not in CHOICES:
-        raise VerdictError(f"winner is {winner!r}, not one of 'A', 'B', 'tie': {_quote(raw)}")
+        raise VerdictError(f"winner is {winner!r}, not one of 'A', 'B', 'tie': {quoted(raw)}")
     reasoning = data.get("reasoning")
     if not isinstance(reasoning, str):
-        raise VerdictError(f"reasoning is {reasoning!r}, not a string: {_quote(raw)}")
+        raise VerdictError(f"reasoning is {reasoning!r}, not a string: {quoted(raw)}")
     return Choice(winner, reasoning)

@@ -20,7 +20,7 @@ from evalcore.core.schema import FieldSpec, field_credit
 from evalcore.core.toolcalls import canonical_calls
 from evalcore.scoring._base import Scored as Scored
 from evalcore.scoring._base import Scorer as Scorer
-from evalcore.scoring._base import _as_text, _flags
+from evalcore.scoring._base import as_text, regex_flags
 from evalcore.scoring._base import scorer_failures as scorer_failures
 from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.basic_scorers import MaxCharsScorer, NonEmptyScorer, NumericScorer, RegexAbsentScorer
@@ -145,7 +145,7 @@ class ExactScorer(_SingleMetricScorer):
     metrics = [Metric("exact", "Share of replies equal to the expected answer (trimmed).", True, True)]
 
     def check(self, expected: Any, output: Any) -> bool:
-        return _as_text(output).strip() == _as_text(expected).strip()
+        return as_text(output).strip() == as_text(expected).strip()
 
 
 class ContainsScorer(_SingleMetricScorer):
@@ -161,8 +161,8 @@ class ContainsScorer(_SingleMetricScorer):
 
     def check(self, expected: Any, output: Any) -> bool:
         wants = expected if isinstance(expected, list) else [expected]
-        reply = _as_text(output).casefold()
-        return all(_as_text(w).casefold() in reply for w in wants)
+        reply = as_text(output).casefold()
+        return all(as_text(w).casefold() in reply for w in wants)
 
 
 class RegexScorer(_SingleMetricScorer):
@@ -178,14 +178,14 @@ class RegexScorer(_SingleMetricScorer):
 
     def __init__(self, pattern: str | None = None, flags: str = ""):
         try:
-            self.pattern = re.compile(pattern, _flags(flags)) if pattern else None
+            self.pattern = re.compile(pattern, regex_flags(flags)) if pattern else None
         except re.error as exc:
             raise ConfigError(f"scorer regex: pattern {pattern!r} does not compile: {exc}") from None
-        self.flags = _flags(flags)
+        self.flags = regex_flags(flags)
 
     def check(self, expected: Any, output: Any) -> bool:
-        pattern = self.pattern or re.compile(_as_text(expected), self.flags)
-        return pattern.search(_as_text(output)) is not None
+        pattern = self.pattern or re.compile(as_text(expected), self.flags)
+        return pattern.search(as_text(output)) is not None
 
 
 class JsonValidScorer(_SingleMetricScorer):

@@ -1,7 +1,9 @@
 """evalcore's sub-packages depend on each other in one direction, and the engine never imports streamlit.
 
-Every ``import`` counts, at module level or inside a function: an import hidden in a function is still a
-dependency, and a cycle hidden that way is still a cycle.
+Every import counts: at module level or inside a function, under ``if TYPE_CHECKING:``, an
+``importlib.import_module("evalcore....")`` with a literal name, and a name a package re-exports lazily
+(its ``_EXPORTS``), which counts as an import of the module that defines it. An import hidden in a
+function is still a dependency, and a cycle hidden that way (or behind a package's facade) is still a cycle.
 """
 
 from __future__ import annotations
@@ -39,17 +41,52 @@ def _layer_of(path: Path) -> str | None:
     return parts[0] if len(parts) > 1 else None
 
 
+#: Names no engine module may import: the app's pages, the tests and benches, and process-wide switches
+#: (the garbage collector is shared by every session's thread in a Streamlit server).
+FORBIDDEN = {
+    "streamlit": "imports streamlit",
+    "pages": "imports the app's pages",
+    "app": "imports the app",
+    "tests": "imports the tests",
+    "bench": "imports the benches",
+    "gc": "switches the process-wide garbage collector",
+}
+
+
+def _package_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1]) if parts[-1] == "__init__" else ".".join(parts[:-1])
+
+
+def _lazy_exports(tree: ast.Module, package: str) -> list[tuple[int, str]]:
+    """A facade's ``_EXPORTS = {name: submodule}``, as imports of ``package.submodule.name``."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "_EXPORTS":
+            exports = ast.literal_eval(node.value)
+            return [(node.lineno, f"{package}.{module}.{name}") for name, module in exports.items()]
+    return []
+
+
 def _imported(path: Path) -> list[tuple[int, str]]:
+    """Every name ``path`` imports, dotted in full (``evalcore.analysis.rank``), with its line."""
     tree = ast.parse(path.read_text(), filename=str(path))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == "evalcore":
-                found += [(node.lineno, f"evalcore.{alias.name}") for alias in node.names]
-            else:
-                found.append((node.lineno, node.module))
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.lineno, f"relative import from {'.' * node.level}{node.module or ''}"))
+        elif (
+            isinstance(node, ast.Call)
+            and (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            found.append((node.lineno, str(node.args[0].value)))
+    if path.name == "__init__.py":
+        found += _lazy_exports(tree, _package_name(path))
     return found
 
 
@@ -65,16 +102,24 @@ def test_every_module_lives_in_a_known_sub_package():
 
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_a_module_imports_nothing_forbidden_to_the_engine(path: Path):
+    wrong = [
+        f"line {line}: {FORBIDDEN[name.split('.')[0]]} ({name})"
+        for line, name in _imported(path)
+        if name.split(".")[0] in FORBIDDEN or name.startswith("relative import")
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_a_module_imports_only_from_its_own_layer_or_below(path: Path):
     layer = _layer_of(path)
-    if layer is None:  # evalcore/__init__.py re-exports the public API lazily by name
+    if layer is None:  # evalcore/__init__.py and __main__.py sit above every layer
         return
     rank = LAYERS.index(layer)
     wrong = []
     for line, name in _imported(path):
         parts = name.split(".")
-        if parts[0] == "streamlit":
-            wrong.append(f"line {line}: imports streamlit")
         if parts[0] != "evalcore" or len(parts) < 2:
             continue
         target = parts[1]
@@ -95,18 +140,37 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def test_no_import_cycle_between_modules():
+def _facades(names: dict[str, Path]) -> dict[str, str]:
+    """``evalcore.analysis.rank`` → ``evalcore.analysis.leaderboard``: where each lazily re-exported name lives."""
+    facades = {}
+    for name, path in names.items():
+        if path.name == "__init__.py":
+            for _, target in _lazy_exports(ast.parse(path.read_text()), name):
+                module, _, public = target.rpartition(".")
+                facades[f"{name}.{public}"] = module
+    return facades
+
+
+def _import_graph() -> dict[str, set[str]]:
     names = {_module_name(p): p for p in _modules()}
+    facades = _facades(names)
     graph: dict[str, set[str]] = {}
     for name, path in names.items():
         targets = set()
         for _, imported in _imported(path):
-            # "from evalcore.analysis import leaderboard" names a module; "... import rank" names its package.
+            # A name a facade re-exports leads to the module that defines it, so a cycle through the facade shows.
+            imported = facades.get(imported, imported)
+            # "from evalcore.analysis import leaderboard" names a module; "... import Filters" names its package.
             while imported and imported not in names:
                 imported = imported.rpartition(".")[0]
             if imported and imported != name and not name.startswith(imported + "."):
                 targets.add(imported)
         graph[name] = targets
+    return graph
+
+
+def test_no_import_cycle_between_modules():
+    graph = _import_graph()
     cycles = []
     state: dict[str, int] = {}
 
@@ -123,3 +187,24 @@ def test_no_import_cycle_between_modules():
         if node not in state:
             visit(node, [node])
     assert cycles == []
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_a_module_imports_no_private_name_of_another_module(path: Path):
+    """A name with a leading underscore is its module's own; one another module needs is public, or moves.
+
+    A private module (``scoring/_base.py``) serves its own sub-package: modules of that sub-package may import
+    it and its names, the rest of evalcore goes through the sub-package's public names. ``evalcore._util`` is
+    every sub-package's.
+    """
+    modules = {_module_name(p) for p in _modules()}
+    wrong = []
+    for line, name in _imported(path):
+        if not name.startswith("evalcore.") or name.endswith(".__version__"):
+            continue
+        parts = name.split(".")
+        if parts[-1].startswith("_") and name not in modules:
+            wrong.append(f"line {line}: imports {name}, a private name of another module")
+        elif any(p.startswith("_") for p in parts[2:]) and parts[1] != _layer_of(path):
+            wrong.append(f"line {line}: imports {name}, from a private module of another sub-package")
+    assert wrong == []

@@ -11,7 +11,7 @@ import pytest
 
 from evalcore.execution.plan import make_plan
 from evalcore.execution.runner import run_suite
-from evalcore.models.llm import _litellm
+from evalcore.models.llm import litellm_module
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.openai_server import OpenAIServer
@@ -86,7 +86,7 @@ def test_the_judges_cost_is_kept_apart_from_the_contenders(tmp_path, openai_serv
     contender_tokens = (result.usage.input_tokens, result.usage.output_tokens)
     assert result.usage.cost_usd == pytest.approx(contender_tokens[0] * 0.001 + contender_tokens[1] * 0.002)
     record = result.diagnostics["judge"]
-    price = _litellm().get_model_info("gpt-4o-mini")
+    price = litellm_module().get_model_info("gpt-4o-mini")
     judge_cost = record["input_tokens"] * price["input_cost_per_token"]
     judge_cost += record["output_tokens"] * price["output_cost_per_token"]
     assert record["cost_usd"] == pytest.approx(judge_cost) and judge_cost > 0

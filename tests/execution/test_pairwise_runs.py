@@ -18,7 +18,7 @@ from evalcore.execution.plan import Replay, RunOptions, make_plan
 from evalcore.execution.rescore import rescore_plan
 from evalcore.execution.runner import run_suite
 from evalcore.execution.verify import verify_suite
-from evalcore.models.llm import _litellm
+from evalcore.models.llm import litellm_module
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.openai_server import OpenAIServer
@@ -128,7 +128,7 @@ def test_a_429_on_the_judge_is_retried_and_counted_in_its_attempts(tmp_path, ope
 def test_the_judges_cost_is_kept_apart_from_the_contenders(tmp_path, openai_server):
     openai_server.content = judged_by(fair)
     _, stored = run(tmp_path, openai_server)
-    price = _litellm().get_model_info("gpt-4o-mini")
+    price = litellm_module().get_model_info("gpt-4o-mini")
     for verdict in stored.pairwise:
         expected = sum(
             c["input_tokens"] * price["input_cost_per_token"] + c["output_tokens"] * price["output_cost_per_token"]

@@ -62,9 +62,9 @@ def test_cost_is_none_for_a_model_litellm_cannot_price(openai_server: OpenAIServ
 
 
 def test_a_model_added_to_litellms_price_map_is_priced_from_then_on(openai_server: OpenAIServer) -> None:
-    from evalcore.models.llm import _litellm
+    from evalcore.models.llm import litellm_module
 
-    litellm = _litellm()
+    litellm = litellm_module()
     assert ask(openai_server).usage.cost_usd is None
     known = set(litellm.model_cost)
     try:
@@ -86,12 +86,12 @@ def test_a_model_added_to_litellms_price_map_is_priced_from_then_on(openai_serve
 
 
 def test_cost_comes_from_litellms_price_map_for_a_model_it_knows(openai_server: OpenAIServer) -> None:
-    from evalcore.models.llm import _litellm
+    from evalcore.models.llm import litellm_module
 
     openai_server.content = "forty two"
     contender = Contender(id="c", model="openai/gpt-4o-mini", api_base=openai_server.base_url)
     reply = asyncio.run(_complete(Request(contender=contender, messages=MESSAGES, timeout_s=5)))
-    price = _litellm().get_model_info("gpt-4o-mini")
+    price = litellm_module().get_model_info("gpt-4o-mini")
     expected = 5 * price["input_cost_per_token"] + 2 * price["output_cost_per_token"]
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (5, 2)
     assert reply.usage.cost_usd == pytest.approx(expected) and expected > 0

@@ -23,7 +23,7 @@ from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender
 from evalcore.execution.plan import make_plan
 from evalcore.execution.runner import run_suite
-from evalcore.models.llm import LiteLLMProvider, _litellm, close_clients
+from evalcore.models.llm import LiteLLMProvider, close_clients, litellm_module
 from evalcore.models.types import Reply, Request
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
@@ -189,7 +189,7 @@ def test_each_transient_fault_is_retried_and_counted(openai_server, script):
 
 def test_a_reply_slower_than_the_timeout_is_a_timeout_then_retried(openai_server):
     openai_server.script("slow:1.5", "ok")
-    _litellm()  # imported before the clock starts: the first import alone can take seconds
+    litellm_module()  # imported before the clock starts: the first import alone can take seconds
     started = time.monotonic()
     reply = ask(openai_server, timeout_s=0.3)
     assert reply.attempts == 2 and time.monotonic() - started < 1.4

@@ -7,7 +7,8 @@
   ``evaluate()``; results versions 2 and 3).
 - :mod:`~evalcore.runfile.importers.inspect_log`: Inspect AI logs (log format versions 1 and 2).
 - ``_lean``: a parse of promptfoo files and Inspect ``.json`` logs that builds only the parts imported.
-- ``_source``: bytes, JSON and zip entries under caps (gzip and zip bombs, truncated zips, Zstandard).
+- ``_source``: bytes, JSON and zip entries under caps (gzip and zip bombs, truncated zips, Zstandard), and
+  :func:`iter_files`, the files of a folder to import.
 - ``_common``: run ids from file hashes, provenance, metric names and values, notes.
 
 May import :mod:`evalcore.runfile`, :mod:`evalcore.core` and :mod:`evalcore._util`.
@@ -18,16 +19,19 @@ from typing import TYPE_CHECKING
 from evalcore._util.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from evalcore.runfile.importers._source import iter_files
     from evalcore.runfile.importers.load import import_notes, read_import, source_label
 
 
 _EXPORTS = {
+    "iter_files": "_source",
     "read_import": "load",
     "source_label": "load",
     "import_notes": "load",
 }
 __all__ = [
     "import_notes",
+    "iter_files",
     "read_import",
     "source_label",
 ]
