@@ -1,3 +1,3 @@
 """The version of evalcore, recorded in every run's provenance."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
