@@ -12,7 +12,6 @@ from typing import Any, Literal
 
 ResultStatus = Literal["scored", "error"]
 RunStatus = Literal["running", "completed", "interrupted", "failed"]
-ErrorKind = Literal["model", "transport", "timeout", "rate_limit", "auth", "bad_request", "other", "replay", "judge"]
 #: In this order for good: the store keeps each result's kind as its index here (new kinds go last).
 ERROR_KINDS: tuple[str, ...] = (
     "model",

@@ -195,11 +195,6 @@ def _flag(secret: Any, env: str | None) -> bool:
     return str(value).strip().lower() in _TRUE
 
 
-def viewer_mode(environ: Mapping[str, str] | None = None, secret: Any = None) -> bool:
-    """Whether the app runs for viewers only: ``EVALCORE_VIEWER`` (a secret, else the environment) is true."""
-    return _flag(secret, (environ or {}).get(VIEWER_ENV))
-
-
 @dataclass(frozen=True)
 class Access:
     """A visitor under a policy: what they may do, and why not."""

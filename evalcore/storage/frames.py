@@ -162,13 +162,6 @@ def row_dtype(metric_names: Sequence[str]) -> Any:
     return np.dtype(ints + [(f, "<f8") for f in float_fields(metric_names)])
 
 
-def frame_from_table(
-    table: Any, contenders: Sequence[str], cases: Sequence[CaseRow], metric_names: Sequence[str]
-) -> pd.DataFrame:
-    """Assemble the results frame from a structured array of :func:`row_dtype` (see :func:`build_frame`)."""
-    return frame_from_chunks([table], contenders, cases, metric_names)
-
-
 def frame_from_chunks(
     chunks: Sequence[Any],
     contenders: Sequence[str],

@@ -19,20 +19,6 @@ _CASE_RESULTS = f"""
 SELECT {", ".join(RECORD_FIELDS)} FROM results
 WHERE run_id = ? AND contender = ? AND dataset = ? AND "case" = ? ORDER BY sample
 """
-_ONE_RESULT = f"""
-SELECT {", ".join(RECORD_FIELDS)} FROM results
-WHERE run_id = ? AND contender = ? AND dataset = ? AND "case" = ? AND sample = ?
-"""
-
-
-def load_results(
-    store: Store, run_id: str, contender: str, cases: Iterable[tuple[str, str]], sample: int = 0
-) -> list[records.Result]:
-    """The results of ``contender`` for these (dataset, case id) pairs and sample, in that order; a pair
-    without a stored result is skipped."""
-    with store.transaction("DEFERRED") as conn:
-        rows = [conn.execute(_ONE_RESULT, (run_id, contender, d, c, sample)).fetchone() for d, c in cases]
-    return [result_from_row(row) for row in rows if row is not None]
 
 
 def load_case_results(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evalcore.analysis.view import Filters, ViewState
-from evalcore.explorer.access import viewer_mode
+from evalcore.explorer.access import Policy
 from evalcore.explorer.sharing import (
     bundled_suites,
     decode_query,
@@ -200,7 +200,8 @@ def test_bundled_suites_include_the_demo():
     ],
 )
 def test_viewer_mode_from_environment_or_secret(env, secret, expected):
-    assert viewer_mode(env, secret) is expected
+    secrets = {} if secret is None else {"EVALCORE_VIEWER": secret}
+    assert Policy.from_settings(secrets, env).viewer is expected
 
 
 def test_an_upload_is_new_the_same_as_the_stored_run_or_a_different_run_with_its_id(tmp_path):

@@ -19,8 +19,8 @@ from evalcore.runfile.importers import _common as common
 from evalcore.runfile.importers.detect import promptfoo_summary
 
 TOOL = "promptfoo"
-#: promptfoo's failure reasons (``ResultFailureReason``): 1 an assertion failed, 2 the call failed.
-ASSERT_FAILED, ERRORED = 1, 2
+#: promptfoo's failure reason (``ResultFailureReason``) for a call that failed (1 is a failed assertion).
+ERRORED = 2
 #: Provider settings that change what a model answers; the rest (keys, URLs, headers) stay out of the run.
 GENERATION_SETTINGS = (
     "temperature",
