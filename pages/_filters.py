@@ -35,7 +35,7 @@ def keep_filter(name: str) -> None:
     st.session_state[Keys.FILTERS] = {n: values for n, values in chosen.items() if values}
 
 
-def run_filters(now: loaders.Current, options: dict[str, Any]) -> explorer.Filters:
+def run_filters(now: loaders.Current, options: dict[str, Any]) -> view.Filters:
     """The filters, made the current run's: another run's are dropped, and so is a value this run does not have
     (from an address, or another run's). ``options`` are the run's filter values (``filter_options``)."""
     if st.session_state.get(Keys.FILTERS_FOR) != now.ref:
