@@ -1,6 +1,7 @@
 """evalcore's sub-packages depend on each other in one direction, and the engine never imports streamlit.
 
-Every import counts: at module level or inside a function, under ``if TYPE_CHECKING:``, an
+Every import counts: at module level or inside a function, under ``if TYPE_CHECKING:`` (but for cycles,
+which only what runs can make), an
 ``importlib.import_module("evalcore....")`` with a literal name, and a name a package re-exports lazily
 (its ``_EXPORTS``), which counts as an import of the module that defines it. An import hidden in a
 function is still a dependency, and a cycle hidden that way (or behind a package's facade) is still a cycle.
@@ -67,11 +68,28 @@ def _lazy_exports(tree: ast.Module, package: str) -> list[tuple[int, str]]:
     return []
 
 
-def _imported(path: Path) -> list[tuple[int, str]]:
-    """Every name ``path`` imports, dotted in full (``evalcore.analysis.rank``), with its line."""
+def _type_only(tree: ast.Module) -> set[int]:
+    """The ids of the import nodes under ``if TYPE_CHECKING:``: annotations only, never run."""
+    return {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.Import | ast.ImportFrom)
+    }
+
+
+def _imported(path: Path, run_time_only: bool = False) -> list[tuple[int, str]]:
+    """Every name ``path`` imports, dotted in full (``evalcore.analysis.rank``), with its line.
+
+    ``run_time_only`` leaves out the imports under ``if TYPE_CHECKING:`` (a cycle through them never runs).
+    """
     tree = ast.parse(path.read_text(), filename=str(path))
+    skipped = _type_only(tree) if run_time_only else set()
     found = []
     for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -157,7 +175,7 @@ def _import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in names.items():
         targets = set()
-        for _, imported in _imported(path):
+        for _, imported in _imported(path, run_time_only=True):
             # A name a facade re-exports leads to the module that defines it, so a cycle through the facade shows.
             imported = facades.get(imported, imported)
             # "from evalcore.analysis import leaderboard" names a module; "... import Filters" names its package.

@@ -30,7 +30,6 @@ SKIP = re.compile(r"^<!--\s*skip:\s*(.+?)\s*-->$")
 #: Blocks marked ``<!-- skip: … -->``, per document.
 SKIPPED = {
     "README.md": 3,
-    "architecture.md": 2,
     "importing.md": 1,
     "reliability.md": 1,
     "sharing.md": 1,
