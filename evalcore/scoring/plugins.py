@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import RESERVED_NAMES
 from evalcore.scoring.adapters import ChatAdapter, ExtractAdapter
@@ -21,7 +22,6 @@ from evalcore.scoring.http_adapter import HttpAdapter
 from evalcore.scoring.scorer_set import NAME, ScorerSet, scorer_id
 from evalcore.scoring.scorers import SCORERS
 from evalcore.scoring.tools_adapter import ToolsAdapter
-from evalcore.suite._keys import did_you_mean
 from evalcore.suite.config import NamedRef
 from evalcore.suite.loader import name_place
 

@@ -1,19 +1,12 @@
-"""The keys ``evalcore.yaml`` allows at a place, and the one a misspelt key or name was most likely meant to be."""
+"""The keys ``evalcore.yaml`` allows at a place (:func:`evalcore._util.suggest.did_you_mean` names a misspelt one)."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 from evalcore.suite.config import SuiteModel
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """``; did you mean `instructions`?`` for the choice closest to ``word``, or nothing when none is close."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def allowed_keys(loc: Sequence[Any]) -> list[str]:

@@ -11,9 +11,9 @@ from typing import Any
 import yaml
 
 from evalcore._util import jsonfast
+from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
-from evalcore.suite._keys import did_you_mean
 
 INPUT_FILES = ("input.txt", "input.json")
 CASE_KEYS = {"id", "variant", "input", "expected", "metadata"}

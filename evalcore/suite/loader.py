@@ -15,10 +15,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value
-from evalcore.suite._keys import allowed_keys, did_you_mean
+from evalcore.suite._keys import allowed_keys
 from evalcore.suite.cases import load_dataset_cases
 from evalcore.suite.config import FieldModel, NamedRef, ScorerRef, SuiteModel
 from evalcore.suite.fieldrules import all_fit, names_of

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value
-from evalcore.suite._keys import did_you_mean
 from evalcore.suite.cases import CASE_KEYS, _case_from_mapping, load_dataset_cases
 from evalcore.suite.loader import _expected_fix, check_expected
 
