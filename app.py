@@ -22,7 +22,7 @@ def main() -> None:
     """One script run: route to the page, inside the shared frame."""
     from evalcore.core.errors import EvalcoreError
     from pages import _account, _actions, _address, _frame, _prefetch, _sidebar, _widgets
-    from pages._state import CASES, COMPARE, COMPARE_URL, LEADERBOARD, RUN, RUNS, UNWEIGHTED_URLS, UPLOAD, Keys
+    from pages._state import CASES, COMPARE, COMPARE_URL, LEADERBOARD, RATE, RUN, RUNS, UNWEIGHTED_URLS, UPLOAD, Keys
 
     st.set_page_config(
         page_title="evalcore", page_icon=_widgets.APP_ICON, layout="wide", initial_sidebar_state="expanded"
@@ -51,6 +51,7 @@ def main() -> None:
         st.Page(RUNS, title="Runs", icon=":material/history:", url_path="runs"),
         st.Page(COMPARE, title="Compare", icon=":material/compare_arrows:", url_path=COMPARE_URL),
         st.Page(UPLOAD, title="Upload", icon=":material/upload_file:", url_path="upload"),
+        st.Page(RATE, title="Rate", icon=":material/thumbs_up_down:", url_path="rate"),
     ]
     page = st.navigation(pages)
 

@@ -6,18 +6,19 @@ never pages: app.py lists the pages with ``st.navigation``.
 
 from __future__ import annotations
 
-LEADERBOARD, CASES, RUN, RUNS, COMPARE, UPLOAD = (
+LEADERBOARD, CASES, RUN, RUNS, COMPARE, UPLOAD, RATE = (
     "pages/leaderboard.py",
     "pages/cases.py",
     "pages/run.py",
     "pages/runs.py",
     "pages/compare.py",
     "pages/upload.py",
+    "pages/rate.py",
 )
 #: The Compare page's URL path: the address bar carries a comparison there only.
 COMPARE_URL = "compare"
 #: URL paths of the pages that show no leaderboard: the sidebar leaves out the weight sliders there.
-UNWEIGHTED_URLS = ("run", "runs", "upload")
+UNWEIGHTED_URLS = ("run", "runs", "upload", "rate")
 
 
 class Keys:
@@ -66,3 +67,10 @@ class Keys:
     TREND_CONTENDER = "trend_contender"
     TREND_VALUE = "trend_value"
     PIN_CONTENDER = "pin_contender"
+    RATER = "rater"  # the name a rater typed once (a signed-in rater is their address)
+    RATE_MODE = "rate_mode"
+    RATE_FIRST = "rate_first"  # the Rate page's queue puts the judges' disagreements first
+    RATE_SIZE = "rate_size"
+    RATE_REVEAL = "rate_reveal"  # who wrote the replies of the rating just stored: shown once, after the vote
+    RATE_COMMENT = "rate_comment_"  # + the item: its comment box
+    RATE_SCORE = "rate_score_"  # + a judge dimension: its 1-5 choice

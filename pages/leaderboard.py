@@ -8,7 +8,7 @@ from evalcore.analysis import charts, view
 from evalcore.analysis.leaderboard import FEW_CASES
 from evalcore.analysis.text import FEW_MARK, NO_SCORED_MARK
 from evalcore.explorer import drilldown, report
-from pages import _classification, _filters, _frame, _judging, _loaders, _pairwise, _sidebar, _widgets
+from pages import _classification, _filters, _frame, _judging, _loaders, _pairwise, _people, _sidebar, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -91,6 +91,7 @@ for tab, (title, figure) in zip(
 _classification.classification_panel(now)
 _judging.judge_panel(now)
 _pairwise.pairwise_panel(now)
+_people.people_panel(now)
 
 prompts = drilldown.prompts_asked(now.run)
 if prompts:

@@ -336,3 +336,29 @@ def cut_run(run_id: str = "run-cut") -> records.Run:
     first_seven = {c.id for c in run.contenders[:7]}
     run.results = [r for r in run.results if r.contender in first_seven][:300]
     return run
+
+
+def rated_run(run_id: str = "run-0001") -> records.Run:
+    """:func:`judged_run` with a judged metric and people's ratings, numbers easy to work out by hand.
+
+    Pairs: ``ana`` and ``ben`` both say c0 beats c1 on the 4 cases; on c0 against c2 ``ana`` says tie 4 times,
+    ``ben`` says c0 on the first case and tie on the rest. The judge's ``judge_score`` is 1 on every result;
+    ``ana`` rated c0's replies to the first two cases, pass and fail.
+    """
+    run = judged_run(4, run_id)
+    c0, c1, c2 = (c.id for c in run.contenders)
+    run.metrics.append(records.Metric("judge_score", "judge: mean of the dimensions"))
+    for r in run.results:
+        if r.status == "scored":
+            r.metrics["judge_score"] = 1.0
+    pairs = [(c0, c1, "a", "a")] * 4 + [(c0, c2, "tie", "tie")] * 4
+    ratings = []
+    for j, (a, b, ana, ben) in enumerate(pairs):
+        case = run.cases[j % 4]
+        ben = "a" if j == 4 else ben
+        for rater, verdict in (("ana", ana), ("ben", ben)):
+            ratings.append(records.Rating(case.dataset, case.id, 0, a, b, rater, verdict, created_at=timestamp(j)))
+    for case, verdict in zip(run.cases[:2], ("pass", "fail"), strict=True):
+        ratings.append(records.Rating(case.dataset, case.id, 0, c0, None, "ana", verdict, created_at=timestamp(9)))
+    run.ratings = ratings
+    return run

@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from evalcore.cli import agreement, decide, history, pairwise, ranking, report, rescore, suite
+from evalcore.cli import agreement, decide, history, pairwise, ranking, ratings, report, rescore, suite
 from evalcore.core.version import __version__
 
 EPILOG = """\
@@ -32,6 +32,8 @@ examples:
   evalcore gate RUN_ID --baseline BASE_RUN       PASS / WARN (exit 0), FAIL (exit 1), cannot decide (exit 2)
   evalcore agreement labels.csv                  how well the judge agrees with human labels
   evalcore pairwise RUN_ID                       win rates and Bradley-Terry ranking of a pairwise judge
+  evalcore ratings RUN_ID                        what people said: ranking, agreement, the judge corrected
+  evalcore ratings import ratings.jsonl          people's ratings (JSON Lines) into the store
 """
 
 Adder = Callable[[argparse.ArgumentParser], None]
@@ -46,6 +48,7 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **decide.COMMANDS,
     **agreement.COMMANDS,
     **pairwise.COMMANDS,
+    **ratings.COMMANDS,
 }
 
 

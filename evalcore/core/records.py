@@ -182,6 +182,49 @@ class PairVerdict:
         return (self.dataset, self.case, self.sample, self.a, self.b)
 
 
+#: A person's verdict on two replies: ``a`` better, ``b`` better, a tie, or both bad.
+PAIR_VERDICTS: tuple[str, ...] = ("a", "b", "tie", "both_bad")
+
+
+@dataclass
+class Rating:
+    """A person's rating of one reply (``b`` None) or of two replies to the same case, made blind.
+
+    Attributes:
+        dataset: the case's dataset.
+        case: the case's id.
+        sample: which repetition.
+        a: the contender rated, or the first of the pair (in the run's contender order, whichever side it was
+            shown on).
+        b: the other contender of a pair; None for a single reply.
+        rater: who rated: a signed-in address or a name (``demo/…`` marks the bundled demo's made-up raters).
+        verdict: a pair's ``a``, ``b``, ``tie`` or ``both_bad`` (:data:`PAIR_VERDICTS`); a single reply's
+            ``pass``/``fail``, a label, or its score on the judged metric's 0..1 scale as text (``0.75``).
+        scores: a single reply's rating on each judge dimension, on the judge's scale (empty otherwise).
+        comment: what the rater wrote, if anything.
+        created_at: when it was stored (UTC, ISO 8601).
+        random: the item came to the rater in a random draw (False when the queue put the judges'
+            disagreements first): a judge score is corrected by people only with randomly drawn items.
+    """
+
+    dataset: str
+    case: str
+    sample: int
+    a: str
+    b: str | None
+    rater: str
+    verdict: str
+    scores: dict[str, float] = field(default_factory=dict)
+    comment: str = ""
+    created_at: str = ""
+    random: bool = True
+
+    @property
+    def key(self) -> tuple[str, str, int, str, str, str]:
+        """What makes a rating unique: a rater's later rating of the same item replaces the earlier one."""
+        return (self.dataset, self.case, self.sample, self.a, self.b or "", self.rater)
+
+
 @dataclass
 class Run:
     """A whole run: what a run file holds."""
@@ -194,3 +237,5 @@ class Run:
     refused: list[Refusal] = field(default_factory=list)
     #: Pairwise verdicts (a suite's ``pairwise:`` judge); the run file's optional ``pairwise`` key.
     pairwise: list[PairVerdict] = field(default_factory=list)
+    #: People's ratings of its replies (the Rate page, ``evalcore ratings import``); the run file's ``ratings`` key.
+    ratings: list[Rating] = field(default_factory=list)

@@ -113,6 +113,9 @@ class Policy:
     viewer: bool = False
     #: Deployed: without sign-in, even a visitor that looks local may only view (unless launch is "everyone").
     deployed: bool = False
+    #: Who may rate replies on the Rate page: "everyone", "signed-in", addresses and ``@domain``s; empty: who may
+    #: change the store.
+    rate: str | tuple[str, ...] = ()
 
     @classmethod
     def from_settings(cls, secrets: Mapping[str, Any] | None, environ: Mapping[str, str]) -> Policy:
@@ -137,6 +140,7 @@ class Policy:
             launch=_launchers(launch),
             viewer=_flag(secrets.get(VIEWER_ENV), environ.get(VIEWER_ENV)),
             deployed=_flag(secrets.get(DEPLOYED_ENV), environ.get(DEPLOYED_ENV)),
+            rate=_launchers(section.get("rate", ""), "rate"),
         )
 
     def listed(self, visitor: Visitor) -> bool:
@@ -167,7 +171,7 @@ def _providers(auth: Any) -> tuple[str, ...]:
     return tuple(name for name, value in auth.items() if isinstance(value, Mapping))
 
 
-def _launchers(value: Any) -> str | tuple[str, ...]:
+def _launchers(value: Any, key: str = "launch") -> str | tuple[str, ...]:
     if isinstance(value, str):
         word = value.strip().lower()
         if word in (EVERYONE, SIGNED_IN):
@@ -175,7 +179,7 @@ def _launchers(value: Any) -> str | tuple[str, ...]:
         value = [v for v in word.split(",") if v.strip()]
     if not isinstance(value, list | tuple):
         raise EvalcoreError(
-            f'secrets: [evalcore.access] launch must be "{EVERYONE}", "{SIGNED_IN}" or a list of e-mail '
+            f'secrets: [evalcore.access] {key} must be "{EVERYONE}", "{SIGNED_IN}" or a list of e-mail '
             "addresses and @domains"
         )
     entries = []
@@ -184,7 +188,7 @@ def _launchers(value: Any) -> str | tuple[str, ...]:
         if "@" not in entry:  # "example.com" means the domain
             entry = "@" + entry
         if not _ENTRY.fullmatch(entry):
-            raise EvalcoreError(f"secrets: [evalcore.access] launch: {item!r} is not an e-mail address or a domain")
+            raise EvalcoreError(f"secrets: [evalcore.access] {key}: {item!r} is not an e-mail address or a domain")
         entries.append(entry)
     return tuple(entries)
 
@@ -213,6 +217,24 @@ class Access:
         if self.policy.view == EVERYONE:
             return True
         return self.visitor.signed_in or (not self.policy.auth and self.visitor.local and not self.policy.deployed)
+
+    def may_rate(self) -> bool:
+        """Whether the visitor may store ratings on the Rate page (``[evalcore.access] rate``).
+
+        A ``rate`` list names who may (addresses, ``@domains``, ``signed-in`` or ``everyone``); without one,
+        whoever may change the store may rate. Viewer mode refuses it as every change.
+        """
+        policy, visitor = self.policy, self.visitor
+        if policy.viewer:
+            return False
+        if not policy.rate:
+            return self.may_change()
+        if policy.rate == EVERYONE:
+            return True
+        if policy.rate == SIGNED_IN:
+            return visitor.signed_in
+        domain = "@" + (visitor.email or "").rpartition("@")[2]
+        return visitor.signed_in and bool(visitor.email) and (visitor.email in policy.rate or domain in policy.rate)
 
     def may_change(self) -> bool:
         """Whether the visitor may launch, resume and delete runs, save uploads and pin baselines."""

@@ -7,6 +7,7 @@ Tables (deleting a run cascades to the rest)::
     summaries   (run_id, kind), changes, data
     baselines   suite, run_id, contender, pinned_at (the run a suite's gate compares with)
     pairwise    UNIQUE (run_id, dataset, case, sample, a, b), outcome, judge, orders, calls, … (evalcore.storage.pairs)
+    ratings     UNIQUE (run_id, dataset, case, sample, a, b, rater), verdict, scores, … (evalcore.storage.ratings)
     contenders  (run_id, id), model, settings, position
     cases       (run_id, dataset, id), variant, input, expected, metadata, position
     results     UNIQUE (run_id, contender, dataset, case, sample), contender_pos, case_pos, status,
@@ -29,7 +30,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from evalcore.core import records
-from evalcore.storage import pairs
+from evalcore.storage import pairs, ratings
 from evalcore.storage.rows import RESULT_FIELDS, numbers, numbers_struct
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ MIGRATION_NAMES = (
     "0004_summaries",
     "0005_baselines",
     "0006_pairwise",
+    "0007_ratings",
 )
 
 
@@ -110,6 +112,12 @@ def migrations() -> sqlite_utils.Migrations:
     def _m0006_pairwise(db: sqlite_utils.Database) -> None:
         # A suite's pairwise judge compares two contenders' results: its verdicts belong to no one result.
         for statement in pairs.SCHEMA:
+            db.execute(statement)
+
+    @steps(name="0007_ratings")
+    def _m0007_ratings(db: sqlite_utils.Database) -> None:
+        # People's ratings, like the pairwise verdicts, belong to a run's replies and to no one result.
+        for statement in ratings.SCHEMA:
             db.execute(statement)
 
     return steps

@@ -51,6 +51,7 @@ def test_migrations_create_the_schema(store: Store) -> None:
         "0004_summaries",
         "0005_baselines",
         "0006_pairwise",
+        "0007_ratings",
     )
     assert "summaries" in tables and "pairwise" in tables
     assert set(store.db["results"].columns_dict) == {

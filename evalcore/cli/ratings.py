@@ -1,0 +1,158 @@
+"""``evalcore ratings``: people's ratings of a run's replies, summarised, imported and exported.
+
+- ``evalcore ratings RUN [--format json]``: human win rates and Bradley–Terry ranking, agreement between raters,
+  the judge against people, and the judge's score corrected by people
+  (:func:`evalcore.analysis.human.human_summary`).
+- ``evalcore ratings import FILE``: ratings as JSON Lines (``docs/judges.md``) into the store's runs.
+- ``evalcore ratings export RUN [-o FILE]``: a run's ratings as JSON Lines (stdout without ``-o``).
+
+Exit 0 on success, 2 on a user error (no ratings, an unknown run, a bad line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from evalcore.cli._shared import add_db, open_store, table
+
+if TYPE_CHECKING:
+    from evalcore.analysis.human import HumanSummary
+    from evalcore.core.records import Run
+
+
+def add_ratings(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "what",
+        nargs="+",
+        metavar="RUN | import FILE | export RUN",
+        help="a run id (a unique prefix is enough) or run file to summarise; import FILE; export RUN",
+    )
+    p.add_argument("-o", "--output", help="export: the JSON Lines file to write (default: stdout)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples over cases (default 1000)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    add_db(p)
+
+
+def cmd_ratings(args: argparse.Namespace) -> int:
+    from evalcore.core.errors import ConfigError
+
+    action, rest = args.what[0], args.what[1:]
+    if action in ("import", "export") and len(rest) != 1:
+        raise ConfigError(f"evalcore ratings {action}: give one {'FILE' if action == 'import' else 'RUN'}")
+    if action == "import":
+        return _import(Path(rest[0]), args)
+    if action == "export":
+        return _export(rest[0], args)
+    if rest:
+        raise ConfigError(f"evalcore ratings: unexpected {' '.join(rest)!r}; give one RUN, import FILE or export RUN")
+    return _summary(action, args)
+
+
+def _import(path: Path, args: argparse.Namespace) -> int:
+    from evalcore.core.errors import ConfigError
+    from evalcore.runfile.ratings import parse_ratings, rating_problems
+    from evalcore.storage.ratings import add_ratings
+
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file; give a JSON Lines file of ratings (docs/judges.md)")
+    by_run = parse_ratings(path.read_text(encoding="utf-8"), str(path))
+    store = open_store(args)
+    for ref, ratings in by_run.items():
+        run_id = store.resolve_run_id(ref)
+        run = store.load_run(run_id, results=False)
+        cases = [(c.dataset, c.id) for c in store.load_cases(run_id)]
+        problems = rating_problems(ratings, [c.id for c in run.contenders], cases)
+        if problems:
+            raise ConfigError(f"{path}: run {run_id}: " + "; ".join(problems))
+        add_ratings(store, run_id, ratings)
+        print(f"imported {len(ratings)} ratings into run {run_id}")
+    if not by_run:
+        raise ConfigError(f"{path}: no rating in the file (one JSON object a line, docs/judges.md)")
+    return 0
+
+
+def _export(ref: str, args: argparse.Namespace) -> int:
+    from evalcore.runfile.ratings import dump_ratings
+    from evalcore.storage.ratings import load_ratings
+
+    store = open_store(args)
+    run_id = store.resolve_run_id(ref)
+    text = dump_ratings(run_id, load_ratings(store, run_id))
+    if args.output and args.output != "-":
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {text.count(chr(10))} ratings of run {run_id} to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def rated_run(ref: str, args: argparse.Namespace) -> Run:
+    """A run file read whole, or a stored run with its results and ratings."""
+    path = Path(ref)
+    if path.is_file():
+        from evalcore.runfile.importers import read_import
+
+        return read_import(path)
+    from evalcore.storage.ratings import load_ratings
+
+    store = open_store(args)
+    run_id = store.resolve_run_id(ref)
+    run = store.load_run(run_id)
+    run.ratings = load_ratings(store, run_id)
+    return run
+
+
+def _summary(ref: str, args: argparse.Namespace) -> int:
+    from evalcore.analysis.human import human_summary
+    from evalcore.core.errors import ConfigError
+
+    if args.resamples < 0:
+        raise ConfigError(f"--resamples {args.resamples}: give 0 (no intervals) or more (1000 is the default)")
+    run = rated_run(ref, args)
+    if not run.ratings:
+        raise ConfigError(
+            f"run {run.info.id} has no ratings: rate its replies on the app's Rate page, or import them "
+            "(evalcore ratings import FILE)"
+        )
+    summary = human_summary(run, resamples=args.resamples)
+    if args.format == "json":
+        print(json.dumps({"run": run.info.id, **summary.to_data()}, indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print("\n".join(summary_lines(run.info.id, summary)))
+    return 0
+
+
+def summary_lines(run_id: str, summary: HumanSummary) -> list[str]:
+    """The text ``evalcore ratings RUN`` prints."""
+    from evalcore.analysis.human import agreement_line, corrected_rows, rater_line
+    from evalcore.analysis.win_rates import strength_rows, win_rate_rows
+
+    demo = " (demo data: made-up raters)" if summary.demo else ""
+    lines = [f"run {run_id}: {summary.ratings} ratings by {len(summary.raters)} raters{demo}", ""]
+    if summary.pairs:
+        lines += ["people's win rates (pairs rated blind)", table(*win_rate_rows(summary.pairs)), ""]
+        lines += ["people's Bradley-Terry ranking", table(*strength_rows(summary.pairs)), ""]
+        lines += [rater_line("pairs", summary.pair_raters), agreement_line("pairwise judge", summary.judge_pairs), ""]
+    if summary.single_raters:
+        lines += [rater_line("single replies", summary.single_raters)]
+        lines += [agreement_line(f"judge ({summary.metric})", summary.judge_single), ""]
+    if summary.corrected:
+        lines += [f"{summary.metric} corrected by people (prediction-powered, 95% intervals)"]
+        lines += [table(*corrected_rows(summary)), ""]
+        lines += ["corrected: judge mean + mean(people - judge) on randomly drawn rated replies; its interval "
+                  "carries both the sampling of cases and the judge's measured error"]  # fmt: skip
+    return lines
+
+
+COMMANDS = {
+    "ratings": (
+        add_ratings,
+        cmd_ratings,
+        "people's ratings of a run's replies: win rates, agreement, the judge corrected by people; import, export",
+        "evalcore ratings RUN_ID --format json",
+    ),
+}

@@ -1,0 +1,172 @@
+"""The Rate page's engine: a rater's queue of blind items, what the browser may see of one, and the rating.
+
+A queue is drawn per run, rater and mode: every item a contender (pairwise: two contenders) answered, dealt out
+round-robin over the contenders (pairs) so each gets its share, in an order seeded by the run and the rater, so
+the same rater finds the same queue again and resumes where they stopped (``12 of 40``). Optionally the judges'
+disagreements come first (a pairwise judge's ``inconsistent`` verdicts, the panel's ``judge_disagreement``):
+those ratings are marked ``random=False`` and never correct the judge's score.
+
+Blinding is the server's: a :class:`QueueItem` knows the contenders and stays in the session; the page shows
+only its :class:`BlindView` (the case and the replies as ``A``/``B``), and the names after the vote is stored.
+Nothing here imports streamlit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from evalcore.analysis.human import SCALE
+from evalcore.core.records import Rating, Result, Run
+
+Mode = Literal["pairwise", "single"]
+#: Items in a queue unless the rater asks for another size.
+QUEUE_SIZE = 40
+#: A pair's verdicts as the page's buttons say them, in the order of the shown sides.
+SIDE_VERDICTS = {"A": "A better", "B": "B better", "tie": "Tie", "both_bad": "Both bad"}
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """One item of a rater's queue: a case's replies by one or two contenders, in the order shown (A, then B).
+
+    Attributes:
+        dataset, case, sample: which answer(s).
+        shown: the contenders in the order shown; ``shown[0]`` is A.
+        random: drawn in random order (not put first as a disagreement).
+    """
+
+    dataset: str
+    case: str
+    sample: int
+    shown: tuple[str, ...]
+    random: bool = True
+
+
+@dataclass(frozen=True)
+class BlindView:
+    """What the browser sees of an item: the case and the replies, never who wrote them."""
+
+    input: str
+    expected: str
+    replies: tuple[str, ...]
+
+
+def rater_seed(run_id: str, rater: str, mode: Mode) -> int:
+    """The queue's seed: the same run, rater and mode draw the same queue."""
+    return int(hashlib.sha256(f"{run_id}\n{rater}\n{mode}".encode()).hexdigest()[:12], 16)
+
+
+def rating_queue(
+    run: Run, rater: str, mode: Mode, *, size: int = QUEUE_SIZE, disagreements_first: bool = False
+) -> list[QueueItem]:
+    """The rater's queue: up to ``size`` items, each contender (pair) getting its share in turn.
+
+    Args:
+        run: a run with its results (the replies).
+        rater: who rates (seeds the order and the sides).
+        mode: ``pairwise`` (two replies to the same case) or ``single`` (one reply).
+        size: items in the queue.
+        disagreements_first: put the items the judges disagreed on first (marked ``random=False``).
+    """
+    rng = random.Random(rater_seed(run.info.id, rater, mode))
+    answered = _answered(run)
+    order = [c.id for c in run.contenders]
+    groups: list[tuple[str, ...]] = (
+        list(itertools.combinations(order, 2)) if mode == "pairwise" else [(c,) for c in order]
+    )
+    pools: list[list[tuple[str, str, int]]] = []
+    for group in groups:
+        keys = sorted(set.intersection(*(answered.get(c, set()) for c in group)))
+        rng.shuffle(keys)
+        pools.append(keys)
+    hot = _disagreements(run, mode) if disagreements_first else set()
+    queue: list[QueueItem] = []
+    for round_keys in itertools.zip_longest(*pools):
+        for group, key in zip(groups, round_keys, strict=True):
+            if key is not None:
+                shown = tuple(rng.sample(group, len(group)))
+                queue.append(QueueItem(key[0], key[1], key[2], shown, (key, group) not in hot))
+    if hot:
+        queue.sort(key=lambda item: item.random)  # stable: disagreements first, each part in its drawn order
+    return queue[:size]
+
+
+def _answered(run: Run) -> dict[str, set[tuple[str, str, int]]]:
+    answered: dict[str, set[tuple[str, str, int]]] = {}
+    for r in run.results:
+        if r.status == "scored":
+            answered.setdefault(r.contender, set()).add((r.dataset, r.case, r.sample))
+    return answered
+
+
+def _disagreements(run: Run, mode: Mode) -> set[tuple[tuple[str, str, int], tuple[str, ...]]]:
+    """Items the judges disagreed on: inconsistent pairwise verdicts, replies with a judge panel's spread."""
+    if mode == "pairwise":
+        out = set()
+        for v in run.pairwise:
+            if v.outcome == "inconsistent":
+                order = [c.id for c in run.contenders]
+                group = tuple(sorted((v.a, v.b), key=order.index))
+                out.add(((v.dataset, v.case, v.sample), group))
+        return out
+    return {
+        ((r.dataset, r.case, r.sample), (r.contender,))
+        for r in run.results
+        if (r.metrics.get("judge_disagreement") or 0) > 0
+    }
+
+
+def done_items(queue: Sequence[QueueItem], ratings: Sequence[Rating], rater: str) -> set[QueueItem]:
+    """The queue's items this rater has already rated."""
+    rated = {(r.dataset, r.case, r.sample, frozenset((r.a, r.b or r.a))) for r in ratings if r.rater == rater}
+    return {i for i in queue if (i.dataset, i.case, i.sample, frozenset(i.shown)) in rated}
+
+
+def blind_view(run: Run, item: QueueItem) -> BlindView:
+    """The case's input and expected answer and the replies in the order shown, with no contender named."""
+    case = next(c for c in run.cases if (c.dataset, c.id) == (item.dataset, item.case))
+    key = (item.dataset, item.case, item.sample)
+    replies = {r.contender: r for r in run.results if (r.dataset, r.case, r.sample) == key}
+    return BlindView(_text(case.input), _text(case.expected), tuple(_reply(replies[c]) for c in item.shown))
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _reply(result: Result) -> str:
+    return _text(result.output) or (result.raw or "")
+
+
+def pair_rating(item: QueueItem, side: str, rater: str, order: Sequence[str], comment: str = "") -> Rating:
+    """The rating of a pair from the side the rater chose (``A``, ``B``, ``tie`` or ``both_bad``), in contender
+    terms: ``a`` is the pair's first contender in the run's contender ``order``, whichever side it was shown on."""
+    a, b = sorted(item.shown, key=list(order).index)
+    chosen = {"A": item.shown[0], "B": item.shown[1]}.get(side)
+    verdict = side if chosen is None else ("a" if chosen == a else "b")
+    return Rating(item.dataset, item.case, item.sample, a, b, rater, verdict, comment=comment, random=item.random)
+
+
+def single_rating(item: QueueItem, rater: str, verdict: str, scores: dict[str, float], comment: str = "") -> Rating:
+    """The rating of one reply: ``pass``/``fail``, or its dimension ``scores`` (1..5) with their 0..1 mean as the
+    verdict."""
+    if scores:
+        low, high = SCALE
+        verdict = f"{sum((v - low) / (high - low) for v in scores.values()) / len(scores):.4g}"
+    return Rating(
+        item.dataset, item.case, item.sample, item.shown[0], None, rater, verdict, dict(scores), comment,
+        random=item.random,
+    )  # fmt: skip
+
+
+def judge_dimensions(run: Run) -> list[str]:
+    """The LLM judge's dimensions (metrics described ``judge: NAME, 0..1``), which a single reply is rated on."""
+    return [m.name for m in run.metrics if m.description == f"judge: {m.name}, 0..1"]

@@ -1,0 +1,140 @@
+"""People's ratings as files: the ``ratings`` JSON Lines of ``evalcore ratings import/export`` (``docs/judges.md``).
+
+One rating a line, a JSON object: the run it belongs to, the item (``dataset``, ``case``, ``sample`` and either
+``contender``, for one reply, or ``a`` and ``b``, for two), the ``rater``, the ``verdict``, and optionally the
+``scores`` per judge dimension, a ``comment``, the ``time`` it was made and ``random`` (false when the rater's
+queue put the judges' disagreements first). :class:`RatingEntry` is the one definition of a rating on disk:
+the run file's optional ``ratings`` key holds the same entries without ``run``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from evalcore.core import records
+from evalcore.core.errors import RunFileError
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
+
+class RatingEntry(BaseModel):
+    """A person's rating of one reply, or of two replies to the same case."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    dataset: str
+    """The case's dataset."""
+    case: str
+    """The case's id."""
+    sample: int = Field(default=0, ge=0)
+    """Which repetition."""
+    contender: str | None = None
+    """The contender whose reply was rated (one reply); absent for a pair."""
+    a: str | None = None
+    """The first contender of a pair (whichever side it was shown on)."""
+    b: str | None = None
+    """The other contender of a pair."""
+    rater: str = Field(min_length=1)
+    """Who rated: a signed-in address or a name; ``demo/…`` marks made-up demo raters."""
+    verdict: str = Field(min_length=1)
+    """A pair's ``a``, ``b``, ``tie`` or ``both_bad``; one reply's ``pass``, ``fail``, a label or a 0..1 score."""
+    scores: dict[str, float] = Field(default_factory=dict)
+    """One reply's rating on each judge dimension, 1 to 5."""
+    comment: str = ""
+    """What the rater wrote."""
+    time: str = ""
+    """When it was made (UTC, ISO 8601)."""
+    random: bool = True
+    """False when the item was drawn out of random order (the judges' disagreements first)."""
+
+    @model_validator(mode="after")
+    def _one_item(self) -> RatingEntry:
+        pair = self.a is not None or self.b is not None
+        if pair == (self.contender is not None) or (pair and (self.a is None or self.b is None)):
+            raise ValueError("give either contender (one reply) or a and b (two replies)")
+        if pair and self.a == self.b:
+            raise ValueError(f"a and b are the same contender {self.a!r}")
+        if pair and self.verdict not in records.PAIR_VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} of a pair is not one of {list(records.PAIR_VERDICTS)}")
+        return self
+
+
+class RatingLine(RatingEntry):
+    """A line of a ratings file: a rating and the run it belongs to."""
+
+    run: str = Field(min_length=1)
+    """The run's id."""
+
+
+def rating_of(entry: RatingEntry) -> records.Rating:
+    """The record of a file's entry."""
+    a, b = (entry.a, entry.b) if entry.contender is None else (entry.contender, None)
+    assert a is not None
+    return records.Rating(
+        entry.dataset, entry.case, entry.sample, a, b, entry.rater, entry.verdict, dict(entry.scores),
+        entry.comment, entry.time, entry.random,
+    )  # fmt: skip
+
+
+def entry_data(rating: records.Rating) -> dict[str, Any]:
+    """A rating as a file's entry: ``contender`` for one reply, ``a`` and ``b`` for two; empty fields left out."""
+    item = {"contender": rating.a} if rating.b is None else {"a": rating.a, "b": rating.b}
+    data: dict[str, Any] = {"dataset": rating.dataset, "case": rating.case, "sample": rating.sample, **item}
+    data |= {"rater": rating.rater, "verdict": rating.verdict}
+    if rating.scores:
+        data["scores"] = rating.scores
+    if rating.comment:
+        data["comment"] = rating.comment
+    data["time"] = rating.created_at
+    if not rating.random:
+        data["random"] = False
+    return data
+
+
+def dump_ratings(run_id: str, ratings: Iterable[records.Rating]) -> str:
+    """Ratings as JSON Lines, one a line, each with ``run``."""
+    return "".join(_ENCODE({"run": run_id, **entry_data(r)}) + "\n" for r in ratings)
+
+
+def parse_ratings(text: str, source: str) -> dict[str, list[records.Rating]]:
+    """The ratings of a JSON Lines text, by run id, in file order (blank lines skipped).
+
+    Raises:
+        RunFileError: a line that is not JSON or not a rating, naming the file, the line and the field.
+    """
+    by_run: dict[str, list[records.Rating]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = RatingLine.model_validate_json(line)
+        except ValidationError as exc:
+            raise RunFileError(f"{source}: line {number}: {'; '.join(_problems(exc))}") from None
+        by_run.setdefault(entry.run, []).append(rating_of(entry))
+    return by_run
+
+
+def _problems(exc: ValidationError) -> Iterator[str]:
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        yield f"{where}: {message}" if where else message
+
+
+def rating_problems(
+    ratings: Iterable[records.Rating], contenders: Iterable[str], cases: Iterable[tuple[str, str]]
+) -> list[str]:
+    """What in ``ratings`` a run does not have: an unknown contender or case, one line each (at most 5)."""
+    known, items = set(contenders), set(cases)
+    problems: list[str] = []
+    for r in ratings:
+        for who in (r.a, r.b):
+            if who is not None and who not in known:
+                problems.append(f"contender {who!r} is not in the run (it has {', '.join(sorted(known))})")
+        if (r.dataset, r.case) not in items:
+            problems.append(f"case {r.dataset}/{r.case} is not in the run")
+    return list(dict.fromkeys(problems))[:5]

@@ -1,0 +1,39 @@
+"""The Leaderboard's People panel: what people said on the Rate page, beside what the judges said."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore.analysis import human, win_rates
+from evalcore.storage.ratings import load_ratings
+from pages import _loaders
+from pages._widgets import plain
+
+
+def people_panel(now: _loaders.Current) -> None:
+    """The panel, when the stored run has ratings: people's ranking, agreement, the corrected judge score."""
+    if now.ref.startswith(_loaders.UPLOAD_PREFIX):
+        return
+    ratings = load_ratings(_loaders.store(), now.ref)
+    if not ratings:
+        return
+    with st.expander("People: ratings, agreement and the judge corrected", icon=":material/groups:"):
+        summary = human.human_summary(_loaders.run_with_results(now), ratings, resamples=200)
+        demo = " Demo data: the raters are made up, to show how the panel reads." if summary.demo else ""
+        st.caption(plain(f"{summary.ratings} ratings by {len(summary.raters)} raters.{demo}"))
+        if summary.pairs:
+            st.markdown("**Pairs rated blind**")
+            st.dataframe(win_rates.win_rate_frame(summary.pairs), hide_index=True)
+            st.dataframe(win_rates.strength_frame(summary.pairs), hide_index=True)
+            st.caption(plain(human.rater_line("pairs", summary.pair_raters)))
+            st.caption(plain(human.agreement_line("pairwise judge", summary.judge_pairs)))
+        if summary.single_raters:
+            st.caption(plain(human.rater_line("single replies", summary.single_raters)))
+            st.caption(plain(human.agreement_line(f"judge ({summary.metric})", summary.judge_single)))
+        if summary.corrected:
+            st.markdown(plain(f"**{summary.metric} corrected by people** (prediction-powered, 95% intervals)"))
+            st.dataframe(human.corrected_frame(summary), hide_index=True)
+            st.caption(
+                "corrected: the judge's mean plus its mean error where people rated randomly drawn replies; "
+                "its interval carries both the sampling of cases and the judge's measured error."
+            )

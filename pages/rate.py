@@ -1,0 +1,114 @@
+"""Rate: people rate replies blind, two side by side or one on the judge's rubric, for the run picked in the sidebar.
+
+The queue and the blinding live in :mod:`evalcore.explorer.rating`: the contenders' names stay on the server
+until the vote is stored.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore.explorer import rating
+from evalcore.storage.ratings import add_ratings, load_ratings
+from pages import _actions, _frame, _loaders, _widgets
+from pages._state import Keys
+from pages._widgets import plain
+
+_frame.use_app_frame(__file__)
+st.title("Rate")
+now = _loaders.current()
+if now is None:
+    _widgets.empty_store()
+    st.stop()
+if now.ref.startswith(_loaders.UPLOAD_PREFIX):
+    st.info("Ratings are kept in the store: save this upload first (Upload page), then rate it.")
+    st.stop()
+access = _actions.access()
+if not access.may_rate():
+    st.info("Rating is not open to you on this deployment ([evalcore.access] rate).", icon=":material/lock:")
+    st.stop()
+visitor = access.visitor
+rater = visitor.email if visitor.signed_in and visitor.email else st.text_input("Your name", key=Keys.RATER).strip()
+if not rater:
+    st.caption("Type your name once: your ratings and your place in the queue are kept under it.")
+    st.stop()
+
+st.caption(plain(now.label))
+left, middle, right = st.columns([2, 2, 1])
+mode_label = left.radio("Mode", ["Pairwise, blind", "One reply, blind"], key=Keys.RATE_MODE, horizontal=True)
+mode: rating.Mode = "pairwise" if mode_label.startswith("Pairwise") else "single"
+first = middle.toggle("Disagreements first", key=Keys.RATE_FIRST, help="Items the judges disagreed on come first; "
+                      "they are not a random draw, so they never correct the judge's score.")  # fmt: skip
+size = int(right.number_input("Queue", 1, 500, rating.QUEUE_SIZE, key=Keys.RATE_SIZE))
+
+run = _loaders.run_with_results(now)
+store = _loaders.store()
+queue = rating.rating_queue(run, rater, mode, size=size, disagreements_first=first)
+done = rating.done_items(queue, load_ratings(store, now.ref), rater)
+revealed = st.session_state.pop(Keys.RATE_REVEAL, None)
+if revealed:
+    st.success(plain(revealed), icon=":material/visibility:")
+st.progress(len(done) / len(queue) if queue else 1.0)
+st.caption(f"{len(done)} of {len(queue)} rated")
+pending = [item for item in queue if item not in done]
+if not pending:
+    st.info("Nothing left to rate in this queue. The Leaderboard's People panel shows what was said.")
+    st.stop()
+
+item = pending[0]
+view = rating.blind_view(run, item)
+key = f"{item.dataset}/{item.case}/{item.sample}/{mode}"
+with st.container(border=True):
+    st.markdown("**Input**")
+    st.text(view.input)
+    if view.expected:
+        st.markdown("**Expected**")
+        st.text(view.expected)
+for column, side, reply in zip(st.columns(len(view.replies)), "AB", view.replies, strict=False):
+    with column.container(border=True):
+        st.markdown(f"**{side}**" if len(view.replies) == 2 else "**Reply**")
+        st.text(reply)
+comment = st.text_input("Comment (optional)", key=Keys.RATE_COMMENT + key)
+
+
+def _store(stored: object, shown: tuple[str, ...]) -> None:
+    add_ratings(store, now.ref, [stored])  # type: ignore[list-item]
+    names = ", ".join(f"{side} was {who}" for side, who in zip("AB", shown, strict=False))
+    st.session_state[Keys.RATE_REVEAL] = f"Stored. {names}."
+
+
+order = [c.id for c in run.contenders]
+if mode == "pairwise":
+    buttons = st.columns(4)
+    for column, (side, label), shortcut in zip(buttons, rating.SIDE_VERDICTS.items(), "1234", strict=True):
+        column.button(
+            f"{label} ({shortcut})",
+            key=f"rate_{side}",
+            shortcut=shortcut,
+            width="stretch",
+            on_click=lambda s=side: _store(rating.pair_rating(item, s, rater, order, comment), item.shown),
+        )
+else:
+    dimensions = rating.judge_dimensions(run)
+    if dimensions:
+        scores = {d: st.segmented_control(d, [1, 2, 3, 4, 5], key=Keys.RATE_SCORE + d + key) for d in dimensions}
+        complete = all(v is not None for v in scores.values())
+        chosen = {d: float(v) for d, v in scores.items() if v is not None}
+        st.button(
+            "Store (Enter)",
+            key="rate_store",
+            shortcut="Enter",
+            disabled=not complete,
+            type="primary",
+            on_click=lambda: _store(rating.single_rating(item, rater, "", chosen, comment), item.shown),
+        )
+    else:
+        for column, verdict, shortcut in zip(st.columns(2), ("pass", "fail"), "12", strict=True):
+            column.button(
+                f"{verdict.title()} ({shortcut})",
+                key=f"rate_{verdict}",
+                shortcut=shortcut,
+                width="stretch",
+                on_click=lambda v=verdict: _store(rating.single_rating(item, rater, v, {}, comment), item.shown),
+            )
+st.caption("Keys: " + ("1 A better · 2 B better · 3 tie · 4 both bad" if mode == "pairwise" else "the buttons' keys"))

@@ -1,0 +1,94 @@
+"""The prediction-powered mean: hand-computed numbers, and its coverage with a biased judge of known truth."""
+
+import math
+
+import numpy as np
+import pytest
+
+from evalcore.analysis.ppi import ppi_mean, tuned_lambda
+
+HUMAN = [1.0, 0.0, 1.0, 1.0]
+JUDGE_RATED = [1.0, 1.0, 1.0, 0.0]
+JUDGE_UNRATED = [1.0, 0.0, 1.0, 1.0, 1.0, 0.0]
+
+
+def test_plain_ppi_is_the_judge_mean_plus_the_rectifier_with_both_variances():
+    # rectifier human - judge = [0, -1, 0, 1]: mean 0, variance 0.5 over 4 items;
+    # unrated judge mean 4/6, variance (2/3)(1/3) = 2/9 over 6 items.
+    est = ppi_mean(HUMAN, JUDGE_RATED, JUDGE_UNRATED, lam=1.0)
+    se = math.sqrt(0.5 / 4 + (2 / 9) / 6)
+    assert est.value == pytest.approx(4 / 6)
+    assert est.low == pytest.approx(4 / 6 - 1.959963984540054 * se)
+    assert est.high == pytest.approx(4 / 6 + 1.959963984540054 * se)
+    assert (est.rated, est.unrated, est.lam) == (4, 6, 1.0)
+
+
+def test_the_judges_bias_is_its_mean_error_where_people_rated():
+    est = ppi_mean(HUMAN, JUDGE_RATED, JUDGE_UNRATED, lam=1.0)
+    assert est.bias == pytest.approx(0.0)
+    assert est.people == pytest.approx(0.75)
+    assert est.judge == pytest.approx(7 / 10)
+
+
+def test_a_judge_that_disagrees_with_people_gets_no_weight():
+    # covariance of human and judge on the rated items is -1/16: clipped to 0, the estimate is the people's mean.
+    assert tuned_lambda(np.array(HUMAN), np.array(JUDGE_RATED), np.array(JUDGE_UNRATED)) == 0.0
+    est = ppi_mean(HUMAN, JUDGE_RATED, JUDGE_UNRATED, lam=None)
+    assert est.value == pytest.approx(0.75)
+    assert est.high - est.value == pytest.approx(1.959963984540054 * math.sqrt(0.1875 / 4))
+
+
+def test_tuned_lambda_is_the_covariance_over_the_inflated_judge_variance():
+    human = np.array([1.0, 0.0, 1.0, 0.0])
+    rated = np.array([1.0, 0.0, 1.0, 1.0])
+    unrated = np.array([1.0, 0.0, 0.0, 1.0])
+    covariance = np.mean((human - 0.5) * (rated - 0.75))
+    spread = np.var(np.concatenate([rated, unrated]), ddof=1)
+    assert tuned_lambda(human, rated, unrated) == pytest.approx(covariance / (2 * spread))
+
+
+def test_with_every_item_rated_the_estimate_is_the_peoples_mean():
+    est = ppi_mean(HUMAN, JUDGE_RATED, [], lam=1.0)
+    assert est.value == pytest.approx(0.75)
+    assert est.lam == 0.0
+
+
+def test_no_rated_item_gives_no_estimate_but_keeps_the_judges_mean():
+    est = ppi_mean([], [], JUDGE_UNRATED)
+    assert math.isnan(est.value)
+    assert est.judge == pytest.approx(4 / 6)
+
+
+def test_lengths_of_human_and_judge_values_must_match():
+    with pytest.raises(ValueError, match="3 human values but 4 judge values"):
+        ppi_mean([1.0, 0.0, 1.0], JUDGE_RATED, JUDGE_UNRATED)
+
+
+def _coverage(lam: float | None, rated_items: int) -> tuple[float, float]:
+    """Share of 1000 simulated runs whose corrected and raw-judge intervals cover the people's mean (0.6).
+
+    People pass an item with probability 0.6; the judge passes 95% of those and 30% of the others, so its own
+    mean is 0.69. Each run has 400 items, of which people rated ``rated_items`` drawn at random.
+    """
+    rng = np.random.default_rng(7)
+    truth, covered, raw = 0.6, 0, 0
+    for _ in range(1000):
+        human = (rng.random(400) < truth).astype(float)
+        judge = np.where(human == 1, rng.random(400) < 0.95, rng.random(400) < 0.30).astype(float)
+        rated = rng.choice(400, rated_items, replace=False)
+        unrated = np.setdiff1d(np.arange(400), rated)
+        est = ppi_mean(human[rated], judge[rated], judge[unrated], lam=lam)
+        covered += est.low <= truth <= est.high
+        raw += est.judge_low <= truth <= est.judge_high
+    return covered / 1000, raw / 1000
+
+
+def test_corrected_interval_covers_the_peoples_mean_and_the_raw_judges_does_not():
+    corrected, raw = _coverage(lam=1.0, rated_items=60)
+    assert corrected >= 0.93
+    assert raw < 0.05
+
+
+def test_tuned_interval_covers_the_peoples_mean_with_enough_rated_items():
+    corrected, _ = _coverage(lam=None, rated_items=100)
+    assert corrected >= 0.93

@@ -1,0 +1,44 @@
+"""The Leaderboard's People panel: people's ranking, agreement and the corrected judge score, by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalcore.storage.ratings import add_ratings
+from evalcore.storage.store import Store
+from tests.app.test_app_shared import open_page, seed, texts, unescaped
+from tests.factories import judged_run, rated_run
+
+PAGE = "pages/leaderboard.py"
+TITLE = "People: ratings, agreement and the judge corrected"
+
+
+def _panel(at):
+    found = [e for e in at.expander if unescaped(e.label) == TITLE]
+    return found[0] if found else None
+
+
+def test_a_rated_run_shows_peoples_ranking_agreement_and_corrected_score(monkeypatch, tmp_path):
+    run = rated_run("run-rated")
+    seed(monkeypatch, tmp_path, run)
+    open_page(PAGE)  # seeds the store from the bundled file
+    with Store(tmp_path / "evalcore.db") as store:
+        add_ratings(store, "run-rated", run.ratings)
+    at = open_page(PAGE)
+    assert not at.exception
+    panel = _panel(at)
+    assert panel is not None
+    shown = texts(at)
+    assert "18 ratings by 2 raters." in shown
+    assert "Cohen's kappa 0.75" in shown
+    assert "pairwise judge vs people: 16 items, accuracy 93.8%" in shown
+    rates, strengths, corrected = (d.value for d in panel.dataframe)
+    c0 = run.contenders[0].id
+    assert list(strengths["contender"])[0] == c0
+    row = corrected[corrected["contender"] == c0].iloc[0]
+    assert (row["judge"], row["corrected"], row["rated"], row["unrated"]) == (1.0, pytest.approx(0.5), 2, 2)
+
+
+def test_a_run_without_ratings_has_no_panel(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, judged_run(4, run_id="run-plain"))
+    assert _panel(open_page(PAGE)) is None

@@ -1,0 +1,76 @@
+"""The Rate page: blind pairs and single replies, a resumable queue, names shown only after the vote."""
+
+from __future__ import annotations
+
+from evalcore.storage.ratings import load_ratings
+from evalcore.storage.store import Store
+from tests.app.test_app_shared import open_page, seed, texts
+from tests.factories import judged_run, rated_run
+
+PAGE = "pages/rate.py"
+
+
+def _names(run) -> list[str]:
+    return [c.id for c in run.contenders] + [c.model for c in run.contenders]
+
+
+def _stored(tmp_path, run_id):
+    with Store(tmp_path / "evalcore.db") as store:
+        return load_ratings(store, run_id)
+
+
+def test_a_pair_is_shown_without_any_contenders_name(monkeypatch, tmp_path):
+    run = judged_run(4, run_id="run-rate")
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="ana")
+    assert not at.exception
+    shown = texts(at)
+    assert "0 of 10 rated" in shown  # 3 contenders, 4 cases, one reply failed: 4 + 3 + 3 pairs
+    assert not [name for name in _names(run) if name in shown]
+
+
+def test_a_vote_is_stored_in_contender_terms_and_then_names_the_sides(monkeypatch, tmp_path):
+    run = judged_run(4, run_id="run-rate")
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="ana")
+    at.button(key="rate_A").click().run()
+    assert not at.exception
+    (stored,) = _stored(tmp_path, "run-rate")
+    assert stored.rater == "ana" and stored.verdict in ("a", "b") and stored.random
+    revealed = at.success[0].value
+    winner = stored.a if stored.verdict == "a" else stored.b
+    assert f"A was {winner}" in revealed.replace("\\", "")
+    assert "1 of 10 rated" in texts(at)
+
+
+def test_the_queue_resumes_where_the_rater_stopped(monkeypatch, tmp_path):
+    run = judged_run(4, run_id="run-rate")
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="ana")
+    for side in ("A", "tie", "both_bad"):
+        at.button(key=f"rate_{side}").click().run()
+    again = open_page(PAGE, rater="ana")
+    assert "3 of 10 rated" in texts(again)
+    other = open_page(PAGE, rater="ben")
+    assert "0 of 10 rated" in texts(other)
+
+
+def test_one_reply_is_rated_on_the_judges_dimensions(monkeypatch, tmp_path):
+    run = rated_run("run-rate")
+    run.metrics.append(run.metrics[0].__class__("tone", "judge: tone, 0..1"))
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="cy", rate_mode="One reply, blind")
+    assert not at.exception
+    assert at.button(key="rate_store").disabled
+    at.segmented_control[0].set_value(4).run()
+    at.button(key="rate_store").click().run()
+    (stored,) = [r for r in _stored(tmp_path, "run-rate") if r.rater == "cy"]
+    assert stored.b is None and stored.scores == {"tone": 4.0} and stored.verdict == "0.75"
+
+
+def test_without_a_name_the_page_asks_for_one(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, judged_run(4, run_id="run-rate"))
+    at = open_page(PAGE)
+    assert not at.exception
+    assert at.text_input(key="rater") is not None
+    assert not at.button

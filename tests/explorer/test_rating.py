@@ -1,0 +1,64 @@
+"""The Rate page's engine: a balanced, resumable queue per rater, blind views, ratings in contender terms."""
+
+from collections import Counter
+
+from evalcore.explorer.access import Access, Policy, Visitor
+from evalcore.explorer.rating import blind_view, done_items, pair_rating, rating_queue
+from tests.factories import judged_run, make_run
+
+RUN = make_run(4, 6, with_errors=False)
+ORDER = [c.id for c in RUN.contenders]
+
+
+def test_every_pair_of_contenders_gets_its_share_of_the_queue():
+    queue = rating_queue(RUN, "ana", "pairwise", size=12)
+    assert Counter(frozenset(i.shown) for i in queue) == {frozenset(p): 2 for p in Counter(
+        frozenset((a, b)) for i, a in enumerate(ORDER) for b in ORDER[i + 1:])}  # fmt: skip
+
+
+def test_the_same_rater_draws_the_same_queue_and_another_rater_another_order():
+    assert rating_queue(RUN, "ana", "pairwise") == rating_queue(RUN, "ana", "pairwise")
+    assert rating_queue(RUN, "ana", "pairwise") != rating_queue(RUN, "ben", "pairwise")
+
+
+def test_a_blind_view_names_no_contender():
+    view = blind_view(RUN, rating_queue(RUN, "ana", "pairwise")[0])
+    text = " ".join([view.input, view.expected, *view.replies])
+    assert not [c for c in ORDER if c in text]
+
+
+def test_a_vote_for_side_b_is_a_win_for_whoever_was_shown_there():
+    item = rating_queue(RUN, "ana", "pairwise")[0]
+    rating = pair_rating(item, "B", "ana", ORDER)
+    winner = rating.a if rating.verdict == "a" else rating.b
+    assert winner == item.shown[1]
+    assert ORDER.index(rating.a) < ORDER.index(rating.b)
+
+
+def test_rated_items_count_as_done_for_their_rater_only():
+    queue = rating_queue(RUN, "ana", "pairwise")
+    first = pair_rating(queue[0], "tie", "ana", ORDER)
+    assert done_items(queue, [first], "ana") == {queue[0]}
+    assert done_items(queue, [first], "ben") == set()
+
+
+def test_disagreements_first_puts_inconsistent_verdicts_first_and_marks_them_not_random():
+    run = judged_run(4)
+    queue = rating_queue(run, "ana", "pairwise", disagreements_first=True)
+    c1, c2 = [c.id for c in run.contenders][1:]
+    hot = [i for i in queue if not i.random]
+    assert hot and all(set(i.shown) == {c1, c2} for i in hot)
+    assert queue[: len(hot)] == hot
+
+
+def test_a_rate_list_lets_listed_people_rate_who_may_not_launch():
+    policy = Policy.from_settings({"auth": {"client_id": "x"}, "evalcore": {"access": {"rate": ["@example.com"]}}}, {})
+    rater = Access(policy, Visitor(email="ana@example.com", signed_in=True))
+    stranger = Access(policy, Visitor(email="eve@elsewhere.org", signed_in=True))
+    assert rater.may_rate() and not rater.may_change()
+    assert not stranger.may_rate()
+
+
+def test_without_a_rate_list_who_may_change_the_store_may_rate():
+    assert Access.owner().may_rate()
+    assert not Access.owner({"EVALCORE_VIEWER": "1"}).may_rate()
