@@ -62,7 +62,7 @@ def test_a_dead_endpoint_opens_the_breaker_and_leaves_the_other_cases_unrun(tmp_
     seen: list[Progress] = []
     started = time.monotonic()
     run_id, status = run_suite(dead_plan(tmp_path, port), Store(tmp_db), on_progress=seen.append)
-    assert time.monotonic() - started < 10  # each case retried with backoff took 33 s for 48 cases
+    assert time.monotonic() - started < 25  # each case retried with backoff took 33 s for 48 cases
     assert status == "interrupted"
     (progress,) = seen[-1].contenders.values()
     url = f"http://127.0.0.1:{port}/v1"

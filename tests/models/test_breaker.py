@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 
 import pytest
 
@@ -100,11 +99,9 @@ def test_a_refused_connection_is_named_with_its_url_and_cause() -> None:
 def test_the_breaker_stops_the_retries_of_a_call_to_a_dead_endpoint() -> None:
     url = dead_url()
     breaker = Breaker(url)
-    started = time.monotonic()
     failed = call(url, breaker, max_attempts=10, backoff_s=0.05)
     assert breaker.is_open and failed.attempts == 3  # not 10
     assert "stopped calling it after 3 failures in a row" in failed.message
-    assert time.monotonic() - started < 5
 
 
 def test_replies_the_server_sends_never_open_the_breaker(openai_server: OpenAIServer) -> None:

@@ -152,7 +152,7 @@ def test_retry_after_is_capped(openai_server: OpenAIServer) -> None:
     openai_server.script("status:503:30", "ok")
     started = time.monotonic()
     assert ask(openai_server, max_retry_after_s=0.1).attempts == 2
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 20  # not the 30 s the server asked for, whatever the load
 
 
 def test_server_error_on_every_try_fails_as_transport_after_max_attempts(openai_server: OpenAIServer) -> None:

@@ -23,7 +23,7 @@ from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender
 from evalcore.execution.plan import make_plan
 from evalcore.execution.runner import run_suite
-from evalcore.models.llm import LiteLLMProvider, close_clients, litellm_module
+from evalcore.models.llm import LiteLLMProvider, close_clients
 from evalcore.models.types import Reply, Request
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
@@ -189,10 +189,9 @@ def test_each_transient_fault_is_retried_and_counted(openai_server, script):
 
 def test_a_reply_slower_than_the_timeout_is_a_timeout_then_retried(openai_server):
     openai_server.script("slow:1.5", "ok")
-    litellm_module()  # imported before the clock starts: the first import alone can take seconds
-    started = time.monotonic()
     reply = ask(openai_server, timeout_s=0.3)
-    assert reply.attempts == 2 and time.monotonic() - started < 1.4
+    # Two attempts prove the first was cut at the timeout: the slow reply would have been a good one.
+    assert reply.attempts == 2
 
 
 def test_transient_faults_on_every_attempt_give_an_error_with_its_kind(openai_server):
@@ -226,7 +225,7 @@ def test_a_huge_retry_after_is_capped(openai_server):
     openai_server.script("status:429:86400", "ok")
     started = time.monotonic()
     assert ask(openai_server, backoff_s=0, max_retry_after_s=0.2).attempts == 2
-    assert 0.2 <= time.monotonic() - started < 3
+    assert 0.2 <= time.monotonic() - started < 60  # far below the day the server asked for, whatever the load
 
 
 @pytest.mark.parametrize("exact", [False, True])
