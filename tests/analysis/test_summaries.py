@@ -123,7 +123,7 @@ def test_a_busy_store_skips_the_save_after_the_wait_and_keeps_its_own_timeout(tm
         try:
             start = time.monotonic()
             assert summaries.write_summary(store, run.info.id, wait=0.1) is not None  # computed, not saved
-            assert time.monotonic() - start < 5
+            assert time.monotonic() - start < 20  # not the store's own 30 s busy timeout
         finally:
             other.execute("ROLLBACK")
             other.close()
