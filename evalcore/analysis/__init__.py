@@ -2,7 +2,8 @@
 
 - :mod:`~evalcore.analysis.formats`: how one number reads (%, USD, seconds); :mod:`~evalcore.analysis.stored`:
   a run in a store, by id; :mod:`~evalcore.analysis.draws`: bootstrap counts and percentile intervals;
-  :mod:`~evalcore.analysis.paired`: paired differences, their intervals and p-values (NumPy only, no pandas).
+  :mod:`~evalcore.analysis.paired`: paired differences, their intervals and p-values (NumPy only, no pandas);
+  :mod:`~evalcore.analysis.racing`: anytime-valid tests of paired differences for adaptive runs (NumPy only).
 - :mod:`~evalcore.analysis.rules`: the leaderboard's numbers (errors penalty, best-value points, log scale, ties),
   named once for Python, the CLI and the report's JavaScript.
 - :mod:`~evalcore.analysis.weights`: parsing and validating weights, and each weight's real share.

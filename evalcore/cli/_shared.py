@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from evalcore.core.records import Run
     from evalcore.execution.plan import Plan, RunOptions
     from evalcore.storage.store import Store
+    from evalcore.suite.loader import Suite
 
 
 # --- arguments -------------------------------------------------------------------------------------
@@ -116,9 +117,11 @@ def setting_value(text: str) -> Any:
         return text
 
 
-def run_options(args: argparse.Namespace) -> RunOptions:
-    """The run options of :func:`add_selection`'s arguments (and ``run``'s, when present)."""
+def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOptions:
+    """The run options of :func:`add_selection`'s arguments (and ``run``'s, when present); with the ``suite``,
+    its ``run.adaptive`` under the race flags (``--adaptive``, ``--confidence``…)."""
     from evalcore.core.errors import ConfigError
+    from evalcore.execution.adaptive import race_settings
     from evalcore.execution.plan import RunOptions
     from evalcore.suite.lineup import Overrides
 
@@ -146,7 +149,46 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         revision=getattr(args, "revision", None),
         max_cost_usd=getattr(args, "max_cost", None),
         overrides=Overrides(models=split(args.model), settings=settings, api_base=args.api_base),
+        adaptive=race_settings(
+            suite.config.run.adaptive if suite is not None else None,
+            getattr(args, "adaptive", None),
+            getattr(args, "confidence", None),
+            getattr(args, "margin", None),
+            getattr(args, "race_seed", None),
+            getattr(args, "round", None),
+        ),
     )
+
+
+def add_race(p: argparse.ArgumentParser) -> None:
+    """The flags of an adaptive run (``docs/adaptive.md``)."""
+    p.add_argument(
+        "--adaptive",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="race the contenders: call the cases in a random order, in rounds, and stop calling a contender once "
+        "it cannot be the best (default: the suite's run.adaptive; --no-adaptive calls every contender on every case)",
+    )
+    p.add_argument(
+        "--confidence",
+        type=float,
+        help="with --adaptive: the chance that the best contender is never stopped, however often the race looks "
+        "(default 0.95)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        metavar="POINTS",
+        help="with --adaptive: end the race when no contender still in can be this many points of score ahead of "
+        "the leader (tied for practical purposes; default 0: never)",
+    )
+    p.add_argument(
+        "--seed",
+        dest="race_seed",
+        type=int,
+        help="with --adaptive: the seed of the order the cases are called in (default: a fresh one, recorded)",
+    )
+    p.add_argument("--round", type=int, metavar="CASES", help="with --adaptive: cases per round (default: N/25, 10-50)")
 
 
 def plan_of(args: argparse.Namespace) -> Plan:
@@ -154,7 +196,8 @@ def plan_of(args: argparse.Namespace) -> Plan:
     from evalcore.execution.plan import make_plan
     from evalcore.suite.loader import load_suite
 
-    return make_plan(load_suite(args.suite), run_options(args))
+    suite = load_suite(args.suite)
+    return make_plan(suite, run_options(args, suite))
 
 
 def filters_of(args: argparse.Namespace) -> Filters:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.cli._shared import (
     add_db,
+    add_race,
     add_selection,
     add_suite,
     open_store,
@@ -253,6 +254,7 @@ def add_run(p: argparse.ArgumentParser) -> None:
         help="a budget cap for the whole run (with --resume too: a higher cap continues a run it stopped; 0: none); "
         "no call starts that would pass it, and every model needs a known price",
     )
+    add_race(p)
     p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
     p.add_argument("-o", "--output", help="also write the run file here (.json or .json.gz)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -328,9 +330,10 @@ def _run_plan(args: argparse.Namespace, store: Store) -> Plan:
     from evalcore.execution.replay import open_replay, unanswerable
     from evalcore.suite.loader import load_suite
 
-    options = run_options(args)
+    suite = load_suite(args.suite)
+    options = run_options(args, suite)
     options.replay = open_replay(args.replay, store)
-    plan = make_plan(load_suite(args.suite), options)
+    plan = make_plan(suite, options)
     replayed = options.replay.run.info.id
     print(f"replaying run {replayed} ({options.replay.file or store.path}): no model is called", file=sys.stderr)
     for contender, why in unanswerable(plan).items():

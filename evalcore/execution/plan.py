@@ -10,6 +10,8 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
+from evalcore.execution.adaptive import SETTING as RACE_SETTING
+from evalcore.execution.adaptive import RaceSettings, race_record
 from evalcore.models.limits import RateLimit
 from evalcore.scoring.adapters import Adapter, Context, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
@@ -55,6 +57,8 @@ class RunOptions:
     max_cost_usd: float | None = None
     #: Who launched the run from the app when signed in (``{email, name}``): its provenance says ``launched_by``.
     launched_by: dict[str, str] | None = None
+    #: Race the contenders (``--adaptive``): stop calling those that cannot be the best; None: call every one.
+    adaptive: RaceSettings | None = None
 
 
 @dataclass
@@ -266,6 +270,7 @@ def _settings(plan: Plan) -> dict[str, Any]:
         | _gate(plan)
         | _calls(plan)
         | ({"max_cost_usd": plan.max_cost_usd} if plan.max_cost_usd is not None else {})
+        | ({RACE_SETTING: race_record(o.adaptive, len(plan.cases))} if o.adaptive is not None else {})
     )
 
 

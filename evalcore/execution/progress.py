@@ -37,6 +37,13 @@ class ContenderProgress:
     #: ``waiting on rpm limit of openai/gpt-4o-mini``; None while none waits.
     waiting_calls: int = 0
     waiting: str | None = None
+    #: An adaptive run stopped calling this contender, and why: ``stopped after 120 of 500 cases: behind …``.
+    stopped: str | None = None
+
+    @property
+    def saved(self) -> int:
+        """Calls an adaptive run did not make for this contender because the race stopped it (or ended)."""
+        return self.total - self.done - self.skipped - self.over_budget if self.stopped else 0
 
     def eta_s(self, clock: float) -> float | None:
         new = self.done - self.resumed_from
@@ -62,6 +69,13 @@ class Progress:
     spent_usd: float = 0.0
     #: The budget cap refused a call (a contender's or a judge's): what is left is for a resume with a higher cap.
     budget_reached: bool = False
+    #: An adaptive run: True while it races, then why the race ended (``one contender left`` …); None otherwise.
+    race: bool | str | None = None
+
+    @property
+    def saved(self) -> int:
+        """Calls an adaptive run has not made (and will not) because the race stopped their contender."""
+        return sum(p.saved for p in self.contenders.values())
 
     @property
     def skipped(self) -> int:
@@ -99,12 +113,14 @@ def format_line(name: str, p: ContenderProgress, clock: float, width: int = 38) 
     bar = "#" * filled + "-" * (BAR_WIDTH - filled)
     elapsed = ((p.finished or clock) - p.started) if p.started else 0.0
     eta = p.eta_s(clock)
-    if p.blocked:
+    if p.stopped:
+        tail = p.stopped
+    elif p.blocked:
         tail = f"{p.skipped} not called: {p.blocked}"
     elif p.over_budget:
         tail = f"{p.over_budget} not called: budget cap reached"
     else:
-        tail = f"eta {eta:.0f}s" if eta is not None else ("done" if p.done >= p.total else "waiting")
+        tail = f"eta {eta:.0f}s" if eta is not None else ("done" if p.done >= p.total or p.finished else "waiting")
         if p.waiting:
             waits = f"{p.waiting_calls} {p.waiting}"
             tail = f"{tail} · {waits}" if eta is not None else waits
@@ -112,6 +128,13 @@ def format_line(name: str, p: ContenderProgress, clock: float, width: int = 38) 
         tail += f" · {p.unjudged} not judged"
     label = name if len(name) <= width else name[: width - 1] + "…"
     return f"{label:<{width}} [{bar}] {p.done:>6}/{p.total:<6} errors {p.errors:<4} {elapsed:6.1f}s  {tail}"
+
+
+def race_line(progress: Progress) -> str:
+    """``race: 3 of 8 still in, 1240 calls saved`` (an adaptive run), and why it ended once it has."""
+    still = sum(1 for p in progress.contenders.values() if not p.stopped)
+    ended = f" ({progress.race})" if isinstance(progress.race, str) else ""
+    return f"race: {still} of {len(progress.contenders)} still in, {progress.saved} calls saved{ended}"
 
 
 class StderrBars:
@@ -132,6 +155,8 @@ class StderrBars:
 
     def _redraw(self, progress: Progress, clock: float) -> None:
         lines = [format_line(name, p, clock) for name, p in progress.contenders.items()]
+        if progress.race is not None:
+            lines.append(race_line(progress))
         up = f"\x1b[{self.drawn}F" if self.drawn else ""
         self.stream.write(up + "".join(f"\x1b[2K{line}\n" for line in lines))
         self.stream.flush()

@@ -15,6 +15,7 @@ from typing import Any
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Result, Run
+from evalcore.execution.adaptive import recorded_race
 from evalcore.execution.budget import check_budget
 from evalcore.execution.plan import Plan, RunOptions, make_plan
 from evalcore.execution.replay import stored_replay
@@ -119,6 +120,8 @@ def resume_plan(
         judge_cache=bool(settings.get("judge_cache")),
         # The run's own cap, or none: a cap the suite gained since does not apply to a run started without one.
         max_cost_usd=settings.get(CAP_SETTING, 0.0) if max_cost_usd is None else max_cost_usd,
+        # An adaptive run continues its race, with its seed, so the rest of its cases come in the same order.
+        adaptive=recorded_race(settings),
     )
     if options.rescore and options.replay is not None:  # the contenders come from the rescored run, not the lineup
         plan = rescore_plan(options.replay, suite, options)

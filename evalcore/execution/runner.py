@@ -12,12 +12,13 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
+from evalcore.execution.adaptive import check_race, open_race
 from evalcore.execution.budget import budget_message, check_budget, open_budget
 from evalcore.execution.judge_calls import JudgeSession, open_judging, stored_reply, stored_unjudged, through
 from evalcore.execution.pairwise import PairJudging, check_pairwise
@@ -83,10 +84,15 @@ class _Execution:
         self.judging = open_judging(suite, self.scorer, self.breakers, self.limits, self.budget, self._tell)
         #: A resumed run's replies that were stored but not judged: judged now, their contender not asked again.
         self.unjudged = stored_unjudged(store, run.info.id) if self.judging is not None else {}
+        #: An adaptive run's race (:mod:`evalcore.execution.adaptive`): it calls the cases round by round.
+        self.race = open_race(plan, store, run, done)
+        self.round: Sequence[Case] | None = None
+        if self.race is not None:
+            self.progress.race = True
 
     def work_for(self, contender: Contender) -> Iterator[tuple[Case, int]]:
         done, samples = self.done, range(self.plan.samples)
-        for case in self.plan.cases:
+        for case in self.plan.cases if self.round is None else self.round:
             for sample in samples:
                 if not done or (contender.id, case.dataset, case.id, sample) not in done:
                     yield case, sample
@@ -124,14 +130,22 @@ class _Execution:
             self.progress.cap_usd, self.progress.spent_usd = self.budget.cap_usd, self.budget.spent_usd
 
     async def _run_all(self) -> None:
+        if self.race is None:
+            await self.run_round(self.plan.contenders, self.plan.cases)
+        else:
+            await self.race.run(self)
+        await self.pairs.judge_all(self.progress, self.judging)
+
+    async def run_round(self, contenders: Sequence[Contender], cases: Sequence[Case]) -> None:
+        """Call what is not done of ``contenders`` over ``cases`` (all of a plain run's; a round of a race's)."""
         experiments = asyncio.Semaphore(self.plan.parallelism)
+        self.round = None if self.race is None else cases
         try:
             async with asyncio.TaskGroup() as group:
-                for contender in self.plan.contenders:
+                for contender in contenders:
                     group.create_task(self._run_contender(contender, experiments))
         except BaseExceptionGroup as failures:
             raise _first_leaf(failures) from None
-        await self.pairs.judge_all(self.progress, self.judging)
 
     def _finish(self, status: RunStatus) -> str:
         if self.writer.is_alive():
@@ -177,11 +191,12 @@ class _Execution:
     async def _run_contender(self, contender: Contender, experiments: asyncio.Semaphore) -> None:
         async with experiments:
             progress = self.progress.contenders[contender.id]
-            progress.started = time.monotonic()
+            progress.started = progress.started or time.monotonic()
             items = self.work_for(contender)
             workers = [self._worker(contender, items) for _ in range(self.plan.concurrency)]
             await asyncio.gather(*workers)
-            progress.finished = time.monotonic()
+            if self.race is None:  # a race's contender is finished when it is stopped or the race ends
+                progress.finished = time.monotonic()
             self._report(force=True)
 
     async def _worker(self, contender: Contender, items: Iterator[tuple[Case, int]]) -> None:
@@ -213,6 +228,8 @@ class _Execution:
                 self.progress.spent_usd = budget.spent_usd
             self.writer.put(result)
             self.pairs.add(result)
+            if self.race is not None:
+                self.race.add(result)
             progress.done += 1
             progress.errors += result.status == "error"
             progress.unjudged += result.error is not None and result.error.message.startswith(UNJUDGED_PREFIX)
@@ -363,6 +380,7 @@ def check_ready(plan: Plan) -> None:
     check_weights(plan.suite)
     check_pairwise(plan.suite, [c.id for c in plan.contenders])
     check_budget(plan)
+    check_race(plan.options.adaptive, plan.contenders)
 
 
 def check_weights(suite: Suite) -> None:

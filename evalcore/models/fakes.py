@@ -11,6 +11,8 @@ Each draw is seeded by model, settings, case and sample (and attempt), so a run 
 ``fake/cautious``       never invents, but leaves some answerable fields null (less so at high effort)
 ``fake/flaky``          right when it answers, but half its calls fail transiently (retries, errors)
 ``fake/sloppy``         very cheap; one reply in five is not valid JSON
+``fake/skill``          right on a case with the chance its ``skill`` setting gives (0..1), else wrong on every
+                        field; which cases depends only on the case, the sample and ``seed`` (for races)
 ``fake/judge``          an LLM judge: scores the answer by its overlap with the reference answer
 ``fake/judge-strict``   a harsher judge: the same evidence, lower scores for partial answers
 ``fake/judge-broken``   a judge whose reply is not JSON one time in four (an error of kind ``judge``)
@@ -56,6 +58,8 @@ from evalcore.core.toolcalls import (
 from evalcore.models.types import Reply, Request
 
 COMMON_SETTINGS = frozenset({"temperature", "max_tokens", "top_p", "seed"})
+#: The setting of ``fake/skill``: its chance of answering a case right.
+SKILL_SETTING = "skill"
 #: Reasoning tokens a fake that takes ``reasoning_effort`` spends at ``high`` (half at ``medium``, none at ``low``).
 REASONING_TOKENS_AT_HIGH = 400
 
@@ -75,6 +79,7 @@ class FakeSpec:
     garble: float = 0.0  # chance the reply is not valid JSON
     judge: float = 0.0  # a judge when > 0: the power its raw scores are raised to (higher: harsher)
     first_bias: float = 0.0  # a pairwise judge's chance of preferring the answer shown first, whatever it says
+    skilled: bool = False  # right or wrong on a whole case, with the chance its ``skill`` setting gives
 
 
 FAKES: dict[str, FakeSpec] = {
@@ -83,6 +88,7 @@ FAKES: dict[str, FakeSpec] = {
     "cautious": FakeSpec(0.9, 1.0e-6, 4.0e-6, takes_reasoning_effort=True, omit=0.25),
     "flaky": FakeSpec(0.8, 5.0e-7, 2.0e-6, fail=0.5),
     "sloppy": FakeSpec(0.3, 5.0e-8, 2.0e-7, slip=0.08, invent=0.15, garble=0.2),
+    "skill": FakeSpec(0.5, 5.0e-7, 2.0e-6, skilled=True),
     "judge": FakeSpec(0.7, 1.5e-7, 6.0e-7, judge=1.0),
     "judge-strict": FakeSpec(0.9, 1.0e-6, 4.0e-6, judge=2.0),
     "judge-broken": FakeSpec(0.4, 1.0e-7, 4.0e-7, judge=1.0, garble=0.25),
@@ -111,8 +117,11 @@ class FakeProvider:
             return f"{model} is not a fake model; fakes: {sorted('fake/' + n for n in FAKES)}"
         for key in settings:
             takes = key in COMMON_SETTINGS or (key == "reasoning_effort" and spec.takes_reasoning_effort)
-            if not takes:
+            if not takes and not (key == SKILL_SETTING and spec.skilled):
                 return f"{model} does not take {key}"
+        skill = settings.get(SKILL_SETTING)
+        if spec.skilled and not (isinstance(skill, int | float) and not isinstance(skill, bool) and 0 <= skill <= 1):
+            return f"{model} needs a {SKILL_SETTING} setting from 0 to 1 (its chance of answering a case right)"
         return None
 
     def missing_keys(self, model: str, api_base: str | None) -> list[str]:
@@ -143,7 +152,7 @@ class FakeProvider:
                 text, calls = _tool_answer(spec, request, _rng(request, 0))
                 usage = _usage(spec, request, text + json.dumps(calls or ""))
                 return Reply(text=text, usage=usage, latency_s=latency, attempts=attempt, tool_calls=calls)
-            text = _answer(spec, request, _rng(request, 0))
+            text = _skilled_answer(request) if spec.skilled else _answer(spec, request, _rng(request, 0))
             return Reply(text=text, usage=_usage(spec, request, text), latency_s=latency, attempts=attempt)
         raise AssertionError("unreachable: max_attempts >= 1")
 
@@ -208,6 +217,31 @@ def _answer(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     if rng.random() < spec.garble:
         return "Sure! Here is the JSON:\n" + text[: max(1, len(text) * 2 // 3)]
     return text
+
+
+def _skilled_answer(request: Request) -> str:
+    """``fake/skill``'s reply: the expected answer when the case's draw is below its skill, else a wrong one.
+
+    The draw depends on the case, the sample and the ``seed`` setting only, not on the skill: two contenders
+    with the same seed err in nested ways (the more skilled one is right wherever the other is), two with
+    different seeds independently.
+    """
+    case, settings = request.case, request.contender.settings
+    key = json.dumps(
+        ["skill", case.dataset if case else "", case.id if case else "", request.sample, settings.get("seed")],
+        default=str,
+    )
+    expected = case.expected if case else None
+    if random.Random(key).random() < float(settings.get(SKILL_SETTING, 0)):
+        return expected if isinstance(expected, str) else json.dumps(expected)
+    if isinstance(expected, str):
+        return "I cannot tell."
+    if not isinstance(expected, dict):
+        return json.dumps(None)
+    rng = random.Random(key + "wrong")
+    fields: list[FieldSpec] = list(request.fields or [])
+    wrong = {f.name: _invent(f, rng) if expected.get(f.name) is None else None for f in fields}
+    return json.dumps(wrong, ensure_ascii=False)
 
 
 def _answer_label(spec: FakeSpec, expected: str, confusable: Any, distractors: Any, rng: random.Random) -> str:

@@ -54,6 +54,19 @@ class DatasetModel(_Strict):
     fields: dict[str, FieldModel] | None = None
 
 
+class AdaptiveModel(_Strict):
+    """An adaptive run (``docs/adaptive.md``): contenders that cannot be the best stop being called."""
+
+    #: The chance that the best contender is never stopped, however often the race looks.
+    confidence: float = Field(0.95, ge=0.5, lt=1)
+    #: Points (0-100): the race ends when no contender still in can be ahead of the leader by this much; 0: never.
+    margin: float = Field(0.0, ge=0, le=100)
+    #: The seed of the order the cases are called in; none: a fresh one, recorded in the run.
+    seed: int | None = None
+    #: Cases per round (every contender still in answers them before the race looks); none: chosen by the size.
+    round: int | None = Field(None, ge=1)
+
+
 class RunModel(_Strict):
     """How a run proceeds; command-line flags beat these."""
 
@@ -65,6 +78,8 @@ class RunModel(_Strict):
     backoff_s: float = Field(1.0, ge=0)
     #: A budget cap in USD for the whole run: no call starts that would pass it (``--max-cost`` beats it).
     max_cost_usd: float | None = Field(None, gt=0)
+    #: Run adaptively (``evalcore run --adaptive``) with these settings.
+    adaptive: AdaptiveModel | None = None
 
 
 class PriceModel(_Strict):

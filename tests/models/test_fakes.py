@@ -111,3 +111,21 @@ def test_latency_is_scaled_by_the_environment(monkeypatch):
     assert _ask("fake/oracle").latency_s == 0
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0.001")
     assert 0 < _ask("fake/oracle").latency_s < 0.01
+
+
+def test_skill_answers_a_case_right_with_its_chance_and_nested_under_one_seed():
+    provider = FakeProvider()
+    assert "needs a skill setting" in provider.refusal("fake/skill", {})
+    assert provider.refusal("fake/skill", {"skill": 0.7, "seed": 1}) is None
+
+    def right(skill, seed=0):
+        answers = []
+        for i in range(300):
+            request = _request("fake/skill", case_id=f"c/{i}", settings={"skill": skill, "seed": seed})
+            answers.append(asyncio.run(provider.complete(request)).text == json.dumps(request.case.expected))
+        return answers
+
+    better, worse, other = right(0.8), right(0.5), right(0.5, seed=1)
+    assert 0.7 < sum(better) / 300 < 0.9 and 0.4 < sum(worse) / 300 < 0.6
+    assert all(b for b, w in zip(better, worse, strict=True) if w)  # nested: right wherever the worse one is
+    assert worse != other  # another seed errs on other cases

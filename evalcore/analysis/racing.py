@@ -1,0 +1,227 @@
+"""Racing contenders over paired cases: anytime-valid tests of their differences, and who can no longer win.
+
+An adaptive run (``evalcore run --adaptive``, :mod:`evalcore.execution.adaptive`) calls the cases in a random
+order, in rounds, and after each round asks :func:`judge_round` which contenders cannot be the best. Every
+contender answers the same cases, so the race compares them in pairs: for two contenders A and B the per-case
+differences ``a_i - b_i`` lie in [-1, 1]. A bettor who starts with 1 and bets, case after case, that A is
+ahead (:func:`log_wealth`: the predictable "aGRAPA" bets of Waudby-Smith & Ramdas, "Estimating means of bounded
+random variables by betting", JRSS-B 2024) holds a nonnegative supermartingale while A is not ahead, so by
+Ville's inequality the chance that the wealth ever reaches ``1 / a`` is at most ``a``, however often one
+looks. A contender is stopped when the wealth bet against it by some rival reaches ``(K - 1) / α``: the true
+best is then stopped with a chance of at most ``α``, by a union bound over its ``K - 1`` rivals. The same
+bets at other offsets give the anytime-valid lower bound a stop records (:func:`lower_bound`).
+
+NumPy only: data in, decisions out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+#: How the race decides, as a run records it.
+METHOD = "betting confidence sequences on paired differences (Waudby-Smith & Ramdas 2024), union bound"
+#: A bet stakes at most this share of the largest stake that cannot ruin the bettor (the authors' choice).
+TRUNCATION = 0.5
+#: Why a race ended, as a run records it.
+ONE_LEFT, TIED, CASES_RAN_OUT = "one contender left", "leaders within the margin", "the cases ran out"
+#: Offsets (in score, 0 to 1) at which :func:`lower_bound` looks for the bound: half a point apart.
+_OFFSETS = np.linspace(0.0, 1.0, 201)
+
+
+def log_wealth(x: np.ndarray, valid: np.ndarray, m: float | np.ndarray) -> np.ndarray:
+    """The log of a bettor's wealth after each observation, betting that each row's mean is above ``m``.
+
+    Each row of ``x`` (values in [0, 1]) is its own sequence; an entry where ``valid`` is False is not an
+    observation (no bet). The bet on an observation uses only the ones before it: ``λ = (μ̂ - m) / (σ̂² +
+    (μ̂ - m)²)`` from their regularised mean and variance, between 0 and ``TRUNCATION / m``. While the mean is
+    at most ``m`` the wealth is a nonnegative supermartingale, so it ever reaches ``1 / a`` with a chance of
+    at most ``a``.
+
+    Args:
+        x: observations, shape (rows, time).
+        valid: which entries are observations, same shape.
+        m: the mean bet against (0 < m < 1), one for all rows or one per row (shape (rows, 1)).
+    """
+    x = np.where(valid, x, 0.0)
+    seen = np.cumsum(valid, axis=1)
+    total = np.cumsum(x, axis=1)
+    before = seen - valid
+    mean = (0.5 + total - x) / (before + 1)
+    squares = np.where(valid, (x - np.minimum((0.5 + total) / (seen + 1), 1.0)) ** 2, 0.0)
+    variance = (0.25 + np.cumsum(squares, axis=1) - squares) / (before + 1)
+    gap = mean - m
+    bets = np.clip(gap / (variance + gap * gap), 0.0, TRUNCATION / np.maximum(m, 1e-9))
+    return np.cumsum(np.log1p(np.where(valid, bets * (x - m), 0.0)), axis=1)
+
+
+def _paired(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``(a - b + 1) / 2`` in [0, 1], and where both have a score."""
+    valid = ~(np.isnan(a) | np.isnan(b))
+    return (np.nan_to_num(a) - np.nan_to_num(b) + 1) / 2, valid
+
+
+def evidence(a: np.ndarray, b: np.ndarray, by: float = 0.0) -> np.ndarray:
+    """The most a bettor on "``a`` is ahead of ``b`` by more than ``by``" has held (log), one value per row.
+
+    Args:
+        a, b: rows of per-case scores in [0, 1], NaN where a case has no score; the rows are paired.
+        by: the difference in score (-1 to 1) bet against.
+    """
+    x, valid = _paired(a, b)
+    wealth = log_wealth(x, valid, (1 + by) / 2)
+    return wealth.max(axis=1, initial=0.0)
+
+
+def lower_bound(a: np.ndarray, b: np.ndarray, level: float) -> float:
+    """An anytime-valid lower bound on the mean of ``a - b`` (one pair of rows): an offset, on a grid half a
+    point apart, that the bets have ruled out at ``level`` (found by bisection); 0 when none above 0 is."""
+    x, valid = _paired(a[None, :], b[None, :])
+    threshold = np.log(1 / level)
+
+    def ruled_out(i: int) -> bool:
+        return bool(log_wealth(x, valid, (1 + _OFFSETS[i]) / 2).max(initial=0.0) >= threshold)
+
+    low, high = 0, len(_OFFSETS) - 1  # _OFFSETS[low] is ruled out (or 0); the answer lies in [low, high]
+    if not ruled_out(low):
+        return 0.0
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if ruled_out(middle) else (low, middle - 1)
+    return float(_OFFSETS[low])
+
+
+def pair_level(confidence: float, contenders: int) -> float:
+    """The level of each one-sided test: ``α / (K - 1)``, so the best's ``K - 1`` rivals share ``α``."""
+    return (1 - confidence) / max(1, contenders - 1)
+
+
+@dataclass(frozen=True)
+class Stop:
+    """A contender stopped by the race."""
+
+    #: The contender stopped.
+    contender: str
+    #: Cases it had answered (with a score) when it was stopped.
+    after_cases: int
+    #: The rival it is behind, and by how much at least: points of score (0-100) at the bound's lower end.
+    behind: str
+    by_at_least: float
+
+
+@dataclass(frozen=True)
+class Round:
+    """What the race decided after one round."""
+
+    #: Contenders stopped in this round.
+    stops: list[Stop]
+    #: The contender with the highest mean score among those still in.
+    leader: str | None
+    #: Why the race ends now (:data:`ONE_LEFT`, :data:`TIED`), or None while it goes on.
+    ended: str | None
+
+
+def judge_round(
+    scores: Mapping[str, np.ndarray],
+    running: Sequence[str],
+    contenders: int,
+    confidence: float = 0.95,
+    margin: float = 0.0,
+) -> Round:
+    """Which of the ``running`` contenders cannot be the best, given every score so far.
+
+    Args:
+        scores: per contender, its per-case scores in [0, 1] in the race's case order, NaN for a case it has
+            not answered (or could not be scored); every array has the same length.
+        running: the contenders still in the race.
+        contenders: how many contenders the race started with (the union bound is over their rivals).
+        confidence: the chance that the true best is never stopped, however often one looks.
+        margin: points (0-100); the race ends when no contender still in can be ahead of the leader by this
+            much. 0: never (only a single contender left, or the cases running out, end it).
+    """
+    running = list(running)
+    means = {c: float(np.nanmean(scores[c])) if np.any(~np.isnan(scores[c])) else -1.0 for c in running}
+    leader = max(running, key=lambda c: (means[c], c)) if running else None
+    if len(running) < 2 or leader is None:
+        return Round([], leader, ONE_LEFT if running else None)
+    level = pair_level(confidence, contenders)
+    threshold = np.log(1 / level)
+    pairs = [(a, b) for a in running for b in running if a != b and b != leader]
+    proof = evidence(np.array([scores[a] for a, _ in pairs]), np.array([scores[b] for _, b in pairs]))
+    behind: dict[str, str] = {}  # contender: the rival it is most surely behind
+    best: dict[str, float] = {}
+    for (a, b), held in zip(pairs, proof, strict=True):
+        if held >= threshold and held > best.get(b, -1.0):
+            behind[b], best[b] = a, float(held)
+    stops = [
+        Stop(
+            c,
+            int(np.sum(~np.isnan(scores[c]))),
+            behind[c],
+            round(100 * lower_bound(scores[behind[c]], scores[c], level), 1),
+        )
+        for c in running
+        if c in behind
+    ]
+    left = [c for c in running if c not in behind]
+    if len(left) == 1:
+        return Round(stops, leader, ONE_LEFT)
+    return Round(stops, leader, TIED if margin > 0 and _within(scores, leader, left, margin, threshold) else None)
+
+
+def _within(scores: Mapping[str, np.ndarray], leader: str, left: list[str], margin: float, threshold: float) -> bool:
+    """The bets have ruled out that any contender still in is ``margin`` points or more ahead of the leader."""
+    others = [c for c in left if c != leader]
+    held = evidence(np.array([scores[leader]] * len(others)), np.array([scores[c] for c in others]), -margin / 100)
+    return bool(np.all(held >= threshold))
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """A race run offline over scores known in advance (:func:`replay_race`)."""
+
+    #: Cases each contender answered before it was stopped or the race ended, in the matrix's row order.
+    answered: list[int]
+    #: Rows still in when the race ended (the first is the leader).
+    survivors: list[int]
+    #: Why the race ended.
+    ended: str
+
+    @property
+    def calls(self) -> int:
+        """Calls the race made (one per case answered)."""
+        return sum(self.answered)
+
+
+def replay_race(matrix: np.ndarray, round_size: int, confidence: float = 0.95, margin: float = 0.0) -> Replayed:
+    """Race the rows of ``matrix`` (contenders × cases, per-case scores in [0, 1] in the order the race calls
+    them, NaN for no score) as an adaptive run would: the same rounds and decisions, no calls. For simulations
+    and for estimating an adaptive run's calls from a past run."""
+    rows, total = matrix.shape
+    names = [str(i) for i in range(rows)]
+    answered = [total] * rows
+    running = list(names)
+    for start in range(0, total, round_size):
+        upto = min(total, start + round_size)
+        scores = {
+            n: matrix[int(n), :upto] if n in running else _cut(matrix[int(n)], answered[int(n)], upto) for n in names
+        }
+        decided = judge_round(scores, running, rows, confidence, margin)
+        for stop in decided.stops:
+            answered[int(stop.contender)] = upto
+            running.remove(stop.contender)
+        if decided.ended:
+            for n in running:
+                answered[int(n)] = upto
+            leader = decided.leader or running[0]
+            order = [leader] + [n for n in running if n != leader]
+            return Replayed(answered, [int(n) for n in order], decided.ended)
+    return Replayed(answered, [int(n) for n in running], CASES_RAN_OUT)
+
+
+def _cut(row: np.ndarray, answered: int, upto: int) -> np.ndarray:
+    cut = row[:upto].copy()
+    cut[answered:] = np.nan
+    return cut

@@ -1,0 +1,270 @@
+"""Adaptive runs (``evalcore run --adaptive``): stop calling the contenders that cannot be the best.
+
+The run calls its cases in a random order drawn from a seed, in rounds: every contender still in answers a
+round's cases, then the race (:func:`evalcore.analysis.racing.judge_round`) stops those that, with the chosen
+confidence, cannot be the best by score. The run ends when one contender is left, when the leaders are within
+the margin, or when the cases run out. A stopped contender keeps what it answered; nothing is stored for the
+cases it skipped.
+
+The run records the race in its settings under :data:`SETTING` (free form in the run file, so a reader that
+knows nothing of races still reads it): the seed, confidence, margin and round size, and each stop (after how
+many cases, behind whom, by how much at least). A resumed run replays the recorded rounds from its stored
+results, which reach the same decisions, and continues the race.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from evalcore.analysis.racing import CASES_RAN_OUT, METHOD, Round, judge_round
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case, Contender, Result
+from evalcore.storage.history import update_settings
+
+if TYPE_CHECKING:
+    from evalcore.core.records import Run
+    from evalcore.execution.plan import Plan
+    from evalcore.execution.progress import Progress
+    from evalcore.storage.store import Store
+    from evalcore.suite.config import AdaptiveModel
+
+log = logging.getLogger(__name__)
+
+#: The key of a run's settings that records its race.
+SETTING = "adaptive"
+
+
+@dataclass(frozen=True)
+class RaceSettings:
+    """How an adaptive run races its contenders."""
+
+    #: The chance that the best contender is never stopped, however often the race looks.
+    confidence: float = 0.95
+    #: Points (0-100): the race ends when no contender still in can be ahead of the leader by this much; 0: never.
+    margin: float = 0.0
+    #: The seed of the order the cases are called in.
+    seed: int = 0
+    #: Cases per round; None: :func:`default_round` of the number of cases.
+    round: int | None = None
+
+    def round_size(self, cases: int) -> int:
+        """Cases per round for a run of ``cases`` cases."""
+        return self.round or default_round(cases)
+
+
+def default_round(cases: int) -> int:
+    """A round of about one case in 25, from 10 to 50: small enough to stop early, big enough to keep every
+    contender's calls in flight."""
+    return max(10, min(50, cases // 25))
+
+
+def race_settings(
+    suite: AdaptiveModel | None,
+    adaptive: bool | None = None,
+    confidence: float | None = None,
+    margin: float | None = None,
+    seed: int | None = None,
+    round_cases: int | None = None,
+) -> RaceSettings | None:
+    """The race a run has: the suite's ``run.adaptive``, with the command line's flags over it; None when the run
+    is not adaptive (``adaptive`` False, or neither the flag nor the suite asks for it).
+
+    Raises:
+        ConfigError: a confidence, margin or round out of range.
+    """
+    if adaptive is False or (adaptive is None and suite is None):
+        return None
+    given = RaceSettings() if suite is None else RaceSettings(suite.confidence, suite.margin, 0, suite.round)
+    chosen = RaceSettings(
+        confidence=given.confidence if confidence is None else confidence,
+        margin=given.margin if margin is None else margin,
+        seed=_seed(seed, suite.seed if suite is not None else None),
+        round=given.round if round_cases is None else round_cases,
+    )
+    if not 0.5 <= chosen.confidence < 1:
+        raise ConfigError(f"--confidence {chosen.confidence:g}: give a chance from 0.5 to below 1, e.g. 0.95")
+    if not 0 <= chosen.margin <= 100:
+        raise ConfigError(f"--margin {chosen.margin:g}: give points of score from 0 to 100, e.g. 2")
+    if chosen.round is not None and chosen.round < 1:
+        raise ConfigError(f"--round {chosen.round}: give a number of cases per round of at least 1")
+    return chosen
+
+
+def _seed(flag: int | None, suite: int | None) -> int:
+    if flag is not None:
+        return flag
+    return suite if suite is not None else secrets.randbelow(2**31)
+
+
+def race_record(settings: RaceSettings, cases: int) -> dict[str, Any]:
+    """What a run records of its race when it starts: no stop yet."""
+    return {
+        "confidence": settings.confidence,
+        "margin": settings.margin,
+        "seed": settings.seed,
+        "round": settings.round_size(cases),
+        "method": METHOD,
+        "stops": [],
+        "ended": None,
+    }
+
+
+def recorded_race(run_settings: Mapping[str, Any]) -> RaceSettings | None:
+    """The race a stored run records (:func:`race_record`), to resume it with; None for a run that is not adaptive."""
+    found = run_settings.get(SETTING)
+    if not isinstance(found, dict):
+        return None
+    return RaceSettings(float(found["confidence"]), float(found["margin"]), int(found["seed"]), int(found["round"]))
+
+
+def race_stops(run_settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The contenders a run's race stopped, by id: ``{after_cases, of_cases, behind, by_at_least}`` each."""
+    found = run_settings.get(SETTING)
+    stops = found.get("stops") if isinstance(found, dict) else None
+    return {s["contender"]: s for s in stops if isinstance(s, dict)} if isinstance(stops, list) else {}
+
+
+def race_order(cases: int, seed: int) -> list[int]:
+    """The order an adaptive run calls its cases in: positions of the plan's cases, shuffled by ``seed``."""
+    return random.Random(seed).sample(range(cases), cases)
+
+
+class Rounds(Protocol):
+    """What the race needs of the runner: calling a round, and the run's progress."""
+
+    progress: Progress
+
+    async def run_round(self, contenders: Sequence[Contender], cases: Sequence[Case]) -> None: ...
+
+
+class Race:
+    """The race of one adaptive run: every score so far, in race order, and who is still in."""
+
+    def __init__(
+        self,
+        settings: RaceSettings,
+        contenders: Sequence[Contender],
+        cases: Sequence[Case],
+        store: Store,
+        run_id: str,
+        stored: Sequence[Result] = (),
+        stopped: Mapping[str, dict[str, Any]] | None = None,
+    ):
+        self.settings, self.contenders, self.cases = settings, list(contenders), list(cases)
+        self.store, self.run_id = store, run_id
+        self.order = race_order(len(self.cases), settings.seed)
+        self.position = {self.cases[i].key: at for at, i in enumerate(self.order)}
+        self.sums = {c.id: np.zeros(len(self.cases)) for c in self.contenders}
+        self.counts = {c.id: np.zeros(len(self.cases)) for c in self.contenders}
+        self.stopped: dict[str, dict[str, Any]] = dict(stopped or {})
+        for result in stored:
+            self.add(result)
+
+    def add(self, result: Result) -> None:
+        """Count a result's score (an error counts nothing: the case has no score for that contender)."""
+        if result.status != "scored" or result.score is None or result.contender not in self.sums:
+            return
+        at = self.position[(result.dataset, result.case)]
+        self.sums[result.contender][at] += result.score
+        self.counts[result.contender][at] += 1
+
+    def scores(self, upto: int) -> dict[str, np.ndarray]:
+        """Each contender's mean score per case over the first ``upto`` cases of the race, NaN where it has none."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return {
+                c: self.sums[c][:upto] / np.where(self.counts[c][:upto] > 0, self.counts[c][:upto], np.nan)
+                for c in self.sums
+            }
+
+    async def run(self, rounds: Rounds) -> None:
+        """Call the rounds, stopping contenders as the race decides, until it ends."""
+        size, total = self.settings.round_size(len(self.cases)), len(self.cases)
+        ended, upto = CASES_RAN_OUT, total
+        for start in range(0, total, size):
+            running = [c for c in self.contenders if c.id not in self.stopped]
+            upto = min(total, start + size)
+            await rounds.run_round(running, [self.cases[i] for i in self.order[start:upto]])
+            decided = judge_round(
+                self.scores(upto),
+                [c.id for c in running],
+                len(self.contenders),
+                self.settings.confidence,
+                self.settings.margin,
+            )
+            self._record(decided, upto, rounds.progress)
+            if decided.ended:
+                ended = decided.ended
+                break
+        self._end(ended, upto, rounds.progress)
+
+    def _record(self, decided: Round, upto: int, progress: Progress) -> None:
+        new: list[dict[str, Any]] = []
+        for stop in decided.stops:
+            entry = {
+                "contender": stop.contender,
+                "after_cases": upto,
+                "of_cases": len(self.cases),
+                "answered": stop.after_cases,
+                "behind": stop.behind,
+                "by_at_least": stop.by_at_least,
+            }
+            self.stopped[stop.contender] = entry
+            new.append(entry)
+            mark_stopped(progress, entry)
+        if new:
+            log.info("race: stopped %s after %d cases", ", ".join(str(e["contender"]) for e in new), upto)
+            update_settings(self.store, self.run_id, lambda s: _with(s, stops=[*s[SETTING]["stops"], *new]))
+
+    def _end(self, ended: str, upto: int, progress: Progress) -> None:
+        progress.race = ended
+        for contender in self.contenders:
+            p = progress.contenders.get(contender.id)
+            if p is not None and p.finished is None:
+                p.finished = time.monotonic()
+                if upto < len(self.cases):
+                    p.stopped = f"the race ended after {upto} of {len(self.cases)} cases: {ended}"
+        update_settings(self.store, self.run_id, lambda s: _with(s, ended=ended, ended_after_cases=upto))
+
+
+def _with(settings: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    return {**settings, SETTING: {**settings[SETTING], **changes}}
+
+
+def stop_text(stop: Mapping[str, Any]) -> str:
+    """``stopped after 120 of 500 cases: behind fake/x by at least 6 points``."""
+    return (
+        f"stopped after {stop['after_cases']} of {stop['of_cases']} cases: "
+        f"behind {stop['behind']} by at least {stop['by_at_least']:g} points"
+    )
+
+
+def mark_stopped(progress: Progress, stop: Mapping[str, Any]) -> None:
+    """Show a stop in the run's progress: the contender's bar says why, and its calls left count as saved."""
+    p = progress.contenders.get(stop["contender"])
+    if p is not None:
+        p.stopped = stop_text(stop)
+        p.finished = p.finished or time.monotonic()
+
+
+def check_race(settings: RaceSettings | None, contenders: Sequence[Contender]) -> None:
+    """Refuse a race with fewer than two contenders: there is nobody to stop."""
+    if settings is not None and len(contenders) < 2:
+        raise ConfigError("--adaptive races contenders against each other: the lineup needs at least two")
+
+
+def open_race(plan: Plan, store: Store, run: Run, done: set[tuple[str, str, str, int]]) -> Race | None:
+    """The race of an adaptive plan, with a resumed run's stored scores and stops; None for a plain run."""
+    settings = plan.options.adaptive
+    if settings is None:
+        return None
+    stored = store.load_run(run.info.id).results if done else []
+    stopped = race_stops(run.info.settings) if done else {}
+    return Race(settings, plan.contenders, plan.cases, store, run.info.id, stored, stopped)

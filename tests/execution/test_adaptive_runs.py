@@ -1,0 +1,60 @@
+import asyncio
+import threading
+from collections import Counter
+
+import pytest
+
+from evalcore.execution.adaptive import RaceSettings, race_stops
+from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.runner import execute_plan, resume_plan, run_suite, start_run
+from evalcore.storage.store import Store
+from evalcore.suite.loader import load_suite
+from tests.suites import write_suite
+
+WANT = {"name": "Ann", "kind": "a", "count": 2, "amount": 10.5, "urgent": True, "tags": ["x"]}
+
+
+@pytest.fixture
+def suite(tmp_path):
+    cases = {f"c/{i:03d}": ("Ann needs kind a, 2 units, $10.5, urgent, tag x.", WANT) for i in range(240)}
+    lineup = [{"model": "fake/skill", "settings": {"skill": [0.95, 0.75, 0.2]}}]
+    return load_suite(write_suite(tmp_path / "suite", {"lineup": lineup, "weighted_score": {"weights": {}}}, cases))
+
+
+def _race(seed=5):
+    return RunOptions(adaptive=RaceSettings(seed=seed, round=20))
+
+
+def test_a_race_stops_the_contenders_that_cannot_win_and_stores_only_what_they_answered(suite, tmp_db):
+    store = Store(tmp_db)
+    run_id, status = run_suite(make_plan(suite, _race()), store)
+    run = store.load_run(run_id)
+    stops = race_stops(run.info.settings)
+    assert status == "completed" and set(stops) == {"fake/skill · skill=0.75", "fake/skill · skill=0.2"}
+    counts = Counter(r.contender for r in run.results)
+    for name, stop in stops.items():
+        assert counts[name] == stop["after_cases"] < 240 and stop["behind"] == "fake/skill · skill=0.95"
+        assert stop["by_at_least"] > 0
+    assert run.info.settings["adaptive"]["ended"] == "one contender left"
+    assert len(run.results) < 3 * 240
+
+
+def test_a_resumed_race_continues_to_the_same_decisions(suite, tmp_db, tmp_path, monkeypatch):
+    whole = Store(tmp_path / "whole.db")
+    run_id, _ = run_suite(make_plan(suite, _race()), whole)
+    expected = race_stops(whole.load_run(run_id).info.settings)
+
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0.02")  # slow enough to stop it mid-race
+    store = Store(tmp_db)
+    plan = make_plan(suite, _race())
+    run = start_run(plan, store)
+    stop = threading.Event()
+
+    def halt_at_first_stop(progress):
+        if any(p.stopped for p in progress.contenders.values()):
+            stop.set()
+
+    assert asyncio.run(execute_plan(plan, store, run, on_progress=halt_at_first_stop, stop=stop)) == "cancelled"
+    plan, run, done = resume_plan(store, run.info.id)
+    assert asyncio.run(execute_plan(plan, store, run, done)) == "completed"
+    assert race_stops(store.load_run(run.info.id).info.settings) == expected
