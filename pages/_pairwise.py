@@ -12,6 +12,26 @@ from pages._widgets import plain
 #: The panel's choice of how an inconsistent verdict counts (its own key: no other widget means this).
 INCONSISTENT_KEY = "pairwise_inconsistent"
 _CHOICES = {"as a tie": "tie", "not at all": "exclude"}
+_SHARE = "%.1f%%"
+#: How :func:`~evalcore.analysis.win_rates.win_rate_frame` reads, here and in the People panel.
+WIN_RATE_COLUMNS = {
+    "win rate %": st.column_config.NumberColumn(
+        "win rate", format=_SHARE, help="(wins + ties / 2) / (wins + losses + ties)"
+    ),
+    "low %": st.column_config.NumberColumn("low", format=_SHARE, help="95% Wilson interval"),
+    "high %": st.column_config.NumberColumn("high", format=_SHARE),
+}
+#: How :func:`~evalcore.analysis.win_rates.strength_frame` reads, here and in the People panel.
+STRENGTH_COLUMNS = {
+    "strength": st.column_config.NumberColumn(
+        "strength", format="%+.2f", help="Bradley–Terry log-strength; exp(a − b): odds that a beats b"
+    ),
+    "low": st.column_config.NumberColumn("low", format="%+.2f", help="95% bootstrap interval over cases"),
+    "high": st.column_config.NumberColumn("high", format="%+.2f"),
+    "P(best) %": st.column_config.NumberColumn(
+        "P(best)", format="%.0f%%", help="Share of bootstrap resamples of the cases it ranks first in"
+    ),
+}
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -41,29 +61,13 @@ def pairwise_panel(now: _loaders.Current) -> None:
                 "A win, loss or tie counts only when both orders agree."
             )
         )
-        share = "%.1f%%"
         st.dataframe(
             win_rates.win_rate_frame(summary),
             hide_index=True,
-            column_config={
-                "win rate %": st.column_config.NumberColumn(
-                    "win rate", format=share, help="(wins + ties / 2) / (wins + losses + ties)"
-                ),
-                "low %": st.column_config.NumberColumn("low", format=share, help="95% Wilson interval"),
-                "high %": st.column_config.NumberColumn("high", format=share),
-            },
+            column_config=WIN_RATE_COLUMNS,
         )
         st.dataframe(
             win_rates.strength_frame(summary),
             hide_index=True,
-            column_config={
-                "strength": st.column_config.NumberColumn(
-                    "strength", format="%+.2f", help="Bradley–Terry log-strength; exp(a − b): odds that a beats b"
-                ),
-                "low": st.column_config.NumberColumn("low", format="%+.2f", help="95% bootstrap interval over cases"),
-                "high": st.column_config.NumberColumn("high", format="%+.2f"),
-                "P(best) %": st.column_config.NumberColumn(
-                    "P(best)", format="%.0f%%", help="Share of bootstrap resamples of the cases it ranks first in"
-                ),
-            },
+            column_config=STRENGTH_COLUMNS,
         )

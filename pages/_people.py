@@ -7,7 +7,16 @@ import streamlit as st
 from evalcore.analysis import human, win_rates
 from evalcore.storage.ratings import load_ratings
 from pages import _loaders
+from pages._pairwise import STRENGTH_COLUMNS, WIN_RATE_COLUMNS
 from pages._widgets import plain
+
+_SCORE = st.column_config.NumberColumn(format="%.3f")
+#: The corrected scores on the judged metric's 0..1 scale, three digits as the CLI prints them.
+_CORRECTED_COLUMNS = {name: _SCORE for name in ("judge", "judge low", "judge high", "corrected", "low", "high")} | {
+    "bias": st.column_config.NumberColumn(
+        format="%+.3f", help="the judge's mean error where people rated: judge minus people"
+    )
+}
 
 
 def people_panel(now: _loaders.Current) -> None:
@@ -23,8 +32,8 @@ def people_panel(now: _loaders.Current) -> None:
         st.caption(plain(f"{summary.ratings} ratings by {len(summary.raters)} raters.{demo}"))
         if summary.pairs:
             st.markdown("**Pairs rated blind**")
-            st.dataframe(win_rates.win_rate_frame(summary.pairs), hide_index=True)
-            st.dataframe(win_rates.strength_frame(summary.pairs), hide_index=True)
+            st.dataframe(win_rates.win_rate_frame(summary.pairs), hide_index=True, column_config=WIN_RATE_COLUMNS)
+            st.dataframe(win_rates.strength_frame(summary.pairs), hide_index=True, column_config=STRENGTH_COLUMNS)
             st.caption(plain(human.rater_line("pairs", summary.pair_raters)))
             st.caption(plain(human.agreement_line("pairwise judge", summary.judge_pairs)))
         if summary.single_raters:
@@ -32,7 +41,7 @@ def people_panel(now: _loaders.Current) -> None:
             st.caption(plain(human.agreement_line(f"judge ({summary.metric})", summary.judge_single)))
         if summary.corrected:
             st.markdown(plain(f"**{summary.metric} corrected by people** (prediction-powered, 95% intervals)"))
-            st.dataframe(human.corrected_frame(summary), hide_index=True)
+            st.dataframe(human.corrected_frame(summary), hide_index=True, column_config=_CORRECTED_COLUMNS)
             st.caption(
                 "corrected: the judge's mean plus its mean error where people rated randomly drawn replies; "
                 "its interval carries both the sampling of cases and the judge's measured error."

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from evalcore.storage.ratings import add_ratings
@@ -42,3 +44,23 @@ def test_a_rated_run_shows_peoples_ranking_agreement_and_corrected_score(monkeyp
 def test_a_run_without_ratings_has_no_panel(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, judged_run(4, run_id="run-plain"))
     assert _panel(open_page(PAGE)) is None
+
+
+def _formats(frame) -> dict[str, str | None]:
+    columns = json.loads(frame.proto.columns)
+    return {name: c.get("type_config", {}).get("format") for name, c in columns.items()}
+
+
+def test_peoples_win_rates_read_as_percentages_like_the_pairwise_panels(monkeypatch, tmp_path):
+    run = rated_run("run-rated")
+    seed(monkeypatch, tmp_path, run)
+    open_page(PAGE)
+    with Store(tmp_path / "evalcore.db") as store:
+        add_ratings(store, "run-rated", run.ratings)
+    rates, strengths, corrected = _panel(open_page(PAGE)).dataframe
+    assert {k: _formats(rates)[k] for k in ("win rate %", "low %", "high %")} == dict.fromkeys(
+        ("win rate %", "low %", "high %"), "%.1f%%"
+    )
+    assert _formats(strengths)["P(best) %"] == "%.0f%%"
+    assert _formats(strengths)["strength"] == "%+.2f"
+    assert _formats(corrected)["corrected"] == "%.3f"
