@@ -1,6 +1,7 @@
 """The run file's cross-field rules: what no single field can say (references, uniqueness, one primary metric,
-the weights' names, a score against its primary metric), read from the parsed tree itself, so they are reported
-even when some field is invalid. :mod:`evalcore.runfile.models` runs them after the field checks.
+the weights' names, a score against its primary metric, what pairwise verdicts and ratings name), read from the
+parsed tree itself, so they are reported even when some field is invalid. :mod:`evalcore.runfile.models` runs
+them after the field checks.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 from evalcore.core import aggregates, records
 from evalcore.runfile.pairwise import pairwise_problems
+from evalcore.runfile.ratings import ratings_problems
 
 Loc = tuple[str | int, ...]
 
@@ -35,6 +37,7 @@ def cross_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     yield from _weight_problems(data.get("run"), [m for _, m in metrics])
     yield from _result_problems(data)
     yield from pairwise_problems(data)
+    yield from ratings_problems(data)
 
 
 def header_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:

@@ -44,9 +44,14 @@ from evalcore.runfile.models import (
     status_problems,
 )
 from evalcore.runfile.pairwise import KEY, pairwise_problems, verdicts_of
+from evalcore.runfile.ratings import KEY as RATINGS
+from evalcore.runfile.ratings import ratings_of, ratings_problems
 
 #: The key schema version 2 adds after the sections (``docs/run-file.md``, "Schema version 2: pairwise verdicts").
 PAIRWISE = KEY
+#: The optional keys after the sections, in their order, each with the first schema version that has it.
+OPTIONAL = (PAIRWISE, RATINGS)
+_SINCE = {PAIRWISE: 2, RATINGS: 3}
 #: Bytes of element lines parsed at once: big enough that the parser's call costs nothing per result,
 #: small enough that only a sliver of the tree exists at a time.
 CHUNK_BYTES = 1 << 20
@@ -97,7 +102,7 @@ def tree_is_valid(tree: Any) -> bool:
 
 
 def _from_tree(tree: Any, keep: bool) -> records.Run | None:
-    if not isinstance(tree, dict) or tree.keys() - {PAIRWISE} != set(SECTIONS):
+    if not isinstance(tree, dict) or tree.keys() - set(OPTIONAL) != set(SECTIONS):
         return None
     try:
         header = _Header(tree)
@@ -167,8 +172,9 @@ class _Reader:
                 self._section(key, results.add)
             else:
                 self.tree[key] = self._value(key)
-        if self.pos != len(self.data):  # the optional key after the sections
-            self.tree[PAIRWISE] = self._value(PAIRWISE)
+        for key in OPTIONAL:  # the optional keys after the sections, each when present
+            if self.pos != len(self.data) and self.data.startswith(f'"{key}":'.encode(), self.pos):
+                self.tree[key] = self._value(key)
         if self.pos != len(self.data) or header is None or cases is None:
             raise _Unsure
         return header.run(cases.records, results.records)
@@ -233,9 +239,9 @@ class _Header:
 
     def __init__(self, tree: dict[str, Any]):
         version = tree.get("schema_version")
-        if tree.get("format") != FORMAT or type(version) is not int or version not in (1, 2):
+        if tree.get("format") != FORMAT or type(version) is not int or version not in (1, 2, 3):
             raise _Unsure
-        if version == 1 and PAIRWISE in tree:  # an unknown key in version 1: the models' path says so
+        if any(version < _SINCE[key] for key in OPTIONAL if key in tree):  # unknown in its version: the models say
             raise _Unsure
         try:
             self.info = RunEntry.model_validate(tree["run"])
@@ -254,14 +260,15 @@ class _Header:
         try:
             refused = [RefusalEntry.model_validate(r) for r in _list(self.tree["refused"])]
             pairwise = verdicts_of(_list(self.tree.get(PAIRWISE, [])))
+            ratings = ratings_of(_list(self.tree.get(RATINGS, [])))
         except ValidationError:
             raise _Unsure from None
-        if pairwise:
+        if pairwise or ratings:
             keys = [{"dataset": c.dataset, "id": c.id} for c in cases]
-            crossed = {"contenders": self.tree["contenders"], "cases": keys, PAIRWISE: self.tree[PAIRWISE]}
-            if any(True for _ in pairwise_problems(crossed)):
+            crossed = {"contenders": self.tree["contenders"], "cases": keys} | {k: self.tree.get(k) for k in OPTIONAL}
+            if any(True for _ in pairwise_problems(crossed)) or any(True for _ in ratings_problems(crossed)):
                 raise _Unsure
-        return run_of(self.info, self.metrics, self.contenders, cases, results, refused, pairwise)
+        return run_of(self.info, self.metrics, self.contenders, cases, results, refused, pairwise, ratings)
 
 
 def _list(value: Any) -> list[Any]:

@@ -16,26 +16,30 @@ from pydantic import BaseModel
 
 from evalcore.runfile import models as runfile_models
 from evalcore.runfile import pairwise as runfile_pairwise
-from evalcore.runfile.models import RunFileV2
+from evalcore.runfile import ratings as runfile_ratings
+from evalcore.runfile.models import RunFileV3
 
 #: The modules whose models make up a run file.
-_MODULES = (runfile_models, runfile_pairwise)
+_MODULES = (runfile_models, runfile_pairwise, runfile_ratings)
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of run files, schema versions 1 and 2 (version 2 adds ``pairwise``).
+    """The JSON Schema (draft 2020-12) of run files, schema versions 1 to 3 (version 2 adds ``pairwise``, version
+    3 ``ratings``).
 
-    The cross-field rules (references, uniqueness, one primary metric, status rules, ``pairwise`` only in
-    version 2) are beyond this schema; :func:`evalcore.runfile.read.read_run_file` checks them.
+    The cross-field rules (references, uniqueness, one primary metric, status rules, ``pairwise`` only from
+    version 2 and ``ratings`` only in version 3, a rating of one reply or of two) are beyond this schema;
+    :func:`evalcore.runfile.read.read_run_file` checks them.
     """
-    schema = RunFileV2.model_json_schema()
+    schema = RunFileV3.model_json_schema()
     schema["title"] = "RunFile"
     schema["description"] = (
-        "An evalcore run file: the whole record of one run. Schema version 1, or 2 when it holds pairwise verdicts."
+        "An evalcore run file: the whole record of one run. Schema version 1, 2 when it holds pairwise verdicts,"
+        " 3 when it holds people's ratings."
     )
     schema["properties"]["schema_version"] = {
-        "description": "The schema version (an integer): 1, or 2 for a file with pairwise verdicts.",
-        "enum": [1, 2],
+        "description": "The schema version (an integer): 1; 2 with pairwise verdicts; 3 with ratings.",
+        "enum": [1, 2, 3],
         "title": "Schema Version",
         "type": "integer",
     }
@@ -49,7 +53,7 @@ def json_schema() -> dict[str, Any]:
         if isinstance(m, type) and issubclass(m, BaseModel)
     }
     defs = schema.get("$defs", {})
-    for name, definition in [(RunFileV2.__name__, schema), *defs.items()]:
+    for name, definition in [(RunFileV3.__name__, schema), *defs.items()]:
         texts = {f: t for base in reversed(models[name].__mro__) for f, t in docs.get(base.__name__, {}).items()}
         properties = definition.get("properties", {})
         for field, text in texts.items():

@@ -72,6 +72,7 @@ def merge_runs(runs: Sequence[records.Run], *, by_id: bool = False, run_id: str 
     taken: set[str] = set()
     results: list[records.Result] = []
     verdicts: list[records.PairVerdict] = []
+    ratings: list[records.Rating] = []
     for run in runs:
         names = {}
         for c in run.contenders:
@@ -85,14 +86,20 @@ def merge_runs(runs: Sequence[records.Run], *, by_id: bool = False, run_id: str 
             case = where.get(_key_of(r.dataset, r.case, by_id))
             if case is not None:
                 results.append(_moved(r, names[r.contender], case, primary))
-        # A run's pairwise verdicts compare two of its own contenders: they keep their meaning under new names.
+        # A run's pairwise verdicts and people's ratings are of its own contenders: they keep their meaning under
+        # new names.
         for v in run.pairwise:
             case = where.get(_key_of(v.dataset, v.case, by_id))
             if case is not None:
                 verdicts.append(dataclasses.replace(v, dataset=case.dataset, case=case.id, a=names[v.a], b=names[v.b]))
+        for x in run.ratings:
+            case = where.get(_key_of(x.dataset, x.case, by_id))
+            if case is not None:
+                b = names[x.b] if x.b is not None else None
+                ratings.append(dataclasses.replace(x, dataset=case.dataset, case=case.id, a=names[x.a], b=b))
     info = _info(runs, cases, metrics, by_id, run_id, unmatched)
     refused = [x for r in runs for x in r.refused]
-    merged = records.Run(info, metrics, contenders, cases, results, refused, pairwise=verdicts)
+    merged = records.Run(info, metrics, contenders, cases, results, refused, pairwise=verdicts, ratings=ratings)
     common.sort_results(merged)
     info.provenance = _provenance(runs, merged)
     return Merged(merged, unmatched, renamed)

@@ -31,6 +31,7 @@ from pydantic import (
 from evalcore.core import records
 from evalcore.runfile._cross import Loc, cross_problems
 from evalcore.runfile.pairwise import PairwiseEntry
+from evalcore.runfile.ratings import RatingEntry
 
 INT64_MAX = 2**63 - 1
 
@@ -318,8 +319,21 @@ class RunFileV2(RunFileV1):
     """The pairwise judge's verdicts, one per comparison (may be empty)."""
 
 
+class RunFileV3(RunFileV2):
+    """An evalcore run file, schema version 3: version 2 and people's ratings of the run's replies.
+
+    A version 2 file is a version 3 file without ratings; a writer writes version 3 only for a run with ratings,
+    so that every reader of version 2 (or 1) reads the others.
+    """
+
+    schema_version: Literal[3]  # type: ignore[assignment]
+    """The schema version (an integer)."""
+    ratings: list[RatingEntry] = Field(default_factory=list)
+    """People's ratings of the run's replies, one per rater and item, in the order they were made (may be empty)."""
+
+
 #: The models by schema version: a reader picks one from ``schema_version``.
-RUN_FILE_MODELS: dict[int, type[RunFileV1]] = {1: RunFileV1, 2: RunFileV2}
+RUN_FILE_MODELS: dict[int, type[RunFileV1]] = {1: RunFileV1, 2: RunFileV2, 3: RunFileV3}
 
 # Where each model sits (list indexes left out), to name the keys allowed next to an unknown one.
 _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
@@ -333,6 +347,7 @@ _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
     ("results", "usage"): UsageEntry,
     ("refused",): RefusalEntry,
     ("pairwise",): PairwiseEntry,
+    ("ratings",): RatingEntry,
 }
 
 
@@ -350,8 +365,9 @@ def run_of(
     results: list[records.Result],
     refused: Iterable[RefusalEntry],
     pairwise: list[records.PairVerdict],
+    ratings: list[records.Rating],
 ) -> records.Run:
-    """The run that a file's validated entries hold (its cases, results and verdicts already records)."""
+    """The run that a file's validated entries hold (its cases, results, verdicts and ratings already records)."""
     info = records.RunInfo(
         id=run.id,
         suite=run.suite,
@@ -370,6 +386,7 @@ def run_of(
         results=results,
         refused=[records.Refusal(x.model, x.settings, x.reason) for x in refused],
         pairwise=pairwise,
+        ratings=ratings,
     )
 
 

@@ -4,7 +4,8 @@ One rating a line, a JSON object: the run it belongs to, the item (``dataset``, 
 ``contender``, for one reply, or ``a`` and ``b``, for two), the ``rater``, the ``verdict``, and optionally the
 ``scores`` per judge dimension, a ``comment``, the ``time`` it was made and ``random`` (false when the rater's
 queue put the judges' disagreements first). :class:`RatingEntry` is the one definition of a rating on disk:
-the run file's optional ``ratings`` key holds the same entries without ``run``.
+the run file's optional ``ratings`` key (schema version 3, ``docs/run-file.md``) holds the same entries without
+``run``, and :func:`ratings_problems` is that key's rules that cross sections.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 
+#: The run file's top-level key.
+KEY = "ratings"
+Loc = tuple[str | int, ...]
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
 
@@ -85,14 +89,48 @@ def entry_data(rating: records.Rating) -> dict[str, Any]:
     item = {"contender": rating.a} if rating.b is None else {"a": rating.a, "b": rating.b}
     data: dict[str, Any] = {"dataset": rating.dataset, "case": rating.case, "sample": rating.sample, **item}
     data |= {"rater": rating.rater, "verdict": rating.verdict}
-    if rating.scores:
-        data["scores"] = rating.scores
+    if rating.scores:  # floats as they read back, so a file written again is the same bytes
+        data["scores"] = {k: float(v) for k, v in rating.scores.items()}
     if rating.comment:
         data["comment"] = rating.comment
     data["time"] = rating.created_at
     if not rating.random:
         data["random"] = False
     return data
+
+
+def ratings_of(items: Any) -> list[records.Rating]:
+    """The records of a run file tree's ``ratings`` list (validated here).
+
+    Raises:
+        pydantic.ValidationError: an entry breaks its model.
+    """
+    return [rating_of(RatingEntry.model_validate(x)) for x in items]
+
+
+def ratings_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
+    """The rules of a run file's ``ratings`` entries that cross sections, as ``(location, message)``: each names
+    a contender and a case of the file, and a rater rates an item once."""
+    items = data.get(KEY)
+    if not isinstance(items, list):
+        return
+    contenders = {c.get("id") for c in data.get("contenders") or [] if isinstance(c, dict)}
+    cases = {(c.get("dataset"), c.get("id")) for c in data.get("cases") or [] if isinstance(c, dict)}
+    seen: dict[tuple, int] = {}
+    for i, r in enumerate(items):
+        if not isinstance(r, dict):
+            continue
+        for side in ("contender", "a", "b"):
+            if isinstance(r.get(side), str) and r[side] not in contenders:
+                yield (KEY, i, side), f"{r[side]!r} is not a contenders[].id"
+        where = (r.get("dataset"), r.get("case"))
+        if all(isinstance(x, str) for x in where) and where not in cases:
+            yield (KEY, i, "case"), f"({where[0]!r}, {where[1]!r}) is not a (dataset, id) in cases[]"
+        key = (*where, r.get("sample", 0), r.get("contender") or r.get("a"), r.get("b") or "", r.get("rater"))
+        if all(isinstance(x, str | int) for x in key):
+            if key in seen:
+                yield (KEY, i), f"duplicate rating: already at {KEY}.{seen[key]}"
+            seen.setdefault(key, i)
 
 
 def dump_ratings(run_id: str, ratings: Iterable[records.Rating]) -> str:

@@ -40,10 +40,13 @@ from evalcore.runfile.models import (
     short_json,
 )
 from evalcore.runfile.pairwise import verdict_of
+from evalcore.runfile.ratings import rating_of
 
 SCHEMA_VERSION = 1
 #: The schema version of a run file with pairwise verdicts (``docs/run-file.md``, "Schema version 2").
 PAIRWISE_VERSION = 2
+#: The schema version of a run file with people's ratings (``docs/run-file.md``, "Schema version 3").
+RATINGS_VERSION = 3
 #: Default cap on a run file's (decompressed) size: a gzip bomb stops here.
 MAX_BYTES = 1 << 30
 #: At most this many problems are listed; the last line counts the rest.
@@ -257,7 +260,8 @@ def to_records(f: RunFileV1) -> records.Run:
         [records.Case(c.dataset, c.id, c.variant, c.input, c.expected, c.metadata) for c in f.cases],
         [_result_record(x) for x in f.results],
         f.refused,
-        [verdict_of(x) for x in getattr(f, "pairwise", [])],  # version 2 only
+        [verdict_of(x) for x in getattr(f, "pairwise", [])],  # version 2 and later
+        [rating_of(x) for x in getattr(f, "ratings", [])],  # version 3
     )
 
 

@@ -21,10 +21,20 @@ from typing import Any, BinaryIO
 from evalcore._util.files import atomic_file
 from evalcore.core import records
 from evalcore.runfile import fast as runfile_fast
+from evalcore.runfile import ratings as runfile_ratings
 from evalcore.runfile.models import join_loc
 from evalcore.runfile.pairwise import KEY, verdict_dict
-from evalcore.runfile.read import FORMAT, PAIRWISE_VERSION, SCHEMA_VERSION, bad_values, invalid, validate_run_dict
+from evalcore.runfile.read import (
+    FORMAT,
+    PAIRWISE_VERSION,
+    RATINGS_VERSION,
+    SCHEMA_VERSION,
+    bad_values,
+    invalid,
+    validate_run_dict,
+)
 from evalcore.storage.pairs import load_pairs
+from evalcore.storage.ratings import load_ratings
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +45,8 @@ def run_to_dict(run: records.Run) -> dict[str, Any]:
     """The run as the run file's JSON object: keys in the spec's order, numbers as the spec types them."""
     return {
         "format": FORMAT,
-        # Version 2 only for a run with pairwise verdicts: every other file stays one version 1 readers read.
-        "schema_version": PAIRWISE_VERSION if run.pairwise else SCHEMA_VERSION,
+        # The oldest version that holds the run: a reader of an older schema reads every file that needs no more.
+        "schema_version": RATINGS_VERSION if run.ratings else PAIRWISE_VERSION if run.pairwise else SCHEMA_VERSION,
         "run": _info_dict(run.info),
         "metrics": [
             {
@@ -52,6 +62,7 @@ def run_to_dict(run: records.Run) -> dict[str, Any]:
         "results": [_result_dict(r) for r in run.results],
         "refused": [{"model": x.model, "settings": x.settings, "reason": x.reason} for x in run.refused],
         **({KEY: [verdict_dict(v) for v in run.pairwise]} if run.pairwise else {}),
+        **({runfile_ratings.KEY: [runfile_ratings.entry_data(r) for r in run.ratings]} if run.ratings else {}),
     }
 
 
@@ -240,6 +251,7 @@ def export_run(store: Any, run_id: str, path: str | os.PathLike[str], gzip: bool
     """
     head, parts = store.load_run_in_parts(run_id)
     head.pairwise = load_pairs(store, run_id)
+    head.ratings = load_ratings(store, run_id)
     return write_run_file_in_parts(head, parts, path, gzip, whole=lambda: store.load_run(run_id))
 
 

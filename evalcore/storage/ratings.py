@@ -65,6 +65,12 @@ def rating_rows(conn: sqlite3.Connection, run_id: str) -> list[tuple]:
     return conn.execute(sql, (run_id,)).fetchall()
 
 
+def attach(run: records.Run, rows: list[tuple]) -> records.Run:
+    """``run`` with the ratings of these :func:`rating_rows` as its ``ratings``."""
+    run.ratings = [rating_of(row) for row in rows]
+    return run
+
+
 def load_ratings(store: Any, run_id: str) -> list[records.Rating]:
     """A stored run's ratings, in the order they were stored."""
     with store.transaction("DEFERRED") as conn:

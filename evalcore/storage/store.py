@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from evalcore.core import records
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import StoreError
-from evalcore.storage import frame_read, history, pairs, rows
+from evalcore.storage import frame_read, history, pairs, ratings, rows
 from evalcore.storage.migrations import MIGRATION_NAMES, applied_names, migrations
 from evalcore.storage.rows import FULL_BATCH, RESULT_FIELDS, ResultRows
 
@@ -177,6 +177,7 @@ class Store:
             # e.g. two contenders with one id, two cases with one (dataset, id), NaN in settings
             raise StoreError(f"run {run_id!r} cannot be stored: {e}") from e
         pairs.insert_pairs(conn, run_id, run.pairwise)
+        ratings.insert_ratings(conn, run_id, run.ratings)
         if not run.results:  # a run about to start: no positions to look up
             return
         contenders = {c.id: i for i, c in enumerate(run.contenders)}
@@ -361,8 +362,8 @@ class Store:
         with self.transaction("DEFERRED") as conn:
             head = self._head_rows(conn, run_id, cases=results)
             found = rows.result_cursor(conn, run_id, contender).fetchall() if results else []
-            verdicts = pairs.pair_rows(conn, run_id)
-        return pairs.attach(rows.run_from_rows(*head, found), verdicts)
+            verdicts, rated = pairs.pair_rows(conn, run_id), ratings.rating_rows(conn, run_id)
+        return ratings.attach(pairs.attach(rows.run_from_rows(*head, found), verdicts), rated)
 
     def _head_rows(self, conn: sqlite3.Connection, run_id: str, cases: bool) -> tuple[tuple, list[tuple], list[tuple]]:
         """:func:`rows.head_rows`, for a run that is stored.

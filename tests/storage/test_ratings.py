@@ -1,5 +1,6 @@
 """People's ratings in the store: kept in order, replaced per rater and item, deleted with their run."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from tests.factories import rated_run
 @pytest.fixture
 def store(tmp_path: Path):
     with Store(tmp_path / "evalcore.db") as s:
-        s.import_run(rated_run())
+        s.import_run(replace(rated_run(), ratings=[]))  # the tests add its ratings
         yield s
 
 
@@ -46,3 +47,9 @@ def test_ratings_go_with_their_run(store):
 def test_ratings_of_an_unknown_run_are_refused(store):
     with pytest.raises(StoreError, match="run 'nope' is not in the store"):
         add_ratings(store, "nope", rated_run().ratings)
+
+
+def test_a_run_imported_with_ratings_loads_with_them(tmp_path: Path):
+    with Store(tmp_path / "evalcore.db") as s:
+        s.import_run(rated_run())
+        assert s.load_run("run-0001").ratings == rated_run().ratings
