@@ -28,7 +28,14 @@ def people_panel(now: _loaders.Current) -> None:
         return
     with st.expander("People: ratings, agreement and the judge corrected", icon=":material/groups:"):
         summary = human.human_summary(_loaders.run_with_results(now), ratings, resamples=200)
-        demo = " Demo data: the raters are made up, to show how the panel reads." if summary.demo else ""
+        made_up = sum(human.is_demo_rater(r) for r in summary.raters)
+        demo = (
+            " Demo data: the raters are made up, to show how the panel reads."
+            if summary.demo
+            else f" Demo data: {made_up} of the {len(summary.raters)} raters (demo/…) are made up."
+            if made_up
+            else ""
+        )
         st.caption(plain(f"{summary.ratings} ratings by {len(summary.raters)} raters.{demo}"))
         if summary.pairs:
             st.markdown("**Pairs rated blind**")

@@ -32,6 +32,9 @@ rater = visitor.email if visitor.signed_in and visitor.email else st.text_input(
 if not rater:
     st.caption("Type your name once: your ratings and your place in the queue are kept under it.")
     st.stop()
+if problem := rating.rater_problem(rater):
+    st.error(plain(problem))
+    st.stop()
 
 st.caption(plain(now.label))
 left, middle, right = st.columns([2, 2, 1])

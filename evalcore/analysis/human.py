@@ -30,7 +30,7 @@ from evalcore.analysis.agreement import Agreement, compare_raters
 from evalcore.analysis.ppi import CorrectedMean, ppi_mean
 from evalcore.analysis.reliability import krippendorff_alpha
 from evalcore.analysis.win_rates import PairwiseSummary, pairwise_summary
-from evalcore.core.records import PairVerdict, Rating, Run
+from evalcore.core.records import DEMO_RATER, PairVerdict, Rating, Run
 
 #: A person's pair verdict as a pairwise outcome of ``a``.
 _OUTCOME = {"a": "win", "b": "loss", "tie": "tie", "both_bad": "tie"}
@@ -109,6 +109,11 @@ class HumanSummary:
         )
 
 
+def is_demo_rater(rater: str) -> bool:
+    """Whether ``rater`` is one of the bundled demo's made-up raters (``demo/rater-1``), not a person."""
+    return rater.startswith(DEMO_RATER)
+
+
 def human_verdicts(ratings: Sequence[Rating]) -> list[PairVerdict]:
     """The pair ratings as pairwise verdicts, the rater in the judge's place."""
     return [
@@ -168,7 +173,7 @@ def human_summary(run: Run, ratings: Sequence[Rating] | None = None, *, resample
     raters = list(dict.fromkeys(r.rater for r in ratings))
     pairs = [r for r in ratings if r.b is not None]
     singles = [r for r in ratings if r.b is None]
-    summary = HumanSummary(len(ratings), raters, bool(raters) and all(r.startswith("demo/") for r in raters))
+    summary = HumanSummary(len(ratings), raters, bool(raters) and all(is_demo_rater(r) for r in raters))
     contenders = [c.id for c in run.contenders]
     if pairs:
         summary.pairs = pairwise_summary(human_verdicts(pairs), contenders, resamples=resamples)

@@ -184,6 +184,8 @@ class PairVerdict:
 
 #: A person's verdict on two replies: ``a`` better, ``b`` better, a tie, or both bad.
 PAIR_VERDICTS: tuple[str, ...] = ("a", "b", "tie", "both_bad")
+#: How the bundled demo's made-up raters are named (``demo/rater-1``): no person's name may start with it.
+DEMO_RATER = "demo/"
 
 
 @dataclass

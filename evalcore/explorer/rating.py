@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from evalcore.analysis.human import SCALE
-from evalcore.core.records import Rating, Result, Run
+from evalcore.core.records import DEMO_RATER, Rating, Result, Run
 
 Mode = Literal["pairwise", "single"]
 #: Items in a queue unless the rater asks for another size.
@@ -55,6 +55,14 @@ class BlindView:
     input: str
     expected: str
     replies: tuple[str, ...]
+
+
+def rater_problem(rater: str) -> str | None:
+    """Why ratings cannot be stored under this name (None when they can): the bundled demo's made-up raters'
+    prefix marks ratings no person made."""
+    if rater.startswith(DEMO_RATER):
+        return f"{rater!r}: names starting with {DEMO_RATER!r} mark the demo's made-up raters; type your own name."
+    return None
 
 
 def rater_seed(run_id: str, rater: str, mode: Mode) -> int:

@@ -6,9 +6,11 @@ import json
 
 import pytest
 
+from evalcore.core.records import Rating
+from evalcore.runfile.read import read_run_file
 from evalcore.storage.ratings import add_ratings
 from evalcore.storage.store import Store
-from tests.app.test_app_shared import open_page, seed, texts, unescaped
+from tests.app.test_app_shared import REPO, open_page, seed, texts, unescaped
 from tests.factories import judged_run, rated_run
 
 PAGE = "pages/leaderboard.py"
@@ -64,3 +66,20 @@ def test_peoples_win_rates_read_as_percentages_like_the_pairwise_panels(monkeypa
     assert _formats(strengths)["P(best) %"] == "%.0f%%"
     assert _formats(strengths)["strength"] == "%+.2f"
     assert _formats(corrected)["corrected"] == "%.3f"
+
+
+def test_the_bundled_support_run_shows_its_demo_raters_as_made_up(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, read_run_file(REPO / "data" / "runs" / "support-demo.json"))
+    at = open_page(PAGE)
+    assert _panel(at) is not None
+    assert "46 ratings by 3 raters. Demo data: the raters are made up, to show how the panel reads." in texts(at)
+
+
+def test_a_person_rating_beside_the_demo_raters_is_told_which_raters_are_made_up(monkeypatch, tmp_path):
+    run = read_run_file(REPO / "data" / "runs" / "support-demo.json")
+    seed(monkeypatch, tmp_path, run)
+    open_page(PAGE)
+    item = run.ratings[0]
+    with Store(tmp_path / "evalcore.db") as store:
+        add_ratings(store, run.info.id, [Rating(item.dataset, item.case, 0, item.a, item.b, "ana", "tie")])
+    assert "Demo data: 3 of the 4 raters (demo/…) are made up." in texts(open_page(PAGE))

@@ -74,3 +74,10 @@ def test_without_a_name_the_page_asks_for_one(monkeypatch, tmp_path):
     assert not at.exception
     assert at.text_input(key="rater") is not None
     assert not at.button
+
+
+def test_a_name_of_the_demos_made_up_raters_is_refused(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, judged_run(4, run_id="run-rate"))
+    at = open_page(PAGE, rater="demo/rater-1")
+    assert "names starting with 'demo/' mark the demo's made-up raters" in at.error[0].value.replace("\\", "")
+    assert not at.button
