@@ -178,6 +178,11 @@ def cases_and_errors(now: Current) -> tuple[list[Case], dict]:
     return _cases_and_errors(db_path(), now.ref, now.version)
 
 
+def stored_run(ref: str) -> Run:
+    """A stored run with every result (the Rate page's base run), read again when it changes."""
+    return _load_with_results(db_path(), ref, version(runs_index()[ref]))
+
+
 def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> Run:
     """The current run with every result, or with those of ``contenders`` only (the Cases page reads them;
     the leaderboard does not)."""

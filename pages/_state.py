@@ -69,6 +69,7 @@ class Keys:
     PIN_CONTENDER = "pin_contender"
     RATER = "rater"  # the name a rater typed once (a signed-in rater is their address)
     RATE_MODE = "rate_mode"
+    RATE_BASE = "rate_base"  # the base run whose replies face the current run's in base-and-candidate mode
     RATE_FIRST = "rate_first"  # the Rate page's queue puts the judges' disagreements first
     RATE_SIZE = "rate_size"
     RATE_REVEAL = "rate_reveal"  # who wrote the replies of the rating just stored: shown once, after the vote

@@ -1,4 +1,5 @@
-"""Rate: people rate replies blind, two side by side or one on the judge's rubric, for the run picked in the sidebar.
+"""Rate: people rate replies blind, two side by side or one on the judge's rubric, for the run picked in the sidebar,
+or that run's replies (the candidate) against another run's of the same suite (the base).
 
 The queue and the blinding live in :mod:`evalcore.explorer.rating`: the contenders' names stay on the server
 until the vote is stored.
@@ -10,9 +11,16 @@ import streamlit as st
 
 from evalcore.explorer import rating
 from evalcore.storage.ratings import add_ratings, load_ratings
-from pages import _actions, _frame, _loaders, _widgets
+from pages import _actions, _frame, _loaders, _rate_base, _widgets
 from pages._state import Keys
 from pages._widgets import plain
+
+#: The page's modes and the queue each draws; base and candidate is pairwise over the two runs' replies.
+MODES: dict[str, rating.Mode] = {
+    "Pairwise, blind": "pairwise",
+    "One reply, blind": "single",
+    "Base and candidate, blind": "pairwise",
+}
 
 _frame.use_app_frame(__file__)
 st.title("Rate")
@@ -38,16 +46,22 @@ if problem := rating.rater_problem(rater):
 
 st.caption(plain(now.label))
 left, middle, right = st.columns([2, 2, 1])
-mode_label = left.radio("Mode", ["Pairwise, blind", "One reply, blind"], key=Keys.RATE_MODE, horizontal=True)
-mode: rating.Mode = "pairwise" if mode_label.startswith("Pairwise") else "single"
+mode_label = left.radio("Mode", list(MODES), key=Keys.RATE_MODE, horizontal=True)
+mode = MODES[mode_label]
 first = middle.toggle("Disagreements first", key=Keys.RATE_FIRST, help="Items the judges disagreed on come first; "
                       "they are not a random draw, so they never correct the judge's score.")  # fmt: skip
 size = int(right.number_input("Queue", 1, 500, rating.QUEUE_SIZE, key=Keys.RATE_SIZE))
 
+
 run = _loaders.run_with_results(now)
 store = _loaders.store()
-queue = rating.rating_queue(run, rater, mode, size=size, disagreements_first=first)
-done = rating.done_items(queue, load_ratings(store, now.ref), rater)
+target, pairs = now.ref, None
+if mode_label.startswith("Base"):
+    run, pairs = _rate_base.against_base(now.ref, run)
+    target = run.info.id
+    st.caption(plain(f"Ratings are kept in a run of their own, {target}: the Leaderboard's People panel reads it."))
+queue = rating.rating_queue(run, rater, mode, size=size, disagreements_first=first, pairs=pairs)
+done = rating.done_items(queue, load_ratings(store, target), rater)
 revealed = st.session_state.pop(Keys.RATE_REVEAL, None)
 if revealed:
     st.success(plain(revealed), icon=":material/visibility:")
@@ -75,7 +89,9 @@ comment = st.text_input("Comment (optional)", key=Keys.RATE_COMMENT + key)
 
 
 def _store(stored: object, shown: tuple[str, ...]) -> None:
-    add_ratings(store, now.ref, [stored])  # type: ignore[list-item]
+    if target not in _loaders.runs_index():  # a base-and-candidate run is stored with its first rating
+        store.import_run(run)
+    add_ratings(store, target, [stored])  # type: ignore[list-item]
     names = ", ".join(f"{side} was {who}" for side, who in zip("AB", shown, strict=False))
     st.session_state[Keys.RATE_REVEAL] = f"Stored. {names}."
 

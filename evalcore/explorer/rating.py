@@ -6,6 +6,10 @@ the same rater finds the same queue again and resumes where they stopped (``12 o
 disagreements come first (a pairwise judge's ``inconsistent`` verdicts, the panel's ``judge_disagreement``):
 those ratings are marked ``random=False`` and never correct the judge's score.
 
+A base and a candidate run are rated in a run of their own (:func:`base_candidate_run`): each paired contender's
+replies from both runs, named ``X · base`` and ``X · candidate``, so people's verdicts on them are ordinary pair
+ratings that the People panel and ``evalcore ratings`` read like any other.
+
 Blinding is the server's: a :class:`QueueItem` knows the contenders and stays in the session; the page shows
 only its :class:`BlindView` (the case and the replies as ``A``/``B``), and the names after the vote is stored.
 Nothing here imports streamlit.
@@ -13,6 +17,7 @@ Nothing here imports streamlit.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -21,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from evalcore.analysis.compare import pair_contenders
 from evalcore.analysis.human import SCALE
 from evalcore.core.records import DEMO_RATER, Rating, Result, Run
 
@@ -29,6 +35,10 @@ Mode = Literal["pairwise", "single"]
 QUEUE_SIZE = 40
 #: A pair's verdicts as the page's buttons say them, in the order of the shown sides.
 SIDE_VERDICTS = {"A": "A better", "B": "B better", "tie": "Tie", "both_bad": "Both bad"}
+#: How a base-and-candidate run names each run's contender: ``fake/oracle · base``.
+BASE, CANDIDATE = " · base", " · candidate"
+#: How a base-and-candidate run's id begins.
+RUN_PREFIX = "rate-"
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,13 @@ def rater_seed(run_id: str, rater: str, mode: Mode) -> int:
 
 
 def rating_queue(
-    run: Run, rater: str, mode: Mode, *, size: int = QUEUE_SIZE, disagreements_first: bool = False
+    run: Run,
+    rater: str,
+    mode: Mode,
+    *,
+    size: int = QUEUE_SIZE,
+    disagreements_first: bool = False,
+    pairs: Sequence[tuple[str, str]] | None = None,
 ) -> list[QueueItem]:
     """The rater's queue: up to ``size`` items, each contender (pair) getting its share in turn.
 
@@ -81,12 +97,16 @@ def rating_queue(
         mode: ``pairwise`` (two replies to the same case) or ``single`` (one reply).
         size: items in the queue.
         disagreements_first: put the items the judges disagreed on first (marked ``random=False``).
+        pairs: in ``pairwise`` mode, only these pairs of contenders (a base-and-candidate run's); every pair
+            when None.
     """
     rng = random.Random(rater_seed(run.info.id, rater, mode))
     answered = _answered(run)
     order = [c.id for c in run.contenders]
     groups: list[tuple[str, ...]] = (
-        list(itertools.combinations(order, 2)) if mode == "pairwise" else [(c,) for c in order]
+        [tuple(p) for p in (pairs if pairs is not None else itertools.combinations(order, 2))]
+        if mode == "pairwise"
+        else [(c,) for c in order]
     )
     pools: list[list[tuple[str, str, int]]] = []
     for group in groups:
@@ -178,3 +198,32 @@ def single_rating(item: QueueItem, rater: str, verdict: str, scores: dict[str, f
 def judge_dimensions(run: Run) -> list[str]:
     """The LLM judge's dimensions (metrics described ``judge: NAME, 0..1``), which a single reply is rated on."""
     return [m.name for m in run.metrics if m.description == f"judge: {m.name}, 0..1"]
+
+
+def base_candidate_run(base: Run, candidate: Run) -> tuple[Run, list[tuple[str, str]]]:
+    """The run in which a base run's replies are rated against a candidate run's, and its pairs to rate.
+
+    The contenders that pair up (:func:`~evalcore.analysis.compare.pair_contenders`: the same id, or each run's
+    only one), each run's named ``X · base`` or ``X · candidate``, over the cases both runs have: a merged run
+    (:func:`~evalcore.runfile.merge.merge_runs`) whose id is the same for the same two runs, which holds the
+    ratings. The runs' own verdicts and ratings are left out: they name the runs' own contenders.
+
+    Raises:
+        CompareError: no contender pairs up.
+        EvalcoreError: the same run twice, or no case in common.
+    """
+    from evalcore.runfile.merge import merge_runs
+
+    paired = pair_contenders([c.id for c in base.contenders], [c.id for c in candidate.contenders])
+    sides = [_tagged(base, [b for b, _ in paired], BASE), _tagged(candidate, [c for _, c in paired], CANDIDATE)]
+    digest = hashlib.sha256(f"{base.info.id}\n{candidate.info.id}".encode()).hexdigest()[:16]
+    merged = merge_runs(sides, run_id=RUN_PREFIX + digest).run
+    pairs = [(b + BASE, c + CANDIDATE) for b, c in paired]
+    return merged, pairs
+
+
+def _tagged(run: Run, keep: Sequence[str], tag: str) -> Run:
+    """``run`` with only the contenders ``keep``, each named with ``tag``, and no verdicts or ratings."""
+    contenders = [dataclasses.replace(c, id=c.id + tag) for c in run.contenders if c.id in keep]
+    results = [dataclasses.replace(r, contender=r.contender + tag) for r in run.results if r.contender in keep]
+    return dataclasses.replace(run, contenders=contenders, results=results, pairwise=[], ratings=[])

@@ -81,3 +81,29 @@ def test_a_name_of_the_demos_made_up_raters_is_refused(monkeypatch, tmp_path):
     at = open_page(PAGE, rater="demo/rater-1")
     assert "names starting with 'demo/' mark the demo's made-up raters" in at.error[0].value.replace("\\", "")
     assert not at.button
+
+
+def test_base_and_candidate_mode_rates_the_two_runs_replies_blind_and_keeps_them_in_a_run_of_their_own(
+    monkeypatch, tmp_path
+):
+    base, candidate = judged_run(4, run_id="run-base"), judged_run(4, run_id="run-candidate")
+    seed(monkeypatch, tmp_path, base, candidate)
+    at = open_page(PAGE, rater="ana", run="run-candidate", rate_mode="Base and candidate, blind")
+    assert not at.exception
+    assert "0 of 11 rated" in texts(at)  # 3 contenders × 4 cases, one failed reply in each run
+    assert not [name for name in _names(base) if name in texts(at)]
+    at.button(key="rate_A").click().run()
+    assert not at.exception
+    (rate_run,) = [r for r in Store(tmp_path / "evalcore.db").list_runs() if r["id"].startswith("rate-")]
+    (stored,) = _stored(tmp_path, rate_run["id"])
+    assert (stored.a.rpartition(" · ")[0], stored.a.endswith(" · base"), stored.b.endswith(" · candidate")) == (
+        stored.b.rpartition(" · ")[0], True, True)  # fmt: skip
+    assert "1 of 11 rated" in texts(at)
+    assert not _stored(tmp_path, "run-candidate")
+
+
+def test_base_and_candidate_mode_without_another_run_of_the_suite_says_so(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, judged_run(4, run_id="run-alone"))
+    at = open_page(PAGE, rater="ana", rate_mode="Base and candidate, blind")
+    assert "No other stored run of suite" in at.info[0].value
+    assert not at.button

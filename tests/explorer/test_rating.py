@@ -1,9 +1,10 @@
 """The Rate page's engine: a balanced, resumable queue per rater, blind views, ratings in contender terms."""
 
+import json
 from collections import Counter
 
 from evalcore.explorer.access import Access, Policy, Visitor
-from evalcore.explorer.rating import blind_view, done_items, pair_rating, rating_queue
+from evalcore.explorer.rating import base_candidate_run, blind_view, done_items, pair_rating, rating_queue
 from tests.factories import judged_run, make_run
 
 RUN = make_run(4, 6, with_errors=False)
@@ -62,3 +63,42 @@ def test_a_rate_list_lets_listed_people_rate_who_may_not_launch():
 def test_without_a_rate_list_who_may_change_the_store_may_rate():
     assert Access.owner().may_rate()
     assert not Access.owner({"EVALCORE_VIEWER": "1"}).may_rate()
+
+
+def _two_runs():
+    base = make_run(2, 6, with_errors=False, run_id="run-base")
+    candidate = make_run(3, 6, with_errors=False, run_id="run-candidate")
+    return base, candidate
+
+
+def test_base_and_candidate_pairs_are_each_contenders_replies_from_the_two_runs():
+    base, candidate = _two_runs()
+    run, pairs = base_candidate_run(base, candidate)
+    shared = [c.id for c in base.contenders]  # the candidate's third contender has no base to face
+    assert pairs == [(f"{c} · base", f"{c} · candidate") for c in shared]
+    assert {c.id for c in run.contenders} == {side for pair in pairs for side in pair}
+    queue = rating_queue(run, "ana", "pairwise", pairs=pairs)
+    assert len(queue) == 12 and {tuple(sorted(i.shown)) for i in queue} == {tuple(sorted(p)) for p in pairs}
+
+
+def test_a_base_and_candidate_reply_is_the_runs_own_reply():
+    base, candidate = _two_runs()
+    run, pairs = base_candidate_run(base, candidate)
+    item = rating_queue(run, "ana", "pairwise", pairs=pairs)[0]
+    view = blind_view(run, item)
+    side = {"base": base, "candidate": candidate}
+    for shown, reply in zip(item.shown, view.replies, strict=True):
+        contender, _, which = shown.rpartition(" · ")
+        (own,) = [r for r in side[which].results if (r.contender, r.case) == (contender, item.case)]
+        assert reply == json.dumps(own.output, indent=2, ensure_ascii=False)
+
+
+def test_the_same_two_runs_give_the_same_rating_run():
+    base, candidate = _two_runs()
+    first, _ = base_candidate_run(base, candidate)
+    assert (
+        base_candidate_run(base, candidate)[0].info.id
+        == first.info.id
+        != base_candidate_run(candidate, base)[0].info.id
+    )
+    assert first.info.id.startswith("rate-")
