@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from evalcore.analysis import completeness, summaries, view
+from evalcore.analysis import completeness, corrected, summaries, view
 from evalcore.analysis.runs import StoredRun
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Run
 from evalcore.explorer import sharing
 from evalcore.explorer.jobs import RunJob
 from evalcore.storage import baselines
+from evalcore.storage.ratings import load_ratings, ratings_version
 from evalcore.storage.store import Store, default_db_path
 from pages._state import Keys
 
@@ -207,9 +208,37 @@ def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> view.Prepa
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def cached_view(path: str, ref: str, version: tuple, weights: tuple, filters: tuple) -> view.LeaderboardView:
+def cached_view(
+    path: str, ref: str, version: tuple, weights: tuple, filters: tuple, rated: tuple = ()
+) -> view.LeaderboardView:
+    """The leaderboard; ``rated`` (:func:`rated_key`) non-empty: ranked by the judge's score corrected by people."""
     run = _load(path, ref, version)
-    return view.view_of(_prepared(path, ref, version, filters), run.metrics, dict(weights), run.contenders)
+    prepared = _prepared(path, ref, version, filters)
+    if rated:
+        fixed = corrected.with_corrected(prepared.overall, _rank_basis(path, ref, version, rated), run.metrics)
+        prepared = dataclasses.replace(prepared, overall=fixed)
+    return view.view_of(prepared, run.metrics, dict(weights), run.contenders)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _rank_basis(path: str, ref: str, version: tuple, rated: tuple) -> corrected.RankBasis:
+    if ref.startswith(UPLOAD_PREFIX):
+        run = _uploads()[ref]
+        return corrected.rank_basis(run, run.ratings)
+    return corrected.rank_basis(_load_with_results(path, ref, version), load_ratings(_store(path), ref))
+
+
+def rated_key(now: Current) -> tuple:
+    """For a run whose suite ranks by the corrected score, what changes when its ratings do; else ``()``."""
+    if not corrected.asks_corrected(now.run):
+        return ()
+    return ("upload",) if now.ref.startswith(UPLOAD_PREFIX) else ratings_version(store(), now.ref)
+
+
+def rank_basis(now: Current) -> corrected.RankBasis | None:
+    """What the leaderboard ranks the judged metric by, when the run's suite asked for the corrected score."""
+    rated = rated_key(now)
+    return _rank_basis(db_path(), now.ref, now.version, rated) if rated else None
 
 
 def filters_key(f: view.Filters | None) -> tuple:

@@ -97,6 +97,5 @@ def weights(now: loaders.Current) -> dict[str, float]:
 
 def leaderboard_of(now: loaders.Current) -> view.LeaderboardView:
     """The selected run's leaderboard under the sliders' weights and the page's filters."""
-    return loaders.cached_view(
-        loaders.db_path(), now.ref, now.version, tuple(sorted(weights(now).items())), loaders.filters_key(filters())
-    )
+    chosen, rated = tuple(sorted(weights(now).items())), loaders.rated_key(now)
+    return loaders.cached_view(loaders.db_path(), now.ref, now.version, chosen, loaders.filters_key(filters()), rated)

@@ -51,6 +51,9 @@ if picked is not None:
 notes = ["Click a row to open that contender's cases. Click a column header to sort."]
 if not board.weights:
     notes.append("No weights set: ranked by score.")
+basis = _loaders.rank_basis(now)
+if basis is not None:
+    notes.append(plain(basis.note))
 if board.few_cases:
     notes.append(
         f"{FEW_MARK}: scored on fewer than {FEW_CASES} cases, so its intervals are wide and its P(best) shaky."

@@ -8,7 +8,7 @@ from typing import Any
 
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
-from evalcore.core.records import Case, Contender, Refusal, Run, RunInfo
+from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
 from evalcore.execution.adaptive import SETTING as RACE_SETTING
 from evalcore.execution.adaptive import RaceSettings, race_record
@@ -268,6 +268,7 @@ def _settings(plan: Plan) -> dict[str, Any]:
             "overrides": asdict(o.overrides),
         }
         | _gate(plan)
+        | _ranking(plan)
         | _calls(plan)
         | ({"max_cost_usd": plan.max_cost_usd} if plan.max_cost_usd is not None else {})
         | ({RACE_SETTING: race_record(o.adaptive, len(plan.cases))} if o.adaptive is not None else {})
@@ -307,6 +308,13 @@ def _deployments(router: dict[str, Any], group: str) -> list[dict[str, Any]]:
 def _limit_settings(limit: RateLimit) -> dict[str, int]:
     values = {"rpm": limit.rpm, "tpm": limit.tpm, "concurrency": limit.concurrency}
     return {name: value for name, value in values.items() if value is not None}
+
+
+def _ranking(plan: Plan) -> dict[str, Any]:
+    """``rank_by: corrected`` when the suite ranks by the judge's score corrected by people; nothing else, so
+    other runs' settings stay as they were."""
+    rank_by = plan.suite.config.weighted_score.rank_by
+    return {RANK_BY: rank_by} if rank_by == CORRECTED else {}
 
 
 def _gate(plan: Plan) -> dict[str, Any]:

@@ -71,6 +71,14 @@ def attach(run: records.Run, rows: list[tuple]) -> records.Run:
     return run
 
 
+def ratings_version(store: Any, run_id: str) -> tuple[int, int]:
+    """What changes whenever a run's ratings do (their count and the last position stored): a cache key."""
+    with store.transaction("DEFERRED") as conn:
+        row = conn.execute("SELECT COUNT(*), COALESCE(MAX(position), -1) FROM ratings WHERE run_id = ?", (run_id,))
+        count, last = row.fetchone()
+    return int(count), int(last)
+
+
 def load_ratings(store: Any, run_id: str) -> list[records.Rating]:
     """A stored run's ratings, in the order they were stored."""
     with store.transaction("DEFERRED") as conn:

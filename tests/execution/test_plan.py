@@ -37,3 +37,11 @@ def test_a_run_is_stamped_with_the_current_time_in_utc(tmp_path):
 def test_a_run_keeps_the_id_it_is_given(tmp_path):
     plan = make_plan(load_suite(write_suite(tmp_path / "suite")))
     assert new_run(plan, "my-run").info.id == "my-run"
+
+
+def test_a_suite_that_ranks_by_the_corrected_score_records_it_in_the_runs_settings(tmp_path):
+    asks = {"weighted_score": {"weights": {"score": 1}, "rank_by": "corrected"}}
+    plan = make_plan(load_suite(write_suite(tmp_path / "asks", asks)))
+    assert new_run(plan).info.settings["rank_by"] == "corrected"
+    plain = make_plan(load_suite(write_suite(tmp_path / "plain")))
+    assert "rank_by" not in new_run(plain).info.settings

@@ -1,0 +1,116 @@
+"""Ranking by the judge's score corrected by people, when a suite asks for it (``weighted_score.rank_by:
+corrected``, recorded in the run's ``settings`` as ``rank_by``).
+
+The leaderboard then ranks by each contender's judged metric as :func:`~evalcore.analysis.human.corrected_scores`
+estimates it (prediction-powered, from people's ratings of randomly drawn replies) in place of the judge's own
+mean, overall; the per-dataset tables keep the judge's. Only when every scored contender has rated replies:
+a ranking in which some contenders are corrected and others not would compare two different scales.
+
+The intervals stay the bootstrap's, so P(best), the weighted score's interval and the metric's agree: each
+resample's value of the metric is moved by the correction, plus a normal draw with the variance the people's
+ratings add (the corrected interval's variance minus the judge's own), so the metric's interval is as wide as
+the prediction-powered one and the weighted score carries the judge's measured error.
+
+Pure functions: records and tables in, tables out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evalcore.analysis.draws import Z
+from evalcore.analysis.human import corrected_scores, judged_metric
+from evalcore.analysis.leaderboard import Prepared
+from evalcore.analysis.ppi import CorrectedMean
+from evalcore.analysis.resampling import Resampled
+from evalcore.core.records import CORRECTED, RANK_BY, Metric, Rating, Run
+
+__all__ = ["CORRECTED", "RANK_BY", "RankBasis", "asks_corrected", "rank_basis", "with_corrected"]
+
+
+@dataclass
+class RankBasis:
+    """What a leaderboard that was asked to rank by the corrected score ranks by, and why.
+
+    Attributes:
+        metric: the judged metric (None: the run has none).
+        applied: the corrected values replace the judge's (every scored contender has rated replies).
+        corrected: per contender, the corrected mean (:class:`~evalcore.analysis.ppi.CorrectedMean`).
+        note: one sentence for the page: which score the leaderboard ranked by.
+    """
+
+    metric: str | None
+    applied: bool
+    note: str
+    corrected: dict[str, CorrectedMean] = field(default_factory=dict)
+
+
+def asks_corrected(run: Run) -> bool:
+    """Whether the run's suite asked to rank by the judge's score corrected by people."""
+    return run.info.settings.get(RANK_BY) == CORRECTED
+
+
+def rank_basis(run: Run, ratings: Sequence[Rating]) -> RankBasis:
+    """What the leaderboard of ``run`` (with its results) ranks by, given people's ``ratings`` of it."""
+    metric = judged_metric(run)
+    asked = "the suite asks to rank by the judge's score corrected by people (weighted_score.rank_by)"
+    if metric is None:
+        return RankBasis(None, False, f"Ranked as judged: {asked}, but this run has no judged metric.")
+    own = f"ranked by the judge's own {metric}"
+    singles = [r for r in ratings if r.b is None]
+    corrected = corrected_scores(run, singles, metric) if singles else {}
+    scored = list(dict.fromkeys(r.contender for r in run.results if r.status == "scored"))
+    missing = [c for c in scored if c not in corrected]
+    if not corrected:
+        note = f"{asked[0].upper()}{asked[1:]}, but no one has rated single replies of this run yet: {own}."
+        return RankBasis(metric, False, note)
+    if missing:
+        note = f"{asked[0].upper()}{asked[1:]}, but {', '.join(missing)} has no randomly drawn rated reply: {own}."
+        return RankBasis(metric, False, note, corrected)
+    rated = sum(m.rated for m in corrected.values())
+    note = (
+        f"Ranked by {metric} corrected by people ({rated} rated replies, prediction-powered), as the suite asks "
+        "(weighted_score.rank_by); its interval carries the judge's measured error. Per dataset: the judge's own."
+    )
+    return RankBasis(metric, True, note, corrected)
+
+
+def with_corrected(prepared: Prepared, basis: RankBasis, metrics: Sequence[Metric], seed: int = 0) -> Prepared:
+    """``prepared`` (an overall table) with the judged metric's values replaced by the corrected ones, and its
+    resamples moved to match (see the module docstring); ``prepared`` itself is left as it was."""
+    if not basis.applied or basis.metric is None:
+        return prepared
+    names = [basis.metric] + (["score"] if any(m.primary and m.name == basis.metric for m in metrics) else [])
+    table = prepared.table.copy()
+    known = table["contender"].isin(list(basis.corrected)).to_numpy()
+    judged = dict(zip(table["contender"], table[basis.metric], strict=True))
+    shift = {c: m.value - float(judged[c]) for c, m in basis.corrected.items() if c in judged}
+    for name in names:
+        table.loc[known, name] = [basis.corrected[c].value for c in table.loc[known, "contender"]]
+    resampled = [(where, _moved(r, names, shift, basis.corrected, seed)) for where, r in prepared.resampled]
+    return Prepared(table, resampled)
+
+
+def _moved(
+    resampled: Resampled, names: list[str], shift: dict[str, float], corrected: dict[str, CorrectedMean], seed: int
+) -> Resampled:
+    rng = np.random.default_rng(seed)
+    tables, wilson = dict(resampled.tables), dict(resampled.wilson)
+    first = tables[names[0]]
+    noise = np.zeros_like(first)
+    for j, contender in enumerate(resampled.contenders):
+        m = corrected.get(str(contender))
+        if m is None or str(contender) not in shift:
+            continue
+        total, judge = (m.high - m.low) / (2 * Z), (m.judge_high - m.judge_low) / (2 * Z)
+        extra = float(np.sqrt(max(total**2 - judge**2, 0.0)))
+        noise[:, j] = shift[str(contender)] + rng.normal(0.0, extra, len(first))
+    for name in names:
+        tables[name] = tables[name] + noise
+        if name in wilson:
+            wilson[name] = np.full_like(wilson[name], np.nan)  # the corrected values are not shares: the bootstrap's
+    return dataclasses.replace(resampled, tables=tables, wilson=wilson)

@@ -1,0 +1,63 @@
+"""Ranking by the judge's score corrected by people: when a suite asks and every contender has rated replies,
+the judged metric's values, intervals and the ranking are the corrected ones; otherwise the judge's, and why."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalcore.analysis.corrected import CORRECTED, RANK_BY, asks_corrected, rank_basis, with_corrected
+from evalcore.analysis.leaderboard import finish, prepare
+from evalcore.core.records import Rating
+from evalcore.storage.frames import results_frame
+from tests.factories import rated_run
+
+
+def _asking(run):
+    run.info.settings[RANK_BY] = CORRECTED
+    singles = [r for r in run.ratings if r.b is None]  # ana: c0's replies to cases 0 and 1, pass and fail
+    c0, c1, c2 = (c.id for c in run.contenders)
+    for contender in (c1, c2):
+        case = run.cases[1]
+        singles.append(Rating(case.dataset, case.id, 0, contender, None, "ana", "pass"))
+    return run, singles
+
+
+def test_a_run_asks_for_the_corrected_score_only_through_its_setting():
+    run = rated_run()
+    assert not asks_corrected(run)
+    assert asks_corrected(_asking(run)[0])
+
+
+def test_every_contender_rated_ranks_by_the_corrected_score_worked_out_by_hand():
+    run, singles = _asking(rated_run())
+    basis = rank_basis(run, singles)
+    assert basis.applied and basis.metric == "judge_score"
+    assert basis.note.startswith("Ranked by judge_score corrected by people (4 rated replies")
+    prepared = prepare(results_frame(run), run.metrics, B=200)
+    ranked = finish(with_corrected(prepared, basis, run.metrics), run.metrics, {"judge_score": 1.0})
+    row = ranked.set_index("contender").loc[run.contenders[0].id]
+    # judge 1 on all 4 replies; people: pass, fail where the judge said 1, 1: 1 + mean(0, -1) = 0.5
+    assert row["judge_score"] == pytest.approx(0.5)
+    assert row["judge_score_lo"] < 0.5 < row["judge_score_hi"]
+    assert ranked.sort_values("rank")["contender"].iloc[-1] == run.contenders[0].id
+
+
+def test_the_prepared_table_it_came_from_is_left_as_it_was():
+    run, singles = _asking(rated_run())
+    prepared = prepare(results_frame(run), run.metrics, B=50)
+    before = prepared.table.copy()
+    with_corrected(prepared, rank_basis(run, singles), run.metrics)
+    assert prepared.table.equals(before)
+
+
+def test_a_contender_without_rated_replies_keeps_the_judges_score_and_says_why():
+    run, singles = _asking(rated_run())
+    c2 = run.contenders[2].id
+    basis = rank_basis(run, [r for r in singles if r.a != c2])
+    assert not basis.applied
+    assert f"but {c2} has no randomly drawn rated reply: ranked by the judge's own judge_score." in basis.note
+
+
+def test_with_no_single_ratings_the_note_says_no_one_has_rated_yet():
+    run, _ = _asking(rated_run())
+    assert "no one has rated single replies of this run yet" in rank_basis(run, []).note
