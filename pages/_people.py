@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import human, win_rates
+from evalcore.analysis.view import count
 from evalcore.storage.ratings import load_ratings
 from pages import _loaders
 from pages._pairwise import STRENGTH_COLUMNS, WIN_RATE_COLUMNS
@@ -36,7 +37,8 @@ def people_panel(now: _loaders.Current) -> None:
             if made_up
             else ""
         )
-        st.caption(plain(f"{summary.ratings} ratings by {len(summary.raters)} raters.{demo}"))
+        ratings, raters = count(summary.ratings, "rating"), count(len(summary.raters), "rater")
+        st.caption(plain(f"{ratings} by {raters}.{demo}"))
         if summary.pairs:
             st.markdown("**Pairs rated blind**")
             st.dataframe(win_rates.win_rate_frame(summary.pairs), hide_index=True, column_config=WIN_RATE_COLUMNS)
@@ -47,7 +49,7 @@ def people_panel(now: _loaders.Current) -> None:
             st.caption(plain(human.rater_line("single replies", summary.single_raters)))
             st.caption(plain(human.agreement_line(f"judge ({summary.metric})", summary.judge_single)))
         if summary.corrected:
-            st.markdown(plain(f"**{summary.metric} corrected by people** (prediction-powered, 95% intervals)"))
+            st.markdown(f"**{plain(summary.metric)} corrected by people** (prediction-powered, 95% intervals)")
             st.dataframe(human.corrected_frame(summary), hide_index=True, column_config=_CORRECTED_COLUMNS)
             st.caption(
                 "corrected: the judge's mean plus its mean error where people rated randomly drawn replies; "

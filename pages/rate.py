@@ -45,7 +45,7 @@ if problem := rating.rater_problem(rater):
     st.stop()
 
 st.caption(plain(now.label))
-left, middle, right = st.columns([2, 2, 1])
+left, middle, right = st.columns([3, 2, 1])
 mode_label = left.radio("Mode", list(MODES), key=Keys.RATE_MODE, horizontal=True)
 mode = MODES[mode_label]
 first = middle.toggle("Disagreements first", key=Keys.RATE_FIRST, help="Items the judges disagreed on come first; "

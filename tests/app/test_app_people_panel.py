@@ -34,6 +34,7 @@ def test_a_rated_run_shows_peoples_ranking_agreement_and_corrected_score(monkeyp
     assert panel is not None
     shown = texts(at)
     assert "18 ratings by 2 raters." in shown
+    assert "**judge\\_score corrected by people** (prediction-powered, 95% intervals)" in [m.value for m in at.markdown]
     assert "Cohen's kappa 0.75" in shown
     assert "pairwise judge vs people: 16 items, accuracy 93.8%" in shown
     rates, strengths, corrected = (d.value for d in panel.dataframe)
