@@ -21,10 +21,10 @@ from evalcore.analysis.significance import pairwise_significance
 from evalcore.analysis.stored import StoredRun, header_of
 from evalcore.analysis.summaries import read_summary, save_summary, summarize
 from evalcore.analysis.weights import validate_weights
-from evalcore.core.records import Run
+from evalcore.core.records import CORRECTED, RANK_BY, Run
 
 if TYPE_CHECKING:
-    pass
+    from evalcore.analysis.corrected import RankBasis
 
 
 def frame_of(run: Run | StoredRun) -> pd.DataFrame:
@@ -85,6 +85,7 @@ def rank_run(
     average: str = "micro",
     ci: bool = True,
     best_value_points: float = BEST_VALUE_POINTS,
+    basis: RankBasis | None = None,
 ) -> pd.DataFrame:
     """A run's ranked leaderboard table: overall, or per dataset with ``by_dataset``.
 
@@ -93,6 +94,8 @@ def rank_run(
         weights: name → weight, as a user gives them; checked here, before anything is computed.
         filters, by_dataset, average, ci: as for :func:`prepare_run`.
         best_value_points: how far below the top score a best-value row may be (default two points).
+        basis: :func:`rank_basis_of` the run: the overall table ranks by the judge's score corrected by people
+            when it says so (the per-dataset tables keep the judge's own).
 
     Returns:
         The table of :func:`evalcore.analysis.leaderboard.leaderboard`.
@@ -103,7 +106,22 @@ def rank_run(
     metrics = header_of(run).metrics
     checked = validate_weights(weights, metrics)
     prepared = prepare_run(run, filters, by_dataset=by_dataset, average=average, ci=ci)
+    if basis is not None and not by_dataset:
+        from evalcore.analysis.corrected import with_corrected
+
+        prepared = with_corrected(prepared, basis, metrics)
     return finish(prepared, metrics, checked, best_value_points)
+
+
+def rank_basis_of(run: Run | StoredRun) -> RankBasis | None:
+    """What the run's leaderboard ranks its judged metric by, when its suite asked for the score corrected by
+    people (:mod:`evalcore.analysis.corrected`); None when it did not. A stored run's results are read whole."""
+    if header_of(run).info.settings.get(RANK_BY) != CORRECTED:
+        return None
+    from evalcore.analysis.corrected import rank_basis
+
+    whole = run.store.load_run(run.id) if isinstance(run, StoredRun) else run
+    return rank_basis(whole, whole.ratings)
 
 
 def compare_run(run: Run | StoredRun, metric: str = "score", filters: Filters | None = None) -> pd.DataFrame:

@@ -53,7 +53,9 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from evalcore.analysis.runs import rank_run
+    import sys
+
+    from evalcore.analysis.runs import rank_basis_of, rank_run
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import parse_weights
 
@@ -61,6 +63,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     header = header_of(run)
     weights = parse_weights(args.weights) if args.weights is not None else header.info.weights
     points = args.best_value_points / 100
+    basis = rank_basis_of(run)
     ranked = rank_run(
         run,
         weights,
@@ -69,12 +72,15 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         average=args.average,
         ci=not args.no_intervals,
         best_value_points=points,
+        basis=basis,
     )
     width = None if args.wide else terminal_width()
     text = format_leaderboard(
         ranked, header.metrics, args.format, weights=weights, best_value_points=points, width=width
     )
     print(text, end="")
+    if basis is not None:  # beside the table, never inside JSON, CSV or Markdown meant for a program
+        print(basis.note, file=sys.stdout if args.format == "table" else sys.stderr)
     if args.format == "table":
         print_judge_costs(run)
     print_run_problems(run)

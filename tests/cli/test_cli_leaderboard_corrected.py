@@ -1,0 +1,51 @@
+"""``evalcore leaderboard`` of a run whose suite ranks by the judge's score corrected by people: the table ranks by
+the corrected score and says so, for a run file and for a stored run alike."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evalcore.core.records import CORRECTED, RANK_BY, Rating
+from evalcore.runfile.write import write_run_file
+from evalcore.storage.store import Store
+from tests.cli.process import evalcore
+from tests.factories import rated_run
+
+
+def _asking():
+    """rated_run: the judge gave 1 to every scored reply; people passed and failed c0's first two replies, and
+    here pass c1's and c2's reply to the second case."""
+    run = rated_run("run-corrected")
+    run.info.settings[RANK_BY] = CORRECTED
+    run.info.weights = {"judge_score": 1.0}
+    case = run.cases[1]
+    run.ratings += [Rating(case.dataset, case.id, 0, c.id, None, "ana", "pass") for c in run.contenders[1:]]
+    return run
+
+
+@pytest.mark.parametrize("stored", [False, True])
+def test_the_leaderboard_ranks_by_the_corrected_score_and_says_so(tmp_path, stored):
+    run = _asking()
+    path = write_run_file(run, tmp_path / "run.json")
+    db = tmp_path / "evalcore.db"
+    if stored:
+        with Store(db) as store:
+            store.import_run(run)
+    done = evalcore("leaderboard", "run-corrected" if stored else path, "--format", "json", db=db)
+    assert done.returncode == 0, done.stderr
+    rows = {row["contender"]: row for row in json.loads(done.stdout)}
+    c0 = run.contenders[0].id
+    assert rows[c0]["judge_score"] == pytest.approx(0.5)  # 1 + mean(1 - 1, 0 - 1)
+    assert max(rows.values(), key=lambda row: row["rank"])["contender"] == c0
+    assert "Ranked by judge_score corrected by people (4 rated replies" in done.stderr
+
+
+def test_a_run_not_asking_is_ranked_by_the_judges_own_score(tmp_path):
+    run = _asking()
+    del run.info.settings[RANK_BY]
+    done = evalcore("leaderboard", write_run_file(run, tmp_path / "run.json"), "--format", "json")
+    rows = {row["contender"]: row for row in json.loads(done.stdout)}
+    assert rows[run.contenders[0].id]["judge_score"] == pytest.approx(1.0)
+    assert "corrected" not in done.stderr
