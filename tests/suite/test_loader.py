@@ -152,3 +152,11 @@ def test_a_misspelt_key_inside_a_block_is_told_a_key_of_that_block(tmp_path):
     root = write_suite(tmp_path / "s", config={"run": {"max_atempts": 2}})
     with pytest.raises(ConfigError, match=r"run\.max_atempts: unknown key; did you mean `max_attempts`\?"):
         load_suite(root)
+
+
+def test_rank_by_takes_judge_or_corrected_and_names_them_when_wrong(tmp_path):
+    asks = load_suite(write_suite(tmp_path / "asks", {"weighted_score": {"weights": {}, "rank_by": "corrected"}}))
+    assert asks.config.weighted_score.rank_by == "corrected"
+    wrong = write_suite(tmp_path / "wrong", {"weighted_score": {"weights": {}, "rank_by": "people"}})
+    with pytest.raises(ConfigError, match=r"weighted_score.rank_by: .*'judge' or 'corrected'"):
+        load_suite(wrong)
