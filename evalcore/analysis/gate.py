@@ -128,6 +128,7 @@ def evaluate(
     contender: str | None = None,
     baseline: Run | StoredRun | None = None,
     baseline_contender: str | None = None,
+    baseline_why: str | None = None,
     B: int = 1000,  # noqa: N803
     seed: int = 0,
 ) -> GateReport:
@@ -140,6 +141,7 @@ def evaluate(
         baseline: the run to compare with for regression checks; none: they are skipped (said in the notes).
         baseline_contender: which contender of the baseline; none: the same id, else the only one, else
             the baseline's top-ranked.
+        baseline_why: how the baseline was chosen, or why there is none (a note of the report).
 
     Raises:
         GateError: the gate cannot decide.
@@ -161,8 +163,11 @@ def evaluate(
         notes.append(f"the gate has no regression checks: baseline run {_run_id(baseline)} is not compared")
         baseline = None
     elif gate.regression and baseline is None:
-        notes.append("no baseline: regression checks skipped (pin one with evalcore baseline set RUN_ID)")
+        because = f" ({baseline_why})" if baseline_why else ""
+        notes.append(f"no baseline{because}: regression checks skipped (pin one with evalcore baseline set RUN_ID)")
     elif gate.regression and baseline is not None:
+        if baseline_why:
+            notes.append(f"baseline run {_run_id(baseline)}: {baseline_why}")
         base_head = header_of(baseline)
         base_table = rank_run(baseline, base_head.info.weights, ci=False)
         base_ids = [c.id for c in base_head.contenders]
@@ -177,8 +182,9 @@ def evaluate(
         notes += _comparison_notes(comparison)
         checks += _regression_checks(gate, comparison)
     if not checks:
+        because = f" ({baseline_why})" if baseline_why else ""
         raise GateError(
-            "nothing to check: the gate has only regression checks and there is no baseline "
+            f"nothing to check: the gate has only regression checks and there is no baseline{because} "
             "(pin one with evalcore baseline set RUN_ID, or pass --baseline)"
         )
     return GateReport(head.info.id, chosen, _run_id(baseline), base_chosen, checks, notes, comparison)

@@ -64,7 +64,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def add_gate(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", help="the candidate: a run id (or unique prefix) in the store, or a run file")
-    p.add_argument("--baseline", help="the run to compare with (default: the suite's pinned baseline)")
+    p.add_argument(
+        "--baseline",
+        help="the run to compare with (default: the suite's pinned baseline, else the newest earlier completed "
+        "run of the suite with the same definition fingerprint)",
+    )
     p.add_argument("--contender", help="the candidate's contender (default: the only one, or the top-ranked)")
     p.add_argument("--baseline-contender", help="the baseline's contender (default: the pinned one, or the same id)")
     p.add_argument("--suite", help="read the gate: block from this suite folder (default: the one the run recorded)")
@@ -83,13 +87,14 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     run = open_run(args.run, args)
     header = _header(run)
-    baseline, base_contender = _baseline(args, header)
+    baseline, base_contender, why = _baseline(args, header)
     report = evaluate(
         run,
         gate_for(header, args.suite),
         contender=args.contender,
         baseline=baseline,
         baseline_contender=base_contender,
+        baseline_why=why,
     )
     from evalcore.explorer.flips import flip_details
 
@@ -109,20 +114,34 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def gate_run(run: StoredRun, store: Store) -> int:
-    """The gate of a stored run against its suite's pinned baseline, printed as a table: its exit code."""
+    """The gate of a stored run against its suite's baseline (pinned, else automatic), printed as a table: its
+    exit code."""
     from evalcore.analysis.compare_text import gate_lines
     from evalcore.analysis.gate import evaluate
-    from evalcore.analysis.runs import StoredRun
-    from evalcore.storage.baselines import baseline
 
-    header = run.header
-    pinned = baseline(store, header.info.suite)
-    base, base_contender = None, None
-    if pinned is not None and pinned["run_id"] != run.id:
-        base, base_contender = StoredRun(store, pinned["run_id"]), pinned["contender"]
-    report = evaluate(run, gate_for(header), baseline=base, baseline_contender=base_contender)
+    base, base_contender, why = stored_baseline(store, run.header)
+    report = evaluate(run, gate_for(run.header), baseline=base, baseline_contender=base_contender, baseline_why=why)
     print("\n".join(gate_lines(report)))
     return report.exit_code
+
+
+def stored_baseline(store: Store, header: Run) -> tuple[StoredRun | None, str | None, str]:
+    """The baseline of a candidate run from the store, its contender (None: chosen by the gate) and why it was
+    chosen or why there is none: the suite's pin, else the newest earlier completed run of the suite with the
+    candidate's definition fingerprint (:func:`evalcore.storage.baselines.automatic_baseline`)."""
+    from evalcore.analysis.runs import StoredRun
+    from evalcore.storage.baselines import automatic_baseline, baseline
+    from evalcore.suite.fingerprint import SETTING
+
+    info = header.info
+    pinned = baseline(store, info.suite)
+    if pinned is not None and pinned["run_id"] != info.id:
+        return StoredRun(store, pinned["run_id"]), pinned["contender"], f"pinned for suite {info.suite}"
+    found = automatic_baseline(store, info.suite, info.id, info.created_at, info.settings.get(SETTING))
+    prefix = "" if pinned is None else "the pinned baseline is this run; "
+    if found.run_id is None:
+        return None, None, prefix + found.why
+    return StoredRun(store, found.run_id), None, prefix + found.why
 
 
 def _header(run: Run | StoredRun) -> Run:
@@ -131,20 +150,14 @@ def _header(run: Run | StoredRun) -> Run:
     return header_of(run)
 
 
-def _baseline(args: argparse.Namespace, header: Run) -> tuple[Run | StoredRun | None, str | None]:
-    """The baseline run and contender: ``--baseline``, else the suite's pinned one, else none."""
+def _baseline(args: argparse.Namespace, header: Run) -> tuple[Run | StoredRun | None, str | None, str | None]:
+    """The baseline run, its contender and why: ``--baseline``, else :func:`stored_baseline`, else none."""
     if args.baseline:
-        return open_run(args.baseline, args), args.baseline_contender
+        return open_run(args.baseline, args), args.baseline_contender, None
     if Path(args.run).is_file() and not args.db and not os.environ.get("EVALCORE_DB"):
-        return None, None
-    from evalcore.analysis.runs import StoredRun
-    from evalcore.storage.baselines import baseline
-
-    store = open_store(args)
-    pinned = baseline(store, header.info.suite)
-    if pinned is None or pinned["run_id"] == header.info.id:
-        return None, None
-    return StoredRun(store, pinned["run_id"]), args.baseline_contender or pinned["contender"]
+        return None, None, "the candidate is a run file and no store is named (--db or EVALCORE_DB)"
+    run, contender, why = stored_baseline(open_store(args), header)
+    return run, args.baseline_contender or contender, why
 
 
 def gate_for(header: Run, suite_path: str | None = None) -> GateModel | None:

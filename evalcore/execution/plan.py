@@ -15,6 +15,8 @@ from evalcore.execution.adaptive import RaceSettings, race_record
 from evalcore.models.limits import RateLimit
 from evalcore.scoring.adapters import Adapter, Context, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
+from evalcore.suite.fingerprint import SETTING as FINGERPRINT_SETTING
+from evalcore.suite.fingerprint import definition_fingerprint
 from evalcore.suite.lineup import Overrides, expand_lineup, missing_api_keys, split_refused
 from evalcore.suite.loader import Suite
 from evalcore.suite.prompts import PROMPT_SETTING, check_prompt_names, prompts_used
@@ -266,6 +268,7 @@ def _settings(plan: Plan) -> dict[str, Any]:
             "timeout_s": plan.timeout_s,
             "selection": {"datasets": o.datasets, "variants": o.variants, "limit": o.limit},
             "overrides": asdict(o.overrides),
+            FINGERPRINT_SETTING: definition_fingerprint(plan.suite, plan.cases),
         }
         | _gate(plan)
         | _ranking(plan)

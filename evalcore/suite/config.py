@@ -301,6 +301,8 @@ class SuiteModel(_Strict):
     """``evalcore.yaml``."""
 
     suite: str = Field(min_length=1)
+    #: Bump it when code changes what is scored: a run of another version is never an automatic baseline.
+    version: str | int | None = None
     description: str = ""
     adapter: str | NamedRef = "extract"
     instructions: str = ""

@@ -135,3 +135,24 @@ def test_gate_with_only_minimums_and_a_baseline_names_no_contender_none(files: d
     assert done.returncode == 0, done.stderr
     assert "None" not in done.stdout
     assert "note: the gate has no regression checks: baseline run base-0001 is not compared" in done.stdout
+
+
+def test_run_with_gate_compares_with_the_newest_earlier_run_of_the_same_definition(tmp_path: Path) -> None:
+    from tests.suites import CASES, write_suite
+
+    lineup = {"lineup": [{"model": "fake/oracle", "settings": {"temperature": 0}}]}
+    suite = write_suite(tmp_path / "suite", lineup)
+    db = tmp_path / "store.db"
+    env = {"EVALCORE_FAKE_LATENCY_SCALE": "0"}
+    assert evalcore("run", suite, "--quiet", db=db, env=env).returncode == 0
+    (first,) = json.loads(evalcore("runs", "--format", "json", db=db).stdout)
+    second = evalcore("run", suite, "--quiet", "--gate", db=db, env=env)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert f"baseline: run {first['id']}" in second.stdout
+    assert "the newest earlier completed run of suite mini with the same definition fingerprint" in second.stdout
+    text, expected = CASES["complete/001"]
+    write_suite(suite, lineup, {**CASES, "complete/001": (text, {**expected, "count": 7})})
+    changed = evalcore("run", suite, "--quiet", "--gate", db=db, env=env)
+    assert changed.returncode == 2, changed.stdout + changed.stderr
+    assert "no earlier run of suite mini has definition fingerprint" in changed.stderr
+    assert "expected answers" in changed.stderr

@@ -1,0 +1,44 @@
+"""A suite's definition fingerprint: what decides the scores, hashed, so two runs that share it scored alike.
+
+The fingerprint covers the cases a run asks (dataset, id, input, expected answer and per-case
+``minimum_scores``), the adapter and every scorer with their options, the field schemas, the instructions and
+prompt texts sent to the models, and the suite's ``version:`` (bumped by hand when code changes what is
+scored). It leaves out what does not change a score: the lineup, run settings, weights, the ``gate:`` block
+and descriptions. ``evalcore gate`` takes only a run with the same fingerprint as an automatic baseline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalcore.core.records import Case
+    from evalcore.suite.loader import Suite
+
+#: The key of a run's settings that holds its definition fingerprint.
+SETTING = "definition_fingerprint"
+#: The key of a case's metadata that holds its minimum scores (``docs/suites.md``, "Per-case minimum scores").
+MINIMUM_SCORES = "minimum_scores"
+
+
+def definition_fingerprint(suite: Suite, cases: Sequence[Case]) -> str:
+    """The fingerprint of ``suite`` asked on ``cases`` (the run's selection): 16 hex digits."""
+    config = suite.config
+    adapter = config.adapter if isinstance(config.adapter, str) else config.adapter.model_dump(mode="json")
+    definition: dict[str, Any] = {
+        "version": config.version,
+        "adapter": adapter,
+        "scorers": [r.model_dump(mode="json") for r in config.scorer_entries()],
+        "fields": {k: v.model_dump(mode="json") for k, v in (config.fields or {}).items()},
+        "instructions": config.instructions,
+        "datasets": {
+            name: d.model_dump(mode="json", include={"instructions", "fields"}) for name, d in config.datasets.items()
+        },
+        "prompts": {name: p.text for name, p in suite.prompts.items()},
+        "cases": sorted([c.dataset, c.id, c.input, c.expected, c.metadata.get(MINIMUM_SCORES)] for c in cases),
+    }
+    text = json.dumps(definition, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
