@@ -231,8 +231,24 @@ def gate_lines(report: GateReport) -> list[str]:
     if report.baseline:
         lines.append(f"baseline: run {report.baseline}, contender {report.baseline_contender}")
     lines += [f"note: {n}" for n in report.notes]
-    lines += [""] + _aligned(GATE_HEADER, [_check_cells(c) for c in report.checks])
+    table = [_check_cells(c) for c in report.checks if c.kind != "guardrail"]
+    lines += [""] + (_aligned(GATE_HEADER, table) if table else [])
+    guardrails = guardrail_lines(report)
+    lines += ([""] if table and guardrails else []) + guardrails
     return [*lines, "", f"verdict: {report.verdict}"]
+
+
+def guardrail_lines(report: GateReport) -> list[str]:
+    """One line per guardrail rule: ``[ok]`` or ``[BREACH]``, the metric, its value, the rule and why."""
+    lines = []
+    for check in report.checks:
+        if check.kind == "guardrail":
+            mark = "[ok]" if check.status == "PASS" else "[BREACH]"
+            detail = f" ({check.detail})" if check.detail else ""
+            lines.append(
+                f"{mark} guardrail {check.name} = {format_value(check.name, check.value)}: {check.limit}{detail}"
+            )
+    return lines
 
 
 GATE_HEADER = ["check", "value", "limit", "result", "detail"]
@@ -259,7 +275,10 @@ def gate_markdown(report: GateReport, comparison_details: Details | None = None)
     if report.baseline:
         lines[-1] += f"; baseline `{report.baseline}` (`{report.baseline_contender}`)"
     lines += [""] + [f"_{n}_" for n in report.notes] + [""]
-    lines += _pipe_table(GATE_HEADER, [_check_cells(c) for c in report.checks])
+    table = [_check_cells(c) for c in report.checks if c.kind != "guardrail"]
+    lines += _pipe_table(GATE_HEADER, table) if table else []
+    guardrails = guardrail_lines(report)
+    lines += ([""] if table and guardrails else []) + [f"- `{line}`" for line in guardrails]
     if report.comparison is not None:
         lines += [""] + _flip_lines(report.comparison.pairs[0], comparison_details, 5, bullet="", sub="  - ")
     return "\n".join(lines) + "\n"

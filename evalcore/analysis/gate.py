@@ -1,12 +1,14 @@
 """Should this run ship? A suite's ``gate:`` checks on one contender of a candidate run: PASS, WARN or FAIL.
 
-Three kinds of check (``docs/suites.md``, "gate"):
+Four kinds of check (``docs/compare.md``, "The gate: block"):
 
 - ``minimum``: absolute limits on the candidate's leaderboard values, overall or per dataset;
 - ``errors``: a ceiling on the candidate's error rate;
 - ``regression``: how much worse than a baseline run a value may get, measured on the cases both runs
   share with :func:`evalcore.analysis.compare.compare`; by default the worsening must also be
-  significant (the paired test of ``evalcore significance``, p < alpha) to count.
+  significant (the paired test of ``evalcore significance``, p < alpha) to count;
+- ``guardrails``: rules on a metric (``max``, ``min``, ``must_not_increase``, ``must_not_decrease``) that fail
+  the gate on any breach and fail closed when the metric has no value (:mod:`evalcore.analysis.guardrails`).
 
 Without a ``gate:`` block the :data:`DEFAULT_GATE` applies: the primary score must not drop by more
 than 0.02 with significance at 0.05, and the error rate must not rise by more than 0.01.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -27,6 +30,7 @@ from pydantic import ValidationError
 
 from evalcore.analysis.compare import CompareError, Comparison, compare
 from evalcore.analysis.formats import format_value
+from evalcore.analysis.guardrails import guardrail_results, support_drift
 from evalcore.analysis.runs import StoredRun, header_of, rank_run
 from evalcore.core.aggregates import with_aggregates
 from evalcore.core.errors import EvalcoreError
@@ -55,7 +59,7 @@ class GateError(EvalcoreError):
 class Check:
     """One check: what was measured, against what limit, and the outcome."""
 
-    kind: str  # minimum, errors or regression
+    kind: str  # minimum, errors, regression or guardrail
     name: str
     scope: str  # "all" or a dataset name
     value: float
@@ -104,6 +108,8 @@ def gate_of(raw: Mapping[str, Any] | GateModel | None) -> GateModel | None:
 
 def check_gate_names(gate: GateModel, metrics: Sequence[Metric], datasets: Sequence[str] | None = None) -> None:
     """Refuse a gate that names something it cannot check, listing what it can.
+
+    Guardrails are not refused here: one whose metric the run lacks fails closed (a FAIL that says so).
 
     Raises:
         GateError: an unknown metric or dataset name.
@@ -158,14 +164,21 @@ def evaluate(
     checks = _minimum_checks(gate, candidate, table, chosen, metrics)
     comparison = None
     base_chosen = None
-    if not gate.regression and baseline is not None:
+    base_row = None
+    if not gate.needs_baseline and baseline is not None:
         # Reported as no baseline at all: naming one without its contender read as "contender None".
-        notes.append(f"the gate has no regression checks: baseline run {_run_id(baseline)} is not compared")
+        notes.append(
+            "the gate has no regression checks or must_not_* guardrails: "
+            f"baseline run {_run_id(baseline)} is not compared"
+        )
         baseline = None
-    elif gate.regression and baseline is None:
+    elif gate.needs_baseline and baseline is None:
         because = f" ({baseline_why})" if baseline_why else ""
-        notes.append(f"no baseline{because}: regression checks skipped (pin one with evalcore baseline set RUN_ID)")
-    elif gate.regression and baseline is not None:
+        notes.append(
+            f"no baseline{because}: regression checks and must_not_* guardrails skipped "
+            "(pin one with evalcore baseline set RUN_ID)"
+        )
+    elif baseline is not None:
         if baseline_why:
             notes.append(f"baseline run {_run_id(baseline)}: {baseline_why}")
         base_head = header_of(baseline)
@@ -175,12 +188,17 @@ def evaluate(
         base_chosen, why = choose_contender(base_table, base_ids, wanted, "baseline " + base_head.info.id)
         if why:
             notes.append(why)
-        try:
-            comparison = compare(baseline, candidate, {base_chosen: chosen}, B=B, seed=seed)
-        except CompareError as exc:
-            raise GateError(f"cannot compare with the baseline: {exc}") from None
-        notes += _comparison_notes(comparison)
-        checks += _regression_checks(gate, comparison)
+        base_row = _row(base_table, base_chosen)
+        if gate.regression:
+            try:
+                comparison = compare(baseline, candidate, {base_chosen: chosen}, B=B, seed=seed)
+            except CompareError as exc:
+                raise GateError(f"cannot compare with the baseline: {exc}") from None
+            notes += _comparison_notes(comparison)
+            checks += _regression_checks(gate, comparison)
+    checks += _guardrail_checks(gate, _row(table, chosen), base_row if baseline is not None else None, metrics)
+    if baseline is not None:
+        notes += support_drift(metrics, partial(_value, _row(table, chosen)), partial(_value, base_row))
     if not checks:
         because = f" ({baseline_why})" if baseline_why else ""
         raise GateError(
@@ -301,6 +319,16 @@ def _limit_text(name: str, limit: LimitModel) -> str:
     bound = limit.min if limit.min is not None else limit.max
     sign = "≥" if limit.min is not None else "≤"
     return f"{sign} {format_value(name, float(bound))}"  # type: ignore[arg-type]
+
+
+def _guardrail_checks(
+    gate: GateModel, row: pd.Series | None, base_row: pd.Series | None, metrics: Sequence[Metric]
+) -> list[Check]:
+    """Each rule of each guardrail as a check: PASS, or FAIL on a breach (never only a warning)."""
+    baseline = partial(_value, base_row) if base_row is not None else None
+    declared = ["score", *(m.name for m in metrics), "errors", "cost", "time"]
+    found = guardrail_results(gate.guardrails, partial(_value, row), baseline, declared)
+    return [Check("guardrail", g.name, "all", g.value, g.rule, PASS if g.ok else FAIL, g.detail) for g in found]
 
 
 def _regression_checks(gate: GateModel, comparison: Comparison) -> list[Check]:

@@ -31,6 +31,9 @@ from evalcore.core.records import Metric
 #: The description of the ``classification`` scorer's per-result metric ``correct``: how a run's metrics say
 #: which of them carry labels (a judge's dimension may also be called ``correct``).
 CORRECT_DESCRIPTION = "Share of replies whose label is the expected one (accuracy)."
+#: The description of the ``classification`` scorer's ``support`` (with ``positive_labels``): how the gate knows
+#: which metrics are a positive class's share, whose drift between two runs it flags.
+SUPPORT_DESCRIPTION = "Share of results expected positive (the positive class's prevalence)."
 #: The kinds of aggregate metric there are.
 MACRO_F1 = "macro_f1"
 #: Names any run may weight, besides its metrics (declared and aggregate).

@@ -260,6 +260,30 @@ class ErrorsLimitModel(_Strict):
     level: Literal["fail", "warn"] = "fail"
 
 
+class GuardrailModel(_Strict):
+    """One guardrail: rules on a metric that any breach of fails the gate, whatever the headline metric says.
+
+    The rules compose (every one given must hold); a metric with no value on the candidate breaches them all.
+    """
+
+    #: The candidate's value may be at most this.
+    max: float | None = None
+    #: The candidate's value must be at least this.
+    min: float | None = None
+    #: The candidate's value may not be above the baseline's (by more than ``tolerance``).
+    must_not_increase: bool = False
+    #: The candidate's value may not be below the baseline's (by more than ``tolerance``).
+    must_not_decrease: bool = False
+    #: How far past the baseline's value ``must_not_increase`` / ``must_not_decrease`` let a value go.
+    tolerance: float = Field(0.0, ge=0)
+
+    @model_validator(mode="after")
+    def _some_rule(self) -> GuardrailModel:
+        if self.max is None and self.min is None and not self.must_not_increase and not self.must_not_decrease:
+            raise ValueError("give at least one of max, min, must_not_increase or must_not_decrease")
+        return self
+
+
 class GateModel(_Strict):
     """``gate:``: the checks ``evalcore gate`` runs on a candidate run (docs/suites.md)."""
 
@@ -268,6 +292,14 @@ class GateModel(_Strict):
     minimum: dict[str, float | LimitModel | dict[str, dict[str, float | LimitModel]]] = Field(default_factory=dict)
     regression: dict[str, RegressionModel] = Field(default_factory=dict)
     errors: ErrorsLimitModel | None = None
+    #: name → rules that fail the gate on any breach, shown as ``[ok]`` / ``[BREACH]`` lines.
+    guardrails: dict[str, GuardrailModel] = Field(default_factory=dict)
+
+    @property
+    def needs_baseline(self) -> bool:
+        """Whether a check compares with a baseline run (a regression, or a guardrail's ``must_not_*``)."""
+        moves = any(g.must_not_increase or g.must_not_decrease for g in self.guardrails.values())
+        return bool(self.regression) or moves
 
     @model_validator(mode="after")
     def _datasets_only_nest(self) -> GateModel:

@@ -166,4 +166,6 @@ def test_a_gate_without_regression_checks_reports_no_baseline_and_says_it_was_no
     cand = binary_run("cand", {"m": [1] * 10})
     report = evaluate(cand, gate_of({"minimum": {"score": 0.5}}), baseline=base)
     assert report.baseline is None and report.baseline_contender is None
-    assert "the gate has no regression checks: baseline run base is not compared" in report.notes
+    assert (
+        "the gate has no regression checks or must_not_* guardrails: baseline run base is not compared" in report.notes
+    )

@@ -134,7 +134,10 @@ def test_gate_with_only_minimums_and_a_baseline_names_no_contender_none(files: d
     done = evalcore("gate", candidate, "--baseline", files["base"])
     assert done.returncode == 0, done.stderr
     assert "None" not in done.stdout
-    assert "note: the gate has no regression checks: baseline run base-0001 is not compared" in done.stdout
+    assert (
+        "note: the gate has no regression checks or must_not_* guardrails: baseline run base-0001 is not compared"
+        in done.stdout
+    )
 
 
 def test_run_with_gate_compares_with_the_newest_earlier_run_of_the_same_definition(tmp_path: Path) -> None:
@@ -156,3 +159,18 @@ def test_run_with_gate_compares_with_the_newest_earlier_run_of_the_same_definiti
     assert changed.returncode == 2, changed.stdout + changed.stderr
     assert "no earlier run of suite mini has definition fingerprint" in changed.stderr
     assert "expected answers" in changed.stderr
+
+
+def test_gate_prints_guardrails_as_ok_and_breach_lines_and_fails_on_a_breach(tmp_path: Path) -> None:
+    from tests.analysis.test_guardrails import guarded_run, mixed
+
+    run = guarded_run("guarded-0001", mixed(refunds_caught=8, refunds=10, others=90))
+    run.info.settings["gate"] = {
+        "minimum": {"score": 0.9},
+        "guardrails": {"false_negative_rate": {"max": 0.1}, "false_positive_rate": {"max": 0.05}},
+    }
+    done = evalcore("gate", write_run_file(run, tmp_path / "guarded.json"))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "[BREACH] guardrail false_negative_rate = 20.0%: ≤ 10.0%" in done.stdout
+    assert "[ok] guardrail false_positive_rate = 0.0%: ≤ 5.0%" in done.stdout
+    assert "verdict: FAIL" in done.stdout

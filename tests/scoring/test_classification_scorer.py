@@ -60,3 +60,45 @@ def test_check_case_refuses_an_expected_label_outside_the_labels():
 def test_options_are_checked_when_built(options):
     with pytest.raises(ConfigError, match="classification"):
         ClassificationScorer(**options)
+
+
+def test_positive_labels_add_the_guardrail_metrics_after_correct():
+    names = [m.name for m in ClassificationScorer(positive_labels=["refund"]).metrics]
+    assert names == ["correct", "precision", "recall", "false_negative_rate", "false_positive_rate", "support"]
+    assert [m.name for m in ClassificationScorer().metrics] == ["correct"]
+
+
+def test_a_missed_positive_counts_for_recall_and_false_negatives_only():
+    scored = _score(ClassificationScorer(positive_labels=["refund"]), "other", "refund")
+    assert scored.metrics == {
+        "correct": 0.0,
+        "precision": None,
+        "recall": 0.0,
+        "false_negative_rate": 1.0,
+        "false_positive_rate": None,
+        "support": 1.0,
+    }
+
+
+def test_a_false_alarm_counts_for_precision_and_false_positives_only():
+    scored = _score(ClassificationScorer(positive_labels=["refund"]), "refund", "other")
+    assert scored.metrics["precision"] == 0.0 and scored.metrics["false_positive_rate"] == 1.0
+    assert scored.metrics["recall"] is None and scored.metrics["support"] == 0.0
+
+
+def test_several_positive_labels_are_one_class():
+    scorer = ClassificationScorer(positive_labels=["refund", "chargeback"])
+    scored = _score(scorer, "chargeback", "refund")
+    assert scored.metrics["correct"] == 0.0 and scored.metrics["recall"] == 1.0 and scored.metrics["precision"] == 1.0
+
+
+def test_an_unreadable_reply_misses_a_positive():
+    scored = _score(ClassificationScorer(positive_labels=["refund"]), None, "refund", problem="no reply")
+    assert scored.metrics["false_negative_rate"] == 1.0
+
+
+def test_a_positive_label_outside_the_labels_is_refused():
+    with pytest.raises(ConfigError, match="positive_labels: 'refnd' is not one of labels"):
+        ClassificationScorer(labels=["refund", "other"], positive_labels=["refnd"])
+    with pytest.raises(ConfigError, match="positive_labels: .* is not a list of labels"):
+        ClassificationScorer(positive_labels="refund")  # type: ignore[arg-type]
