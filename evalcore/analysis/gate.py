@@ -114,7 +114,7 @@ def check_gate_names(gate: GateModel, metrics: Sequence[Metric], datasets: Seque
     Raises:
         GateError: an unknown metric or dataset name.
     """
-    allowed = ["score", *(m.name for m in metrics), "errors", "cost", "time"]
+    allowed = ["score", *(m.name for m in metrics), "errors", "cost", "time", "pass_rate"]
     named = [n for n in gate.minimum if n != "datasets"] + list(gate.regression)
     per_dataset = gate.minimum.get("datasets")
     if isinstance(per_dataset, dict):
@@ -123,6 +123,7 @@ def check_gate_names(gate: GateModel, metrics: Sequence[Metric], datasets: Seque
                 raise GateError(f"gate: minimum.datasets names {dataset!r}; the datasets are {', '.join(datasets)}")
             named += list(limits)
     unknown = [n for n in dict.fromkeys(named) if n not in allowed]
+    unknown += [n for n in gate.regression if n == "pass_rate"]  # no paired value per case to compare
     if unknown:
         raise GateError(f"gate: cannot check {', '.join(map(repr, unknown))}: allowed names are {', '.join(allowed)}")
 
@@ -326,7 +327,7 @@ def _guardrail_checks(
 ) -> list[Check]:
     """Each rule of each guardrail as a check: PASS, or FAIL on a breach (never only a warning)."""
     baseline = partial(_value, base_row) if base_row is not None else None
-    declared = ["score", *(m.name for m in metrics), "errors", "cost", "time"]
+    declared = ["score", *(m.name for m in metrics), "errors", "cost", "time", "pass_rate"]
     found = guardrail_results(gate.guardrails, partial(_value, row), baseline, declared)
     return [Check("guardrail", g.name, "all", g.value, g.rule, PASS if g.ok else FAIL, g.detail) for g in found]
 

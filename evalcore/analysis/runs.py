@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
+from evalcore.analysis.outcomes import with_pass_rate
 from evalcore.analysis.results import Filters, select_results
 from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.significance import pairwise_significance
@@ -98,7 +99,8 @@ def rank_run(
             when it says so (the per-dataset tables keep the judge's own).
 
     Returns:
-        The table of :func:`evalcore.analysis.leaderboard.leaderboard`.
+        The table of :func:`evalcore.analysis.leaderboard.leaderboard`, with ``pass_rate`` when a case declares
+        minimum scores (:func:`evalcore.analysis.outcomes.with_pass_rate`).
 
     Raises:
         WeightsError: a weight cannot be used; EvalcoreError: a metadata filter on a key no case has.
@@ -110,7 +112,8 @@ def rank_run(
         from evalcore.analysis.corrected import with_corrected
 
         prepared = with_corrected(prepared, basis, metrics)
-    return finish(prepared, metrics, checked, best_value_points)
+    ranked = finish(prepared, metrics, checked, best_value_points)
+    return with_pass_rate(ranked, run, filters, by_dataset)
 
 
 def rank_basis_of(run: Run | StoredRun) -> RankBasis | None:

@@ -37,8 +37,8 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
     """The exported keys, in order, that the table has.
 
     ``contender`` (``dataset``), ``cases`` (results, as the spec counts them), ``scored, errors,
-    distinct_cases, samples, score, <metrics>, cost, time,
-    input_tokens, output_tokens, wscore, rank, best, best_value, few_cases``, then the interval fields
+    distinct_cases, samples, score, <metrics>, cost, time, input_tokens, output_tokens``, ``pass_rate``
+    (only when a case declares minimum scores), ``wscore, rank, best, best_value, few_cases``, then the interval fields
     (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``), ``p_best`` and ``stability``
     (the share of weight jitters in which the row ranks first; null without weights). The metrics
     include the aggregate metrics (``macro_f1``) after the declared ones.
@@ -55,6 +55,7 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
         "score",
         *names,
         *USAGE_COLUMNS,
+        "pass_rate",
         "wscore",
         "rank",
         "best",
@@ -167,6 +168,8 @@ def _columns(table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], 
         _Column(name, [_with_interval(r, name, format_percent, "metric intervals" in dropped) for r in rows], "metrics")
         for name in metric_names
     ]
+    if "pass_rate" in table.columns:  # cases that declare minimum_scores (evalcore.analysis.outcomes)
+        columns.append(_Column("pass rate", [format_percent(r["pass_rate"]) for r in rows], "metrics"))
     if has_wscore(table):
         cells = [_with_interval(r, "wscore", _format_points, "wscore interval" in dropped) for r in rows]
         columns.append(_Column("wscore", cells))

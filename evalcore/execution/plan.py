@@ -15,6 +15,7 @@ from evalcore.execution.adaptive import RaceSettings, race_record
 from evalcore.models.limits import RateLimit
 from evalcore.scoring.adapters import Adapter, Context, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
+from evalcore.suite.cases import MINIMUM_SCORES, check_minimum_scores
 from evalcore.suite.fingerprint import SETTING as FINGERPRINT_SETTING
 from evalcore.suite.fingerprint import definition_fingerprint
 from evalcore.suite.lineup import Overrides, expand_lineup, missing_api_keys, split_refused
@@ -112,6 +113,8 @@ def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
     check_prompt_names(lineup, suite.prompts, suite.path)
     contenders, refused = split_refused(lineup)
     cases = select_cases(suite, options)
+    if any(MINIMUM_SCORES in c.metadata for c in cases):
+        check_minimum_scores(cases, ["score", *(m.name for m in build_scorer(suite.scorer_refs, suite.path).metrics)])
     return Plan(
         suite=suite,
         contenders=contenders,

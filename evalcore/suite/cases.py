@@ -16,7 +16,9 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 
 INPUT_FILES = ("input.txt", "input.json")
-CASE_KEYS = {"id", "variant", "input", "expected", "metadata"}
+CASE_KEYS = {"id", "variant", "input", "expected", "metadata", "minimum_scores"}
+#: Where a case's ``minimum_scores`` go: its metadata (the run file keeps them with the case).
+MINIMUM_SCORES = "minimum_scores"
 
 
 def load_dataset_cases(folder: Path, dataset: str) -> list[Case]:
@@ -67,7 +69,7 @@ def _load_case_folder(folder: Path, root: Path, dataset: str) -> Case:
         variant=variant,
         input=_read_input(folder),
         expected=_read_json(folder / "expected.json", required=True),
-        metadata=_read_metadata(folder / "metadata.json"),
+        metadata=_with_minimum_scores(_read_metadata(folder / "metadata.json"), None, str(folder / "metadata.json")),
         source=str(folder / "expected.json"),  # what check_expected reports on
     )
 
@@ -168,9 +170,31 @@ def _case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> 
         variant=variant,
         input=value,
         expected=_shared_keys(data["expected"]),
-        metadata=_shared_keys(metadata),
+        metadata=_with_minimum_scores(_shared_keys(metadata), data.get(MINIMUM_SCORES), where),
         source=where,
     )
+
+
+def _with_minimum_scores(metadata: dict[str, Any], given: Any, where: str) -> dict[str, Any]:
+    """The metadata with the case's ``minimum_scores`` (given as a case key, or already in the metadata), checked:
+    ``{metric: number}``."""
+    if given is None:
+        given = metadata.get(MINIMUM_SCORES)
+        if given is None:
+            return metadata
+    elif MINIMUM_SCORES in metadata:
+        raise ConfigError(f"{where}: minimum_scores: given twice (as a key and in metadata); keep one.")
+    if (
+        not isinstance(given, dict)
+        or not given
+        or not all(
+            isinstance(k, str) and isinstance(v, int | float) and not isinstance(v, bool) for k, v in given.items()
+        )
+    ):
+        raise ConfigError(
+            f"{where}: minimum_scores: {given!r} is not a mapping of metric to number, e.g. {{score: 1.0}}"
+        )
+    return {**metadata, MINIMUM_SCORES: {k: float(v) for k, v in given.items()}}
 
 
 def _shared_keys(value: Any) -> Any:
@@ -193,3 +217,19 @@ def _check_unique(cases: list[Case], folder: Path) -> None:
                 f"{case.source}). Give each case its own id."
             )
         seen[case.id] = case.source
+
+
+def check_minimum_scores(cases: list[Case], names: list[str]) -> None:
+    """Refuse a case whose ``minimum_scores`` names no metric of the suite (``names``: ``score`` and the metrics).
+
+    Raises:
+        ConfigError: naming the case, the bad name, a close name and the valid ones.
+    """
+    for case in cases:
+        for name in case.metadata.get(MINIMUM_SCORES) or {}:
+            if name not in names:
+                guess = did_you_mean(name, names) or "."
+                raise ConfigError(
+                    f"{case.source or case.dataset + '/' + case.id}: minimum_scores: {name!r} is no metric of the "
+                    f"suite{guess} The names are {', '.join(names)}."
+                )

@@ -14,14 +14,14 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from evalcore.suite.cases import MINIMUM_SCORES
+
 if TYPE_CHECKING:
     from evalcore.core.records import Case
     from evalcore.suite.loader import Suite
 
 #: The key of a run's settings that holds its definition fingerprint.
 SETTING = "definition_fingerprint"
-#: The key of a case's metadata that holds its minimum scores (``docs/suites.md``, "Per-case minimum scores").
-MINIMUM_SCORES = "minimum_scores"
 
 
 def definition_fingerprint(suite: Suite, cases: Sequence[Case]) -> str:

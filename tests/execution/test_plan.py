@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
+from evalcore.core.errors import ConfigError
 from evalcore.execution.plan import make_plan, new_run
+from evalcore.suite.fingerprint import SETTING, definition_fingerprint
 from evalcore.suite.loader import load_suite
 from tests.suites import write_suite
 
@@ -45,3 +50,18 @@ def test_a_suite_that_ranks_by_the_corrected_score_records_it_in_the_runs_settin
     assert new_run(plan).info.settings["rank_by"] == "corrected"
     plain = make_plan(load_suite(write_suite(tmp_path / "plain")))
     assert "rank_by" not in new_run(plain).info.settings
+
+
+def test_a_run_records_its_definition_fingerprint(tmp_path):
+    suite = load_suite(write_suite(tmp_path / "suite"))
+    plan = make_plan(suite)
+    assert new_run(plan).info.settings[SETTING] == definition_fingerprint(suite, plan.cases)
+
+
+def test_minimum_scores_naming_no_metric_are_refused_with_a_suggestion(tmp_path):
+    root = write_suite(tmp_path / "suite")
+    (root / "datasets" / "shop" / "cases" / "complete" / "001" / "metadata.json").write_text(
+        json.dumps({"minimum_scores": {"field_acuracy": 1.0}})
+    )
+    with pytest.raises(ConfigError, match="minimum_scores: 'field_acuracy' is no metric of the suite; did you mean"):
+        make_plan(load_suite(root))

@@ -44,13 +44,27 @@ def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Cas
     if not isinstance(metadata, dict):
         raise ConfigError(f"{where}: metadata: must be an object.")
     variant = str(data.get("variant") or "default")
+    metadata = shared(metadata)
+    floors = data.get("minimum_scores")
+    if floors is not None and "minimum_scores" in metadata:
+        raise ConfigError(f"{where}: minimum_scores: given twice (as a key and in metadata); keep one.")
+    floors = metadata.get("minimum_scores") if floors is None else floors
+    if floors is not None:
+        numbers = isinstance(floors, dict) and all(
+            isinstance(k, str) and type(v) in (int, float) for k, v in floors.items()
+        )
+        if not numbers or not floors:
+            raise ConfigError(
+                f"{where}: minimum_scores: {floors!r} is not a mapping of metric to number, e.g. {{score: 1.0}}"
+            )
+        metadata = {**metadata, "minimum_scores": {k: float(v) for k, v in floors.items()}}
     return Case(
         dataset=dataset,
         id=str(data.get("id") or default_id),
         variant=variant,
         input=value,
         expected=shared(data["expected"]),
-        metadata=shared(metadata),
+        metadata=metadata,
         source=where,
     )
 
@@ -78,7 +92,8 @@ _mappings = st.one_of(
     _values,
     st.dictionaries(_keys, _values, max_size=6),
     st.fixed_dictionaries(
-        {"input": _values, "expected": _values}, optional={"id": _values, "variant": _values, "metadata": _values}
+        {"input": _values, "expected": _values},
+        optional={"id": _values, "variant": _values, "metadata": _values, "minimum_scores": _values},
     ),
 )
 
@@ -162,3 +177,22 @@ def test_a_jsonl_file_that_starts_with_a_bom_is_refused_and_says_so(tmp_path: Pa
     (tmp_path / "cases.jsonl").write_text('\ufeff{"input": "x", "expected": {}}\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"line 1, column 1: not valid JSON: Unexpected UTF-8 BOM"):
         load_dataset_cases(tmp_path, "ds")
+
+
+def test_minimum_scores_of_a_case_are_kept_in_its_metadata(tmp_path: Path) -> None:
+    case = _case_from_mapping(
+        {"input": "x", "expected": "y", "minimum_scores": {"field_accuracy": 1}}, "ds", "c.yaml", "c"
+    )
+    assert case.metadata == {"minimum_scores": {"field_accuracy": 1.0}}
+    folder = tmp_path / "cases" / "complete"
+    folder.mkdir(parents=True)
+    (folder / "input.txt").write_text("x")
+    (folder / "expected.json").write_text('"y"')
+    (folder / "metadata.json").write_text('{"minimum_scores": {"score": 0.5}}')
+    (loaded,) = load_dataset_cases(tmp_path, "ds")
+    assert loaded.metadata["minimum_scores"] == {"score": 0.5}
+
+
+def test_minimum_scores_that_are_not_numbers_are_refused() -> None:
+    with pytest.raises(ConfigError, match="c.yaml: minimum_scores: .* is not a mapping of metric to number"):
+        _case_from_mapping({"input": "x", "expected": "y", "minimum_scores": {"score": "high"}}, "ds", "c.yaml", "c")
