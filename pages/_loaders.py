@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from evalcore.analysis import completeness, corrected, summaries, view
-from evalcore.analysis.runs import StoredRun
+from evalcore.analysis.racing import SETTING as RACE
+from evalcore.analysis.runs import StoredRun, run_stops
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Run
 from evalcore.explorer import sharing
@@ -217,7 +218,7 @@ def cached_view(
     if rated:
         fixed = corrected.with_corrected(prepared.overall, _rank_basis(path, ref, version, rated), run.metrics)
         prepared = dataclasses.replace(prepared, overall=fixed)
-    return view.view_of(prepared, run.metrics, dict(weights), run.contenders)
+    return view.view_of(prepared, run.metrics, dict(weights), run.contenders, run_stops(run))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -412,8 +413,12 @@ def leaderboard_so_far(run_id: str, job: RunJob) -> tuple[int, view.LeaderboardV
     if job.alive and kept and kept[0] == run_id and now - kept[1] < max(SO_FAR_EVERY_S, 4 * kept[2]):
         return kept[3], kept[4]
     frame = store().load_results_frame(run_id)
+    # The race's stops are in the stored run's settings, written as the race makes them.
+    stops = run_stops(store().load_run(run_id, results=False)) if RACE in job.run.info.settings else {}
     board = (
-        view.leaderboard_view(frame, job.run.metrics, job.run.info.weights, ci=False, contenders=job.run.contenders)
+        view.leaderboard_view(
+            frame, job.run.metrics, job.run.info.weights, ci=False, contenders=job.run.contenders, stops=stops
+        )
         if len(frame)
         else None
     )

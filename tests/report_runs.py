@@ -1,8 +1,9 @@
-"""Runs that test a report's ranking at its edges: missing values, zero costs and a contender whose every
-call failed. Shared by the report's unit, CLI and browser tests."""
+"""Runs that test a report's ranking at its edges: missing values, zero costs, a contender whose every
+call failed, and an adaptive run's stopped contenders. Shared by the report's unit, CLI and browser tests."""
 
 from __future__ import annotations
 
+from evalcore.analysis.racing import CASES_RAN_OUT, METHOD, SETTING
 from evalcore.core import records
 from tests.factories import failed, make_run
 
@@ -33,4 +34,31 @@ def edge_run(run_id: str = "run-edges") -> records.Run:
     first_of_3 = next(r for r in run.results if r.contender == ids[3])
     failed(first_of_3)
     run.info.weights = dict(EDGE_WEIGHTS)
+    return run
+
+
+#: The contenders :func:`adaptive_run`'s race stopped, by place in its lineup, and after how many of its 60 cases.
+ADAPTIVE_STOPS = {2: 40, 3: 20}
+
+
+def adaptive_run(run_id: str = "run-adaptive") -> records.Run:
+    """An adaptive run: four contenders over 60 cases, the race stopped contender 2 after 40 cases and
+    contender 3 after 20, both behind contender 0, and recorded it in the run's settings as a race does.
+
+    Contender 3 answered every one of its 20 cases right: by the spec's ranking alone it would be first.
+    """
+    run = make_run(4, 60, with_errors=False, run_id=run_id)
+    ids = [c.id for c in run.contenders]
+    answered = {ids[i]: n for i, n in ADAPTIVE_STOPS.items()}
+    run.results = [r for r in run.results if int(r.case.rsplit("/", 1)[1]) < answered.get(r.contender, 60)]
+    for r in run.results:
+        if r.contender == ids[3]:
+            r.score = 1.0
+            r.metrics = {**r.metrics, "field_accuracy": 1.0, "exact_match": 1.0}
+    stops = [
+        {"contender": ids[i], "after_cases": n, "of_cases": 60, "answered": n, "behind": ids[0], "by_at_least": 4.5}
+        for i, n in ADAPTIVE_STOPS.items()
+    ]
+    race = {"confidence": 0.95, "margin": 0.0, "seed": 1, "round": 20, "method": METHOD, "stops": stops}
+    run.info.settings = {**run.info.settings, SETTING: {**race, "ended": CASES_RAN_OUT, "ended_after_cases": 60}}
     return run

@@ -7,6 +7,12 @@ The functions are pure: a results frame (:mod:`evalcore.analysis.results`) in, a
 recomputes only ``rank`` on cached aggregates. :func:`prepare` and :func:`finish` are the same split
 with the bootstrap: everything but the weights, then the weights.
 
+An adaptive run (``evalcore run --adaptive``) adds one rule to the spec's, for its contenders the race stopped
+(``stops``: contender → :func:`evalcore.analysis.racing.stop_text`): they rank below every contender still
+in, each ranked among the stopped by the spec's rules, are never best nor best value, and never rank first
+in a resample or a weight jitter (P(best) and stability 0). Their numbers are those of the cases they
+answered. Without stops, every rule is the spec's.
+
 Weights are checked once, where they come in: :func:`rank` and :func:`leaderboard` take them as a user
 gives them; :func:`finish` takes weights already checked by
 :func:`~evalcore.analysis.weights.validate_weights`.
@@ -38,6 +44,8 @@ AVERAGES = ("micro", "macro")
 FEW_CASES = 30
 #: Columns a row with nothing scored never has, whatever its resamples say.
 UNRATED = ("wscore", "p_best", "stability")
+#: The column of a race's stop text (an adaptive run's table only; None for a contender still in).
+STOPPED = "stopped"
 
 
 def aggregate(
@@ -139,6 +147,7 @@ def rank(
     weights: Mapping[str, float] | None,
     metrics: Sequence[Metric],
     best_value_points: float = BEST_VALUE_POINTS,
+    stops: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Add ``wscore``, ``rank``, ``best``, ``best_value`` and ``few_cases`` to an aggregated table, sorted by rank.
 
@@ -154,38 +163,54 @@ def rank(
         weights: name → weight; validated here (zeros dropped, unknown names refused).
         metrics: the suite's declared metrics.
         best_value_points: how far below the table's highest score a best-value row may be.
+        stops: an adaptive run's stopped contenders, id → stop text (see the module's docstring); none: the
+            spec's ranking.
 
     Raises:
         WeightsError: a weight names something that cannot be weighted.
     """
-    return _rank(table, validate_weights(weights, metrics), best_value_points)
+    return _rank(table, validate_weights(weights, metrics), best_value_points, stops or {})
 
 
-def _rank(table: pd.DataFrame, weights: Mapping[str, float], points: float) -> pd.DataFrame:
+def _rank(table: pd.DataFrame, weights: Mapping[str, float], points: float, stops: Mapping[str, str]) -> pd.DataFrame:
     """:func:`rank` under validated weights."""
     if "dataset" in table.columns and len(table):
-        parts = [_rank_table(part, weights, points) for _, part in table.groupby("dataset", sort=True)]
+        parts = [_rank_table(part, weights, points, stops) for _, part in table.groupby("dataset", sort=True)]
         return pd.concat(parts, ignore_index=True)
-    return _rank_table(table, weights, points)
+    return _rank_table(table, weights, points, stops)
 
 
-def _rank_table(table: pd.DataFrame, weights: Mapping[str, float], points: float) -> pd.DataFrame:
+def _rank_table(
+    table: pd.DataFrame, weights: Mapping[str, float], points: float, stops: Mapping[str, str]
+) -> pd.DataFrame:
     columns = {name: table[name].to_numpy(dtype=float) for name in {"errors", "score", "cost", *weights}}
     scored = table["scored"].to_numpy() > 0
     wscore = np.where(scored, wscores(columns, weights), np.nan)
-    id_rank = np.unique(table["contender"].to_numpy(dtype=object), return_inverse=True)[1]
+    ids = table["contender"].to_numpy(dtype=object)
+    id_rank = np.unique(ids, return_inverse=True)[1]
     order = rank_order(wscore, columns["score"], columns["cost"], id_rank)
-    # Rows with nothing scored come after every ranked row, by id, with no rank.
+    in_race = np.array([c not in stops for c in ids], dtype=bool)
+    # Contenders still in the race first, then those it stopped; rows with nothing scored come after every
+    # ranked row, by id, with no rank.
     unscored = order[~scored[order]]
-    order = np.concatenate([order[scored[order]], unscored[np.argsort(id_rank[unscored], kind="stable")]])
+    order = np.concatenate(
+        [
+            order[scored[order] & in_race[order]],
+            order[scored[order] & ~in_race[order]],
+            unscored[np.argsort(id_rank[unscored], kind="stable")],
+        ]
+    )
     ranked = table.iloc[order].reset_index(drop=True)
     ranked["wscore"] = wscore[order]
     n_ranked = int(scored.sum())
     ranked["rank"] = pd.array([*range(1, n_ranked + 1), *[pd.NA] * (len(ranked) - n_ranked)], dtype="Int64")
     rated = ranked["wscore"] if weights else ranked["score"]
-    ranked["best"] = _first(rated.notna().to_numpy() & (ranked["errors"] == 0).to_numpy() & scored[order])
-    ranked["best_value"] = _best_value(ranked, id_rank[order], points)
+    racing = in_race[order]
+    ranked["best"] = _first(rated.notna().to_numpy() & (ranked["errors"] == 0).to_numpy() & scored[order] & racing)
+    ranked["best_value"] = _best_value(ranked, id_rank[order], points, racing)
     ranked["few_cases"] = (ranked["scored"] > 0) & (ranked["scored"] < FEW_CASES)
+    if stops:
+        ranked[STOPPED] = pd.Series([stops.get(c) for c in ranked["contender"]], dtype=object)
     return ranked
 
 
@@ -196,11 +221,12 @@ def _first(mask: np.ndarray) -> np.ndarray:
     return chosen
 
 
-def _best_value(ranked: pd.DataFrame, id_rank: np.ndarray, points: float) -> np.ndarray:
+def _best_value(ranked: pd.DataFrame, id_rank: np.ndarray, points: float, racing: np.ndarray) -> np.ndarray:
     score, cost = ranked["score"].to_numpy(float), ranked["cost"].to_numpy(float)
-    # "The highest score in the table": every row's, errors or not (spec, read literally).
-    top = np.where(np.isnan(score), -np.inf, score).max(initial=-np.inf)
-    eligible = (ranked["errors"].to_numpy() == 0) & ~np.isnan(score) & ~np.isnan(cost)
+    # "The highest score in the table": every row's, errors or not (spec, read literally); a contender a race
+    # stopped has its score from fewer cases, and is out of the comparison.
+    top = np.where(np.isnan(score) | ~racing, -np.inf, score).max(initial=-np.inf)
+    eligible = (ranked["errors"].to_numpy() == 0) & ~np.isnan(score) & ~np.isnan(cost) & racing
     eligible &= score >= top - points - POINTS_TOLERANCE
     chosen = np.zeros(len(ranked), dtype=bool)
     if eligible.any():
@@ -290,27 +316,35 @@ def finish(
     metrics: Sequence[Metric],
     weights: Mapping[str, float],
     best_value_points: float = BEST_VALUE_POINTS,
+    stops: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Rank a prepared leaderboard under these weights, with its intervals, P(best) and weight stability
     (``stability``: the share of weight jitters in which the row ranks first, NaN without weights) when it
     has resamples.
+
+    This is the ranking every surface shows (the CLI, the app, the report): a run's surfaces pass its race's
+    stops (:func:`evalcore.analysis.runs.run_stops`), and the table then has a ``stopped`` column.
 
     Args:
         prepared: from :func:`prepare`.
         metrics: the declared metrics.
         weights: checked by :func:`~evalcore.analysis.weights.validate_weights` (no zero weight).
         best_value_points: as for :func:`rank`.
+        stops: as for :func:`rank`.
     """
     metrics = with_aggregates(metrics)
-    table = _rank(prepared.table, weights, best_value_points)
+    stops = stops or {}
+    table = _rank(prepared.table, weights, best_value_points, stops)
     if not prepared.resampled:
         return table
+    out = set(stops)
     if "dataset" not in table.columns:
-        merged = table.merge(intervals(prepared.resampled[0][1], metrics, weights), on="contender", how="left")
+        bounds = intervals(prepared.resampled[0][1], metrics, weights, out)
+        merged = table.merge(bounds, on="contender", how="left")
     else:
-        parts = [intervals(resampled, metrics, weights).assign(dataset=name) for name, resampled in prepared.resampled]
+        parts = [intervals(r, metrics, weights, out).assign(dataset=name) for name, r in prepared.resampled]
         merged = table.merge(pd.concat(parts, ignore_index=True), on=["contender", "dataset"], how="left")
-    merged["stability"] = _stability(merged, weights)
+    merged["stability"] = _stability(merged, weights, out)
     unscored = merged["scored"].to_numpy() == 0
     if unscored.any():
         bounds = [c for c in merged.columns if c.endswith(("_lo", "_hi"))]
@@ -318,7 +352,7 @@ def finish(
     return merged
 
 
-def _stability(table: pd.DataFrame, weights: Mapping[str, float]) -> np.ndarray:
+def _stability(table: pd.DataFrame, weights: Mapping[str, float], out_of_race: set[str]) -> np.ndarray:
     """Each row's weight stability (:func:`evalcore.analysis.stability.stability_of`) within its table; NaN
     without weights, where a jitter of the weights cannot change anything."""
     out = np.full(len(table), np.nan)
@@ -327,7 +361,7 @@ def _stability(table: pd.DataFrame, weights: Mapping[str, float]) -> np.ndarray:
     parts = table.groupby("dataset", sort=True).indices.values() if "dataset" in table.columns else [slice(None)]
     for rows in parts:
         part = table.iloc[rows]
-        shares = stability_of(part, weights)
+        shares = stability_of(part, weights, out_of_race=out_of_race)
         out[rows] = [shares[c] for c in part["contender"]]
     return out
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +28,8 @@ METHOD = "betting confidence sequences on paired differences (Waudby-Smith & Ram
 TRUNCATION = 0.5
 #: Why a race ended, as a run records it.
 ONE_LEFT, TIED, CASES_RAN_OUT = "one contender left", "leaders within the margin", "the cases ran out"
+#: The key of a run's settings that records its race (free form in the run file: no schema change).
+SETTING = "adaptive"
 #: Offsets (in score, 0 to 1) at which :func:`lower_bound` looks for the bound: half a point apart.
 _OFFSETS = np.linspace(0.0, 1.0, 201)
 
@@ -225,3 +228,25 @@ def _cut(row: np.ndarray, answered: int, upto: int) -> np.ndarray:
     cut = row[:upto].copy()
     cut[answered:] = np.nan
     return cut
+
+
+def race_stops(run_settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The contenders a run's race stopped, by id: ``{after_cases, of_cases, behind, by_at_least}`` each; empty
+    for a run that is not adaptive (or whose race stopped nobody)."""
+    found = run_settings.get(SETTING)
+    stops = found.get("stops") if isinstance(found, dict) else None
+    return {s["contender"]: s for s in stops if isinstance(s, dict)} if isinstance(stops, list) else {}
+
+
+def stop_text(stop: Mapping[str, Any]) -> str:
+    """``stopped after 120 of 500 cases: behind fake/x by at least 6 points``."""
+    return (
+        f"stopped after {stop['after_cases']} of {stop['of_cases']} cases: "
+        f"behind {stop['behind']} by at least {stop['by_at_least']:g} points"
+    )
+
+
+def stop_texts(run_settings: Mapping[str, Any]) -> dict[str, str]:
+    """Each stopped contender's :func:`stop_text`, by id: what a leaderboard marks it with (see
+    :func:`evalcore.analysis.leaderboard.finish`)."""
+    return {contender: stop_text(stop) for contender, stop in race_stops(run_settings).items()}

@@ -19,7 +19,7 @@ over n cases: two machines agree within 1e-9 up to millions of cases, which is w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -324,8 +324,18 @@ def wilson_interval(hits: np.ndarray, n: np.ndarray, z: float = Z) -> tuple[np.n
     return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
 
 
-def intervals(resampled: Resampled, metrics: Sequence[Metric], weights: Mapping[str, float]) -> pd.DataFrame:
-    """:func:`bootstrap`'s table from resampled tables and validated weights."""
+def intervals(
+    resampled: Resampled,
+    metrics: Sequence[Metric],
+    weights: Mapping[str, float],
+    out_of_race: Collection[str] = (),
+) -> pd.DataFrame:
+    """:func:`bootstrap`'s table from resampled tables and validated weights.
+
+    Args:
+        out_of_race: contenders an adaptive run's race stopped: they rank below the others
+            (:func:`evalcore.analysis.leaderboard.rank`), so they are never first in a resample (P(best) 0).
+    """
     metrics = with_aggregates(metrics)
     bounds = [f"{n}_{e}" for n in ["score", *(m.name for m in metrics), "wscore"] for e in ("lo", "hi")]
     if not len(resampled.contenders):
@@ -340,7 +350,8 @@ def intervals(resampled: Resampled, metrics: Sequence[Metric], weights: Mapping[
         if wilson is not None:
             low, high = np.where(np.isnan(wilson[0]), low, wilson[0]), np.where(np.isnan(wilson[1]), high, wilson[1])
         out[f"{name}_lo"], out[f"{name}_hi"] = low, high
-    out["p_best"] = first_shares(tables["wscore"], tables["score"])
+    stopped = np.isin(np.asarray(resampled.contenders, dtype=object), list(out_of_race))
+    out["p_best"] = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]))
     return out
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.outcomes import with_pass_rate
+from evalcore.analysis.racing import stop_texts
 from evalcore.analysis.results import Filters, select_results
 from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.significance import pairwise_significance
@@ -35,6 +36,12 @@ def frame_of(run: Run | StoredRun) -> pd.DataFrame:
     from evalcore.storage.frames import results_frame
 
     return results_frame(run)
+
+
+def run_stops(run: Run | StoredRun) -> dict[str, str]:
+    """The contenders an adaptive run's race stopped, id → stop text: what every surface passes to
+    :func:`evalcore.analysis.leaderboard.finish`; empty for a run that is not adaptive."""
+    return stop_texts(header_of(run).info.settings)
 
 
 def prepare_run(
@@ -112,7 +119,7 @@ def rank_run(
         from evalcore.analysis.corrected import with_corrected
 
         prepared = with_corrected(prepared, basis, metrics)
-    ranked = finish(prepared, metrics, checked, best_value_points)
+    ranked = finish(prepared, metrics, checked, best_value_points, run_stops(run))
     return with_pass_rate(ranked, run, filters, by_dataset)
 
 

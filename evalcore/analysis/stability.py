@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -44,9 +44,15 @@ def weight_stability(
 
 
 def stability_of(
-    table: pd.DataFrame, weights: Mapping[str, float], *, draws: int = 1000, seed: int = 0
+    table: pd.DataFrame,
+    weights: Mapping[str, float],
+    *,
+    draws: int = 1000,
+    seed: int = 0,
+    out_of_race: Collection[str] = (),
 ) -> dict[str, float]:
-    """:func:`weight_stability` under weights already checked by :func:`~evalcore.analysis.weights.validate_weights`."""
+    """:func:`weight_stability` under weights already checked by :func:`~evalcore.analysis.weights.validate_weights`;
+    the contenders ``out_of_race`` (stopped by an adaptive run's race) rank below the others, never first."""
     if "dataset" in table.columns and table["dataset"].nunique() > 1:
         raise ValueError("weight_stability takes one table; call it once per dataset")
     if table.empty:
@@ -54,7 +60,8 @@ def stability_of(
     columns = {name: table[name].to_numpy(dtype=float) for name in {"errors", "score", "cost", *weights}}
     scores = _perturbed_wscores(columns, weights, draws, np.random.default_rng(seed))
     ids = table["contender"].to_numpy(dtype=object)
-    return dict(zip(ids, first_shares(scores, columns["score"]).tolist(), strict=True))
+    eligible = np.where(np.isin(ids, list(out_of_race)), np.nan, columns["score"])
+    return dict(zip(ids, first_shares(scores, eligible).tolist(), strict=True))
 
 
 def _perturbed_wscores(

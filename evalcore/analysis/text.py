@@ -18,7 +18,7 @@ import pandas as pd
 
 from evalcore.analysis.banner import banner_of, banner_text
 from evalcore.analysis.formats import DASH, format_cost, format_percent, format_seconds, is_missing
-from evalcore.analysis.leaderboard import FEW_CASES
+from evalcore.analysis.leaderboard import FEW_CASES, STOPPED
 from evalcore.analysis.results import USAGE_COLUMNS
 from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.weights import weight_order, weight_shares
@@ -31,6 +31,8 @@ BEST_MARK = "★ best"
 VALUE_MARK = "$ value"
 FEW_MARK = "few cases"
 NO_SCORED_MARK = "no scored results"
+#: An adaptive run's contender that its race stopped (the table's notes say after how many cases, behind whom).
+STOPPED_MARK = "stopped"
 
 
 def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
@@ -38,7 +40,8 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
 
     ``contender`` (``dataset``), ``cases`` (results, as the spec counts them), ``scored, errors,
     distinct_cases, samples, score, <metrics>, cost, time, input_tokens, output_tokens``, ``pass_rate``
-    (only when a case declares minimum scores), ``wscore, rank, best, best_value, few_cases``, then the interval fields
+    (only when a case declares minimum scores), ``wscore, rank, best, best_value, few_cases``, ``stopped`` (an
+    adaptive run's: the race's stop text, null for a contender still in), then the interval fields
     (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``), ``p_best`` and ``stability``
     (the share of weight jitters in which the row ranks first; null without weights). The metrics
     include the aggregate metrics (``macro_f1``) after the declared ones.
@@ -61,6 +64,7 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
         "best",
         "best_value",
         "few_cases",
+        STOPPED,
     ]
     keys += [f"{name}_{end}" for name in ["score", *names, "wscore"] for end in ("lo", "hi")]
     return [key for key in [*keys, "p_best", "stability"] if key in table.columns]
@@ -244,7 +248,14 @@ def _marks(row: dict, short: bool = False) -> str:
     marks = [(BEST_MARK, "★")] if row.get("best") else []
     marks += [(VALUE_MARK, "$")] if row.get("best_value") else []
     marks += [(FEW_MARK, "few")] if row.get("few_cases") else []
+    marks += [(STOPPED_MARK, STOPPED_MARK)] if stopped_text(row) else []
     return ("  " if not short else " ").join(pair[short] for pair in marks)
+
+
+def stopped_text(row: Mapping[str, object]) -> str | None:
+    """A row's stop text (an adaptive run's contender its race stopped), or None for one still in."""
+    value = row.get(STOPPED)
+    return value if isinstance(value, str) and value else None
 
 
 def _aligned(columns: list[_Column]) -> list[str]:
@@ -358,11 +369,26 @@ def glossary(
         lines.append(f"{FEW_MARK}: scored on fewer than {FEW_CASES} cases: its intervals are wide, its P(best) shaky")
     if table is not None and bool((table["scored"] == 0).any()):
         lines.append(f"{NO_SCORED_MARK}: every call failed: no rank, score, wscore or P(best)")
+    lines += stop_notes(table)
     if shares:
         lines.append("weights: " + ", ".join(f"{s['name']} {100 * s['share']:.0f}% ({s['direction']})" for s in shares))
     else:
         lines.append("weights: no weights set: ranked by score")
     return lines
+
+
+def stop_notes(table: pd.DataFrame | None) -> list[str]:
+    """What the stopped mark means, then each stopped contender's stop: none when the race stopped nobody."""
+    if table is None or STOPPED not in table.columns:
+        return []
+    stops = {str(r["contender"]): text for r in table.to_dict("records") if (text := stopped_text(r))}
+    if not stops:
+        return []
+    said = [
+        f"{STOPPED_MARK}: this adaptive run's race stopped calling it when, with the race's confidence, it could "
+        "not be the best; ranked below the contenders still in, its numbers are those of the cases it answered"
+    ]
+    return said + [f"{contender}: {text}" for contender, text in stops.items()]
 
 
 #: Why a row ranked low for an error or two can have a high P(best) (see docs/leaderboard.md).

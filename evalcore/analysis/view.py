@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.banner import Banner, banner_markdown, banner_of
-from evalcore.analysis.leaderboard import FEW_CASES, Prepared, finish, prepare
+from evalcore.analysis.leaderboard import FEW_CASES, STOPPED, Prepared, finish, prepare
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import best_value_text, errors_penalty_text
-from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, VALUE_MARK, glossary
+from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, STOPPED_MARK, VALUE_MARK, glossary
 from evalcore.analysis.weights import validate_weights, weight_order, weight_shares
 from evalcore.core.aggregates import with_aggregates
 from evalcore.core.records import SHORT_NAMES, Contender, Metric
@@ -166,6 +166,7 @@ def leaderboard_view(
     *,
     ci: bool = True,
     B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
+    stops: Mapping[str, str] | None = None,
 ) -> LeaderboardView:
     """Rank a run's results overall and per dataset, as tables a page shows directly.
 
@@ -177,13 +178,15 @@ def leaderboard_view(
         contenders: the run's contenders, for the settings column.
         ci: add 95% bootstrap intervals and P(best) (skip for a run still in progress).
         B: bootstrap resamples.
+        stops: an adaptive run's stopped contenders (:func:`evalcore.analysis.runs.run_stops`): marked, and
+            ranked below the others (:func:`evalcore.analysis.leaderboard.finish`).
 
     Raises:
         WeightsError: a weight names something that cannot be weighted.
         EvalcoreError: a metadata filter on a key no case has.
     """
     weights = validate_weights(weights, metrics)
-    return _view_of(prepare_view(frame, metrics, filters, ci=ci, B=B), metrics, weights, contenders)
+    return _view_of(prepare_view(frame, metrics, filters, ci=ci, B=B), metrics, weights, contenders, stops or {})
 
 
 @dataclass
@@ -217,23 +220,28 @@ def view_of(
     metrics: Sequence[Metric],
     weights: Mapping[str, float] | None,
     contenders: Sequence[Contender] = (),
+    stops: Mapping[str, str] | None = None,
 ) -> LeaderboardView:
     """Rank a prepared view under these weights (see :func:`leaderboard_view`).
 
     Raises:
         WeightsError: a weight names something that cannot be weighted.
     """
-    return _view_of(prepared, metrics, validate_weights(weights, metrics), contenders)
+    return _view_of(prepared, metrics, validate_weights(weights, metrics), contenders, stops or {})
 
 
 def _view_of(
-    prepared: PreparedView, metrics: Sequence[Metric], weights: dict[str, float], contenders: Sequence[Contender]
+    prepared: PreparedView,
+    metrics: Sequence[Metric],
+    weights: dict[str, float],
+    contenders: Sequence[Contender],
+    stops: Mapping[str, str],
 ) -> LeaderboardView:
     """:func:`view_of` under validated weights."""
     metrics = with_aggregates(metrics)
     ci = prepared.ci
-    ranked = finish(prepared.overall, metrics, weights)
-    by_dataset = finish(prepared.by_dataset, metrics, weights)
+    ranked = finish(prepared.overall, metrics, weights, stops=stops)
+    by_dataset = finish(prepared.by_dataset, metrics, weights, stops=stops)
     money = money_format(np.concatenate([ranked["cost"].to_numpy(float), by_dataset["cost"].to_numpy(float)]))
     columns = display_columns(metrics, money, intervals=ci, weighted=bool(weights))
     settings = {c.id: format_settings(c.settings) for c in contenders}
@@ -309,7 +317,8 @@ def display_columns(
             TEXT,
             f"{BEST_MARK}: top row with no errors; {VALUE_MARK}: {best_value_text()}; "
             f"{FEW_MARK}: fewer than {FEW_CASES} scored cases, its intervals are wide; "
-            f"{NO_SCORED_MARK}: every call failed, so no rank, score or P(best)",
+            f"{NO_SCORED_MARK}: every call failed, so no rank, score or P(best); "
+            f"{STOPPED_MARK} …: an adaptive run's race stopped calling it; ranked below those still in",
         ),
     ]
     cols += [Column("wscore", POINTS, "Weighted score, 0 to 100, higher is better")] if weighted else []
@@ -395,16 +404,24 @@ def _column(ranked: pd.DataFrame, name: str, fallback: str) -> np.ndarray:
 def _mark_rows(ranked: pd.DataFrame) -> pd.DataFrame:
     scored = ranked["scored"] if "scored" in ranked.columns else pd.Series(1, index=ranked.index)
     few = ranked["few_cases"] if "few_cases" in ranked.columns else pd.Series(False, index=ranked.index)
+    stopped = ranked[STOPPED] if STOPPED in ranked.columns else pd.Series(None, index=ranked.index, dtype=object)
     return pd.DataFrame(
-        {"best": ranked["best"], "value": ranked["best_value"], "few": few.astype(bool), "none": scored == 0}
+        {
+            "best": ranked["best"],
+            "value": ranked["best_value"],
+            "few": few.astype(bool),
+            "none": scored == 0,
+            "stopped": stopped,
+        }
     )
 
 
 def _mark(row: tuple) -> str:
-    best, value, few, none = row
+    best, value, few, none, stopped = row
     marks = [BEST_MARK] if best else []
     marks += [VALUE_MARK] if value else []
     marks += [NO_SCORED_MARK] if none else [FEW_MARK] if few else []
+    marks += [stopped] if isinstance(stopped, str) and stopped else []
     return "  ".join(marks)
 
 

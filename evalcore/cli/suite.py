@@ -445,6 +445,7 @@ def print_run_leaderboard(run: Run, summary: Summary | None) -> None:
     """The leaderboard ``evalcore run`` prints when it finishes: the run's weights on its summary
     (:mod:`evalcore.analysis.summaries`), the same table ``evalcore leaderboard`` computes from the results."""
     from evalcore.analysis.leaderboard import finish
+    from evalcore.analysis.runs import run_stops
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import validate_weights
 
@@ -452,7 +453,7 @@ def print_run_leaderboard(run: Run, summary: Summary | None) -> None:
         print("no results")
         return
     weights = validate_weights(run.info.weights, run.metrics)
-    ranked = finish(summary.prepared.overall, run.metrics, weights)
+    ranked = finish(summary.prepared.overall, run.metrics, weights, stops=run_stops(run))
     print(format_leaderboard(ranked, run.metrics, "table", weights=run.info.weights, width=terminal_width()), end="")
 
 

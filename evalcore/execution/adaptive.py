@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from evalcore.analysis.racing import CASES_RAN_OUT, METHOD, Round, judge_round
+from evalcore.analysis.racing import CASES_RAN_OUT, METHOD, SETTING, Round, judge_round, race_stops, stop_text
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender, Result
 from evalcore.storage.history import update_settings
@@ -37,9 +37,6 @@ if TYPE_CHECKING:
     from evalcore.suite.config import AdaptiveModel
 
 log = logging.getLogger(__name__)
-
-#: The key of a run's settings that records its race.
-SETTING = "adaptive"
 
 
 @dataclass(frozen=True)
@@ -123,13 +120,6 @@ def recorded_race(run_settings: Mapping[str, Any]) -> RaceSettings | None:
     if not isinstance(found, dict):
         return None
     return RaceSettings(float(found["confidence"]), float(found["margin"]), int(found["seed"]), int(found["round"]))
-
-
-def race_stops(run_settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The contenders a run's race stopped, by id: ``{after_cases, of_cases, behind, by_at_least}`` each."""
-    found = run_settings.get(SETTING)
-    stops = found.get("stops") if isinstance(found, dict) else None
-    return {s["contender"]: s for s in stops if isinstance(s, dict)} if isinstance(stops, list) else {}
 
 
 def race_order(cases: int, seed: int) -> list[int]:
@@ -236,14 +226,6 @@ class Race:
 
 def _with(settings: dict[str, Any], **changes: Any) -> dict[str, Any]:
     return {**settings, SETTING: {**settings[SETTING], **changes}}
-
-
-def stop_text(stop: Mapping[str, Any]) -> str:
-    """``stopped after 120 of 500 cases: behind fake/x by at least 6 points``."""
-    return (
-        f"stopped after {stop['after_cases']} of {stop['of_cases']} cases: "
-        f"behind {stop['behind']} by at least {stop['by_at_least']:g} points"
-    )
 
 
 def mark_stopped(progress: Progress, stop: Mapping[str, Any]) -> None:

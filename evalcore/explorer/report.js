@@ -68,13 +68,14 @@ var evalcoreRanking = (function (RULES) {
     return 0;
   }
 
-  // leaderboard._rank_table: order, rank, best and best value of one table under these weights.
+  // leaderboard._rank_table: order, rank, best and best value of one table under these weights. A contender
+  // an adaptive run's race stopped (r.stopped) ranks below those still in, and is never best nor best value.
   function rankTable(rows, weights, points) {
     var weighted = Object.keys(weights).length > 0;
     var scored = rows.map(function (r) { return r.values.scored > 0; });
     var ws = wscores(rows, weights).map(function (w, i) { return scored[i] ? w : NaN; });
     var keys = rows.map(function (r, i) {
-      return [nanLast(-roundTie(ws[i])), nanLast(-num(r.values.score)), nanLast(num(r.values.cost)), r.id_rank];
+      return [r.stopped ? 1 : 0, nanLast(-roundTie(ws[i])), nanLast(-num(r.values.score)), nanLast(num(r.values.cost)), r.id_rank];
     });
     var idx = rows.map(function (_, i) { return i; });
     idx.sort(function (a, b) { return compareKeys(keys[a], keys[b]); });
@@ -85,14 +86,14 @@ var evalcoreRanking = (function (RULES) {
     var out = order.map(function (i, position) {
       var r = rows[i];
       return {
-        source: r, contender: r.contender, values: r.values, few_cases: r.few_cases, p_best: r.p_best,
+        source: r, contender: r.contender, values: r.values, few_cases: r.few_cases, p_best: r.p_best, stopped: r.stopped || null,
         score_lo: r.score_lo, score_hi: r.score_hi, wscore_lo: r.wscore_lo, wscore_hi: r.wscore_hi,
         rank: scored[i] ? position + 1 : null, wscore: isNaN(ws[i]) ? null : ws[i], best: false, best_value: false
       };
     });
     var best = out.find(function (r) {
       var rated = weighted ? num(r.wscore) : num(r.values.score);
-      return !isNaN(rated) && r.values.errors === 0 && r.values.scored > 0;
+      return !isNaN(rated) && r.values.errors === 0 && r.values.scored > 0 && !r.stopped;
     });
     if (best) best.best = true;
     var value = bestValue(out, points);
@@ -103,10 +104,10 @@ var evalcoreRanking = (function (RULES) {
   // leaderboard._best_value: the cheapest row with no errors within the points of the top score.
   function bestValue(rows, points) {
     var top = -Infinity;
-    rows.forEach(function (r) { var s = num(r.values.score); if (!isNaN(s) && s > top) top = s; });
+    rows.forEach(function (r) { var s = num(r.values.score); if (!r.stopped && !isNaN(s) && s > top) top = s; });
     var eligible = rows.filter(function (r) {
       var s = num(r.values.score), c = num(r.values.cost);
-      return r.values.errors === 0 && !isNaN(s) && !isNaN(c) && s >= top - points - POINTS_TOLERANCE;
+      return !r.stopped && r.values.errors === 0 && !isNaN(s) && !isNaN(c) && s >= top - points - POINTS_TOLERANCE;
     });
     eligible.sort(function (a, b) {
       return compareKeys([a.values.cost, -a.values.score, a.source.id_rank], [b.values.cost, -b.values.score, b.source.id_rank]);
@@ -142,6 +143,7 @@ if (typeof document !== "undefined") (function (ranking) {
     if (r.best_value) out.push(MARKS.value);
     if (r.values.scored === 0) out.push(MARKS.none);
     else if (r.few_cases) out.push(MARKS.few);
+    if (r.stopped) out.push(r.stopped);
     return out.join("  ");
   }
 

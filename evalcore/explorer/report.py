@@ -31,7 +31,7 @@ from evalcore.analysis.banner import banner_html
 from evalcore.analysis.judging import is_judged
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import ranking_rules
-from evalcore.analysis.runs import StoredRun, frame_of, header_of
+from evalcore.analysis.runs import StoredRun, frame_of, header_of, run_stops
 from evalcore.analysis.text import (
     BEST_MARK,
     FEW_MARK,
@@ -40,6 +40,7 @@ from evalcore.analysis.text import (
     cases_text,
     format_leaderboard,
     json_value,
+    stopped_text,
 )
 from evalcore.analysis.view import (
     LeaderboardView,
@@ -113,7 +114,9 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
     options = options or ReportOptions()
     header = header_of(run)
     weights = validate_weights(header.info.weights if options.weights is None else options.weights, header.metrics)
-    view = leaderboard_view(frame_of(run), header.metrics, weights, options.filters, header.contenders, B=options.B)
+    view = leaderboard_view(
+        frame_of(run), header.metrics, weights, options.filters, header.contenders, B=options.B, stops=run_stops(run)
+    )
     if fmt == "markdown":
         judged = None
         if is_judged(header.metrics):
@@ -177,6 +180,8 @@ def _rows(ranked: pd.DataFrame, metrics: list[Metric]) -> list[dict[str, Any]]:
         row["values"] = {name: json_value(record.get(name)) for name in values}
         row.update({name: json_value(record.get(name)) for name in RANKED_COLUMNS if name in record})
         row["cases_text"] = cases_text(record)
+        # An adaptive run's stop text: the page ranks the row below those still in, whatever the weights.
+        row["stopped"] = stopped_text(record)
         row.update({name: json_value(record[name]) for name in CASE_COLUMNS if name in record})
         row.update({name: json_value(record[name]) for name in bounds if name in record})
         rows.append(row)

@@ -19,7 +19,7 @@ import pandas as pd
 from evalcore.analysis.compare import PairComparison
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters
-from evalcore.analysis.runs import StoredRun, prepare_run
+from evalcore.analysis.runs import StoredRun, prepare_run, run_stops
 from evalcore.analysis.view import ViewState, flagged, weight_names
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.errors import EvalcoreError, WeightsError
@@ -52,7 +52,7 @@ def _ranked(prepared: Prepared, run: Run) -> pd.DataFrame:
         weights = validate_weights(run.info.weights, run.metrics)
     except WeightsError:
         weights = {}
-    return finish(prepared.without_intervals(), run.metrics, weights)
+    return finish(prepared.without_intervals(), run.metrics, weights, stops=run_stops(run))
 
 
 #: Columns of :func:`run_trend`.

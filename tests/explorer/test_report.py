@@ -17,7 +17,7 @@ import pytest
 from evalcore.analysis.leaderboard import aggregate, rank
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import BEST_VALUE_POINTS, ranking_rules
-from evalcore.analysis.runs import rank_run
+from evalcore.analysis.runs import rank_run, run_stops
 from evalcore.analysis.view import leaderboard_view, weight_names
 from evalcore.explorer.report import (
     ReportOptions,
@@ -29,7 +29,7 @@ from evalcore.explorer.report import (
 )
 from evalcore.runfile.read import read_run_file
 from evalcore.storage.frames import results_frame
-from tests.report_runs import EDGE_WEIGHTS, edge_run
+from tests.report_runs import EDGE_WEIGHTS, adaptive_run, edge_run
 from tests.untrusted import PAYLOADS, untrusted_run
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "runs" / "intake-demo.json"
@@ -147,10 +147,11 @@ def test_the_page_embeds_the_rules_it_ranks_with(demo_html):
     assert "/*{{RULES}}*/" not in demo_html
 
 
-@pytest.mark.parametrize("which", ["demo", "edges"])
+@pytest.mark.parametrize("which", ["demo", "edges", "adaptive"])
 def test_the_pages_ranking_equals_the_pythons_under_any_weights(which, demo, node, script_file):
-    run = demo if which == "demo" else edge_run()
-    view = leaderboard_view(results_frame(run), run.metrics, run.info.weights, ci=False)
+    run = {"demo": demo, "edges": edge_run(), "adaptive": adaptive_run()}[which]
+    stops = run_stops(run)
+    view = leaderboard_view(results_frame(run), run.metrics, run.info.weights, ci=False, stops=stops)
     payload = report_payload(run.metrics, view)
     names = payload["names"]
     rng = np.random.default_rng(7)
@@ -169,8 +170,9 @@ def test_the_pages_ranking_equals_the_pythons_under_any_weights(which, demo, nod
     frame = results_frame(run)
     tables = [aggregate(frame, run.metrics), aggregate(frame, run.metrics, by=("contender", "dataset"))]
     for weights, js_tables in zip(draws, ranked_in_js, strict=True):
-        python = [rank(tables[0], weights, run.metrics)]
-        python += [part for _, part in rank(tables[1], weights, run.metrics).groupby("dataset", sort=True)]
+        python = [rank(tables[0], weights, run.metrics, stops=stops)]
+        by_dataset = rank(tables[1], weights, run.metrics, stops=stops)
+        python += [part for _, part in by_dataset.groupby("dataset", sort=True)]
         for want, got in zip(python, js_tables, strict=True):
             assert [g[0] for g in got] == list(want["contender"]), weights
             assert [g[1] for g in got] == [None if pd.isna(r) else int(r) for r in want["rank"]], weights

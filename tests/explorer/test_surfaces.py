@@ -1,6 +1,6 @@
 """One number on every surface: the demo run's P(best), weight stability, intervals and p-values read the same
 in the CLI (table, JSON, Markdown), the app, the HTML report and compare/gate, whatever order the weights,
-filters and contenders come in."""
+filters and contenders come in; an adaptive run's stopped contenders are marked and ranked the same on each."""
 
 from __future__ import annotations
 
@@ -13,13 +13,16 @@ import pytest
 from evalcore.analysis.compare import compare
 from evalcore.analysis.gate import evaluate
 from evalcore.analysis.runs import rank_run
+from evalcore.analysis.text import STOPPED_MARK
 from evalcore.analysis.view import leaderboard_view
 from evalcore.cli import main
 from evalcore.explorer.report import ReportOptions, build_report, read_embedded
 from evalcore.runfile.read import read_run_file
+from evalcore.runfile.write import write_run_file
 from evalcore.storage.frames import results_frame
 from evalcore.suite.config import GateModel
 from tests.app.test_app_shared import open_page, seed, unescaped
+from tests.report_runs import adaptive_run
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "runs" / "intake-demo.json"
 NUMBERS = ["p_best", "stability", "score_lo", "score_hi", "wscore_lo", "wscore_hi"]
@@ -125,3 +128,78 @@ def test_compare_gate_and_significance_give_a_pair_the_same_interval_and_p_value
     gated_change = next(c for c in gated.pairs[0].changes if c.name == "score")
     for found in (change, gated_change):
         assert (found.lo, found.hi, found.p_value) == pytest.approx((tested["lo"], tested["hi"], tested["p_value"]))
+
+
+# --- an adaptive run: the same marks and order on every surface ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def raced():
+    return adaptive_run()
+
+
+@pytest.fixture(scope="module")
+def raced_file(raced, tmp_path_factory):
+    path = tmp_path_factory.mktemp("raced") / "raced.json"
+    write_run_file(raced, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def raced_order(raced):
+    """The contenders in rank order, and each one's stop text (None while still in)."""
+    table = rank_run(raced, raced.info.weights)
+    return list(table["contender"]), dict(zip(table["contender"], table["stopped"], strict=True))
+
+
+def order_in(text: str, contenders) -> list[str]:
+    """The contenders in the order a table lists them (each id's first appearance in the text)."""
+    return sorted(contenders, key=lambda c: text.index(c))
+
+
+def test_an_adaptive_runs_stopped_contenders_rank_below_those_still_in(raced_order):
+    order, stops = raced_order
+    assert [stops[c] is not None for c in order] == [False, False, True, True]
+
+
+def test_the_cli_json_gives_an_adaptive_runs_order_and_stops(capsys, raced_file, raced_order):
+    rows = json.loads(cli(capsys, "leaderboard", raced_file, "--format", "json"))
+    assert [(r["contender"], r["stopped"]) for r in rows] == [(c, raced_order[1][c]) for c in raced_order[0]]
+
+
+def test_the_cli_table_and_markdown_mark_an_adaptive_runs_stopped_contenders(capsys, raced_file, raced_order):
+    order, stops = raced_order
+    for fmt in ("table", "markdown"):
+        text = cli(capsys, "leaderboard", raced_file, "--format", fmt, "--wide")
+        table, notes = text.split("\n\n", 1)
+        assert order_in(table, order) == order
+        marked = [line for line in table.splitlines() if line.rstrip(" |").endswith(STOPPED_MARK)]
+        assert order_in("\n".join(marked), [c for c in order if stops[c]]) == [c for c in order if stops[c]]
+        assert len(marked) == 2
+        for contender, stop in stops.items():
+            assert (stop is None) or f"{contender}: {stop}" in " ".join(notes.split())
+
+
+def test_the_html_report_ranks_and_marks_an_adaptive_run_as_the_cli(raced, raced_order):
+    document = build_report(raced, ReportOptions(B=200))
+    rows = read_embedded(document)["tables"][0]["rows"]
+    assert [(r["contender"], r["stopped"]) for r in rows] == [(c, raced_order[1][c]) for c in raced_order[0]]
+
+
+def test_the_markdown_report_ranks_and_marks_an_adaptive_run_as_the_cli(raced, raced_order):
+    text = unescaped(build_report(raced, ReportOptions(B=200), fmt="markdown"))
+    overall = text.split("## Overall", 1)[1].split("\n## ", 1)[0]
+    assert order_in(overall, raced_order[0]) == raced_order[0]
+    for stop in filter(None, raced_order[1].values()):
+        assert stop in text
+
+
+def test_the_app_ranks_and_marks_an_adaptive_run_as_the_cli(monkeypatch, tmp_path, raced, raced_order):
+    seed(monkeypatch, tmp_path, raced)
+    at = open_page("pages/leaderboard.py")
+    assert not at.exception
+    shown = at.dataframe[0].value
+    assert list(shown["contender"]) == raced_order[0]
+    for contender, mark in zip(shown["contender"], shown["mark"], strict=True):
+        stop = raced_order[1][contender]
+        assert (stop in mark) if stop else STOPPED_MARK not in mark
