@@ -46,10 +46,13 @@ def progress_panel(run_id: str, polling: bool) -> None:
             key=Keys.CANCEL + run_id,
             help="Stop after the calls in flight; finished results stay stored and the run can be resumed",
         )
+    if race := jobs.race_text(job.progress):
+        st.caption(plain(race.capitalize()))
     for r in job.rows().itertuples():
         errors = view.count(int(r.errors), "error")
         waiting = f" · {r.waiting}" if r.waiting else ""  # a rate limit of the suite holds calls back
-        st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {errors}{waiting}"))
+        stopped = f" · {r.stopped}" if r.stopped else ""  # the race no longer calls it
+        st.progress(float(r.share), text=plain(f"{r.contender}: {r.done}/{r.total} · {errors}{waiting}{stopped}"))
     if spend := jobs.spend_text(job.progress):
         st.caption(plain(spend))
     count, board = _loaders.leaderboard_so_far(run_id, job)
@@ -109,7 +112,37 @@ cap = d.number_input(
     help="No call starts that would take the run's cost past this; the rest stay unrun, to resume with a higher cap",
 )
 
-plan = jobs.build_plan(suite, datasets, contenders, int(samples), int(parallelism), int(limit) or None, float(cap))
+asked = jobs.race_defaults(suite)
+race = jobs.Race(on=False)
+if st.toggle(
+    "Adaptive: stop contenders that cannot win",
+    value=bool(asked.on),
+    help="Call the cases in a random order, in rounds, and stop calling a contender once it cannot be the best "
+    "with the chosen confidence (docs/adaptive.md). Stopped contenders keep what they answered.",
+):
+    r1, r2 = st.columns(2)
+    confidence = r1.number_input(
+        "Confidence",
+        0.5,
+        0.999,
+        float(asked.confidence or 0.95),
+        step=0.01,
+        format="%.3f",
+        help="The chance that the best contender is never stopped, however often the race looks",
+    )
+    margin = r2.number_input(
+        "Margin (points, 0: none)",
+        0.0,
+        100.0,
+        float(asked.margin or 0.0),
+        step=0.5,
+        help="End the race when the leaders are surely within this many points: tied for practical purposes",
+    )
+    race = jobs.Race(True, float(confidence), float(margin))
+
+plan = jobs.build_plan(
+    suite, datasets, contenders, int(samples), int(parallelism), int(limit) or None, float(cap), race=race
+)
 summary = jobs.plan_summary(plan, _loaders.db_path())
 st.subheader("Plan")
 m1, m2, m3 = st.columns(3)
@@ -131,9 +164,18 @@ if len(summary["refused"]):
 for model, keys in summary["missing_keys"].items():
     _widgets.fail(f"{model} needs {', '.join(keys)} in the environment (or in st.secrets). Set it and reload.")
 
-if summary["budget_error"]:
-    _widgets.fail(summary["budget_error"])
+if plan.options.adaptive is not None:
+    st.caption(
+        plain(
+            f"Adaptive: at most {summary['calls']:,} calls; a contender that cannot win stops being called "
+            f"(confidence {plan.options.adaptive.confidence:g}; the order of the cases is drawn afresh and recorded)."
+        )
+    )
+for error in (summary["budget_error"], summary["race_error"]):
+    if error:
+        _widgets.fail(error)
 ready = summary["calls"] > 0 and not summary["missing_keys"] and not summary["budget_error"]
+ready = ready and not summary["race_error"]
 if st.button("Launch", type="primary", icon=":material/play_arrow:", disabled=not ready):
     job = jobs.launch_run(plan, _loaders.db_path(), _actions.access(), roots)
     _loaders.jobs()[job.run_id] = job

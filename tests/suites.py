@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -56,4 +57,20 @@ def write_suite(
         (folder / "input.txt").write_text(text)
         (folder / "expected.json").write_text(json.dumps(expected))
         (folder / "metadata.json").write_text(json.dumps({"difficulty": "easy"}))
+    return root
+
+
+#: The intake demo suite, which :func:`skill_suite` copies.
+INTAKE = Path(__file__).resolve().parents[1] / "data" / "suites" / "intake"
+
+
+def skill_suite(root: Path, skills: tuple[float, ...] = (0.9, 0.6, 0.3), race: dict[str, Any] | None = None) -> Path:
+    """The intake demo suite with a lineup of ``fake/skill`` at these skills, for races offline; with ``race``,
+    the suite asks for an adaptive run with these settings (``run.adaptive``: a seed makes the race repeatable)."""
+    shutil.copytree(INTAKE, root)
+    config = yaml.safe_load((root / "evalcore.yaml").read_text())
+    config["lineup"] = [{"model": "fake/skill", "settings": {"skill": list(skills)}}]
+    if race is not None:
+        config["run"] = {**config.get("run", {}), "adaptive": race}
+    (root / "evalcore.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return root

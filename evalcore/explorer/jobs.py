@@ -16,6 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,19 +39,57 @@ def build_plan(
     parallelism: int | None = None,
     limit: int | None = None,
     max_cost_usd: float | None = None,
+    race: Race | None = None,
 ) -> Any:
     """A plan of ``suite`` restricted to the chosen datasets and contenders (all when none chosen); ``max_cost_usd``
-    is its budget cap (0: none; None: the suite's)."""
+    is its budget cap (0: none; None: the suite's); ``race`` makes it an adaptive run (None: as the suite says).
+
+    Raises:
+        ConfigError: a race's confidence or margin out of range.
+    """
+    from evalcore.execution.adaptive import race_settings
     from evalcore.execution.plan import RunOptions, make_plan
 
+    asked = race or Race(on=None)
+    adaptive = race_settings(suite.config.run.adaptive, asked.on, asked.confidence, asked.margin)
     options = RunOptions(
-        datasets=list(datasets), samples=samples, parallelism=parallelism, limit=limit, max_cost_usd=max_cost_usd
+        datasets=list(datasets),
+        samples=samples,
+        parallelism=parallelism,
+        limit=limit,
+        max_cost_usd=max_cost_usd,
+        adaptive=adaptive,
     )
     plan = make_plan(suite, options)
     if contenders:
         wanted = set(contenders)
         plan.contenders = [c for c in plan.contenders if c.id in wanted]
     return plan
+
+
+@dataclass(frozen=True)
+class Race:
+    """What the Run page asks of an adaptive run (see ``docs/adaptive.md``)."""
+
+    #: Race the contenders; False: call every one; None: as the suite says.
+    on: bool | None = True
+    #: The chance that the best contender is never stopped (None: the suite's, else 0.95).
+    confidence: float | None = None
+    #: Points: end the race when the leaders are this close (0: never; None: the suite's).
+    margin: float | None = None
+
+
+def race_defaults(suite: Any) -> Race:
+    """The race a suite asks for (``run.adaptive``), as the Run page's switch starts: off when it asks for none."""
+    given = suite.config.run.adaptive
+    return Race(False, 0.95, 0.0) if given is None else Race(True, given.confidence, given.margin)
+
+
+def race_text(progress: Any) -> str:
+    """``race: 2 of 3 still in, 40 calls saved`` for an adaptive run's progress (and why it ended), else ''."""
+    from evalcore.execution.progress import race_line
+
+    return race_line(progress) if getattr(progress, "race", None) is not None else ""
 
 
 def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]:
@@ -64,6 +103,7 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
         plan: the plan.
         db_path: a store whose past runs of the same contenders inform the estimate (when the file exists).
     """
+    from evalcore.execution.adaptive import check_race
     from evalcore.execution.budget import check_budget
     from evalcore.execution.estimate import describe, estimate_plan_cost
     from evalcore.storage.store import Store
@@ -92,6 +132,7 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
         "refused": refused,
         "missing_keys": dict(plan.missing_keys),
         "budget_error": _refusal(check_budget, plan),
+        "race_error": _refusal(lambda p: check_race(p.options.adaptive, p.contenders), plan),
     }
 
 
@@ -172,7 +213,7 @@ class RunJob:
         return str(getattr(self.progress, "message", "") or "")
 
     def rows(self) -> pd.DataFrame:
-        """Per contender: ``contender, done, total, errors, share, skipped, blocked, waiting`` (see
+        """Per contender: ``contender, done, total, errors, share, skipped, blocked, waiting, stopped`` (see
         :func:`progress_rows`)."""
         return progress_rows(self.progress)
 
@@ -181,8 +222,9 @@ def progress_rows(progress: Any) -> pd.DataFrame:
     """A runner ``Progress`` as rows: ``contender, done, total, errors, share`` (done out of the whole run,
     a resumed run's earlier results included; share in [0, 1]), ``skipped`` (cases not called because the
     endpoint could not be reached), ``blocked`` (why, or '') and ``waiting`` (calls waiting on a rate limit of the
-    suite and why: ``3 waiting on rpm limit of openai/gpt-4o-mini``, or '')."""
-    columns = ["contender", "done", "total", "errors", "share", "skipped", "blocked", "waiting"]
+    suite and why: ``3 waiting on rpm limit of openai/gpt-4o-mini``, or '') and ``stopped`` (an adaptive run's
+    race stopped calling it, and why: ``stopped after 120 of 500 cases: behind …``, or '')."""
+    columns = ["contender", "done", "total", "errors", "share", "skipped", "blocked", "waiting", "stopped"]
     if progress is None:
         return pd.DataFrame(columns=columns)
     rows = [
@@ -195,6 +237,7 @@ def progress_rows(progress: Any) -> pd.DataFrame:
             "skipped": p.skipped,
             "blocked": p.blocked or "",
             "waiting": f"{p.waiting_calls} {p.waiting}" if p.waiting else "",
+            "stopped": p.stopped or "",
         }
         for name, p in list(progress.contenders.items())
     ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.app.test_app_shared import open_page, seed, texts, unescaped
-from tests.suites import write_suite
+from tests.suites import skill_suite, write_suite
 
 PAGE = "pages/run.py"
 
@@ -126,3 +126,60 @@ def test_the_leaderboard_so_far_is_read_again_only_when_old_enough(monkeypatch, 
         assert len(reads) == 3 and "The run is complete." in texts(at)  # a finished run's is read afresh
     finally:
         pages._loaders.jobs().pop(run.info.id, None)
+
+
+def _skill_page(monkeypatch, tmp_path, race=None):
+    seed(monkeypatch, tmp_path)
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
+    suite = skill_suite(tmp_path / "skill", race=race)
+    at = open_page(PAGE)
+    at.selectbox[0].select("another folder…").run()
+    at.text_input[0].input(str(suite)).run()
+    return at
+
+
+def test_the_adaptive_switch_is_off_unless_the_suite_asks_for_a_race(monkeypatch, tmp_path):
+    at = _skill_page(monkeypatch, tmp_path)
+    assert not at.exception
+    assert at.toggle[0].label == "Adaptive: stop contenders that cannot win" and not at.toggle[0].value
+    assert "Adaptive: at most" not in texts(at)
+
+
+def test_turning_the_switch_on_offers_confidence_and_margin_and_says_the_calls_are_a_ceiling(monkeypatch, tmp_path):
+    at = _skill_page(monkeypatch, tmp_path)
+    at.toggle[0].set_value(True).run()
+    inputs = {n.label: n.value for n in at.number_input}
+    assert inputs["Confidence"] == 0.95 and inputs["Margin (points, 0: none)"] == 0.0
+    assert "Adaptive: at most 144 calls" in texts(at)
+
+
+def test_a_race_of_one_contender_is_refused_before_launch(monkeypatch, tmp_path):
+    at = _skill_page(monkeypatch, tmp_path)
+    at.toggle[0].set_value(True).run()
+    at.multiselect[1].select("fake/skill · skill=0.9").run()
+    assert "the lineup needs at least two" in texts(at)
+    assert next(b for b in at.button if b.label == "Launch").disabled
+
+
+def test_a_suite_that_asks_for_a_race_starts_with_the_switch_on_and_its_settings(monkeypatch, tmp_path):
+    at = _skill_page(monkeypatch, tmp_path, race={"confidence": 0.9, "margin": 2})
+    inputs = {n.label: n.value for n in at.number_input}
+    assert at.toggle[0].value and inputs["Confidence"] == 0.9 and inputs["Margin (points, 0: none)"] == 2.0
+
+
+def test_launching_an_adaptive_run_shows_the_race_and_its_stops(monkeypatch, tmp_path):
+    at = _skill_page(monkeypatch, tmp_path, race={"seed": 1})  # the suite's seed: the same race every time
+    assert at.toggle[0].value
+    next(b for b in at.button if b.label == "Launch").click().run()
+    from pages._loaders import jobs
+
+    job = jobs()[at.session_state["job"]]
+    job.join(timeout=60)
+    at.run()
+    assert job.status == "completed", job.error
+    said = unescaped(texts(at))
+    assert "Race: 1 of 3 still in" in said and "calls saved (one contender left)" in said
+    bars = [unescaped(p.proto.text) for p in at.progress]
+    assert sum("stopped after" in bar for bar in bars) == 2
+    marks = at.dataframe[0].value["mark"]
+    assert sum("stopped after" in m for m in marks) == 2

@@ -10,7 +10,7 @@ from evalcore.analysis.summaries import read_summary
 from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.execution.runner import ContenderProgress, Progress
 from evalcore.explorer.access import Access
-from evalcore.explorer.jobs import build_plan, launch_run, plan_summary, progress_rows, resume_run
+from evalcore.explorer.jobs import Race, build_plan, launch_run, plan_summary, progress_rows, resume_run
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.suites import write_suite
@@ -38,6 +38,19 @@ def test_plan_summary_of_the_demo_counts_calls_cost_and_refusals():
     assert list(summary["refused"].columns) == ["model", "settings", "reason"]
 
 
+def test_a_progress_row_says_why_the_race_stopped_its_contender():
+    stop = "stopped after 20 of 48 cases: behind x by at least 4 points"
+    progress = Progress("r", {"a": ContenderProgress(total=48, done=20, stopped=stop)})
+    assert progress_rows(progress)["stopped"].tolist() == [stop]
+
+
+def test_a_plan_built_with_a_race_is_adaptive_and_one_without_is_not():
+    suite = load_suite(REPO / "data" / "suites" / "intake")
+    assert build_plan(suite).options.adaptive is None
+    race = build_plan(suite, race=Race(True, 0.9, 2)).options.adaptive
+    assert race is not None and (race.confidence, race.margin) == (0.9, 2)
+
+
 def test_progress_rows_without_progress_yet_is_empty():
     assert progress_rows(None).empty
 
@@ -54,6 +67,7 @@ def test_progress_rows_give_each_contender_its_share():
         "skipped": 0,
         "blocked": "",
         "waiting": "",
+        "stopped": "",
     }
     assert rows["share"].iloc[1] == 1.0
 
