@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -152,16 +153,20 @@ def add_plan(p: argparse.ArgumentParser) -> None:
         help="the budget cap the run would have (default: the suite's run.max_cost_usd; 0: none): the plan says "
         "whether the estimate fits under it",
     )
+    add_race(p)
     p.add_argument("--format", choices=["table", "json"], default="table")
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from evalcore.execution.estimate import as_dict, describe, estimate_plan_cost
+    from evalcore.execution.race_estimate import estimate_race
 
     plan = plan_of(args)
     datasets = sorted({c.dataset for c in plan.cases})
     matrix = plan.matrix()
-    estimate = estimate_plan_cost(plan, _past_runs(args))
+    past = _past_runs(args)
+    estimate = estimate_plan_cost(plan, past)
+    race = estimate_race(plan, past)
     budget = _budget_line(plan, estimate)
     if args.format == "json":
         print(
@@ -176,6 +181,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                     "refused": [r.__dict__ for r in plan.refused],
                     "missing_keys": plan.missing_keys,
                     "limits": {key: _limited(plan, key) for key in plan.limits},
+                    "adaptive": None if race is None else dataclasses.asdict(race),
                 },
                 indent=1,
             )
@@ -193,6 +199,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         f"{_counted(plan.parallelism, 'contender')} in flight, {_counted(plan.concurrency, 'case')} each"
     )
     print(f"estimated cost: {describe(estimate)}")
+    if race is not None:
+        print(f"adaptive: {race.text()}")
     if budget:
         print(budget)
     print_refused(plan)

@@ -1,0 +1,115 @@
+"""How many calls an adaptive run will make, estimated before it runs (``evalcore plan --adaptive``).
+
+A race's calls depend on how far apart the contenders are, which only their answers tell. When the store
+holds a past run of the same suite in which every contender of the plan answered every case (a run that
+was not itself a race), the race is replayed over that run's per-case scores
+(:func:`evalcore.analysis.racing.replay_race`: the same rounds, confidence and margin, no call), over
+several random orders of the cases, and the share of calls it made is applied to the plan. Without such a
+run there is nothing to go on: the estimate says so, and the plan's full count is the ceiling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from evalcore.analysis.racing import SETTING, replay_race
+from evalcore.execution.adaptive import race_order
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from evalcore.execution.plan import Plan
+    from evalcore.storage.store import Store
+
+#: Orders of the cases the race is replayed in: the estimate's range is over them.
+ORDERS = 20
+#: Past runs of the suite looked at, newest first, for one with every contender of the plan.
+LOOK_BACK = 20
+
+
+@dataclass(frozen=True)
+class RaceEstimate:
+    """An adaptive plan's calls: at most :attr:`ceiling`; about :attr:`calls` when a past run tells."""
+
+    #: Every contender on every case: what the race can never exceed.
+    ceiling: int
+    #: The estimated calls (the mean over the replayed orders), or None when no past run tells.
+    calls: int | None = None
+    #: The fewest and most calls over the replayed orders.
+    low: int | None = None
+    high: int | None = None
+    #: The past run whose scores were replayed, and how many of the plan's cases it answered.
+    from_run: str | None = None
+    cases: int = 0
+    #: Why there is no estimate.
+    why_not: str | None = None
+
+    def text(self) -> str:
+        """``about 1,230 of at most 4,000 calls (31%; 25–38% over 20 orders of the cases), replaying run …``."""
+        if self.calls is None or self.low is None or self.high is None:
+            ceiling = f"at most {self.ceiling:,} calls (every contender on every case)"
+            return f"{ceiling}; cannot estimate fewer: {self.why_not}"
+        share = f"{self._share(self.calls)}; {self._share(self.low)}–{self._share(self.high)} over {ORDERS} orders"
+        return (
+            f"about {self.calls:,} of at most {self.ceiling:,} calls ({share} of the cases), "
+            f"replaying the race over run {self.from_run}'s scores on {self.cases:,} of its cases"
+        )
+
+    def _share(self, calls: int) -> str:
+        return f"{100 * calls / self.ceiling:.0f}%" if self.ceiling else "0%"
+
+
+def estimate_race(plan: Plan, store: Store | None) -> RaceEstimate | None:
+    """The calls of ``plan``'s race, from the newest past run of its suite that tells; None for a plan that
+    is not adaptive."""
+    race = plan.options.adaptive
+    if race is None:
+        return None
+    ceiling = plan.calls
+    found = _past_scores(plan, store) if store is not None else None
+    if isinstance(found, str) or found is None:
+        return RaceEstimate(ceiling, why_not=found or "no store of past runs")
+    run_id, matrix = found
+    cases = matrix.shape[1]
+    size = race.round_size(len(plan.cases))
+    shares = []
+    for seed in range(ORDERS):  # fixed orders: the same plan gives the same estimate
+        shuffled = matrix[:, race_order(cases, seed)]
+        shares.append(replay_race(shuffled, size, race.confidence, race.margin).calls / matrix.size)
+    calls = [round(s * ceiling) for s in shares]
+    return RaceEstimate(ceiling, round(float(np.mean(calls))), min(calls), max(calls), run_id, cases)
+
+
+def _past_scores(plan: Plan, store: Store) -> tuple[str, np.ndarray] | str:
+    """The newest past run of the plan's suite with every contender's score on the same cases: its id and
+    its scores (contenders × cases, each case's mean over its samples); else why there is none."""
+    wanted = [c.id for c in plan.contenders]
+    keys = {(c.dataset, c.id) for c in plan.cases}
+    runs = [r for r in store.list_runs() if r["suite"] == plan.suite.name][:LOOK_BACK]
+    for past in runs:
+        header = store.load_run(past["id"], results=False)
+        if SETTING in header.info.settings or not set(wanted) <= {c.id for c in header.contenders}:
+            continue
+        matrix = _matrix(store.load_results_frame(past["id"]), wanted, keys)
+        if matrix is not None:
+            return past["id"], matrix
+    if not runs:
+        return f"the store has no past run of suite {plan.suite.name!r}"
+    return f"no past run of suite {plan.suite.name!r} (of the newest {len(runs)}) has every contender on its cases"
+
+
+def _matrix(frame: pd.DataFrame, contenders: list[str], keys: set[tuple[str, str]]) -> np.ndarray | None:
+    """Per-case mean scores, contenders × the cases every one of them has a score on; None when fewer than two
+    cases (nothing to race on) or a contender is missing."""
+    scored = frame[(frame["status"] == "scored") & frame["contender"].isin(contenders)]
+    scored = scored[[(d, c) in keys for d, c in zip(scored["dataset"], scored["case"], strict=True)]]
+    table = scored.pivot_table(
+        index="contender", columns=["dataset", "case"], values="score", aggfunc="mean", observed=True
+    )
+    table = table.reindex(contenders).dropna(axis=1)
+    if table.shape[1] < 2 or table.isna().any().any():
+        return None
+    return table.to_numpy(dtype=float)
