@@ -135,8 +135,8 @@ def charts_now() -> bool:
     screen in the same frame as the chart, once the browser has read that script. So the first run that
     would draw charts sends its tables, a placeholder and a few lines of JavaScript that report, once a
     table is on screen, as a widget trigger: the next script run draws the charts, whether that report or
-    a click started it. A trigger carries every widget's state from the browser, like a click, so a slider
-    moved meanwhile is kept.
+    a click started it. Called inside an ``st.fragment``, the report reruns that fragment only. A trigger
+    carries every widget's state from the browser, like a click, so a slider moved meanwhile is kept.
     """
     if st.session_state.get(Keys.CHARTS_NOW):
         return True

@@ -71,25 +71,34 @@ for tab, table in zip(tabs, board.per_dataset.values(), strict=True):
             _widgets.show_table(table, board.columns)
 
 st.subheader("Charts")
-figures = {
-    "Score vs cost": lambda: charts.score_vs(board.ranked, "cost"),
-    "Score vs time": lambda: charts.score_vs(board.ranked, "time"),
-    "Metrics": lambda: charts.metric_bars(board.ranked, now.run.metrics),
-    "Contender × dataset": lambda: charts.dataset_heatmap(board.ranked_by_dataset),
-}
-for tab, (title, figure) in zip(
-    st.tabs(list(figures), key=Keys.CHART_TAB, on_change="rerun"), figures.items(), strict=True
-):
-    if not tab.open:
-        continue
-    with tab:
-        if not _widgets.charts_now():
-            st.caption("The chart follows once the tables are on screen.")
+
+
+@st.fragment
+def charts_panel() -> None:
+    """The chart tabs. A fragment: the script run that draws the first chart, a chart tab opened and a point
+    clicked rerun this panel only, so the tables above stay as they are and a click on them is taken at once."""
+    figures = {
+        "Score vs cost": lambda: charts.score_vs(board.ranked, "cost"),
+        "Score vs time": lambda: charts.score_vs(board.ranked, "time"),
+        "Metrics": lambda: charts.metric_bars(board.ranked, now.run.metrics),
+        "Contender × dataset": lambda: charts.dataset_heatmap(board.ranked_by_dataset),
+    }
+    for tab, (title, figure) in zip(
+        st.tabs(list(figures), key=Keys.CHART_TAB, on_change="rerun"), figures.items(), strict=True
+    ):
+        if not tab.open:
             continue
-        picked = st.plotly_chart(figure(), on_select="rerun", selection_mode="points", key=Keys.CHART + title)
-        points = (picked or {}).get("selection", {}).get("points", [])
-        if points and points[0].get("customdata"):
-            _frame.open_cases(str(points[0]["customdata"]))
+        with tab:
+            if not _widgets.charts_now():
+                st.caption("The chart follows once the tables are on screen.")
+                continue
+            picked = st.plotly_chart(figure(), on_select="rerun", selection_mode="points", key=Keys.CHART + title)
+            points = (picked or {}).get("selection", {}).get("points", [])
+            if points and points[0].get("customdata"):
+                _frame.open_cases(str(points[0]["customdata"]))
+
+
+charts_panel()
 
 _classification.classification_panel(now)
 _judging.judge_panel(now)

@@ -200,6 +200,6 @@ def settled(page, timeout: float = 20_000) -> None:  # noqa: ANN001
     expect(page.locator('[data-testid="stElementContainer"][data-stale="true"]')).to_have_count(0, timeout=timeout)
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=timeout)
     # A page whose charts follow its tables runs once more when they are on screen (pages/_widgets.charts_now):
-    # a click before that run can be overtaken by it and lost, so wait for the charts' run to end too.
+    # wait for that run too, so that what a test reads next is the page's last state.
     expect(page.get_by_text(CHARTS_FOLLOW)).to_have_count(0, timeout=timeout)
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=timeout)

@@ -65,6 +65,41 @@ def test_a_click_on_a_leaderboard_cell_opens_that_contenders_cases(page, app_url
     expect(page.get_by_role("combobox", name="Contender")).to_have_value(first)
 
 
+#: Streamlit's script that draws Plotly charts: several megabytes, fetched when a tab draws its first chart.
+PLOTLY_SCRIPT = re.compile(r"/PlotlyChart[^/]*\.js$")
+
+
+def open_with_charts_coming(page, app_url) -> list:  # noqa: ANN001
+    """Open the leaderboard in a fresh tab and hold it where its charts are coming: the script run that draws
+    them has sent them, and Plotly's script is held back. Returns the held requests."""
+    held: list = []
+    page.route(PLOTLY_SCRIPT, lambda route: held.append(route))
+    with page.expect_request(PLOTLY_SCRIPT):
+        page.goto(app_url)
+    return held
+
+
+def test_a_row_clicked_while_the_charts_are_coming_opens_its_cases(page, app_url):
+    held = open_with_charts_coming(page, app_url)
+    first = winner(page).split(";")[0].split("\n")[0]
+    table = page.get_by_test_id("stDataFrame").first
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 400, box["y"] + ROW + ROW / 2)  # no settled(): the charts are still coming
+    expect(page).to_have_url(re.compile(r"/cases"))
+    expect(page.get_by_role("combobox", name="Contender")).to_have_value(first)
+    for request in held:
+        request.continue_()
+
+
+def test_a_page_link_clicked_while_the_charts_are_coming_opens_that_page(page, app_url):
+    held = open_with_charts_coming(page, app_url)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Runs").click()
+    expect(page.get_by_role("heading", name="Runs")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/runs"))
+    for request in held:
+        request.continue_()
+
+
 def test_a_click_on_a_cell_of_the_cases_list_opens_the_case(page, app_url):
     open_app(page, app_url, "cases")
     page.get_by_text("Errors only").click()
