@@ -17,6 +17,12 @@ Run: ``python bench/bench_explorer.py [--contenders 40 --cases 25000] [--skip-br
   kinds of elements as the leaderboard's first view (sidebar, tables, tabs, expanders, a component) with
   no evalcore, which is what Streamlit alone takes for such a page here.
 - litellm on that path: the server runs with ``-X importtime``, and its import log must not name it.
+- The charts' window (``--charts``): the leaderboard's first chart comes in a script run after its tables
+  show, and the browser then reads Plotly's script. Timed per fresh server and tab: the table, the first
+  chart, the browser's longest task between them (Chromium's ``longtask`` entries: while one runs, a
+  click waits), and, in a second fresh tab, a row clicked the moment Plotly's script is asked for, to
+  the Cases page on screen. Baseline: the same figures of another checkout (``--against DIR``, e.g. the
+  main branch), alternating tries in the same run. No target: the lower the better.
 """
 
 from __future__ import annotations
@@ -159,7 +165,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(script: Path, env: dict[str, str], log: Path, importtime: bool = False) -> Iterator[tuple[str, float]]:
+def server(
+    script: Path, env: dict[str, str], log: Path, importtime: bool = False, cwd: Path = ROOT
+) -> Iterator[tuple[str, float]]:
     """``streamlit run script``; yields the URL and the time it took to answer /_stcore/health."""
     port = _free_port()
     flags = ["-X", "importtime"] if importtime else []
@@ -179,7 +187,7 @@ def server(script: Path, env: dict[str, str], log: Path, importtime: bool = Fals
     url = f"http://127.0.0.1:{port}"
     with log.open("w") as out:
         start = time.perf_counter()
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
             while True:
                 if process.poll() is not None:
@@ -234,6 +242,104 @@ def shown(page, test_id: str) -> None:  # noqa: ANN001
     page.wait_for_function(_VISIBLE, arg=test_id, polling="raf", timeout=60_000)
 
 
+#: Records the browser's long tasks (over 50 ms of the main thread), from the page's first moment.
+_LONG_TASKS_JS = """window.__longTasks = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]);
+}).observe({ type: "longtask", buffered: true });"""
+_PLOTLY_SCRIPT = "/PlotlyChart"
+
+
+def charts_window(root: Path, env: dict[str, str], log: Path, browser) -> dict[str, float]:  # noqa: ANN001
+    """One fresh server of ``root``'s app.py on the demo: seconds to the table and to the first chart, the
+    longest and total browser task between them (ms), and seconds from a row clicked while the charts come
+    to the Cases page (a second fresh tab)."""
+    env = {**env, "PYTHONPATH": str(root)}
+    with server(root / "app.py", env, log, cwd=root) as (url, _):
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        page.add_init_script(_LONG_TASKS_JS)
+        start = time.perf_counter()
+        page.goto(url)
+        shown(page, "stDataFrame")
+        table, table_ms = time.perf_counter() - start, page.evaluate("performance.now()")
+        shown(page, "stPlotlyChart")
+        chart, chart_ms = time.perf_counter() - start, page.evaluate("performance.now()")
+        tasks = [d for t, d in page.evaluate("window.__longTasks") if t + d > table_ms and t < chart_ms]
+        context.close()
+
+        context = browser.new_context(viewport={"width": 1400, "height": 900})  # its own cache: Plotly not read
+        page = context.new_page()
+        with page.expect_request(lambda r: _PLOTLY_SCRIPT in r.url, timeout=60_000):
+            page.goto(url)
+        box = page.get_by_test_id("stDataFrame").first.bounding_box()
+        clicked = time.perf_counter()
+        page.mouse.click(box["x"] + 400, box["y"] + 35 + 17)
+        page.get_by_role("heading", name="Cases").wait_for(timeout=60_000)
+        to_cases = time.perf_counter() - clicked
+        context.close()
+    return {
+        "table": table,
+        "chart": chart,
+        "longest_task_ms": max(tasks, default=0.0),
+        "tasks_ms": sum(tasks),
+        "click_to_cases": to_cases,
+    }
+
+
+def charts_figures(ours: Path, against: Path | None, repeat: int, tmp_path: Path) -> None:
+    """Print the charts' window of ``ours`` (and of ``against``, tried alternately), median of ``repeat``."""
+    from playwright.sync_api import sync_playwright
+
+    env = {**os.environ, "EVALCORE_RUNS_DIR": str(ROOT / "data" / "runs")}
+    env.pop("EVALCORE_VIEWER", None)
+    trees = {"ours": ours, **({"baseline": against} if against else {})}
+    tries: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
+        for i in range(repeat):
+            for name, root in trees.items():
+                env["EVALCORE_DB"] = str(tmp_path / f"charts-{name}-{i}.db")  # empty: seeded on first open
+                tries[name].append(charts_window(root, env, tmp_path / f"charts-{name}.log", browser))
+        browser.close()
+
+    def median(name: str, key: str) -> float:
+        return statistics.median(t[key] for t in tries[name])
+
+    for name in trees:
+        note(
+            f"explorer charts' window, {name} ({trees[name]}), each try",
+            "; ".join(
+                f"table {t['table']:.2f} s, chart {t['chart']:.2f} s, longest task {t['longest_task_ms']:.0f} ms "
+                f"of {t['tasks_ms']:.0f} ms, click to Cases {t['click_to_cases']:.2f} s"
+                for t in tries[name]
+            ),
+        )
+    if against is None:
+        return
+    for key, label, unit in (
+        ("chart", "table to first chart", "s"),
+        ("tasks_ms", "browser busy between table and chart", "ms"),
+        ("click_to_cases", "row clicked while the charts come, to Cases", "s"),
+    ):
+        if key == "chart":
+            ours_v = statistics.median(t["chart"] - t["table"] for t in tries["ours"])
+            base_v = statistics.median(t["chart"] - t["table"] for t in tries["baseline"])
+        else:
+            ours_v, base_v = median("ours", key), median("baseline", key)
+        digits = 0 if unit == "ms" else 2
+        report(
+            f"explorer charts' window: {label} (median of {repeat})",
+            f"evalcore {ours_v:.{digits}f} {unit}",
+            f"baseline {base_v:.{digits}f} {unit}",
+            ours_v / base_v if base_v else float("nan"),
+            "lower is better",
+            True,
+        )
+
+
 def imports_litellm(env: dict[str, str], log: Path) -> bool:
     """Open the leaderboard once in a server started with -X importtime; does its import log name litellm?"""
     from playwright.sync_api import sync_playwright
@@ -259,10 +365,16 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=25_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-browser", action="store_true")
+    parser.add_argument("--charts", action="store_true", help="time the charts' window only")
+    parser.add_argument("--against", type=Path, help="with --charts: another checkout, timed as the baseline")
     parser.add_argument("--apptest", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.apptest:
         apptest_child(args.apptest)
+        return
+    if args.charts:
+        with tempfile.TemporaryDirectory() as tmp:
+            charts_figures(ROOT, args.against, args.repeat, Path(tmp))
         return
 
     with tempfile.TemporaryDirectory() as tmp:
