@@ -100,6 +100,17 @@ def test_a_page_link_clicked_while_the_charts_are_coming_opens_that_page(page, a
         request.continue_()
 
 
+def test_a_click_on_a_chart_point_opens_that_contenders_cases(page, app_url):
+    open_app(page, app_url)
+    chart = page.get_by_test_id("stPlotlyChart").first
+    chart.scroll_into_view_if_needed()
+    point = chart.locator(".scatterlayer .trace").first.locator(".point").first
+    expect(point).to_be_visible()
+    point.click(force=True)  # Plotly's drag layer lies over the points and takes the click at that spot
+    expect(page).to_have_url(re.compile(r"/cases"))
+    expect(page.get_by_role("heading", name="Cases")).to_be_visible()
+
+
 def test_a_click_on_a_cell_of_the_cases_list_opens_the_case(page, app_url):
     open_app(page, app_url, "cases")
     page.get_by_text("Errors only").click()
