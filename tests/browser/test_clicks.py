@@ -4,6 +4,7 @@ row, a delete leaves nothing selected, an upload says what it is, and the leader
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -98,6 +99,47 @@ def test_a_page_link_clicked_while_the_charts_are_coming_opens_that_page(page, a
     expect(page).to_have_url(re.compile(r"/runs"))
     for request in held:
         request.continue_()
+
+
+def test_a_page_link_clicked_as_the_charts_are_asked_for_opens_that_page(page, app_url):
+    """The page asks for its charts once a table is on screen (or after 3 s without one). When that request
+    reaches the server after a click on a page link, the page the link opens stays open."""
+    held_tables: list = []
+    page.route(re.compile(r"/DataFrame[^/]*\.js$"), lambda route: held_tables.append(route))  # no table yet
+    link = {"holding": False, "to_page": [], "to_server": 0}
+
+    def relay(ws) -> None:  # noqa: ANN001
+        server = ws.connect_to_server()
+        link["ws"] = ws
+
+        def to_server(message) -> None:  # noqa: ANN001
+            link["to_server"] += link["holding"]
+            server.send(message)
+
+        def to_page(message) -> None:  # noqa: ANN001
+            (link["to_page"].append if link["holding"] else ws.send)(message)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+
+    page.route_web_socket(re.compile(r"/_stcore/stream"), relay)
+    page.goto(app_url)
+    expect(page.get_by_text(re.compile(r"^Winner: "))).to_be_visible()
+    link["holding"] = True  # the page hears nothing more from the server: it stays on the leaderboard
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Runs").click()
+    deadline = time.monotonic() + 20
+    while link["to_server"] < 2 and time.monotonic() < deadline:  # the click, then the charts' request
+        page.wait_for_timeout(100)
+    assert link["to_server"] >= 2, "the page did not ask for its charts after the click"
+    link["holding"] = False
+    for message in link["to_page"]:
+        link["ws"].send(message)
+    for route in held_tables:
+        route.continue_()
+    expect(page.get_by_role("heading", name="Runs")).to_be_visible()
+    settled(page)
+    expect(page).to_have_url(re.compile(r"/runs"))
+    expect(page.get_by_role("heading", name="Runs")).to_be_visible()
 
 
 def test_a_click_on_a_chart_point_opens_that_contenders_cases(page, app_url):
