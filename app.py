@@ -51,7 +51,13 @@ def main() -> None:
         st.Page(RUNS, title="Runs", icon=":material/history:", url_path="runs"),
         st.Page(COMPARE, title="Compare", icon=":material/compare_arrows:", url_path=COMPARE_URL),
         st.Page(UPLOAD, title="Upload", icon=":material/upload_file:", url_path="upload"),
-        st.Page(RATE, title="Rate", icon=":material/thumbs_up_down:", url_path="rate"),
+        st.Page(
+            RATE,
+            title="Rate",
+            icon=":material/thumbs_up_down:",
+            url_path="rate",
+            visibility="visible" if access.may_rate() else "hidden",
+        ),
     ]
     page = st.navigation(pages)
 

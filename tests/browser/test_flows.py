@@ -193,7 +193,7 @@ def test_a_deep_link_opened_first_on_a_fresh_server_keeps_the_shared_frame(brows
             expect(page.get_by_role("heading", name="Cases")).to_be_visible()
             expect(page.get_by_test_id("stSlider").first).to_be_visible()  # the shared sidebar is there
             nav = page.get_by_test_id("stSidebarNavLink")
-            expect(nav).to_have_count(6)  # Leaderboard, Cases, Run, Runs, Compare, Upload
+            expect(nav).to_have_count(7)  # Leaderboard, Cases, Run, Runs, Compare, Upload, Rate
             expect(nav.filter(has_text="shared")).to_have_count(0)
             expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
             expect(page.get_by_text("Page not found")).to_have_count(0)

@@ -84,7 +84,7 @@ def test_a_signed_out_visitor_sees_runs_but_cannot_launch(tab, signed_url):  # n
 def test_the_listed_user_signs_in_launches_and_is_recorded(tab, provider, signed_url):  # noqa: ANN001
     sign_in(tab, provider, LISTED)
     expect(tab.get_by_text("Signed in as ada@example.com: may launch, resume and delete runs.")).to_be_visible()
-    assert nav_labels(tab) == ["Leaderboard", "Cases", "Run", "Runs", "Compare", "Upload"]
+    assert nav_labels(tab) == ["Leaderboard", "Cases", "Run", "Runs", "Compare", "Upload", "Rate"]
     tab.get_by_test_id("stSidebarNavLink").filter(has_text=re.compile(r"Run$")).click()
     expect(tab.get_by_role("heading", name="Run", exact=True)).to_be_visible()
     settled(tab)
