@@ -1,4 +1,6 @@
-"""Resampling's arithmetic on plain arrays: the bootstrap's case counts, percentile intervals, safe ratios.
+"""Resampling's arithmetic on plain arrays: the bootstrap's case counts, percentile intervals, safe ratios,
+and the closed-form interval of a proportion (:func:`proportion_interval`) that replaces the bootstrap's for
+0/1 values.
 
 NumPy only, so a command that compares per-case values (``evalcore compare``) never loads pandas;
 :mod:`evalcore.analysis.resampling` builds its leaderboard intervals on these.
@@ -17,6 +19,56 @@ import numpy as np
 LEVEL = 0.95
 #: The standard normal quantile of :data:`LEVEL`, two-sided.
 Z = 1.959963984540054
+
+
+#: Below this many cases a proportion's interval is Clopper–Pearson's, from it on Agresti–Coull's
+#: (:func:`proportion_interval`).
+EXACT_BELOW = 32
+
+
+def proportion_interval(hits: np.ndarray, n: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided interval of a proportion, ``hits`` out of ``n`` (a half hit counts half); NaN where ``n`` is 0.
+
+    From :data:`EXACT_BELOW` cases on, the Agresti–Coull interval (A. Agresti & B. A. Coull, "Approximate is
+    better than 'exact' for interval estimation of binomial proportions", The American Statistician 52(2),
+    1998): the Wald interval around ``(hits + z²/2) / (n + z²)`` with ``n + z²`` cases, clipped to [0, 1].
+    Brown, Cai & DasGupta ("Interval estimation for a binomial proportion", Statistical Science 16(2), 2001)
+    compare it with Wilson's, the modified Wilson and Jeffreys intervals and Clopper–Pearson's; measured by
+    exact coverage on a fine grid of chances (``bench/bench_coverage.py --single-methods``), it is the
+    narrowest whose coverage stays at 0.93 or more for every chance from 32 cases on (Wilson's falls to 0.86
+    near 0 and 1 on 30 cases). Below 32 cases it falls to 0.92 at some chances, so there the interval is
+    Clopper–Pearson's (C. J. Clopper & E. S. Pearson, Biometrika 26(4), 1934), which never covers less
+    than ``level``: the beta quantiles ``B(α/2; hits, n − hits + 1)`` and ``B(1 − α/2; hits + 1, n − hits)``.
+    Both end at 0 for no hit and at 1 for ``n`` hits only on that side: ``30/30`` gives ``[0.884, 1]``.
+    """
+    hits, n = np.broadcast_arrays(np.asarray(hits, dtype=float), np.asarray(n, dtype=float))
+    z = NormalDist().inv_cdf((1 + level) / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = n + z * z
+        centre = (hits + z * z / 2) / total
+        half = z * np.sqrt(centre * (1 - centre) / total)
+    low, high = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    for i in np.flatnonzero((n > 0) & (n < EXACT_BELOW)):
+        low.flat[i], high.flat[i] = _clopper_pearson(float(hits.flat[i]), float(n.flat[i]), level)
+    low, high = np.where(hits <= 0, 0.0, low), np.where(hits >= n, 1.0, high)
+    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
+
+
+@lru_cache(maxsize=4096)
+def _clopper_pearson(hits: float, n: float, level: float) -> tuple[float, float]:
+    alpha = 1 - level
+    low = 0.0 if hits <= 0 else _beta_quantile(alpha / 2, hits, n - hits + 1)
+    high = 1.0 if hits >= n else _beta_quantile(1 - alpha / 2, hits + 1, n - hits)
+    return low, high
+
+
+def _beta_quantile(q: float, a: float, b: float) -> float:
+    """The beta distribution's ``q`` quantile: the root of its distribution function, found by halving."""
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _incomplete_beta(middle, a, b) < q else (low, middle)
+    return (low + high) / 2
 
 
 def resample_counts(strata: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray:  # noqa: N803

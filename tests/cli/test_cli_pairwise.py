@@ -42,7 +42,7 @@ def test_the_table_shows_win_rates_with_intervals_and_the_ranking(run_file):
     assert "75.0%     [40.9%–92.9%]" in lines[top]
     ranking = lines.index("Bradley-Terry ranking") + 3
     assert lines[ranking].split()[0] == "1" and c0 in lines[ranking]
-    assert "95% Wilson interval" in out and "bootstrap over cases (1000 resamples, seed 0)" in out
+    assert "95% interval (Agresti–Coull" in out and "bootstrap over cases (1000 resamples, seed 0)" in out
 
 
 def test_json_gives_the_same_numbers_for_scripts(run_file):
