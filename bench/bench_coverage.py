@@ -38,9 +38,10 @@ import numpy as np
 import pandas as pd
 from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
 
+from evalcore.analysis.draws import proportion_interval
 from evalcore.analysis.paired import paired_difference, paired_differences
 from evalcore.analysis.paired_f1 import LabelCounts, paired_macro_f1
-from evalcore.analysis.resampling import intervals, resample, wilson_interval
+from evalcore.analysis.resampling import intervals, resample
 
 #: Every cell's coverage must reach this.
 TARGET = 0.93
@@ -100,7 +101,7 @@ def _label_counts(want: np.ndarray, right: np.ndarray, rng: np.random.Generator)
 def single_intervals(cell: Cell, rng: np.random.Generator, reps: int) -> tuple[np.ndarray, np.ndarray, float]:
     if cell.method == "single 0/1":
         hits = (rng.random((reps, cell.n)) < cell.pa).sum(axis=1)
-        low, high = wilson_interval(hits.astype(float), np.full(reps, float(cell.n)))
+        low, high = proportion_interval(hits.astype(float), np.full(reps, float(cell.n)))
         return low, high, cell.pa
     values = (rng.random((reps, cell.n, SAMPLES)) < cell.pa).mean(axis=2)
     # One contender per replicate: a leaderboard's rows share their resampled cases, as here.
@@ -152,7 +153,7 @@ def exact_coverage(cell: Cell) -> tuple[float, float]:
     n, truth = cell.n, cell.pa - cell.pb if cell.method == "diff 0/1" else cell.pa
     if cell.method == "single 0/1":
         hits = np.arange(n + 1)
-        low, high = wilson_interval(hits.astype(float), np.full(n + 1, float(n)))
+        low, high = proportion_interval(hits.astype(float), np.full(n + 1, float(n)))
         weight = np.exp(_log_multinomial(n, [hits, n - hits], [cell.pa, 1 - cell.pa]))
     else:
         p10, p01 = (truth, 0.0) if cell.cases == "nested" else (cell.pa * (1 - cell.pb), cell.pb * (1 - cell.pa))

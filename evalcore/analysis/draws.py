@@ -122,7 +122,9 @@ def ratio(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.divide(sums, counts, out=np.full_like(sums, np.nan), where=counts > 0)
 
 
-def percentile_interval(samples: np.ndarray, level: float | np.ndarray = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+def percentile_interval(
+    samples: np.ndarray, level: float | np.ndarray = LEVEL, *, ordered: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval along axis 0, ignoring NaN (linear interpolation, as ``np.percentile``).
 
     A column with no finite sample gets NaN, without numpy's all-NaN warnings.
@@ -130,18 +132,74 @@ def percentile_interval(samples: np.ndarray, level: float | np.ndarray = LEVEL) 
     Args:
         samples: (resamples, columns) or (resamples,) values.
         level: one level, or one per column (:func:`expanded_level`).
+        ordered: ``np.sort(samples, axis=0)``, when already sorted.
+    """
+    ordered = np.sort(samples, axis=0) if ordered is None else ordered  # NaN sorts last
+    last = np.maximum((~np.isnan(samples)).sum(axis=0) - 1, 0)
+    return _read(ordered, last, (1 - level) / 2), _read(ordered, last, (1 + level) / 2)
+
+
+def _read(ordered: np.ndarray, last: np.ndarray, q: float | np.ndarray) -> np.ndarray:
+    """The ``q`` quantile of each column of ``ordered`` (its first ``last + 1`` values), interpolated."""
+    position = q * last
+    below = np.floor(position).astype(np.int64)
+    above = np.minimum(below + 1, last)
+    low = np.take_along_axis(ordered, below[None], axis=0)[0]
+    high = np.take_along_axis(ordered, above[None], axis=0)[0]
+    return low + (position - below) * (high - low)
+
+
+def bootstrap_interval(
+    samples: np.ndarray, estimate: np.ndarray, acceleration: np.ndarray, level: float | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bootstrap interval of a paired difference: the smallest interval holding both the percentile
+    interval and the BCa interval, each read at ``level`` (:func:`expanded_level`), per column.
+
+    BCa (B. Efron, "Better bootstrap confidence intervals", JASA 82(397), 1987; T. J. DiCiccio & B. Efron,
+    "Bootstrap confidence intervals", Statistical Science 11(3), 1996, eq. 2.3) reads the resamples at
+    ``Φ(z₀ + (z₀ + z) / (1 − a(z₀ + z)))`` for ``z`` each normal quantile of ``level``: ``z₀`` corrects
+    for the resamples' median bias (``Φ⁻¹`` of the share of resamples below the estimate, ties counting
+    half), ``a`` for the skew. On 30 cases of a difference that is mostly 0 (two sides right almost
+    everywhere) the percentile interval misses a small true difference from below (0.90 coverage) and BCa
+    corrects it, while BCa overshoots where a single case differs (0.92) and the percentile interval does
+    not: measured on the grid of ``bench/bench_coverage.py``, neither alone keeps 0.93, both together do.
+
+    Args:
+        samples: (resamples, columns) resampled values, NaN where a resample has none.
+        estimate: (columns,) the value on the cases as drawn.
+        acceleration: (columns,) ``a``; :func:`mean_acceleration` for a mean.
+        level: one level, or one per column.
     """
     ordered = np.sort(samples, axis=0)  # NaN sorts last
-    last = np.maximum((~np.isnan(samples)).sum(axis=0) - 1, 0)
+    finite = (~np.isnan(samples)).sum(axis=0)
+    low, high = percentile_interval(samples, level, ordered=ordered)
+    below = (samples < estimate - 1e-12).sum(axis=0) + 0.5 * (np.abs(samples - estimate) <= 1e-12).sum(axis=0)
+    share = np.clip(ratio(below, finite.astype(float)), 0.5 / np.maximum(finite, 1), 1 - 0.5 / np.maximum(finite, 1))
+    normal = NormalDist()
     bounds = []
-    for q in ((1 - level) / 2, (1 + level) / 2):
-        position = q * last
-        below = np.floor(position).astype(np.int64)
-        above = np.minimum(below + 1, last)
-        low = np.take_along_axis(ordered, below[None], axis=0)[0]
-        high = np.take_along_axis(ordered, above[None], axis=0)[0]
-        bounds.append(low + (position - below) * (high - low))
-    return bounds[0], bounds[1]
+    for z in np.broadcast_to(np.array([-1.0, 1.0])[:, None] * _normal_quantiles(level), (2, samples.shape[1])):
+        q = np.full(samples.shape[1], np.nan)
+        for j in np.flatnonzero(finite > 0):
+            z0 = normal.inv_cdf(float(share[j]))
+            q[j] = normal.cdf(z0 + (z0 + z[j]) / (1 - acceleration[j] * (z0 + z[j])))
+        bounds.append(_read(ordered, np.maximum(finite - 1, 0), np.nan_to_num(q)))
+    return np.fmin(low, bounds[0]), np.fmax(high, bounds[1])
+
+
+def mean_acceleration(values: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """BCa's acceleration of a mean, column by column, from its jackknife: ``Σ(x − x̄)³ / (6 (Σ(x − x̄)²)^1.5)``
+    over the known values (0 where they do not vary)."""
+    n = known.sum(axis=0)
+    mean = ratio(np.where(known, values, 0.0).sum(axis=0), n.astype(float))
+    deviation = np.where(known, values - mean, 0.0)
+    spread, skew = (deviation**2).sum(axis=0), (deviation**3).sum(axis=0)
+    return np.divide(skew, 6 * spread**1.5, out=np.zeros_like(skew), where=spread > 0)
+
+
+def _normal_quantiles(level: float | np.ndarray) -> np.ndarray:
+    """The upper normal quantile of each two-sided ``level``."""
+    normal = NormalDist()
+    return np.array([normal.inv_cdf((1 + float(x)) / 2) for x in np.atleast_1d(level)])
 
 
 def expanded_level(n: np.ndarray | int, level: float = LEVEL) -> np.ndarray:

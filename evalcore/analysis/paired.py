@@ -11,9 +11,11 @@ value is the mean of the contender's scored samples of it. Two methods, one per 
   p-value is McNemar's asymptotic test (no continuity correction), the score test that the interval
   inverts: the interval excludes 0 exactly when p < 0.05. No resampling.
 - **Other values**: a 95% paired bootstrap interval (cases drawn as :mod:`evalcore.analysis.resampling`
-  draws them), read at Hesterberg's expanded percentile level (:func:`evalcore.analysis.draws.expanded_level`)
-  so that it keeps its coverage on 30 cases, and a two-sided sign-flip permutation test; near the 5% line the
-  two may disagree.
+  draws them): the hull of the percentile and BCa intervals, both read at Hesterberg's expanded level
+  (:func:`evalcore.analysis.draws.bootstrap_interval`), so that it keeps its coverage on 30 cases when the
+  difference is mostly 0; and a two-sided sign-flip permutation test. They are two tests, so near the 5%
+  line they may disagree: the interval may exclude 0 with p just above 0.05, or hold 0 with p just below
+  (the interval, widened to keep its coverage, does the latter more often than the former).
 
 Used by :func:`evalcore.analysis.significance.pairwise_significance` (contenders of one run) and
 :func:`evalcore.analysis.compare.compare` (a candidate against a base); NumPy only, so a comparison of two
@@ -30,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from evalcore.analysis.draws import LEVEL, count_blocks, expanded_level, percentile_interval, ratio
+from evalcore.analysis.draws import LEVEL, bootstrap_interval, count_blocks, expanded_level, mean_acceleration, ratio
 
 #: Significance threshold: a p-value below it is significant.
 ALPHA = 0.05
@@ -136,7 +138,8 @@ class _Columns:
         lo, hi, p = np.full(len(n), np.nan), np.full(len(n), np.nan), np.full(len(n), np.nan)
         if len(rest) and sums is not None and counts is not None and flipped is not None:
             k = n[rest]
-            lo[rest], hi[rest] = percentile_interval(ratio(sums, counts), expanded_level(k))
+            skew = mean_acceleration(self.diff[:, rest], self.shared[:, rest])
+            lo[rest], hi[rest] = bootstrap_interval(ratio(sums, counts), mean[rest], skew, expanded_level(k))
             t = np.abs(ratio(flipped, np.broadcast_to(k, flipped.shape).astype(float)))
             # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
             extreme = (t >= np.abs(mean[rest]) - 1e-12).sum(axis=0)

@@ -9,7 +9,13 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.analysis.draws import EXACT_BELOW, proportion_interval
+from evalcore.analysis.draws import (
+    EXACT_BELOW,
+    bootstrap_interval,
+    mean_acceleration,
+    percentile_interval,
+    proportion_interval,
+)
 
 
 def test_from_32_cases_a_proportion_gets_the_agresti_coull_interval():
@@ -47,3 +53,29 @@ def test_a_proportion_of_no_case_has_no_interval():
 def test_half_hits_count_half():
     low, high = proportion_interval(np.array([10.5, 40.5]), np.array([EXACT_BELOW - 1, 81]))
     assert 0 < low[0] < 10.5 / (EXACT_BELOW - 1) < high[0] < 1 and low[1] < 0.5 < high[1]
+
+
+def test_the_acceleration_of_a_mean_is_the_jackknife_skewness_of_diciccio_and_efron():
+    values = np.array([0.0, 0.0, 1 / 3, 0.0, 1.0, 2 / 3, 0.0, 0.0])
+    leave_one_out = (values.sum() - values) / (len(values) - 1)
+    u = leave_one_out.mean() - leave_one_out  # DiCiccio & Efron (1996), eq. 6.7
+    expected = (u**3).sum() / (6 * ((u**2).sum()) ** 1.5)
+    known = np.ones((len(values), 1), dtype=bool)
+    assert mean_acceleration(values[:, None], known)[0] == pytest.approx(expected)
+    assert mean_acceleration(np.zeros((5, 1)), np.ones((5, 1), dtype=bool))[0] == 0.0
+
+
+def test_without_bias_or_skew_the_bootstrap_interval_is_the_percentile_interval():
+    samples = np.random.default_rng(3).normal(size=(2001, 1))
+    samples -= np.median(samples)  # half the resamples below the estimate: z0 = 0
+    low, high = bootstrap_interval(samples, np.array([0.0]), np.array([0.0]), 0.95)
+    assert (low[0], high[0]) == pytest.approx(tuple(np.percentile(samples, [2.5, 97.5])))
+
+
+def test_the_bootstrap_interval_holds_both_the_percentile_and_the_bca_interval():
+    rng = np.random.default_rng(4)
+    samples = rng.exponential(size=(1000, 1))
+    # An estimate below most resamples (z0 < 0) moves BCa's ends down: the hull keeps the percentile's top.
+    low, high = bootstrap_interval(samples, np.array([0.5]), np.array([0.1]), 0.95)
+    plain_low, plain_high = percentile_interval(samples, 0.95)
+    assert low[0] < plain_low[0] and high[0] == plain_high[0]
