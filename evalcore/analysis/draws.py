@@ -34,7 +34,7 @@ def proportion_interval(hits: np.ndarray, n: np.ndarray, level: float = LEVEL) -
     1998): the Wald interval around ``(hits + z²/2) / (n + z²)`` with ``n + z²`` cases, clipped to [0, 1].
     Brown, Cai & DasGupta ("Interval estimation for a binomial proportion", Statistical Science 16(2), 2001)
     compare it with Wilson's, the modified Wilson and Jeffreys intervals and Clopper–Pearson's; measured by
-    exact coverage on a fine grid of chances (``bench/bench_coverage.py --single-methods``), it is the
+    exact coverage on a fine grid of chances (``bench/bench_coverage_candidates.py single``), it is the
     narrowest whose coverage stays at 0.93 or more for every chance from 32 cases on (Wilson's falls to 0.86
     near 0 and 1 on 30 cases). Below 32 cases it falls to 0.92 at some chances, so there the interval is
     Clopper–Pearson's (C. J. Clopper & E. S. Pearson, Biometrika 26(4), 1934), which never covers less
@@ -181,7 +181,9 @@ def bootstrap_interval(
         q = np.full(samples.shape[1], np.nan)
         for j in np.flatnonzero(finite > 0):
             z0 = normal.inv_cdf(float(share[j]))
-            q[j] = normal.cdf(z0 + (z0 + z[j]) / (1 - acceleration[j] * (z0 + z[j])))
+            stretch = 1 - acceleration[j] * (z0 + z[j])
+            # Past the pole of BCa's correction the end is the last resample on that side.
+            q[j] = normal.cdf(z0 + (z0 + z[j]) / stretch) if stretch > 0 else float(z[j] > 0)
         bounds.append(_read(ordered, np.maximum(finite - 1, 0), np.nan_to_num(q)))
     return np.fmin(low, bounds[0]), np.fmax(high, bounds[1])
 

@@ -79,3 +79,9 @@ def test_the_bootstrap_interval_holds_both_the_percentile_and_the_bca_interval()
     low, high = bootstrap_interval(samples, np.array([0.5]), np.array([0.1]), 0.95)
     plain_low, plain_high = percentile_interval(samples, 0.95)
     assert low[0] < plain_low[0] and high[0] == plain_high[0]
+
+
+def test_a_skew_past_the_pole_of_bcas_correction_reads_the_last_resample():
+    samples = np.linspace(0.0, 1.0, 101)[:, None]
+    low, high = bootstrap_interval(samples, np.array([0.5]), np.array([0.9]), 0.95)
+    assert high[0] == 1.0 and low[0] == pytest.approx(0.025)  # the percentile interval's end
