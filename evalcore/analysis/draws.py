@@ -199,9 +199,10 @@ def mean_acceleration(values: np.ndarray, known: np.ndarray) -> np.ndarray:
 
 
 def _normal_quantiles(level: float | np.ndarray) -> np.ndarray:
-    """The upper normal quantile of each two-sided ``level``."""
+    """The upper normal quantile of each two-sided ``level`` (a level that rounds to 1, as the expanded level
+    of 2 cases does, is read just under 1: the resamples' extremes)."""
     normal = NormalDist()
-    return np.array([normal.inv_cdf((1 + float(x)) / 2) for x in np.atleast_1d(level)])
+    return np.array([normal.inv_cdf(min((1 + float(x)) / 2, 1 - 1e-15)) for x in np.atleast_1d(level)])
 
 
 def expanded_level(n: np.ndarray | int, level: float = LEVEL) -> np.ndarray:

@@ -180,3 +180,8 @@ def test_two_sides_with_the_same_non_binary_value_on_every_case_get_no_interval_
     assert row["note"] == AGREE and row["p_value"] == 1.0 and not row["significant"]
     binary = paired_difference(np.ones(30), np.ones(30))
     assert binary["note"] == "" and binary["lo"] < 0 < binary["hi"]  # Tango's interval is not a point
+
+
+def test_a_difference_on_two_cases_gets_the_resamples_extremes():
+    row = paired_difference(np.array([0.5, 1.0]), np.array([0.0, 1 / 3]), B=200, seed=1)
+    assert row["lo"] == pytest.approx(0.5) and row["hi"] == pytest.approx(2 / 3)
