@@ -194,7 +194,8 @@ def mean_acceleration(values: np.ndarray, known: np.ndarray) -> np.ndarray:
     n = known.sum(axis=0)
     mean = ratio(np.where(known, values, 0.0).sum(axis=0), n.astype(float))
     deviation = np.where(known, values - mean, 0.0)
-    spread, skew = (deviation**2).sum(axis=0), (deviation**3).sum(axis=0)
+    squared = deviation * deviation  # products, not powers: ** 3 is several times slower on big arrays
+    spread, skew = squared.sum(axis=0), (squared * deviation).sum(axis=0)
     return np.divide(skew, 6 * spread**1.5, out=np.zeros_like(skew), where=spread > 0)
 
 
