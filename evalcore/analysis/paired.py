@@ -14,8 +14,7 @@ value is the mean of the contender's scored samples of it. Two methods, one per 
   draws them): the hull of the percentile and BCa intervals, both read at Hesterberg's expanded level
   (:func:`evalcore.analysis.draws.bootstrap_interval`), so that it keeps its coverage on 30 cases when the
   difference is mostly 0; and a two-sided sign-flip permutation test. They are two tests, so near the 5%
-  line they may disagree: the interval may exclude 0 with p just above 0.05, or hold 0 with p just below
-  (the interval, widened to keep its coverage, does the latter more often than the former).
+  line they may disagree: the interval may exclude 0 with p just above 0.05, or hold 0 with p just below.
 
 Used by :func:`evalcore.analysis.significance.pairwise_significance` (contenders of one run) and
 :func:`evalcore.analysis.compare.compare` (a candidate against a base); NumPy only, so a comparison of two
