@@ -7,12 +7,14 @@ holds the true value (``pa − pb`` for a difference, ``pa`` for a single score)
 - ``diff 0/1``: a paired difference of 0/1 values (``evalcore significance``, ``compare``, ``gate``, the
   forest plot): :func:`evalcore.analysis.paired.paired_differences` (Tango's score interval);
 - ``diff samples``: the same of non-binary values, each case the mean of :data:`SAMPLES` sampled answers
-  (the paired bootstrap of the same function);
+  (the paired bootstrap of the same function: percentile and BCa hull at the expanded level);
 - ``diff macro-F1``: the change of macro-F1 of a :data:`LABELS`-label classification
   (:func:`evalcore.analysis.paired_f1.paired_macro_f1`); a contender right with chance ``p`` and wrong
   labels spread evenly has population macro-F1 ``p``;
-- ``single 0/1``: one contender's score of 0/1 values (the leaderboard's Wilson interval);
-- ``single samples``: one contender's score of non-binary values (the leaderboard's bootstrap,
+- ``single 0/1``: one contender's score of 0/1 values (the leaderboard's interval of a proportion,
+  :func:`evalcore.analysis.draws.proportion_interval`);
+- ``single samples``: one contender's score of non-binary values (the leaderboard's bootstrap at the
+  expanded level,
   :func:`evalcore.analysis.resampling.resample` and :func:`~evalcore.analysis.resampling.intervals`).
 
 The 0/1 methods' coverage is exact: summed over every possible outcome with its probability. Cases are
@@ -20,8 +22,12 @@ The 0/1 methods' coverage is exact: summed over every possible outcome with its 
 both sides, so the better one is right wherever the worse one is). Every cell is seeded; a cell's replicates
 share one set of resamples (their data are independent, so each replicate's interval is as evalcore gives it).
 
-Run: ``python bench/bench_coverage.py [--quick] [--reps N] [--seed N]``. Prints one row per cell, then the
-lowest coverage of each method; exits 1 when a cell is under :data:`TARGET`.
+A change whose two sides agree on every case has no interval (``lo``/``hi`` null): a cell's coverage is
+that of the runs with an interval, and ``shown`` the share of runs with one.
+
+Run: ``python bench/bench_coverage.py [--quick] [--reps N] [--seed N] [--sizes 30,100] [--method NAME]``.
+Prints one row per cell, then the lowest coverage of each method; exits 1 when a cell is under
+:data:`TARGET`. The candidates each interval was chosen from: ``bench/bench_coverage_candidates.py``.
 """
 
 from __future__ import annotations
@@ -38,9 +44,10 @@ import numpy as np
 import pandas as pd
 from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
 
+from evalcore.analysis.draws import proportion_interval
 from evalcore.analysis.paired import paired_difference, paired_differences
 from evalcore.analysis.paired_f1 import LabelCounts, paired_macro_f1
-from evalcore.analysis.resampling import intervals, resample, wilson_interval
+from evalcore.analysis.resampling import intervals, resample
 
 #: Every cell's coverage must reach this.
 TARGET = 0.93
@@ -100,7 +107,7 @@ def _label_counts(want: np.ndarray, right: np.ndarray, rng: np.random.Generator)
 def single_intervals(cell: Cell, rng: np.random.Generator, reps: int) -> tuple[np.ndarray, np.ndarray, float]:
     if cell.method == "single 0/1":
         hits = (rng.random((reps, cell.n)) < cell.pa).sum(axis=1)
-        low, high = wilson_interval(hits.astype(float), np.full(reps, float(cell.n)))
+        low, high = proportion_interval(hits.astype(float), np.full(reps, float(cell.n)))
         return low, high, cell.pa
     values = (rng.random((reps, cell.n, SAMPLES)) < cell.pa).mean(axis=2)
     # One contender per replicate: a leaderboard's rows share their resampled cases, as here.
@@ -152,7 +159,7 @@ def exact_coverage(cell: Cell) -> tuple[float, float]:
     n, truth = cell.n, cell.pa - cell.pb if cell.method == "diff 0/1" else cell.pa
     if cell.method == "single 0/1":
         hits = np.arange(n + 1)
-        low, high = wilson_interval(hits.astype(float), np.full(n + 1, float(n)))
+        low, high = proportion_interval(hits.astype(float), np.full(n + 1, float(n)))
         weight = np.exp(_log_multinomial(n, [hits, n - hits], [cell.pa, 1 - cell.pa]))
     else:
         p10, p01 = (truth, 0.0) if cell.cases == "nested" else (cell.pa * (1 - cell.pb), cell.pb * (1 - cell.pa))
@@ -185,17 +192,21 @@ def _tango_table(n: int) -> np.ndarray:
     return table
 
 
-def coverage(cell: Cell, reps: int, seed: int) -> tuple[float, float]:
-    """The share of ``reps`` replicates whose interval holds the truth, and the intervals' mean width; for a
-    0/1 method, its exact coverage and expected width (:func:`exact_coverage`)."""
+def coverage(cell: Cell, reps: int, seed: int) -> tuple[float, float, float]:
+    """The share of ``reps`` replicates with an interval whose interval holds the truth, the intervals' mean
+    width and the share of replicates with an interval (a change whose two sides agree on every case has
+    none); for a 0/1 method, its exact coverage and expected width (:func:`exact_coverage`), always shown."""
     if cell.method.endswith("0/1"):
-        return exact_coverage(cell)
+        return (*exact_coverage(cell), 1.0)
     key = [seed, list(METHODS).index(cell.method), int(cell.pa * 100), int(cell.pb * 100), cell.n]
     rng = np.random.default_rng(key + [0 if cell.cases != "nested" else 1])
     low, high, truth = METHODS[cell.method](cell, rng, reps)
     slack = 1e-9  # an interval that ends on the truth holds it, whatever the float dust
+    shown = ~np.isnan(low)
     held = (low <= truth + slack) & (truth - slack <= high)
-    return float(held.mean()), float(np.mean(high - low))
+    if not shown.any():
+        return float("nan"), float("nan"), 0.0
+    return float(held[shown].mean()), float(np.mean((high - low)[shown])), float(shown.mean())
 
 
 def main() -> int:
@@ -204,28 +215,32 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=1000, help="replicate runs per cell (default 1000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--method", action="append", choices=list(METHODS), help="only these methods")
+    parser.add_argument("--sizes", type=lambda text: tuple(int(x) for x in text.split(",")), help="e.g. 30,100")
     args = parser.parse_args()
     chances = (0.55, 0.85, 0.99, 1.0) if args.quick else CHANCES
-    sizes = (30, 100) if args.quick else SIZES
+    sizes = args.sizes or ((30, 100) if args.quick else SIZES)
     methods = args.method or list(METHODS)
     worst: dict[str, tuple[float, Cell]] = {}
-    print(f"{'method':<15} {'pa':>5} {'pb':>5} {'N':>4} {'cases':<11} {'coverage':>8} {'width':>7}")
+    fewest: dict[str, float] = {}
+    print(f"{'method':<15} {'pa':>5} {'pb':>5} {'N':>4} {'cases':<11} {'coverage':>8} {'width':>7} {'shown':>6}")
     start = time.perf_counter()
     for cell in cells(chances, sizes, methods):
-        covered, width = coverage(cell, args.reps, args.seed)
-        mark = "" if covered >= TARGET else "  < target"
+        covered, width, shown = coverage(cell, args.reps, args.seed)
+        mark = "" if covered >= TARGET or shown == 0 else "  < target"
         print(
             f"{cell.method:<15} {cell.pa:>5.2f} {cell.pb:>5.2f} {cell.n:>4} {cell.cases:<11} {covered:>8.3f}"
-            f" {width:>7.3f}{mark}",
+            f" {width:>7.3f} {shown:>6.3f}{mark}",
             flush=True,
         )
-        if cell.method not in worst or covered < worst[cell.method][0]:
+        fewest[cell.method] = min(fewest.get(cell.method, 1.0), shown)
+        if shown and (cell.method not in worst or covered < worst[cell.method][0]):
             worst[cell.method] = (covered, cell)
     print(f"\n{args.reps} replicates per cell, seed {args.seed}, {time.perf_counter() - start:.0f} s")
     for method, (covered, cell) in worst.items():
         where = f"pa {cell.pa}, pb {cell.pb}, N {cell.n}, {cell.cases}"
         verdict = "ok" if covered >= TARGET else "MISSED"
-        print(f"coverage: {method}: min {covered:.4f} ({where}) (target >= {TARGET}) {verdict}")
+        none = f"; no interval in up to {1 - fewest[method]:.0%} of a cell's runs" if fewest[method] < 1 else ""
+        print(f"coverage: {method}: min {covered:.4f} ({where}) (target >= {TARGET}) {verdict}{none}")
     return 0 if all(covered >= TARGET for covered, _ in worst.values()) else 1
 
 

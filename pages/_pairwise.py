@@ -18,7 +18,9 @@ WIN_RATE_COLUMNS = {
     "win rate %": st.column_config.NumberColumn(
         "win rate", format=_SHARE, help="(wins + ties / 2) / (wins + losses + ties)"
     ),
-    "low %": st.column_config.NumberColumn("low", format=_SHARE, help="95% Wilson interval"),
+    "low %": st.column_config.NumberColumn(
+        "low", format=_SHARE, help="95% interval (Agresti–Coull; Clopper–Pearson under 32)"
+    ),
     "high %": st.column_config.NumberColumn("high", format=_SHARE),
 }
 #: How :func:`~evalcore.analysis.win_rates.strength_frame` reads, here and in the People panel.

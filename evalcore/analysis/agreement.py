@@ -12,8 +12,8 @@ of both columns is a number, else as **labels** (numbers then read as their shor
   the ranks, tied values sharing their average rank) and the mean absolute error ``mae``. A correlation is
   undefined (null) when a rater gives one value on every row.
 
-Intervals are 95%. ``accuracy`` is a mean of 0/1 values: its interval is Wilson's, which keeps its
-coverage at 0% and 100% as the leaderboard's does (:func:`~evalcore.analysis.resampling.wilson_interval`).
+Intervals are 95%. ``accuracy`` is a mean of 0/1 values: its interval is a proportion's, which keeps its
+coverage at 0% and 100% as the leaderboard's does (:func:`~evalcore.analysis.draws.proportion_interval`).
 Every other statistic has a bootstrap percentile interval over rows, with the conventions of
 :mod:`~evalcore.analysis.resampling`: B resamples of the rows with replacement from
 ``np.random.default_rng(seed)`` (a fresh generator per comparison, so each is reproducible on its own),
@@ -33,9 +33,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.draws import LEVEL, percentile_interval, resample_counts
+from evalcore.analysis.draws import LEVEL, percentile_interval, proportion_interval, resample_counts
 from evalcore.analysis.labels import HUMAN, Cell, cell_value, label_text
-from evalcore.analysis.resampling import wilson_interval
 
 Kind = Literal["labels", "numbers"]
 #: A statistic of weighted rows: a (resamples × rows) matrix of multiplicities in, one value per resample out.
@@ -196,10 +195,10 @@ def _label_order(label: str) -> tuple[int, float, str]:
 
 
 def _statistics(n: int, computed: dict[str, Statistic], equal: np.ndarray, B: int, seed: int) -> dict[str, Estimate]:  # noqa: N803
-    """Accuracy with Wilson's interval, then each of ``computed`` (name → statistic of a (resamples × rows)
+    """Accuracy with a proportion's interval, then each of ``computed`` (name → statistic of a (resamples × rows)
     weight matrix) with its bootstrap percentile interval."""
     hits = float(equal.sum())
-    low, high = wilson_interval(np.array([hits]), np.array([float(n)]))
+    low, high = proportion_interval(np.array([hits]), np.array([float(n)]))
     out = {"accuracy": Estimate(hits / n if n else np.nan, float(low[0]), float(high[0]))}
     if not n:
         return out | {name: Estimate(np.nan, np.nan, np.nan) for name in computed}

@@ -57,6 +57,8 @@ class Change:
     p_value: float
     n: int
     method: str
+    #: Why ``lo`` and ``hi`` are null though there is data (:data:`evalcore.analysis.paired.AGREE`), else empty.
+    note: str = ""
 
     @property
     def verdict(self) -> str:
@@ -388,6 +390,7 @@ def _aggregate_change(
         p_value=test["p_value"],
         n=test["n"],
         method=test["method"],
+        note=test["note"],
     )
 
 
@@ -427,6 +430,7 @@ def _compare_pairs(
                     p_value=float(test["p_value"]),
                     n=int(test["n"]),
                     method=str(test["method"]),
+                    note=str(test["note"]),
                 )
             )
         ran = ~np.isnan(_column(base_values[b], "errors")) & ~np.isnan(_column(cand_values[c], "errors"))

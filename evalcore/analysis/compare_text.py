@@ -54,13 +54,14 @@ def difference_text(change: Change) -> str:
     if math.isnan(change.diff):
         return "–"
     interval = not (math.isnan(change.lo) or math.isnan(change.hi))
+    why = f" (no interval: {change.note})" if change.note and not interval else ""
     if change.name in ("cost", "time"):
         text = _signed(format_value(change.name, change.diff), change.diff)
         text += "" if math.isnan(change.relative) else f" ({100 * change.relative:+.0f}%)"
         bounds = [format_value(change.name, v) for v in (change.lo, change.hi)] if interval else []
-        return text + (f" [{bounds[0]} to {bounds[1]}]" if bounds else "")
+        return text + (f" [{bounds[0]} to {bounds[1]}]" if bounds else "") + why
     text = f"{_points(change.diff):+.1f}"
-    return text + (f" [{_points(change.lo):.1f} to {_points(change.hi):.1f}]" if interval else "") + " pts"
+    return text + (f" [{_points(change.lo):.1f} to {_points(change.hi):.1f}]" if interval else "") + " pts" + why
 
 
 def _points(fraction: float) -> float:

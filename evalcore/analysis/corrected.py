@@ -99,7 +99,7 @@ def _moved(
     resampled: Resampled, names: list[str], shift: dict[str, float], corrected: dict[str, CorrectedMean], seed: int
 ) -> Resampled:
     rng = np.random.default_rng(seed)
-    tables, wilson = dict(resampled.tables), dict(resampled.wilson)
+    tables, binomial = dict(resampled.tables), dict(resampled.binomial)
     first = tables[names[0]]
     noise = np.zeros_like(first)
     for j, contender in enumerate(resampled.contenders):
@@ -111,6 +111,7 @@ def _moved(
         noise[:, j] = shift[str(contender)] + rng.normal(0.0, extra, len(first))
     for name in names:
         tables[name] = tables[name] + noise
-        if name in wilson:
-            wilson[name] = np.full_like(wilson[name], np.nan)  # the corrected values are not shares: the bootstrap's
-    return dataclasses.replace(resampled, tables=tables, wilson=wilson)
+        if name in binomial:
+            # The corrected values are not shares: their interval is the bootstrap's.
+            binomial[name] = np.full_like(binomial[name], np.nan)
+    return dataclasses.replace(resampled, tables=tables, binomial=binomial)

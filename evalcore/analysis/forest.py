@@ -88,7 +88,7 @@ def _line(change: Change, scale: float, unit: str) -> Line:
     direction = "higher" if change.higher_is_better else "lower"
     tooltip = (
         f"{change.name}: {change.verdict} ({direction} is better)\n{diff:+.3g}{unit}"
-        + (f" [{lo:.3g} to {hi:.3g}]" if interval else "")
+        + (f" [{lo:.3g} to {hi:.3g}]" if interval else (f" (no interval: {change.note})" if change.note else ""))
         + f", p {change.p_value:.3f}, {change.n:,} cases"
     )
     return Line(

@@ -4,7 +4,8 @@ From a run's :class:`~evalcore.core.records.Rating` records (the Rate page, ``ev
 
 - **pairs**: each rating of two replies is a comparison by that rater, read by the pairwise judge's code
   (:mod:`~evalcore.analysis.win_rates`): ``a``/``b`` a win for one side, ``tie`` and ``both_bad`` a tie. Win rates
-  with Wilson intervals and a Bradley–Terry ranking with bootstrap intervals over cases.
+  with the interval of a proportion (:func:`~evalcore.analysis.draws.proportion_interval`) and a Bradley–Terry
+  ranking with bootstrap intervals over cases.
 - **raters**: on the items two or more people rated, Cohen's kappa (two raters, with its interval, by
   :func:`~evalcore.analysis.agreement.compare_raters`) or Krippendorff's alpha (more,
   :func:`~evalcore.analysis.reliability.krippendorff_alpha`; nominal for verdicts, interval for scores).

@@ -11,9 +11,10 @@ value is the mean of the contender's scored samples of it. Two methods, one per 
   p-value is McNemar's asymptotic test (no continuity correction), the score test that the interval
   inverts: the interval excludes 0 exactly when p < 0.05. No resampling.
 - **Other values**: a 95% paired bootstrap interval (cases drawn as :mod:`evalcore.analysis.resampling`
-  draws them), read at Hesterberg's expanded percentile level (:func:`evalcore.analysis.draws.expanded_level`)
-  so that it keeps its coverage on 30 cases, and a two-sided sign-flip permutation test; near the 5% line the
-  two may disagree.
+  draws them): the hull of the percentile and BCa intervals, both read at Hesterberg's expanded level
+  (:func:`evalcore.analysis.draws.bootstrap_interval`), so that it keeps its coverage on 30 cases when the
+  difference is mostly 0; and a two-sided sign-flip permutation test. They are two tests, so near the 5%
+  line they may disagree: the interval may exclude 0 with p just above 0.05, or hold 0 with p just below.
 
 Used by :func:`evalcore.analysis.significance.pairwise_significance` (contenders of one run) and
 :func:`evalcore.analysis.compare.compare` (a candidate against a base); NumPy only, so a comparison of two
@@ -30,13 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from evalcore.analysis.draws import LEVEL, count_blocks, expanded_level, percentile_interval, ratio
+from evalcore.analysis.draws import LEVEL, bootstrap_interval, count_blocks, expanded_level, mean_acceleration, ratio
 
 #: Significance threshold: a p-value below it is significant.
 ALPHA = 0.05
 #: The two methods, as a row's ``method`` names them.
 SCORE_TEST = "McNemar test, Tango interval"
 PERMUTATION = "sign-flip permutation"
+#: Why a bootstrap difference has no interval: every resample gives the same value, so the bootstrap's
+#: distribution is a single point and says nothing of the change's uncertainty (a row's ``note``).
+AGREE = "the two sides agree on every case: resampling cannot bound the change"
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0) -> dict[str, Any]:  # noqa: N803
@@ -49,7 +53,9 @@ def paired_difference(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0
             the same, so a pair gets the same numbers either way.
 
     Returns:
-        ``n, mean_diff, lo, hi, p_value, significant, method`` of ``a − b``.
+        ``n, mean_diff, lo, hi, p_value, significant, method, note`` of ``a − b``; ``note`` says why ``lo``
+        and ``hi`` are null when the two sides hold the same value on every shared case that is not 0/1
+        (:data:`AGREE`; a 0/1 pair keeps Tango's interval, which is not a point), else it is empty.
     """
     column = np.asarray(a, dtype=float)[:, None], np.asarray(b, dtype=float)[:, None]
     return paired_differences(*column, B=B, seed=seed)[0]
@@ -136,19 +142,23 @@ class _Columns:
         lo, hi, p = np.full(len(n), np.nan), np.full(len(n), np.nan), np.full(len(n), np.nan)
         if len(rest) and sums is not None and counts is not None and flipped is not None:
             k = n[rest]
-            lo[rest], hi[rest] = percentile_interval(ratio(sums, counts), expanded_level(k))
+            skew = mean_acceleration(self.diff[:, rest], self.shared[:, rest])
+            lo[rest], hi[rest] = bootstrap_interval(ratio(sums, counts), mean[rest], skew, expanded_level(k))
+            # Every resample of a difference that is 0 on every case is 0: a point, not an interval.
+            agree = rest[~(self.diff[:, rest] != 0).any(axis=0)]
+            lo[agree], hi[agree] = np.nan, np.nan
             t = np.abs(ratio(flipped, np.broadcast_to(k, flipped.shape).astype(float)))
             # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
             extreme = (t >= np.abs(mean[rest]) - 1e-12).sum(axis=0)
             p[rest] = np.where(k > 0, (1 + extreme) / (B + 1), np.nan)
         rows = []
         for j in range(len(n)):
-            row = {"n": int(n[j]), "mean_diff": mean[j], "lo": lo[j], "hi": hi[j], "p_value": p[j]}
+            row = {"n": int(n[j]), "mean_diff": mean[j], "lo": lo[j], "hi": hi[j], "p_value": p[j], "note": ""}
             if self.binary[j]:
                 wins, losses = int((self.diff[:, j] == 1).sum()), int((self.diff[:, j] == -1).sum())
                 row.update(score_test(wins, losses, int(n[j])), method=SCORE_TEST)
             else:
-                row["method"] = PERMUTATION
+                row.update(method=PERMUTATION, note=AGREE if n[j] > 0 and np.isnan(lo[j]) else "")
             rows.append({**row, "significant": bool(row["p_value"] < ALPHA)})
         return rows
 

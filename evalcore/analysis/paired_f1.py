@@ -8,8 +8,13 @@ every name a comparison compares; with the same number of samples everywhere, F1
 the value is the leaderboard's), and:
 
 - the **interval** is a paired bootstrap: each resample of the shared cases recomputes both sides' macro-F1
-  from the drawn cases' counts, and the percentiles of the difference at Hesterberg's expanded level
-  (:func:`evalcore.analysis.draws.expanded_level`; 1.9% and 98.1% on 30 cases) bound it;
+  from the drawn cases' counts, and the hull of the difference's percentile and BCa intervals at
+  Hesterberg's expanded level (:func:`evalcore.analysis.draws.bootstrap_interval`; BCa's acceleration from
+  the jackknife, each shared case left out once) bounds it. When every resample gives the same difference
+  (the two sides answer alike on every case, both perfect included) the bootstrap's distribution is one
+  point; a zero-width interval would claim certainty, and no finite interval follows from a one-point
+  bootstrap, so there is none: ``lo`` and ``hi`` are null and ``note`` says why
+  (:data:`evalcore.analysis.paired.AGREE`);
 - the **p-value** is a paired permutation test: each permutation swaps the two sides' answers on a random
   half of the cases (a coin per case) and recomputes the difference; ``p = (1 + #{|T*| ≥ |T|}) / (B + 1)``.
 
@@ -24,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalcore.analysis.draws import count_blocks, expanded_level, percentile_interval
-from evalcore.analysis.paired import ALPHA, BLOCK
+from evalcore.analysis.draws import bootstrap_interval, count_blocks, expanded_level
+from evalcore.analysis.paired import AGREE, ALPHA, BLOCK
 from evalcore.storage.columns import ResultColumns
 
 #: How the p-value of an aggregate metric's change is found (a result's ``method``).
@@ -99,7 +104,8 @@ def paired_macro_f1(base: LabelCounts, candidate: LabelCounts, B: int = 1000, se
 
     Returns:
         ``n`` (shared cases), ``base``, ``candidate``, ``mean_diff`` (candidate − base), ``lo``, ``hi``,
-        ``p_value``, ``significant``, ``method`` (see the module docstring).
+        ``p_value``, ``significant``, ``method`` and ``note`` (why there is no interval, else empty; see the
+        module docstring).
     """
     shared = base.labelled & candidate.labelled
     n_labels = base.tp.shape[1]
@@ -109,7 +115,8 @@ def paired_macro_f1(base: LabelCounts, candidate: LabelCounts, B: int = 1000, se
     base_value, cand_value = (float(macro_f1(x.sum(axis=0), n_labels)) for x in (b, c))
     row = {"n": int(shared.sum()), "base": base_value, "candidate": cand_value, "mean_diff": cand_value - base_value}
     if not shared.any():
-        return {**row, "lo": np.nan, "hi": np.nan, "p_value": np.nan, "significant": False, "method": CASE_SWAP}
+        none = {"lo": np.nan, "hi": np.nan, "p_value": np.nan, "significant": False, "method": CASE_SWAP, "note": ""}
+        return {**row, **none}
     rng = np.random.default_rng(seed)
     both = np.concatenate([b, c], axis=1)
     resampled = np.empty(B)
@@ -121,7 +128,13 @@ def paired_macro_f1(base: LabelCounts, candidate: LabelCounts, B: int = 1000, se
             totals[:, :side], n_labels
         )
         start += len(block)
-    lo, hi = percentile_interval(resampled[:, None], expanded_level(int(shared.sum())))
+    if np.ptp(resampled) <= 1e-12:
+        lo, hi, note = np.full(1, np.nan), np.full(1, np.nan), AGREE
+    else:
+        skew = np.array([_jackknife_acceleration(b[shared], c[shared], n_labels)])
+        estimate = np.array([row["mean_diff"]])
+        lo, hi = bootstrap_interval(resampled[:, None], estimate, skew, expanded_level(int(shared.sum())))
+        note = ""
     moved, base_total, cand_total = c - b, b.sum(axis=0), c.sum(axis=0)
     swapped = np.empty(B)
     for start in range(0, B, BLOCK):
@@ -139,4 +152,15 @@ def paired_macro_f1(base: LabelCounts, candidate: LabelCounts, B: int = 1000, se
         "p_value": p_value,
         "significant": p_value < ALPHA,
         "method": CASE_SWAP,
+        "note": note,
     }
+
+
+def _jackknife_acceleration(base: np.ndarray, candidate: np.ndarray, n_labels: int) -> float:
+    """BCa's acceleration of the macro-F1 difference from its jackknife (DiCiccio & Efron 1996, eq. 6.7):
+    ``Σu³ / (6 (Σu²)^1.5)``, ``u`` the mean of the leave-one-case-out differences minus each."""
+    left_out = [macro_f1(x.sum(axis=0) - x, n_labels) for x in (base, candidate)]
+    u = np.nan_to_num(left_out[1] - left_out[0])
+    u = u.mean() - u
+    spread = float((u**2).sum())
+    return float((u**3).sum()) / (6 * spread**1.5) if spread > 0 else 0.0

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.classification import fold_labels, frame_labels, resampled_grouped_macro_f1
-from evalcore.analysis.draws import Z, count_blocks, percentile_interval, ratio
+from evalcore.analysis.draws import LEVEL, count_blocks, expanded_level, percentile_interval, proportion_interval, ratio
 from evalcore.analysis.results import result_values
 from evalcore.analysis.weighting import first_shares, wscores
 from evalcore.analysis.weights import validate_weights
@@ -211,13 +211,18 @@ class Resampled:
     Attributes:
         contenders: contender ids, sorted; the last axis of every table.
         tables: name → (B, contenders) values: ``score``, each metric, ``cost``, ``time``, ``errors``.
-        wilson: name → (2, contenders) Wilson interval (:func:`wilson_interval`) of ``score`` and each
-            metric, NaN for a contender whose values are not all 0 or 1 (its interval is the bootstrap's).
+        binomial: name → (2, contenders) interval of a proportion (:func:`binary_intervals`) of ``score``
+            and each metric, NaN for a contender whose values are not all 0 or 1 (its interval is the
+            bootstrap's).
+        cases: name → (contenders,) how many cases have a value of ``score``, each declared metric,
+            ``cost`` and ``time``: the bootstrap interval is read at the expanded level of that many cases
+            (:func:`~evalcore.analysis.draws.expanded_level`); a name without an entry takes ``score``'s.
     """
 
     contenders: np.ndarray
     tables: dict[str, np.ndarray]
-    wilson: dict[str, np.ndarray] = field(default_factory=dict)
+    binomial: dict[str, np.ndarray] = field(default_factory=dict)
+    cases: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def resample(
@@ -249,7 +254,15 @@ def resample(
         empty = np.zeros((0, len(strata)))
         blocks = [resampled_tables(matrix, empty, average) | {name: again(empty) for name, again in recompute.items()}]
     tables = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
-    return Resampled(matrix.contenders, tables, binary_intervals(matrix) if average == "micro" else {})
+    binomial = binary_intervals(matrix) if average == "micro" else {}
+    return Resampled(matrix.contenders, tables, binomial, case_numbers(matrix))
+
+
+def case_numbers(matrix: CaseMatrix) -> dict[str, np.ndarray]:
+    """For each of the matrix's names, (contenders,) how many cases have a value of it."""
+    valued = (matrix.distinct > 0).sum(axis=0)  # counts' columns hold whole numbers of values, ≥ 0
+    q, c = len(matrix.names), len(matrix.contenders)
+    return {name: valued[matrix.source[(q + i) * c : (q + i + 1) * c]] for i, name in enumerate(matrix.names)}
 
 
 def _aggregate_recomputers(
@@ -283,13 +296,14 @@ def _aggregate_recomputers(
 
 
 def binary_intervals(matrix: CaseMatrix) -> dict[str, np.ndarray]:
-    """Wilson intervals of ``score`` and each metric for the contenders whose per-case values are all 0 or 1.
+    """Intervals of ``score`` and each metric for the contenders whose per-case values are all 0 or 1: a
+    proportion's (:func:`~evalcore.analysis.draws.proportion_interval`), not the bootstrap's.
 
     A case's value is the mean of its samples, so a case whose samples disagree is neither 0 nor 1 and
     its contender keeps the bootstrap interval. The unit is the case, as the bootstrap's is.
 
     Returns:
-        name → (2, contenders) low and high bounds, NaN where the interval is not Wilson's.
+        name → (2, contenders) low and high bounds, NaN where the interval is the bootstrap's.
     """
     out = {}
     q_all, c = len(matrix.names), len(matrix.contenders)
@@ -301,27 +315,9 @@ def binary_intervals(matrix: CaseMatrix) -> dict[str, np.ndarray]:
         binary = ((per_case == 0) | (per_case == 1) | ~known).all(axis=0)
         n = known.sum(axis=0).astype(float)
         hits = (per_case == 1).sum(axis=0).astype(float)
-        low, high = wilson_interval(hits, n)
+        low, high = proportion_interval(hits, n)
         out[name] = np.where(binary & (n > 0), np.stack([low, high]), np.nan)
     return out
-
-
-def wilson_interval(hits: np.ndarray, n: np.ndarray, z: float = Z) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval of a proportion, ``hits`` out of ``n``; NaN where ``n`` is 0.
-
-    Unlike the bootstrap's percentile interval it keeps its coverage at 0 and 1: ``30/30`` gives
-    ``[0.886, 1]``, not ``[1, 1]``.
-    """
-    hits, n = np.asarray(hits, dtype=float), np.asarray(n, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = hits / n
-        scale = 1.0 + z * z / n
-        centre = (p + z * z / (2 * n)) / scale
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
-    low, high = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
-    # At 0 and 1 the bound on that side is exact; the formula leaves float dust there.
-    low, high = np.where(hits == 0, 0.0, low), np.where(hits == n, 1.0, high)
-    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
 
 
 def intervals(
@@ -345,10 +341,11 @@ def intervals(
     tables["wscore"] = wscores(tables, weights)
     out = pd.DataFrame({"contender": resampled.contenders})
     for name in ["score", *(m.name for m in metrics), "wscore"]:
-        low, high = percentile_interval(tables[name])
-        wilson = resampled.wilson.get(name)
-        if wilson is not None:
-            low, high = np.where(np.isnan(wilson[0]), low, wilson[0]), np.where(np.isnan(wilson[1]), high, wilson[1])
+        cases = resampled.cases.get(name, resampled.cases.get("score"))
+        low, high = percentile_interval(tables[name], LEVEL if cases is None else expanded_level(cases))
+        exact = resampled.binomial.get(name)
+        if exact is not None:
+            low, high = np.where(np.isnan(exact[0]), low, exact[0]), np.where(np.isnan(exact[1]), high, exact[1])
         out[f"{name}_lo"], out[f"{name}_hi"] = low, high
     stopped = np.isin(np.asarray(resampled.contenders, dtype=object), list(out_of_race))
     out["p_best"] = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]))
@@ -382,8 +379,10 @@ def bootstrap(
         ``contender, score_lo, score_hi, <metric>_lo, <metric>_hi..., wscore_lo, wscore_hi,
         p_best``; ``p_best`` is the share of resamples in which the contender ranks first (by
         wscore with weights, else by score; k rows tied for first share a resample, 1/k each).
-        The interval of score or a metric whose per-case values are all 0 or 1 (micro average) is
-        Wilson's (:func:`wilson_interval`); every other interval is the bootstrap percentile interval.
+        The interval of score or a metric whose per-case values are all 0 or 1 (micro average) is a
+        proportion's (:func:`~evalcore.analysis.draws.proportion_interval`); every other interval is the
+        bootstrap percentile interval read at Hesterberg's expanded level for the contender's number of
+        cases (:func:`~evalcore.analysis.draws.expanded_level`), which keeps its coverage on 30 cases.
 
     Raises:
         WeightsError: a weight cannot be used.

@@ -15,7 +15,7 @@ from evalcore.analysis.resampling import case_matrix
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Metric
 
-COLUMNS = ["a", "b", "n", "mean_diff", "lo", "hi", "p_value", "significant", "method"]
+COLUMNS = ["a", "b", "n", "mean_diff", "lo", "hi", "p_value", "significant", "method", "note"]
 
 
 def pairwise_significance(df: pd.DataFrame, metric: str = "score", B: int = 1000, seed: int = 0) -> pd.DataFrame:  # noqa: N803
@@ -24,8 +24,10 @@ def pairwise_significance(df: pd.DataFrame, metric: str = "score", B: int = 1000
     ``mean_diff`` is the mean of ``a − b`` over the shared cases. When every shared value of both is 0
     or 1, ``lo``/``hi`` is Tango's score interval and ``p_value`` McNemar's test, which it inverts
     (:func:`evalcore.analysis.paired.score_test`, method ``"McNemar test, Tango interval"``); else
-    ``lo``/``hi`` is a 95% paired bootstrap interval and ``p_value`` comes from a two-sided sign-flip permutation test,
-    ``(1 + #{|T*| ≥ |T|}) / (B + 1)`` over B random sign vectors (method ``"sign-flip permutation"``).
+    ``lo``/``hi`` is a 95% paired bootstrap interval (null, with ``note`` saying why, when the two agree on
+    every case: :data:`evalcore.analysis.paired.AGREE`) and ``p_value`` comes from a two-sided sign-flip
+    permutation test, ``(1 + #{|T*| ≥ |T|}) / (B + 1)`` over B random sign vectors (method
+    ``"sign-flip permutation"``).
     ``significant`` is ``p_value < 0.05``.
 
     Args:
@@ -35,7 +37,7 @@ def pairwise_significance(df: pd.DataFrame, metric: str = "score", B: int = 1000
         seed: seed of ``np.random.default_rng``.
 
     Returns:
-        ``a, b, n, mean_diff, lo, hi, p_value, significant, method``, one row per ordered pair (a ≠ b).
+        ``a, b, n, mean_diff, lo, hi, p_value, significant, method, note``, one row per ordered pair (a ≠ b).
 
     Raises:
         EvalcoreError: the results have no such metric; the message lists the known ones.

@@ -43,7 +43,7 @@ B = 1000
 #: The summary's kind in the store: what it holds, its layout's version, the bootstrap's settings and
 #: evalcore's version (a release never reads an older one's). Change the layout's version whenever what
 #: :func:`prepare_view` computes changes between releases.
-KIND = f"leaderboard/4/B={B}/seed=0/evalcore={__version__}"
+KIND = f"leaderboard/5/B={B}/seed=0/evalcore={__version__}"
 
 
 @dataclass
@@ -175,7 +175,8 @@ def _pack_prepared(prepared: Prepared, arrays: list[np.ndarray]) -> dict[str, An
             "dataset": dataset,
             "contenders": [str(c) for c in part.contenders],
             "tables": {name: add(table) for name, table in part.tables.items()},
-            "wilson": {name: add(bounds) for name, bounds in part.wilson.items()},
+            "binomial": {name: add(bounds) for name, bounds in part.binomial.items()},
+            "cases": {name: add(numbers) for name, numbers in part.cases.items()},
         }
         for dataset, part in prepared.resampled
     ]
@@ -196,7 +197,8 @@ def _unpack_prepared(layout: dict[str, Any], arrays: list[np.ndarray]) -> Prepar
             Resampled(
                 np.array(part["contenders"], dtype=object),
                 {name: arrays[i] for name, i in part["tables"].items()},
-                {name: arrays[i] for name, i in part["wilson"].items()},
+                {name: arrays[i] for name, i in part["binomial"].items()},
+                {name: arrays[i] for name, i in part["cases"].items()},
             ),
         )
         for part in layout["resampled"]

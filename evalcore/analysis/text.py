@@ -341,7 +341,8 @@ def glossary(
     lines = [
         f"score: {primary or 'the primary metric'}, mean over scored results"
         + (
-            "; [low–high]: 95% Wilson interval when every case scores 0 or 1, else 95% bootstrap interval"
+            "; [low–high]: 95% Agresti–Coull interval (Clopper–Pearson under 32 cases) when every case scores 0 or 1,"
+            " else 95% bootstrap interval"
             if intervals
             else ""
         )

@@ -8,8 +8,8 @@ failed). This module turns them into numbers:
 - :func:`win_rates`: per contender, its wins, losses, ties, inconsistent and failed comparisons, and its win
   rate ``(wins + ties / 2) / (wins + losses + ties)``, an inconsistent verdict counting as a tie (as in
   MT-Bench: a judge that flips with the order has not preferred either answer) unless
-  ``inconsistent="exclude"``. Its 95% interval is Wilson's on that share (half-wins count half), which keeps
-  its coverage at 0% and 100%: a contender that won all 30 of its comparisons gets ``[88.6–100%]``.
+  ``inconsistent="exclude"``. Its 95% interval is a proportion's on that share (half-wins count half), which keeps
+  its coverage at 0% and 100%: a contender that won all 30 of its comparisons gets ``[88.4–100%]``.
 - :func:`bradley_terry`: strengths ``p`` such that ``P(i beats j) = p_i / (p_i + p_j)``, fitted by
   maximum likelihood with Hunter's MM (Zermelo) iteration, ties as half a win for each side. A prior of
   ``prior`` wins and as many losses against a virtual contender of strength 1 keeps a contender that won
@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from evalcore.analysis.draws import LEVEL
-from evalcore.analysis.resampling import wilson_interval
+from evalcore.analysis.draws import LEVEL, proportion_interval
 from evalcore.core.records import PairVerdict
 
 if TYPE_CHECKING:
@@ -64,7 +63,7 @@ class WinRate:
         errors: comparisons the judge gave no verdict on (never counted in the rate).
         win_rate: ``(wins + ties / 2) / (wins + losses + ties)``, inconsistent ones among the ties by default;
             None with nothing counted.
-        low: lower bound of its 95% Wilson interval.
+        low: lower bound of its 95% interval (:func:`~evalcore.analysis.draws.proportion_interval`).
         high: upper bound.
     """
 
@@ -130,7 +129,7 @@ def contenders_of(verdicts: Iterable[PairVerdict], order: Sequence[str] = ()) ->
 def win_rates(
     verdicts: Sequence[PairVerdict], contenders: Sequence[str] = (), inconsistent: Inconsistent = "tie"
 ) -> list[WinRate]:
-    """Each contender's wins, losses, ties and win rate with a 95% Wilson interval, best win rate first.
+    """Each contender's wins, losses, ties and win rate with a 95% interval, best win rate first.
 
     Args:
         verdicts: the run's pairwise verdicts.
@@ -163,7 +162,7 @@ def win_rates(
         if n:
             hits = row.wins + ties / 2
             row.win_rate = hits / n
-            low, high = wilson_interval(np.array([hits]), np.array([n]))
+            low, high = proportion_interval(np.array([hits]), np.array([n]))
             row.low, row.high = float(low[0]), float(high[0])
     position = {c: i for i, c in enumerate(names)}
     return sorted(rows.values(), key=lambda r: (r.win_rate is None, -(r.win_rate or 0.0), position[r.contender]))
@@ -383,7 +382,7 @@ def legend(summary: PairwiseSummary) -> list[str]:
     return [
         "win: better in both orders; inconsistent: the two orders disagree, counted " + counted,
         "win rate: (wins + ties / 2) / (wins + losses + ties); errors (no verdict) are left out",
-        "[low–high] of a win rate: 95% Wilson interval",
+        "[low–high] of a win rate: 95% interval (Agresti–Coull; Clopper–Pearson under 32)",
         "strength: Bradley-Terry log-strength, centred on 0; exp(a - b) are the odds that a beats b",
         f"[low, high] of a strength and P(best): bootstrap over cases ({summary.resamples} resamples, "
         f"seed {summary.seed})",

@@ -192,7 +192,8 @@ def _notes(report: AgreementReport, forced_labels: bool) -> list[str]:
     kinds = {a.kind for a in [*report.judges, *report.pairs]}
     lines = [
         "n: rows where both have a value; missing: rows where either is blank or null",
-        "accuracy: share of rows with exactly the same value; [low–high]: 95% Wilson interval",
+        "accuracy: share of rows with exactly the same value;"
+        " [low–high]: 95% Agresti–Coull interval (Clopper–Pearson under 32 rows)",
     ]
     if "labels" in kinds:
         lines.append(

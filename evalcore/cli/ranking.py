@@ -198,7 +198,7 @@ def format_pairs(pairs: pd.DataFrame, order: list[str], metric: str) -> str:
         excludes = r.lo > 0 or r.hi < 0
         mark = " *" if excludes != r.significant else ""
         split += [f"{r.a} vs {r.b}"] if mark else []
-        interval = f"[{_pts(r.lo)}, {_pts(r.hi)}] pts"
+        interval = f"[{_pts(r.lo)}, {_pts(r.hi)}] pts" if r.lo == r.lo else f"none: {r.note}"  # NaN ≠ NaN
         rows.append(
             [
                 r.a,

@@ -133,10 +133,11 @@ def test_intervals_widen_with_fewer_rows():
         assert few.stats[name].hi - few.stats[name].lo > many.stats[name].hi - many.stats[name].lo
 
 
-def test_accuracy_has_a_wilson_interval_that_keeps_its_coverage_at_100_percent():
+def test_accuracy_has_an_exact_interval_that_keeps_its_coverage_at_100_percent():
     found = compare_raters(["a", "b"] * 15, ["a", "b"] * 15)
     assert found.stats["accuracy"].value == 1.0
-    assert found.stats["accuracy"].lo == pytest.approx(0.886, abs=1e-3) and found.stats["accuracy"].hi == 1.0
+    # Clopper–Pearson's 30 of 30 (R's binom.confint(30, 30, method = "exact"): 0.8842967).
+    assert found.stats["accuracy"].lo == pytest.approx(0.8842967, abs=1e-6) and found.stats["accuracy"].hi == 1.0
 
 
 def test_no_shared_row_gives_undefined_statistics():

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from evalcore.analysis.compare import compare
+from evalcore.analysis.compare_text import difference_text
 from evalcore.analysis.gate import FAIL, PASS, evaluate, gate_of
+from evalcore.analysis.paired import AGREE
 from evalcore.analysis.paired_f1 import CASE_SWAP
 from evalcore.analysis.stored import StoredRun
 from evalcore.core.records import Run
@@ -86,3 +88,10 @@ def test_a_gate_checks_a_minimum_and_a_regression_of_macro_f1() -> None:
     assert "case-swap permutation" in regression.detail
     passing = evaluate(cand, gate_of({"minimum": {"macro_f1": 0.2}}), contender="y")
     assert [c.status for c in passing.checks] == [PASS]
+
+
+def test_two_sides_that_answer_alike_on_every_case_get_no_interval_and_the_reason() -> None:
+    y = compare(*_runs(blocks=5)).pairs[1].change("macro_f1")
+    assert y.n == 30 and y.diff == 0.0 and math.isnan(y.lo) and math.isnan(y.hi)
+    assert y.note == AGREE
+    assert difference_text(y) == f"+0.0 pts (no interval: {AGREE})"

@@ -104,10 +104,13 @@ def test_a_guardrail_without_a_rule_is_refused() -> None:
         gate_of({"guardrails": {"recall": {"tolerance": 0.1}}})
 
 
-def test_guardrail_metrics_are_set_level_shares_with_wilson_intervals_on_the_leaderboard() -> None:
+def test_guardrail_metrics_are_set_level_shares_with_a_proportions_interval_on_the_leaderboard() -> None:
     run = guarded_run("cand", mixed(refunds_caught=8, false_alarms=1))
     (row,) = rank_run(run, {"recall": 1.0}).to_dict("records")
     assert row["recall"] == 0.8 and row["false_negative_rate"] == 0.2
     assert row["precision"] == 8 / 9 and row["false_positive_rate"] == 0.1 and row["support"] == 0.5
-    assert 0.49 < row["recall_lo"] < 0.5 and 0.94 < row["recall_hi"] < 0.95  # Wilson, 8 of 10
+    # Clopper–Pearson, 8 of 10: P(X ≥ 8 | p = 0.4439045) = 0.025 and x⁹(10 − 9x) = 0.975 at 0.9747893.
+    assert row["recall_lo"] == pytest.approx(0.4439045, abs=1e-6) and row["recall_hi"] == pytest.approx(
+        0.9747893, abs=1e-6
+    )
     assert row["wscore"] == 80.0  # weightable like any metric

@@ -35,12 +35,12 @@ def test_win_rate_counts_ties_and_inconsistent_verdicts_as_half_and_leaves_failu
     assert excluded["x"].win_rate == pytest.approx(2.5 / 4)
 
 
-def test_win_rate_interval_is_wilson_and_keeps_coverage_at_all_wins():
+def test_win_rate_interval_is_exact_and_keeps_coverage_at_all_wins():
     verdicts = [verdict(str(i), "x", "y", "win") for i in range(30)]
     x, y = win_rates(verdicts, ["x", "y"])
     assert (x.contender, x.win_rate, y.win_rate) == ("x", 1.0, 0.0)
-    # Wilson's 30/30 with z = 1.96: n / (n + z²) = 0.8865
-    assert x.low == pytest.approx(30 / (30 + 1.959963984540054**2), abs=1e-6)
+    # Clopper–Pearson's 30/30: (α/2)^(1/n) = 0.025^(1/30) = 0.8842967.
+    assert x.low == pytest.approx(0.025 ** (1 / 30), abs=1e-9)
     assert x.high == 1.0
     assert y.low == 0.0 and y.high == pytest.approx(1 - x.low)
 

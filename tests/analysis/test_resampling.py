@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.draws import count_blocks, percentile_interval, resample_counts
+from evalcore.analysis.draws import count_blocks, expanded_level, percentile_interval, resample_counts
 from evalcore.analysis.leaderboard import aggregate
 from evalcore.analysis.resampling import (
     _sorted_codes,
@@ -21,7 +21,6 @@ from evalcore.analysis.resampling import (
     intervals,
     resample,
     resampled_tables,
-    wilson_interval,
 )
 from evalcore.analysis.results import result_values
 from evalcore.core.records import Metric
@@ -72,7 +71,8 @@ def test_one_case_gives_an_interval_of_one_point():
 
 def test_a_contender_scored_on_nothing_has_no_interval():
     out = bootstrap(frame({"a": [NAN, NAN], "b": [1.0, 0.0]}), METRICS, B=50).set_index("contender")
-    assert math.isnan(out.loc["a", "score_lo"]) and out.loc["b", "score_hi"] == pytest.approx(0.9055, abs=1e-4)
+    # Clopper–Pearson's 1 of 2: the 97.5% quantile of Beta(2, 1), √0.975.
+    assert math.isnan(out.loc["a", "score_lo"]) and out.loc["b", "score_hi"] == pytest.approx(math.sqrt(0.975))
 
 
 def test_without_weights_there_is_no_wscore_interval_and_p_best_follows_score():
@@ -302,24 +302,35 @@ def test_identical_contenders_share_p_best_even_when_one_is_cheaper_and_cost_is_
     assert out["p_best"].to_dict() == pytest.approx({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3})
 
 
-def test_a_contender_right_on_every_case_gets_a_wilson_interval_not_a_point():
+def test_a_contender_right_on_every_case_gets_an_exact_interval_not_a_point():
     out = bootstrap(frame({"a": [1.0] * 30}), METRICS, B=100)
-    assert out.loc[0, "score_lo"] == pytest.approx(0.8865, abs=1e-4) and out.loc[0, "score_hi"] == 1.0
-    assert out.loc[0, "hallucinated_rate_lo"] == 0.0 and out.loc[0, "hallucinated_rate_hi"] == pytest.approx(
-        0.1135, abs=1e-4
+    # Clopper–Pearson on 30 cases (R's binom.confint(30, 30, method="exact"): 0.8842967; 0/30: 0.11570331).
+    assert out.loc[0, "score_lo"] == pytest.approx(0.8842967, abs=1e-6) and out.loc[0, "score_hi"] == 1.0
+    assert out.loc[0, "hallucinated_rate_lo"] == 0.0
+    assert out.loc[0, "hallucinated_rate_hi"] == pytest.approx(0.11570331, abs=1e-6)
+
+
+def test_a_score_of_averaged_samples_gets_the_bootstrap_interval_at_the_expanded_level():
+    df = frame({"a": [1.0, 0.5, 0.0, 0.5, 1.0, 0.5] * 5, "b": [0.5, 1.0] * 15})
+    resampled = resample(df, METRICS, B=400, seed=5)
+    out = intervals(resampled, METRICS, {}).set_index("contender")
+    low, high = percentile_interval(resampled.tables["score"], expanded_level(np.array([30, 30])))
+    assert out["score_lo"].tolist() == pytest.approx(low.tolist()) and out["score_hi"].tolist() == pytest.approx(
+        high.tolist()
     )
+    plain_low, plain_high = percentile_interval(resampled.tables["score"])
+    assert (high - low >= plain_high - plain_low).all() and (high - low > plain_high - plain_low).any()
 
 
-def test_wilson_interval_matches_the_textbook_values():
-    low, high = wilson_interval(np.array([0.0, 15.0, 30.0, 1.0]), np.array([30.0, 30.0, 30.0, 0.0]))
-    assert low[:3] == pytest.approx([0.0, 0.3315, 0.8865], abs=1e-4)
-    assert high[:3] == pytest.approx([0.1135, 0.6685, 1.0], abs=1e-4)
-    assert math.isnan(low[3]) and math.isnan(high[3])
+def test_each_contender_reads_its_bootstrap_interval_at_the_level_of_its_own_number_of_cases():
+    df = pd.concat([frame({"a": [1.0, 0.5] * 20}), frame({"b": [1.0, 0.5] * 3})], ignore_index=True)
+    cases = resample(df, METRICS, B=50).cases["score"]
+    assert cases.tolist() == [40, 6]
 
 
 def test_values_that_are_not_all_0_or_1_keep_the_bootstrap_interval():
     out = bootstrap(frame({"a": [1.0] * 29 + [0.5]}), METRICS, B=200)
-    assert out.loc[0, "score_lo"] >= 0.95  # a percentile interval, which Wilson's 0.87 is not
+    assert out.loc[0, "score_lo"] >= 0.95  # a percentile interval, which the exact 0.88 is not
 
 
 def test_samples_that_disagree_make_a_case_not_binary():
@@ -330,10 +341,10 @@ def test_samples_that_disagree_make_a_case_not_binary():
     assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == (means.loc[0, "score_lo"], means.loc[0, "score_hi"])
 
 
-def test_agreeing_samples_count_their_case_once_in_the_wilson_interval():
+def test_agreeing_samples_count_their_case_once_in_the_exact_interval():
     once = frame({"a": [1.0] * 30})
     thrice = pd.concat([once.assign(sample=s) for s in range(3)], ignore_index=True)
-    assert bootstrap(thrice, METRICS, B=50).loc[0, "score_lo"] == pytest.approx(0.8865, abs=1e-4)
+    assert bootstrap(thrice, METRICS, B=50).loc[0, "score_lo"] == pytest.approx(0.8842967, abs=1e-6)
 
 
 def test_resample_counts_are_the_64_bit_draws_counted_whatever_the_strata():

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.paired import paired_difference, score_test
+from evalcore.analysis.paired import AGREE, paired_difference, score_test
 from evalcore.analysis.significance import pairwise_significance
 from evalcore.core.errors import EvalcoreError
 from tests.analysis.rows import NAN, frame, result
@@ -171,3 +171,17 @@ def test_only_0_1_columns_draw_nothing():
     a, b = np.array([[1.0], [1.0], [0.0], [1.0]]), np.array([[0.0], [1.0], [0.0], [0.0]])
     row = paired_differences(a, b, B=10**9)[0]  # B that large would be seconds and gigabytes if drawn
     assert row["method"] == "McNemar test, Tango interval" and row["mean_diff"] == 0.5 and row["n"] == 4
+
+
+def test_two_sides_with_the_same_non_binary_value_on_every_case_get_no_interval_and_the_reason():
+    same = np.array([0.5, 1 / 3, 2 / 3, 1.0] * 8)
+    row = paired_difference(same, same.copy())
+    assert row["mean_diff"] == 0.0 and math.isnan(row["lo"]) and math.isnan(row["hi"])
+    assert row["note"] == AGREE and row["p_value"] == 1.0 and not row["significant"]
+    binary = paired_difference(np.ones(30), np.ones(30))
+    assert binary["note"] == "" and binary["lo"] < 0 < binary["hi"]  # Tango's interval is not a point
+
+
+def test_a_difference_on_two_cases_gets_the_resamples_extremes():
+    row = paired_difference(np.array([0.5, 1.0]), np.array([0.0, 1 / 3]), B=200, seed=1)
+    assert row["lo"] == pytest.approx(0.5) and row["hi"] == pytest.approx(2 / 3)

@@ -45,6 +45,9 @@ def assert_same_prepared(a: view.PreparedView, b: view.PreparedView) -> None:
             assert x.tables.keys() == y.tables.keys()
             for name in x.tables:
                 assert np.array_equal(x.tables[name], y.tables[name], equal_nan=True)
+            for left_parts, right_parts in ((x.binomial, y.binomial), (x.cases, y.cases)):
+                assert left_parts.keys() == right_parts.keys()
+                assert all(np.array_equal(left_parts[k], right_parts[k], equal_nan=True) for k in left_parts)
 
 
 @pytest.mark.parametrize("run", runs(), ids=["demo", "factory", "unknown-costs"])
@@ -79,6 +82,18 @@ def test_a_written_summary_is_read_back_until_a_result_changes(tmp_path: Path) -
         store.set_status(run.info.id, "completed")  # the status is not the results
         assert summaries.read_summary(store, run.info.id) is not None
         store.add_results(run.info.id, [failed(run.results[0])])  # the same key, replaced
+        assert summaries.read_summary(store, run.info.id) is None
+
+
+def test_a_summary_saved_under_an_earlier_interval_rule_is_not_read(tmp_path: Path) -> None:
+    run = make_run(3, 6)
+    with Store(tmp_path / "s.db") as store:
+        store.create_run(run)
+        frame, changes = store.load_results_frame_and_changes(run.info.id)
+        stale = summaries.pack(summaries.summarize(frame, run.metrics))
+        # Layout 4 read the bootstrap at the plain 95% level and gave 0/1 scores Wilson's interval.
+        older = summaries.KIND.replace("leaderboard/5/", "leaderboard/4/")
+        assert older != summaries.KIND and store.save_summary(run.info.id, older, changes, stale)
         assert summaries.read_summary(store, run.info.id) is None
 
 

@@ -39,10 +39,10 @@ def test_the_table_shows_win_rates_with_intervals_and_the_ranking(run_file):
     # c0: 4 wins and 4 ties of 8; c2: 4 ties and 4 inconsistent (as ties); c1: 4 losses, 4 inconsistent
     rows = [line.split("  ")[0].strip() for line in lines[top : top + 3]]
     assert rows == [c0, c2, c1]
-    assert "75.0%     [40.9%–92.9%]" in lines[top]
+    assert "75.0%     [34.9%–96.8%]" in lines[top]
     ranking = lines.index("Bradley-Terry ranking") + 3
     assert lines[ranking].split()[0] == "1" and c0 in lines[ranking]
-    assert "95% Wilson interval" in out and "bootstrap over cases (1000 resamples, seed 0)" in out
+    assert "95% interval (Agresti–Coull" in out and "bootstrap over cases (1000 resamples, seed 0)" in out
 
 
 def test_json_gives_the_same_numbers_for_scripts(run_file):

@@ -56,5 +56,5 @@ def test_a_run_with_pairwise_verdicts_shows_win_rates_and_the_ranking_in_both_re
         assert "".join(f"<td>{cell}</td>" for cell in row).replace("'", "&#x27;") in section
     text = build_report(run, fmt="markdown")
     assert "## Pairwise" in text and "### Bradley–Terry ranking" in text
-    assert "95% Wilson interval" in text
+    assert "95% interval" in text and "Agresti–Coull" in text
     assert "<h2>Pairwise</h2>" not in build_report(make_run(3, 4), fmt="html")

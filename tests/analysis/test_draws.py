@@ -1,0 +1,87 @@
+"""The interval of a proportion: Agresti–Coull's from 32 cases, Clopper–Pearson's below, checked against the
+numbers R's ``binom`` package publishes (hand-copied from statsmodels' test results,
+``statsmodels/stats/tests/results/results_proportion.py``: ``binom.confint(x, n, tol = 1e-8)``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from evalcore.analysis.draws import (
+    EXACT_BELOW,
+    bootstrap_interval,
+    mean_acceleration,
+    percentile_interval,
+    proportion_interval,
+)
+
+
+def test_from_32_cases_a_proportion_gets_the_agresti_coull_interval():
+    # binom.confint(4, 200) and binom.confint(190, 200), method "agresti-coull".
+    low, high = proportion_interval(np.array([4.0, 190.0]), np.array([200.0, 200.0]))
+    assert low.tolist() == pytest.approx([0.005991954548218395, 0.909307307911624], abs=1e-9)
+    assert high.tolist() == pytest.approx([0.0520995587739575, 0.973731898348837], abs=1e-9)
+
+
+def test_below_32_cases_a_proportion_gets_the_clopper_pearson_interval():
+    # binom.confint(x, n), method "exact", for 18/20, 4/20 and 1/30.
+    low, high = proportion_interval(np.array([18.0, 4.0, 1.0]), np.array([20.0, 20.0, 30.0]))
+    assert low.tolist() == pytest.approx([0.6830172859809176, 0.05733399705003284, 8.435709e-04], abs=1e-7)
+    assert high.tolist() == pytest.approx([0.9876514728297052, 0.436614002996668, 0.17216946], abs=1e-7)
+
+
+def test_clopper_pearson_matches_conovers_table_for_5_of_25():
+    # Conover (1999) tables, as worked in influentialpoints.com "Confidence intervals of proportions": 0.068–0.407.
+    low, high = proportion_interval(np.array([5.0]), np.array([25.0]))
+    assert (round(float(low[0]), 3), round(float(high[0]), 3)) == (0.068, 0.407)
+
+
+def test_no_hit_and_every_hit_end_the_interval_at_0_and_1_on_that_side_only():
+    low, high = proportion_interval(np.array([0.0, 30.0, 0.0, 50.0]), np.array([30.0, 30.0, 50.0, 50.0]))
+    assert low[0] == 0.0 and high[0] == pytest.approx(0.11570331, abs=1e-7)  # binom.confint(0, 30), exact
+    assert high[1] == 1.0 and low[1] == pytest.approx(0.8842967, abs=1e-7)
+    assert low[2] == 0.0 and high[3] == 1.0 and 0 < high[2] < 0.1 and 0.9 < low[3] < 1
+
+
+def test_a_proportion_of_no_case_has_no_interval():
+    low, high = proportion_interval(np.array([0.0]), np.array([0.0]))
+    assert math.isnan(low[0]) and math.isnan(high[0])
+
+
+def test_half_hits_count_half():
+    low, high = proportion_interval(np.array([10.5, 40.5]), np.array([EXACT_BELOW - 1, 81]))
+    assert 0 < low[0] < 10.5 / (EXACT_BELOW - 1) < high[0] < 1 and low[1] < 0.5 < high[1]
+
+
+def test_the_acceleration_of_a_mean_is_the_jackknife_skewness_of_diciccio_and_efron():
+    values = np.array([0.0, 0.0, 1 / 3, 0.0, 1.0, 2 / 3, 0.0, 0.0])
+    leave_one_out = (values.sum() - values) / (len(values) - 1)
+    u = leave_one_out.mean() - leave_one_out  # DiCiccio & Efron (1996), eq. 6.7
+    expected = (u**3).sum() / (6 * ((u**2).sum()) ** 1.5)
+    known = np.ones((len(values), 1), dtype=bool)
+    assert mean_acceleration(values[:, None], known)[0] == pytest.approx(expected)
+    assert mean_acceleration(np.zeros((5, 1)), np.ones((5, 1), dtype=bool))[0] == 0.0
+
+
+def test_without_bias_or_skew_the_bootstrap_interval_is_the_percentile_interval():
+    samples = np.random.default_rng(3).normal(size=(2001, 1))
+    samples -= np.median(samples)  # half the resamples below the estimate: z0 = 0
+    low, high = bootstrap_interval(samples, np.array([0.0]), np.array([0.0]), 0.95)
+    assert (low[0], high[0]) == pytest.approx(tuple(np.percentile(samples, [2.5, 97.5])))
+
+
+def test_the_bootstrap_interval_holds_both_the_percentile_and_the_bca_interval():
+    rng = np.random.default_rng(4)
+    samples = rng.exponential(size=(1000, 1))
+    # An estimate below most resamples (z0 < 0) moves BCa's ends down: the hull keeps the percentile's top.
+    low, high = bootstrap_interval(samples, np.array([0.5]), np.array([0.1]), 0.95)
+    plain_low, plain_high = percentile_interval(samples, 0.95)
+    assert low[0] < plain_low[0] and high[0] == plain_high[0]
+
+
+def test_a_skew_past_the_pole_of_bcas_correction_reads_the_last_resample():
+    samples = np.linspace(0.0, 1.0, 101)[:, None]
+    low, high = bootstrap_interval(samples, np.array([0.5]), np.array([0.9]), 0.95)
+    assert high[0] == 1.0 and low[0] == pytest.approx(0.025)  # the percentile interval's end
