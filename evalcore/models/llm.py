@@ -164,6 +164,10 @@ class LiteLLMProvider:
         for key in settings:
             if supported is not None and key in OPENAI_PARAMS and key not in supported:
                 return f"{model} does not take {key}"
+        if "reasoning_effort" in settings and not _supports_reasoning(model):
+            # litellm's parameter list is the provider's, so it offers reasoning_effort to every OpenAI model;
+            # the model's own entry says whether it reasons.
+            return f"{model} does not take reasoning_effort (litellm lists no reasoning for it)"
         return None
 
     def missing_keys(self, model: str, api_base: str | None) -> list[str]:
@@ -461,6 +465,13 @@ def _supported_params(model: str) -> list[str] | None:
         return litellm_module().get_supported_openai_params(model=model)
     except Exception:
         return None
+
+
+def _supports_reasoning(model: str) -> bool:
+    try:
+        return bool(_litellm().supports_reasoning(model=model))
+    except Exception:
+        return True  # no answer is no "no": only a known model without reasoning is refused
 
 
 def _provider_of(model: str) -> str | None:
