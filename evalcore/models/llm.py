@@ -121,14 +121,16 @@ class LiteLLMProvider:
                 latency = time.monotonic() - started
                 kind, cause = classify(exc), connection_failure(exc)
                 if breaker is not None:
-                    _record(breaker, cause)
+                    _record(breaker, request, exc, kind, cause)
                     if cause is not None and (breaker.is_open or attempt == attempts):
                         raise breaker.failure(request.contender.model, cause, attempt, latency) from None
+                    if breaker.stopped:
+                        raise breaker.failure(request.contender.model, kind, attempt, latency, kind) from None
                 if kind not in RETRIED_KINDS or attempt == attempts:
                     raise _failure(request.contender.model, exc, kind, attempt, latency) from None
                 await _wait_before_retry(request, exc, kind, attempt)
                 if breaker is not None and breaker.is_open:  # another call found the endpoint gone meanwhile
-                    raise breaker.failure(request.contender.model, cause or kind, attempt, latency) from None
+                    raise breaker.failure(request.contender.model, cause or kind, attempt, latency, kind) from None
                 continue
             if breaker is not None:
                 breaker.record_reached()
@@ -364,11 +366,25 @@ def _chain(exc: BaseException, limit: int = 12) -> Iterator[BaseException]:
         link = link.__cause__ or link.__context__
 
 
-def _record(breaker: Breaker, cause: str | None) -> None:
-    if cause is None:
-        breaker.record_reached()
-    else:
+def _record(breaker: Breaker, request: Request, exc: BaseException, kind: str, cause: str | None) -> None:
+    """Tell the breaker what one attempt met: no connection, a refused key, a server error, or an answer."""
+    status = getattr(exc, "status_code", None)
+    if cause is not None:
         breaker.record_unreachable(cause)
+    elif kind == "auth":
+        breaker.record_refused_key(status if isinstance(status, int) else None, key_variable(request.contender.model))
+    elif kind == "transport" and isinstance(status, int) and status >= 500:
+        case = request.case
+        breaker.record_server_error(status, (case.dataset, case.id, request.sample) if case else id(request))
+    else:
+        breaker.record_reached()
+
+
+def key_variable(model: str) -> str:
+    """The environment variable that holds the model's key by litellm's naming (``OPENAI_API_KEY``), or
+    ``its provider's API key variable`` when litellm cannot tell the provider."""
+    provider = _provider_of(model)
+    return f"{provider.upper()}_API_KEY" if provider else "its provider's API key variable"
 
 
 def _kind_from_status(status: Any) -> str:
