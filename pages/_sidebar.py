@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import view
+from evalcore.analysis.weights import direction_warnings
 from evalcore.explorer import sharing
 from pages import _loaders as loaders
 from pages._filters import filters
@@ -65,9 +66,12 @@ def weight_sliders(now: loaders.Current) -> None:
         )
         captions[name] = st.sidebar.empty()
     st.session_state[Keys.WEIGHT_POSITIONS] = positions
-    shares = view.live_shares(view.slider_weights(positions))
+    chosen = view.slider_weights(positions)
+    shares = view.live_shares(chosen)
     if not any(positions.values()):
         unweighted.caption("No weights set: ranked by score.")
+    for line in direction_warnings(chosen, now.run.metrics):
+        st.sidebar.warning(line[0].upper() + line[1:] + ".", icon="⚠️")
     for name, caption in captions.items():
         share = shares.get(name, 0.0)
         direction = "lower is better" if positions[name] < 0 else "higher is better"

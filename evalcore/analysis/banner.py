@@ -206,6 +206,9 @@ def _edges(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
         if shown(mine) == shown(theirs):
             continue  # a difference too small to read is no reason to give
         unit = " per case" if name in ("cost", "time") else ""
+        if name == "score" and weight < 0:  # a lower score is no edge but for the weight that rewards it
+            edges.append(f"a lower score ({shown(mine)} vs {shown(theirs)}), which the weight score={weight:g} rewards")
+            continue
         edges.append(f"{name} ({shown(mine)} vs {shown(theirs)}{unit})")
     if "errors" in weights and best["errors"] < other["errors"]:
         edges.append(f"errors ({best['errors']} vs {other['errors']})")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -300,6 +301,14 @@ def table(rows: list[list[Any]], header: list[str]) -> str:
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def warn_directions(weights: dict[str, float] | None, metrics: list[Any]) -> None:
+    """On stderr, once: each weight whose sign ranks the worse contenders first (``score=-1``)."""
+    from evalcore.analysis.weights import direction_warnings
+
+    for line in direction_warnings(weights, metrics):
+        print(f"warning: {line}", file=sys.stderr)
 
 
 def print_refused(plan: Plan) -> None:

@@ -26,6 +26,7 @@ from evalcore.cli._shared import (
     read_header,
     table,
     terminal_width,
+    warn_directions,
 )
 
 
@@ -62,6 +63,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     run = open_run(args.run, args)
     header = header_of(run)
     weights = parse_weights(args.weights) if args.weights is not None else header.info.weights
+    if args.weights is not None:
+        warn_directions(weights, header.metrics)
     points = args.best_value_points / 100
     basis = rank_basis_of(run)
     ranked = rank_run(
@@ -144,6 +147,7 @@ def cmd_weights(args: argparse.Namespace) -> int:
     if args.weights is not None:
         weights = parse_weights(args.weights)
     weights = validate_weights(weights, metrics)
+    warn_directions(weights, metrics)
     if not weights:
         print("no weights set: ranked by score, then cost")
         return 0

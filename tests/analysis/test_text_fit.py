@@ -151,3 +151,11 @@ def test_no_reason_without_a_best_row_or_a_runner_up():
     assert reason({}, {"contender": "a"}) is None
     assert reason({}, {"contender": "a", "errors": 1}, {"contender": "b", "errors": 1}) is None
     assert reason({}, {"contender": "a"}, {"contender": "b", "scored": 0, "errors": 1, "score": NAN}) is None
+
+
+def test_a_win_under_a_negative_score_weight_is_put_down_to_that_weight():
+    rows = ({"contender": "fake/oracle", "score": 0.95}, {"contender": "fake/sloppy", "score": 0.856})
+    assert reason({"score": -1}, *rows) == (
+        "fake/sloppy ranks first on the weighted score: 14.4 vs 5.0 for fake/oracle, which scores higher "
+        "(95.0% vs 85.6%); fake/sloppy is ahead on a lower score (85.6% vs 95.0%), which the weight score=-1 rewards"
+    )
