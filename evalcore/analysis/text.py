@@ -105,10 +105,10 @@ def format_leaderboard(
     notes = glossary(metrics, weights, best_value_points, intervals="score_lo" in table.columns, table=table)
     banner = banner_text(banner_of(table, weights, best_value_points))
     if fmt == "markdown":
-        lines = _pipe_table(_columns(table, metrics, set(), short=False))
+        lines = _pipe_table(_columns(table, metrics, set(), short=False, weighted=bool(weights)))
         said = [*(f"{line}  " for line in banner[:-1]), *banner[-1:], ""] if banner else []
         return "\n".join([*lines, "", *said, *(f"- {line}" for line in notes)]) + "\n"
-    lines, left_out = _fitted(table, metrics, width)
+    lines, left_out = _fitted(table, metrics, width, weighted=bool(weights))
     if left_out:
         notes.append(f"not shown, to fit {width} characters: {', '.join(left_out)} (--wide shows every column)")
     notes = [*banner, "", *notes] if banner else notes
@@ -159,7 +159,9 @@ FIT_STEPS = ("tokens", "metric intervals", "metrics", "cases", "wscore interval"
 MIN_CONTENDER = 16
 
 
-def _columns(table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], short: bool) -> list[_Column]:
+def _columns(
+    table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], short: bool, weighted: bool = False
+) -> list[_Column]:
     rows = table.to_dict("records")
     metric_names = [m.name for m in metrics if not _repeats_score(table, m)]
     columns = [
@@ -174,7 +176,7 @@ def _columns(table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], 
     ]
     if "pass_rate" in table.columns:  # cases that declare minimum_scores (evalcore.analysis.outcomes)
         columns.append(_Column("pass rate", [format_percent(r["pass_rate"]) for r in rows], "metrics"))
-    if has_wscore(table):
+    if weighted or has_wscore(table):
         cells = [_with_interval(r, "wscore", _format_points, "wscore interval" in dropped) for r in rows]
         columns.append(_Column("wscore", cells))
     columns += [
@@ -269,24 +271,26 @@ def _aligned(columns: list[_Column]) -> list[str]:
     return [line([c.header for c in columns]), line(["-" * w for w in widths]), *(line(list(r)) for r in rows)]
 
 
-def _fitted(table: pd.DataFrame, metrics: Sequence[Metric], width: int | None) -> tuple[list[str], list[str]]:
+def _fitted(
+    table: pd.DataFrame, metrics: Sequence[Metric], width: int | None, weighted: bool = False
+) -> tuple[list[str], list[str]]:
     """The aligned table within ``width`` characters (none: everything), and the names of what was left out."""
     dropped: set[str] = set()
-    lines = _aligned(_columns(table, metrics, dropped, short=False))
+    lines = _aligned(_columns(table, metrics, dropped, short=False, weighted=weighted))
     if width is None:
         return lines, []
-    wide = {c.header for c in _columns(table, metrics, set(), short=False)}
+    wide = {c.header for c in _columns(table, metrics, set(), short=False, weighted=weighted)}
     for step in FIT_STEPS:
         if max(map(len, lines)) <= width:
             break
         dropped.add(step)
-        lines = _aligned(_columns(table, metrics, dropped, short=False))
+        lines = _aligned(_columns(table, metrics, dropped, short=False, weighted=weighted))
     if max(map(len, lines)) > width:
-        lines = _aligned(_columns(table, metrics, dropped, short=True))
+        lines = _aligned(_columns(table, metrics, dropped, short=True, weighted=weighted))
     excess = max(map(len, lines)) - width
     if excess > 0:
-        lines = _aligned(_cut_contenders(_columns(table, metrics, dropped, short=True), excess))
-    shown = {c.header for c in _columns(table, metrics, dropped, short=True)}
+        lines = _aligned(_cut_contenders(_columns(table, metrics, dropped, short=True, weighted=weighted), excess))
+    shown = {c.header for c in _columns(table, metrics, dropped, short=True, weighted=weighted)}
     had = {
         "score interval": "score_lo" in table.columns,
         "wscore interval": "wscore_lo" in table.columns and "wscore" in shown,

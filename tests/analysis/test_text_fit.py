@@ -159,3 +159,30 @@ def test_a_win_under_a_negative_score_weight_is_put_down_to_that_weight():
         "fake/sloppy ranks first on the weighted score: 14.4 vs 5.0 for fake/oracle, which scores higher "
         "(95.0% vs 85.6%); fake/sloppy is ahead on a lower score (85.6% vs 95.0%), which the weight score=-1 rewards"
     )
+
+
+# --- rows a weighted value is missing from --------------------------------------------------------
+
+
+def unpriced():
+    return rank(
+        table({"contender": "fake/oracle", "cost": 0.001}, {"contender": "openai/llama", "score": 0.8, "cost": NAN}),
+        {"score": 1, "cost": -0.2},
+        METRICS,
+    )
+
+
+def test_a_row_without_a_price_is_named_with_how_to_give_one():
+    text = format_leaderboard(unpriced(), METRICS, weights={"score": 1, "cost": -0.2})
+    assert (
+        "no wscore for openai/llama: cost is weighted and unknown (no price); give its model one under `prices:` "
+        "in evalcore.yaml (input_cost_per_token, output_cost_per_token), or weight cost 0. Rows without a wscore "
+        "rank after the others, by score"
+    ) in text
+
+
+def test_the_wscore_column_stays_when_no_row_has_one():
+    ranked = rank(table({"contender": "openai/llama", "cost": NAN}), {"score": 1, "cost": -0.2}, METRICS)
+    text = format_leaderboard(ranked, METRICS, weights={"score": 1, "cost": -0.2})
+    assert "wscore" in text.splitlines()[0].split()
+    assert "no wscore for openai/llama: cost is weighted and unknown (no price)" in text
