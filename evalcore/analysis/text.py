@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -303,19 +304,50 @@ def _fitted(
 
 
 def _cut_contenders(columns: list[_Column], excess: int) -> list[_Column]:
-    """Contender ids shortened in the middle (``openai/gpt…t=0.2``), never below :data:`MIN_CONTENDER`."""
+    """Contender ids shortened by :func:`cut_names`, never below :data:`MIN_CONTENDER`."""
     column = columns[1]
     longest = max(len(cell) for cell in [column.header, *column.cells])
-    keep = max(MIN_CONTENDER, longest - excess)
-
-    def cut(text: str) -> str:
-        if len(text) <= keep:
-            return text
-        head = (keep - 1) // 2
-        return text[:head] + "…" + text[len(text) - (keep - 1 - head) :]
-
-    columns[1] = _Column(column.header, [cut(cell) for cell in column.cells], column.drop, column.left)
+    short = cut_names(column.cells, max(MIN_CONTENDER, longest - excess))
+    columns[1] = _Column(column.header, [short[cell] for cell in column.cells], column.drop, column.left)
     return columns
+
+
+def cut_names(names: Sequence[str], width: int) -> dict[str, str]:
+    """Each name at most ``width`` characters, cut where the names do not differ, so that names that differ
+    still look different: ``openai/gpt-4o…evalcore 0.1.0 16e4623f``. Show the whole name on hover.
+
+    A name is kept from its start (the model) up to a cut, then from where it starts to differ from the name
+    closest to it; a name alone is cut in the middle (``openai/gpt…rompt=terse``).
+    """
+    unique = list(dict.fromkeys(names))
+    return {name: _cut_name(name, [o for o in unique if o != name], width) for name in unique}
+
+
+def _cut_name(name: str, others: list[str], width: int) -> str:
+    n = len(name)
+    if n <= width:
+        return name
+    if not others:
+        head = (width - 1) // 2
+        return name[:head] + "…" + name[n - (width - 1 - head) :]
+    # Where the name starts to differ from the one closest to it, and how much of its end it shares.
+    start = min(max(_shared_prefix(name, o) for o in others), n - 1)
+    end = max(n - max(_shared_suffix(name, o) for o in others), start + 1)
+    if end <= width - 1:
+        return name[: width - 1] + "…"
+    head = min(start, max(1, (width - 2) // 3))
+    if n - start <= width - 1 - head or end == n:  # the rest fits after a head, or the names differ at the end
+        head = max(head, width - 1 - (n - start))
+        return name[:head] + "…" + name[n - (width - 1 - head) :]
+    return name[:head] + "…" + name[start : start + width - 2 - head] + "…"
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    return len(os.path.commonprefix([a, b]))
+
+
+def _shared_suffix(a: str, b: str) -> int:
+    return len(os.path.commonprefix([a[::-1], b[::-1]]))
 
 
 def _pipe_table(columns: list[_Column]) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 
 from evalcore.analysis.banner import winner_reason
 from evalcore.analysis.leaderboard import rank
-from evalcore.analysis.text import format_leaderboard, plural
+from evalcore.analysis.text import cut_names, format_leaderboard, plural
 from tests.analysis.rows import METRICS, NAN, table
 
 LONG = "openai/gpt-4o-mini · effort=low · t=0.2"
@@ -186,3 +186,34 @@ def test_the_wscore_column_stays_when_no_row_has_one():
     text = format_leaderboard(ranked, METRICS, weights={"score": 1, "cost": -0.2})
     assert "wscore" in text.splitlines()[0].split()
     assert "no wscore for openai/llama: cost is weighted and unknown (no price)" in text
+
+
+# --- names cut to a width -------------------------------------------------------------------------
+
+
+def test_names_that_differ_at_the_end_keep_their_ends():
+    a = "promptfoo:openai:gpt-4o-mini · prompt=Answer the question in one short sentence, politely"
+    b = "promptfoo:openai:gpt-4o-mini · prompt=Answer the question in one short sentence, tersely"
+    cut = cut_names([a, b], 40)
+    assert cut[a] != cut[b] and all(len(v) <= 40 for v in cut.values())
+    assert cut[a].startswith("promptfoo:") and cut[a].endswith("politely")
+
+
+def test_a_merged_contender_keeps_its_model_and_what_sets_it_apart():
+    plain = "openai/gpt-4o-mini · effort=low · t=0.2"
+    merged = "openai/gpt-4o-mini · effort=low · t=0.2 · evalcore 0.1.0 16e4623f-63f"
+    cut = cut_names([plain, merged], 40)
+    assert cut[plain] == plain
+    assert cut[merged].startswith("openai/gpt") and cut[merged].endswith("16e4623f-63f") and len(cut[merged]) <= 40
+
+
+def test_names_that_differ_early_are_cut_at_the_end():
+    a, b = "fake/oracle · " + "x" * 50, "fake/guesser · " + "x" * 50
+    cut = cut_names([a, b], 20)
+    assert cut == {a: a[:19] + "…", b: b[:19] + "…"}
+
+
+def test_a_name_alone_is_cut_in_the_middle():
+    name = "openai/gpt-4o-mini · effort=low · t=0.2 · prompt=terse"
+    (short,) = cut_names([name], 21).values()
+    assert short == name[:10] + "…" + name[-10:]
