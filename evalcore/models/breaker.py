@@ -18,6 +18,8 @@ An endpoint is a contender's API base URL, or its provider (``openai``) when it 
 from __future__ import annotations
 
 import asyncio
+import socket
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from evalcore.core.errors import CallFailed
@@ -193,3 +195,40 @@ class Breakers:
     def opened(self) -> list[Breaker]:
         """The breakers that opened, in the order their endpoints were first called."""
         return [b for b in self._by_endpoint.values() if b.is_open]
+
+
+#: Exceptions, by class name, that mean the connection was never made (the endpoint is unreachable).
+_CONNECT_TIMEOUTS = frozenset({"ConnectTimeout", "ConnectionTimeoutError"})
+_CONNECT_ERRORS = frozenset({"ConnectError", "ClientConnectorError", "ClientConnectorDNSError"})
+
+
+def connection_failure(exc: BaseException) -> str | None:
+    """Why the call could not connect, in plain words (``connection refused``, ``host not found``,
+    ``connect timed out``), or None when it did connect (a reply, even a 429 or a 500, or a dropped
+    connection after connecting).
+
+    litellm wraps the transport's error several times (a refused connection to an ``openai/`` model
+    arrives as ``InternalServerError``), so the whole ``__cause__``/``__context__`` chain is read.
+    """
+    chain = list(_chain(exc))
+    for link in chain:
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, socket.gaierror):
+            return "host not found"
+    names = {cls.__name__ for link in chain for cls in type(link).__mro__}
+    if names & _CONNECT_TIMEOUTS:
+        return "connect timed out"
+    if names & _CONNECT_ERRORS:
+        errors = [link for link in chain if isinstance(link, OSError) and link.strerror]
+        return errors[-1].strerror.lower() if errors else "connection failed"  # type: ignore[union-attr]
+    return None
+
+
+def _chain(exc: BaseException, limit: int = 12) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen and len(seen) < limit:
+        seen.add(id(link))
+        yield link
+        link = link.__cause__ or link.__context__

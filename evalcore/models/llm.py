@@ -21,9 +21,10 @@ bad_request    ``BadRequestError``, ``NotFoundError``,                      no
 other          anything else                                                no
 =============  ==========================================================  =========
 
-A request may carry its endpoint's :class:`~evalcore.models.breaker.Breaker`: every attempt that could
-not connect (:func:`connection_failure`) is recorded there, and once it opens the call stops retrying and
-raises :class:`~evalcore.models.breaker.EndpointUnreachable` (``cannot connect to <url>: <cause>``).
+A request may carry its endpoint's :class:`~evalcore.models.breaker.Breaker`: every attempt tells it what it met
+(no connection, a refused key, a server error, an answer), and once it opens the call stops retrying and raises
+:class:`~evalcore.models.breaker.EndpointUnreachable` (``cannot connect to <url>: <cause>``, or ``stopped
+calling <url>: …`` for a refused key or a server failing every case).
 """
 
 from __future__ import annotations
@@ -35,17 +36,15 @@ import logging
 import os
 import random
 import re
-import socket
 import sys
 import time
-from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 from urllib.parse import urlparse
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender, Usage
-from evalcore.models.breaker import Breaker
+from evalcore.models.breaker import Breaker, connection_failure
 from evalcore.models.types import Reply, Request
 
 logger = logging.getLogger(__name__)
@@ -327,43 +326,6 @@ def classify(exc: BaseException) -> str:
         if isinstance(exc, classes):
             return kind
     return _kind_from_status(getattr(exc, "status_code", None))
-
-
-#: Exceptions, by class name, that mean the connection was never made (the endpoint is unreachable).
-_CONNECT_TIMEOUTS = frozenset({"ConnectTimeout", "ConnectionTimeoutError"})
-_CONNECT_ERRORS = frozenset({"ConnectError", "ClientConnectorError", "ClientConnectorDNSError"})
-
-
-def connection_failure(exc: BaseException) -> str | None:
-    """Why the call could not connect, in plain words (``connection refused``, ``host not found``,
-    ``connect timed out``), or None when it did connect (a reply, even a 429 or a 500, or a dropped
-    connection after connecting).
-
-    litellm wraps the transport's error several times (a refused connection to an ``openai/`` model
-    arrives as ``InternalServerError``), so the whole ``__cause__``/``__context__`` chain is read.
-    """
-    chain = list(_chain(exc))
-    for link in chain:
-        if isinstance(link, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(link, socket.gaierror):
-            return "host not found"
-    names = {cls.__name__ for link in chain for cls in type(link).__mro__}
-    if names & _CONNECT_TIMEOUTS:
-        return "connect timed out"
-    if names & _CONNECT_ERRORS:
-        errors = [link for link in chain if isinstance(link, OSError) and link.strerror]
-        return errors[-1].strerror.lower() if errors else "connection failed"  # type: ignore[union-attr]
-    return None
-
-
-def _chain(exc: BaseException, limit: int = 12) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    link: BaseException | None = exc
-    while link is not None and id(link) not in seen and len(seen) < limit:
-        seen.add(id(link))
-        yield link
-        link = link.__cause__ or link.__context__
 
 
 def _record(breaker: Breaker, request: Request, exc: BaseException, kind: str, cause: str | None) -> None:

@@ -9,8 +9,8 @@ import pytest
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender
-from evalcore.models.breaker import Breaker, Breakers, EndpointUnreachable, endpoint_of
-from evalcore.models.llm import LiteLLMProvider, close_clients, connection_failure
+from evalcore.models.breaker import Breaker, Breakers, EndpointUnreachable, connection_failure, endpoint_of
+from evalcore.models.llm import LiteLLMProvider, close_clients
 from evalcore.models.types import Request
 from tests.openai_server import OpenAIServer
 
