@@ -285,3 +285,25 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], kind: str)
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table class='{kind}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def labels_section_html(run: Run, filters: Filters | None) -> str:
+    """The report's classification section: each contender's per-label precision, recall, F1 and support under
+    the report's filters; '' for a run without a ``classification`` scorer."""
+    from evalcore.analysis.classification import label_rows, label_tables
+
+    parts = []
+    for found in label_tables(run, filters):
+        header, rows = label_rows(found.rows)
+        summary = (
+            f"{found.contender}: {found.results} scored results, accuracy {100 * found.accuracy:.1f}%, "
+            f"macro-F1 {found.macro_f1:.3f}"
+        )
+        parts.append(f"<h3>{escape(summary)}</h3>{_html_table(header, rows, 'labels')}")
+    if not parts:
+        return ""
+    note = (
+        "Per label L: precision = right L answers / L answers, recall = right L answers / L expected, "
+        "support = L expected; F1 0 where L is never answered right."
+    )
+    return f"<section><h2>Classification: per label</h2><p class='note'>{escape(note)}</p>{''.join(parts)}</section>"
