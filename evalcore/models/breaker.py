@@ -149,7 +149,7 @@ class Breaker:
             self._opened.set()
 
     def failure(
-        self, caller: str, cause: str, attempts: int, latency_s: float, kind: str = "transport"
+        self, caller: str, cause: str, attempts: int, latency_s: float, kind: str = "transport", said: str = ""
     ) -> EndpointUnreachable:
         """The error of a call by ``caller`` (a model id, an HTTP target's label) that could not connect, or that
         this breaker stopped after a reply opened it (a refused key, a server failing every case).
@@ -160,9 +160,10 @@ class Breaker:
             attempts: calls made, retries included.
             latency_s: wall time of the last attempt.
             kind: the call's fault kind (``auth`` for a refused key).
+            said: what the server answered, scrubbed of keys, when it answered.
         """
         noun = "attempt" if attempts == 1 else "attempts"
-        detail = f"{caller}, {attempts} {noun}"
+        detail = f"{caller}, {attempts} {noun}" + (f": {said}" if said else "")
         if self.is_open and not self.stopped:
             detail += f"; stopped calling it after {self.threshold} failures in a row"
         return EndpointUnreachable(self.endpoint, self.cause or cause, detail, attempts, latency_s, kind, self._said)

@@ -124,7 +124,8 @@ class LiteLLMProvider:
                     if cause is not None and (breaker.is_open or attempt == attempts):
                         raise breaker.failure(request.contender.model, cause, attempt, latency) from None
                     if breaker.stopped:
-                        raise breaker.failure(request.contender.model, kind, attempt, latency, kind) from None
+                        said = scrub(f"{type(exc).__name__}: {exc}")[:MAX_MESSAGE_CHARS]
+                        raise breaker.failure(request.contender.model, kind, attempt, latency, kind, said) from None
                 if kind not in RETRIED_KINDS or attempt == attempts:
                     raise _failure(request.contender.model, exc, kind, attempt, latency) from None
                 await _wait_before_retry(request, exc, kind, attempt)
