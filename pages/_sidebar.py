@@ -70,12 +70,14 @@ def weight_sliders(now: loaders.Current) -> None:
     shares = view.live_shares(chosen)
     if not any(positions.values()):
         unweighted.caption("No weights set: ranked by score.")
-    for line in direction_warnings(chosen, now.run.metrics):
-        st.sidebar.warning(line[0].upper() + line[1:] + ".", icon="⚠️")
+    against = direction_warnings(chosen, now.run.metrics)
     for name, caption in captions.items():
         share = shares.get(name, 0.0)
         direction = "lower is better" if positions[name] < 0 else "higher is better"
-        caption.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
+        if name in against:  # beside the slider that set it
+            caption.warning(against[name][0].upper() + against[name][1:] + ".", icon="⚠️")
+        else:
+            caption.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
     st.sidebar.button(
         "Reset to the run's weights",
         on_click=set_weights,

@@ -55,20 +55,20 @@ def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metr
 _BASE_DIRECTIONS = {"score": True, "cost": False, "time": False}
 
 
-def direction_warnings(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> list[str]:
-    """One line per weight whose sign rewards the opposite of its name's direction (``score=-1`` ranks the
-    worst contender first), for whoever sets the weights to show once.
+def direction_warnings(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, str]:
+    """A line for each weighted name whose weight's sign rewards the opposite of its direction (``score=-1``
+    ranks the worst contender first), by name, for whoever sets the weights to show once, beside the weight.
 
     The sign alone sets the direction (spec), so such a weight is legal, but almost always a mistake.
     """
     better = dict(_BASE_DIRECTIONS) | {m.name: m.higher_is_better for m in with_aggregates(metrics)}
-    lines = []
+    lines = {}
     for name, weight in (weights or {}).items():
         if name not in better or not weight or (weight > 0) == better[name]:
             continue
         favoured, own = ("lowest", "higher") if weight < 0 else ("highest", "lower")
         sign = "positive" if better[name] else "negative"
-        lines.append(
+        lines[name] = (
             f"weight {name}={weight:g} ranks the contenders with the {favoured} {name} first, but a {own} {name} "
             f"is better; give {name} a {sign} weight to reward a better {name}"
         )

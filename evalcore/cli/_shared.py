@@ -307,7 +307,7 @@ def warn_directions(weights: dict[str, float] | None, metrics: list[Any]) -> Non
     """On stderr, once: each weight whose sign ranks the worse contenders first (``score=-1``)."""
     from evalcore.analysis.weights import direction_warnings
 
-    for line in direction_warnings(weights, metrics):
+    for line in direction_warnings(weights, metrics).values():
         print(f"warning: {line}", file=sys.stderr)
 
 

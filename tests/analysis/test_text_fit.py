@@ -217,3 +217,14 @@ def test_a_name_alone_is_cut_in_the_middle():
     name = "openai/gpt-4o-mini · effort=low · t=0.2 · prompt=terse"
     (short,) = cut_names([name], 21).values()
     assert short == name[:10] + "…" + name[-10:]
+
+
+def test_a_win_despite_a_higher_score_under_a_negative_score_weight_never_says_scores_higher():
+    rows = (
+        {"contender": "fake/sloppy", "score": 0.8, "cost": 0.0001},
+        {"contender": "fake/guesser", "score": 0.7, "cost": 0.01},
+    )
+    assert reason({"score": -1, "cost": -1}, *rows) == (
+        "fake/sloppy ranks first on the weighted score: 60.0 vs 15.0 for fake/guesser, ahead on cost "
+        "($0.0001 vs $0.01 per case)"
+    )

@@ -64,16 +64,17 @@ def test_a_weight_against_the_metrics_direction_is_allowed():
 
 
 def test_a_weight_against_its_direction_is_named_with_how_to_fix_it():
-    assert direction_warnings({"score": -1, "cost": -0.2, "hallucinated_rate": 1}, METRICS) == [
-        "weight score=-1 ranks the contenders with the lowest score first, but a higher score is better; "
+    assert direction_warnings({"score": -1, "cost": -0.2, "hallucinated_rate": 1}, METRICS) == {
+        "score": "weight score=-1 ranks the contenders with the lowest score first, but a higher score is better; "
         "give score a positive weight to reward a better score",
-        "weight hallucinated_rate=1 ranks the contenders with the highest hallucinated_rate first, but a lower "
-        "hallucinated_rate is better; give hallucinated_rate a negative weight to reward a better hallucinated_rate",
-    ]
+        "hallucinated_rate": "weight hallucinated_rate=1 ranks the contenders with the highest hallucinated_rate "
+        "first, but a lower hallucinated_rate is better; give hallucinated_rate a negative weight to reward a "
+        "better hallucinated_rate",
+    }
 
 
 def test_a_positive_weight_on_cost_is_named_too():
-    (line,) = direction_warnings({"score": 1, "cost": 0.5}, METRICS)
+    (line,) = direction_warnings({"score": 1, "cost": 0.5}, METRICS).values()
     assert line.startswith("weight cost=0.5 ranks the contenders with the highest cost first")
 
 
