@@ -448,7 +448,7 @@ def _supported_params(model: str) -> list[str] | None:
 
 def _supports_reasoning(model: str) -> bool:
     try:
-        return bool(_litellm().supports_reasoning(model=model))
+        return bool(litellm_module().supports_reasoning(model=model))
     except Exception:
         return True  # no answer is no "no": only a known model without reasoning is refused
 
