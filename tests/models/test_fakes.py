@@ -129,6 +129,8 @@ def test_skill_answers_a_case_right_with_its_chance_and_nested_under_one_seed():
     assert 0.7 < sum(better) / 300 < 0.9 and 0.4 < sum(worse) / 300 < 0.6
     assert all(b for b, w in zip(better, worse, strict=True) if w)  # nested: right wherever the worse one is
     assert worse != other  # another seed errs on other cases
+
+
 def test_the_suites_doc_names_every_fake_and_the_metadata_that_makes_them_err():
     from pathlib import Path
 
