@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import view
+from evalcore.analysis.weights import direction_warnings
 from evalcore.explorer import sharing
 from pages import _loaders as loaders
 from pages._filters import filters
@@ -65,13 +66,18 @@ def weight_sliders(now: loaders.Current) -> None:
         )
         captions[name] = st.sidebar.empty()
     st.session_state[Keys.WEIGHT_POSITIONS] = positions
-    shares = view.live_shares(view.slider_weights(positions))
+    chosen = view.slider_weights(positions)
+    shares = view.live_shares(chosen)
     if not any(positions.values()):
         unweighted.caption("No weights set: ranked by score.")
+    against = direction_warnings(chosen, now.run.metrics)
     for name, caption in captions.items():
         share = shares.get(name, 0.0)
         direction = "lower is better" if positions[name] < 0 else "higher is better"
-        caption.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
+        if name in against:  # beside the slider that set it
+            caption.warning(against[name][0].upper() + against[name][1:] + ".", icon="⚠️")
+        else:
+            caption.caption(f"{100 * share:.0f}% of the weighted score, {direction}" if share else "not weighted")
     st.sidebar.button(
         "Reset to the run's weights",
         on_click=set_weights,

@@ -174,7 +174,12 @@ event = st.dataframe(
     selection_mode=_widgets.PICK_ROW,
     key=Keys.RUNS_TABLE,
     column_config={
-        "cost": st.column_config.NumberColumn("cost", format=money, help="Total USD"),
+        "cost": st.column_config.NumberColumn(
+            "cost",
+            format=money,
+            help="Total USD; None when no call of the run has a price (a local model: give it one under `prices:` "
+            "in evalcore.yaml)",
+        ),
         "id": st.column_config.TextColumn("id", width="small"),
         "status": st.column_config.TextColumn("status", help=STATUS_HELP),
         "launched by": st.column_config.TextColumn("launched by", help="Who launched the run, signed in to the app"),

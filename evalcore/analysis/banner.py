@@ -30,6 +30,7 @@ from evalcore.analysis.rules import (
 #: Scores closer than this (a fraction) tie in :func:`winner_reason`'s words.
 SCORE_TIE = 1e-9
 NO_WINNER = "no row was scored without errors."
+NO_WSCORE = "no row has a wscore."
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Banner:
         reason: why the winner is first, in one line (:func:`winner_reason`), or None.
         best_value: the best-value row's contender, or None.
         best_value_points: the best-value margin, in points of score.
+        missing: rows with scored results but no wscore, each with what it lacks (a price) and how to give it.
     """
 
     winner: str | None = None
@@ -49,6 +51,9 @@ class Banner:
     reason: str | None = None
     best_value: str | None = None
     best_value_points: float = 100 * BEST_VALUE_POINTS
+    #: Rows with scored results but no wscore, each with what it lacks and how to give it
+    #: (:func:`missing_wscores`).
+    missing: list[str] = field(default_factory=list)
 
     @property
     def best_value_text(self) -> str:
@@ -71,7 +76,7 @@ def banner_of(
         if p_best is not None:
             sure.append(f"ranks first in {100 * p_best:.0f}% of bootstrap resamples of the cases")
     reason = winner_reason(ranked, weights)
-    return Banner(winner, sure, reason, best_value, 100 * best_value_points)
+    return Banner(winner, sure, reason, best_value, 100 * best_value_points, missing_wscores(ranked, weights))
 
 
 def banner_text(banner: Banner) -> list[str]:
@@ -80,6 +85,9 @@ def banner_text(banner: Banner) -> list[str]:
     if banner.winner is not None:
         lines.append("; ".join([f"Winner: {banner.winner}", *banner.sure]))
         lines += [f"Why: {banner.reason}"] if banner.reason else []
+    elif banner.missing:
+        lines.append(f"No winner: {NO_WSCORE}")
+    lines += banner.missing
     if banner.best_value is not None:
         lines.append(f"Best value: {banner.best_value}, {banner.best_value_text}")
     return lines
@@ -88,10 +96,11 @@ def banner_text(banner: Banner) -> list[str]:
 def banner_markdown(banner: Banner, escape: Callable[[str], str]) -> str:
     """The banner as Markdown lines; ``escape`` makes a run's text literal (names come from a run file)."""
     if banner.winner is None:
-        lines = [f"**No winner:** {NO_WINNER}"]
+        lines = [f"**No winner:** {NO_WSCORE if banner.missing else NO_WINNER}"]
     else:
         lines = ["; ".join([f"**Winner: {escape(banner.winner)}**", *banner.sure])]
         lines += [f"Why: {escape(banner.reason)}"] if banner.reason else []
+    lines += [escape(line) for line in banner.missing]
     if banner.best_value is not None:
         lines.append(f"**Best value:** {escape(banner.best_value)}, {banner.best_value_text}")
     return "  \n".join(lines)
@@ -101,7 +110,7 @@ def banner_html(banner: Banner) -> str:
     """The banner as HTML, every text escaped; each part has a ``data-role`` a script can find."""
     e = html.escape
     if banner.winner is None:
-        lines = [f"<strong>No winner:</strong> {NO_WINNER}"]
+        lines = [f"<strong>No winner:</strong> {NO_WSCORE if banner.missing else NO_WINNER}"]
     else:
         lines = [f"<strong>Winner: <span data-role='winner'>{e(banner.winner)}</span></strong>"]
         lines += [f"<span data-role='sure'>{e('; '.join(banner.sure))}</span>"] if banner.sure else []
@@ -112,6 +121,35 @@ def banner_html(banner: Banner) -> str:
             f"{e(banner.best_value_text)}"
         )
     return "<br>".join(lines)
+
+
+def missing_wscores(table: pd.DataFrame, weights: Mapping[str, float] | None) -> list[str]:
+    """One line per contender with scored results but no wscore under these weights: which weighted values it
+    lacks, and how to give them (a price, for cost). Ranking is the spec's: such rows come after the rest."""
+    if not weights or "wscore" not in table.columns:
+        return []
+    lines: dict[str, str] = {}
+    for row in table.to_dict("records"):
+        if row.get("scored", 0) <= 0 or not is_missing(row.get("wscore", np.nan)) or row["contender"] in lines:
+            continue
+        missing = [name for name in weights if name != "errors" and is_missing(row.get(name, np.nan))]
+        if missing:
+            lines[str(row["contender"])] = f"no wscore for {row['contender']}: " + "; ".join(map(_missing, missing))
+    found = list(lines.values())
+    if found:
+        found[-1] += ". Rows without a wscore rank after the others, by score"
+    return found
+
+
+def _missing(name: str) -> str:
+    if name == "cost":
+        return (
+            "cost is weighted and unknown (no price); give its model one under `prices:` in evalcore.yaml "
+            "(input_cost_per_token, output_cost_per_token), or weight cost 0"
+        )
+    if name == "time":
+        return "time is weighted and unknown (no latency recorded); weight time 0 to rank it"
+    return f"{name} is weighted and has no value on its scored cases; weight {name} 0 to rank it"
 
 
 def _flagged(table: pd.DataFrame, column: str) -> str | None:
@@ -206,6 +244,9 @@ def _edges(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
         if shown(mine) == shown(theirs):
             continue  # a difference too small to read is no reason to give
         unit = " per case" if name in ("cost", "time") else ""
+        if name == "score" and weight < 0:  # a lower score is no edge but for the weight that rewards it
+            edges.append(f"a lower score ({shown(mine)} vs {shown(theirs)}), which the weight score={weight:g} rewards")
+            continue
         edges.append(f"{name} ({shown(mine)} vs {shown(theirs)}{unit})")
     if "errors" in weights and best["errors"] < other["errors"]:
         edges.append(f"errors ({best['errors']} vs {other['errors']})")

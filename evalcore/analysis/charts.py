@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.pareto import pareto_front
+from evalcore.analysis.text import cut_names
 from evalcore.core.records import Metric
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ def score_vs(table: pd.DataFrame, x: str = "cost", log_x: bool | None = None) ->
     title, hover_x = AXES[x]
     front_ids = pareto_front(known, x=x) if len(known) else []
     on_front = [c in front_ids for c in known["contender"]]
+    ids = known["contender"].astype(str).tolist()
+    short = cut_names(ids, LABEL_CHARS)
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
@@ -68,7 +71,7 @@ def score_vs(table: pd.DataFrame, x: str = "cost", log_x: bool | None = None) ->
             y=100 * known["score"],
             mode="markers+text",
             name="contenders",
-            text=[_label(c) if front else "" for c, front in zip(known["contender"], on_front, strict=True)],
+            text=[_safe(short[c]) if front else "" for c, front in zip(ids, on_front, strict=True)],
             textposition="top center",
             customdata=known["contender"].astype(str),
             marker={
@@ -147,9 +150,8 @@ def _safe(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
-def _label(contender: str, width: int = 28) -> str:
-    short = contender if len(contender) <= width else contender[: width - 1] + "…"
-    return _safe(short)
+#: The most characters of a contender's label on a chart; hover shows the whole id.
+LABEL_CHARS = 28
 
 
 def metric_bars(table: pd.DataFrame, metrics: Sequence[Metric]) -> go.Figure:
@@ -158,13 +160,14 @@ def metric_bars(table: pd.DataFrame, metrics: Sequence[Metric]) -> go.Figure:
     import plotly.graph_objects as go  # slow to import: only when a chart is drawn
 
     names = [m.name for m in metrics]
+    short = cut_names([str(c) for c in table["contender"]], 40)
     fig = go.Figure()
     for row in table.to_dict("records"):
         values = np.array([_value(row, n) for n in names])
         bar = go.Bar(
             x=names,
             y=100 * values,
-            name=_label(str(row["contender"]), 40),
+            name=_safe(short[str(row["contender"])]),
             customdata=[str(row["contender"])] * len(names),
             hovertext=[_safe(row["contender"])] * len(names),
             hovertemplate="<b>%{hovertext}</b><br>%{x}: %{y:.1f}%<extra></extra>",

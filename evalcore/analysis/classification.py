@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.core.aggregates import AggregateMetric, label_columns, labels_of
+from evalcore.analysis.formats import DASH
+from evalcore.analysis.results import Filters, select_results
+from evalcore.core.aggregates import AggregateMetric, aggregate_metrics, label_columns, labels_of
 from evalcore.core.records import Run
 from evalcore.storage.columns import label_codes
 
@@ -47,6 +49,73 @@ def result_labels(run: Run, scorer: str | None = None) -> pd.DataFrame:
     columns = ["contender", "dataset", "case", "sample", "want", "got"]
     # object columns: a missing label stays None (a string column would make it NaN).
     return pd.DataFrame({c: pd.Series([row[i] for row in rows], dtype=object) for i, c in enumerate(columns)})
+
+
+@dataclass(frozen=True)
+class LabelTable:
+    """One contender's classification metrics over the results counted."""
+
+    contender: str
+    #: Scored results with labels.
+    results: int
+    accuracy: float
+    macro_f1: float
+    #: :func:`per_label`'s table.
+    rows: pd.DataFrame
+
+
+def label_tables(run: Run, filters: Filters | None = None) -> list[LabelTable]:
+    """Each contender's per-label precision, recall, F1 and support, accuracy and macro-F1, in lineup order;
+    a contender with no labelled scored result (or none that passes ``filters``) is left out, and a run with no
+    ``classification`` scorer has none (with several, the first one's labels).
+
+    Args:
+        run: a run whose results carry a ``classification`` scorer's labels.
+        filters: which results count, as on the leaderboard.
+    """
+    classified = aggregate_metrics(run.metrics)
+    if not classified:
+        return []
+    labels = result_labels(run, classified[0].scorer)
+    if filters is not None and filters.any() and len(labels):
+        from evalcore.storage.frames import results_frame
+
+        chosen = select_results(results_frame(run), filters)
+        keys = set(
+            zip(*(chosen[k].astype(str) for k in ("contender", "dataset", "case")), chosen["sample"], strict=True)
+        )
+        columns = (labels["contender"], labels["dataset"], labels["case"], labels["sample"])
+        mine = [k in keys for k in zip(*columns, strict=True)]
+        labels = labels[mine]
+    tables = []
+    for contender in dict.fromkeys([*(c.id for c in run.contenders), *labels["contender"]]):
+        part = labels[labels["contender"] == contender]
+        if part.empty:
+            continue
+        want, got = list(part["want"]), list(part["got"])
+        tables.append(LabelTable(contender, len(part), accuracy(want, got), macro_f1(want, got), per_label(want, got)))
+    return tables
+
+
+def label_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """:func:`per_label`'s table as text cells (three decimals, ``–`` where undefined) under a header."""
+    header = ["label", "precision", "recall", "F1", "support", "predicted"]
+
+    def number(value: Any) -> str:
+        return DASH if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.3f}"
+
+    rows = [
+        [
+            str(r["label"]),
+            number(r["precision"]),
+            number(r["recall"]),
+            number(r["f1"]),
+            str(r["support"]),
+            str(r["predicted"]),
+        ]
+        for r in table.to_dict("records")
+    ]
+    return header, rows
 
 
 def label_order(want: Sequence[Any], got: Sequence[Any], labels: Sequence[str] | None = None) -> list[str]:

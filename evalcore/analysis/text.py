@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -105,10 +106,10 @@ def format_leaderboard(
     notes = glossary(metrics, weights, best_value_points, intervals="score_lo" in table.columns, table=table)
     banner = banner_text(banner_of(table, weights, best_value_points))
     if fmt == "markdown":
-        lines = _pipe_table(_columns(table, metrics, set(), short=False))
+        lines = _pipe_table(_columns(table, metrics, set(), short=False, weighted=bool(weights)))
         said = [*(f"{line}  " for line in banner[:-1]), *banner[-1:], ""] if banner else []
         return "\n".join([*lines, "", *said, *(f"- {line}" for line in notes)]) + "\n"
-    lines, left_out = _fitted(table, metrics, width)
+    lines, left_out = _fitted(table, metrics, width, weighted=bool(weights))
     if left_out:
         notes.append(f"not shown, to fit {width} characters: {', '.join(left_out)} (--wide shows every column)")
     notes = [*banner, "", *notes] if banner else notes
@@ -159,7 +160,9 @@ FIT_STEPS = ("tokens", "metric intervals", "metrics", "cases", "wscore interval"
 MIN_CONTENDER = 16
 
 
-def _columns(table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], short: bool) -> list[_Column]:
+def _columns(
+    table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], short: bool, weighted: bool = False
+) -> list[_Column]:
     rows = table.to_dict("records")
     metric_names = [m.name for m in metrics if not _repeats_score(table, m)]
     columns = [
@@ -174,7 +177,7 @@ def _columns(table: pd.DataFrame, metrics: Sequence[Metric], dropped: set[str], 
     ]
     if "pass_rate" in table.columns:  # cases that declare minimum_scores (evalcore.analysis.outcomes)
         columns.append(_Column("pass rate", [format_percent(r["pass_rate"]) for r in rows], "metrics"))
-    if has_wscore(table):
+    if weighted or has_wscore(table):
         cells = [_with_interval(r, "wscore", _format_points, "wscore interval" in dropped) for r in rows]
         columns.append(_Column("wscore", cells))
     columns += [
@@ -269,24 +272,26 @@ def _aligned(columns: list[_Column]) -> list[str]:
     return [line([c.header for c in columns]), line(["-" * w for w in widths]), *(line(list(r)) for r in rows)]
 
 
-def _fitted(table: pd.DataFrame, metrics: Sequence[Metric], width: int | None) -> tuple[list[str], list[str]]:
+def _fitted(
+    table: pd.DataFrame, metrics: Sequence[Metric], width: int | None, weighted: bool = False
+) -> tuple[list[str], list[str]]:
     """The aligned table within ``width`` characters (none: everything), and the names of what was left out."""
     dropped: set[str] = set()
-    lines = _aligned(_columns(table, metrics, dropped, short=False))
+    lines = _aligned(_columns(table, metrics, dropped, short=False, weighted=weighted))
     if width is None:
         return lines, []
-    wide = {c.header for c in _columns(table, metrics, set(), short=False)}
+    wide = {c.header for c in _columns(table, metrics, set(), short=False, weighted=weighted)}
     for step in FIT_STEPS:
         if max(map(len, lines)) <= width:
             break
         dropped.add(step)
-        lines = _aligned(_columns(table, metrics, dropped, short=False))
+        lines = _aligned(_columns(table, metrics, dropped, short=False, weighted=weighted))
     if max(map(len, lines)) > width:
-        lines = _aligned(_columns(table, metrics, dropped, short=True))
+        lines = _aligned(_columns(table, metrics, dropped, short=True, weighted=weighted))
     excess = max(map(len, lines)) - width
     if excess > 0:
-        lines = _aligned(_cut_contenders(_columns(table, metrics, dropped, short=True), excess))
-    shown = {c.header for c in _columns(table, metrics, dropped, short=True)}
+        lines = _aligned(_cut_contenders(_columns(table, metrics, dropped, short=True, weighted=weighted), excess))
+    shown = {c.header for c in _columns(table, metrics, dropped, short=True, weighted=weighted)}
     had = {
         "score interval": "score_lo" in table.columns,
         "wscore interval": "wscore_lo" in table.columns and "wscore" in shown,
@@ -299,19 +304,50 @@ def _fitted(table: pd.DataFrame, metrics: Sequence[Metric], width: int | None) -
 
 
 def _cut_contenders(columns: list[_Column], excess: int) -> list[_Column]:
-    """Contender ids shortened in the middle (``openai/gpt…t=0.2``), never below :data:`MIN_CONTENDER`."""
+    """Contender ids shortened by :func:`cut_names`, never below :data:`MIN_CONTENDER`."""
     column = columns[1]
     longest = max(len(cell) for cell in [column.header, *column.cells])
-    keep = max(MIN_CONTENDER, longest - excess)
-
-    def cut(text: str) -> str:
-        if len(text) <= keep:
-            return text
-        head = (keep - 1) // 2
-        return text[:head] + "…" + text[len(text) - (keep - 1 - head) :]
-
-    columns[1] = _Column(column.header, [cut(cell) for cell in column.cells], column.drop, column.left)
+    short = cut_names(column.cells, max(MIN_CONTENDER, longest - excess))
+    columns[1] = _Column(column.header, [short[cell] for cell in column.cells], column.drop, column.left)
     return columns
+
+
+def cut_names(names: Sequence[str], width: int) -> dict[str, str]:
+    """Each name at most ``width`` characters, cut where the names do not differ, so that names that differ
+    still look different: ``openai/gpt-4o…evalcore 0.1.0 16e4623f``. Show the whole name on hover.
+
+    A name is kept from its start (the model) up to a cut, then from where it starts to differ from the name
+    closest to it; a name alone is cut in the middle (``openai/gpt…rompt=terse``).
+    """
+    unique = list(dict.fromkeys(names))
+    return {name: _cut_name(name, [o for o in unique if o != name], width) for name in unique}
+
+
+def _cut_name(name: str, others: list[str], width: int) -> str:
+    n = len(name)
+    if n <= width:
+        return name
+    if not others:
+        head = (width - 1) // 2
+        return name[:head] + "…" + name[n - (width - 1 - head) :]
+    # Where the name starts to differ from the one closest to it, and how much of its end it shares.
+    start = min(max(_shared_prefix(name, o) for o in others), n - 1)
+    end = max(n - max(_shared_suffix(name, o) for o in others), start + 1)
+    if end <= width - 1:
+        return name[: width - 1] + "…"
+    head = min(start, max(1, (width - 2) // 3))
+    if n - start <= width - 1 - head or end == n:  # the rest fits after a head, or the names differ at the end
+        head = max(head, width - 1 - (n - start))
+        return name[:head] + "…" + name[n - (width - 1 - head) :]
+    return name[:head] + "…" + name[start : start + width - 2 - head] + "…"
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    return len(os.path.commonprefix([a, b]))
+
+
+def _shared_suffix(a: str, b: str) -> int:
+    return len(os.path.commonprefix([a[::-1], b[::-1]]))
 
 
 def _pipe_table(columns: list[_Column]) -> list[str]:

@@ -7,7 +7,6 @@ re-exports them.
 
 from __future__ import annotations
 
-import logging
 import math
 import numbers
 import re
@@ -17,8 +16,6 @@ from typing import TypedDict
 from evalcore.core.aggregates import BASE_WEIGHT_NAMES, weightable_names, with_aggregates
 from evalcore.core.errors import WeightsError
 from evalcore.core.records import Metric
-
-log = logging.getLogger(__name__)
 
 _WEIGHT_ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*")
 
@@ -51,23 +48,31 @@ def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metr
     for name, weight in weights.items():
         if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight):
             raise WeightsError(f"weight {name}={weight!r} is not a finite number")
-    _warn_against_direction(weights, metrics)
     return {name: float(weights[name]) for name in weight_order(metrics) if weights.get(name, 0) != 0}
 
 
-def _warn_against_direction(weights: Mapping[str, float], metrics: Sequence[Metric]) -> None:
-    # The sign alone sets the direction (spec); a sign against the metric's own direction is legal
-    # but almost always a mistake, so say so where the CLI can show it.
-    for metric in metrics:
-        weight = weights.get(metric.name, 0)
-        if weight and (weight > 0) != metric.higher_is_better:
-            log.warning(
-                "weight %s=%s rewards %s values, but the metric is %s is better",
-                metric.name,
-                weight,
-                "higher" if weight > 0 else "lower",
-                "higher" if metric.higher_is_better else "lower",
-            )
+#: The direction of the names every suite may weight (``errors`` is charged by its penalty, whatever its sign).
+_BASE_DIRECTIONS = {"score": True, "cost": False, "time": False}
+
+
+def direction_warnings(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, str]:
+    """A line for each weighted name whose weight's sign rewards the opposite of its direction (``score=-1``
+    ranks the worst contender first), by name, for whoever sets the weights to show once, beside the weight.
+
+    The sign alone sets the direction (spec), so such a weight is legal, but almost always a mistake.
+    """
+    better = dict(_BASE_DIRECTIONS) | {m.name: m.higher_is_better for m in with_aggregates(metrics)}
+    lines = {}
+    for name, weight in (weights or {}).items():
+        if name not in better or not weight or (weight > 0) == better[name]:
+            continue
+        favoured, own = ("lowest", "higher") if weight < 0 else ("highest", "lower")
+        sign = "positive" if better[name] else "negative"
+        lines[name] = (
+            f"weight {name}={weight:g} ranks the contenders with the {favoured} {name} first, but a {own} {name} "
+            f"is better; give {name} a {sign} weight to reward a better {name}"
+        )
+    return lines
 
 
 def parse_weights(text: str) -> dict[str, float]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -131,12 +132,14 @@ def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOpti
     if args.effort:
         settings["reasoning_effort"] = split(args.effort)
     if args.temperature:
-        settings["temperature"] = [setting_value(v) for v in split(args.temperature)]
+        settings["temperature"] = _checked("-t/--temperature", "temperature", split(args.temperature))
     for item in args.set:
         key, sep, values = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set {item!r}: write KEY=VALUE or KEY=V1,V2")
-        settings[key.strip()] = [setting_value(v) for v in split(values)]
+        settings[key.strip()] = _checked(f"--set {key.strip()}", key.strip(), split(values))
+    if args.samples is not None:
+        _checked("--samples", "samples", [str(args.samples)])
     return RunOptions(
         datasets=split(args.dataset),
         variants=split(args.variant),
@@ -189,6 +192,19 @@ def add_race(p: argparse.ArgumentParser) -> None:
         help="with --adaptive: the seed of the order the cases are called in (default: a fresh one, recorded)",
     )
     p.add_argument("--round", type=int, metavar="CASES", help="with --adaptive: cases per round (default: N/25, 10-50)")
+
+
+def _checked(flag: str, key: str, texts: list[str]) -> list[Any]:
+    """A flag's values read as settings, refused (naming the flag) when one is out of its range."""
+    from evalcore.core.errors import ConfigError
+    from evalcore.suite.settings import setting_problem
+
+    values = [setting_value(v) for v in texts]
+    for value in values:
+        problem = setting_problem(key, value)
+        if problem:
+            raise ConfigError(f"{flag}: {problem}")
+    return values
 
 
 def plan_of(args: argparse.Namespace) -> Plan:
@@ -285,6 +301,14 @@ def table(rows: list[list[Any]], header: list[str]) -> str:
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def warn_directions(weights: dict[str, float] | None, metrics: list[Any]) -> None:
+    """On stderr, once: each weight whose sign ranks the worse contenders first (``score=-1``)."""
+    from evalcore.analysis.weights import direction_warnings
+
+    for line in direction_warnings(weights, metrics).values():
+        print(f"warning: {line}", file=sys.stderr)
 
 
 def print_refused(plan: Plan) -> None:

@@ -18,7 +18,7 @@ examples:
   evalcore verify data/suites/intake             offline checks of the suite
   evalcore plan   data/suites/intake             what a run would call
   evalcore run    data/suites/intake             run the bundled fake lineup offline
-  evalcore run    data/suites/intake -m openai/gpt-4o-mini -d tax_preparation -e low,high -t 0,0.7
+  evalcore run    data/suites/intake -m openai/o4-mini -d tax_preparation -e low,high
   evalcore runs                                  run history
   evalcore leaderboard RUN_ID --weights score=0.6,cost=-0.4
   evalcore report RUN_ID -o report.html          one HTML file with live weight sliders

@@ -7,8 +7,9 @@ Weights given with ``--weights`` are parsed here and checked once, by the analys
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,6 +27,7 @@ from evalcore.cli._shared import (
     read_header,
     table,
     terminal_width,
+    warn_directions,
 )
 
 
@@ -33,6 +35,11 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", help="a run id in the store, or a run file (.json / .json.gz)")
     add_filters(p)
     p.add_argument("--weights", help="e.g. score=0.6,hallucinated_rate=-0.2,cost=-0.2 (default: the run's)")
+    p.add_argument(
+        "--labels",
+        action="store_true",
+        help="also each contender's per-label precision, recall, F1 and support (a classification run)",
+    )
     p.add_argument(
         "--average",
         choices=["micro", "macro"],
@@ -62,6 +69,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     run = open_run(args.run, args)
     header = header_of(run)
     weights = parse_weights(args.weights) if args.weights is not None else header.info.weights
+    if args.weights is not None:
+        warn_directions(weights, header.metrics)
     points = args.best_value_points / 100
     basis = rank_basis_of(run)
     ranked = rank_run(
@@ -78,9 +87,12 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     text = format_leaderboard(
         ranked, header.metrics, args.format, weights=weights, best_value_points=points, width=width
     )
-    print(text, end="")
+    labels = _label_tables(run, args) if args.labels else None
+    print(_labels_json(text, labels) if labels is not None and args.format == "json" else text, end="")
     if basis is not None:  # beside the table, never inside JSON, CSV or Markdown meant for a program
         print(basis.note, file=sys.stdout if args.format == "table" else sys.stderr)
+    if labels is not None and args.format != "json":
+        _print_labels(labels)
     if args.format == "table":
         print_judge_costs(run)
     print_run_problems(run)
@@ -97,6 +109,51 @@ def print_run_problems(run: Run | StoredRun) -> None:
     for note in run_notes(header_of(run), completeness_of(run)):
         print(f"warning: {note}", file=sys.stderr)
     print_errors(failed_calls(run))
+
+
+def _label_tables(run: Run | StoredRun, args: argparse.Namespace) -> list[Any]:
+    """Each contender's classification metrics under the leaderboard's filters; a run without labels is an error."""
+    from evalcore.analysis.classification import label_tables
+    from evalcore.core.errors import ConfigError
+
+    if args.format == "csv":
+        raise ConfigError("--labels: a CSV holds one table; use --format table, markdown or json")
+    whole = run.store.load_run(run.id) if isinstance(run, StoredRun) else run
+    tables = label_tables(whole, filters_of(args))
+    if not tables:
+        raise ConfigError(
+            f"--labels: run {whole.info.id} has no classification labels among the results counted: its results "
+            "carry no expected and predicted label (a `classification` scorer records them). Leave out --labels."
+        )
+    return tables
+
+
+def _print_labels(tables: list[Any]) -> None:
+    from evalcore.analysis.classification import label_rows
+
+    for found in tables:
+        print(
+            f"\nlabels of {found.contender}: {found.results} scored results, accuracy {100 * found.accuracy:.1f}%, "
+            f"macro-F1 {found.macro_f1:.3f}"
+        )
+        header, rows = label_rows(found.rows)
+        print(table(rows, header))
+
+
+def _labels_json(leaderboard: str, tables: list[Any]) -> str:
+    from evalcore.analysis.text import json_value
+
+    labels = [
+        {
+            "contender": found.contender,
+            "results": found.results,
+            "accuracy": json_value(found.accuracy),
+            "macro_f1": json_value(found.macro_f1),
+            "rows": [{k: json_value(v) for k, v in row.items()} for row in found.rows.to_dict("records")],
+        }
+        for found in tables
+    ]
+    return json.dumps({"leaderboard": json.loads(leaderboard), "labels": labels}, indent=2, ensure_ascii=False) + "\n"
 
 
 def print_judge_costs(run: Run | StoredRun) -> None:
@@ -144,6 +201,7 @@ def cmd_weights(args: argparse.Namespace) -> int:
     if args.weights is not None:
         weights = parse_weights(args.weights)
     weights = validate_weights(weights, metrics)
+    warn_directions(weights, metrics)
     if not weights:
         print("no weights set: ranked by score, then cost")
         return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evalcore.cli._shared import add_db, add_filters, filters_of, open_run, output_path, write_output
+from evalcore.cli._shared import add_db, add_filters, filters_of, open_run, output_path, warn_directions, write_output
 
 _SUFFIX = {"html": "html", "markdown": "md"}
 
@@ -37,7 +37,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     options = ReportOptions(weights=weights, filters=filters_of(args), failing_per_contender=args.failing_per_contender)
     target = args.output or ("report.html" if args.format == "html" else None)
     path = None if target is None or target == "-" else output_path(target, example=f"report.{_SUFFIX[args.format]}")
-    text = build_report(open_run(args.run, args), options, args.format)
+    run = open_run(args.run, args)
+    if weights is not None:
+        from evalcore.analysis.stored import header_of
+
+        warn_directions(weights, header_of(run).metrics)
+    text = build_report(run, options, args.format)
     if path is None:
         sys.stdout.write(text)
         return 0

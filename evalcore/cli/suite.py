@@ -482,7 +482,7 @@ COMMANDS = {
         add_plan,
         cmd_plan,
         "show the contender x dataset matrix, calls, cost estimate and refusals; calls nothing",
-        "evalcore plan data/suites/intake -m openai/gpt-4o-mini -e low,high",
+        "evalcore plan data/suites/intake -m openai/o4-mini -e low,high",
     ),
     "run": (
         add_run,

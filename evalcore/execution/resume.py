@@ -20,7 +20,7 @@ from evalcore.execution.budget import check_budget
 from evalcore.execution.plan import Plan, RunOptions, make_plan
 from evalcore.execution.replay import stored_replay
 from evalcore.execution.rescore import rescore_plan
-from evalcore.models.breaker import UNREACHABLE_PREFIX
+from evalcore.models.breaker import BREAKER_PREFIXES
 from evalcore.scoring.client import UNJUDGED_PREFIX
 from evalcore.storage.history import update_settings
 from evalcore.storage.spend import CAP_SETTING
@@ -165,9 +165,10 @@ def _edited_prompts(run: Run, suite: Suite) -> list[str]:
 
 
 def _unreachable_keys(store: Store, run_id: str) -> set[Key]:
-    """The stored results whose call never reached its endpoint, or whose reply was not judged (the budget cap,
-    an unreachable judge): a resume calls the first again and judges the second's stored reply."""
-    again = (UNREACHABLE_PREFIX, UNJUDGED_PREFIX)
+    """The stored results whose call never reached its endpoint (or its breaker stopped), or whose reply was not
+    judged (the budget cap, an unreachable judge): a resume calls the first again and judges the second's
+    stored reply."""
+    again = (*BREAKER_PREFIXES, UNJUDGED_PREFIX)
     return {key for key, message in store.error_messages(run_id).items() if (message or "").startswith(again)}
 
 

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalcore.analysis.charts import log_ticks, tick_text
+from evalcore.analysis.charts import LABEL_CHARS, log_ticks, tick_text
 from evalcore.analysis.pareto import pareto_front
 from evalcore.analysis.results import Filters, select_results
+from evalcore.analysis.text import cut_names
 from evalcore.core.records import Result, Run
 from evalcore.explorer.drilldown import as_text, want_vs_got_rows
 
@@ -70,13 +71,15 @@ def score_vs_svg(table: pd.DataFrame, x: str) -> str:
             f'<path d="{" ".join(step)}" fill="none" stroke="#ff7f0e" stroke-width="2" stroke-dasharray="6 4"/>'
         )
     on_front = set(front)
+    short = cut_names(known["contender"].astype(str).tolist(), LABEL_CHARS)
     for cid, vx, vy in zip(known["contender"].astype(str), xs, ys, strict=True):
         px, py, edge = place_x(vx), place_y(vy), cid in on_front
         shape = f'r="{6 if edge else 4}" fill="{"#ff7f0e" if edge else "#1f77b4"}"'
         tip = f"{cid}: score {vy:.1f}%, {_x_text(vx, x)}" + (" (on the Pareto frontier)" if edge else "")
         parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" {shape}><title>{escape(tip)}</title></circle>')
         if edge:
-            parts.append(f'<text x="{px + 7:.1f}" y="{py - 7:.1f}" {FONT}>{escape(_label(cid))}</text>')
+            label = f"{escape(short[cid])}<title>{escape(cid)}</title>"
+            parts.append(f'<text x="{px + 7:.1f}" y="{py - 7:.1f}" {FONT}>{label}</text>')
     legend = f'<text x="{WIDTH - RIGHT}" y="14" {FONT} text-anchor="end">orange: Pareto frontier</text>'
     return "".join([*parts, legend, "</svg></figure>"])
 
@@ -136,10 +139,6 @@ def _axes(place_x, place_y, ticks, y_range, x: str, unit: str) -> list[str]:  # 
 
 def _x_text(v: float, x: str) -> str:
     return f"${v:.3g} per case" if x == "cost" else f"{v:.3g} s per case"
-
-
-def _label(cid: str, width: int = 28) -> str:
-    return cid if len(cid) <= width else cid[: width - 1] + "…"
 
 
 # --- failing cases ----------------------------------------------------------------------------------
@@ -286,3 +285,25 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], kind: str)
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table class='{kind}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def labels_section_html(run: Run, filters: Filters | None) -> str:
+    """The report's classification section: each contender's per-label precision, recall, F1 and support under
+    the report's filters; '' for a run without a ``classification`` scorer."""
+    from evalcore.analysis.classification import label_rows, label_tables
+
+    parts = []
+    for found in label_tables(run, filters):
+        header, rows = label_rows(found.rows)
+        summary = (
+            f"{found.contender}: {found.results} scored results, accuracy {100 * found.accuracy:.1f}%, "
+            f"macro-F1 {found.macro_f1:.3f}"
+        )
+        parts.append(f"<h3>{escape(summary)}</h3>{_html_table(header, rows, 'labels')}")
+    if not parts:
+        return ""
+    note = (
+        "Per label L: precision = right L answers / L answers, recall = right L answers / L expected, "
+        "support = L expected; F1 0 where L is never answered right."
+    )
+    return f"<section><h2>Classification: per label</h2><p class='note'>{escape(note)}</p>{''.join(parts)}</section>"

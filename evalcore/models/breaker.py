@@ -1,10 +1,16 @@
-"""A circuit breaker per endpoint: stop calling a server that cannot be reached.
+"""A circuit breaker per endpoint: stop calling a server that cannot be reached, or that fails the same way
+whatever it is asked.
 
-A connection failure (connection refused, host not found, connect timeout) says nothing about the case
-asked and everything about the endpoint, so after :data:`THRESHOLD` consecutive identical ones the
-endpoint's breaker opens: calls in flight stop retrying and the runner makes no new call to it for the
-rest of the run (``evalcore run --resume`` tries again). Replies from a server that answers (429, 500 …)
-never open it: they reset the count.
+Three things open an endpoint's breaker, each saying nothing of the case asked and everything of the endpoint:
+
+- :data:`THRESHOLD` consecutive identical connection failures (connection refused, host not found, connect
+  timeout);
+- :data:`SERVER_ERROR_THRESHOLD` consecutive identical server errors (the same 5xx status) spread over at
+  least :data:`THRESHOLD` cases: one case failing on its own does not open it, a server failing every case does;
+- one refused key (401/403): a key that is refused will be refused again until someone changes it.
+
+Once it opens, calls in flight stop retrying and the runner makes no new call to the endpoint for the rest of
+the run (``evalcore run --resume`` calls what was left). A reply, or any other answer, resets the counts.
 
 An endpoint is a contender's API base URL, or its provider (``openai``) when it has none.
 """
@@ -12,6 +18,8 @@ An endpoint is a contender's API base URL, or its provider (``openai``) when it 
 from __future__ import annotations
 
 import asyncio
+import socket
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from evalcore.core.errors import CallFailed
@@ -19,17 +27,32 @@ from evalcore.core.records import Contender
 
 #: Consecutive identical connection failures that open a breaker.
 THRESHOLD = 3
+#: Consecutive identical server errors (over at least :data:`THRESHOLD` cases) that open a breaker.
+SERVER_ERROR_THRESHOLD = 6
 #: How every stored error message of an unreachable endpoint begins; a resume calls those cases again.
 UNREACHABLE_PREFIX = "cannot connect to "
+#: How the stored error message of a call stopped by a breaker that a reply opened begins (a refused key, a
+#: server failing every case); a resume calls those cases again.
+STOPPED_PREFIX = "stopped calling "
+#: The beginnings of every message a breaker gives its calls: what a resume calls again.
+BREAKER_PREFIXES = (UNREACHABLE_PREFIX, STOPPED_PREFIX)
 
 
 class EndpointUnreachable(CallFailed):
     """A call that never reached its endpoint (kind ``transport``); ``endpoint`` and ``cause`` name why."""
 
-    def __init__(self, endpoint: str, cause: str, detail: str, attempts: int, latency_s: float | None = None):
-        super().__init__(
-            "transport", f"{unreachable(endpoint, cause)} ({detail})", attempts=attempts, latency_s=latency_s
-        )
+    def __init__(
+        self,
+        endpoint: str,
+        cause: str,
+        detail: str,
+        attempts: int,
+        latency_s: float | None = None,
+        kind: str = "transport",
+        message: str | None = None,
+    ):
+        said = message or unreachable(endpoint, cause)
+        super().__init__(kind, f"{said} ({detail})", attempts=attempts, latency_s=latency_s)
         self.endpoint, self.cause = endpoint, cause
 
 
@@ -55,6 +78,11 @@ class Breaker:
     cause: str | None = None
     _streak: int = 0
     _streak_cause: str | None = None
+    _errors: int = 0
+    _error_status: int | None = None
+    _error_cases: set[object] = field(default_factory=set)
+    #: What the calls it stops are told, when a reply opened it (a refused key, a server failing every case).
+    _said: str | None = None
     _opened: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -63,8 +91,16 @@ class Breaker:
 
     @property
     def message(self) -> str:
-        """``cannot connect to <endpoint>: <cause>`` (empty while closed)."""
+        """``cannot connect to <endpoint>: <cause>``, or ``stopped calling <endpoint>: <why>`` when a reply opened
+        it (empty while closed)."""
+        if self._said:
+            return self._said
         return unreachable(self.endpoint, self.cause) if self.cause else ""
+
+    @property
+    def stopped(self) -> bool:
+        """Open because of what the endpoint answered (not because it could not be reached)."""
+        return self._said is not None
 
     def record_unreachable(self, cause: str) -> None:
         """A call could not connect; the third identical failure in a row opens the breaker."""
@@ -72,28 +108,65 @@ class Breaker:
             self._streak += 1
         else:
             self._streak, self._streak_cause = 1, cause
+        self._forget_errors()
         if self._streak >= self.threshold and self.cause is None:
-            self.cause = cause
-            self._opened.set()
+            self._open(cause)
+
+    def record_server_error(self, status: int, case: object) -> None:
+        """The endpoint answered a call with a server error (5xx) while asking ``case`` (any hashable naming
+        it); :data:`SERVER_ERROR_THRESHOLD` identical ones in a row over :data:`THRESHOLD` cases open the
+        breaker."""
+        self._streak, self._streak_cause = 0, None
+        if status != self._error_status:
+            self._forget_errors()
+            self._error_status = status
+        self._errors += 1
+        self._error_cases.add(case)
+        if self._errors >= SERVER_ERROR_THRESHOLD and len(self._error_cases) >= self.threshold:
+            cases = len(self._error_cases)
+            self._open(
+                f"server error {status}",
+                f"{STOPPED_PREFIX}{self.endpoint}: it answered {status} to {self._errors} calls in a row, "
+                f"over {cases} cases",
+            )
+
+    def record_refused_key(self, status: int | None, variable: str) -> None:
+        """The endpoint refused the key (401/403): the breaker opens at once, naming the key's variable."""
+        code = f" ({status})" if status else ""
+        self._open("key refused", f"{STOPPED_PREFIX}{self.endpoint}: it refused the key{code}; check {variable}")
 
     def record_reached(self) -> None:
         """The endpoint answered (a reply, or an HTTP error it sent): the failures in a row start again."""
         self._streak, self._streak_cause = 0, None
+        self._forget_errors()
 
-    def failure(self, caller: str, cause: str, attempts: int, latency_s: float) -> EndpointUnreachable:
-        """The error of a call by ``caller`` (a model id, an HTTP target's label) that could not connect.
+    def _forget_errors(self) -> None:
+        self._errors, self._error_status, self._error_cases = 0, None, set()
+
+    def _open(self, cause: str, said: str | None = None) -> None:
+        if self.cause is None:
+            self.cause, self._said = cause, said
+            self._opened.set()
+
+    def failure(
+        self, caller: str, cause: str, attempts: int, latency_s: float, kind: str = "transport", said: str = ""
+    ) -> EndpointUnreachable:
+        """The error of a call by ``caller`` (a model id, an HTTP target's label) that could not connect, or that
+        this breaker stopped after a reply opened it (a refused key, a server failing every case).
 
         Args:
             caller: who made the call, named in the message.
             cause: why this call failed; the breaker's own cause, once open, is named instead.
             attempts: calls made, retries included.
             latency_s: wall time of the last attempt.
+            kind: the call's fault kind (``auth`` for a refused key).
+            said: what the server answered, scrubbed of keys, when it answered.
         """
         noun = "attempt" if attempts == 1 else "attempts"
-        detail = f"{caller}, {attempts} {noun}"
-        if self.is_open:
+        detail = f"{caller}, {attempts} {noun}" + (f": {said}" if said else "")
+        if self.is_open and not self.stopped:
             detail += f"; stopped calling it after {self.threshold} failures in a row"
-        return EndpointUnreachable(self.endpoint, self.cause or cause, detail, attempts, latency_s)
+        return EndpointUnreachable(self.endpoint, self.cause or cause, detail, attempts, latency_s, kind, self._said)
 
     async def sleep(self, delay: float) -> None:
         """Sleep ``delay`` seconds, or less when the breaker opens meanwhile."""
@@ -123,3 +196,40 @@ class Breakers:
     def opened(self) -> list[Breaker]:
         """The breakers that opened, in the order their endpoints were first called."""
         return [b for b in self._by_endpoint.values() if b.is_open]
+
+
+#: Exceptions, by class name, that mean the connection was never made (the endpoint is unreachable).
+_CONNECT_TIMEOUTS = frozenset({"ConnectTimeout", "ConnectionTimeoutError"})
+_CONNECT_ERRORS = frozenset({"ConnectError", "ClientConnectorError", "ClientConnectorDNSError"})
+
+
+def connection_failure(exc: BaseException) -> str | None:
+    """Why the call could not connect, in plain words (``connection refused``, ``host not found``,
+    ``connect timed out``), or None when it did connect (a reply, even a 429 or a 500, or a dropped
+    connection after connecting).
+
+    litellm wraps the transport's error several times (a refused connection to an ``openai/`` model
+    arrives as ``InternalServerError``), so the whole ``__cause__``/``__context__`` chain is read.
+    """
+    chain = list(_chain(exc))
+    for link in chain:
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, socket.gaierror):
+            return "host not found"
+    names = {cls.__name__ for link in chain for cls in type(link).__mro__}
+    if names & _CONNECT_TIMEOUTS:
+        return "connect timed out"
+    if names & _CONNECT_ERRORS:
+        errors = [link for link in chain if isinstance(link, OSError) and link.strerror]
+        return errors[-1].strerror.lower() if errors else "connection failed"  # type: ignore[union-attr]
+    return None
+
+
+def _chain(exc: BaseException, limit: int = 12) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen and len(seen) < limit:
+        seen.add(id(link))
+        yield link
+        link = link.__cause__ or link.__context__

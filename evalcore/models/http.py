@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from evalcore.core.errors import CallFailed
-from evalcore.models.breaker import Breaker
-from evalcore.models.llm import MAX_MESSAGE_CHARS, RETRIED_KINDS, connection_failure, parse_retry_after, scrub
+from evalcore.models.breaker import Breaker, connection_failure
+from evalcore.models.llm import MAX_MESSAGE_CHARS, RETRIED_KINDS, parse_retry_after, scrub
 from evalcore.models.types import Reply, Request
 
 if TYPE_CHECKING:

@@ -11,7 +11,9 @@ How a :class:`Budget` keeps each limit (the runner asks it before every call, se
 - ``concurrency``: at most this many calls in flight; a call keeps its place through its retries.
 - ``rpm``: call starts are spread evenly, at least ``60 / rpm`` seconds apart, never a minute's worth
   at once (providers that meter per second refuse such a burst). A call that needed retries charges
-  its extra attempts when it ends, so the calls after it start later.
+  its extra attempts when it ends, so the calls after it start later. The first call of a budget goes
+  alone, and the next starts one slot after it ends: a client's first request leaves late (it sets itself
+  up first), so a slot counted from when that call was let go would let the second request arrive early.
 - ``tpm``: a call is charged the input tokens estimated from its messages (:func:`estimate_tokens`) before
   it starts, then the input and output tokens its reply's usage reports once it ends (the estimate
   stays when the usage is unknown); starts are spread so that the tokens charged stay within ``tpm``
@@ -95,6 +97,8 @@ class Budget:
         #: The earliest start of the next call by each rate (monotonic seconds).
         self._next_call = float("-inf")
         self._next_tokens = float("-inf")
+        #: Set once the budget's first call has ended; None until a call starts (rpm budgets only).
+        self._first_done: asyncio.Event | None = None
 
     def reason(self, kind: str) -> str:
         """``waiting on rpm limit of openai/gpt-4o-mini``."""
@@ -121,6 +125,14 @@ class Budget:
             raise
 
     async def _wait_for_rate(self, charge: Charge, on_wait: OnWait | None) -> None:
+        first = False
+        if self._interval:
+            if self._first_done is None:
+                self._first_done, first = asyncio.Event(), True  # this call is the first: it goes alone
+            elif not self._first_done.is_set():
+                if on_wait is not None:
+                    on_wait(self.reason("rpm"))
+                await self._first_done.wait()
         # The start is reserved before sleeping, so calls that wait together leave in the order they came.
         now = self._clock()
         by_calls, by_tokens = self._next_call, self._next_tokens
@@ -133,7 +145,12 @@ class Budget:
         if delay > 0:
             if on_wait is not None:
                 on_wait(self.reason("rpm" if by_calls >= by_tokens else "tpm"))
-            await self._sleep(delay)
+            try:
+                await self._sleep(delay)
+            except BaseException:
+                if first and self._first_done is not None:
+                    self._first_done.set()  # cancelled before it started: the others need not wait for it
+                raise
 
     def release(self, charge: Charge) -> None:
         """The call ended: free its place, and charge what it used beyond its estimate and its retries."""
@@ -143,6 +160,10 @@ class Budget:
             self._next_tokens += (charge.used_tokens - charge.estimated_tokens) * self._per_token
         if charge.attempts > 1 and self._interval:
             self._next_call += (charge.attempts - 1) * self._interval
+        if self._first_done is not None and not self._first_done.is_set():
+            # The first call has ended (the others wait for it): its request left before now.
+            self._next_call = max(self._next_call, self._clock() + self._interval)
+            self._first_done.set()
 
 
 class Limits:

@@ -21,9 +21,10 @@ bad_request    ``BadRequestError``, ``NotFoundError``,                      no
 other          anything else                                                no
 =============  ==========================================================  =========
 
-A request may carry its endpoint's :class:`~evalcore.models.breaker.Breaker`: every attempt that could
-not connect (:func:`connection_failure`) is recorded there, and once it opens the call stops retrying and
-raises :class:`~evalcore.models.breaker.EndpointUnreachable` (``cannot connect to <url>: <cause>``).
+A request may carry its endpoint's :class:`~evalcore.models.breaker.Breaker`: every attempt tells it what it met
+(no connection, a refused key, a server error, an answer), and once it opens the call stops retrying and raises
+:class:`~evalcore.models.breaker.EndpointUnreachable` (``cannot connect to <url>: <cause>``, or ``stopped
+calling <url>: …`` for a refused key or a server failing every case).
 """
 
 from __future__ import annotations
@@ -35,17 +36,15 @@ import logging
 import os
 import random
 import re
-import socket
 import sys
 import time
-from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 from urllib.parse import urlparse
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender, Usage
-from evalcore.models.breaker import Breaker
+from evalcore.models.breaker import Breaker, connection_failure
 from evalcore.models.types import Reply, Request
 
 logger = logging.getLogger(__name__)
@@ -121,14 +120,17 @@ class LiteLLMProvider:
                 latency = time.monotonic() - started
                 kind, cause = classify(exc), connection_failure(exc)
                 if breaker is not None:
-                    _record(breaker, cause)
+                    _record(breaker, request, exc, kind, cause)
                     if cause is not None and (breaker.is_open or attempt == attempts):
                         raise breaker.failure(request.contender.model, cause, attempt, latency) from None
+                    if breaker.stopped:
+                        said = scrub(f"{type(exc).__name__}: {exc}")[:MAX_MESSAGE_CHARS]
+                        raise breaker.failure(request.contender.model, kind, attempt, latency, kind, said) from None
                 if kind not in RETRIED_KINDS or attempt == attempts:
                     raise _failure(request.contender.model, exc, kind, attempt, latency) from None
                 await _wait_before_retry(request, exc, kind, attempt)
                 if breaker is not None and breaker.is_open:  # another call found the endpoint gone meanwhile
-                    raise breaker.failure(request.contender.model, cause or kind, attempt, latency) from None
+                    raise breaker.failure(request.contender.model, cause or kind, attempt, latency, kind) from None
                 continue
             if breaker is not None:
                 breaker.record_reached()
@@ -164,6 +166,10 @@ class LiteLLMProvider:
         for key in settings:
             if supported is not None and key in OPENAI_PARAMS and key not in supported:
                 return f"{model} does not take {key}"
+        if "reasoning_effort" in settings and not _supports_reasoning(model):
+            # litellm's parameter list is the provider's, so it offers reasoning_effort to every OpenAI model;
+            # the model's own entry says whether it reasons.
+            return f"{model} does not take reasoning_effort (litellm lists no reasoning for it)"
         return None
 
     def missing_keys(self, model: str, api_base: str | None) -> list[str]:
@@ -323,48 +329,25 @@ def classify(exc: BaseException) -> str:
     return _kind_from_status(getattr(exc, "status_code", None))
 
 
-#: Exceptions, by class name, that mean the connection was never made (the endpoint is unreachable).
-_CONNECT_TIMEOUTS = frozenset({"ConnectTimeout", "ConnectionTimeoutError"})
-_CONNECT_ERRORS = frozenset({"ConnectError", "ClientConnectorError", "ClientConnectorDNSError"})
-
-
-def connection_failure(exc: BaseException) -> str | None:
-    """Why the call could not connect, in plain words (``connection refused``, ``host not found``,
-    ``connect timed out``), or None when it did connect (a reply, even a 429 or a 500, or a dropped
-    connection after connecting).
-
-    litellm wraps the transport's error several times (a refused connection to an ``openai/`` model
-    arrives as ``InternalServerError``), so the whole ``__cause__``/``__context__`` chain is read.
-    """
-    chain = list(_chain(exc))
-    for link in chain:
-        if isinstance(link, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(link, socket.gaierror):
-            return "host not found"
-    names = {cls.__name__ for link in chain for cls in type(link).__mro__}
-    if names & _CONNECT_TIMEOUTS:
-        return "connect timed out"
-    if names & _CONNECT_ERRORS:
-        errors = [link for link in chain if isinstance(link, OSError) and link.strerror]
-        return errors[-1].strerror.lower() if errors else "connection failed"  # type: ignore[union-attr]
-    return None
-
-
-def _chain(exc: BaseException, limit: int = 12) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    link: BaseException | None = exc
-    while link is not None and id(link) not in seen and len(seen) < limit:
-        seen.add(id(link))
-        yield link
-        link = link.__cause__ or link.__context__
-
-
-def _record(breaker: Breaker, cause: str | None) -> None:
-    if cause is None:
-        breaker.record_reached()
-    else:
+def _record(breaker: Breaker, request: Request, exc: BaseException, kind: str, cause: str | None) -> None:
+    """Tell the breaker what one attempt met: no connection, a refused key, a server error, or an answer."""
+    status = getattr(exc, "status_code", None)
+    if cause is not None:
         breaker.record_unreachable(cause)
+    elif kind == "auth":
+        breaker.record_refused_key(status if isinstance(status, int) else None, key_variable(request.contender.model))
+    elif kind == "transport" and isinstance(status, int) and status >= 500:
+        case = request.case
+        breaker.record_server_error(status, (case.dataset, case.id, request.sample) if case else id(request))
+    else:
+        breaker.record_reached()
+
+
+def key_variable(model: str) -> str:
+    """The environment variable that holds the model's key by litellm's naming (``OPENAI_API_KEY``), or
+    ``its provider's API key variable`` when litellm cannot tell the provider."""
+    provider = _provider_of(model)
+    return f"{provider.upper()}_API_KEY" if provider else "its provider's API key variable"
 
 
 def _kind_from_status(status: Any) -> str:
@@ -461,6 +444,13 @@ def _supported_params(model: str) -> list[str] | None:
         return litellm_module().get_supported_openai_params(model=model)
     except Exception:
         return None
+
+
+def _supports_reasoning(model: str) -> bool:
+    try:
+        return bool(litellm_module().supports_reasoning(model=model))
+    except Exception:
+        return True  # no answer is no "no": only a known model without reasoning is refused
 
 
 def _provider_of(model: str) -> str | None:

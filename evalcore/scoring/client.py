@@ -30,9 +30,9 @@ from typing import Any, Protocol
 
 from evalcore.core.errors import CallFailed, EvalcoreError
 from evalcore.core.records import Case, Contender, Usage
-from evalcore.models.breaker import EndpointUnreachable
+from evalcore.models.breaker import EndpointUnreachable, connection_failure
 from evalcore.models.http import HttpPolicy, HttpReply, classify_exception, send_http
-from evalcore.models.llm import MAX_MESSAGE_CHARS, RETRIED_KINDS, connection_failure, scrub
+from evalcore.models.llm import MAX_MESSAGE_CHARS, RETRIED_KINDS, scrub
 from evalcore.models.registry import get_provider
 from evalcore.models.types import Provider, Reply, Request
 from evalcore.scoring.adapters import Adapter, Context

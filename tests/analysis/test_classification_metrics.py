@@ -7,6 +7,8 @@ from evalcore.analysis.classification import (
     NO_LABEL,
     accuracy,
     confusion_matrix,
+    label_rows,
+    label_tables,
     macro_f1,
     per_label,
     resampled_macro_f1,
@@ -81,3 +83,52 @@ def test_result_labels_read_the_scorer_diagnostics_nested_or_not():
     run = Run(RunInfo("r", "s", "2026-01-01T00:00:00Z"), [Metric("correct", "", True, True)], [], [], results)
     labels = result_labels(run)
     assert labels[["case", "want", "got"]].values.tolist() == [["1", "a", "a"], ["2", "b", None]]
+
+
+def labelled_run() -> Run:
+    from evalcore.core.records import Case, Contender
+
+    pairs = {"m1": list(zip(WANT, GOT, strict=True)), "m2": [(w, w) for w in WANT]}
+    results = [
+        Result(
+            c,
+            "d" if i < 4 else "e",
+            str(i),
+            0,
+            "scored",
+            float(w == g),
+            {"correct": float(w == g)},
+            diagnostics={"want": w, "got": g},
+        )
+        for c, rows in pairs.items()
+        for i, (w, g) in enumerate(rows)
+    ]
+    cases = [Case("d" if i < 4 else "e", str(i), "v", "text", None) for i in range(len(WANT))]
+    contenders = [Contender("m1", "m1"), Contender("m2", "m2")]
+    from evalcore.core.aggregates import CORRECT_DESCRIPTION
+    from tests.factories import make_info
+
+    info = make_info("r", "s", "completed", 1, cases)
+    info.weights = {}
+    return Run(info, [Metric("correct", CORRECT_DESCRIPTION, True, True)], contenders, cases, results)
+
+
+def test_label_tables_give_each_contender_its_per_label_rows_accuracy_and_macro_f1():
+    first, second = label_tables(labelled_run())
+    assert (first.contender, first.results) == ("m1", 6)
+    assert first.accuracy == pytest.approx(accuracy(WANT, GOT)) and first.macro_f1 == pytest.approx(macro_f1(WANT, GOT))
+    assert first.rows.equals(per_label(WANT, GOT))
+    assert (second.contender, second.accuracy, second.macro_f1) == ("m2", 1.0, 1.0)
+
+
+def test_label_tables_count_only_the_filtered_results():
+    from evalcore.analysis.results import Filters
+
+    (only,) = label_tables(labelled_run(), Filters(datasets=["d"], contenders=["m1"]))
+    assert only.results == 4 and only.rows.equals(per_label(WANT[:4], GOT[:4]))
+
+
+def test_label_rows_are_text_with_a_dash_where_undefined():
+    header, rows = label_rows(per_label(WANT, GOT))
+    assert header == ["label", "precision", "recall", "F1", "support", "predicted"]
+    assert rows[2] == ["c", "–", "0.000", "0.000", "1", "0"]

@@ -9,7 +9,7 @@ import pytest
 
 from evalcore.analysis.banner import winner_reason
 from evalcore.analysis.leaderboard import rank
-from evalcore.analysis.text import format_leaderboard, plural
+from evalcore.analysis.text import cut_names, format_leaderboard, plural
 from tests.analysis.rows import METRICS, NAN, table
 
 LONG = "openai/gpt-4o-mini · effort=low · t=0.2"
@@ -151,3 +151,80 @@ def test_no_reason_without_a_best_row_or_a_runner_up():
     assert reason({}, {"contender": "a"}) is None
     assert reason({}, {"contender": "a", "errors": 1}, {"contender": "b", "errors": 1}) is None
     assert reason({}, {"contender": "a"}, {"contender": "b", "scored": 0, "errors": 1, "score": NAN}) is None
+
+
+def test_a_win_under_a_negative_score_weight_is_put_down_to_that_weight():
+    rows = ({"contender": "fake/oracle", "score": 0.95}, {"contender": "fake/sloppy", "score": 0.856})
+    assert reason({"score": -1}, *rows) == (
+        "fake/sloppy ranks first on the weighted score: 14.4 vs 5.0 for fake/oracle, which scores higher "
+        "(95.0% vs 85.6%); fake/sloppy is ahead on a lower score (85.6% vs 95.0%), which the weight score=-1 rewards"
+    )
+
+
+# --- rows a weighted value is missing from --------------------------------------------------------
+
+
+def unpriced():
+    return rank(
+        table({"contender": "fake/oracle", "cost": 0.001}, {"contender": "openai/llama", "score": 0.8, "cost": NAN}),
+        {"score": 1, "cost": -0.2},
+        METRICS,
+    )
+
+
+def test_a_row_without_a_price_is_named_with_how_to_give_one():
+    text = format_leaderboard(unpriced(), METRICS, weights={"score": 1, "cost": -0.2})
+    assert (
+        "no wscore for openai/llama: cost is weighted and unknown (no price); give its model one under `prices:` "
+        "in evalcore.yaml (input_cost_per_token, output_cost_per_token), or weight cost 0. Rows without a wscore "
+        "rank after the others, by score"
+    ) in text
+
+
+def test_the_wscore_column_stays_when_no_row_has_one():
+    ranked = rank(table({"contender": "openai/llama", "cost": NAN}), {"score": 1, "cost": -0.2}, METRICS)
+    text = format_leaderboard(ranked, METRICS, weights={"score": 1, "cost": -0.2})
+    assert "wscore" in text.splitlines()[0].split()
+    assert "no wscore for openai/llama: cost is weighted and unknown (no price)" in text
+
+
+# --- names cut to a width -------------------------------------------------------------------------
+
+
+def test_names_that_differ_at_the_end_keep_their_ends():
+    a = "promptfoo:openai:gpt-4o-mini · prompt=Answer the question in one short sentence, politely"
+    b = "promptfoo:openai:gpt-4o-mini · prompt=Answer the question in one short sentence, tersely"
+    cut = cut_names([a, b], 40)
+    assert cut[a] != cut[b] and all(len(v) <= 40 for v in cut.values())
+    assert cut[a].startswith("promptfoo:") and cut[a].endswith("politely")
+
+
+def test_a_merged_contender_keeps_its_model_and_what_sets_it_apart():
+    plain = "openai/gpt-4o-mini · effort=low · t=0.2"
+    merged = "openai/gpt-4o-mini · effort=low · t=0.2 · evalcore 0.1.0 16e4623f-63f"
+    cut = cut_names([plain, merged], 40)
+    assert cut[plain] == plain
+    assert cut[merged].startswith("openai/gpt") and cut[merged].endswith("16e4623f-63f") and len(cut[merged]) <= 40
+
+
+def test_names_that_differ_early_are_cut_at_the_end():
+    a, b = "fake/oracle · " + "x" * 50, "fake/guesser · " + "x" * 50
+    cut = cut_names([a, b], 20)
+    assert cut == {a: a[:19] + "…", b: b[:19] + "…"}
+
+
+def test_a_name_alone_is_cut_in_the_middle():
+    name = "openai/gpt-4o-mini · effort=low · t=0.2 · prompt=terse"
+    (short,) = cut_names([name], 21).values()
+    assert short == name[:10] + "…" + name[-10:]
+
+
+def test_a_win_despite_a_higher_score_under_a_negative_score_weight_never_says_scores_higher():
+    rows = (
+        {"contender": "fake/sloppy", "score": 0.8, "cost": 0.0001},
+        {"contender": "fake/guesser", "score": 0.7, "cost": 0.01},
+    )
+    assert reason({"score": -1, "cost": -1}, *rows) == (
+        "fake/sloppy ranks first on the weighted score: 60.0 vs 15.0 for fake/guesser, ahead on cost "
+        "($0.0001 vs $0.01 per case)"
+    )

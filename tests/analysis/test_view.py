@@ -194,3 +194,11 @@ def test_the_app_table_counts_cases_and_shows_samples_only_when_a_case_was_asked
     once = make_run(n_contenders=2, n_cases=4)
     shown = leaderboard_view(results_frame(once), once.metrics, {"score": 1}, ci=False)
     assert "samples" not in shown.overall.columns and "samples" not in [c.name for c in shown.columns]
+
+
+def test_headline_without_a_winner_names_the_model_without_a_price(run, frame):
+    unpriced = frame.assign(cost_usd=float("nan"))
+    v = leaderboard_view(unpriced, run.metrics, {"score": 1, "cost": -0.5}, None, run.contenders, B=50)
+    text = headline(v).replace("\\", "")  # as the reader sees the escaped Markdown
+    assert text.startswith("**No winner:** no row has a wscore")
+    assert "cost is weighted and unknown (no price)" in text and "`prices:`" in text

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from evalcore.analysis.weights import parse_weights, validate_weights, weight_shares
+from evalcore.analysis.weights import direction_warnings, parse_weights, validate_weights, weight_shares
 from evalcore.core.errors import WeightsError
 from tests.analysis.rows import METRICS
 
@@ -59,10 +59,29 @@ def test_weight_shares_are_magnitudes_over_their_sum_with_directions():
     ]
 
 
-def test_a_weight_against_the_metrics_direction_is_allowed_and_logged(caplog: pytest.LogCaptureFixture):
+def test_a_weight_against_the_metrics_direction_is_allowed():
+    assert validate_weights({"hallucinated_rate": 1}, METRICS) == {"hallucinated_rate": 1.0}
+
+
+def test_a_weight_against_its_direction_is_named_with_how_to_fix_it():
+    assert direction_warnings({"score": -1, "cost": -0.2, "hallucinated_rate": 1}, METRICS) == {
+        "score": "weight score=-1 ranks the contenders with the lowest score first, but a higher score is better; "
+        "give score a positive weight to reward a better score",
+        "hallucinated_rate": "weight hallucinated_rate=1 ranks the contenders with the highest hallucinated_rate "
+        "first, but a lower hallucinated_rate is better; give hallucinated_rate a negative weight to reward a "
+        "better hallucinated_rate",
+    }
+
+
+def test_a_positive_weight_on_cost_is_named_too():
+    (line,) = direction_warnings({"score": 1, "cost": 0.5}, METRICS).values()
+    assert line.startswith("weight cost=0.5 ranks the contenders with the highest cost first")
+
+
+def test_checking_weights_logs_nothing_so_each_surface_warns_once(caplog: pytest.LogCaptureFixture):
     with caplog.at_level(logging.WARNING):
-        assert validate_weights({"hallucinated_rate": 1}, METRICS) == {"hallucinated_rate": 1.0}
-    assert "rewards higher values, but the metric is lower is better" in caplog.text
+        validate_weights({"score": -1}, METRICS)
+    assert caplog.text == ""
 
 
 def test_checked_weights_come_in_the_suites_order_whatever_order_they_were_given_in():

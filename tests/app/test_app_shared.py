@@ -372,3 +372,12 @@ def test_pages_without_a_leaderboard_leave_out_the_weight_sliders_and_keep_their
     assert at.query_params["w"] == "score:1,errors:1,cost:-1"
     at.switch_page("pages/leaderboard.py").run()
     assert at.sidebar.slider(key="w_cost").value == -100
+
+
+def test_a_score_slider_below_zero_warns_once_in_the_sidebar(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = app()
+    at.sidebar.slider(key="w_score").set_value(-100).run()
+    warnings = [w.value for w in at.sidebar.warning]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("Weight score=-1 ranks the contenders with the lowest score first")

@@ -222,3 +222,14 @@ def test_a_run_is_exported_when_its_button_is_clicked(page, app_url, tmp_path):
     run = read_run_file(plain)
     assert files["Export .json"].name == f"run-{run.info.id[:8]}.json" and run.results
     assert write_run_file(run, tmp_path / "cli.json.gz").read_bytes() == packed  # as `evalcore export` writes it
+
+
+def test_a_score_weight_below_zero_is_warned_in_the_sidebar(page, app_url):
+    open_app(page, app_url)
+    slider(page, "score").get_by_role("slider").press("Home")  # score weight to -1: the worst ranks first
+    warning = page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^Weight score=-1 ranks the contenders"))
+    expect(warning).to_have_count(1)
+    why = page.get_by_text(re.compile(r"Why: .*ranks first on the weighted score"))
+    expect(why).to_be_visible()
+    expect(why).not_to_contain_text("ahead on score")  # a higher score is no edge under score=-1
+    screenshot(page, "score_weight_reversed")

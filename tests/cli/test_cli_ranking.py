@@ -122,3 +122,9 @@ def test_a_pair_whose_interval_and_p_disagree_is_marked_and_explained():
     out = format_pairs(pairs, ["x", "y"], "score")
     assert "+6.7 pts" in out and "[+0.2, +13.0] pts" in out and "no *" in out
     assert "* x vs y: the interval and p come from two different tests" in out
+
+
+def test_a_weight_against_its_direction_is_warned_once_on_stderr(capsys, run_file):
+    code, _, err = _run(capsys, "leaderboard", run_file[0], "--weights", "score=-1")
+    assert code == 0
+    assert err.count("warning: weight score=-1 ranks the contenders with the lowest score first") == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -121,3 +122,48 @@ def test_the_progress_line_of_a_stopped_contender_names_the_url_and_the_cases_no
     line = format_line("openai/gpt-4o-mini", p, clock=2.0)
     assert line.endswith("45 not called: cannot connect to http://127.0.0.1:9/v1: connection refused")
     assert "3/48" in line
+
+
+def failing_plan(tmp_path, url: str, cases: int = 16):
+    run = {"run": {"max_attempts": 4, "backoff_s": 0.01}}
+    suite = load_suite(write_suite(tmp_path / "suite", run, many_cases(cases)))
+    options = RunOptions(concurrency=2, overrides=Overrides(models=["openai/test-model"], api_base=url))
+    return make_plan(suite, options)
+
+
+def test_a_refused_key_stops_the_contender_after_its_first_calls(tmp_path, tmp_db, openai_server: OpenAIServer):
+    openai_server.inject(1.0, ["status:401"])
+    seen: list[Progress] = []
+    run_id, status = run_suite(failing_plan(tmp_path, openai_server.base_url), Store(tmp_db), on_progress=seen.append)
+    assert status == "interrupted"
+    assert openai_server.calls <= 2  # the calls already in flight; not 16
+    (progress,) = seen[-1].contenders.values()
+    url = openai_server.base_url
+    assert progress.blocked == f"stopped calling {url}: it refused the key (401); check OPENAI_API_KEY"
+    assert progress.skipped == 16 - len(Store(tmp_db).load_run(run_id).results)
+
+
+def test_a_server_failing_every_case_opens_the_breaker_across_cases(tmp_path, tmp_db, openai_server: OpenAIServer):
+    openai_server.inject(1.0, ["status:503"])
+    seen: list[Progress] = []
+    run_id, status = run_suite(failing_plan(tmp_path, openai_server.base_url), Store(tmp_db), on_progress=seen.append)
+    assert status == "interrupted"
+    assert openai_server.calls <= 12  # 6 in a row over 3 cases, and what was in flight; not 16 x 4
+    (progress,) = seen[-1].contenders.values()
+    assert re.fullmatch(
+        f"stopped calling {re.escape(openai_server.base_url)}: "
+        "it answered 503 to [0-9]+ calls in a row, over [0-9]+ cases",
+        progress.blocked,
+    )
+    assert Store(tmp_db).load_run(run_id).info.settings["stop_reason"] == progress.blocked
+
+
+def test_resume_calls_again_the_cases_a_refused_key_stopped(tmp_path, tmp_db, openai_server: OpenAIServer):
+    openai_server.inject(1.0, ["status:401"])
+    store = Store(tmp_db)
+    run_id, _ = run_suite(failing_plan(tmp_path, openai_server.base_url), store)
+    openai_server.inject(0.0, [])
+    plan, run, done = resume_plan(store, run_id)
+    assert done == set()
+    assert asyncio.run(execute_plan(plan, store, run, done)) == "completed"
+    assert all(r.status == "scored" for r in store.load_run(run_id).results)

@@ -276,3 +276,17 @@ def test_a_filter_that_keeps_nothing_gives_a_report_that_says_so(demo):
     html = build_report(demo, ReportOptions(B=50, filters=Filters(datasets=["no-such-dataset"])))
     assert "No result matches these filters." in html
     assert [t["rows"] for t in read_embedded(html)["tables"]] == [[]]
+
+
+def test_a_classification_run_reports_each_contenders_per_label_metrics():
+    from tests.analysis.test_classification_metrics import labelled_run
+
+    page = build_report(labelled_run(), ReportOptions(B=50))
+    section = page.split("<h2>Classification: per label</h2>", 1)[1].split("</section>", 1)[0]
+    assert "m1: 6 scored results, accuracy 50.0%, macro-F1 0.292" in section
+    assert "<th>precision</th><th>recall</th><th>F1</th><th>support</th>" in section
+    assert "<tr><td>c</td><td>–</td><td>0.000</td><td>0.000</td><td>1</td><td>0</td></tr>" in section
+
+
+def test_a_run_without_labels_has_no_classification_section(demo_html):
+    assert "Classification: per label" not in demo_html

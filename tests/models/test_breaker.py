@@ -9,8 +9,8 @@ import pytest
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender
-from evalcore.models.breaker import Breaker, Breakers, EndpointUnreachable, endpoint_of
-from evalcore.models.llm import LiteLLMProvider, close_clients, connection_failure
+from evalcore.models.breaker import Breaker, Breakers, EndpointUnreachable, connection_failure, endpoint_of
+from evalcore.models.llm import LiteLLMProvider, close_clients
 from evalcore.models.types import Request
 from tests.openai_server import OpenAIServer
 
@@ -131,3 +131,40 @@ def test_connection_failure_reads_the_whole_exception_chain() -> None:
     except socket.gaierror as dns:
         assert connection_failure(dns) == "host not found"
     assert connection_failure(ValueError("bad json")) is None
+
+
+def test_identical_server_errors_over_three_cases_open_the_breaker() -> None:
+    breaker = Breaker("http://h/v1")
+    for i in range(6):
+        breaker.record_server_error(503, f"case {i % 3}")
+    assert breaker.is_open and breaker.stopped
+    assert breaker.message == "stopped calling http://h/v1: it answered 503 to 6 calls in a row, over 3 cases"
+
+
+def test_server_errors_of_one_case_alone_leave_the_breaker_closed() -> None:
+    breaker = Breaker("http://h/v1")
+    for _ in range(10):
+        breaker.record_server_error(503, "the same case")
+    assert not breaker.is_open
+
+
+def test_a_reply_or_another_status_starts_the_server_error_count_again() -> None:
+    breaker = Breaker("http://h/v1")
+    for i in range(5):
+        breaker.record_server_error(503, i)
+    breaker.record_reached()
+    for i in range(5):
+        breaker.record_server_error(503, i)
+    breaker.record_server_error(500, 9)
+    assert not breaker.is_open
+
+
+def test_a_refused_key_opens_the_breaker_at_once_naming_its_variable(openai_server: OpenAIServer) -> None:
+    openai_server.inject(1.0, ["status:401"])
+    breaker = Breaker(openai_server.base_url)
+    failed = call(openai_server.base_url, breaker, max_attempts=4)
+    assert breaker.is_open and openai_server.calls == 1
+    assert failed.kind == "auth"
+    assert failed.message.startswith(
+        f"stopped calling {openai_server.base_url}: it refused the key (401); check OPENAI_API_KEY"
+    )

@@ -129,3 +129,16 @@ def test_skill_answers_a_case_right_with_its_chance_and_nested_under_one_seed():
     assert 0.7 < sum(better) / 300 < 0.9 and 0.4 < sum(worse) / 300 < 0.6
     assert all(b for b, w in zip(better, worse, strict=True) if w)  # nested: right wherever the worse one is
     assert worse != other  # another seed errs on other cases
+
+
+def test_the_suites_doc_names_every_fake_and_the_metadata_that_makes_them_err():
+    from pathlib import Path
+
+    from evalcore.models.fakes import FAKES
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "suites.md").read_text()
+    section = doc.split("## How the fake models go wrong", 1)[1].split("\n## ", 1)[0]
+    for name in FAKES:
+        assert f"`fake/{name}`" in section, name
+    for key in ("confusable", "distractors"):
+        assert f"`{key}`" in section, key

@@ -199,3 +199,28 @@ def test_a_call_cancelled_while_it_waits_is_closed_unstarted() -> None:
 
     asyncio.run(go())  # an unclosed coroutine would warn "never awaited", an error under pytest's settings
     assert started == ["first"] and gate.waiting == 0
+
+
+def test_the_calls_after_the_first_wait_for_it_so_the_rpm_holds_from_its_request() -> None:
+    clock = FakeClock()
+    b = budget(clock, rpm=120)
+    started: list[float] = []
+
+    async def first() -> None:
+        charge = Charge(1)
+        await b.acquire(charge)
+        await clock.sleep(0.3)  # its request leaves late (a client's first-call set-up), its reply comes at 0.3
+        b.release(charge)
+
+    async def second() -> None:
+        await asyncio.sleep(0)
+        charge = Charge(1)
+        await b.acquire(charge)
+        started.append(clock.now)
+        b.release(charge)
+
+    async def go() -> None:
+        await asyncio.gather(first(), second())
+
+    asyncio.run(go())
+    assert started == [0.8]  # one slot after the first call's reply, not 0.5 after it was let go

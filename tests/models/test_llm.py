@@ -252,3 +252,12 @@ def test_guard_blocks_connections_off_the_loopback(network_guard: list[Any]) -> 
 def test_importing_the_core_does_not_import_litellm(module: str) -> None:
     code = f"import {module}, sys; assert 'litellm' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_refusal_names_reasoning_effort_for_a_model_without_reasoning() -> None:
+    reason = LiteLLMProvider().refusal("openai/gpt-4o-mini", {"reasoning_effort": "high"})
+    assert reason == "openai/gpt-4o-mini does not take reasoning_effort (litellm lists no reasoning for it)"
+
+
+def test_refusal_accepts_reasoning_effort_on_a_reasoning_model() -> None:
+    assert LiteLLMProvider().refusal("openai/o3-mini", {"reasoning_effort": "high"}) is None

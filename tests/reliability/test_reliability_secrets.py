@@ -22,7 +22,8 @@ FAKE_KEY = "sk-evalcore-FAKE-KEY-0123456789abcdefSECRET"
 #: The key's distinctive middle: a partial or re-encoded leak shows it too.
 FRAGMENTS = (FAKE_KEY, "FAKE-KEY-0123456789abcdef", "0123456789abcdefSECRET")
 #: Per call: an auth error quoting the key, a bad request quoting it, a 500 quoting it then a retry that works.
-SCRIPTS = ("echo_auth", "echo_auth:400", "echo_auth:500", "ok")
+#: The refused key comes last: it stops the contender (a key that is refused will be refused again).
+SCRIPTS = ("echo_auth:400", "echo_auth:500", "ok", "echo_auth")
 ANSWER = json.dumps(CASES["complete/001"][1])
 
 
@@ -94,7 +95,7 @@ def test_an_error_page_shows_the_scrubbed_message(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     suite = write_suite(tmp_path / "suite")
     with OpenAIServer(content=ANSWER) as server:
-        server.script("echo_auth", "echo_auth:400")
+        server.script("echo_auth:400", "ok", "echo_auth")
         assert (
             main(
                 [
@@ -114,7 +115,7 @@ def test_an_error_page_shows_the_scrubbed_message(tmp_path, monkeypatch):
             == 0
         )
     run = Store(tmp_path / "evalcore.db").list_runs()[0]["id"]
-    for row in range(2):  # the two failed calls come first (one case at a time)
+    for row in (0, 2):  # the two failed calls: the first case and the last (one case at a time)
         at = open_page("pages/cases.py", run=run, case_table={"selection": {"rows": [row], "columns": [], "cells": []}})
         assert not at.exception
         page = texts(at)
