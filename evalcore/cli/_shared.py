@@ -51,7 +51,14 @@ def add_bootstrap_report(p: argparse.ArgumentParser, resampled: str) -> None:
 
 
 def add_suite(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", help="suite folder (holding evalcore.yaml)")
+    p.add_argument("suite", nargs="?", help=SUITE_HELP)
+
+
+#: How a command finds its suite when none is named (:func:`suite_folder`).
+SUITE_HELP = (
+    "suite folder (holding evalcore.yaml); default: $EVALCORE_SUITE, else the nearest evalcore.yaml from the "
+    "current folder upward"
+)
 
 
 def add_selection(p: argparse.ArgumentParser) -> None:
@@ -191,12 +198,30 @@ def add_race(p: argparse.ArgumentParser) -> None:
     p.add_argument("--round", type=int, metavar="CASES", help="with --adaptive: cases per round (default: N/25, 10-50)")
 
 
+def suite_folder(given: str | None) -> str:
+    """The suite a command works on: the one named, else the one :func:`~evalcore.suite.loader.find_suite` finds
+    (said on stderr).
+
+    Raises:
+        ConfigError: none named and none found.
+    """
+    if given:
+        return given
+    import sys
+
+    from evalcore.suite.loader import find_suite
+
+    found = str(find_suite(Path.cwd()))
+    print(f"suite: {found}", file=sys.stderr)
+    return found
+
+
 def plan_of(args: argparse.Namespace) -> Plan:
     """The plan of the suite and selection the arguments name."""
     from evalcore.execution.plan import make_plan
     from evalcore.suite.loader import load_suite
 
-    suite = load_suite(args.suite)
+    suite = load_suite(suite_folder(args.suite))
     return make_plan(suite, run_options(args, suite))
 
 

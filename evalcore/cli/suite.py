@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore.cli._shared import (
+    SUITE_HELP,
     add_db,
     add_race,
     add_selection,
@@ -20,6 +21,7 @@ from evalcore.cli._shared import (
     print_errors,
     print_refused,
     run_options,
+    suite_folder,
     table,
     terminal_width,
 )
@@ -136,7 +138,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the suite can run, 2 when it cannot (what ``evalcore run`` exits on the same suite)."""
     from evalcore.execution.verify import verify_suite
 
-    report = verify_suite(args.suite)
+    report = verify_suite(suite_folder(args.suite))
     for line in report.lines:
         print(line)
     return 0 if report.ok else 2
@@ -234,7 +236,7 @@ def _usd(value: float | None) -> str:
 
 
 def add_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", nargs="?", help="suite folder (omit with --resume)")
+    p.add_argument("suite", nargs="?", help=f"{SUITE_HELP} (omit with --resume)")
     add_selection(p)
     add_db(p)
     p.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run: only what is missing is called")
@@ -303,13 +305,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         print(said, file=sys.stderr)
         store.set_status(run.info.id, "running")
-    elif args.suite:
+    else:
+        args.suite = suite_folder(args.suite)
         plan, done = _run_plan(args, store), set()
         print_refused(plan)
         run = start_run(plan, store)
         print(f"run {run.info.id}: {_counted(plan.calls, 'call')}", file=sys.stderr)
-    else:
-        raise ConfigError("name a suite folder, or --resume RUN_ID")
     if plan.max_cost_usd is not None:
         print(f"budget cap: ${plan.max_cost_usd:g} for the whole run", file=sys.stderr)
     watch = Watch(None if args.quiet else StderrBars())
