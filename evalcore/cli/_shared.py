@@ -91,6 +91,29 @@ def add_selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, help="repetitions per case")
 
 
+def add_run_metadata(p: argparse.ArgumentParser, help_text: str) -> None:
+    """``--metadata KEY=VALUE``, repeatable: a run's labels (read back by :func:`run_metadata`)."""
+    p.add_argument("--metadata", action="append", default=[], metavar="KEY=VALUE", help=help_text)
+
+
+def run_metadata(items: list[str]) -> dict[str, str]:
+    """``--metadata`` arguments as a dict; a key given twice keeps its last value.
+
+    Raises:
+        ConfigError: an item that is not ``KEY=VALUE``, or a key with a double quote.
+    """
+    from evalcore.core.errors import ConfigError
+
+    found = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key or '"' in key:
+            raise ConfigError(f"--metadata {item!r}: write KEY=VALUE (a key without double quotes), e.g. branch=main")
+        found[key] = value.strip()
+    return found
+
+
 def add_filters(p: argparse.ArgumentParser) -> None:
     """Which results of a run count (read back by :func:`filters_of`)."""
     p.add_argument("-d", "--dataset", action="append", default=[], help="only these datasets")
@@ -155,6 +178,7 @@ def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOpti
         timeout_s=getattr(args, "timeout", None),
         revision=getattr(args, "revision", None),
         max_cost_usd=getattr(args, "max_cost", None),
+        metadata=run_metadata(getattr(args, "metadata", [])),
         overrides=Overrides(models=split(args.model), settings=settings, api_base=args.api_base),
         adaptive=race_settings(
             suite.config.run.adaptive if suite is not None else None,

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore.cli._shared import add_db, open_store, output_path, table, writing
+from evalcore.cli._shared import add_db, add_run_metadata, open_store, output_path, run_metadata, table, writing
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
@@ -29,29 +29,6 @@ def add_runs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--since", metavar="DATE", help="only runs created on or after this date or time, e.g. 2026-11-29")
     p.add_argument("--limit", type=int, metavar="N", help="only the N newest runs (after the other filters)")
     add_run_metadata(p, "only runs labelled KEY=VALUE by `evalcore run --metadata` (repeat: all must match)")
-
-
-def add_run_metadata(p: argparse.ArgumentParser, help_text: str) -> None:
-    """``--metadata KEY=VALUE``, repeatable: a run's labels (read back by :func:`run_metadata`)."""
-    p.add_argument("--metadata", action="append", default=[], metavar="KEY=VALUE", help=help_text)
-
-
-def run_metadata(items: list[str]) -> dict[str, str]:
-    """``--metadata`` arguments as a dict; a key given twice keeps its last value.
-
-    Raises:
-        ConfigError: an item that is not ``KEY=VALUE``, or a key with a double quote.
-    """
-    from evalcore.core.errors import ConfigError
-
-    found = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key or '"' in key:
-            raise ConfigError(f"--metadata {item!r}: write KEY=VALUE (a key without double quotes), e.g. branch=main")
-        found[key] = value.strip()
-    return found
 
 
 def run_filters(args: argparse.Namespace) -> RunFilters:

@@ -13,6 +13,7 @@ from evalcore.cli._shared import (
     SUITE_HELP,
     add_db,
     add_race,
+    add_run_metadata,
     add_selection,
     add_suite,
     open_store,
@@ -266,6 +267,9 @@ def add_run(p: argparse.ArgumentParser) -> None:
     )
     add_race(p)
     p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
+    add_run_metadata(
+        p, "a label stored in the run's settings, shown by `evalcore runs` and on Runs (repeat), e.g. branch=main"
+    )
     p.add_argument("-o", "--output", help="also write the run file here (.json or .json.gz)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument(
@@ -290,6 +294,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     store = open_store(args)
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
+    if args.metadata and args.resume:
+        raise ConfigError("--metadata labels a new run; a resumed run keeps the labels it started with. Drop it.")
     if args.retry_errors and not args.resume:
         raise ConfigError("--retry-errors retries a stored run's errors: give its id, --resume RUN_ID --retry-errors")
     if args.resume:

@@ -56,3 +56,21 @@ def test_runs_says_when_no_run_matches_the_filters(capsys, db):
 def test_runs_refuses_a_bad_filter_in_one_line(capsys, db, argv, message):
     code, err = _runs(capsys, db, *argv)
     assert code == 2 and err.startswith(f"error: {message}") and err.count("\n") == 1
+
+
+def test_run_metadata_is_stored_in_the_run_file_and_filters_the_history(capsys, tmp_path, tmp_db):
+    from tests.suites import write_suite
+
+    suite, out_file = write_suite(tmp_path / "suite"), tmp_path / "run.json"
+    argv = ["run", str(suite), "--db", str(tmp_db), "--quiet"]
+    assert main([*argv, "--metadata", "branch=main", "--metadata", "pr=42", "-o", str(out_file)]) == 0
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert json.loads(out_file.read_text())["run"]["settings"]["metadata"] == {"branch": "main", "pr": "42"}
+    code, (labelled,) = _runs(capsys, str(tmp_db), "--metadata", "pr=42")
+    assert code == 0 and labelled == json.loads(out_file.read_text())["run"]["id"]
+
+
+def test_a_resumed_run_refuses_new_metadata(capsys, db):
+    assert main(["run", "--resume", "run-0", "--db", db, "--metadata", "branch=x"]) == 2
+    assert "--metadata labels a new run" in capsys.readouterr().err
