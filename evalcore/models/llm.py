@@ -43,6 +43,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import urlparse
 
+from evalcore._util import deplog
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender, Usage
 from evalcore.models.breaker import Breaker
@@ -93,6 +94,7 @@ def litellm_module() -> ModuleType:
     import litellm
 
     litellm.suppress_debug_info = True
+    deplog.adopt(deplog.LITELLM_LOGGERS)
     return litellm
 
 
