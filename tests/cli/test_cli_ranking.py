@@ -122,3 +122,15 @@ def test_a_pair_whose_interval_and_p_disagree_is_marked_and_explained():
     out = format_pairs(pairs, ["x", "y"], "score")
     assert "+6.7 pts" in out and "[+0.2, +13.0] pts" in out and "no *" in out
     assert "* x vs y: the interval and p come from two different tests" in out
+
+
+def test_leaderboard_by_variant_has_a_variant_column_and_no_dataset_one(capsys, run_file):
+    code, out, _ = _run(capsys, "leaderboard", run_file[0], "--by", "variant", "--no-intervals", "--wide")
+    header = out.splitlines()[0].split()
+    assert code == 0
+    assert "variant" in header and "dataset" not in header
+
+
+def test_leaderboard_by_variant_refuses_the_macro_average(capsys, run_file):
+    code, _, err = _run(capsys, "leaderboard", run_file[0], "--by", "variant", "--average", "macro")
+    assert code == 2 and "--by variant ranks across datasets" in err
