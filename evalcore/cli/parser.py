@@ -9,7 +9,18 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from evalcore.cli import agreement, decide, history, pairwise, ranking, ratings, report, rescore, suite
+from evalcore.cli import (
+    agreement,
+    completion,
+    decide,
+    history,
+    pairwise,
+    ranking,
+    ratings,
+    report,
+    rescore,
+    suite,
+)
 from evalcore.core.version import __version__
 
 EPILOG = """\
@@ -50,6 +61,15 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **pairwise.COMMANDS,
     **ratings.COMMANDS,
 }
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    """Print the completion script of every parser, this one included (so it lives here, not in its module)."""
+    print(completion.completion_script(args.shell, *build_parsers()), end="")
+    return 0
+
+
+COMMANDS["completion"] = (completion.add_completion, cmd_completion, completion.SUMMARY, completion.EXAMPLE)
 
 
 def main(argv: list[str] | None = None) -> int:
