@@ -89,6 +89,12 @@ def list_runs_query(filters: RunFilters) -> tuple[str, list[Any]]:
     return sql, params
 
 
+def run_entry(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of :func:`list_runs_query` as :meth:`Store.list_runs` gives it: its metadata a dict (``{}``: none)."""
+    row["metadata"] = json.loads(row["metadata"]) if row["metadata"] else {}
+    return row
+
+
 RESULT_COUNTS = """
 SELECT ct.id, COUNT(r.sample), COALESCE(SUM(r.status = 'error'), 0) FROM contenders ct
 LEFT JOIN results r ON r.run_id = ct.run_id AND r.contender = ct.id

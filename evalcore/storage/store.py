@@ -332,10 +332,7 @@ class Store:
         with self._lock:
             cursor = self.conn.execute(sql, params)
             names = [d[0] for d in cursor.description]
-            found = [dict(zip(names, row, strict=True)) for row in cursor]
-        for run in found:
-            run["metadata"] = json.loads(run["metadata"]) if run["metadata"] else {}
-        return found
+            return [history.run_entry(dict(zip(names, row, strict=True))) for row in cursor]
 
     def done_keys(self, run_id: str, include_errors: bool = True) -> set[tuple[str, str, str, int]]:
         """The (contender, dataset, case, sample) keys already stored, for resuming a run.
