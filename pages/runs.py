@@ -167,8 +167,10 @@ if not index:
 
 table = history(_loaders.db_path(), tuple((i["id"], *_loaders.version(i)) for i in index))
 money = view.money_format(table["cost"].dropna())
+# A column no run fills is left out rather than shown as a column of dashes.
+shown = table.drop(columns=[c for c in ("launched by", "metadata") if table[c].isna().all()])
 event = st.dataframe(
-    table.fillna({"launched by": "–"}) if table["launched by"].notna().any() else table.drop(columns="launched by"),
+    shown.fillna({c: "–" for c in ("launched by", "metadata") if c in shown}),
     hide_index=True,
     on_select="rerun",
     selection_mode=_widgets.PICK_ROW,
@@ -183,6 +185,9 @@ event = st.dataframe(
         "id": st.column_config.TextColumn("id", width="small"),
         "status": st.column_config.TextColumn("status", help=STATUS_HELP),
         "launched by": st.column_config.TextColumn("launched by", help="Who launched the run, signed in to the app"),
+        "metadata": st.column_config.TextColumn(
+            "metadata", help="The run's labels (evalcore run --metadata KEY=VALUE); evalcore runs --metadata filters"
+        ),
     },
 )
 picked = _widgets.picked_row(event, len(table))

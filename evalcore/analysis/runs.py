@@ -90,12 +90,15 @@ def rank_run(
     filters: Filters | None = None,
     *,
     by_dataset: bool = False,
+    by_variant: bool = False,
     average: str = "micro",
     ci: bool = True,
     best_value_points: float = BEST_VALUE_POINTS,
     basis: RankBasis | None = None,
 ) -> pd.DataFrame:
-    """A run's ranked leaderboard table: overall, or per dataset with ``by_dataset``.
+    """A run's ranked leaderboard table: overall, per dataset with ``by_dataset``, or per variant (each case
+    folder such as ``complete`` or ``vague``, across datasets; a ``variant`` column, micro average) with
+    ``by_variant``.
 
     Args:
         run: a run read from a file, or a stored run.
@@ -103,7 +106,7 @@ def rank_run(
         filters, by_dataset, average, ci: as for :func:`prepare_run`.
         best_value_points: how far below the top score a best-value row may be (default two points).
         basis: :func:`rank_basis_of` the run: the overall table ranks by the judge's score corrected by people
-            when it says so (the per-dataset tables keep the judge's own).
+            when it says so (the per-dataset and per-variant tables keep the judge's own).
 
     Returns:
         The table of :func:`evalcore.analysis.leaderboard.leaderboard`, with ``pass_rate`` when a case declares
@@ -114,6 +117,8 @@ def rank_run(
     """
     metrics = header_of(run).metrics
     checked = validate_weights(weights, metrics)
+    if by_variant:
+        return _rank_by_variant(run, checked, filters, ci, best_value_points)
     prepared = prepare_run(run, filters, by_dataset=by_dataset, average=average, ci=ci)
     if basis is not None and not by_dataset:
         from evalcore.analysis.corrected import with_corrected
@@ -132,6 +137,19 @@ def rank_basis_of(run: Run | StoredRun) -> RankBasis | None:
 
     whole = run.store.load_run(run.id) if isinstance(run, StoredRun) else run
     return rank_basis(whole, whole.ratings)
+
+
+def _rank_by_variant(
+    run: Run | StoredRun, weights: Mapping[str, float], filters: Filters | None, ci: bool, points: float
+) -> pd.DataFrame:
+    """The leaderboard per variant (a case folder such as ``complete`` or ``vague``) across every dataset: the
+    per-dataset table with each result grouped under its case's variant instead, in a ``variant`` column."""
+    frame = frame_of(run)
+    selected = select_results(frame, filters)
+    # Filtered first (a --dataset filter still reads datasets), then each result grouped under its variant.
+    regrouped = selected.assign(dataset=selected["variant"].astype(str))
+    prepared = prepare(regrouped, header_of(run).metrics, by=("contender", "dataset"), ci=ci)
+    return finish(prepared, header_of(run).metrics, weights, points).rename(columns={"dataset": "variant"})
 
 
 def compare_run(run: Run | StoredRun, metric: str = "score", filters: Filters | None = None) -> pd.DataFrame:

@@ -39,7 +39,7 @@ STOPPED_MARK = "stopped"
 def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
     """The exported keys, in order, that the table has.
 
-    ``contender`` (``dataset``), ``cases`` (results, as the spec counts them), ``scored, errors,
+    ``contender`` (``dataset`` or ``variant``), ``cases`` (results, as the spec counts them), ``scored, errors,
     distinct_cases, samples, score, <metrics>, cost, time, input_tokens, output_tokens``, ``pass_rate``
     (only when a case declares minimum scores), ``wscore, rank, best, best_value, few_cases``, ``stopped`` (an
     adaptive run's: the race's stop text, null for a contender still in), then the interval fields
@@ -51,6 +51,7 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
     keys = [
         "contender",
         "dataset",
+        "variant",
         "cases",
         "scored",
         "errors",
@@ -168,7 +169,7 @@ def _columns(
     columns = [
         _Column("#", [_rank_text(r) for r in rows]),
         _Column("contender", [str(r["contender"]) for r in rows], left=True),
-        *([_Column("dataset", [str(r["dataset"]) for r in rows], left=True)] if "dataset" in table.columns else []),
+        *[_Column(key, [str(r[key]) for r in rows], left=True) for key in ("dataset", "variant") if key in table],
         _Column("score", [_with_interval(r, "score", format_percent, "score interval" in dropped) for r in rows]),
     ]
     columns += [

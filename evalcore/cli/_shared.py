@@ -52,7 +52,14 @@ def add_bootstrap_report(p: argparse.ArgumentParser, resampled: str) -> None:
 
 
 def add_suite(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", help="suite folder (holding evalcore.yaml)")
+    p.add_argument("suite", nargs="?", help=SUITE_HELP)
+
+
+#: How a command finds its suite when none is named (:func:`suite_folder`).
+SUITE_HELP = (
+    "suite folder (holding evalcore.yaml); default: $EVALCORE_SUITE, else the nearest evalcore.yaml from the "
+    "current folder upward"
+)
 
 
 def add_selection(p: argparse.ArgumentParser) -> None:
@@ -83,6 +90,29 @@ def add_selection(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--api-base", help="send every real model's calls to this endpoint (local servers)")
     p.add_argument("--samples", type=int, help="repetitions per case")
+
+
+def add_run_metadata(p: argparse.ArgumentParser, help_text: str) -> None:
+    """``--metadata KEY=VALUE``, repeatable: a run's labels (read back by :func:`run_metadata`)."""
+    p.add_argument("--metadata", action="append", default=[], metavar="KEY=VALUE", help=help_text)
+
+
+def run_metadata(items: list[str]) -> dict[str, str]:
+    """``--metadata`` arguments as a dict; a key given twice keeps its last value.
+
+    Raises:
+        ConfigError: an item that is not ``KEY=VALUE``, or a key with a double quote.
+    """
+    from evalcore.core.errors import ConfigError
+
+    found = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key or '"' in key:
+            raise ConfigError(f"--metadata {item!r}: write KEY=VALUE (a key without double quotes), e.g. branch=main")
+        found[key] = value.strip()
+    return found
 
 
 def add_filters(p: argparse.ArgumentParser) -> None:
@@ -151,6 +181,7 @@ def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOpti
         timeout_s=getattr(args, "timeout", None),
         revision=getattr(args, "revision", None),
         max_cost_usd=getattr(args, "max_cost", None),
+        metadata=run_metadata(getattr(args, "metadata", [])),
         overrides=Overrides(models=split(args.model), settings=settings, api_base=args.api_base),
         adaptive=race_settings(
             suite.config.run.adaptive if suite is not None else None,
@@ -207,12 +238,30 @@ def _checked(flag: str, key: str, texts: list[str]) -> list[Any]:
     return values
 
 
+def suite_folder(given: str | None) -> str:
+    """The suite a command works on: the one named, else the one :func:`~evalcore.suite.loader.find_suite` finds
+    (said on stderr).
+
+    Raises:
+        ConfigError: none named and none found.
+    """
+    if given:
+        return given
+    import sys
+
+    from evalcore.suite.loader import find_suite
+
+    found = str(find_suite(Path.cwd()))
+    print(f"suite: {found}", file=sys.stderr)
+    return found
+
+
 def plan_of(args: argparse.Namespace) -> Plan:
     """The plan of the suite and selection the arguments name."""
     from evalcore.execution.plan import make_plan
     from evalcore.suite.loader import load_suite
 
-    suite = load_suite(args.suite)
+    suite = load_suite(suite_folder(args.suite))
     return make_plan(suite, run_options(args, suite))
 
 

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore.cli._shared import add_db, open_store, output_path, table, writing
+from evalcore.cli._shared import add_db, add_run_metadata, open_store, output_path, run_metadata, table, writing
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
+    from evalcore.storage.history import RunFilters
     from evalcore.storage.store import Store
 
 #: ``evalcore import`` stores the leaderboard summary of a run with more results than this, so the explorer
@@ -23,19 +24,75 @@ SUMMARY_AT_IMPORT_ABOVE = 100_000
 def add_runs(p: argparse.ArgumentParser) -> None:
     add_db(p)
     p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--suite", help="only runs of this suite (its name)")
+    p.add_argument("--status", help="only runs with this status: running, completed, interrupted, failed or cancelled")
+    p.add_argument("--since", metavar="DATE", help="only runs created on or after this date or time, e.g. 2026-11-29")
+    p.add_argument("--limit", type=int, metavar="N", help="only the N newest runs (after the other filters)")
+    add_run_metadata(p, "only runs labelled KEY=VALUE by `evalcore run --metadata` (repeat: all must match)")
+
+
+def run_filters(args: argparse.Namespace) -> RunFilters:
+    """The history filters of ``runs``' arguments, checked.
+
+    Raises:
+        ConfigError: a ``--limit`` below 1, a ``--since`` that is no date or time, a bad ``--metadata``.
+    """
+    from evalcore.core.errors import ConfigError
+    from evalcore.storage.history import CANCELLED, RunFilters
+    from evalcore.storage.store import RUN_STATUSES
+
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError(f"--limit {args.limit}: give a number of runs, 1 or more")
+    statuses = [*RUN_STATUSES, CANCELLED]
+    if args.status is not None and args.status not in statuses:
+        raise ConfigError(f"--status {args.status!r}: not a run status; give one of {', '.join(statuses)}")
+    return RunFilters(
+        suite=args.suite,
+        status=args.status,
+        since=None if args.since is None else since_stamp(args.since),
+        metadata=run_metadata(args.metadata),
+        limit=args.limit,
+    )
+
+
+def since_stamp(text: str) -> str:
+    """``--since``'s value as the stored runs' times read (RFC 3339 UTC): a date stays a date (its start), a time
+    with an offset is moved to UTC, a time without one is taken as UTC.
+
+    Raises:
+        ConfigError: neither a date nor a time.
+    """
+    from datetime import UTC, date, datetime
+
+    from evalcore.core.errors import ConfigError
+
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(f"--since {text!r}: give a date (2026-11-29) or a time (2026-11-29T18:00:00Z)") from None
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    runs = open_store(args).list_runs()
+    from evalcore.storage.history import RunFilters
+
+    filters = run_filters(args)
+    runs = open_store(args).list_runs(filters)
     if args.format == "json":
         print(json.dumps(runs, indent=1, default=str))
         return 0
     if not runs:
-        print("no runs yet: try `evalcore run data/suites/intake`")
+        filtered = filters != RunFilters()
+        print("no run matches these filters" if filtered else "no runs yet: try `evalcore run data/suites/intake`")
         return 0
     keys = ["id", "suite", "created_at", "status", "contenders", "cases", "results", "errors", "cost_usd"]
-    rows = [[_cell(r.get(k)) for k in keys] for r in runs]
-    print(table(rows, keys))
+    rows = [[_cell(r.get(k)) for k in keys] + [_labels(r["metadata"])] for r in runs]
+    print(table(rows, keys + ["metadata"]))
     return 0
 
 
@@ -43,6 +100,11 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return "–" if value is None else str(value)
+
+
+def _labels(metadata: dict[str, Any]) -> str:
+    """``branch=main pr=42``: a run's metadata in one cell."""
+    return " ".join(f"{k}={v}" for k, v in metadata.items()) or "–"
 
 
 def add_export(p: argparse.ArgumentParser) -> None:
@@ -179,7 +241,12 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
-    "runs": (add_runs, cmd_runs, "list stored runs", "evalcore runs --format json"),
+    "runs": (
+        add_runs,
+        cmd_runs,
+        "list stored runs, newest first (filter by suite, status, date, metadata)",
+        "evalcore runs --suite intake --status completed --since 2026-11-01 --limit 5",
+    ),
     "export": (
         add_export,
         cmd_export,

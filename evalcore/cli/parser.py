@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import argparse
 import functools
-import logging
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
-from evalcore.cli import agreement, decide, history, pairwise, ranking, ratings, report, rescore, suite
+from evalcore.cli import (
+    agreement,
+    completion,
+    decide,
+    history,
+    pairwise,
+    ranking,
+    ratings,
+    report,
+    rescore,
+    suite,
+)
 from evalcore.core.version import __version__
 
 EPILOG = """\
@@ -52,6 +63,15 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
 }
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    """Print the completion script of every parser, this one included (so it lives here, not in its module)."""
+    print(completion.completion_script(args.shell, *build_parsers()), end="")
+    return 0
+
+
+COMMANDS["completion"] = (completion.add_completion, cmd_completion, completion.SUMMARY, completion.EXAMPLE)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``evalcore`` console script.
 
@@ -62,10 +82,29 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "handler", None):
         parser.print_help()
         return 0
+    from evalcore._util.deplog import dependency_log, said_where
+
+    with dependency_log(_store_folder(args)) as log:
+        code = _handle(args)
+    where = said_where(log)
+    if where:
+        print(where, file=sys.stderr)
+    return code
+
+
+def _store_folder(args: argparse.Namespace) -> Path:
+    """The folder of the store the command uses (``--db``, else the default one): where dependency warnings go."""
+    from evalcore.storage.store import default_db_path
+
+    db = getattr(args, "db", None)
+    return (Path(db) if db else default_db_path()).parent
+
+
+def _handle(args: argparse.Namespace) -> int:
+    """Run the command; its exit code."""
     from evalcore.core.errors import EvalcoreError
 
     try:

@@ -46,7 +46,13 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
         default="micro",
         help="micro: mean over cases (default); macro: mean of per-dataset values",
     )
-    p.add_argument("--by-dataset", action="store_true", help="one table per dataset")
+    p.add_argument("--by-dataset", action="store_true", help="one table per dataset (same as --by dataset)")
+    p.add_argument(
+        "--by",
+        choices=["dataset", "variant"],
+        help="rank within each dataset, or within each variant (case folder such as complete or vague) across "
+        "datasets; a variant's rows use the micro average",
+    )
     p.add_argument(
         "--best-value-points",
         type=float,
@@ -65,7 +71,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from evalcore.analysis.runs import rank_basis_of, rank_run
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import parse_weights
+    from evalcore.core.errors import ConfigError
 
+    if args.by == "variant" and (args.by_dataset or args.average == "macro"):
+        raise ConfigError("--by variant ranks across datasets: drop --by-dataset and --average macro")
     run = open_run(args.run, args)
     header = header_of(run)
     weights = parse_weights(args.weights) if args.weights is not None else header.info.weights
@@ -77,7 +86,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         run,
         weights,
         filters_of(args),
-        by_dataset=args.by_dataset,
+        by_dataset=args.by_dataset or args.by == "dataset",
+        by_variant=args.by == "variant",
         average=args.average,
         ci=not args.no_intervals,
         best_value_points=points,

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore.cli._shared import (
+    SUITE_HELP,
     add_db,
     add_race,
+    add_run_metadata,
     add_selection,
     add_suite,
     open_store,
@@ -20,6 +22,7 @@ from evalcore.cli._shared import (
     print_errors,
     print_refused,
     run_options,
+    suite_folder,
     table,
     terminal_width,
 )
@@ -136,7 +139,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the suite can run, 2 when it cannot (what ``evalcore run`` exits on the same suite)."""
     from evalcore.execution.verify import verify_suite
 
-    report = verify_suite(args.suite)
+    report = verify_suite(suite_folder(args.suite))
     for line in report.lines:
         print(line)
     return 0 if report.ok else 2
@@ -234,7 +237,7 @@ def _usd(value: float | None) -> str:
 
 
 def add_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", nargs="?", help="suite folder (omit with --resume)")
+    p.add_argument("suite", nargs="?", help=f"{SUITE_HELP} (omit with --resume)")
     add_selection(p)
     add_db(p)
     p.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run: only what is missing is called")
@@ -264,6 +267,9 @@ def add_run(p: argparse.ArgumentParser) -> None:
     )
     add_race(p)
     p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
+    add_run_metadata(
+        p, "a label stored in the run's settings, shown by `evalcore runs` and on Runs (repeat), e.g. branch=main"
+    )
     p.add_argument("-o", "--output", help="also write the run file here (.json or .json.gz)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument(
@@ -288,6 +294,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     store = open_store(args)
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
+    if args.metadata and args.resume:
+        raise ConfigError("--metadata labels a new run; a resumed run keeps the labels it started with. Drop it.")
     if args.retry_errors and not args.resume:
         raise ConfigError("--retry-errors retries a stored run's errors: give its id, --resume RUN_ID --retry-errors")
     if args.resume:
@@ -303,13 +311,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         print(said, file=sys.stderr)
         store.set_status(run.info.id, "running")
-    elif args.suite:
+    else:
+        args.suite = suite_folder(args.suite)
         plan, done = _run_plan(args, store), set()
         print_refused(plan)
         run = start_run(plan, store)
         print(f"run {run.info.id}: {_counted(plan.calls, 'call')}", file=sys.stderr)
-    else:
-        raise ConfigError("name a suite folder, or --resume RUN_ID")
     if plan.max_cost_usd is not None:
         print(f"budget cap: ${plan.max_cost_usd:g} for the whole run", file=sys.stderr)
     watch = Watch(None if args.quiet else StderrBars())

@@ -15,6 +15,7 @@ from evalcore.execution.adaptive import RaceSettings, race_record
 from evalcore.models.limits import RateLimit
 from evalcore.scoring.adapters import Adapter, Context, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
+from evalcore.storage.history import METADATA_SETTING
 from evalcore.suite.cases import MINIMUM_SCORES, check_minimum_scores
 from evalcore.suite.fingerprint import SETTING as FINGERPRINT_SETTING
 from evalcore.suite.fingerprint import definition_fingerprint
@@ -62,6 +63,8 @@ class RunOptions:
     launched_by: dict[str, str] | None = None
     #: Race the contenders (``--adaptive``): stop calling those that cannot be the best; None: call every one.
     adaptive: RaceSettings | None = None
+    #: Labels of the run (``--metadata KEY=VALUE``: a branch, a ticket): its settings say ``metadata``.
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -278,6 +281,7 @@ def _settings(plan: Plan) -> dict[str, Any]:
         | _calls(plan)
         | ({"max_cost_usd": plan.max_cost_usd} if plan.max_cost_usd is not None else {})
         | ({RACE_SETTING: race_record(o.adaptive, len(plan.cases))} if o.adaptive is not None else {})
+        | ({METADATA_SETTING: dict(o.metadata)} if o.metadata else {})
     )
 
 

@@ -103,11 +103,11 @@ def trend_contenders(trend: pd.DataFrame) -> list[str]:
 def run_summaries(store: Any) -> pd.DataFrame:
     """The run history, newest first: ``id, suite, created`` (UTC, to the second), ``launched by`` (who
     launched it signed in to the app, else None), ``status, contenders, cases, results, errors, cost, winner``
-    (``–`` when no row qualifies).
+    (``–`` when no row qualifies), ``metadata`` (its labels as ``key=value key=value``, else None).
     """
     columns = [
         *("id", "suite", "created", "launched by", "status", "contenders", "cases", "results", "errors", "cost"),
-        "winner",
+        *("winner", "metadata"),
     ]
     rows = []
     for info in store.list_runs():
@@ -134,6 +134,7 @@ def run_summaries(store: Any) -> pd.DataFrame:
                 "cost": info.get("cost_usd"),
                 "winner": winner or "–",
                 "launched by": info.get("launched_by"),
+                "metadata": " ".join(f"{k}={v}" for k, v in (info.get("metadata") or {}).items()) or None,
             }
         )
     table = pd.DataFrame(rows, columns=columns)

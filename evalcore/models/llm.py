@@ -42,6 +42,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import urlparse
 
+from evalcore._util import deplog
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender, Usage
 from evalcore.models.breaker import Breaker, connection_failure
@@ -92,6 +93,7 @@ def litellm_module() -> ModuleType:
     import litellm
 
     litellm.suppress_debug_info = True
+    deplog.adopt(deplog.LITELLM_LOGGERS)
     return litellm
 
 

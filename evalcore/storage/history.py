@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from evalcore.core.errors import StoreError
@@ -27,6 +28,8 @@ STOPPED_BY_BUDGET = "budget"
 CANCELLED = "cancelled"
 #: The shortest run id prefix taken in place of a whole id.
 MIN_PREFIX = 4
+#: The key of a run's settings that holds the labels it was run with (``evalcore run --metadata KEY=VALUE``).
+METADATA_SETTING = "metadata"
 
 LIST_RUNS = f"""
 SELECT r.id, r.suite, r.created_at, r.finished_at,
@@ -36,13 +39,61 @@ SELECT r.id, r.suite, r.created_at, r.finished_at,
        COALESCE(t.results, 0) AS results, COALESCE(t.errors, 0) AS errors,
        CASE WHEN t.costs > 0 THEN t.cost_usd END AS cost_usd,
        COALESCE(json_extract(r.provenance, '$.launched_by.email'), json_extract(r.provenance, '$.launched_by.name'))
-           AS launched_by
+           AS launched_by,
+       json_extract(r.settings, '$.{METADATA_SETTING}') AS metadata
 FROM runs r
 LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM contenders GROUP BY run_id) ct ON ct.run_id = r.id
 LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM cases GROUP BY run_id) cs ON cs.run_id = r.id
 LEFT JOIN run_totals t ON t.run_id = r.id
-ORDER BY r.created_at DESC, r.id
 """
+
+
+@dataclass
+class RunFilters:
+    """Which runs of the history to list (:func:`list_runs_query`); every field left empty matches every run."""
+
+    #: Only runs of this suite (its name, exactly).
+    suite: str | None = None
+    #: Only runs whose status reads this (``completed``, ``running``, ``interrupted``, ``failed``, ``cancelled``).
+    status: str | None = None
+    #: Only runs created at or after this RFC 3339 time or date (``2026-11-29``: that day's start, UTC).
+    since: str | None = None
+    #: Only runs whose metadata has each of these keys with this value.
+    metadata: dict[str, str] = field(default_factory=dict)
+    #: At most this many runs, the newest.
+    limit: int | None = None
+
+
+def list_runs_query(filters: RunFilters) -> tuple[str, list[Any]]:
+    """The SQL and parameters of the runs ``filters`` lets through, newest first (:data:`LIST_RUNS`' columns)."""
+    where: list[str] = []
+    params: list[Any] = []
+    if filters.suite is not None:
+        where.append("suite = ?")
+        params.append(filters.suite)
+    if filters.status is not None:
+        where.append("status = ?")
+        params.append(filters.status)
+    if filters.since is not None:
+        where.append("created_at >= ?")
+        params.append(filters.since)
+    for key, value in filters.metadata.items():
+        # A JSON path with the key quoted, so a key with dots or spaces is one key.
+        where.append("json_extract(metadata, ?) = ?")
+        params += [f'$."{key}"', value]
+    sql = f"SELECT * FROM ({LIST_RUNS})" + (" WHERE " + " AND ".join(where) if where else "")
+    sql += " ORDER BY created_at DESC, id"
+    if filters.limit is not None:
+        sql += " LIMIT ?"
+        params.append(filters.limit)
+    return sql, params
+
+
+def run_entry(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of :func:`list_runs_query` as :meth:`Store.list_runs` gives it: its metadata a dict (``{}``: none)."""
+    row["metadata"] = json.loads(row["metadata"]) if row["metadata"] else {}
+    return row
+
 
 RESULT_COUNTS = """
 SELECT ct.id, COUNT(r.sample), COALESCE(SUM(r.status = 'error'), 0) FROM contenders ct

@@ -318,18 +318,21 @@ class Store:
     def _unknown(self, run_id: str) -> StoreError:
         return StoreError(f"no run {run_id!r} in {self.path}: `evalcore runs` lists the stored runs")
 
-    def list_runs(self) -> list[dict[str, Any]]:
-        """Every run, newest first, with counts of contenders, cases, results and errors, and total cost.
+    def list_runs(self, filters: history.RunFilters | None = None) -> list[dict[str, Any]]:
+        """Every run (or those ``filters`` lets through), newest first, with counts of contenders, cases, results
+        and errors, and total cost.
 
         Returns:
             One dict per run: ``id, suite, created_at, finished_at, status, contenders, cases,
-            results, errors, cost_usd, launched_by`` (``cost_usd`` is None when no cost is known;
-            ``launched_by`` is the e-mail, else name, of who launched it signed in to the app, else None).
+            results, errors, cost_usd, launched_by, metadata`` (``cost_usd`` is None when no cost is known;
+            ``launched_by`` is the e-mail, else name, of who launched it signed in to the app, else None;
+            ``metadata`` the labels it was run with, ``{}`` when none).
         """
+        sql, params = history.list_runs_query(filters or history.RunFilters())
         with self._lock:
-            cursor = self.conn.execute(history.LIST_RUNS)
+            cursor = self.conn.execute(sql, params)
             names = [d[0] for d in cursor.description]
-            return [dict(zip(names, row, strict=True)) for row in cursor]
+            return [history.run_entry(dict(zip(names, row, strict=True))) for row in cursor]
 
     def done_keys(self, run_id: str, include_errors: bool = True) -> set[tuple[str, str, str, int]]:
         """The (contender, dataset, case, sample) keys already stored, for resuming a run.

@@ -354,6 +354,9 @@ class SuiteModel(_Strict):
     limits: dict[str, RateLimitModel] = Field(default_factory=dict)
     #: A pairwise judge, run after the contenders have answered; None: no pairwise comparison.
     pairwise: PairwiseModel | None = None
+    #: Files of ``KEY=VALUE`` lines (``.env``), relative to the suite's folder, read into the environment when
+    #: the suite loads (:mod:`evalcore.suite.envfiles`); a missing one is skipped, a variable already set is kept.
+    env_files: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _one_way_to_name_scorers(self) -> SuiteModel:

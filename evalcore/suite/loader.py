@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,13 @@ from evalcore.core.schema import FieldSpec, check_value
 from evalcore.suite._keys import allowed_keys
 from evalcore.suite.cases import load_dataset_cases
 from evalcore.suite.config import FieldModel, NamedRef, ScorerRef, SuiteModel
+from evalcore.suite.envfiles import read_env_files
 from evalcore.suite.fieldrules import all_fit, names_of
 from evalcore.suite.prompts import Prompt, load_prompts
 
 SUITE_FILE = "evalcore.yaml"
+#: The environment variable naming the suite of a command run without one (:func:`find_suite`).
+SUITE_ENV = "EVALCORE_SUITE"
 
 
 @dataclass
@@ -81,8 +85,34 @@ def _as_ref(value: str | NamedRef) -> NamedRef:
     return NamedRef(name=value) if isinstance(value, str) else value
 
 
+def find_suite(start: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """The suite folder a command run without one means: ``$EVALCORE_SUITE`` when set, else the nearest folder
+    holding an ``evalcore.yaml``, from ``start`` upward.
+
+    Raises:
+        ConfigError: ``$EVALCORE_SUITE`` is not a suite, or no folder from ``start`` up holds an ``evalcore.yaml``.
+    """
+    env = os.environ if environ is None else environ
+    named = env.get(SUITE_ENV)
+    if named:
+        folder = Path(named)
+        folder = folder.parent if folder.name == SUITE_FILE else folder
+        if not (folder / SUITE_FILE).is_file():
+            raise ConfigError(f"${SUITE_ENV}={named}: no {SUITE_FILE} there; point it at a suite folder or unset it")
+        return folder
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / SUITE_FILE).is_file():
+            return folder
+    raise ConfigError(
+        f"no {SUITE_FILE} in {start} or any folder above it: name the suite folder "
+        f"(e.g. evalcore run data/suites/intake), set ${SUITE_ENV}, or run from inside a suite"
+    )
+
+
 def load_suite(path: str | Path) -> Suite:
-    """Read and check the suite folder at ``path`` (or the ``evalcore.yaml`` itself)."""
+    """Read and check the suite folder at ``path`` (or the ``evalcore.yaml`` itself); its ``env_files`` are read
+    into the environment (:func:`~evalcore.suite.envfiles.read_env_files`)."""
     folder = Path(path)
     if folder.name == SUITE_FILE:
         folder = folder.parent
@@ -94,6 +124,7 @@ def load_suite(path: str | Path) -> Suite:
         )
     text = config_path.read_text(encoding="utf-8")
     config = parse_suite_config(text, str(config_path))
+    read_env_files(folder, config.env_files)
     datasets = _load_datasets(folder, config, str(config_path))
     return Suite(
         name=config.suite,

@@ -104,3 +104,21 @@ def test_compare_run_is_pairwise_of_the_selected_results(tmp_path: Path) -> None
     filters = Filters(variants=["complete", "vague"])
     want = pairwise_significance(select_results(results_frame(run), filters))
     pd.testing.assert_frame_equal(compare_run(stored, filters=filters), want)
+
+
+def test_by_variant_ranks_each_variant_across_datasets() -> None:
+    run = make_run(3, 12)
+    table = rank_run(run, WEIGHTS, by_variant=True, ci=False)
+    assert "dataset" not in table.columns
+    assert sorted(set(table["variant"])) == ["complete", "noisy", "partial", "vague"]
+    complete = [c for c in run.cases if c.variant == "complete"]
+    assert len({c.dataset for c in complete}) == 3  # one variant spans every dataset
+    rows = table[table["variant"] == "complete"]
+    assert list(rows["cases"]) == [len(complete)] * 3 and sorted(rows["rank"]) == [1, 2, 3]
+
+
+def test_by_variant_keeps_the_filters_on_datasets() -> None:
+    run = make_run(2, 12)
+    table = rank_run(run, None, Filters(datasets=["roofing"]), by_variant=True, ci=False)
+    roofing = [c for c in run.cases if c.dataset == "roofing" and c.variant == "vague"]
+    assert list(table[table["variant"] == "vague"]["cases"]) == [len(roofing)] * 2

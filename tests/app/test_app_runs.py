@@ -36,6 +36,19 @@ def test_the_history_lists_runs_with_winner_and_cost(monkeypatch, tmp_path):
     assert "Click a run" in texts(at)
 
 
+def test_the_history_shows_each_runs_metadata_when_a_run_has_some(monkeypatch, tmp_path):
+    labelled, plain_run = demo_run(), make_run(1, 1, run_id="run-plain")
+    labelled.info.settings["metadata"] = {"branch": "main", "pr": "42"}
+    seed(monkeypatch, tmp_path, labelled, plain_run)
+    table = open_page(PAGE).dataframe[0].value
+    assert dict(zip(table["id"], table["metadata"], strict=True)) == {"run-demo": "branch=main pr=42", "run-plain": "–"}
+
+
+def test_the_history_has_no_metadata_column_when_no_run_has_metadata(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    assert "metadata" not in open_page(PAGE).dataframe[0].value.columns
+
+
 def test_a_picked_run_can_be_opened_exported_and_deleted(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     at = open_page(PAGE, **picked())

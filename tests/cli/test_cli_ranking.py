@@ -128,3 +128,15 @@ def test_a_weight_against_its_direction_is_warned_once_on_stderr(capsys, run_fil
     code, _, err = _run(capsys, "leaderboard", run_file[0], "--weights", "score=-1")
     assert code == 0
     assert err.count("warning: weight score=-1 ranks the contenders with the lowest score first") == 1
+
+
+def test_leaderboard_by_variant_has_a_variant_column_and_no_dataset_one(capsys, run_file):
+    code, out, _ = _run(capsys, "leaderboard", run_file[0], "--by", "variant", "--no-intervals", "--wide")
+    header = out.splitlines()[0].split()
+    assert code == 0
+    assert "variant" in header and "dataset" not in header
+
+
+def test_leaderboard_by_variant_refuses_the_macro_average(capsys, run_file):
+    code, _, err = _run(capsys, "leaderboard", run_file[0], "--by", "variant", "--average", "macro")
+    assert code == 2 and "--by variant ranks across datasets" in err

@@ -329,6 +329,7 @@ def test_list_runs_summarises_each_run_newest_first(store: Store) -> None:
             "errors": sum(r.status == "error" for r in run.results),
             "cost_usd": pytest.approx(sum(costs)) if costs else None,
             "launched_by": None,
+            "metadata": {},
         }
 
 
