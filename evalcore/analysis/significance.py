@@ -24,9 +24,9 @@ def pairwise_significance(df: pd.DataFrame, metric: str = "score", B: int = 1000
     ``mean_diff`` is the mean of ``a − b`` over the shared cases. When every shared value of both is 0
     or 1, ``lo``/``hi`` is Tango's score interval and ``p_value`` McNemar's test, which it inverts
     (:func:`evalcore.analysis.paired.score_test`, method ``"McNemar test, Tango interval"``); else
-    ``lo``/``hi`` is a 95% paired bootstrap interval (null, with ``note`` saying why, when the two agree on
-    every case: :data:`evalcore.analysis.paired.AGREE`) and ``p_value`` comes from a two-sided sign-flip
-    permutation test, ``(1 + #{|T*| ≥ |T|}) / (B + 1)`` over B random sign vectors (method
+    ``lo``/``hi`` is a 95% paired bootstrap interval (when the two agree on every case, the exact bound of
+    :func:`evalcore.analysis.paired.agreement_bound`, with ``note`` saying so) and ``p_value`` comes from a
+    two-sided sign-flip permutation test, ``(1 + #{|T*| ≥ |T|}) / (B + 1)`` over B random sign vectors (method
     ``"sign-flip permutation"``).
     ``significant`` is ``p_value < 0.05``.
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.paired import AGREE, paired_difference, score_test
+from evalcore.analysis.paired import AGREE_BOUND, agreement_bound, paired_difference, score_test
 from evalcore.analysis.significance import pairwise_significance
 from evalcore.core.errors import EvalcoreError
 from tests.analysis.rows import NAN, frame, result
@@ -173,11 +173,13 @@ def test_only_0_1_columns_draw_nothing():
     assert row["method"] == "McNemar test, Tango interval" and row["mean_diff"] == 0.5 and row["n"] == 4
 
 
-def test_two_sides_with_the_same_non_binary_value_on_every_case_get_no_interval_and_the_reason():
+def test_two_sides_with_the_same_non_binary_value_on_every_case_get_the_exact_bound_and_the_reason():
     same = np.array([0.5, 1 / 3, 2 / 3, 1.0] * 8)
     row = paired_difference(same, same.copy())
-    assert row["mean_diff"] == 0.0 and math.isnan(row["lo"]) and math.isnan(row["hi"])
-    assert row["note"] == AGREE and row["p_value"] == 1.0 and not row["significant"]
+    # No differing case of 32: the one-sided 97.5% Clopper-Pearson bound on the share is 1 - 0.025^(1/32).
+    bound = 1 - 0.025 ** (1 / 32)
+    assert row["mean_diff"] == 0.0 and row["lo"] == pytest.approx(-bound) and row["hi"] == pytest.approx(bound)
+    assert row["note"] == AGREE_BOUND and row["p_value"] == 1.0 and not row["significant"]
     binary = paired_difference(np.ones(30), np.ones(30))
     assert binary["note"] == "" and binary["lo"] < 0 < binary["hi"]  # Tango's interval is not a point
 
@@ -185,3 +187,30 @@ def test_two_sides_with_the_same_non_binary_value_on_every_case_get_no_interval_
 def test_a_difference_on_two_cases_gets_the_resamples_extremes():
     row = paired_difference(np.array([0.5, 1.0]), np.array([0.0, 1 / 3]), B=200, seed=1)
     assert row["lo"] == pytest.approx(0.5) and row["hi"] == pytest.approx(2 / 3)
+
+
+def test_the_agreement_bound_is_the_rule_of_three_s_exact_form():
+    # Clopper-Pearson with no event in n: 1 - (alpha/2)^(1/n), about 3.69 / n for large n
+    # (the two-sided form of the rule of three: Hanley & Lippman-Hand, JAMA 249, 1983).
+    assert agreement_bound(30) == pytest.approx(0.1157, abs=1e-4)
+    assert agreement_bound(1000) * 1000 == pytest.approx(3.682, abs=1e-3)
+
+
+def test_the_agreement_bound_misses_a_true_difference_no_more_often_than_its_tail():
+    # Known truth: the sides differ on each of 30 cases with chance 0.12, by a full point, so the true mean
+    # difference is 0.12, just above the 30-case bound (0.1157). The bound misses it exactly when no case
+    # differs, which happens with chance 0.88^30 = 0.0216: at most the one-sided 2.5% the bound allows.
+    rng = np.random.default_rng(11)
+    reps, misses, agreed = 2000, 0, 0
+    for _ in range(reps):
+        a = np.full(30, 0.5)
+        b = a.copy()
+        differ = rng.random(30) < 0.12
+        a[differ], b[differ] = 1.0, 0.0
+        if differ.any():
+            continue  # the bootstrap's coverage is measured by tests/analysis/test_coverage.py
+        agreed += 1
+        row = paired_difference(a, b, B=10)
+        misses += not (row["lo"] <= 0.12 <= row["hi"])
+    assert agreed > 0 and misses == agreed  # the bound is tight: every all-agree run misses a 0.12 difference
+    assert misses / reps <= 0.025 + 3 * (0.025 * 0.975 / reps) ** 0.5
