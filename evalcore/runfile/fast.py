@@ -37,6 +37,8 @@ from evalcore.runfile.models import (
     RefusalEntry,
     ResultEntry,
     RunEntry,
+    case_of,
+    result_of,
     run_of,
 )
 from evalcore.runfile.pairwise import KEY, pairwise_problems, verdicts_of
@@ -290,7 +292,7 @@ class _Cases:
             if self._unique.problem(len(self.records), key) is not None:
                 raise _Unsure
             self.keys[key] = key
-            self.records.append(records.Case(x.dataset, x.id, x.variant, x.input, x.expected, x.metadata))
+            self.records.append(case_of(x))
 
 
 class _Results:
@@ -315,21 +317,4 @@ class _Results:
 
     def _record(self, x: Any) -> records.Result:
         key = self.cases[(x.dataset, x.case)]  # the shared strings: one copy per run
-        error, usage = x.error, x.usage
-        return records.Result(
-            self.contenders[x.contender],
-            key[0],
-            key[1],
-            x.sample,
-            x.status,
-            x.score,
-            metrics=x.metrics,
-            output=x.output,
-            raw=x.raw,
-            error=None if error is None else records.ErrorInfo(error.kind, error.message),
-            diagnostics=x.diagnostics,
-            usage=records.Usage(usage.input_tokens, usage.output_tokens, usage.cost_usd),
-            latency_s=x.latency_s,
-            attempts=x.attempts,
-            started_at=x.started_at,
-        )
+        return result_of(x, self.contenders[x.contender], key[0], key[1])

@@ -393,6 +393,34 @@ def run_of(
     )
 
 
+def case_of(x: Any) -> records.Case:
+    """The record of a validated case entry (a :class:`CaseEntry` or its struct)."""
+    return records.Case(x.dataset, x.id, x.variant, x.input, x.expected, x.metadata)
+
+
+def result_of(x: Any, contender: str, dataset: str, case: str) -> records.Result:
+    """The record of a validated result entry (a :class:`ResultEntry` or its struct), naming its contender and
+    case with the strings given: a reader passes one shared copy of each per run."""
+    error, usage = x.error, x.usage
+    return records.Result(
+        contender,
+        dataset,
+        case,
+        x.sample,
+        x.status,
+        x.score,
+        metrics=x.metrics,
+        output=x.output,
+        raw=x.raw,
+        error=None if error is None else records.ErrorInfo(error.kind, error.message),
+        diagnostics=x.diagnostics,
+        usage=records.Usage(usage.input_tokens, usage.output_tokens, usage.cost_usd),
+        latency_s=x.latency_s,
+        attempts=x.attempts,
+        started_at=x.started_at,
+    )
+
+
 def finished_problems(status: str, finished_at: str | None) -> Iterator[tuple[Loc, str]]:
     """The problem of a run's ``finished_at`` against its status: set while the run is not done."""
     if status in ("running", "interrupted") and finished_at is not None:
