@@ -3,8 +3,8 @@
 A run whose suite has a ``pairwise:`` judge holds one entry per comparison after ``refused``; a run without
 one has no ``pairwise`` key at all, so its file is what it always was and every reader of version 1 files reads
 it. This module owns the entry's model, the rules that cross sections (the contenders and the case it names
-exist; one entry per comparison; an outcome exactly when there is no error) and the conversions to and from
-:class:`~evalcore.core.records.PairVerdict`.
+exist; one entry per comparison; an outcome exactly when there is no error) and the conversion to
+:class:`~evalcore.core.records.PairVerdict` (the writer makes the entry from the model, as for every entry).
 """
 
 from __future__ import annotations
@@ -117,21 +117,3 @@ def verdicts_of(items: Any) -> list[records.PairVerdict]:
         pydantic.ValidationError: an entry breaks its model.
     """
     return [verdict_of(PairwiseEntry.model_validate(x)) for x in items]
-
-
-def verdict_dict(v: records.PairVerdict) -> dict[str, Any]:
-    """A verdict as its run file entry, keys in the spec's order."""
-    return {
-        "dataset": v.dataset,
-        "case": v.case,
-        "sample": v.sample,
-        "a": v.a,
-        "b": v.b,
-        "outcome": v.outcome,
-        "judge": v.judge,
-        "orders": v.orders,
-        "calls": v.calls,
-        "error": {"kind": v.error.kind, "message": v.error.message} if v.error else None,
-        "cost_usd": float(v.cost_usd) if type(v.cost_usd) is int else v.cost_usd,
-        "latency_s": float(v.latency_s),
-    }
