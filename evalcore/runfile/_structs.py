@@ -47,7 +47,9 @@ def struct_of(model: type[BaseModel]) -> type[msgspec.Struct]:
             checks.append((name, check))
     rules = tuple(getattr(model, "entry_rules", ()))
     namespace = {"__post_init__": _post_init(tuple(checks), rules)} if checks or rules else {}
-    return msgspec.defstruct(model.__name__, fields, namespace=namespace, forbid_unknown_fields=True)
+    # gc=False: a struct holds JSON values and is held by no one but its reader, so it is never part of a
+    # cycle, and the collector need not walk a section's worth of them.
+    return msgspec.defstruct(model.__name__, fields, namespace=namespace, forbid_unknown_fields=True, gc=False)
 
 
 def _post_init(checks: tuple[tuple[str, Check], ...], rules: tuple[Callable[[Any], Any], ...]) -> Callable:
