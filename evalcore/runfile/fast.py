@@ -306,15 +306,15 @@ class _Results:
         self.records: list[records.Result] = []
 
     def add(self, items: list[Any]) -> None:
-        problems, count = self.rules.problems, self.count
+        problems, contenders, cases = self.rules.problems, self.contenders, self.cases
+        keep, append, count = self.keep, self.records.append, self.count
         for x in items:
-            for _ in problems(count, x.contender, x.dataset, x.case, x.sample, x.status, x.score, x.metrics):
+            # The run's shared strings, so that neither the duplicate check nor the records keep a copy per result.
+            contender = contenders.get(x.contender, x.contender)
+            dataset, case = cases.get((x.dataset, x.case), (x.dataset, x.case))
+            for _ in problems(count, contender, dataset, case, x.sample, x.status, x.score, x.metrics):
                 raise _Unsure
             count += 1
+            if keep:
+                append(result_of(x, contender, dataset, case))
         self.count = count
-        if self.keep:
-            self.records += map(self._record, items)
-
-    def _record(self, x: Any) -> records.Result:
-        key = self.cases[(x.dataset, x.case)]  # the shared strings: one copy per run
-        return result_of(x, self.contenders[x.contender], key[0], key[1])
