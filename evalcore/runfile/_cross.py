@@ -6,10 +6,11 @@ them after the field checks.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Container, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from evalcore.core import aggregates, records
+from evalcore.runfile._refs import References
 from evalcore.runfile.pairwise import pairwise_problems
 from evalcore.runfile.ratings import ratings_problems
 
@@ -107,12 +108,11 @@ def _result_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     primary = next(
         (m.get("name") for m in metrics if m.get("primary") is True and isinstance(m.get("name"), str)), None
     )
-    rules = ResultRules(
+    refs = References(
         contenders if isinstance(data.get("contenders"), list) else None,
         cases if isinstance(data.get("cases"), list) else None,
-        declared,
-        primary,
     )
+    rules = ResultRules(refs, declared, primary)
     for i, r in _entries(data, "results"):
         key = (r.get("contender"), r.get("dataset"), r.get("case"), r.get("sample"))
         if _hashable(key):
@@ -124,15 +124,9 @@ class ResultRules:
     the contender and the case exist, its metrics are declared, and a scored result's ``score`` is its value of
     the primary metric."""
 
-    def __init__(
-        self,
-        contenders: Container[Any] | None,
-        cases: Container[tuple[Any, Any]] | None,
-        declared: Collection[str],
-        primary: str | None,
-    ):
-        """``contenders`` and ``cases``: the ids a result may name (None: not known, not checked)."""
-        self.contenders, self.cases, self.declared, self.primary = contenders, cases, declared, primary
+    def __init__(self, refs: References, declared: Collection[str], primary: str | None):
+        """``refs``: the contenders and cases a result may name."""
+        self.refs, self.declared, self.primary = refs, declared, primary
         self.seen: dict[tuple, int] = {}
 
     def problems(
@@ -143,10 +137,10 @@ class ResultRules:
         first = self.seen.setdefault(key, i)
         if first != i:
             yield ("results", i), f"duplicate result {key!r}: already at results.{first}"
-        if self.contenders is not None and contender not in self.contenders:
-            yield ("results", i, "contender"), f"{contender!r} is not a contenders[].id"
-        if self.cases is not None and (dataset, case) not in self.cases:
-            yield ("results", i, "case"), f"({dataset!r}, {case!r}) is not a (dataset, id) in cases[]"
+        if (problem := self.refs.contender_problem(("results", i, "contender"), contender)) is not None:
+            yield problem
+        if (problem := self.refs.case_problem(("results", i, "case"), dataset, case)) is not None:
+            yield problem
         if not isinstance(metrics, dict):
             return
         for name in metrics:

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from evalcore.core import records
 from evalcore.runfile._cross import ResultRules, Unique, header_problems
+from evalcore.runfile._refs import References
 from evalcore.runfile._structs import struct_of
 from evalcore.runfile.models import (
     FORMAT,
@@ -301,7 +302,7 @@ class _Results:
     def __init__(self, header: _Header, cases: _Cases, keep: bool = True):
         self.keep = keep  # False: check only, build nothing
         self.contenders, self.cases = header.contender_ids, cases.keys
-        self.rules = ResultRules(self.contenders, self.cases, header.declared, header.primary)
+        self.rules = ResultRules(References(self.contenders, self.cases), header.declared, header.primary)
         self.count = 0
         self.records: list[records.Result] = []
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalcore.core import records
+from evalcore.runfile._refs import References
 
 #: The top-level key.
 KEY = "pairwise"
@@ -68,20 +69,15 @@ def pairwise_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     items = data.get(KEY)
     if not isinstance(items, list):
         return
-    contenders = {c.get("id") for c in data.get("contenders") or [] if isinstance(c, dict)}
-    cases = {(c.get("dataset"), c.get("id")) for c in data.get("cases") or [] if isinstance(c, dict)}
+    refs = References.of(data)
     seen: dict[tuple, int] = {}
     for i, p in enumerate(items):
         if not isinstance(p, dict):
             continue
-        for side in ("a", "b"):
-            if isinstance(p.get(side), str) and p[side] not in contenders:
-                yield (KEY, i, side), f"{p[side]!r} is not a contenders[].id"
+        yield from refs.sides_problems(KEY, i, p, ("a", "b"))
         if p.get("a") == p.get("b"):
             yield (KEY, i, "b"), "a contender is not compared with itself"
-        where = (p.get("dataset"), p.get("case"))
-        if all(isinstance(x, str) for x in where) and where not in cases:
-            yield (KEY, i, "case"), f"({where[0]!r}, {where[1]!r}) is not a (dataset, id) in cases[]"
+        yield from refs.case_problems(KEY, i, p)
         if (p.get("outcome") is None) == (p.get("error") is None):
             yield (KEY, i, "outcome"), "give an outcome, or null with an error, not both or neither"
         key = tuple(p.get(k) for k in ("dataset", "case", "sample", "a", "b"))
