@@ -6,10 +6,11 @@ them after the field checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from evalcore.core import aggregates, records
+from evalcore.runfile._refs import References
 from evalcore.runfile.pairwise import pairwise_problems
 from evalcore.runfile.ratings import ratings_problems
 
@@ -58,15 +59,26 @@ def _metric_problems(metrics: list[tuple[int, dict[str, Any]]]) -> Iterator[tupl
 
 
 def _duplicates(section: str, keys: list[tuple[int, tuple]], field: str) -> Iterator[tuple[Loc, str]]:
-    first: dict[tuple, int] = {}
+    unique = Unique(section, field)
     for i, key in keys:
-        if not _hashable(key):
-            continue
-        if key in first:
-            shown = key[0] if len(key) == 1 else key
-            yield (section, i, field), f"duplicate {shown!r}: already at {section}.{first[key]}"
-        else:
-            first[key] = i
+        if _hashable(key) and (problem := unique.problem(i, key)) is not None:
+            yield problem
+
+
+class Unique:
+    """The rule that a key of a section's entries is unique, told one entry at a time."""
+
+    def __init__(self, section: str, field: str):
+        self.section, self.field = section, field
+        self.first: dict[tuple, int] = {}
+
+    def problem(self, i: int, key: tuple) -> tuple[Loc, str] | None:
+        """The problem of entry ``i`` with ``key`` (a tuple of text and integers), or None when it is the first."""
+        first = self.first.setdefault(key, i)
+        if first == i:
+            return None
+        shown = key[0] if len(key) == 1 else key
+        return (self.section, i, self.field), f"duplicate {shown!r}: already at {self.section}.{first}"
 
 
 def _hashable(key: tuple) -> bool:
@@ -96,34 +108,47 @@ def _result_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     primary = next(
         (m.get("name") for m in metrics if m.get("primary") is True and isinstance(m.get("name"), str)), None
     )
-    seen: dict[tuple, int] = {}
+    refs = References(
+        contenders if isinstance(data.get("contenders"), list) else None,
+        cases if isinstance(data.get("cases"), list) else None,
+    )
+    rules = ResultRules(refs, declared, primary)
     for i, r in _entries(data, "results"):
         key = (r.get("contender"), r.get("dataset"), r.get("case"), r.get("sample"))
-        if not _hashable(key):
-            continue
-        if key in seen:
-            yield ("results", i), f"duplicate result {key!r}: already at results.{seen[key]}"
-        seen.setdefault(key, i)
-        if key[0] not in contenders and isinstance(data.get("contenders"), list):
-            yield ("results", i, "contender"), f"{key[0]!r} is not a contenders[].id"
-        if key[1:3] not in cases and isinstance(data.get("cases"), list):
-            yield ("results", i, "case"), f"({key[1]!r}, {key[2]!r}) is not a (dataset, id) in cases[]"
-        yield from _result_metric_problems(i, r, declared, primary)
+        if _hashable(key):
+            yield from rules.problems(i, *key, r.get("status"), r.get("score"), r.get("metrics"))
 
 
-def _result_metric_problems(
-    i: int, r: dict[str, Any], declared: set[str], primary: str | None
-) -> Iterator[tuple[Loc, str]]:
-    values = r.get("metrics")
-    if not isinstance(values, dict):
-        return
-    for name in values:
-        if name not in declared:
-            yield ("results", i, "metrics", name), f"{name!r} is not a declared metric ({_names(declared)})"
-    score = r.get("score")
-    if differs_from_primary(r.get("status"), score, values, primary):
-        shown = values[primary]
-        yield ("results", i, "score"), f"{score!r} differs from the primary metric {primary!r} ({shown!r})"
+class ResultRules:
+    """The cross-field rules of results, told one result at a time: (contender, dataset, case, sample) is unique,
+    the contender and the case exist, its metrics are declared, and a scored result's ``score`` is its value of
+    the primary metric."""
+
+    def __init__(self, refs: References, declared: Collection[str], primary: str | None):
+        """``refs``: the contenders and cases a result may name."""
+        self.refs, self.declared, self.primary = refs, declared, primary
+        self.seen: dict[tuple, int] = {}
+
+    def problems(
+        self, i: int, contender: Any, dataset: Any, case: Any, sample: Any, status: Any, score: Any, metrics: Any
+    ) -> Iterator[tuple[Loc, str]]:
+        """The problems of ``results[i]``, whose key parts are text and integers."""
+        key = (contender, dataset, case, sample)
+        first = self.seen.setdefault(key, i)
+        if first != i:
+            yield ("results", i), f"duplicate result {key!r}: already at results.{first}"
+        if (problem := self.refs.contender_problem(("results", i, "contender"), contender)) is not None:
+            yield problem
+        if (problem := self.refs.case_problem(("results", i, "case"), dataset, case)) is not None:
+            yield problem
+        if not isinstance(metrics, dict):
+            return
+        for name in metrics:
+            if name not in self.declared:
+                yield ("results", i, "metrics", name), f"{name!r} is not a declared metric ({_names(self.declared)})"
+        if differs_from_primary(status, score, metrics, self.primary):
+            shown = metrics[self.primary]
+            yield ("results", i, "score"), f"{score!r} differs from the primary metric {self.primary!r} ({shown!r})"
 
 
 def _names(names: Iterable[str]) -> str:

@@ -2,8 +2,9 @@
 
 :mod:`evalcore.runfile.models` says what a valid run file is, and says it well, one message per
 problem. It also costs a model instance per result and a second copy of every value, more time and
-memory than a big file can afford. This module checks the same rules with plain type tests and
-builds the records directly:
+memory than a big file can afford. This module runs the same definition faster: the cases and results
+are decoded into the models' own struct types (:func:`evalcore.runfile._structs.struct_of`), the
+cross-field rules are :mod:`evalcore.runfile._cross`'s, and the records are built directly:
 
 - :func:`read_canonical` reads a file in the canonical layout :func:`evalcore.runfile.write.dump_run`
   writes (one array element per line) a chunk of lines at a time, so the whole JSON tree never
@@ -11,37 +12,35 @@ builds the records directly:
 - :func:`run_from_tree` does the same checks on an already parsed tree (any layout);
 - :func:`tree_is_valid` answers yes or no for a tree about to be written.
 
-Each one only ever *accepts*: anything it is not sure of (a problem, an integer where the spec says
-number, a layout it does not know) returns ``None`` or ``False``, and the caller runs the models,
-which find and word every problem. So the fast path can be wrong only by being slow, never by
-accepting a file the models refuse; the tests hold it to that.
+Each one only ever *accepts*: anything it is not sure of (a problem, a layout it does not know)
+returns ``None`` or ``False``, and the caller runs the models, which find and word every problem.
+So the fast path can be wrong only by being slow, never by accepting a file the models refuse; the
+tests hold it to that.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import Any, cast, get_args
+from typing import Any
 
 import msgspec
 from pydantic import ValidationError
 
 from evalcore.core import records
-from evalcore.runfile._cross import differs_from_primary, header_problems
+from evalcore.runfile._cross import ResultRules, Unique, header_problems
+from evalcore.runfile._refs import References
+from evalcore.runfile._structs import struct_of
 from evalcore.runfile.models import (
     FORMAT,
-    INT64_MAX,
     SECTIONS,
     CaseEntry,
     ContenderEntry,
-    ErrorEntry,
     MetricEntry,
     RefusalEntry,
     ResultEntry,
     RunEntry,
-    UsageEntry,
-    is_timestamp,
+    case_of,
+    result_of,
     run_of,
-    status_problems,
 )
 from evalcore.runfile.pairwise import KEY, pairwise_problems, verdicts_of
 from evalcore.runfile.ratings import KEY as RATINGS
@@ -56,14 +55,8 @@ _SINCE = {PAIRWISE: 2, RATINGS: 3}
 #: small enough that only a sliver of the tree exists at a time.
 CHUNK_BYTES = 1 << 20
 
-_MAX_FLOAT = sys.float_info.max
-# The keys and the enumerations are the models' own: a field added there is a field checked here.
-_CASE_KEYS = frozenset(CaseEntry.model_fields)
-_RESULT_KEYS = frozenset(ResultEntry.model_fields)
-_ERROR_KEYS = frozenset(ErrorEntry.model_fields)
-_USAGE_KEYS = frozenset(UsageEntry.model_fields)
-_ERROR_KINDS = frozenset(get_args(ErrorEntry.model_fields["kind"].annotation))
-_STATUSES: dict[str, records.ResultStatus] = {s: s for s in get_args(ResultEntry.model_fields["status"].annotation)}
+_CASES: Any = list[struct_of(CaseEntry)]  # type: ignore[misc]
+_RESULTS: Any = list[struct_of(ResultEntry)]  # type: ignore[misc]
 
 
 class _Unsure(Exception):
@@ -71,11 +64,13 @@ class _Unsure(Exception):
 
 
 #: Whatever goes wrong on the fast path (an unhashable id is a TypeError, JSON nested too deeply a
-#: RecursionError) sends the file to the models, which say what it is.
-_DOUBT = (_Unsure, ValueError, TypeError, KeyError, RecursionError)
+#: RecursionError, a struct's refusal a msgspec error) sends the file to the models, which say what it is.
+_DOUBT = (_Unsure, ValueError, TypeError, KeyError, RecursionError, msgspec.MsgspecError)
 #: Strict JSON only: msgspec refuses invalid UTF-8, NaN and Infinity, numbers too large for a float and
 #: unpaired surrogate escapes, the things the full reader names.
 _decode = msgspec.json.Decoder().decode
+_KINDS = {"cases": _CASES, "results": _RESULTS}
+_DECODERS = {key: msgspec.json.Decoder(kind).decode for key, kind in _KINDS.items()}
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -107,12 +102,17 @@ def _from_tree(tree: Any, keep: bool) -> records.Run | None:
     try:
         header = _Header(tree)
         cases = _Cases()
-        cases.add(_list(tree["cases"]), trusted_keys=False)
+        cases.add(_convert(tree["cases"], _CASES))
         results = _Results(header, cases, keep)
-        results.add(_list(tree["results"]), trusted_keys=False)
+        results.add(_convert(tree["results"], _RESULTS))
         return header.run(cases.records, results.records)
     except _DOUBT:
         return None
+
+
+def _convert(items: Any, kind: Any) -> Any:
+    """A tree's list of entries as the structs a file's bytes decode into (strict: no text where a number goes)."""
+    return msgspec.convert(_list(items), kind)
 
 
 class PartsCheck:
@@ -127,7 +127,7 @@ class PartsCheck:
         try:
             self._header = _Header(tree)
             cases = _Cases()
-            cases.add(_list(tree["cases"]), trusted_keys=False)
+            cases.add(_convert(tree["cases"], _CASES))
             self._results = _Results(self._header, cases, keep=False)
         except _DOUBT:
             self.ok = False
@@ -135,7 +135,7 @@ class PartsCheck:
     def add(self, results: list[Any]) -> bool:
         if self.ok:
             try:
-                self._results.add(results, trusted_keys=False)
+                self._results.add(_convert(results, _RESULTS))
             except _DOUBT:
                 self.ok = False
         return self.ok
@@ -190,8 +190,9 @@ class _Reader:
     def _section(self, key: str, add: Any) -> None:
         """The elements of a big array, a chunk of lines at a time, fed to ``add``."""
         start = self._start(key)
+        decode = _DECODERS[key]
         if not self.data.startswith(b"[\n", start):  # an empty array is written inline
-            add(_list(self._value(key)), trusted_keys=True)
+            add(_convert(self._value(key), _KINDS[key]))
             return
         start += 2
         close = self.data.find(b"\n]", start - 1)  # no element line starts with "]"
@@ -200,7 +201,7 @@ class _Reader:
         while start < close:
             cut = self.data.find(b",\n", min(start + CHUNK_BYTES, close), close)
             cut = close if cut == -1 else cut
-            add(_loads(b"[" + self.data[start:cut] + b"]"), trusted_keys=True)
+            add(_loads(b"[" + self.data[start:cut] + b"]", decode))
             start = cut + 2
         after = close + 2
         if self.data.startswith(b',\n"', after):
@@ -217,10 +218,11 @@ class _Reader:
         return self.pos + len(prefix)
 
 
-def _loads(chunk: bytes) -> Any:
-    """Strict JSON of a chunk; anything else is left to the full reader, which words the problem."""
+def _loads(chunk: bytes, decode: Any = _decode) -> Any:
+    """Strict JSON of a chunk (as ``decode`` types it); anything else is left to the full reader, which words
+    the problem."""
     try:
-        return _decode(chunk)
+        return decode(chunk)
     except msgspec.DecodeError:
         raise _Unsure from None
 
@@ -278,160 +280,42 @@ def _list(value: Any) -> list[Any]:
 
 
 class _Cases:
-    """Case objects, checked and kept: (dataset, id) → the record."""
+    """Case entries, kept as records: (dataset, id) → the key, shared by the results that name it."""
 
     def __init__(self) -> None:
         self.records: list[records.Case] = []
         self.keys: dict[tuple[str, str], tuple[str, str]] = {}
+        self._unique = Unique("cases", "id")
 
-    def add(self, items: list[Any], trusted_keys: bool) -> None:
+    def add(self, items: list[Any]) -> None:
         for x in items:
-            if type(x) is not dict or x.keys() != _CASE_KEYS:
-                raise _Unsure
-            dataset, case_id, variant, value, metadata = x["dataset"], x["id"], x["variant"], x["input"], x["metadata"]
-            if (
-                type(dataset) is not str
-                or not dataset
-                or type(case_id) is not str
-                or not case_id
-                or type(variant) is not str
-                or not (type(value) is str or type(value) is dict)
-                or not _object(metadata, trusted_keys)
-                or (type(value) is dict and not _object(value, trusted_keys))
-            ):
-                raise _Unsure
-            key = (dataset, case_id)
-            if key in self.keys:
+            key = (x.dataset, x.id)
+            if self._unique.problem(len(self.records), key) is not None:
                 raise _Unsure
             self.keys[key] = key
-            self.records.append(records.Case(dataset, case_id, variant, value, x["expected"], metadata))
+            self.records.append(case_of(x))
 
 
 class _Results:
-    """Result objects, checked against every rule and kept as records."""
+    """Result entries, checked against the cross-field rules and kept as records."""
 
     def __init__(self, header: _Header, cases: _Cases, keep: bool = True):
         self.keep = keep  # False: check only, build nothing
         self.contenders, self.cases = header.contender_ids, cases.keys
-        self.declared, self.primary = header.declared, header.primary
-        self.seen: set[tuple[str, str, str, int]] = set()
+        self.rules = ResultRules(References(self.contenders, self.cases), header.declared, header.primary)
+        self.count = 0
         self.records: list[records.Result] = []
 
-    def add(self, items: list[Any], trusted_keys: bool) -> None:
-        result = self._result
-        if not self.keep:
-            for x in items:
-                result(x, trusted_keys)
-            return
-        append = self.records.append
+    def add(self, items: list[Any]) -> None:
+        problems, contenders, cases = self.rules.problems, self.contenders, self.cases
+        keep, append, count = self.keep, self.records.append, self.count
         for x in items:
-            append(cast(records.Result, result(x, trusted_keys)))
-
-    def _result(self, x: Any, trusted_keys: bool) -> records.Result | None:
-        if type(x) is not dict or x.keys() != _RESULT_KEYS:
-            raise _Unsure
-        contender = self.contenders.get(x["contender"])  # the shared id string: one copy per run
-        key = self.cases.get((x["dataset"], x["case"]))
-        status = _STATUSES.get(x["status"]) if type(x["status"]) is str else None
-        sample, attempts = x["sample"], x["attempts"]
-        if (
-            contender is None
-            or key is None
-            or status is None
-            or type(sample) is not int
-            or not 0 <= sample <= INT64_MAX
-            or type(attempts) is not int
-            or not 1 <= attempts <= INT64_MAX
-        ):
-            raise _Unsure
-        ident = (contender, key[0], key[1], sample)
-        if ident in self.seen:
-            raise _Unsure
-        self.seen.add(ident)
-        score, metrics, error = x["score"], x["metrics"], _error(x["error"])
-        if (
-            not (score is None or _unit(score))
-            or not self._metrics(metrics)
-            or not _status_ok(status, score, metrics, error, self.primary)
-        ):
-            raise _Unsure
-        raw, diagnostics, started_at = x["raw"], x["diagnostics"], x["started_at"]
-        latency = x["latency_s"]
-        usage = _usage(x["usage"])
-        if (
-            not (raw is None or type(raw) is str)
-            or not _object(diagnostics, trusted_keys)
-            or not (latency is None or _non_negative(latency))
-            or not (started_at is None or is_timestamp(started_at))
-        ):
-            raise _Unsure
-        if not self.keep:
-            return None
-        return records.Result(
-            contender,
-            key[0],
-            key[1],
-            sample,
-            status,
-            score,
-            metrics=metrics,
-            output=x["output"],
-            raw=raw,
-            error=error,
-            diagnostics=diagnostics,
-            usage=usage,
-            latency_s=latency,
-            attempts=attempts,
-            started_at=started_at,
-        )
-
-    def _metrics(self, metrics: Any) -> bool:
-        if type(metrics) is not dict:
-            return False
-        declared = self.declared
-        return all(name in declared and (value is None or _unit(value)) for name, value in metrics.items())
-
-
-def _status_ok(status: str, score: Any, metrics: dict, error: records.ErrorInfo | None, primary: str) -> bool:
-    problems = status_problems(status, score, metrics, error.kind if error is not None else None)
-    return next(problems, None) is None and not differs_from_primary(status, score, metrics, primary)
-
-
-def _error(value: Any) -> records.ErrorInfo | None:
-    if value is None:
-        return None
-    if (
-        type(value) is not dict
-        or value.keys() != _ERROR_KEYS
-        or type(value["kind"]) is not str
-        or value["kind"] not in _ERROR_KINDS
-        or type(value["message"]) is not str
-    ):
-        raise _Unsure
-    return records.ErrorInfo(value["kind"], value["message"])
-
-
-def _usage(value: Any) -> records.Usage:
-    if type(value) is not dict or value.keys() != _USAGE_KEYS:
-        raise _Unsure
-    tokens_in, tokens_out, cost = value["input_tokens"], value["output_tokens"], value["cost_usd"]
-    if not (_count(tokens_in) and _count(tokens_out) and (cost is None or _non_negative(cost))):
-        raise _Unsure
-    return records.Usage(tokens_in, tokens_out, cost)
-
-
-def _unit(value: Any) -> bool:
-    return type(value) is float and 0.0 <= value <= 1.0
-
-
-def _non_negative(value: Any) -> bool:
-    return type(value) is float and 0.0 <= value <= _MAX_FLOAT
-
-
-def _count(value: Any) -> bool:
-    return value is None or (type(value) is int and 0 <= value <= INT64_MAX)
-
-
-def _object(value: Any, trusted_keys: bool) -> bool:
-    """A JSON object with text keys (always so in parsed JSON; checked in a tree from records)."""
-    return type(value) is dict and (trusted_keys or not value or all(type(k) is str for k in value))
+            # The run's shared strings, so that neither the duplicate check nor the records keep a copy per result.
+            contender = contenders.get(x.contender, x.contender)
+            dataset, case = cases.get((x.dataset, x.case), (x.dataset, x.case))
+            for _ in problems(count, contender, dataset, case, x.sample, x.status, x.score, x.metrics):
+                raise _Unsure
+            count += 1
+            if keep:
+                append(result_of(x, contender, dataset, case))
+        self.count = count

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, Self, get_args
 
 from pydantic import (
     AfterValidator,
@@ -93,6 +93,17 @@ class _Model(BaseModel):
     # loaded many modules.
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
+    #: The rules across an entry's own fields, each yielding ``(location, message)`` problems; they read the
+    #: entry's attributes only, so the entry's struct (:mod:`evalcore.runfile._structs`) runs them too.
+    entry_rules: ClassVar[tuple[Callable[[Any], Iterable[tuple[Loc, str]]], ...]] = ()
+
+    @model_validator(mode="after")
+    def _entry_rules(self) -> Self:
+        problems = [problem for rule in self.entry_rules for problem in rule(self)]
+        if problems:
+            raise _Problems(problems)
+        return self
+
 
 class _OpenModel(_Model):
     model_config = ConfigDict(extra="allow")
@@ -141,12 +152,7 @@ class RunEntry(_Model):
     provenance: ProvenanceEntry
     """Where the run came from (free form beyond the required keys)."""
 
-    @model_validator(mode="after")
-    def _finished_only_when_done(self) -> RunEntry:
-        if self.status in ("running", "interrupted") and self.finished_at is not None:
-            problem = f"must be null while the run is {self.status!r} (got {self.finished_at!r})"
-            raise _Problems([(("finished_at",), problem)])
-        return self
+    entry_rules = (lambda entry: finished_problems(entry.status, entry.finished_at),)
 
 
 class MetricEntry(_Model):
@@ -248,14 +254,11 @@ class ResultEntry(_Model):
     started_at: Timestamp | None
     """When the first attempt started."""
 
-    @model_validator(mode="after")
-    def _status_rules(self) -> ResultEntry:
-        problems = list(
-            status_problems(self.status, self.score, self.metrics, None if self.error is None else self.error.kind)
-        )
-        if problems:
-            raise _Problems(problems)
-        return self
+    entry_rules = (
+        lambda entry: status_problems(
+            entry.status, entry.score, entry.metrics, None if entry.error is None else entry.error.kind
+        ),
+    )
 
 
 class RefusalEntry(_Model):
@@ -388,6 +391,40 @@ def run_of(
         pairwise=pairwise,
         ratings=ratings,
     )
+
+
+def case_of(x: Any) -> records.Case:
+    """The record of a validated case entry (a :class:`CaseEntry` or its struct)."""
+    return records.Case(x.dataset, x.id, x.variant, x.input, x.expected, x.metadata)
+
+
+def result_of(x: Any, contender: str, dataset: str, case: str) -> records.Result:
+    """The record of a validated result entry (a :class:`ResultEntry` or its struct), naming its contender and
+    case with the strings given: a reader passes one shared copy of each per run."""
+    error, usage = x.error, x.usage
+    return records.Result(
+        contender,
+        dataset,
+        case,
+        x.sample,
+        x.status,
+        x.score,
+        metrics=x.metrics,
+        output=x.output,
+        raw=x.raw,
+        error=None if error is None else records.ErrorInfo(error.kind, error.message),
+        diagnostics=x.diagnostics,
+        usage=records.Usage(usage.input_tokens, usage.output_tokens, usage.cost_usd),
+        latency_s=x.latency_s,
+        attempts=x.attempts,
+        started_at=x.started_at,
+    )
+
+
+def finished_problems(status: str, finished_at: str | None) -> Iterator[tuple[Loc, str]]:
+    """The problem of a run's ``finished_at`` against its status: set while the run is not done."""
+    if status in ("running", "interrupted") and finished_at is not None:
+        yield ("finished_at",), f"must be null while the run is {status!r} (got {finished_at!r})"
 
 
 def status_problems(

@@ -3,8 +3,8 @@
 A run whose suite has a ``pairwise:`` judge holds one entry per comparison after ``refused``; a run without
 one has no ``pairwise`` key at all, so its file is what it always was and every reader of version 1 files reads
 it. This module owns the entry's model, the rules that cross sections (the contenders and the case it names
-exist; one entry per comparison; an outcome exactly when there is no error) and the conversions to and from
-:class:`~evalcore.core.records.PairVerdict`.
+exist; one entry per comparison; an outcome exactly when there is no error) and the conversion to
+:class:`~evalcore.core.records.PairVerdict` (the writer makes the entry from the model, as for every entry).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalcore.core import records
+from evalcore.runfile._refs import References
 
 #: The top-level key.
 KEY = "pairwise"
@@ -68,20 +69,15 @@ def pairwise_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     items = data.get(KEY)
     if not isinstance(items, list):
         return
-    contenders = {c.get("id") for c in data.get("contenders") or [] if isinstance(c, dict)}
-    cases = {(c.get("dataset"), c.get("id")) for c in data.get("cases") or [] if isinstance(c, dict)}
+    refs = References.of(data)
     seen: dict[tuple, int] = {}
     for i, p in enumerate(items):
         if not isinstance(p, dict):
             continue
-        for side in ("a", "b"):
-            if isinstance(p.get(side), str) and p[side] not in contenders:
-                yield (KEY, i, side), f"{p[side]!r} is not a contenders[].id"
+        yield from refs.sides_problems(KEY, i, p, ("a", "b"))
         if p.get("a") == p.get("b"):
             yield (KEY, i, "b"), "a contender is not compared with itself"
-        where = (p.get("dataset"), p.get("case"))
-        if all(isinstance(x, str) for x in where) and where not in cases:
-            yield (KEY, i, "case"), f"({where[0]!r}, {where[1]!r}) is not a (dataset, id) in cases[]"
+        yield from refs.case_problems(KEY, i, p)
         if (p.get("outcome") is None) == (p.get("error") is None):
             yield (KEY, i, "outcome"), "give an outcome, or null with an error, not both or neither"
         key = tuple(p.get(k) for k in ("dataset", "case", "sample", "a", "b"))
@@ -117,21 +113,3 @@ def verdicts_of(items: Any) -> list[records.PairVerdict]:
         pydantic.ValidationError: an entry breaks its model.
     """
     return [verdict_of(PairwiseEntry.model_validate(x)) for x in items]
-
-
-def verdict_dict(v: records.PairVerdict) -> dict[str, Any]:
-    """A verdict as its run file entry, keys in the spec's order."""
-    return {
-        "dataset": v.dataset,
-        "case": v.case,
-        "sample": v.sample,
-        "a": v.a,
-        "b": v.b,
-        "outcome": v.outcome,
-        "judge": v.judge,
-        "orders": v.orders,
-        "calls": v.calls,
-        "error": {"kind": v.error.kind, "message": v.error.message} if v.error else None,
-        "cost_usd": float(v.cost_usd) if type(v.cost_usd) is int else v.cost_usd,
-        "latency_s": float(v.latency_s),
-    }

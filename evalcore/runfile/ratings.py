@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
+from evalcore.runfile._refs import References
 
 #: The run file's top-level key.
 KEY = "ratings"
@@ -114,19 +115,21 @@ def ratings_problems(data: dict[str, Any]) -> Iterator[tuple[Loc, str]]:
     items = data.get(KEY)
     if not isinstance(items, list):
         return
-    contenders = {c.get("id") for c in data.get("contenders") or [] if isinstance(c, dict)}
-    cases = {(c.get("dataset"), c.get("id")) for c in data.get("cases") or [] if isinstance(c, dict)}
+    refs = References.of(data)
     seen: dict[tuple, int] = {}
     for i, r in enumerate(items):
         if not isinstance(r, dict):
             continue
-        for side in ("contender", "a", "b"):
-            if isinstance(r.get(side), str) and r[side] not in contenders:
-                yield (KEY, i, side), f"{r[side]!r} is not a contenders[].id"
-        where = (r.get("dataset"), r.get("case"))
-        if all(isinstance(x, str) for x in where) and where not in cases:
-            yield (KEY, i, "case"), f"({where[0]!r}, {where[1]!r}) is not a (dataset, id) in cases[]"
-        key = (*where, r.get("sample", 0), r.get("contender") or r.get("a"), r.get("b") or "", r.get("rater"))
+        yield from refs.sides_problems(KEY, i, r, ("contender", "a", "b"))
+        yield from refs.case_problems(KEY, i, r)
+        key = (
+            r.get("dataset"),
+            r.get("case"),
+            r.get("sample", 0),
+            r.get("contender") or r.get("a"),
+            r.get("b") or "",
+            r.get("rater"),
+        )
         if all(isinstance(x, str | int) for x in key):
             if key in seen:
                 yield (KEY, i), f"duplicate rating: already at {KEY}.{seen[key]}"

@@ -32,10 +32,11 @@ from evalcore.runfile.models import (
     FORMAT,
     RUN_FILE_MODELS,
     Loc,
-    ResultEntry,
     RunFileV1,
+    case_of,
     join_loc,
     problem_lines,
+    result_of,
     run_of,
     short_json,
 )
@@ -257,30 +258,9 @@ def to_records(f: RunFileV1) -> records.Run:
         f.run,
         f.metrics,
         f.contenders,
-        [records.Case(c.dataset, c.id, c.variant, c.input, c.expected, c.metadata) for c in f.cases],
-        [_result_record(x) for x in f.results],
+        [case_of(c) for c in f.cases],
+        [result_of(x, x.contender, x.dataset, x.case) for x in f.results],
         f.refused,
         [verdict_of(x) for x in getattr(f, "pairwise", [])],  # version 2 and later
         [rating_of(x) for x in getattr(f, "ratings", [])],  # version 3
-    )
-
-
-def _result_record(x: ResultEntry) -> records.Result:
-    u = x.usage
-    return records.Result(
-        contender=x.contender,
-        dataset=x.dataset,
-        case=x.case,
-        sample=x.sample,
-        status=x.status,
-        score=x.score,
-        metrics=x.metrics,
-        output=x.output,
-        raw=x.raw,
-        error=records.ErrorInfo(x.error.kind, x.error.message) if x.error else None,
-        diagnostics=x.diagnostics,
-        usage=records.Usage(u.input_tokens, u.output_tokens, u.cost_usd),
-        latency_s=x.latency_s,
-        attempts=x.attempts,
-        started_at=x.started_at,
     )

@@ -22,8 +22,17 @@ from evalcore._util.files import atomic_file
 from evalcore.core import records
 from evalcore.runfile import fast as runfile_fast
 from evalcore.runfile import ratings as runfile_ratings
-from evalcore.runfile.models import join_loc
-from evalcore.runfile.pairwise import KEY, verdict_dict
+from evalcore.runfile._entries import entry_maker
+from evalcore.runfile.models import (
+    CaseEntry,
+    ContenderEntry,
+    MetricEntry,
+    RefusalEntry,
+    ResultEntry,
+    RunEntry,
+    join_loc,
+)
+from evalcore.runfile.pairwise import KEY, PairwiseEntry
 from evalcore.runfile.read import (
     FORMAT,
     PAIRWISE_VERSION,
@@ -41,93 +50,30 @@ logger = logging.getLogger(__name__)
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
 
+_RUN = entry_maker(RunEntry)
+_METRIC = entry_maker(MetricEntry)
+_CONTENDER = entry_maker(ContenderEntry)
+_CASE = entry_maker(CaseEntry)
+_RESULT = entry_maker(ResultEntry)
+_REFUSAL = entry_maker(RefusalEntry)
+_VERDICT = entry_maker(PairwiseEntry)
+
+
 def run_to_dict(run: records.Run) -> dict[str, Any]:
     """The run as the run file's JSON object: keys in the spec's order, numbers as the spec types them."""
     return {
         "format": FORMAT,
         # The oldest version that holds the run: a reader of an older schema reads every file that needs no more.
         "schema_version": RATINGS_VERSION if run.ratings else PAIRWISE_VERSION if run.pairwise else SCHEMA_VERSION,
-        "run": _info_dict(run.info),
-        "metrics": [
-            {
-                "name": m.name,
-                "description": m.description,
-                "higher_is_better": m.higher_is_better,
-                "primary": m.primary,
-            }
-            for m in run.metrics
-        ],
-        "contenders": [{"id": c.id, "model": c.model, "settings": c.settings} for c in run.contenders],
-        "cases": [_case_dict(c) for c in run.cases],
-        "results": [_result_dict(r) for r in run.results],
-        "refused": [{"model": x.model, "settings": x.settings, "reason": x.reason} for x in run.refused],
-        **({KEY: [verdict_dict(v) for v in run.pairwise]} if run.pairwise else {}),
+        "run": _RUN(run.info),
+        "metrics": [_METRIC(m) for m in run.metrics],
+        "contenders": [_CONTENDER(c) for c in run.contenders],
+        "cases": [_CASE(c) for c in run.cases],
+        "results": [_RESULT(r) for r in run.results],
+        "refused": [_REFUSAL(x) for x in run.refused],
+        **({KEY: [_VERDICT(v) for v in run.pairwise]} if run.pairwise else {}),
         **({runfile_ratings.KEY: [runfile_ratings.entry_data(r) for r in run.ratings]} if run.ratings else {}),
     }
-
-
-def _info_dict(info: records.RunInfo) -> dict[str, Any]:
-    return {
-        "id": info.id,
-        "suite": info.suite,
-        "created_at": info.created_at,
-        "finished_at": info.finished_at,
-        "status": info.status,
-        "weights": {k: _float(v) for k, v in info.weights.items()},
-        "settings": info.settings,
-        "provenance": _ordered(info.provenance, ("tool", "suite_hash", "dataset_hashes", "revision")),
-    }
-
-
-def _ordered(obj: Any, keys: tuple[str, ...]) -> Any:
-    """Known keys first, in the spec's order, then the rest: the order the reader gives back."""
-    if not isinstance(obj, dict):
-        return obj
-    head = {k: obj[k] for k in keys if k in obj}
-    if "tool" in head:
-        head["tool"] = _ordered(head["tool"], ("name", "version"))
-    return {**head, **{k: v for k, v in obj.items() if k not in head}}
-
-
-def _case_dict(c: records.Case) -> dict[str, Any]:
-    return {
-        "dataset": c.dataset,
-        "id": c.id,
-        "variant": c.variant,
-        "input": c.input,
-        "expected": c.expected,
-        "metadata": c.metadata,
-    }
-
-
-def _result_dict(r: records.Result) -> dict[str, Any]:
-    u = r.usage
-    return {
-        "contender": r.contender,
-        "dataset": r.dataset,
-        "case": r.case,
-        "sample": r.sample,
-        "status": r.status,
-        "score": _float(r.score),
-        "metrics": {k: _float(v) for k, v in r.metrics.items()},
-        "output": r.output,
-        "raw": r.raw,
-        "error": {"kind": r.error.kind, "message": r.error.message} if r.error else None,
-        "diagnostics": r.diagnostics,
-        "usage": {
-            "input_tokens": u.input_tokens,
-            "output_tokens": u.output_tokens,
-            "cost_usd": _float(u.cost_usd),
-        },
-        "latency_s": _float(r.latency_s),
-        "attempts": r.attempts,
-        "started_at": r.started_at,
-    }
-
-
-def _float(value: Any) -> Any:
-    # An int where the spec says number would read back as a float and break byte-identity.
-    return float(value) if type(value) is int else value
 
 
 def dump_run(run: records.Run, *, validate: bool = True) -> bytes:
@@ -288,7 +234,7 @@ def _write_in_parts(f: BinaryIO, head: records.Run, parts: Iterable[Sequence[rec
     write("{\n" + ",\n".join(sections[:results_at]) + ",\n")
     count = 0
     for part in parts:
-        dicts = [_result_dict(r) for r in part]
+        dicts = [_RESULT(r) for r in part]
         if not check.add(dicts):
             raise _Doubted
         text = ",\n".join(_ENCODE(d) for d in dicts)

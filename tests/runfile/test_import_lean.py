@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalcore.core.errors import RunFileError
-from evalcore.runfile.importers import import_notes, load, read_import
+from evalcore.runfile.importers import import_notes, load, promptfoo, read_import
 from evalcore.runfile.importers._lean import inspect_samples, patch_non_finite, read_lean
 from tests.importing import INSPECT, INSPECT_FILES, PROMPTFOO, PROMPTFOO_FILES
 
@@ -52,6 +52,13 @@ def test_a_promptfoo_row_keeps_only_the_fields_read():
     assert "tokenUsage" not in row  # the response's own usage is the one read
     assert "options" not in row["testCase"] and "vars" in row["testCase"]
     assert set(tree) <= {"evalId", "results", "config", "metadata"}  # shareableUrl, vars, runtimeOptions left out
+
+
+def test_a_promptfoo_row_keeps_every_key_the_importer_declares_it_reads_and_no_other():
+    nested = {"response": {"output": "x"}, "gradingResult": {"reason": "r"}, "testCase": {"vars": {}}}
+    row = {**{key: 1 for key in promptfoo.ROW_KEYS}, **nested, "tokenUsage": {"total": 3}, "unread": 1}
+    tree = read_lean(_promptfoo([row])).tree
+    assert set(tree["results"]["results"][0]) == set(promptfoo.ROW_KEYS)
 
 
 def _promptfoo(rows: list[dict]) -> bytes:

@@ -52,10 +52,12 @@ def test_junk_after_a_value_on_its_line_is_left_to_the_models() -> None:
         read_run_file(data)
 
 
-def test_an_integer_where_the_spec_says_number_is_left_to_the_models() -> None:
+def test_an_integer_where_the_spec_says_number_is_read_as_the_models_read_it_a_float() -> None:
     tree = run_to_dict(make_run(1, 2, with_errors=False))
     tree["results"][0]["latency_s"] = 2
-    assert runfile_fast.run_from_tree(tree) is None
+    fast = runfile_fast.run_from_tree(tree)
+    assert fast == to_records(validate_run_dict(tree))
+    assert fast is not None and type(fast.results[0].latency_s) is float
 
 
 @SETTINGS

@@ -6,8 +6,9 @@ Here msgspec reads:
 
 - the top-level object as ``dict[str, msgspec.Raw]``: its values are views into the bytes, not parsed, and
   a shallow copy of them is enough for :func:`~evalcore.runfile.importers.detect.kind_of_json`;
-- a promptfoo file's rows into :class:`msgspec.Struct` types that declare only the fields the importer
-  reads (msgspec skips the others without building them), each turned into a dict of the fields present,
+- a promptfoo file's rows into :class:`msgspec.Struct` types made from the keys the importer declares it
+  reads (:data:`~evalcore.runfile.importers.promptfoo.ROW_KEYS` and the like; msgspec skips the others
+  without building them), each turned into a dict of the fields present,
   so ``"key" in row`` and ``row.get`` read as on the whole tree. A nested object whose truthiness is read
   (``response``, ``gradingResult``) and that has none of the fields read keeps its keys, unparsed;
 - an Inspect log's header in full, and its samples one at a time, each with every key but its transcript.
@@ -28,6 +29,7 @@ raises :class:`msgspec.DecodeError` while samples are read, and the caller reads
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
@@ -35,68 +37,37 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
-from evalcore.runfile.importers import detect
+from evalcore.runfile.importers import detect, promptfoo
 from evalcore.runfile.importers._common import Notes
 from evalcore.runfile.importers._source import NON_FINITE_SENTINELS, scrub
-from evalcore.runfile.importers.inspect_log import NOT_IMPORTED, NOT_READ
+from evalcore.runfile.importers.inspect_log import NOT_HEADER, NOT_IMPORTED, NOT_READ
 
 #: The bare tokens that stand for non-finite numbers, and the JSON text of the sentinel each becomes.
 _TOKENS = {text.encode(): msgspec.json.encode(sentinel) for sentinel, text in NON_FINITE_SENTINELS.items()}
 _WHITESPACE = b" \t\r\n"
 _OPEN_OBJECT, _OPEN_ARRAY = ord("{"), ord("[")
-#: The keys of a promptfoo file (or of its ``evaluate()`` summary) that the importer reads.
-_PROMPTFOO_KEYS = frozenset(
-    {"evalId", "results", "config", "metadata", "version", "timestamp", "prompts", "stats", "table"}
-)
-_SUMMARY_KEYS = frozenset({"version", "timestamp", "prompts", "stats"})
-
 _decode = msgspec.json.Decoder().decode
 _decode_fields = msgspec.json.Decoder(dict[str, Raw]).decode
 _decode_items = msgspec.json.Decoder(list[Raw]).decode
 
 
-class _Response(msgspec.Struct):
-    output: Any = UNSET
-    error: Any = UNSET
-    tokenUsage: Any = UNSET  # noqa: N815 (promptfoo's names)
-    cost: Any = UNSET
-    cached: Any = UNSET
+def _reader(name: str, keys: tuple[str, ...], unparsed: tuple[str, ...] = ()) -> type[msgspec.Struct]:
+    """A struct type that builds only ``keys`` of an object (those in ``unparsed`` kept as raw bytes) and
+    skips the rest; a key that is a Python keyword is read into an attribute of its name plus ``_``."""
+    attrs = {key: f"{key}_" if keyword.iskeyword(key) else key for key in keys}
+    fields = [(attrs[key], Raw | UnsetType if key in unparsed else Any, UNSET) for key in keys]
+    return msgspec.defstruct(name, fields, rename={attr: key for key, attr in attrs.items()})
 
 
-class _Grading(msgspec.Struct):
-    reason: Any = UNSET
-    namedScores: Any = UNSET  # noqa: N815
-
-
-class _TestCase(msgspec.Struct):
-    vars: Any = UNSET
-    description: Any = UNSET
-    metadata: Any = UNSET
-    assert_: Any = msgspec.field(default=UNSET, name="assert")
-
-
-class _Row(msgspec.Struct):
-    provider: Any = UNSET
-    promptIdx: Any = UNSET  # noqa: N815
-    testIdx: Any = UNSET  # noqa: N815
-    vars: Any = UNSET
-    description: Any = UNSET
-    prompt: Any = UNSET
-    error: Any = UNSET
-    success: Any = UNSET
-    score: Any = UNSET
-    namedScores: Any = UNSET  # noqa: N815
-    cost: Any = UNSET
-    latencyMs: Any = UNSET  # noqa: N815
-    failureReason: Any = UNSET  # noqa: N815
-    testCase: Raw | UnsetType = UNSET  # noqa: N815
-    response: Raw | UnsetType = UNSET
-    gradingResult: Raw | UnsetType = UNSET  # noqa: N815
-    tokenUsage: Raw | UnsetType = UNSET  # noqa: N815 (read only when the response has none)
-
-
-_decode_rows = msgspec.json.Decoder(list[_Row]).decode
-_NESTED = (("testCase", _TestCase), ("response", _Response), ("gradingResult", _Grading))
+_Row = _reader("_Row", promptfoo.ROW_KEYS, unparsed=("testCase", "response", "gradingResult", "tokenUsage"))
+_decode_rows = msgspec.json.Decoder(list[_Row]).decode  # type: ignore[valid-type]
+_NESTED = (
+    ("testCase", _reader("_TestCase", promptfoo.TEST_KEYS)),
+    ("response", _reader("_Response", promptfoo.RESPONSE_KEYS)),
+    ("gradingResult", _reader("_Grading", promptfoo.GRADING_KEYS)),
+)
+_PROMPTFOO_KEYS = frozenset(promptfoo.FILE_KEYS)
+_SUMMARY_KEYS = frozenset(promptfoo.SUMMARY_KEYS)
 
 
 def _names(kind: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
@@ -105,7 +76,7 @@ def _names(kind: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
 
 
 _FIELDS: dict[type[msgspec.Struct], tuple[tuple[str, str], ...]] = {
-    kind: _names(kind) for kind in (_Row, _Response, _Grading, _TestCase)
+    kind: _names(kind) for kind in (_Row, *(nested for _, nested in _NESTED))
 }
 
 
@@ -153,7 +124,7 @@ def _read(top: dict[str, Raw], lenient: bool) -> Lean | None:
             if _first(raw) != _OPEN_ARRAY:
                 return None
             samples = cast("list[Raw | None]", _decode_items(raw))
-        header = {k: _decode(v) for k, v in top.items() if k not in ("samples", "reductions")}
+        header = {k: _decode(v) for k, v in top.items() if k not in NOT_HEADER}
         return Lean(kind, header, lenient, samples)
     if kind != "promptfoo" or lenient:  # the standard path notes NaN anywhere in a promptfoo file
         return None
@@ -206,7 +177,7 @@ def _rows(raw: Raw) -> Any:
     return rows
 
 
-def _row(struct: _Row) -> dict[str, Any]:
+def _row(struct: msgspec.Struct) -> dict[str, Any]:
     """A row as a dict of the fields read that it has."""
     row = _present(struct)
     for key, kind in _NESTED:

@@ -59,6 +59,8 @@ COMPLETED = records.Metric(
 NOT_IMPORTED = frozenset({"events", "messages", "attachments", "events_data", "store", "timelines", "error_retries"})
 #: A sample's parts the importer never reads (``error_retries`` is counted): a lean parse leaves them out.
 NOT_READ = NOT_IMPORTED - {"error_retries"}
+#: The keys of a ``.json`` log that are not its header: the samples, and their reductions (never imported).
+NOT_HEADER = frozenset({"samples", "reductions"})
 _SAMPLE_ENTRY = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 
 Progress = Callable[[int, int], None]

@@ -80,7 +80,7 @@ def read_import(
         stamp.layout, stamp.original_id = promptfoo.layout_of(tree), promptfoo.original_id(tree)
         return promptfoo.import_promptfoo(tree, stamp, notes, on_progress)
     if kind == "inspect_json":
-        header = {k: v for k, v in tree.items() if k not in ("samples", "reductions")}
+        header = {k: v for k, v in tree.items() if k not in inspect_log.NOT_HEADER}
         header = scrub(header, "", notes) if lenient else header
         samples = tree.get("samples") if isinstance(tree.get("samples"), list) else []
         _stamp_inspect(stamp, header, "json")

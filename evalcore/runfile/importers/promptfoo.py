@@ -44,6 +44,37 @@ SCORE_METRIC = records.Metric(
 
 Progress = Callable[[int, int], None]
 
+# The keys this importer reads, by where they sit: a reader that builds only what is imported (``_lean``)
+# builds these and skips the rest (per-assertion results, raw provider responses, the table's body).
+#: Of the file (a result file, or an ``evaluate()`` summary).
+FILE_KEYS = ("evalId", "results", "config", "metadata", "version", "timestamp", "prompts", "stats", "table")
+#: Of the summary under a result file's ``results`` (besides its rows, ``results``, and its ``table``).
+SUMMARY_KEYS = ("version", "timestamp", "prompts", "stats")
+#: Of a row.
+ROW_KEYS = (
+    "provider",
+    "promptIdx",
+    "testIdx",
+    "vars",
+    "description",
+    "prompt",
+    "error",
+    "success",
+    "score",
+    "namedScores",
+    "cost",
+    "latencyMs",
+    "failureReason",
+    "testCase",
+    "response",
+    "gradingResult",
+    "tokenUsage",
+)
+#: Of a row's ``response``, ``gradingResult`` and ``testCase``.
+RESPONSE_KEYS = ("output", "error", "tokenUsage", "cost", "cached")
+GRADING_KEYS = ("reason", "namedScores")
+TEST_KEYS = ("vars", "description", "metadata", "assert")
+
 
 def import_promptfoo(
     tree: dict[str, Any], stamp: common.Stamp, notes: common.Notes, on_progress: Progress | None = None
