@@ -67,10 +67,10 @@ def banner_of(
     """The banner of one ranked table (in rank order); an empty banner for a table of several datasets."""
     if "dataset" in ranked.columns and ranked["dataset"].nunique() > 1:
         return Banner()
-    winner, best_value = _flagged(ranked, "best"), _flagged(ranked, "best_value")
+    winner, best_value = flagged(ranked, "best"), flagged(ranked, "best_value")
     sure = []
     if winner is not None:
-        stability, p_best = _value_of(ranked, winner, "stability"), _value_of(ranked, winner, "p_best")
+        stability, p_best = value_of(ranked, winner, "stability"), value_of(ranked, winner, "p_best")
         if stability is not None:
             sure.append(f"stays first in {100 * stability:.0f}% of weight jitters (each weight × 0.5 to 2)")
         if p_best is not None:
@@ -152,14 +152,16 @@ def _missing(name: str) -> str:
     return f"{name} is weighted and has no value on its scored cases; weight {name} 0 to rank it"
 
 
-def _flagged(table: pd.DataFrame, column: str) -> str | None:
+def flagged(table: pd.DataFrame, column: str) -> str | None:
+    """The first contender whose row has ``column`` set (★ best, value), or None."""
     if column not in table.columns:
         return None
     rows = table.loc[table[column].astype(bool), "contender"]
     return str(rows.iloc[0]) if len(rows) else None
 
 
-def _value_of(table: pd.DataFrame, contender: str, column: str) -> float | None:
+def value_of(table: pd.DataFrame, contender: str, column: str) -> float | None:
+    """``contender``'s value in ``column``, or None when the column or the value is missing."""
     if column not in table.columns:
         return None
     values = table.loc[table["contender"] == contender, column]

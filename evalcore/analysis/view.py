@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.banner import Banner, banner_markdown, banner_of
+from evalcore.analysis.banner import Banner, banner_markdown, banner_of, flagged, value_of
 from evalcore.analysis.leaderboard import FEW_CASES, STOPPED, Prepared, finish, prepare
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import best_value_text, errors_penalty_text
@@ -264,7 +264,7 @@ def _view_of(
         weights=weights,
         winner=winner,
         best_value=flagged(ranked, "best_value"),
-        stability=None if winner is None else _value_of(ranked, winner, "stability"),
+        stability=None if winner is None else value_of(ranked, winner, "stability"),
         glossary=glossary(metrics, weights, intervals=ci, table=ranked),
         reason=banner.reason,
         few_cases=int(ranked["few_cases"].sum()) if "few_cases" in ranked.columns else 0,
@@ -282,21 +282,6 @@ def headline(view: LeaderboardView) -> str:
     """The banner as Markdown lines (:func:`evalcore.analysis.banner.banner_markdown`): the winner and how
     sure we are, why, then the best value. Names are escaped: they come from a run file."""
     return banner_markdown(view.banner, escape_markdown)
-
-
-def flagged(table: pd.DataFrame, column: str) -> str | None:
-    """The first contender whose row has ``column`` set (★ best, value), or None."""
-    if column not in table.columns:
-        return None
-    rows = table.loc[table[column].astype(bool), "contender"]
-    return str(rows.iloc[0]) if len(rows) else None
-
-
-def _value_of(table: pd.DataFrame, contender: str, column: str) -> float | None:
-    if column not in table.columns:
-        return None
-    values = table.loc[table["contender"] == contender, column]
-    return None if values.empty or math.isnan(values.iloc[0]) else float(values.iloc[0])
 
 
 def display_columns(

@@ -16,11 +16,12 @@ from typing import Any
 
 import pandas as pd
 
+from evalcore.analysis.banner import flagged
 from evalcore.analysis.compare import PairComparison
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters
 from evalcore.analysis.runs import StoredRun, prepare_run, run_stops
-from evalcore.analysis.view import ViewState, flagged, weight_names
+from evalcore.analysis.view import ViewState, weight_names
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.records import Metric, Run
