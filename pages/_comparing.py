@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from evalcore.analysis.compare_text import headline, plural
+from evalcore.analysis.compare_text import headline
+from evalcore.analysis.formats import plural
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import drilldown, sharing
 from pages import _loaders

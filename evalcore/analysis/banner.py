@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.formats import format_cost, format_percent, format_seconds, is_missing
+from evalcore.analysis.formats import format_cost, format_percent, format_seconds, is_missing, plural
 from evalcore.analysis.rules import (
     BEST_VALUE_POINTS,
     ERRORS_PENALTY_BASE,
@@ -200,12 +200,12 @@ def winner_reason(table: pd.DataFrame, weights: Mapping[str, float] | None) -> s
 def _reason(best: dict, other: dict, weighted: bool, weights: Mapping[str, float]) -> str:
     b, o = best["contender"], other["contender"]
     if _ranks_above(other, best):
-        return f"{o} ranks higher but has {_plural(other['errors'], 'error')}, and a row with errors is never best"
+        return f"{o} ranks higher but has {plural(other['errors'], 'error')}, and a row with errors is never best"
     gap = best["score"] - other["score"]
     scores = f"{format_percent(other['score'])} vs {format_percent(best['score'])}"
     if weighted and "errors" in weights and other["errors"] > 0:
         penalty = ERRORS_PENALTY_BASE + ERRORS_PENALTY_EACH * other["errors"]
-        lost = f"loses {penalty} points of weighted score for {_plural(other['errors'], 'error')}"
+        lost = f"loses {penalty} points of weighted score for {plural(other['errors'], 'error')}"
         if other["wscore"] + penalty >= best["wscore"] - 10**-TIE_DECIMALS:
             if "score" not in weights:
                 return f"{o} {lost}, which puts it behind"
@@ -255,7 +255,3 @@ def _edges(best: dict, other: dict, weights: Mapping[str, float]) -> str | None:
     if not edges:
         return None
     return edges[0] if len(edges) == 1 else ", ".join(edges[:-1]) + " and " + edges[-1]
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word if count == 1 else word + 's'}"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from evalcore.analysis.compare import Change, Comparison, PairComparison
-from evalcore.analysis.formats import format_value
+from evalcore.analysis.formats import format_value, plural
 
 if TYPE_CHECKING:
     from evalcore.analysis.gate import GateReport
@@ -30,11 +30,6 @@ FLIP_LABELS = {
 #: A flip's details: (candidate contender, dataset, case) → lines saying what was wrong (want vs got, or the
 #: error); keyed by contender too, as one case can flip in several pairs.
 Details = Mapping[tuple[str, str, str], list[str]]
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 case``, ``2 cases``."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def change_cells(change: Change) -> list[str]:

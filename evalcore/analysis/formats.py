@@ -58,3 +58,8 @@ def format_value(name: str, value: float, delta: bool = False) -> str:
         text = (format_cost if name == "cost" else format_seconds)(abs(value))
         return ("-" if value < 0 else "") + text
     return f"{100 * value:.1f} pts" if delta else f"{100 * value:.1f}%"
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 result``, ``2 results``, ``0 results``; ``many`` for an irregular plural (``2 analyses``)."""
+    return f"{count} {word if count == 1 else many or word + 's'}"

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from evalcore.analysis.agreement import Agreement, compare_raters
+from evalcore.analysis.formats import plural
 from evalcore.analysis.ppi import CorrectedMean, ppi_mean
 from evalcore.analysis.reliability import krippendorff_alpha
 from evalcore.analysis.win_rates import PairwiseSummary, pairwise_summary
@@ -293,7 +294,9 @@ def rater_line(kind: str, agreement: RaterAgreement | None) -> str:
     """``raters on pairs: 2 raters, 12 items rated by two or more, Cohen's kappa 0.71 [0.42, 0.93]``."""
     if agreement is None:
         return f"raters on {kind}: none"
-    head = f"raters on {kind}: {agreement.raters} raters, {agreement.items} items rated by two or more"
+    head = (
+        f"raters on {kind}: {plural(agreement.raters, 'rater')}, {plural(agreement.items, 'item')} rated by two or more"
+    )
     if agreement.statistic is None:
         return head
     name = "Cohen's kappa" if agreement.statistic == "kappa" else "Krippendorff's alpha"

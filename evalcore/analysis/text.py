@@ -447,8 +447,3 @@ def _errors_swing_p_best(table: pd.DataFrame, weights: Mapping[str, float] | Non
 def _place_in(order: Sequence[str]) -> Callable[[str], int]:
     place = {name: i for i, name in enumerate(order)}
     return lambda name: place.get(name, len(place))
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 result``, ``2 results``, ``0 results``; ``many`` for an irregular plural (``2 analyses``)."""
-    return f"{count} {word if count == 1 else many or word + 's'}"

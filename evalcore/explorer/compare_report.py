@@ -17,11 +17,10 @@ from evalcore.analysis.compare_text import (
     Details,
     change_cells,
     headline,
-    plural,
     scope_lines,
 )
 from evalcore.analysis.forest import forest_svg
-from evalcore.analysis.formats import format_value
+from evalcore.analysis.formats import format_value, plural
 from evalcore.core.version import __version__
 from evalcore.explorer.report import report_css
 

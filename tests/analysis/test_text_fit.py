@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from evalcore.analysis.banner import winner_reason
+from evalcore.analysis.formats import plural
 from evalcore.analysis.leaderboard import rank
-from evalcore.analysis.text import cut_names, format_leaderboard, plural
+from evalcore.analysis.text import cut_names, format_leaderboard
 from tests.analysis.rows import METRICS, NAN, table
 
 LONG = "openai/gpt-4o-mini · effort=low · t=0.2"
