@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalcore.core import records
+from evalcore.storage.rows import append_replacing
 
 _COLUMNS = (
     'run_id, dataset, "case", sample, a, b, outcome, judge, orders, calls, error_kind, error_message, '
@@ -34,14 +35,7 @@ SCHEMA = (
 
 def insert_pairs(conn: sqlite3.Connection, run_id: str, verdicts: Sequence[records.PairVerdict]) -> None:
     """Store verdicts of a run inside the caller's transaction; one with the same key is replaced."""
-    if not verdicts:
-        return
-    start = conn.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM pairwise WHERE run_id = ?", (run_id,))
-    first = start.fetchone()[0]
-    conn.executemany(
-        f"INSERT OR REPLACE INTO pairwise ({_COLUMNS}) VALUES ({', '.join('?' * 15)})",
-        [_row(run_id, v, first + i) for i, v in enumerate(verdicts)],
-    )
+    append_replacing(conn, "pairwise", _COLUMNS, [_row(run_id, v, -1) for v in verdicts])
 
 
 def add_pairs(store: Any, run_id: str, verdicts: Sequence[records.PairVerdict]) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from evalcore.core import records
 from evalcore.core.clock import utc_now
+from evalcore.storage.rows import append_replacing
 
 _COLUMNS = 'run_id, dataset, "case", sample, a, b, rater, verdict, scores, comment, created_at, random, position'
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
@@ -32,14 +33,7 @@ SCHEMA = (
 
 def insert_ratings(conn: sqlite3.Connection, run_id: str, ratings: Sequence[records.Rating]) -> None:
     """Store ratings of a run inside the caller's transaction; one with the same key is replaced."""
-    if not ratings:
-        return
-    start = conn.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM ratings WHERE run_id = ?", (run_id,))
-    first = start.fetchone()[0]
-    conn.executemany(
-        f"INSERT OR REPLACE INTO ratings ({_COLUMNS}) VALUES ({', '.join('?' * 13)})",
-        [_row(run_id, r, first + i) for i, r in enumerate(ratings)],
-    )
+    append_replacing(conn, "ratings", _COLUMNS, [_row(run_id, r, -1) for r in ratings])
 
 
 def add_ratings(store: Any, run_id: str, ratings: Sequence[records.Rating]) -> None:

@@ -380,3 +380,21 @@ def result_from_row(row: tuple) -> records.Result:
         attempts=attempts,
         started_at=started_at,
     )
+
+
+def append_replacing(conn: sqlite3.Connection, table: str, columns: str, rows: Sequence[tuple]) -> None:
+    """Store a run's ``rows`` in ``table`` after the ones it has, inside the caller's transaction; a row
+    with the same key as a stored one replaces it.
+
+    Each row starts with its run's id and ends with a placeholder for its position, which this fills in
+    from the run's highest stored position, so the rows read back in the order they were added.
+    """
+    if not rows:
+        return
+    run_id = rows[0][0]
+    start = conn.execute(f"SELECT COALESCE(MAX(position) + 1, 0) FROM {table} WHERE run_id = ?", (run_id,))
+    first = start.fetchone()[0]
+    conn.executemany(
+        f"INSERT OR REPLACE INTO {table} ({columns}) VALUES ({', '.join('?' * len(rows[0]))})",
+        [(*row[:-1], first + i) for i, row in enumerate(rows)],
+    )
