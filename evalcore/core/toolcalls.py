@@ -6,10 +6,15 @@ of calls (made in any order). Each argument's expected value is one of:
 - a value: the argument must be given that value (compared by the parameter's type: see
   :func:`field_spec_of`);
 - a list, for a parameter that is not an array: any of these values;
-- ``null``: the argument must be left out (or given null);
-- a rule object with some of ``value`` (one acceptable value), ``any_of`` (several) and ``optional``
-  (``true``: the argument may be left out): ``{"any_of": ["celsius", "metric"], "optional": true}``;
-  with neither ``value`` nor ``any_of`` any value is right.
+- ``null``: the argument may be left out or given null;
+- a rule object with some of ``value`` (one acceptable value), ``any_of`` (several), ``fields`` (an object
+  argument, key by key) and ``optional`` (``true``: the argument may be left out):
+  ``{"any_of": ["celsius", "metric"], "optional": true}``; with none of ``value``, ``any_of`` and ``fields``
+  any value is right;
+- ``{"fields": {key: expected value}}``: an object whose keys are checked one by one, each with this same
+  grammar (acceptable values, ``optional``, ``absent``, nested ``fields``); a key it does not name may be left
+  out or given its schema's ``default``;
+- ``{"absent": true}``: the argument must be left out (given null, or any value, it is wrong).
 
 An argument the expected call does not name may be left out, or given the ``default`` its parameter's schema
 declares; any other value counts as a wrong argument.
@@ -28,7 +33,7 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.schema import FieldSpec
 
 #: The keys of an argument's rule object.
-RULE_KEYS = frozenset({"value", "any_of", "optional"})
+RULE_KEYS = frozenset({"value", "any_of", "optional", "fields", "absent"})
 CALL_KEYS = frozenset({"name", "arguments"})
 
 
@@ -41,6 +46,10 @@ class ArgumentRule:
     values: tuple[Any, ...]
     #: Whether the argument may be left out.
     optional: bool = False
+    #: Whether the argument must be left out (any value given, null included, is wrong).
+    absent: bool = False
+    #: For an object argument checked key by key: the rule of each key it names; None: compared whole.
+    fields: tuple[ArgumentRule, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -146,20 +155,7 @@ def _expected_call(call: Any, parameters: dict[str, dict[str, Any]], where: str)
 
 def _rule(name: str, want: Any, schema: Mapping[str, Any], where: str) -> ArgumentRule:
     if is_rule_object(want, schema):
-        unknown = sorted(set(want) - RULE_KEYS)
-        if unknown:
-            raise ConfigError(f"{where}: {unknown[0]!r}: unknown key of a rule; use {sorted(RULE_KEYS)}")
-        if "value" in want and "any_of" in want:
-            raise ConfigError(f"{where}: give `value` or `any_of`, not both")
-        optional = want.get("optional", False)
-        if not isinstance(optional, bool):
-            raise ConfigError(f"{where}: optional: true or false; got {optional!r}")
-        if "any_of" in want:
-            alternatives = want["any_of"]
-            if not isinstance(alternatives, list) or not alternatives:
-                raise ConfigError(f"{where}: any_of: a non-empty list of acceptable values; got {alternatives!r}")
-            return ArgumentRule(name, tuple(alternatives), optional)
-        return ArgumentRule(name, (want["value"],) if "value" in want else (), optional)
+        return _rule_object(name, want, schema, where)
     if want is None:
         return ArgumentRule(name, (None,), optional=True)
     if isinstance(want, list) and not is_array(schema):
@@ -167,6 +163,45 @@ def _rule(name: str, want: Any, schema: Mapping[str, Any], where: str) -> Argume
             raise ConfigError(f"{where}: an empty list of acceptable values; give at least one")
         return ArgumentRule(name, tuple(want))
     return ArgumentRule(name, (want,))
+
+
+def _rule_object(name: str, want: dict[str, Any], schema: Mapping[str, Any], where: str) -> ArgumentRule:
+    unknown = sorted(set(want) - RULE_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: {unknown[0]!r}: unknown key of a rule; use {sorted(RULE_KEYS)}")
+    if "absent" in want:
+        if want["absent"] is not True or len(want) > 1:
+            raise ConfigError(f"{where}: a rule that the argument must be left out is {{absent: true}} alone")
+        return ArgumentRule(name, (), absent=True)
+    given = [key for key in ("value", "any_of", "fields") if key in want]
+    if len(given) > 1:
+        raise ConfigError(f"{where}: give `value`, `any_of` or `fields`, not both {' and '.join(given)}")
+    optional = want.get("optional", False)
+    if not isinstance(optional, bool):
+        raise ConfigError(f"{where}: optional: true or false; got {optional!r}")
+    if "fields" in want:
+        return ArgumentRule(name, (), optional, fields=_field_rules(want["fields"], schema, where))
+    if "any_of" in want:
+        alternatives = want["any_of"]
+        if not isinstance(alternatives, list) or not alternatives:
+            raise ConfigError(f"{where}: any_of: a non-empty list of acceptable values; got {alternatives!r}")
+        return ArgumentRule(name, tuple(alternatives), optional)
+    return ArgumentRule(name, (want["value"],) if "value" in want else (), optional)
+
+
+def _field_rules(fields: Any, schema: Mapping[str, Any], where: str) -> tuple[ArgumentRule, ...]:
+    """The rules of an object argument's keys, typed by the object's schema when it declares properties."""
+    if not isinstance(fields, dict) or not fields:
+        raise ConfigError(f"{where}: fields: an object of each key's expected value; got {fields!r}")
+    properties = properties_of(schema)
+    rules = []
+    for key, want in fields.items():
+        if properties and key not in properties:
+            raise ConfigError(
+                f"{where}: fields: {key!r} is not a property of the object; properties: {sorted(properties)}"
+            )
+        rules.append(_rule(key, want, properties.get(key, {}), f"{where}.{key}"))
+    return tuple(rules)
 
 
 def is_rule_object(value: Any, schema: Mapping[str, Any]) -> bool:
@@ -187,15 +222,23 @@ def canonical_calls(expected: Any, tools: Any = None) -> Any:
     parameters = tool_parameters(tools)
     calls = []
     for call in expected_calls(expected, tools):
-        properties = properties_of(parameters.get(call.name, {}))
-        arguments = {}
-        for rule in call.arguments:
-            if rule.values and rule.values[0] is not None:
-                arguments[rule.name] = rule.values[0]
-            elif not rule.values and not rule.optional:  # any value, but one must be given
-                arguments[rule.name] = example_value(properties.get(rule.name, {}))
+        arguments = _canonical_object(call.arguments, properties_of(parameters.get(call.name, {})))
         calls.append({"name": call.name, "arguments": arguments})
     return shape_calls(calls)
+
+
+def _canonical_object(rules: tuple[ArgumentRule, ...], properties: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The arguments (or an object argument's keys) of an exactly right reply."""
+    found = {}
+    for rule in rules:
+        schema = properties.get(rule.name, {})
+        if rule.fields is not None:
+            found[rule.name] = _canonical_object(rule.fields, properties_of(schema))
+        elif rule.values and rule.values[0] is not None:
+            found[rule.name] = rule.values[0]
+        elif not rule.values and not rule.optional and not rule.absent:  # any value, but one must be given
+            found[rule.name] = example_value(schema)
+    return found
 
 
 def example_value(schema: Mapping[str, Any]) -> Any:

@@ -39,6 +39,12 @@ TOOL_CALL_METRICS = [
         True,
     ),
     Metric(
+        "call_exact",
+        "1 when the model made exactly the expected calls, each with the right name and every argument right, "
+        "and no other; 0 otherwise. Where no call is right, 1 when the model made none.",
+        True,
+    ),
+    Metric(
         "name_correct",
         "Of the calls a case expects, the share the model made with the right function name (extra calls count "
         "against it).",
@@ -87,6 +93,7 @@ def score_tool_calls(
     width = max(len(wants), len(made))
     metrics: dict[str, float | None] = {
         "call_accuracy": sum(p[2] for p in pairs) / width,
+        "call_exact": 1.0 if len(pairs) == len(wants) == len(made) and all(p[3] for p in pairs) else 0.0,
         "name_correct": len(pairs) / width,
         "arguments_correct": sum(1 for p in pairs if p[3]) / len(pairs) if pairs else None,
         "hallucinated_call": None,
@@ -98,6 +105,7 @@ def score_tool_calls(
 def _no_call_expected(made: list[Any]) -> tuple[dict[str, float | None], dict[str, Any]]:
     metrics: dict[str, float | None] = {
         "call_accuracy": 0.0 if made else 1.0,
+        "call_exact": 0.0 if made else 1.0,
         "name_correct": None,
         "arguments_correct": None,
         "hallucinated_call": 1.0 if made else 0.0,
@@ -116,6 +124,7 @@ def unusable_reply_metrics(expected: Any, tools: Any = None, where: str = "expec
     wants = expected_calls(expected, tools, where)
     return {
         "call_accuracy": 0.0,
+        "call_exact": 0.0,
         "name_correct": 0.0 if wants else None,
         "arguments_correct": None,
         "hallucinated_call": None,
@@ -131,7 +140,7 @@ def _pairs(wants: tuple[ExpectedCall, ...], made: list[Any], parameters: dict[st
         properties = properties_of(parameters.get(want.name, {}))
         for j, call in enumerate(made):
             if _name_of(call) == want.name:
-                credit, wrong, arguments_ok = _call_credit(want, call, properties)
+                credit, wrong, arguments_ok = call_credit(want, call, properties)
                 scored.append((i, j, credit, arguments_ok, wrong))
     scored.sort(key=lambda p: (-p[2], p[0], p[1]))
     taken_i: set[int] = set()
@@ -145,34 +154,63 @@ def _pairs(wants: tuple[ExpectedCall, ...], made: list[Any], parameters: dict[st
     return sorted(pairs)
 
 
-def _call_credit(
+def call_credit(
     want: ExpectedCall, call: Any, properties: dict[str, dict[str, Any]]
 ) -> tuple[float, dict[str, Any], bool]:
-    """(credit, the wrong arguments as diagnostics, whether every argument is right) of a call of the right name."""
+    """How right a made call is against an expected call of its name: (credit from 0 to 1, the wrong arguments
+    as diagnostics, whether every argument is right). The name and each argument are one field each.
+
+    Args:
+        want: the expected call (:func:`evalcore.core.toolcalls.expected_calls`).
+        call: the made call, ``{"name": ..., "arguments": {...}}``.
+        properties: the parameter schemas of the call's tool (``{}``: untyped).
+    """
     arguments = call.get("arguments") if isinstance(call, dict) else None
     given = arguments if isinstance(arguments, dict) else {}
-    credits = [1.0]  # the name
-    wrong: dict[str, Any] = {}
-    for rule in want.arguments:
-        schema = properties.get(rule.name, {})
-        credit = argument_credit(rule, rule.name in given, given.get(rule.name), field_spec_of(rule.name, schema))
-        credits.append(credit)
-        if credit < 1.0:
-            wrong[rule.name] = {"want": _shown(rule)} | (
-                {"got": given[rule.name]} if rule.name in given else {"missing": True}
-            )
-    named = {rule.name for rule in want.arguments}
-    for name, value in given.items():
-        if name not in named and not _is_default(properties.get(name, {}), name, value):
-            credits.append(0.0)
-            wrong[name] = {"want": "(not given)", "got": value}
+    credits, wrong = _object_credits(want.arguments, given, properties)
+    credits.insert(0, 1.0)  # the name
     if not isinstance(arguments, dict):
         wrong["(arguments)"] = {"want": "an object", "got": arguments}
     return sum(credits) / len(credits), wrong, not wrong
 
 
+def _object_credits(
+    rules: tuple[ArgumentRule, ...], given: dict[str, Any], properties: dict[str, dict[str, Any]]
+) -> tuple[list[float], dict[str, Any]]:
+    """The credit of each key of an object (a call's arguments, or an object argument checked by ``fields``):
+    those the rules name, then those they do not (0 unless left at the schema's default); the wrong ones."""
+    credits: list[float] = []
+    wrong: dict[str, Any] = {}
+    for rule in rules:
+        credit, detail = _argument(rule, rule.name in given, given.get(rule.name), properties.get(rule.name, {}))
+        credits.append(credit)
+        if credit < 1.0:
+            wrong[rule.name] = detail
+    named = {rule.name for rule in rules}
+    for name, value in given.items():
+        if name not in named and not _is_default(properties.get(name, {}), name, value):
+            credits.append(0.0)
+            wrong[name] = {"want": "(not given)", "got": value}
+    return credits, wrong
+
+
+def _argument(rule: ArgumentRule, given: bool, got: Any, schema: Mapping[str, Any]) -> tuple[float, dict[str, Any]]:
+    """(credit from 0 to 1, what a diagnostic shows when it is below 1) of one argument."""
+    if rule.absent:
+        return (0.0 if given else 1.0), {"want": "(left out)", "got": got}
+    if not given:
+        return (1.0 if rule.optional else 0.0), {"want": _shown(rule), "missing": True}
+    if rule.fields is None:
+        return argument_credit(rule, given, got, field_spec_of(rule.name, schema)), {"want": _shown(rule), "got": got}
+    if not isinstance(got, dict):
+        return 0.0, {"want": "an object", "got": got}
+    credits, wrong = _object_credits(rule.fields, got, properties_of(schema))
+    return sum(credits) / len(credits), {"fields": wrong}
+
+
 def argument_credit(rule: ArgumentRule, given: bool, got: Any, spec: FieldSpec | None) -> float:
-    """How right one argument is, from 0 to 1: the best credit over the rule's acceptable values."""
+    """How right one argument is, from 0 to 1: the best credit over the rule's acceptable values (a rule's
+    ``fields`` and ``absent`` are :func:`call_credit`'s)."""
     if not given:
         return 1.0 if rule.optional else 0.0
     if not rule.values:
@@ -209,6 +247,8 @@ def _is_default(schema: Mapping[str, Any], name: str, value: Any) -> bool:
 
 def _shown(rule: ArgumentRule) -> Any:
     """What a rule accepts, as a diagnostic shows it."""
+    if rule.fields is not None:
+        return "(an object)"
     if not rule.values:
         return "(any value)"
     return rule.values[0] if len(rule.values) == 1 else {"any_of": list(rule.values)}

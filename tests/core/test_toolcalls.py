@@ -66,6 +66,15 @@ def test_null_means_the_argument_must_be_left_out_or_null():
     assert _rules({"unit": None})["unit"] == ArgumentRule("unit", (None,), optional=True)
 
 
+def test_absent_means_the_argument_must_be_left_out():
+    assert _rules({"unit": {"absent": True}})["unit"] == ArgumentRule("unit", (), absent=True)
+
+
+def test_fields_give_a_rule_to_each_key_of_an_object_argument():
+    rule = _rules({"filter": {"fields": {"value": [1, 2]}, "optional": True}})["filter"]
+    assert rule == ArgumentRule("filter", (), optional=True, fields=(ArgumentRule("value", (1, 2)),))
+
+
 @pytest.mark.parametrize(
     ("expected", "message"),
     [
@@ -76,6 +85,10 @@ def test_null_means_the_argument_must_be_left_out_or_null():
         ({"name": "get_weather", "arguments": {"unit": {"any_of": []}}}, "any_of: a non-empty list"),
         ({"name": "get_weather", "arguments": {"unit": {"any_of": ["a"], "value": "b"}}}, "not both"),
         ({"name": "get_weather", "arguments": {"unit": {"optional": "yes"}}}, "optional: true or false"),
+        ({"name": "get_weather", "arguments": {"unit": {"absent": True, "optional": True}}}, "{absent: true} alone"),
+        ({"name": "get_weather", "arguments": {"filter": {"fields": {"valu": 3}}}}, "'valu' is not a property"),
+        ({"name": "get_weather", "arguments": {"filter": {"fields": 3}}}, "fields: an object of each key's"),
+        ({"name": "get_weather", "arguments": {"unit": {"fields": {"a": 1}, "value": "b"}}}, "not both"),
         ([{"name": "get_weather"}, 3], "call 2: a call is an object"),
     ],
 )

@@ -39,6 +39,7 @@ def test_the_expected_call_scores_one():
     metrics, diagnostics = score(PARIS, {"name": "get_weather", "arguments": {"city": "Paris"}})
     assert metrics == {
         "call_accuracy": 1.0,
+        "call_exact": 1.0,
         "name_correct": 1.0,
         "arguments_correct": 1.0,
         "hallucinated_call": None,
@@ -72,6 +73,7 @@ def test_no_call_is_right_and_none_is_made():
     metrics, diagnostics = score(None, None)
     assert metrics == {
         "call_accuracy": 1.0,
+        "call_exact": 1.0,
         "name_correct": None,
         "arguments_correct": None,
         "hallucinated_call": 0.0,
@@ -128,9 +130,11 @@ def test_an_argument_the_answer_leaves_out_may_be_given_its_schema_default_only(
     assert diagnostics["arguments"] == {"unit": {"want": "(not given)", "got": "fahrenheit"}}
 
 
-def test_null_in_the_answer_means_the_argument_must_be_left_out():
+def test_null_in_the_answer_means_the_argument_is_left_out_or_null():
     expected = {"name": "get_weather", "arguments": {"city": "Paris", "days": None}}
     assert score(expected, PARIS)[0]["call_accuracy"] == 1.0
+    null = {"name": "get_weather", "arguments": {"city": "Paris", "days": None}}
+    assert score(expected, null)[0]["call_accuracy"] == 1.0
     given = {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}
     assert score(expected, given)[0]["call_accuracy"] == pytest.approx(2 / 3)
 
@@ -197,6 +201,7 @@ def test_metric_directions_let_the_leaderboard_weigh_them():
     directions = {m.name: m.higher_is_better for m in ToolCallScorer.metrics}
     assert directions == {
         "call_accuracy": True,
+        "call_exact": True,
         "name_correct": True,
         "arguments_correct": True,
         "hallucinated_call": False,
