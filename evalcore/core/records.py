@@ -23,6 +23,7 @@ ERROR_KINDS: tuple[str, ...] = (
     "other",
     "replay",
     "judge",
+    "no_trace",
 )
 
 #: Names a metric may not take: they are leaderboard columns.

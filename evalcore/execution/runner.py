@@ -309,7 +309,7 @@ class _Execution:
                 scored = self._score(case, parsed, context)
             else:
                 scored = await self._ascore(case, parsed, context, Client(request, provider, context, judges))
-        except CallFailed as exc:  # a judge gave no verdict: the reply is kept, unscored
+        except CallFailed as exc:  # a judge gave no verdict, or no trace came to score: the reply is kept, unscored
             unjudged, scored = exc, Scored({}, getattr(exc, "diagnostics", None) or {})
         problem = ErrorInfo("model", parsed.problem) if parsed.problem else None
         return Result(

@@ -51,6 +51,8 @@ def _check_cases(suite: Suite, report: Report) -> None:
     contexts = suite_contexts(suite)
     # A scorer whose expected answers hold rules (acceptable values, optional parts) says what a right reply is.
     right_output = getattr(scorer, "perfect_output", lambda case: case.expected)
+    # A scorer of an agent's path scores a trace: it says what a right one is.
+    right_trace = getattr(scorer, "perfect_trace", lambda case: None)
     asks_model = getattr(scorer, "ascore", None) is not None  # a judge: verify calls no model, so it scores nothing
     for dataset in suite.datasets.values():
         context = contexts[dataset.name]
@@ -60,7 +62,7 @@ def _check_cases(suite: Suite, report: Report) -> None:
             if problem is not None:
                 raise ConfigError(f"{case.source or f'{case.dataset}/{case.id}'}: {problem}")
             if not asks_model:
-                scored = scorer.score(case, Parsed(output=right_output(case)), context)
+                scored = scorer.score(case, Parsed(output=right_output(case), trace=right_trace(case)), context)
                 perfect += scored.metrics.get(primary) == 1.0
     total = len(suite.cases)
     report.lines.append(

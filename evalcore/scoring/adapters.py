@@ -36,6 +36,8 @@ class Parsed:
     problem: str | None = None
     #: Fields whose value has the wrong type: {field: reason}. The output keeps them; they score 0.
     type_errors: dict[str, str] | None = None
+    #: An agent's steps (see docs/run-file.md "trace"); None when the target gave no trace, [] when it took no step.
+    trace: list[dict[str, Any]] | None = None
 
 
 @dataclass

@@ -116,6 +116,14 @@ class ScorerSet:
         if scored.diagnostics:
             diagnostics[member.id] = scored.diagnostics
 
+    def perfect_trace(self, case: Case) -> list[dict[str, Any]] | None:
+        """The trace of a right reply, from the first member that scores one (``trajectory``); None without one."""
+        for member in self.members:
+            perfect = getattr(member.scorer, "perfect_trace", None)
+            if perfect is not None:
+                return perfect(case)  # type: ignore[no-any-return]
+        return None
+
     def check_case(self, case: Case) -> str | None:
         """The first scorer's complaint about the case's expected answer (see each scorer's ``check_case``)."""
         for member in self.members:

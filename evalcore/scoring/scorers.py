@@ -1,10 +1,10 @@
 """Scorers: pure functions from (expected, output) to metric values, wrapped by registry entries.
 
 Built in: ``fields`` (extraction), ``exact``, ``contains``, ``regex``, ``json_valid``, ``tool_call`` (function
-calling, :mod:`~evalcore.scoring.tool_calls`); ``numeric``, ``non_empty``, ``max_chars``, ``regex_absent``
+calling, :mod:`~evalcore.scoring.tool_calls`), ``trajectory`` (an agent's path,
+:mod:`~evalcore.scoring.trajectory`); ``numeric``, ``non_empty``, ``max_chars``, ``regex_absent``
 (:mod:`~evalcore.scoring.basic_scorers`) and ``classification`` (:mod:`~evalcore.scoring.classification`). Each
-declares
-its metrics with a one-sentence description and a direction; exactly one is primary, and a
+declares its metrics with a one-sentence description and a direction; exactly one is primary, and a
 result's ``score`` is its value of that metric.
 """
 
@@ -27,6 +27,7 @@ from evalcore.scoring.basic_scorers import MaxCharsScorer, NonEmptyScorer, Numer
 from evalcore.scoring.classification import ClassificationScorer
 from evalcore.scoring.judge import LlmJudge
 from evalcore.scoring.tool_calls import TOOL_CALL_METRICS, score_tool_calls, unusable_reply_metrics
+from evalcore.scoring.trajectory import TrajectoryScorer
 from evalcore.suite.fieldrules import credit_is_full, rules_for
 
 FIELD_METRICS = [
@@ -230,6 +231,7 @@ def _tools_of(case: Case) -> Any:
 SCORERS: dict[str, type] = {
     "fields": FieldsScorer,
     "tool_call": ToolCallScorer,
+    "trajectory": TrajectoryScorer,
     "exact": ExactScorer,
     "contains": ContainsScorer,
     "regex": RegexScorer,
