@@ -13,7 +13,7 @@ from tests.suites import write_suite
 
 LOOKUP = {"name": "lookup_order", "arguments": {"order_id": "A17"}}
 CASES = {"refund/001": ("Refund order A17", {"actions": [LOOKUP]})}
-TRACED = '''
+TRACED = """
 from evalcore.scoring.adapters import ChatAdapter, Parsed
 
 
@@ -25,7 +25,7 @@ class TracedChat(ChatAdapter):
                 "arguments": {"order_id": "A17"}, "result": "shipped", "error": None,
                 "bytes": 7, "sent_bytes": 7, "latency_s": 0.001}
         return Parsed(output=raw.strip(), trace=[step])
-'''
+"""
 
 
 def _suite(tmp_path, adapter):
