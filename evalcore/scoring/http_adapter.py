@@ -11,11 +11,14 @@ Declared in ``evalcore.yaml``; every option is checked when the suite loads (``e
         body: {question: "{{ input }}", top_k: "{{ settings.top_k }}"}
         output: answer.text                 # the answer's path in the JSON reply (evalcore.scoring.paths)
         usage: {input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cost_usd: cost}
+        trace: steps                        # an agent's actions in the reply (or {path, name, arguments, ...})
 
 The URL, header values, ``query`` values and every text of ``body`` are Jinja2 templates rendered in a
 sandbox with strict undefined names (:mod:`evalcore.suite.prompts`' settings). A text that is exactly one
 ``{{ expression }}`` becomes the expression's value as it is (an object, a number, a list), any other text
-becomes text. The reply's body is the result's ``raw``; ``parse()`` picks the answer with ``output``.
+becomes text. The reply's body is the result's ``raw``; ``parse()`` picks the answer with ``output``, and
+with ``trace`` the list of actions the application's agent took, each made a ``tool`` step of the trace
+contract (docs/run-file.md "trace") so the ``trajectory`` scorer scores it as it scores evalcore's own agent.
 """
 
 from __future__ import annotations
@@ -59,6 +62,23 @@ class UsagePaths(_Strict):
     cost_usd: str | None = None
 
 
+class TracePaths(_Strict):
+    """Where the reply lists the actions an application's agent took, and where each action keeps its parts
+    (paths inside one action)."""
+
+    #: The list of actions in the reply.
+    path: str = Field(min_length=1)
+    name: str = "name"
+    #: An object, or a JSON text of one (parsed; kept as text when it does not parse).
+    arguments: str = "arguments"
+    #: What the tool returned (a text, or any JSON value, kept as JSON text); optional in each action.
+    result: str = "result"
+    #: The tool's error message; optional in each action.
+    error: str = "error"
+    #: Seconds the tool took; optional in each action.
+    latency_s: str = "latency_s"
+
+
 class HttpOptions(_Strict):
     """``adapter.options`` of the http adapter."""
 
@@ -73,6 +93,8 @@ class HttpOptions(_Strict):
     #: The answer's path in the JSON reply; None: the whole reply (JSON, or else its text).
     output: str | None = None
     usage: UsagePaths = Field(default_factory=UsagePaths)
+    #: The agent's actions in the reply (a path alone stands for ``{path: ...}``); None: the reply has no trace.
+    trace: TracePaths | None = None
     #: Per attempt; by default the run's ``timeout_s``.
     timeout_s: float | None = Field(None, gt=0)
 
@@ -80,6 +102,11 @@ class HttpOptions(_Strict):
     @classmethod
     def _upper(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
+
+    @field_validator("trace", mode="before")
+    @classmethod
+    def _trace_path(cls, value: Any) -> Any:
+        return {"path": value} if isinstance(value, str) else value
 
 
 def _finalize(value: Any) -> Any:
@@ -120,6 +147,7 @@ class HttpAdapter:
         self._body = None if opts.body is None else self._compile_json("body", opts.body)
         self._output = _path("output", opts.output)
         self._usage = {k: parse_usage_path(k, p) for k, p in opts.usage.model_dump().items() if p is not None}
+        self._trace = _trace_paths(opts.trace)
 
     def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
         """The case as chat messages (what a template sees as ``messages``), after checking that every template
@@ -154,13 +182,20 @@ class HttpAdapter:
 
     def parse(self, raw: str, context: Context) -> Parsed:
         """The answer at the ``output`` path of the JSON reply (the whole reply without one); a reply that is not
-        JSON, or has nothing at the path, is unusable (a ``model`` error)."""
+        JSON, or has nothing at the path, is unusable (a ``model`` error). With ``trace``, the actions listed in
+        the reply as the trace's ``tool`` steps; none when the reply lists none (not even an empty list)."""
         try:
             data = json.loads(raw)
         except ValueError as exc:
             if self._output is None:
                 return _answer(raw, context)
             return Parsed(output=None, problem=f"the reply is not JSON ({exc}); expected {self._output.text} in it")
+        parsed = self._answer_in(data, context)
+        if self._trace is not None:
+            parsed.trace = self._trace.steps(data)
+        return parsed
+
+    def _answer_in(self, data: Any, context: Context) -> Parsed:
         if self._output is None:
             return _answer(data, context)
         try:
@@ -275,6 +310,69 @@ class HttpAdapter:
         return usage
 
 
+@dataclass(frozen=True)
+class _TraceReader:
+    """Reads an application's list of actions as ``tool`` steps of the trace contract."""
+
+    path: JsonPath
+    parts: dict[str, JsonPath]
+
+    def steps(self, data: Any) -> list[dict[str, Any]] | None:
+        """The reply's actions as ``tool`` steps; None when the reply has no list at the path."""
+        try:
+            actions = self.path.pick(data)
+        except Missing:
+            return None
+        if not isinstance(actions, list):
+            return None
+        return [self._step(i, action) for i, action in enumerate(actions)]
+
+    def _step(self, index: int, action: Any) -> dict[str, Any]:
+        part = {name: self._pick(name, action) for name in self.parts}
+        result = part["result"]
+        if result is not None and not isinstance(result, str):
+            result = json.dumps(result, ensure_ascii=False)
+        size = len(result.encode()) if result is not None else None
+        latency = part["latency_s"]
+        return {
+            "kind": "tool",
+            "index": index,
+            "call_id": None,
+            "name": part["name"] if isinstance(part["name"], str) else None,
+            "arguments": _arguments(part["arguments"]),
+            "result": result,
+            "error": None if part["error"] is None else str(part["error"]),
+            "bytes": size,
+            "sent_bytes": size,
+            "latency_s": latency if isinstance(latency, int | float) and not isinstance(latency, bool) else None,
+        }
+
+    def _pick(self, name: str, action: Any) -> Any:
+        try:
+            return self.parts[name].pick(action)
+        except Missing:
+            return None
+
+
+def _arguments(value: Any) -> Any:
+    """An action's arguments: a JSON text of them parsed when it parses (as a model's are), else as given."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return {} if value is None else value
+
+
+def _trace_paths(option: TracePaths | None) -> _TraceReader | None:
+    if option is None:
+        return None
+    paths = {name: _path(f"trace.{name}", text) for name, text in option.model_dump().items()}
+    path = paths.pop("path")
+    assert path is not None  # every part has a path
+    return _TraceReader(path, {k: v for k, v in paths.items() if v is not None})
+
+
 class _AnySettings(dict):
     """A contender's settings while templates are checked without one: every name has a (blank) value."""
 
@@ -329,7 +427,8 @@ def _describe(exc: ValidationError) -> str:
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"]) or "(options)"
         if err["type"] == "extra_forbidden":
-            model = UsagePaths if err["loc"][0] == "usage" else HttpOptions
+            models: dict[str, type[_Strict]] = {"usage": UsagePaths, "trace": TracePaths}
+            model = models.get(str(err["loc"][0]), HttpOptions)
             lines.append(f"{WHERE}.{key}: unknown option. Options: {sorted(model.model_fields)}")
         elif err["type"] == "missing":
             lines.append(f"{WHERE}.{key}: required option is missing")

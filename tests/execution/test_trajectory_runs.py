@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from http.server import BaseHTTPRequestHandler
+
+import pytest
+
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.runner import run_suite
 from evalcore.execution.verify import verify_suite
@@ -9,6 +14,7 @@ from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import write_run_file
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
+from tests.local_server import LocalServer
 from tests.suites import write_suite
 
 LOOKUP = {"name": "lookup_order", "arguments": {"order_id": "A17"}}
@@ -56,3 +62,53 @@ def test_a_reply_with_a_trace_is_scored_on_its_path(tmp_path, tmp_db):
 def test_verify_scores_the_expected_actions_against_themselves(tmp_path):
     report = verify_suite(write_suite(tmp_path / "suite", {"adapter": "chat", "scorer": "trajectory"}, CASES))
     assert report.ok and "score 1/1 on order_correct" in "\n".join(report.lines)
+
+
+class AgentApp(LocalServer):
+    """A team's agent behind an endpoint: it answers with the actions it took, except for a question about
+    order B2, where it reports none (an application without instrumentation)."""
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                question = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["question"]
+                steps = [{"tool": "lookup_order", "args": {"order_id": "A17"}, "output": {"status": "broken"}}]
+                reply = {"answer": "Refunded."} | ({} if "B2" in question else {"steps": steps})
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
+@pytest.fixture
+def agent_app():
+    with AgentApp() as app:
+        yield app
+
+
+def test_an_agent_behind_an_http_endpoint_is_scored_on_the_actions_it_reports(tmp_path, tmp_db, agent_app):
+    adapter = {
+        "name": "http",
+        "options": {
+            "url": f"http://127.0.0.1:{agent_app.port}/ask",
+            "body": {"question": "{{ input }}"},
+            "output": "answer",
+            "trace": {"path": "steps", "name": "tool", "arguments": "args", "result": "output"},
+        },
+    }
+    config = {"adapter": adapter, "scorer": "trajectory", "fields": None, "lineup": [{"model": "http/agent"}]}
+    config |= {"weighted_score": {"weights": {"score": 1}}, "run": {"max_attempts": 1}}
+    cases = CASES | {"refund/002": ("Refund order B2", {"actions": [LOOKUP]})}
+    store = Store(tmp_db)
+    run_id, _ = run_suite(make_plan(load_suite(write_suite(tmp_path / "suite", config, cases))), store)
+    traced, untraced = sorted(store.load_run(run_id).results, key=lambda r: r.case)
+    assert traced.status == "scored" and traced.metrics["order_correct"] == 1.0
+    assert traced.diagnostics["tool_result_bytes"] == len('{"status": "broken"}')
+    assert untraced.status == "error" and untraced.error.kind == "no_trace" and untraced.output == "Refunded."
