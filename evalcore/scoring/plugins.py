@@ -56,7 +56,8 @@ def build_scorer(ref: NamedRef | Sequence[NamedRef], suite_dir: Path) -> Any:
 
     Args:
         ref: one scorer, or a suite's ``scorers`` list (:attr:`Suite.scorer_refs`): a list of one gives that
-            scorer itself, a longer list a :class:`~evalcore.scoring.scorer_set.ScorerSet` (naming rule there).
+            scorer itself (unless it compares with a key of the expected answer, ``expected:``), a longer list a
+            :class:`~evalcore.scoring.scorer_set.ScorerSet` (naming rule there).
 
     Raises:
         ConfigError: an unknown scorer, bad options, or metric names that are reserved, repeat or are invalid.
@@ -64,7 +65,7 @@ def build_scorer(ref: NamedRef | Sequence[NamedRef], suite_dir: Path) -> Any:
     if isinstance(ref, NamedRef):
         return _build_one(ref, suite_dir)
     refs = list(ref)
-    if len(refs) == 1:
+    if len(refs) == 1 and getattr(refs[0], "expected", None) is None:
         return _build_one(refs[0], suite_dir)
     members = []
     for r in refs:
@@ -78,7 +79,7 @@ def build_scorer(ref: NamedRef | Sequence[NamedRef], suite_dir: Path) -> Any:
             f"e.g. {{name: {repeated[0]}, id: {repeated[0]}_2}}"
         )
     primary = next((i for i, r in enumerate(refs) if getattr(r, "primary", False)), 0)
-    scorers = ScorerSet(members, primary)
+    scorers = ScorerSet(members, primary, [getattr(r, "expected", None) for r in refs])
     for m in scorers.metrics:
         if not NAME.match(m.name):
             raise ConfigError(f"evalcore.yaml: scorers: metric name {m.name!r} is not of the form [a-z][a-z0-9_]*")

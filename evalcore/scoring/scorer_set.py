@@ -3,7 +3,9 @@
 Naming rule: each metric keeps its own name unless two scorers of the suite declare that name; then every
 scorer that declares it reports it as ``<scorer>_<metric>``, ``<scorer>`` being the entry's ``id`` (default:
 the scorer's name). Exactly one metric is primary: the primary metric of the entry with ``primary: true``, or
-of the first entry. Diagnostics go under each scorer's id, those with nothing to say left out.
+of the first entry. Diagnostics go under each scorer's id, those with nothing to say left out. An entry with
+``expected: KEY`` compares with that key of the case's expected answer (an object), not the whole answer: the
+``trajectory`` scorer reads a case's ``actions`` while another scores the final answer at ``answer``.
 """
 
 from __future__ import annotations
@@ -29,15 +31,18 @@ class _Member:
     #: The scorer's own metric name → the suite's.
     names: dict[str, str]
     primary: str
+    #: The key of the expected answer this scorer compares with; None: the whole answer.
+    expected: str | None = None
 
 
 class ScorerSet:
     """Scorers run one after another on each reply; it has the :class:`~evalcore.scoring.scorers.Scorer` shape."""
 
-    def __init__(self, members: Sequence[tuple[str, Any]], primary_index: int = 0):
+    def __init__(self, members: Sequence[tuple[str, Any]], primary_index: int = 0, expected: Sequence[str | None] = ()):
         """Args:
         members: (id, scorer) in the suite's order; ids are unique.
         primary_index: the member whose primary metric is the suite's.
+        expected: per member, the key of the expected answer it compares with (None or left out: the whole).
         """
         counts = Counter(m.name for _, scorer in members for m in scorer.metrics)
         self.members: list[_Member] = []
@@ -45,7 +50,8 @@ class ScorerSet:
         for i, (sid, scorer) in enumerate(members):
             names = {m.name: f"{sid}_{m.name}" if counts[m.name] > 1 else m.name for m in scorer.metrics}
             own_primary = next(m.name for m in scorer.metrics if m.primary)
-            self.members.append(_Member(sid, scorer, names, names[own_primary]))
+            key = expected[i] if i < len(expected) else None
+            self.members.append(_Member(sid, scorer, names, names[own_primary], key))
             for m in scorer.metrics:
                 self.metrics.append(replace(m, name=names[m.name], primary=m.primary and i == primary_index))
         self.name = " + ".join(sid for sid, _ in members)
@@ -76,7 +82,7 @@ class ScorerSet:
                 continue
             try:
                 with scorer_failures(member.id, case):
-                    scored = await ascore(case, parsed, context, client)
+                    scored = await ascore(_case_for(member, case), parsed, context, client)
             except CallFailed as exc:
                 own = getattr(exc, "diagnostics", None)
                 exc.diagnostics = diagnostics | ({member.id: own} if own else {})  # type: ignore[attr-defined]
@@ -98,7 +104,7 @@ class ScorerSet:
     @staticmethod
     def _score_one(member: _Member, case: Case, parsed: Parsed, context: Context) -> Scored:
         with scorer_failures(member.id, case):
-            return member.scorer.score(case, parsed, context)
+            return member.scorer.score(_case_for(member, case), parsed, context)
 
     @staticmethod
     def _gather(
@@ -121,17 +127,40 @@ class ScorerSet:
         for member in self.members:
             perfect = getattr(member.scorer, "perfect_trace", None)
             if perfect is not None:
-                return perfect(case)  # type: ignore[no-any-return]
+                return perfect(_case_for(member, case))  # type: ignore[no-any-return]
         return None
 
     def check_case(self, case: Case) -> str | None:
         """The first scorer's complaint about the case's expected answer (see each scorer's ``check_case``)."""
         for member in self.members:
+            wanted = member.expected
+            if wanted is not None and (not isinstance(case.expected, dict) or wanted not in case.expected):
+                return _no_key(member)
             check = getattr(member.scorer, "check_case", None)
-            problem = check(case) if check is not None else None
+            problem = check(_case_for(member, case)) if check is not None else None
             if problem is not None:
                 return f"scorer {member.id}: {problem}"
         return None
+
+
+def _case_for(member: _Member, case: Case) -> Case:
+    """The case as the member sees it: its expected answer is the member's key of the case's, when it has one.
+
+    Raises:
+        ConfigError: the case's expected answer is not an object with that key.
+    """
+    if member.expected is None:
+        return case
+    if not isinstance(case.expected, dict) or member.expected not in case.expected:
+        raise ConfigError(f"{case.source or f'{case.dataset}/{case.id}'}: {_no_key(member)}")
+    return replace(case, expected=case.expected[member.expected])
+
+
+def _no_key(member: _Member) -> str:
+    return (
+        f"expected: scorer {member.id} compares with expected.{member.expected}, and the expected answer has no "
+        f"key {member.expected!r}; add it, or drop `expected:` from the scorer's entry"
+    )
 
 
 def scorer_id(given: str | None, ref_name: str, scorer: Any) -> str:

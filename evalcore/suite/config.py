@@ -44,6 +44,8 @@ class ScorerRef(NamedRef):
     #: The name its clashing metrics and its diagnostics go under (default: the scorer's name); give one when
     #: a suite uses the same scorer twice.
     id: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+    #: The key of each case's expected answer (an object) this scorer compares with; None: the whole answer.
+    expected: str | None = Field(default=None, min_length=1)
 
 
 class DatasetModel(_Strict):

@@ -6,6 +6,7 @@ import json
 from http.server import BaseHTTPRequestHandler
 
 import pytest
+import yaml
 
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.runner import run_suite
@@ -30,7 +31,7 @@ class TracedChat(ChatAdapter):
         step = {"kind": "tool", "index": 0, "call_id": "c1", "name": "lookup_order",
                 "arguments": {"order_id": "A17"}, "result": "shipped", "error": None,
                 "bytes": 7, "sent_bytes": 7, "latency_s": 0.001}
-        return Parsed(output=raw.strip(), trace=[step])
+        return Parsed(output="Your refund is on its way.", trace=[step])
 """
 
 
@@ -62,6 +63,23 @@ def test_a_reply_with_a_trace_is_scored_on_its_path(tmp_path, tmp_db):
 def test_verify_scores_the_expected_actions_against_themselves(tmp_path):
     report = verify_suite(write_suite(tmp_path / "suite", {"adapter": "chat", "scorer": "trajectory"}, CASES))
     assert report.ok and "score 1/1 on order_correct" in "\n".join(report.lines)
+
+
+def test_a_suite_scores_the_path_and_the_final_answer_at_its_own_key(tmp_path, tmp_db):
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "traced.py").write_text(TRACED)
+    scorers = ["trajectory", {"name": "contains", "expected": "answer"}]
+    config = {"adapter": "traced:TracedChat", "fields": None, "lineup": [{"model": "fake/oracle"}]}
+    cases = {"refund/001": ("Refund order A17", {"actions": [LOOKUP], "answer": "refund"})}
+    root = write_suite(tmp_path / "suite", config | {"weighted_score": {"weights": {"score": 1}}}, cases)
+    suite = yaml.safe_load((root / "evalcore.yaml").read_text())
+    del suite["scorer"]
+    (root / "evalcore.yaml").write_text(yaml.safe_dump(suite | {"scorers": scorers}))
+    assert verify_suite(root).ok
+    store = Store(tmp_db)
+    run_id, _ = run_suite(make_plan(load_suite(root)), store)
+    (result,) = store.load_run(run_id).results
+    assert result.metrics["order_correct"] == 1.0 and result.metrics["contains"] == 1.0
 
 
 class AgentApp(LocalServer):

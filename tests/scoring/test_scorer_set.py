@@ -65,3 +65,23 @@ def test_a_scorer_that_gives_no_primary_value_fails_with_its_name(tmp_path):
     assert [m.name for m in scorers.metrics] == ["exact", "hush"]
     with pytest.raises(EvalcoreError, match="scorer quiet gave no hush"):
         scorers.score(Case("d", "c", "v", "t", "x"), Parsed("x"), CONTEXT)
+
+
+def test_an_entry_with_expected_compares_with_that_key_of_the_expected_answer():
+    scorers = build_scorer(_refs("non_empty", {"name": "exact", "expected": "answer"}), ".")
+    case = Case("d", "c", "v", "t", {"actions": [], "answer": "Refunded."})
+    assert scorers.score(case, Parsed("Refunded."), CONTEXT).metrics == {"non_empty": 1.0, "exact": 1.0}
+
+
+def test_an_expected_key_the_case_lacks_is_named_by_check_case_and_scoring():
+    scorers = build_scorer(_refs("non_empty", {"name": "exact", "expected": "answer"}), ".")
+    case = Case("d", "c", "v", "t", {"actions": []}, source="cases/c.yaml")
+    assert "compares with expected.answer, and the expected answer has no key 'answer'" in scorers.check_case(case)
+    with pytest.raises(ConfigError, match="^cases/c.yaml: expected: scorer exact compares with expected.answer"):
+        scorers.score(case, Parsed("Refunded."), CONTEXT)
+
+
+def test_a_list_of_one_scorer_with_expected_still_reads_that_key():
+    scorer = build_scorer(_refs({"name": "exact", "expected": "answer"}), ".")
+    case = Case("d", "c", "v", "t", {"answer": "yes"})
+    assert scorer.score(case, Parsed("yes"), CONTEXT).metrics == {"exact": 1.0}
