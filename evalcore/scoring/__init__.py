@@ -5,11 +5,11 @@
 - :mod:`~evalcore.scoring.client`: adapters that make the call themselves (``call()``) and the
   :class:`Client` they make it with.
 - :mod:`~evalcore.scoring.http_adapter`: ``http``, an application endpoint (with :mod:`~evalcore.scoring.paths`,
-  paths into its JSON reply).
+  paths into its JSON reply, and :mod:`~evalcore.scoring.reported_trace`, the actions its agent reports).
 - :mod:`~evalcore.scoring.tools_adapter`: ``tools``, function calling; :mod:`~evalcore.scoring.tool_calls`
   scores the calls.
 - :mod:`~evalcore.scoring.scorers`: the built-in scorers (``fields``, ``exact``, ``contains``, ``regex``,
-  ``tool_call`` …).
+  ``tool_call`` …); :mod:`~evalcore.scoring.trajectory` scores an agent's path (its trace's tool calls).
 - :mod:`~evalcore.scoring.plugins`: :func:`build_adapter` / :func:`build_scorer` resolve a suite's names,
   built-in or ``my_module:MyScorer`` in the suite folder.
 

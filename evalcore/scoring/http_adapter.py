@@ -40,6 +40,7 @@ from evalcore.models.types import Reply
 from evalcore.scoring.adapters import ChatAdapter, Context, ExtractAdapter, Parsed, prompt_variables
 from evalcore.scoring.client import Client
 from evalcore.scoring.paths import JsonPath, Missing, PathError, parse_path
+from evalcore.scoring.reported_trace import TraceReader
 from evalcore.suite.fieldrules import type_problems
 
 WHERE = "evalcore.yaml: adapter.options"
@@ -310,67 +311,13 @@ class HttpAdapter:
         return usage
 
 
-@dataclass(frozen=True)
-class _TraceReader:
-    """Reads an application's list of actions as ``tool`` steps of the trace contract."""
-
-    path: JsonPath
-    parts: dict[str, JsonPath]
-
-    def steps(self, data: Any) -> list[dict[str, Any]] | None:
-        """The reply's actions as ``tool`` steps; None when the reply has no list at the path."""
-        try:
-            actions = self.path.pick(data)
-        except Missing:
-            return None
-        if not isinstance(actions, list):
-            return None
-        return [self._step(i, action) for i, action in enumerate(actions)]
-
-    def _step(self, index: int, action: Any) -> dict[str, Any]:
-        part = {name: self._pick(name, action) for name in self.parts}
-        result = part["result"]
-        if result is not None and not isinstance(result, str):
-            result = json.dumps(result, ensure_ascii=False)
-        size = len(result.encode()) if result is not None else None
-        latency = part["latency_s"]
-        return {
-            "kind": "tool",
-            "index": index,
-            "call_id": None,
-            "name": part["name"] if isinstance(part["name"], str) else None,
-            "arguments": _arguments(part["arguments"]),
-            "result": result,
-            "error": None if part["error"] is None else str(part["error"]),
-            "bytes": size,
-            "sent_bytes": size,
-            "latency_s": latency if isinstance(latency, int | float) and not isinstance(latency, bool) else None,
-        }
-
-    def _pick(self, name: str, action: Any) -> Any:
-        try:
-            return self.parts[name].pick(action)
-        except Missing:
-            return None
-
-
-def _arguments(value: Any) -> Any:
-    """An action's arguments: a JSON text of them parsed when it parses (as a model's are), else as given."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return {} if value is None else value
-
-
-def _trace_paths(option: TracePaths | None) -> _TraceReader | None:
+def _trace_paths(option: TracePaths | None) -> TraceReader | None:
     if option is None:
         return None
     paths = {name: _path(f"trace.{name}", text) for name, text in option.model_dump().items()}
     path = paths.pop("path")
     assert path is not None  # every part has a path
-    return _TraceReader(path, {k: v for k, v in paths.items() if v is not None})
+    return TraceReader(path, {k: v for k, v in paths.items() if v is not None})
 
 
 class _AnySettings(dict):

@@ -129,7 +129,9 @@ class TrajectoryScorer:
         actions, order = _expected_part(case, where)
         return expected_calls(actions, _tools_of(case), f"{where}: actions"), order or self.order
 
-    def _costs(self, trace: list[dict[str, Any]], actions: list[dict[str, Any]], diagnostics: dict[str, Any]) -> dict:
+    def _costs(
+        self, trace: list[dict[str, Any]], actions: list[dict[str, Any]], diagnostics: dict[str, Any]
+    ) -> dict[str, float | None]:
         """The path's counts: raw in ``diagnostics``, as shares in the metrics."""
         model_steps = sum(1 for step in trace if step.get("kind") == "model")
         steps = model_steps or len(actions)  # a trace of tool steps only (an application's) counts its calls
