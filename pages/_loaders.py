@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from evalcore.analysis import completeness, corrected, summaries, view
+from evalcore.analysis import completeness, corrected, outcomes, summaries, view
 from evalcore.analysis.racing import SETTING as RACE
 from evalcore.analysis.runs import StoredRun, run_stops
 from evalcore.core.errors import EvalcoreError
@@ -204,8 +204,19 @@ def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> view.Prepa
     """Aggregates and bootstrap resamples: they depend on the run and the filters, not on the weights."""
     if not any(filters):
         return _summary(path, ref, version).prepared
-    f = view.Filters(list(filters[0]), list(filters[1]), list(filters[2]), {k: list(v) for k, v in filters[3]})
+    f = _filters_of(filters)
     return view.prepare_view(_results_frame(path, ref, version)[0], _load(path, ref, version).metrics, f)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _pass_rates(path: str, ref: str, version: tuple, filters: tuple) -> outcomes.PassRates | None:
+    """The run's pass rates under the filters (only the cases that declare minimum scores are read)."""
+    return outcomes.pass_rates_of(_side(path, ref), _filters_of(filters))
+
+
+def _filters_of(key: tuple) -> view.Filters:
+    """The filters a :func:`filters_key` stands for."""
+    return view.Filters(list(key[0]), list(key[1]), list(key[2]), {k: list(v) for k, v in key[3]})
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -218,7 +229,8 @@ def cached_view(
     if rated:
         fixed = corrected.with_corrected(prepared.overall, _rank_basis(path, ref, version, rated), run.metrics)
         prepared = dataclasses.replace(prepared, overall=fixed)
-    return view.view_of(prepared, run.metrics, dict(weights), run.contenders, run_stops(run))
+    rates = _pass_rates(path, ref, version, filters)
+    return view.view_of(prepared, run.metrics, dict(weights), run.contenders, run_stops(run), rates)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

@@ -69,18 +69,39 @@ def _kept(dataset: str, variant: str, metadata: Mapping[str, Any], filters: Filt
     return all(str(metadata.get(key)) in map(str, values) for key, values in filters.metadata.items())
 
 
+@dataclass(frozen=True)
+class PassRates:
+    """Each contender's ``pass_rate``, overall (keyed ``(contender,)``) and per dataset (``(contender, dataset)``):
+    every surface reads one of these, so the CLI, the app and the report show the same number."""
+
+    overall: dict[tuple[str, ...], float]
+    by_dataset: dict[tuple[str, ...], float]
+
+
+def pass_rates_of(run: Run | StoredRun, filters: Filters | None = None) -> PassRates | None:
+    """The run's pass rates under ``filters``, or None when no case it keeps declares minimum scores."""
+    floors = minimum_scores_of(run, filters)
+    if not floors:
+        return None
+    outcomes = case_outcomes(run, floors)
+    return PassRates(pass_rates(outcomes), pass_rates(outcomes, by_dataset=True))
+
+
 def with_pass_rate(
     table: pd.DataFrame, run: Run | StoredRun, filters: Filters | None = None, by_dataset: bool = False
 ) -> pd.DataFrame:
     """A ranked leaderboard with a ``pass_rate`` column (null where a row has no evaluated case) when a case of
     the run declares minimum scores; else the table as it is. The rows' order and ranks do not change."""
-    floors = minimum_scores_of(run, filters)
-    if not floors:
+    return add_pass_rate(table, pass_rates_of(run, filters), by_dataset)
+
+
+def add_pass_rate(table: pd.DataFrame, rates: PassRates | None, by_dataset: bool = False) -> pd.DataFrame:
+    """The table with its rows' ``pass_rate`` from ``rates`` (:func:`pass_rates_of`); as it is when None."""
+    if rates is None:
         return table
-    rates = pass_rates(case_outcomes(run, floors), by_dataset)
-    keys = ["contender", "dataset"] if by_dataset else ["contender"]
+    keys, found = (["contender", "dataset"], rates.by_dataset) if by_dataset else (["contender"], rates.overall)
     rows = table[keys].itertuples(index=False, name=None)
-    return table.assign(pass_rate=[rates.get(tuple(row), float("nan")) for row in rows])
+    return table.assign(pass_rate=[found.get(tuple(row), float("nan")) for row in rows])
 
 
 def case_outcomes(run: Run | StoredRun, floors: Mapping[tuple[str, str], Mapping[str, float]]) -> list[CaseOutcome]:

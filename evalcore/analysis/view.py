@@ -21,6 +21,7 @@ import pandas as pd
 
 from evalcore.analysis.banner import Banner, banner_markdown, banner_of, flagged, value_of
 from evalcore.analysis.leaderboard import FEW_CASES, STOPPED, Prepared, finish, prepare
+from evalcore.analysis.outcomes import PassRates, add_pass_rate
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import best_value_text, errors_penalty_text
 from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, STOPPED_MARK, VALUE_MARK, glossary
@@ -32,6 +33,11 @@ from evalcore.core.records import SHORT_NAMES, Contender, Metric
 PERCENT, POINTS, MONEY, SECONDS, COUNT, TEXT = "percent", "points", "money", "seconds", "count", "text"
 #: Metadata keys with more distinct values than this are not offered as filters.
 MAX_METADATA_VALUES = 30
+#: The ``pass rate`` column's tooltip (:mod:`evalcore.analysis.outcomes`).
+PASS_RATE_HINT = (
+    "Share of the cases with minimum_scores that meet every minimum (an error counts as not passed; "
+    "a case whose metric was not computed is left out); higher is better"
+)
 
 
 # --- selection and filters ------------------------------------------------------------------------
@@ -167,6 +173,7 @@ def leaderboard_view(
     ci: bool = True,
     B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
     stops: Mapping[str, str] | None = None,
+    pass_rates: PassRates | None = None,
 ) -> LeaderboardView:
     """Rank a run's results overall and per dataset, as tables a page shows directly.
 
@@ -180,13 +187,16 @@ def leaderboard_view(
         B: bootstrap resamples.
         stops: an adaptive run's stopped contenders (:func:`evalcore.analysis.runs.run_stops`): marked, and
             ranked below the others (:func:`evalcore.analysis.leaderboard.finish`).
+        pass_rates: the run's :func:`evalcore.analysis.outcomes.pass_rates_of` under the same filters: a
+            ``pass rate`` column beside the metrics when a case declares minimum scores.
 
     Raises:
         WeightsError: a weight names something that cannot be weighted.
         EvalcoreError: a metadata filter on a key no case has.
     """
     weights = validate_weights(weights, metrics)
-    return _view_of(prepare_view(frame, metrics, filters, ci=ci, B=B), metrics, weights, contenders, stops or {})
+    prepared = prepare_view(frame, metrics, filters, ci=ci, B=B)
+    return _view_of(prepared, metrics, weights, contenders, stops or {}, pass_rates)
 
 
 @dataclass
@@ -221,13 +231,14 @@ def view_of(
     weights: Mapping[str, float] | None,
     contenders: Sequence[Contender] = (),
     stops: Mapping[str, str] | None = None,
+    pass_rates: PassRates | None = None,
 ) -> LeaderboardView:
     """Rank a prepared view under these weights (see :func:`leaderboard_view`).
 
     Raises:
         WeightsError: a weight names something that cannot be weighted.
     """
-    return _view_of(prepared, metrics, validate_weights(weights, metrics), contenders, stops or {})
+    return _view_of(prepared, metrics, validate_weights(weights, metrics), contenders, stops or {}, pass_rates)
 
 
 def _view_of(
@@ -236,14 +247,15 @@ def _view_of(
     weights: dict[str, float],
     contenders: Sequence[Contender],
     stops: Mapping[str, str],
+    pass_rates: PassRates | None = None,
 ) -> LeaderboardView:
     """:func:`view_of` under validated weights."""
     metrics = with_aggregates(metrics)
     ci = prepared.ci
-    ranked = finish(prepared.overall, metrics, weights, stops=stops)
-    by_dataset = finish(prepared.by_dataset, metrics, weights, stops=stops)
+    ranked = add_pass_rate(finish(prepared.overall, metrics, weights, stops=stops), pass_rates)
+    by_dataset = add_pass_rate(finish(prepared.by_dataset, metrics, weights, stops=stops), pass_rates, by_dataset=True)
     money = money_format(np.concatenate([ranked["cost"].to_numpy(float), by_dataset["cost"].to_numpy(float)]))
-    columns = display_columns(metrics, money, intervals=ci, weighted=bool(weights))
+    columns = display_columns(metrics, money, intervals=ci, weighted=bool(weights), pass_rate=pass_rates is not None)
     settings = {c.id: format_settings(c.settings) for c in contenders}
     weighted = bool(weights)
     per_dataset = {
@@ -285,13 +297,18 @@ def headline(view: LeaderboardView) -> str:
 
 
 def display_columns(
-    metrics: Sequence[Metric], money: str = "$%.4f", intervals: bool = True, weighted: bool = True
+    metrics: Sequence[Metric],
+    money: str = "$%.4f",
+    intervals: bool = True,
+    weighted: bool = True,
+    pass_rate: bool = False,
 ) -> list[Column]:
     """The columns of a display table, in order, with their kind and a tooltip.
 
     What explains a rank comes first (scores, errors, cost, time), so it fits a 1,400 px window; the
     intervals, the other metrics and the settings follow. Without weights there is no weighted score:
-    rows are ranked by score, and the wscore columns are left out.
+    rows are ranked by score, and the wscore columns are left out. With ``pass_rate`` (a case declares
+    minimum scores) a ``pass rate`` column follows the metrics.
     """
     primary = next((m.name for m in metrics if m.primary), "the primary metric")
     cols = [
@@ -327,6 +344,8 @@ def display_columns(
         for m in metrics
         if not m.primary
     ]
+    if pass_rate:
+        cols += [Column("pass rate", PERCENT, PASS_RATE_HINT)]
     return cols + [
         Column("cases", COUNT, "Distinct cases answered"),
         Column("samples", COUNT, "Samples per case: each case was asked this many times (shown when more than once)"),
@@ -371,6 +390,8 @@ def display_table(
     for metric in metrics:
         if not metric.primary:
             out[metric.name] = 100 * ranked[metric.name].to_numpy(float)
+    if "pass_rate" in ranked.columns:
+        out["pass rate"] = 100 * ranked["pass_rate"].to_numpy(float)
     out["cases"] = _column(ranked, "distinct_cases", "cases")
     samples = _column(ranked, "samples", "cases")
     if "samples" in ranked.columns and (samples > 1).any():

@@ -28,6 +28,7 @@ from evalcore.cli._shared import (
 )
 
 if TYPE_CHECKING:
+    from evalcore.analysis.runs import StoredRun
     from evalcore.analysis.summaries import Summary
     from evalcore.core.records import Run
     from evalcore.execution.estimate import CostEstimate
@@ -436,9 +437,10 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
     except EvalcoreError as e:
         print(f"the leaderboard cannot be shown: {e}", file=sys.stderr)
     else:
-        print_run_leaderboard(run, summary)
+        from evalcore.analysis.runs import StoredRun
+
+        print_run_leaderboard(run, summary, StoredRun(store, run_id))
         if summary is not None:
-            from evalcore.analysis.runs import StoredRun
             from evalcore.cli.ranking import print_judge_costs
 
             print_judge_costs(StoredRun(store, run_id))
@@ -456,10 +458,12 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
         print(f"wrote {args.output}")
 
 
-def print_run_leaderboard(run: Run, summary: Summary | None) -> None:
+def print_run_leaderboard(run: Run, summary: Summary | None, stored: StoredRun) -> None:
     """The leaderboard ``evalcore run`` prints when it finishes: the run's weights on its summary
-    (:mod:`evalcore.analysis.summaries`), the same table ``evalcore leaderboard`` computes from the results."""
+    (:mod:`evalcore.analysis.summaries`), the same table ``evalcore leaderboard`` computes from the results,
+    with the pass rate of the cases that declare minimum scores (read from ``stored``, the same run)."""
     from evalcore.analysis.leaderboard import finish
+    from evalcore.analysis.outcomes import with_pass_rate
     from evalcore.analysis.runs import run_stops
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import validate_weights
@@ -468,7 +472,7 @@ def print_run_leaderboard(run: Run, summary: Summary | None) -> None:
         print("no results")
         return
     weights = validate_weights(run.info.weights, run.metrics)
-    ranked = finish(summary.prepared.overall, run.metrics, weights, stops=run_stops(run))
+    ranked = with_pass_rate(finish(summary.prepared.overall, run.metrics, weights, stops=run_stops(run)), stored)
     print(format_leaderboard(ranked, run.metrics, "table", weights=run.info.weights, width=terminal_width()), end="")
 
 

@@ -170,6 +170,7 @@ if (typeof document !== "undefined") (function (ranking) {
       if (m.primary) return;
       cols.push([m.name, function (r) { return num(r.values[m.name]); }, function (r) { var v = num(r.values[m.name]); return isNaN(v) ? "–" : (100 * v).toFixed(1) + "%"; }, true]);
     });
+    if (DATA.pass_rate) cols.push(["pass rate", function (r) { return num((r.source || r).pass_rate); }, function (r) { var v = num((r.source || r).pass_rate); return isNaN(v) ? "–" : (100 * v).toFixed(1) + "%"; }, true]);
     cols.push(["cases", function (r) { return r.values.cases; }, function (r) { return (r.source || r).cases_text || String(r.values.cases); }, true]);
     return cols;
   }

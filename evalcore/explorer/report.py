@@ -29,6 +29,7 @@ import pandas as pd
 
 from evalcore.analysis.banner import banner_html
 from evalcore.analysis.judging import is_judged
+from evalcore.analysis.outcomes import pass_rates_of
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import ranking_rules
 from evalcore.analysis.runs import StoredRun, frame_of, header_of, run_stops
@@ -72,6 +73,8 @@ REPORT_FORMATS = ("html", "markdown")
 VALUE_COLUMNS = ("cases", "scored", "errors", "score", "cost", "time", "input_tokens", "output_tokens")
 #: Counts embedded per row beside the values: how many distinct cases, and samples per case, make up ``cases``.
 CASE_COLUMNS = ("distinct_cases", "samples")
+#: A row's share of cases that meet their minimum scores (:mod:`evalcore.analysis.outcomes`), when a case has some.
+PASS_RATE = "pass_rate"
 #: What the Python ranking decided for the report's weights, embedded per row as the page's first state.
 RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "p_best", "stability")
 #: The bound columns whose names end in ``_lo`` / ``_hi``: the score's and the wscore's 95% intervals.
@@ -116,7 +119,14 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
     header = header_of(run)
     weights = validate_weights(header.info.weights if options.weights is None else options.weights, header.metrics)
     view = leaderboard_view(
-        frame_of(run), header.metrics, weights, options.filters, header.contenders, B=options.B, stops=run_stops(run)
+        frame_of(run),
+        header.metrics,
+        weights,
+        options.filters,
+        header.contenders,
+        B=options.B,
+        stops=run_stops(run),
+        pass_rates=pass_rates_of(run, options.filters),
     )
     if fmt == "markdown":
         judged = None
@@ -165,6 +175,7 @@ def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, An
         "sliders": {name: slider_values(view.weights).get(name, 0) for name in names},
         "metrics": [{"name": m.name, "primary": m.primary, "higher_is_better": m.higher_is_better} for m in metrics],
         "intervals": "p_best" in view.ranked.columns,
+        "pass_rate": PASS_RATE in view.ranked.columns,
         "marks": {"best": BEST_MARK, "value": VALUE_MARK, "few": FEW_MARK, "none": NO_SCORED_MARK},
         "tables": tables,
     }
@@ -184,6 +195,8 @@ def _rows(ranked: pd.DataFrame, metrics: list[Metric]) -> list[dict[str, Any]]:
         # An adaptive run's stop text: the page ranks the row below those still in, whatever the weights.
         row["stopped"] = stopped_text(record)
         row.update({name: json_value(record[name]) for name in CASE_COLUMNS if name in record})
+        if PASS_RATE in record:
+            row[PASS_RATE] = json_value(record[PASS_RATE])
         row.update({name: json_value(record[name]) for name in bounds if name in record})
         rows.append(row)
     return rows

@@ -12,7 +12,7 @@ import pytest
 
 from evalcore.analysis.compare import compare
 from evalcore.analysis.gate import evaluate
-from evalcore.analysis.runs import rank_run
+from evalcore.analysis.runs import StoredRun, rank_run
 from evalcore.analysis.text import STOPPED_MARK
 from evalcore.analysis.view import leaderboard_view
 from evalcore.cli import main
@@ -203,3 +203,81 @@ def test_the_app_ranks_and_marks_an_adaptive_run_as_the_cli(monkeypatch, tmp_pat
     for contender, mark in zip(shown["contender"], shown["mark"], strict=True):
         stop = raced_order[1][contender]
         assert (stop in mark) if stop else STOPPED_MARK not in mark
+
+
+# --- a run whose cases declare minimum scores: the same pass rate on every surface ---------------------
+
+
+@pytest.fixture(scope="module")
+def floored():
+    """The demo run with ``minimum_scores`` on every third case."""
+    run = read_run_file(DEMO)
+    for case in run.cases[::3]:
+        case.metadata["minimum_scores"] = {"score": 1.0}
+    return run
+
+
+@pytest.fixture(scope="module")
+def floored_file(floored, tmp_path_factory):
+    path = tmp_path_factory.mktemp("floored") / "floored.json"
+    write_run_file(floored, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def pass_rates(floored):
+    """contender → pass rate, as ``evalcore leaderboard`` ranks it."""
+    table = rank_run(floored, floored.info.weights, ci=False)
+    rates = dict(zip(table["contender"], table["pass_rate"], strict=True))
+    assert len(set(rates.values())) > 1  # the contenders differ, so a mix-up would show
+    return rates
+
+
+def rates_in_table(text: str, contenders) -> dict[str, str]:
+    """contender → the ``pass rate`` cell of a plain-text table's row."""
+    lines = text.splitlines()
+    header = next(line for line in lines if "pass rate" in line)
+    at = header.index("pass rate")
+    return {
+        c: next(line for line in lines if f" {c} " in f" {line} ")[at : at + len("pass rate")].strip()
+        for c in contenders
+    }
+
+
+def test_the_cli_json_gives_each_contenders_pass_rate(capsys, floored_file, pass_rates):
+    rows = json.loads(cli(capsys, "leaderboard", floored_file, "--format", "json"))
+    assert {r["contender"]: r["pass_rate"] for r in rows} == pytest.approx(pass_rates)
+
+
+def test_the_run_commands_end_table_shows_the_same_pass_rate(capsys, monkeypatch, tmp_path, floored, pass_rates):
+    from evalcore.analysis.summaries import write_summary
+    from evalcore.analysis.text import format_percent
+    from evalcore.cli.suite import print_run_leaderboard
+    from evalcore.storage.store import Store
+
+    monkeypatch.setenv("COLUMNS", "300")  # wide enough for every column
+    with Store(tmp_path / "s.db") as store:
+        store.import_run(floored)
+        run_id = floored.info.id
+        run, stored = store.load_run(run_id, results=False), StoredRun(store, run_id)
+        print_run_leaderboard(run, write_summary(store, run_id), stored)
+    shown = rates_in_table(capsys.readouterr().out, pass_rates)
+    assert shown == {c: format_percent(rate) for c, rate in pass_rates.items()}
+
+
+def test_the_html_report_embeds_the_same_pass_rate(floored, pass_rates):
+    document = build_report(floored, ReportOptions(B=200))
+    rows = read_embedded(document)["tables"][0]["rows"]
+    assert {r["contender"]: r["pass_rate"] for r in rows} == pytest.approx(pass_rates)
+
+
+def test_the_markdown_report_has_a_pass_rate_column(floored):
+    assert "pass rate" in build_report(floored, ReportOptions(B=200), fmt="markdown")
+
+
+def test_the_app_shows_the_same_pass_rate(monkeypatch, tmp_path, floored, pass_rates):
+    seed(monkeypatch, tmp_path, floored)
+    at = open_page("pages/leaderboard.py")
+    assert not at.exception
+    shown = at.dataframe[0].value.set_index("contender")["pass rate"].to_dict()
+    assert shown == pytest.approx({c: 100 * rate for c, rate in pass_rates.items()})
