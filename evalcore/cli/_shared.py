@@ -431,9 +431,9 @@ def writing(path: Path | str, option: str = "-o") -> Iterator[None]:
         raise ConfigError(f"{option} {path}: cannot write it: {e.strerror or e}") from None
 
 
-def write_output(path: Path, text: str) -> None:
-    """Write a text file whole (a temporary file renamed into place) with the user's umask."""
+def write_output(path: Path, text: str | bytes) -> None:
+    """Write a file whole (a temporary file renamed into place) with the user's umask; text as UTF-8."""
     from evalcore._util.files import atomic_file
 
     with writing(path), atomic_file(path) as f:
-        f.write(text.encode("utf-8"))
+        f.write(text.encode("utf-8") if isinstance(text, str) else text)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
+    from evalcore.analysis.summaries import Summary
     from evalcore.core.records import Run
 
 from evalcore.analysis.rules import BEST_VALUE_POINTS, ERRORS_PENALTY_BASE, ERRORS_PENALTY_EACH, errors_penalty_text
@@ -164,6 +165,26 @@ def _labels_json(leaderboard: str, tables: list[Any]) -> str:
         for found in tables
     ]
     return json.dumps({"leaderboard": json.loads(leaderboard), "labels": labels}, indent=2, ensure_ascii=False) + "\n"
+
+
+def print_run_leaderboard(run: StoredRun, summary: Summary | None) -> None:
+    """The leaderboard ``evalcore run`` prints when it finishes: the run's weights on its summary
+    (:mod:`evalcore.analysis.summaries`), the same table ``evalcore leaderboard`` computes from the results,
+    with the pass rate of the cases that declare minimum scores."""
+    from evalcore.analysis.leaderboard import finish
+    from evalcore.analysis.outcomes import with_pass_rate
+    from evalcore.analysis.runs import run_stops
+    from evalcore.analysis.text import format_leaderboard
+    from evalcore.analysis.weights import validate_weights
+
+    if summary is None:
+        print("no results")
+        return
+    header = run.header
+    weights = validate_weights(header.info.weights, header.metrics)
+    ranked = with_pass_rate(finish(summary.prepared.overall, header.metrics, weights, stops=run_stops(run)), run)
+    text = format_leaderboard(ranked, header.metrics, "table", weights=header.info.weights, width=terminal_width())
+    print(text, end="")
 
 
 def print_judge_costs(run: Run | StoredRun) -> None:

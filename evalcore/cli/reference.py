@@ -29,6 +29,41 @@ end says how many and where.
 <!-- Generated from evalcore/cli/parser.py by `{REGENERATE}`: edit the parsers, not this file. -->
 """
 
+#: How a package adds a report format (:mod:`evalcore.explorer.reporters`): the one part no parser says.
+REPORT_FORMATS = """\
+## Adding a report format
+
+`evalcore report --format NAME` looks the format up by name: `html` and `markdown` are evalcore's own, and
+any installed package may add one under the entry-point group `evalcore.reporters`, as evalcore registers
+its own. A format is an `evalcore.explorer.reporters.Reporter`: `render(run, options)` returns the report
+as text or bytes (`run` is a run file's run or a stored run; `options` holds `--weights`, the filters and
+`--failing-per-contender`), and `suffix` names the file written without `-o` (`report.<suffix>`):
+
+```python
+# my_reports.py, in your package
+from evalcore.analysis.stored import header_of
+from evalcore.explorer.reporters import Reporter
+
+
+def render_ids(run, options):
+    return "\\n".join(c.id for c in header_of(run).contenders) + "\\n"
+
+
+IDS = Reporter(render=render_ids, suffix="txt")
+```
+
+and in that package's `pyproject.toml`:
+
+```toml
+[project.entry-points."evalcore.reporters"]
+ids = "my_reports:IDS"
+```
+
+Once the package is installed (`pip install -e .`), `evalcore report RUN --format ids` writes `report.txt`.
+An unknown name exits with code 2 and lists the formats there are; a package cannot replace `html` or
+`markdown`.
+"""
+
 
 def cli_reference() -> str:
     """``docs/cli.md``: the top-level help, a table of the commands, then each command's help."""
@@ -38,6 +73,7 @@ def cli_reference() -> str:
     parts += ["", "## evalcore", "", "```text", parser.format_help().rstrip(), "```"]
     for name, command in commands.items():
         parts += ["", f"## evalcore {name}", "", "```text", command.format_help().rstrip(), "```"]
+    parts += ["", REPORT_FORMATS.rstrip()]
     return "\n".join(parts) + "\n"
 
 

@@ -24,13 +24,9 @@ from evalcore.cli._shared import (
     run_options,
     suite_folder,
     table,
-    terminal_width,
 )
 
 if TYPE_CHECKING:
-    from evalcore.analysis.runs import StoredRun
-    from evalcore.analysis.summaries import Summary
-    from evalcore.core.records import Run
     from evalcore.execution.estimate import CostEstimate
     from evalcore.execution.plan import Plan
     from evalcore.storage.store import Store
@@ -428,22 +424,21 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
     """The leaderboard, why calls failed and the run file, without reading every result back as a record:
     the leaderboard comes from the summary the app opens the run with, the failures from their own query,
     the file a part at a time."""
+    from evalcore.analysis.runs import StoredRun
     from evalcore.analysis.summaries import write_summary
     from evalcore.core.errors import ConfigError, EvalcoreError
 
-    run = store.load_run(run_id, results=False)
+    run = StoredRun(store, run_id)
     try:
         summary = write_summary(store, run_id)
     except EvalcoreError as e:
         print(f"the leaderboard cannot be shown: {e}", file=sys.stderr)
     else:
-        from evalcore.analysis.runs import StoredRun
+        from evalcore.cli.ranking import print_judge_costs, print_run_leaderboard
 
-        print_run_leaderboard(run, summary, StoredRun(store, run_id))
+        print_run_leaderboard(run, summary)
         if summary is not None:
-            from evalcore.cli.ranking import print_judge_costs
-
-            print_judge_costs(StoredRun(store, run_id))
+            print_judge_costs(run)
     print_errors(store.failed_calls(run_id))
     print(f"\nrun {run_id}: {status}")
     if args.output:
@@ -456,24 +451,6 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
         except ConfigError as e:
             raise ConfigError(f"{e}; the run is stored: write its file with evalcore export {run_id} -o PATH") from None
         print(f"wrote {args.output}")
-
-
-def print_run_leaderboard(run: Run, summary: Summary | None, stored: StoredRun) -> None:
-    """The leaderboard ``evalcore run`` prints when it finishes: the run's weights on its summary
-    (:mod:`evalcore.analysis.summaries`), the same table ``evalcore leaderboard`` computes from the results,
-    with the pass rate of the cases that declare minimum scores (read from ``stored``, the same run)."""
-    from evalcore.analysis.leaderboard import finish
-    from evalcore.analysis.outcomes import with_pass_rate
-    from evalcore.analysis.runs import run_stops
-    from evalcore.analysis.text import format_leaderboard
-    from evalcore.analysis.weights import validate_weights
-
-    if summary is None:
-        print("no results")
-        return
-    weights = validate_weights(run.info.weights, run.metrics)
-    ranked = with_pass_rate(finish(summary.prepared.overall, run.metrics, weights, stops=run_stops(run)), stored)
-    print(format_leaderboard(ranked, run.metrics, "table", weights=run.info.weights, width=terminal_width()), end="")
 
 
 COMMANDS = {

@@ -1,16 +1,18 @@
-"""Look up a suite's adapter and scorer: a built-in name, or ``module:attribute`` from the suite folder.
+"""Look up a suite's adapter and scorer: a built-in name, or ``module:attribute`` from the suite folder; and
+a plugin an installed package registers under an entry-point group (:func:`find_plugin`: report formats).
 
 A custom object is the only user code evalcore ever runs, and only because the suite's own
-``evalcore.yaml`` names it.
+``evalcore.yaml`` names it, or because the user installed the package that registers it and named it.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import importlib.util
 import inspect
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,50 @@ def _build_one(ref: NamedRef, suite_dir: Path) -> Any:
         )
     _check_metrics(scorer.metrics, ref.name)
     return scorer
+
+
+def plugin_names(group: str, built_in: Mapping[str, Any]) -> list[str]:
+    """Every name :func:`find_plugin` knows in ``group``, sorted: evalcore's own and the installed packages'."""
+    return sorted({*built_in, *_entry_points(group)})
+
+
+def find_plugin(name: str, group: str, built_in: Mapping[str, Any], kind: str) -> Any:
+    """The object registered as ``name``: one of evalcore's own (``built_in``), else the one an installed
+    package registers under the entry-point group ``group`` (its ``pyproject.toml``:
+    ``[project.entry-points."<group>"]``, ``name = "module:attribute"``), imported only now.
+
+    evalcore's own ``pyproject.toml`` registers its built-ins under the group too; ``built_in`` keeps them
+    found in a source tree run without being installed, and a package cannot replace one by reusing its name.
+
+    Raises:
+        ConfigError: an unknown name (the message lists the known ones and the one likely meant), or a
+            registered entry point that cannot be imported.
+    """
+    if name in built_in:
+        return built_in[name]
+    entry = _entry_points(group).get(name)
+    if entry is None:
+        known = plugin_names(group, built_in)
+        raise ConfigError(
+            f"unknown {kind} {name!r}{did_you_mean(name, known) or '.'} Known: {', '.join(known)}; a package adds "
+            f"one by registering it under the entry-point group {group!r}"
+        )
+    try:
+        return entry.load()
+    except Exception as exc:  # a third party's import: any error is the plugin's, and is reported as such
+        where = entry.dist.name if entry.dist is not None else "an installed package"
+        raise ConfigError(
+            f"{kind} {name!r} ({entry.value}, registered by {where}) cannot be loaded: {exc}; "
+            "reinstall or fix that package"
+        ) from None
+
+
+def _entry_points(group: str) -> dict[str, importlib.metadata.EntryPoint]:
+    """The entry points of ``group`` by name; of a name registered twice, the first found on the path."""
+    found: dict[str, importlib.metadata.EntryPoint] = {}
+    for entry in importlib.metadata.entry_points(group=group):
+        found.setdefault(entry.name, entry)
+    return found
 
 
 def _build(ref: NamedRef, suite_dir: Path, registry: dict[str, type], kind: str) -> Any:

@@ -8,6 +8,7 @@ from evalcore.cli import main
 from evalcore.explorer.report import read_embedded
 from evalcore.runfile.write import write_run_file
 from tests.report_runs import edge_run
+from tests.reporting_plugin import install_fake_reporters
 
 
 def _run(capsys, *argv):
@@ -105,3 +106,20 @@ def test_compare_html_is_one_offline_page_with_the_verdict_forest_and_flips(caps
     assert who not in out and "&lt;script&gt;window.__pwned" in out
     assert "<script" not in out.replace("&lt;script", "")  # no script of its own, none let in
     assert "default-src 'none'" in out
+
+
+def test_report_writes_a_format_an_installed_package_registers(capsys, monkeypatch, tmp_path, run_file):
+    install_fake_reporters(monkeypatch, tmp_path / "site", {"fake": "fake_reporters:FAKE"})
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(capsys, "report", run_file, "--format", "fake", "--weights", "cost=-1")
+    assert code == 0 and out == "" and err.startswith("wrote report.fake (")
+    assert (tmp_path / "report.fake").read_bytes() == b"%FAKE\x00cost"
+
+
+def test_report_of_an_unknown_format_exits_2_naming_the_known_ones(capsys, run_file):
+    code, out, err = _run(capsys, "report", run_file, "--format", "pdf")
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        "error: --format pdf: unknown report format 'pdf'. Known: html, markdown; a package adds one by "
+        "registering it under the entry-point group 'evalcore.reporters'"
+    )

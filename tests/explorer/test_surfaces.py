@@ -252,15 +252,14 @@ def test_the_cli_json_gives_each_contenders_pass_rate(capsys, floored_file, pass
 def test_the_run_commands_end_table_shows_the_same_pass_rate(capsys, monkeypatch, tmp_path, floored, pass_rates):
     from evalcore.analysis.summaries import write_summary
     from evalcore.analysis.text import format_percent
-    from evalcore.cli.suite import print_run_leaderboard
+    from evalcore.cli.ranking import print_run_leaderboard
     from evalcore.storage.store import Store
 
     monkeypatch.setenv("COLUMNS", "300")  # wide enough for every column
     with Store(tmp_path / "s.db") as store:
         store.import_run(floored)
         run_id = floored.info.id
-        run, stored = store.load_run(run_id, results=False), StoredRun(store, run_id)
-        print_run_leaderboard(run, write_summary(store, run_id), stored)
+        print_run_leaderboard(StoredRun(store, run_id), write_summary(store, run_id))
     shown = rates_in_table(capsys.readouterr().out, pass_rates)
     assert shown == {c: format_percent(rate) for c, rate in pass_rates.items()}
 
