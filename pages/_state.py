@@ -70,7 +70,7 @@ class Keys:
     RATER = "rater"  # the name a rater typed once (a signed-in rater is their address)
     RATE_MODE = "rate_mode"
     RATE_BASE = "rate_base"  # the base run whose replies face the current run's in base-and-candidate mode
-    RATE_FIRST = "rate_first"  # the Rate page's queue puts the judges' disagreements first
+    RATE_FIRST = "rate_first"  # what the Rate page's queue puts first: disagreements, flagged replies, or nothing
     RATE_SIZE = "rate_size"
     RATE_REVEAL = "rate_reveal"  # who wrote the replies of the rating just stored: shown once, after the vote
     RATE_COMMENT = "rate_comment_"  # + the item: its comment box

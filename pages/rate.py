@@ -22,6 +22,9 @@ MODES: dict[str, rating.Mode] = {
     "Base and candidate, blind": "pairwise",
 }
 
+#: What the queue may put first.
+NO_ORDER, DISAGREEMENTS, FLAGGED = "Random order", "Disagreements", "Flagged for review"
+
 _frame.use_app_frame(__file__)
 st.title("Rate")
 now = _loaders.current()
@@ -48,8 +51,10 @@ st.caption(plain(now.label))
 left, middle, right = st.columns([3, 2, 1])
 mode_label = left.radio("Mode", list(MODES), key=Keys.RATE_MODE, horizontal=True)
 mode = MODES[mode_label]
-first = middle.toggle("Disagreements first", key=Keys.RATE_FIRST, help="Items the judges disagreed on come first; "
-                      "they are not a random draw, so they never correct the judge's score.")  # fmt: skip
+orders = [NO_ORDER, DISAGREEMENTS] + ([FLAGGED] if rating.flagged_metrics(now.run.metrics) else [])
+first = middle.selectbox("First in the queue", orders, key=Keys.RATE_FIRST, help="Disagreements: items the judges "
+                         "disagreed on; flagged: replies the judge panel flagged for review (disagreement_threshold). "
+                         "They are not a random draw, so they never correct the judge's score.")  # fmt: skip
 size = int(right.number_input("Queue", 1, 500, rating.QUEUE_SIZE, key=Keys.RATE_SIZE))
 
 
@@ -60,7 +65,9 @@ if mode_label.startswith("Base"):
     run, pairs = _rate_base.against_base(now.ref, run)
     target = run.info.id
     st.caption(plain(f"Ratings are kept in a run of their own, {target}: the Leaderboard's People panel reads it."))
-queue = rating.rating_queue(run, rater, mode, size=size, disagreements_first=first, pairs=pairs)
+queue = rating.rating_queue(
+    run, rater, mode, size=size, disagreements_first=first == DISAGREEMENTS, flagged_first=first == FLAGGED, pairs=pairs
+)
 done = rating.done_items(queue, load_ratings(store, target), rater)
 revealed = st.session_state.pop(Keys.RATE_REVEAL, None)
 if revealed:

@@ -362,3 +362,18 @@ def rated_run(run_id: str = "run-0001") -> records.Run:
         ratings.append(records.Rating(case.dataset, case.id, 0, c0, None, "ana", verdict, created_at=timestamp(9)))
     run.ratings = ratings
     return run
+
+
+def flagged_run(run_id: str = "run-flagged") -> records.Run:
+    """:func:`judged_run` whose judge panel flagged c1's replies to the last two cases for review (``judge_flagged``
+    1 there, 0 on every other scored result)."""
+    from evalcore.scoring.judge import FLAGGED_DESCRIPTION
+
+    run = judged_run(4, run_id)
+    c1 = run.contenders[1].id
+    run.metrics.append(records.Metric("judge_flagged", FLAGGED_DESCRIPTION, higher_is_better=False))
+    late = {c.id for c in run.cases[2:]}
+    for r in run.results:
+        if r.status == "scored":
+            r.metrics["judge_flagged"] = 1.0 if r.contender == c1 and r.case in late else 0.0
+    return run

@@ -3,8 +3,9 @@
 A queue is drawn per run, rater and mode: every item a contender (pairwise: two contenders) answered, dealt out
 round-robin over the contenders (pairs) so each gets its share, in an order seeded by the run and the rater, so
 the same rater finds the same queue again and resumes where they stopped (``12 of 40``). Optionally the judges'
-disagreements come first (a pairwise judge's ``inconsistent`` verdicts, the panel's ``judge_disagreement``):
-those ratings are marked ``random=False`` and never correct the judge's score.
+disagreements come first (a pairwise judge's ``inconsistent`` verdicts, the panel's ``judge_disagreement``), or
+the replies a judge panel flagged for review (its ``judge_flagged``, with ``disagreement_threshold``): those
+ratings are marked ``random=False`` and never correct the judge's score.
 
 A base and a candidate run are rated in a run of their own (:func:`base_candidate_run`): each paired contender's
 replies from both runs, named ``X · base`` and ``X · candidate``, so people's verdicts on them are ordinary pair
@@ -28,7 +29,8 @@ from typing import Any, Literal
 
 from evalcore.analysis.compare import pair_contenders
 from evalcore.analysis.human import SCALE
-from evalcore.core.records import DEMO_RATER, Rating, Result, Run
+from evalcore.core.records import DEMO_RATER, Metric, Rating, Result, Run
+from evalcore.scoring.judge import FLAGGED_DESCRIPTION
 
 Mode = Literal["pairwise", "single"]
 #: Items in a queue unless the rater asks for another size.
@@ -87,6 +89,7 @@ def rating_queue(
     *,
     size: int = QUEUE_SIZE,
     disagreements_first: bool = False,
+    flagged_first: bool = False,
     pairs: Sequence[tuple[str, str]] | None = None,
 ) -> list[QueueItem]:
     """The rater's queue: up to ``size`` items, each contender (pair) getting its share in turn.
@@ -97,6 +100,8 @@ def rating_queue(
         mode: ``pairwise`` (two replies to the same case) or ``single`` (one reply).
         size: items in the queue.
         disagreements_first: put the items the judges disagreed on first (marked ``random=False``).
+        flagged_first: put the items with a reply a judge panel flagged first (:func:`flagged_metrics`; marked
+            ``random=False``).
         pairs: in ``pairwise`` mode, only these pairs of contenders (a base-and-candidate run's); every pair
             when None.
     """
@@ -114,6 +119,7 @@ def rating_queue(
         rng.shuffle(keys)
         pools.append(keys)
     hot = _disagreements(run, mode) if disagreements_first else set()
+    hot |= _flagged(run, groups) if flagged_first else set()
     queue: list[QueueItem] = []
     for round_keys in itertools.zip_longest(*pools):
         for group, key in zip(groups, round_keys, strict=True):
@@ -148,6 +154,23 @@ def _disagreements(run: Run, mode: Mode) -> set[tuple[tuple[str, str, int], tupl
         for r in run.results
         if (r.metrics.get("judge_disagreement") or 0) > 0
     }
+
+
+def flagged_metrics(metrics: Sequence[Metric]) -> list[str]:
+    """The metrics that flag a reply for review (a judge panel's ``judge_flagged``, renamed or not)."""
+    return [m.name for m in metrics if m.description == FLAGGED_DESCRIPTION]
+
+
+def _flagged(run: Run, groups: Sequence[tuple[str, ...]]) -> set[tuple[tuple[str, str, int], tuple[str, ...]]]:
+    """Items with a reply a judge panel flagged: a pair when either of its replies is."""
+    names = flagged_metrics(run.metrics)
+    flagged = {
+        ((r.dataset, r.case, r.sample), r.contender)
+        for r in run.results
+        if any((r.metrics.get(name) or 0) > 0 for name in names)
+    }
+    keys = {key for key, _ in flagged}
+    return {(key, group) for key in keys for group in groups if any((key, contender) in flagged for contender in group)}
 
 
 def done_items(queue: Sequence[QueueItem], ratings: Sequence[Rating], rater: str) -> set[QueueItem]:

@@ -11,10 +11,13 @@
           scale: [1, 5]                            # what the judge gives, mapped to 0..1 (default [0, 1])
           reference: expected                      # the judge sees the expected answer; or none
           samples: 1                               # judge calls per judge and result, averaged
+          disagreement_threshold: 0.5              # a panel only: flag a result whose judges spread this much
 
 Metrics: one per dimension (the mean over judges and samples), ``judge_score`` (the mean of the dimensions;
 primary unless ``primary: <dimension>`` says otherwise) and, for a panel, ``judge_disagreement``: the spread
-(max - min) of the judges' own ``judge_score``, where a human should look.
+(max - min) of the judges' own ``judge_score``, where a human should look. With ``disagreement_threshold``,
+``judge_flagged`` is 1 for a result whose spread is at least the threshold and 0 otherwise: its mean on the
+leaderboard is the share of flagged results, the ones a person should review (the Rate page can put them first).
 
 The judge scores in the run's async path (:meth:`LlmJudge.ascore`): its calls go through the run's provider
 layer (:class:`~evalcore.scoring.client.Client`) with the run's timeout and retries, and their tokens and cost
@@ -47,6 +50,11 @@ JUDGE_KIND = "judge"
 DIAGNOSTICS_KEY = "judge"
 DEFAULT_RUBRIC = "Is the answer correct, complete and helpful for the question asked?"
 JSON_FORMAT = {"type": "json_object"}
+#: The description of a panel's ``judge_flagged`` metric: how a run's metrics say which of them flag results
+#: for review (the scorer's set keeps it when it renames the metric).
+FLAGGED_DESCRIPTION = "judge panel: 1 when the judges' scores spread by at least the disagreement_threshold"
+#: A spread this far below the threshold is float noise, not a miss (0.3 - 0.1 is 0.19999999999999998).
+SPREAD_TOLERANCE = 1e-9
 #: Tokens of a verdict's ``reasoning`` when none was seen yet (about 60 words), and of each dimension's score.
 REASONING_TOKENS = 80
 TOKENS_PER_DIMENSION = 8
@@ -77,6 +85,7 @@ class LlmJudge:
         settings: dict[str, Any] | None = None,
         api_base: str | None = None,
         primary: str = "judge_score",
+        disagreement_threshold: float | None = None,
     ):
         self.models = _models(model)
         if not isinstance(rubric, str) or not rubric.strip():
@@ -105,6 +114,9 @@ class LlmJudge:
             self.metrics.append(
                 Metric("judge_disagreement", "spread of the judges' scores (max - min)", higher_is_better=False)
             )
+        self.threshold = _threshold(disagreement_threshold, self.models)
+        if self.threshold is not None:
+            self.metrics.append(Metric("judge_flagged", FLAGGED_DESCRIPTION, higher_is_better=False))
         #: Stored judge records by :func:`verdict_key`, reused instead of calling (``evalcore rescore --judge-cache``).
         self.cache: Mapping[str, dict[str, Any]] = {}
 
@@ -149,7 +161,10 @@ class LlmJudge:
         metrics["judge_score"] = _mean(metrics[d] or 0.0 for d in self.dimensions)
         if len(judged) > 1:
             overall = [_mean(s[d] for d in self.dimensions) for s in per_judge]
-            metrics["judge_disagreement"] = max(overall) - min(overall)
+            spread = max(overall) - min(overall)
+            metrics["judge_disagreement"] = spread
+            if self.threshold is not None:
+                metrics["judge_flagged"] = 1.0 if spread >= self.threshold - SPREAD_TOLERANCE else 0.0
         return metrics
 
     async def _judge(self, model: str, messages: list[dict[str, str]], client: Client) -> dict[str, Any]:
@@ -258,7 +273,7 @@ def _dimensions(dimensions: Any) -> list[str]:
     if not isinstance(dimensions, list) or not dimensions:
         raise ConfigError(f"{_WHERE}.dimensions: give a list of names, e.g. [correct, grounded, tone]")
     for d in dimensions:
-        taken = RESERVED_NAMES | {"judge_score", "judge_disagreement", "reasoning"}
+        taken = RESERVED_NAMES | {"judge_score", "judge_disagreement", "judge_flagged", "reasoning"}
         if not isinstance(d, str) or not NAME.match(d) or d in taken:
             raise ConfigError(
                 f"{_WHERE}.dimensions: {d!r} is not a usable name ([a-z][a-z0-9_]*, not one of {sorted(taken)})"
@@ -266,6 +281,22 @@ def _dimensions(dimensions: Any) -> list[str]:
     if len(set(dimensions)) != len(dimensions):
         raise ConfigError(f"{_WHERE}.dimensions: {dimensions} repeats a name")
     return list(dimensions)
+
+
+def _threshold(threshold: Any, models: list[str]) -> float | None:
+    if threshold is None:
+        return None
+    if len(models) < 2:
+        raise ConfigError(
+            f"{_WHERE}.disagreement_threshold: a single judge cannot disagree; list two judges or more in model, "
+            "e.g. model: [openai/gpt-4o-mini, fake/judge]"
+        )
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+        raise ConfigError(
+            f"{_WHERE}.disagreement_threshold: {threshold!r} is not a spread above 0 and at most 1 "
+            "(scores are on 0..1), e.g. 0.5"
+        )
+    return float(threshold)
 
 
 def _scale(scale: Any) -> tuple[float, float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from evalcore.storage.ratings import load_ratings
 from evalcore.storage.store import Store
 from tests.app.test_app_shared import open_page, seed, texts
-from tests.factories import judged_run, rated_run
+from tests.factories import flagged_run, judged_run, rated_run
 
 PAGE = "pages/rate.py"
 
@@ -107,3 +107,20 @@ def test_base_and_candidate_mode_without_another_run_of_the_suite_says_so(monkey
     at = open_page(PAGE, rater="ana", rate_mode="Base and candidate, blind")
     assert "No other stored run of suite" in at.info[0].value
     assert not at.button
+
+
+def test_the_queue_can_put_the_replies_a_judge_panel_flagged_first(monkeypatch, tmp_path):
+    run = flagged_run("run-rate")
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="ana", rate_mode="One reply, blind", rate_first="Flagged for review")
+    at.button(key="rate_pass").click().run()
+    assert not at.exception
+    (stored,) = _stored(tmp_path, "run-rate")
+    flagged = {(r.case, r.contender) for r in run.results if r.metrics.get("judge_flagged")}
+    assert (stored.case, stored.a) in flagged and not stored.random
+
+
+def test_the_flagged_order_is_offered_only_for_a_run_with_a_flagging_panel(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, judged_run(4, run_id="run-rate"))
+    at = open_page(PAGE, rater="ana")
+    assert at.selectbox(key="rate_first").options == ["Random order", "Disagreements"]

@@ -130,3 +130,17 @@ def test_a_panel_of_fake_judges_runs_offline_and_reports_disagreement(tmp_path, 
     assert {"correct", "tone", "judge_score", "judge_disagreement"} == set(result.metrics)
     assert [j["model"] for j in result.diagnostics["judge"]["judges"]] == ["fake/judge", "fake/judge-strict"]
     assert openai_server.calls == 1  # the contender only
+
+
+def test_a_panels_flagged_share_is_a_leaderboard_metric(tmp_path, openai_server):
+    from evalcore.analysis.runs import StoredRun, rank_run
+
+    openai_server.content = answering("unused")
+    result = run(tmp_path, openai_server, model=["fake/judge", "fake/judge-strict"], disagreement_threshold=0.01)
+    flagged = 1.0 if result.metrics["judge_disagreement"] >= 0.01 else 0.0
+    assert result.metrics["judge_flagged"] == flagged
+    with Store(tmp_path / "evalcore.db") as store:
+        (row,) = rank_run(StoredRun(store, store.list_runs()[0]["id"]), {"judge_flagged": -1}, ci=False).to_dict(
+            "records"
+        )
+    assert row["judge_flagged"] == flagged

@@ -5,7 +5,7 @@ from collections import Counter
 
 from evalcore.explorer.access import Access, Policy, Visitor
 from evalcore.explorer.rating import base_candidate_run, blind_view, done_items, pair_rating, rating_queue
-from tests.factories import judged_run, make_run
+from tests.factories import flagged_run, judged_run, make_run
 
 RUN = make_run(4, 6, with_errors=False)
 ORDER = [c.id for c in RUN.contenders]
@@ -50,6 +50,24 @@ def test_disagreements_first_puts_inconsistent_verdicts_first_and_marks_them_not
     hot = [i for i in queue if not i.random]
     assert hot and all(set(i.shown) == {c1, c2} for i in hot)
     assert queue[: len(hot)] == hot
+
+
+def test_flagged_first_puts_the_replies_a_judge_panel_flagged_first_and_marks_them_not_random():
+    run = flagged_run()
+    c1 = run.contenders[1].id
+    flagged = {(r.case, r.contender) for r in run.results if r.metrics.get("judge_flagged")}
+    queue = rating_queue(run, "ana", "single", flagged_first=True)
+    hot = [i for i in queue if not i.random]
+    assert {(i.case, i.shown[0]) for i in hot} == flagged and all(i.shown == (c1,) for i in hot)
+    assert queue[: len(hot)] == hot
+
+
+def test_flagged_first_puts_a_pair_first_when_either_reply_is_flagged():
+    run = flagged_run()
+    queue = rating_queue(run, "ana", "pairwise", flagged_first=True)
+    c1 = run.contenders[1].id
+    hot = [i for i in queue if not i.random]
+    assert hot and all(c1 in i.shown for i in hot) and queue[: len(hot)] == hot
 
 
 def test_a_rate_list_lets_listed_people_rate_who_may_not_launch():

@@ -86,6 +86,21 @@ def test_a_panel_averages_its_judges_and_reports_their_spread():
     assert record_cost(scored) == pytest.approx(0.002)
 
 
+@pytest.mark.parametrize(("b_correct", "flagged"), [(2, 1.0), (3, 1.0), (4, 0.0)])
+def test_a_panel_flags_a_result_whose_judges_spread_by_at_least_the_threshold(b_correct, flagged):
+    a = json.dumps({"correct": 5, "reasoning": "right"})  # 1.0; judge b: 0.25, 0.5 or 0.75
+    b = json.dumps({"correct": b_correct, "reasoning": "unsure"})
+    judge, client = judge_of({"openai/a": a, "openai/b": b}, scale=[1, 5], disagreement_threshold=0.5)
+    assert score(judge, client).metrics["judge_flagged"] == flagged
+
+
+def test_the_flagged_metric_is_declared_only_with_a_threshold_and_lower_is_better():
+    panel = ["openai/a", "openai/b"]
+    assert "judge_flagged" not in [m.name for m in LlmJudge(model=panel).metrics]
+    (flagged,) = [m for m in LlmJudge(model=panel, disagreement_threshold=0.3).metrics if m.name == "judge_flagged"]
+    assert not flagged.higher_is_better and not flagged.primary
+
+
 def record_cost(scored: Any) -> float:
     return scored.diagnostics["judge"]["cost_usd"]
 
@@ -156,6 +171,9 @@ def test_parse_verdict_maps_the_scale_to_zero_one():
         ({"model": "openai/a", "samples": 0}, "samples"),
         ({"model": "openai/a", "primary": "tone"}, "primary"),
         ({"model": "openai/a", "rubric": " "}, "rubric"),
+        ({"model": "openai/a", "disagreement_threshold": 0.5}, "disagreement_threshold"),
+        ({"model": ["openai/a", "openai/b"], "disagreement_threshold": 0}, "disagreement_threshold"),
+        ({"model": ["openai/a", "openai/b"], "disagreement_threshold": 1.5}, "disagreement_threshold"),
     ],
 )
 def test_bad_options_are_one_line_config_errors_naming_the_key(options, key):
