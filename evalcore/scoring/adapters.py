@@ -38,6 +38,9 @@ class Parsed:
     type_errors: dict[str, str] | None = None
     #: An agent's steps (see docs/run-file.md "trace"); None when the target gave no trace, [] when it took no step.
     trace: list[dict[str, Any]] | None = None
+    #: Numbers read beside the answer (an application's ``tool_error_rate``, a latency it measured), by name:
+    #: the ``numbers`` scorer makes metrics of them (:mod:`evalcore.scoring.numbers`).
+    numbers: dict[str, float] | None = None
 
 
 @dataclass

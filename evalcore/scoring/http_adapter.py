@@ -12,6 +12,7 @@ Declared in ``evalcore.yaml``; every option is checked when the suite loads (``e
         output: answer.text                 # the answer's path in the JSON reply (evalcore.scoring.paths)
         usage: {input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cost_usd: cost}
         trace: steps                        # an agent's actions in the reply (or {path, name, arguments, ...})
+        numbers: {tool_error_rate: stats.tool_errors, app_latency_s: timing.total_s}   # for the numbers scorer
 
 The URL, header values, ``query`` values and every text of ``body`` are Jinja2 templates rendered in a
 sandbox with strict undefined names (:mod:`evalcore.suite.prompts`' settings). A text that is exactly one
@@ -24,6 +25,7 @@ contract (docs/run-file.md "trace") so the ``trajectory`` scorer scores it as it
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -96,6 +98,8 @@ class HttpOptions(_Strict):
     usage: UsagePaths = Field(default_factory=UsagePaths)
     #: The agent's actions in the reply (a path alone stands for ``{path: ...}``); None: the reply has no trace.
     trace: TracePaths | None = None
+    #: Numbers to read beside the answer, name → path in the JSON reply: what the ``numbers`` scorer scores.
+    numbers: dict[str, str] = Field(default_factory=dict)
     #: Per attempt; by default the run's ``timeout_s``.
     timeout_s: float | None = Field(None, gt=0)
 
@@ -149,6 +153,7 @@ class HttpAdapter:
         self._output = _path("output", opts.output)
         self._usage = {k: parse_usage_path(k, p) for k, p in opts.usage.model_dump().items() if p is not None}
         self._trace = _trace_paths(opts.trace)
+        self._numbers = {name: p for name, text in opts.numbers.items() if (p := _path(f"numbers.{name}", text))}
 
     def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
         """The case as chat messages (what a template sees as ``messages``), after checking that every template
@@ -184,7 +189,8 @@ class HttpAdapter:
     def parse(self, raw: str, context: Context) -> Parsed:
         """The answer at the ``output`` path of the JSON reply (the whole reply without one); a reply that is not
         JSON, or has nothing at the path, is unusable (a ``model`` error). With ``trace``, the actions listed in
-        the reply as the trace's ``tool`` steps; none when the reply lists none (not even an empty list)."""
+        the reply as the trace's ``tool`` steps; none when the reply lists none (not even an empty list). With
+        ``numbers``, the numbers at their paths."""
         try:
             data = json.loads(raw)
         except ValueError as exc:
@@ -194,6 +200,8 @@ class HttpAdapter:
         parsed = self._answer_in(data, context)
         if self._trace is not None:
             parsed.trace = self._trace.steps(data)
+        if self._numbers:
+            parsed.numbers = self._numbers_in(data)
         return parsed
 
     def _answer_in(self, data: Any, context: Context) -> Parsed:
@@ -204,6 +212,19 @@ class HttpAdapter:
         except Missing as exc:
             return Parsed(output=None, problem=f"the reply has no {self._output.text}: {exc}")
         return _answer(value, context)
+
+    def _numbers_in(self, data: Any) -> dict[str, float]:
+        """The numbers at the ``numbers`` paths of the reply; a path with nothing there, or with no number (a
+        text, a boolean), is left out, and the ``numbers`` scorer says the number is missing."""
+        found = {}
+        for name, path in self._numbers.items():
+            try:
+                value = path.pick(data)
+            except Missing:
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+                found[name] = float(value)
+        return found
 
     def _variables(
         self, case: Case, context: Context, contender: Contender, messages: list[dict[str, Any]], sample: int

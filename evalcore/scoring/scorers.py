@@ -3,7 +3,8 @@
 Built in: ``fields`` (extraction), ``exact``, ``contains``, ``regex``, ``json_valid``, ``tool_call`` (function
 calling, :mod:`~evalcore.scoring.tool_calls`), ``trajectory`` (an agent's path,
 :mod:`~evalcore.scoring.trajectory`); ``numeric``, ``non_empty``, ``max_chars``, ``regex_absent``
-(:mod:`~evalcore.scoring.basic_scorers`) and ``classification`` (:mod:`~evalcore.scoring.classification`). Each
+(:mod:`~evalcore.scoring.basic_scorers`), ``classification`` (:mod:`~evalcore.scoring.classification`) and
+``numbers``, numbers the adapter read beside the reply (:mod:`~evalcore.scoring.numbers`). Each
 declares its metrics with a one-sentence description and a direction; exactly one is primary, and a
 result's ``score`` is its value of that metric.
 """
@@ -26,6 +27,7 @@ from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.basic_scorers import MaxCharsScorer, NonEmptyScorer, NumericScorer, RegexAbsentScorer
 from evalcore.scoring.classification import ClassificationScorer
 from evalcore.scoring.judge import LlmJudge
+from evalcore.scoring.numbers import NumbersScorer
 from evalcore.scoring.tool_calls import TOOL_CALL_METRICS, score_tool_calls, unusable_reply_metrics
 from evalcore.scoring.trajectory import TrajectoryScorer
 from evalcore.suite.fieldrules import credit_is_full, rules_for
@@ -242,4 +244,5 @@ SCORERS: dict[str, type] = {
     "regex_absent": RegexAbsentScorer,
     "classification": ClassificationScorer,
     "llm_judge": LlmJudge,
+    "numbers": NumbersScorer,
 }
