@@ -10,6 +10,8 @@ history, who may change the store, and background runs launched from a page.
 - :mod:`~evalcore.explorer.suite_roots`: the folders the app may run suites from, and the suites under them.
 - :mod:`~evalcore.explorer.report`: one self-contained HTML report of a run, with live weight sliders
   (``report.html``, ``report.css`` and ``report.js`` beside it), or Markdown.
+- :mod:`~evalcore.explorer.reporters`: report formats by name, ``evalcore report --format NAME`` (entry-point
+  group ``evalcore.reporters``).
 
 The leaderboard's tables come from :mod:`evalcore.analysis.view`. Nothing here imports streamlit
 (``app.py`` and ``pages/`` do) or litellm. May import every sub-package but :mod:`evalcore.cli`.

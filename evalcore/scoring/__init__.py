@@ -9,9 +9,11 @@
 - :mod:`~evalcore.scoring.tools_adapter`: ``tools``, function calling; :mod:`~evalcore.scoring.tool_calls`
   scores the calls.
 - :mod:`~evalcore.scoring.scorers`: the built-in scorers (``fields``, ``exact``, ``contains``, ``regex``,
-  ``tool_call`` …); :mod:`~evalcore.scoring.trajectory` scores an agent's path (its trace's tool calls).
+  ``tool_call`` …); :mod:`~evalcore.scoring.trajectory` scores an agent's path (its trace's tool calls);
+  :mod:`~evalcore.scoring.numbers`: ``numbers``, numbers an adapter reads beside the reply.
 - :mod:`~evalcore.scoring.plugins`: :func:`build_adapter` / :func:`build_scorer` resolve a suite's names,
-  built-in or ``my_module:MyScorer`` in the suite folder.
+  built-in or ``my_module:MyScorer`` in the suite folder; :func:`find_plugin`, a plugin an installed package
+  registers under an entry-point group.
 
 May import :mod:`evalcore.suite`, :mod:`evalcore.models`, :mod:`evalcore.core` and :mod:`evalcore._util`.
 """
