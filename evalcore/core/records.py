@@ -57,6 +57,9 @@ class Case:
     metadata: dict[str, Any] = field(default_factory=dict)
     #: Where the case was read from, for error messages; not part of the run file.
     source: str | None = None
+    #: The pixels of the images its input refers to, by ``sha256`` (see :mod:`evalcore.core.images`); read from
+    #: the suite, not part of the run file, which keeps only the references.
+    images: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def key(self) -> tuple[str, str]:

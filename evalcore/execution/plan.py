@@ -8,6 +8,7 @@ from typing import Any
 
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
+from evalcore.core.images import image_refs
 from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
 from evalcore.execution.adaptive import SETTING as RACE_SETTING
@@ -114,8 +115,8 @@ def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
     run = suite.config.run
     lineup = expand_lineup(suite.config, options.overrides)
     check_prompt_names(lineup, suite.prompts, suite.path)
-    contenders, refused = split_refused(lineup)
     cases = select_cases(suite, options)
+    contenders, refused = split_refused(lineup, images=any(image_refs(c.input) for c in cases))
     if any(MINIMUM_SCORES in c.metadata for c in cases):
         check_minimum_scores(cases, ["score", *(m.name for m in build_scorer(suite.scorer_refs, suite.path).metrics)])
     return Plan(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import ConfigError, EvalcoreError
+from evalcore.core.images import image_refs
 from evalcore.execution.pairwise import pairwise_lines
 from evalcore.execution.plan import suite_contexts
 from evalcore.execution.runner import check_weights
@@ -110,7 +111,7 @@ def _check_prompts(suite: Suite, report: Report) -> None:
 def _check_lineup(suite: Suite, report: Report) -> None:
     lineup = expand_lineup(suite.config)
     check_prompt_names(lineup, suite.prompts, suite.path)
-    contenders, refused = split_refused(lineup)
+    contenders, refused = split_refused(lineup, images=any(image_refs(c.input) for c in suite.cases))
     report.lines.append(f"lineup: {_counted(len(contenders), 'contender')}, {len(refused)} refused")
     report.lines.extend(pairwise_lines(suite, [c.id for c in contenders]))
     for r in refused:

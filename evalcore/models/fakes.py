@@ -13,6 +13,8 @@ Each draw is seeded by model, settings, case and sample (and attempt), so a run 
 ``fake/sloppy``         very cheap; one reply in five is not valid JSON
 ``fake/skill``          right on a case with the chance its ``skill`` setting gives (0..1), else wrong on every
                         field; which cases depends only on the case, the sample and ``seed`` (for races)
+``fake/vision``         takes images: answers correctly when every image of the case came with the request
+                        (it checks each one's hash), else says it was shown no image
 ``fake/judge``          an LLM judge: scores the answer by its overlap with the reference answer
 ``fake/judge-strict``   a harsher judge: the same evidence, lower scores for partial answers
 ``fake/judge-broken``   a judge whose reply is not JSON one time in four (an error of kind ``judge``)
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalcore.core.errors import CallFailed, ConfigError
+from evalcore.core.images import image_refs, message_text, sent_images, sha256_of
 from evalcore.core.records import Usage
 from evalcore.core.schema import FieldSpec
 from evalcore.core.toolcalls import (
@@ -62,6 +65,8 @@ COMMON_SETTINGS = frozenset({"temperature", "max_tokens", "top_p", "seed"})
 SKILL_SETTING = "skill"
 #: Reasoning tokens a fake that takes ``reasoning_effort`` spends at ``high`` (half at ``medium``, none at ``low``).
 REASONING_TOKENS_AT_HIGH = 400
+#: What a fake counts an image as, in words of its prompt.
+IMAGE_WORDS = 600
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,7 @@ class FakeSpec:
     judge: float = 0.0  # a judge when > 0: the power its raw scores are raised to (higher: harsher)
     first_bias: float = 0.0  # a pairwise judge's chance of preferring the answer shown first, whatever it says
     skilled: bool = False  # right or wrong on a whole case, with the chance its ``skill`` setting gives
+    vision: bool = False  # takes images (every judge does too: a suite's images go to its judges)
 
 
 FAKES: dict[str, FakeSpec] = {
@@ -89,6 +95,7 @@ FAKES: dict[str, FakeSpec] = {
     "flaky": FakeSpec(0.8, 5.0e-7, 2.0e-6, fail=0.5),
     "sloppy": FakeSpec(0.3, 5.0e-8, 2.0e-7, slip=0.08, invent=0.15, garble=0.2),
     "skill": FakeSpec(0.5, 5.0e-7, 2.0e-6, skilled=True),
+    "vision": FakeSpec(1.0, 2.5e-6, 1.0e-5, vision=True),
     "judge": FakeSpec(0.7, 1.5e-7, 6.0e-7, judge=1.0),
     "judge-strict": FakeSpec(0.9, 1.0e-6, 4.0e-6, judge=2.0),
     "judge-broken": FakeSpec(0.4, 1.0e-7, 4.0e-7, judge=1.0, garble=0.25),
@@ -127,6 +134,11 @@ class FakeProvider:
     def missing_keys(self, model: str, api_base: str | None) -> list[str]:
         return []
 
+    def takes_images(self, model: str) -> bool:
+        """``fake/vision`` and the fake judges take images; the other fakes do not."""
+        spec = _spec(model)
+        return spec is not None and (spec.vision or spec.judge > 0)
+
     async def complete(self, request: Request) -> Reply:
         spec = _spec(request.contender.model)
         if spec is None:
@@ -152,7 +164,10 @@ class FakeProvider:
                 text, calls = _tool_answer(spec, request, _rng(request, 0))
                 usage = _usage(spec, request, text + json.dumps(calls or ""))
                 return Reply(text=text, usage=usage, latency_s=latency, attempts=attempt, tool_calls=calls)
-            text = _skilled_answer(request) if spec.skilled else _answer(spec, request, _rng(request, 0))
+            if spec.vision:
+                text = _seen_answer(spec, request)
+            else:
+                text = _skilled_answer(request) if spec.skilled else _answer(spec, request, _rng(request, 0))
             return Reply(text=text, usage=_usage(spec, request, text), latency_s=latency, attempts=attempt)
         raise AssertionError("unreachable: max_attempts >= 1")
 
@@ -217,6 +232,16 @@ def _answer(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     if rng.random() < spec.garble:
         return "Sure! Here is the JSON:\n" + text[: max(1, len(text) * 2 // 3)]
     return text
+
+
+def _seen_answer(spec: FakeSpec, request: Request) -> str:
+    """``fake/vision``'s reply: the expected answer when the request carries every image of the case (by hash)."""
+    case = request.case
+    wanted = {str(r.get("sha256")) for r in image_refs(case.input)} if case is not None else set()
+    seen = {sha256_of(data) for data in sent_images(request.messages)}
+    if not wanted or not wanted <= seen:
+        return "I was shown no image." if not seen else "These are not the images of this case."
+    return _answer(spec, request, _rng(request, 0))
 
 
 def _skilled_answer(request: Request) -> str:
@@ -342,7 +367,8 @@ def _invent_argument(name: str, schema: dict[str, Any], rng: random.Random) -> A
 
 
 def _usage(spec: FakeSpec, request: Request, text: str) -> Usage:
-    words = sum(len(str(m.get("content", "")).split()) for m in request.messages)
+    words = sum(len(message_text(m.get("content")).split()) for m in request.messages)
+    words += IMAGE_WORDS * len(sent_images(request.messages))
     if "tools" in request.params:  # the tool schemas are read as part of the prompt
         words += len(json.dumps(request.params["tools"]).split())
     input_tokens = int(words * 1.35) + 12
@@ -371,7 +397,7 @@ def verdict(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     verdict, deterministically; the judge's ``judge`` power makes it harsher, and a little seeded noise per judge
     and case makes two judges of a panel disagree a little.
     """
-    prompt = "\n".join(str(m.get("content", "")) for m in request.messages)
+    prompt = "\n".join(message_text(m.get("content")) for m in request.messages)
     if _PAIR.search(prompt):
         return pair_verdict(spec, request, prompt)
     asked = _ASKED.search(prompt)

@@ -250,6 +250,9 @@ class HttpTargetProvider:
     def missing_keys(self, model: str, api_base: str | None) -> list[str]:
         return []
 
+    def takes_images(self, model: str) -> bool:
+        return True  # the adapter that calls the endpoint decides what of the case it sends
+
     async def complete(self, request: Request) -> Reply:
         raise CallFailed(
             "bad_request",

@@ -174,6 +174,16 @@ class LiteLLMProvider:
             return f"{model} does not take reasoning_effort (litellm lists no reasoning for it)"
         return None
 
+    def takes_images(self, model: str) -> bool:
+        """False only for a model litellm knows and lists without vision (``litellm.supports_vision``); models
+        litellm does not know (local servers, new releases) are taken at their word."""
+        if _model_info(model) is None:
+            return True
+        try:
+            return bool(litellm_module().supports_vision(model=model))
+        except Exception:
+            return True  # no answer is no "no", as for reasoning
+
     def missing_keys(self, model: str, api_base: str | None) -> list[str]:
         """Environment variables litellm needs for this model that are not set.
 

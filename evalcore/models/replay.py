@@ -75,6 +75,10 @@ class ReplayProvider:
         """A replay needs no API key."""
         return []
 
+    def takes_images(self, model: str) -> bool:
+        """A replay answers from stored replies, whatever the messages hold."""
+        return True
+
     async def complete(self, request: Request) -> Reply:
         """The stored reply for the request's contender, case and sample.
 

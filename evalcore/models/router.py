@@ -93,6 +93,10 @@ class RouterProvider(LiteLLMProvider):
                 return f"{reason} (a deployment of {model})"
         return None
 
+    def takes_images(self, model: str) -> bool:
+        """Whether every deployment of the group takes images (a fallback may reach any of them)."""
+        return all(super().takes_images(params["model"]) for params in self.deployments(model))
+
     def missing_keys(self, model: str, api_base: str | None) -> list[str]:
         """Environment variables the Router's deployments need and do not have (a fallback may reach any of them):
         an ``os.environ/VAR`` key that is unset, or the provider's own key of a deployment that names none

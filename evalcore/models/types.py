@@ -58,5 +58,9 @@ class Provider(Protocol):
     def missing_keys(self, model: str, api_base: str | None) -> list[str]:
         """Environment variables the model needs that are not set."""
 
+    def takes_images(self, model: str) -> bool:
+        """Whether the model can be sent a case's images (a suite with images leaves out, by name, those that
+        cannot)."""
+
     async def complete(self, request: Request) -> Reply:
         """Call the model; raise :class:`evalcore.core.errors.CallFailed` when no usable reply came."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from evalcore._util import jsonfast
+from evalcore.core.images import input_text, text_input, with_images
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec
 from evalcore.suite.fieldrules import type_problems
@@ -68,10 +69,6 @@ class Adapter(Protocol):
         ...
 
 
-def _input_text(case: Case) -> str:
-    return case.input if isinstance(case.input, str) else json.dumps(case.input, ensure_ascii=False, indent=1)
-
-
 class ChatAdapter:
     """Free text: the instructions as the system message, the input as the user message."""
 
@@ -80,7 +77,7 @@ class ChatAdapter:
 
     def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
         messages = [{"role": "system", "content": context.instructions}] if context.instructions else []
-        return messages + [{"role": "user", "content": _input_text(case)}]
+        return with_images(messages + [{"role": "user", "content": input_text(case.input)}], case)
 
     def parse(self, raw: str, context: Context) -> Parsed:
         return Parsed(output=raw.strip())
@@ -96,10 +93,11 @@ class ExtractAdapter:
     response_format = {"type": "json_object"}
 
     def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
-        return [
+        messages = [
             {"role": "system", "content": _system_text_of(context)},
-            {"role": "user", "content": _input_text(case)},
+            {"role": "user", "content": input_text(case.input)},
         ]
+        return with_images(messages, case)
 
     def parse(self, raw: str, context: Context) -> Parsed:
         match = _FENCE.match(raw) if "```" in raw else None  # no fence, no need to ask the pattern
@@ -149,21 +147,23 @@ def _schema_text(fields: tuple[FieldSpec, ...]) -> str:
 
 
 def prompt_messages(prompt: Prompt, case: Case, context: Context) -> list[dict[str, Any]]:
-    """The messages ``prompt`` makes of ``case`` (see :func:`prompt_variables` for what it sees).
+    """The messages ``prompt`` makes of ``case`` (see :func:`prompt_variables` for what it sees), with the case's
+    images added to its last user message (:func:`~evalcore.core.images.with_images`).
 
     Raises:
         ConfigError: the template uses a name it does not have, with its file and line.
     """
-    return prompt.render(prompt_variables(case, context))
+    return with_images(prompt.render(prompt_variables(case, context)), case)
 
 
 def prompt_variables(case: Case, context: Context) -> dict[str, Any]:
-    """What a prompt template sees: ``input`` (text, or an object that prints as JSON), ``metadata``,
+    """What a prompt template sees: ``input`` (text, or an object that prints as JSON; without its images, which
+    the messages carry as content parts), ``metadata``,
     ``instructions`` (the suite's and the dataset's), ``schema`` (the field schema as the ``extract``
     adapter words it; empty without fields), ``fields`` (each with ``name``, ``type``, ``description``,
     ``values``, ``nullable``), and the case's ``dataset``, ``variant`` and ``id``."""
     return {
-        "input": case.input,
+        "input": text_input(case.input),
         "metadata": case.metadata,
         "instructions": context.instructions,
         "schema": _schema_text(context.fields) if context.fields else "",

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.core.images import text_input, with_images
 from evalcore.core.records import Case
 
 SYSTEM = (
@@ -49,8 +50,8 @@ class Verdict:
 
 def judge_messages(
     rubric: str, dimensions: list[str], scale: tuple[float, float], case: Case, answer: Any, reference: bool
-) -> list[dict[str, str]]:
-    """The judge's chat messages for one answer to one case.
+) -> list[dict[str, Any]]:
+    """The judge's chat messages for one answer to one case, with the case's images (as content parts).
 
     Args:
         rubric: what the judge looks for.
@@ -60,7 +61,7 @@ def judge_messages(
         answer: the contender's parsed output.
         reference: whether the judge sees the case's expected answer.
     """
-    parts = ["## Rubric", rubric.strip(), "", "## Question", prompt_text(case.input).strip(), ""]
+    parts = ["## Rubric", rubric.strip(), "", "## Question", prompt_text(text_input(case.input)).strip(), ""]
     if reference:
         parts += ["## Reference answer", "<reference>", prompt_text(case.expected).strip(), "</reference>", ""]
     lo, hi = (_number(v) for v in scale)
@@ -74,10 +75,10 @@ def judge_messages(
         f"Score each of these dimensions from {lo} to {hi}: {', '.join(dimensions)}.",
         f'Reply with only this JSON object: {{{example}, "reasoning": "<why, in one or two sentences>"}}',
     ]
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
+    return with_images([{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}], case)
 
 
-def verdict_key(model: str, messages: list[dict[str, str]]) -> str:
+def verdict_key(model: str, messages: list[dict[str, Any]]) -> str:
     """What a stored verdict is reused on (``evalcore rescore --judge-cache``): the judge model and its prompt."""
     text = json.dumps([model, messages], ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()

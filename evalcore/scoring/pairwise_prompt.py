@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.core.images import text_input, with_images
 from evalcore.core.records import Case
 from evalcore.scoring.judge_prompt import VerdictError, prompt_text, quoted, reply_object
 
@@ -41,8 +42,9 @@ class Choice:
     reasoning: str
 
 
-def pair_messages(rubric: str, case: Case, first: Any, second: Any, reference: bool) -> list[dict[str, str]]:
-    """The judge's chat messages comparing two answers to one case, ``first`` shown as A.
+def pair_messages(rubric: str, case: Case, first: Any, second: Any, reference: bool) -> list[dict[str, Any]]:
+    """The judge's chat messages comparing two answers to one case, ``first`` shown as A, with the case's
+    images (as content parts).
 
     Args:
         rubric: what makes an answer better.
@@ -51,7 +53,7 @@ def pair_messages(rubric: str, case: Case, first: Any, second: Any, reference: b
         second: the answer shown as B.
         reference: whether the judge sees the case's expected answer.
     """
-    parts = ["## Rubric", rubric.strip(), "", "## Question", prompt_text(case.input).strip(), ""]
+    parts = ["## Rubric", rubric.strip(), "", "## Question", prompt_text(text_input(case.input)).strip(), ""]
     if reference:
         parts += ["## Reference answer", "<reference>", prompt_text(case.expected).strip(), "</reference>", ""]
     parts += [
@@ -69,7 +71,7 @@ def pair_messages(rubric: str, case: Case, first: Any, second: Any, reference: b
         'Reply with only this JSON object: {"winner": "A" or "B" or "tie", '
         '"reasoning": "<why, in one or two sentences>"}',
     ]
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
+    return with_images([{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}], case)
 
 
 def parse_choice(raw: str) -> Choice:

@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from evalcore.core.errors import ConfigError
+from evalcore.core.images import IMAGES_KEY, with_images
 from evalcore.core.records import Case, Contender
 from evalcore.core.toolcalls import expected_calls, shape_calls, tool_parameters
 from evalcore.models.types import Reply
@@ -25,7 +26,7 @@ from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.client import Client
 from evalcore.suite.prompts import ROLES
 
-INPUT_KEYS = frozenset({"text", "messages", "tools", "tool_choice"})
+INPUT_KEYS = frozenset({"text", "messages", "tools", "tool_choice", IMAGES_KEY})
 _ROLES = frozenset({*ROLES, "tool"})
 
 
@@ -58,8 +59,8 @@ class ToolsAdapter:
         expected_calls(case.expected, data["tools"], f"{where}: expected")
         system = [{"role": "system", "content": context.instructions}] if context.instructions else []
         if "messages" in data:
-            return system + [dict(m) for m in data["messages"]]
-        return system + [{"role": "user", "content": data["text"]}]
+            return with_images(system + [dict(m) for m in data["messages"]], case)
+        return with_images(system + [{"role": "user", "content": data["text"]}], case)
 
     async def call(self, case: Case, contender: Contender, client: Client) -> Reply:
         """Ask the contender's model with the case's tools; the raw text holds its content and calls."""

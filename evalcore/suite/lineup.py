@@ -140,12 +140,19 @@ def _check_unique_ids(contenders: list[Contender]) -> None:
         seen.add(contender.id)
 
 
-def split_refused(contenders: list[Contender]) -> tuple[list[Contender], list[Refusal]]:
-    """Ask each contender's provider whether it can be asked; refuse the rest by name."""
+def split_refused(contenders: list[Contender], images: bool = False) -> tuple[list[Contender], list[Refusal]]:
+    """Ask each contender's provider whether it can be asked (and, when the cases carry ``images``, whether its
+    model takes images); refuse the rest by name."""
     kept, refused = [], []
     for contender in contenders:
         sent = {k: v for k, v in contender.settings.items() if k != PROMPT_SETTING}  # the prompt is ours, not sent
-        reason = provider_for(contender).refusal(contender.model, sent)
+        provider = provider_for(contender)
+        reason = provider.refusal(contender.model, sent)
+        if not reason and images and not provider.takes_images(contender.model):
+            reason = (
+                f"{contender.model} does not take images, and the cases carry some. Leave it out, or use a model "
+                "that takes images (litellm.supports_vision; fake/vision offline)"
+            )
         if reason:
             refused.append(Refusal(model=contender.model, settings=dict(contender.settings), reason=reason))
         else:

@@ -25,6 +25,7 @@ from evalcore.suite.cases import load_dataset_cases
 from evalcore.suite.config import FieldModel, NamedRef, ScorerRef, SuiteModel
 from evalcore.suite.envfiles import read_env_files
 from evalcore.suite.fieldrules import all_fit, names_of
+from evalcore.suite.images import attach_images
 from evalcore.suite.prompts import Prompt, load_prompts
 
 SUITE_FILE = "evalcore.yaml"
@@ -237,6 +238,7 @@ def _load_dataset(folder: Path, name: str, config: SuiteModel, where: str) -> Da
     raw_fields = spec.fields if spec and spec.fields is not None else config.fields
     fields = _field_specs(raw_fields or {}, where, name)
     cases = load_dataset_cases(folder, name)
+    attach_images(cases, folder.parent.parent)  # image paths are relative to the suite folder
     if _uses_fields(config):
         if not fields:
             raise ConfigError(
