@@ -7,7 +7,8 @@ import streamlit as st
 
 from evalcore.analysis import view
 from evalcore.explorer import drilldown
-from pages import _filters, _frame, _loaders, _widgets
+from evalcore.explorer.case_images import case_images
+from pages import _actions, _filters, _frame, _loaders, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -110,6 +111,13 @@ elif detail["error"]:
 inputs, expected, output = st.columns(3)
 inputs.markdown("**Input**")
 inputs.code(detail["input"], language=None, wrap_lines=True)
+if detail["images"]:
+    for image in case_images(detail["images"], run.info.settings.get("suite_path"), _actions.suite_roots()):
+        about = f"{image.label} · {image.media_type} · {image.size:,} bytes · {image.sha256}"
+        if image.data is not None:
+            inputs.image(image.data, caption=plain(about))
+        else:
+            inputs.caption(plain(f"{about}: {image.why}"))
 expected.markdown("**Expected**")
 expected.code(detail["expected"], language="json", wrap_lines=True)
 output.markdown("**Output**")

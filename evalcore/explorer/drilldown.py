@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalcore.analysis.results import Filters, metadata_matches, select_results
 from evalcore.core.errors import EvalcoreError
+from evalcore.core.images import image_refs, text_input
 from evalcore.core.records import Case, Metric, Result, Run
 
 #: The metric behind the Cases page's "hallucinations only" filter, when a suite declares it.
@@ -221,7 +222,9 @@ def case_detail(run: Run, contender: str, dataset: str, case: str, sample: int =
     """Everything about one answer, as text and small tables for side-by-side display.
 
     Returns:
-        ``input``, ``expected``, ``output``, ``raw`` (text; ``raw`` None when there was no reply),
+        ``input`` (without its images), ``images`` (their references: ``path``, ``media_type``, ``sha256``,
+        ``bytes``; see :mod:`evalcore.explorer.case_images`), ``expected``, ``output``, ``raw`` (text; ``raw``
+        None when there was no reply),
         ``scored`` (False for a failed call, which is never scored), ``not_scored`` (why not, or None),
         ``fields`` (a DataFrame ``field, want, got, right``: every field of the expected answer,
         wrong ones first; empty for a failed call), ``wrong`` (how many fields are wrong; None for a
@@ -237,7 +240,8 @@ def case_detail(run: Run, contender: str, dataset: str, case: str, sample: int =
     # A failed call is never scored: it has no answer to hold against the expected one.
     fields = want_vs_got(the_case.expected, r) if scored else pd.DataFrame(columns=["field", "want", "got", "right"])
     return {
-        "input": as_text(the_case.input),
+        "input": as_text(text_input(the_case.input)),
+        "images": image_refs(the_case.input),
         "expected": as_text(the_case.expected),
         "output": as_text(r.output) if scored else "(no reply: the call failed)",
         "raw": r.raw,

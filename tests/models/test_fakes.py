@@ -5,6 +5,7 @@ import sys
 import pytest
 
 from evalcore.core.errors import CallFailed
+from evalcore.core.images import data_url, sha256_of
 from evalcore.core.records import Case, Contender
 from evalcore.core.schema import FieldSpec
 from evalcore.models.fakes import FAKES, FakeProvider
@@ -142,3 +143,37 @@ def test_the_suites_doc_names_every_fake_and_the_metadata_that_makes_them_err():
         assert f"`fake/{name}`" in section, name
     for key in ("confusable", "distractors"):
         assert f"`{key}`" in section, key
+
+
+PIXELS = b"\x89PNG\r\n\x1a\n receipt"
+
+
+def _vision_request(shown: bytes | None) -> Request:
+    ref = {"path": "r.png", "media_type": "image/png", "sha256": sha256_of(PIXELS), "bytes": len(PIXELS)}
+    content: list[dict] = [{"type": "text", "text": "What is the total?"}]
+    if shown is not None:
+        content.append({"type": "image_url", "image_url": {"url": data_url("image/png", shown)}})
+    return Request(
+        contender=Contender("fake/vision", "fake/vision"),
+        messages=[{"role": "user", "content": content}],
+        case=Case("d", "c1", "v", {"text": "What is the total?", "images": [ref]}, "6.00"),
+        backoff_s=0,
+    )
+
+
+def test_fake_vision_answers_when_the_request_carries_the_case_s_image():
+    assert asyncio.run(FakeProvider().complete(_vision_request(PIXELS))).text == "6.00"
+
+
+def test_fake_vision_says_it_was_shown_no_image_when_the_request_has_none():
+    assert asyncio.run(FakeProvider().complete(_vision_request(None))).text == "I was shown no image."
+
+
+def test_fake_vision_tells_another_image_from_the_case_s():
+    reply = asyncio.run(FakeProvider().complete(_vision_request(b"another picture")))
+    assert reply.text == "These are not the images of this case."
+
+
+def test_fake_vision_and_the_fake_judges_take_images_and_the_other_fakes_do_not():
+    takers = {f"fake/{name}" for name in FAKES if FakeProvider().takes_images(f"fake/{name}")}
+    assert takers == {"fake/vision", *(f"fake/{n}" for n, spec in FAKES.items() if spec.judge)}

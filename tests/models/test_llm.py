@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import shutil
 import socket
 import subprocess
 import sys
@@ -11,15 +13,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender
+from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.runner import run_suite
 from evalcore.models.llm import LiteLLMProvider, close_clients, scrub
 from evalcore.models.types import Reply, Request
+from evalcore.storage.store import Store
+from evalcore.suite.loader import load_suite
 from tests.openai_server import OpenAIServer
 
 FAKE_KEY = "sk-test-abcdef1234567890SECRET"
 MESSAGES = [{"role": "user", "content": "what is six times seven"}]
+RECEIPTS = Path(__file__).resolve().parents[2] / "docs" / "examples" / "receipts"
 
 
 @pytest.fixture(autouse=True)
@@ -261,3 +269,35 @@ def test_refusal_names_reasoning_effort_for_a_model_without_reasoning() -> None:
 
 def test_refusal_accepts_reasoning_effort_on_a_reasoning_model() -> None:
     assert LiteLLMProvider().refusal("openai/o3-mini", {"reasoning_effort": "high"}) is None
+
+
+def test_a_model_litellm_lists_with_vision_takes_images() -> None:
+    assert LiteLLMProvider().takes_images("gpt-4o") is True
+
+
+def test_a_model_litellm_lists_without_vision_takes_no_images() -> None:
+    assert LiteLLMProvider().takes_images("gpt-3.5-turbo") is False
+
+
+def test_a_model_litellm_does_not_know_is_taken_at_its_word_on_images() -> None:
+    assert LiteLLMProvider().takes_images("openai/my-local-vision-model") is True
+
+
+def test_a_local_model_is_sent_the_case_s_image_as_a_data_url_over_http(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    openai_server.content = "6.00"
+    folder = shutil.copytree(RECEIPTS, tmp_path / "receipts")
+    config = yaml.safe_load((folder / "evalcore.yaml").read_text())
+    config["lineup"] = [{"model": "openai/local-vision", "api_base": openai_server.base_url}]
+    (folder / "evalcore.yaml").write_text(yaml.safe_dump(config))
+    plan = make_plan(load_suite(folder), RunOptions(variants=["file"], limit=1))
+    _, status = run_suite(plan, Store(tmp_path / "evalcore.db"))
+    assert status == "completed"
+    (request,) = openai_server.requests
+    text, image = request["messages"][-1]["content"]
+    assert text == {"type": "text", "text": "What is the total on this receipt?"}
+    assert image["type"] == "image_url"
+    media, data = image["image_url"]["url"].split(",", 1)
+    assert media == "data:image/png;base64"
+    assert base64.b64decode(data) == (folder / "datasets" / "receipts" / "images" / "cafe.png").read_bytes()

@@ -1,0 +1,68 @@
+"""evalcore.explorer.case_images: a case's image is shown from the run's suite folder only when that folder is
+under the app's roots and holds the same bytes; otherwise its reference and hash, and why not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalcore.core.images import sha256_of
+from evalcore.explorer.case_images import case_images
+
+PIXELS = b"\x89PNG\r\n\x1a\n a receipt"
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    folder = tmp_path / "suites" / "receipts"
+    (folder / "images").mkdir(parents=True)
+    (folder / "images" / "r.png").write_bytes(PIXELS)
+    return folder
+
+
+def ref(path: str | None = "images/r.png", pixels: bytes = PIXELS) -> dict:
+    found = {"media_type": "image/png", "sha256": sha256_of(pixels), "bytes": len(pixels)}
+    return {"path": path, **found} if path else found
+
+
+def test_an_image_in_the_run_s_suite_folder_is_shown_with_its_reference(suite: Path) -> None:
+    (shown,) = case_images([ref()], str(suite), [suite.parent])
+    assert shown.data == PIXELS and shown.why is None
+    assert (shown.label, shown.media_type, shown.sha256, shown.size) == (
+        "images/r.png",
+        "image/png",
+        sha256_of(PIXELS),
+        len(PIXELS),
+    )
+
+
+def test_an_image_whose_bytes_changed_since_the_run_is_not_shown(suite: Path) -> None:
+    (suite / "images" / "r.png").write_bytes(PIXELS + b"!")
+    (shown,) = case_images([ref()], str(suite), [suite.parent])
+    assert (
+        shown.data is None
+        and shown.why == "image not available here: images/r.png has changed since the run (its hash differs)"
+    )
+
+
+def test_a_run_whose_suite_folder_is_not_here_shows_the_reference_only(tmp_path: Path) -> None:
+    (shown,) = case_images([ref()], str(tmp_path / "gone"), [tmp_path])
+    assert shown.data is None and shown.why.startswith("image not available here: the run's suite folder")
+    assert shown.sha256 == sha256_of(PIXELS)
+
+
+def test_a_suite_folder_outside_the_app_s_roots_is_not_read(suite: Path, tmp_path: Path) -> None:
+    (shown,) = case_images([ref()], str(suite), [tmp_path / "elsewhere"])
+    assert shown.data is None and "not among the suite folders this app may read" in shown.why
+
+
+def test_a_path_that_leads_out_of_the_suite_folder_is_not_read(suite: Path) -> None:
+    (suite.parent / "secret.png").write_bytes(PIXELS)
+    (shown,) = case_images([ref("../secret.png")], str(suite), [suite.parent])
+    assert shown.data is None and "is not in the suite folder" in shown.why
+
+
+def test_an_inline_image_shows_its_hash_and_says_its_bytes_are_not_in_the_run(suite: Path) -> None:
+    (shown,) = case_images([ref(None)], str(suite), [suite.parent])
+    assert shown.label == "inline image" and shown.data is None and "not in the run" in shown.why
