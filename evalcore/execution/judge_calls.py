@@ -25,12 +25,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from evalcore.core.errors import CallFailed
+from evalcore.core.errors import CallFailed, ConfigError
 from evalcore.core.records import Contender, Result, Usage
 from evalcore.execution.estimate import prices_of
 from evalcore.execution.pairwise import pairwise_judge
 from evalcore.models.breaker import Breakers
 from evalcore.models.limits import Gate, Limits, estimate_tokens
+from evalcore.models.registry import provider_for
 from evalcore.models.types import Provider, Reply, Request
 from evalcore.scoring.client import UNJUDGED_PREFIX, JudgeModel, NotCalled
 from evalcore.scoring.plugins import build_scorer
@@ -73,6 +74,22 @@ def judge_models(suite: Suite) -> list[JudgeModel]:
     if pair is not None:
         found.append(JudgeModel(pair.model, pair.settings, pair.api_base, calls=2))
     return found
+
+
+def check_judges_take_images(suite: Suite) -> None:
+    """Refuse a suite whose cases carry images when one of its judges takes none: a judge is never shown the
+    text of a case without its images.
+
+    Raises:
+        ConfigError: naming the judge's model and how to fix it.
+    """
+    for judge in judge_models(suite):
+        contender = judge_contender(suite, judge)
+        if not provider_for(contender).takes_images(judge.model):
+            raise ConfigError(
+                f"{suite.path / 'evalcore.yaml'}: judge {judge.model} does not take images, and the cases carry "
+                "some. Give the judge a model that takes images (litellm.supports_vision; the fake judges do)."
+            )
 
 
 def open_judging(

@@ -17,10 +17,18 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
+from evalcore.core.images import image_refs
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.adaptive import check_race, open_race
 from evalcore.execution.budget import budget_message, check_budget, open_budget
-from evalcore.execution.judge_calls import JudgeSession, open_judging, stored_reply, stored_unjudged, through
+from evalcore.execution.judge_calls import (
+    JudgeSession,
+    check_judges_take_images,
+    open_judging,
+    stored_reply,
+    stored_unjudged,
+    through,
+)
 from evalcore.execution.pairwise import PairJudging, check_pairwise
 from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
@@ -379,6 +387,8 @@ def check_ready(plan: Plan) -> None:
     build_adapter(plan.suite.adapter_ref, plan.suite.path)  # its options (an http adapter's ${VAR}s) are checked
     check_weights(plan.suite)
     check_pairwise(plan.suite, [c.id for c in plan.contenders])
+    if any(image_refs(c.input) for c in plan.cases):
+        check_judges_take_images(plan.suite)
     check_budget(plan)
     check_race(plan.options.adaptive, plan.contenders)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.core.images import image_refs
+from evalcore.execution.judge_calls import check_judges_take_images
 from evalcore.execution.pairwise import pairwise_lines
 from evalcore.execution.plan import suite_contexts
 from evalcore.execution.runner import check_weights
@@ -35,6 +36,8 @@ def verify_suite(path: str | Path) -> Report:
         _check_prompts(suite, report)
         check_weights(suite)
         _check_lineup(suite, report)
+        if any(image_refs(c.input) for c in suite.cases):
+            check_judges_take_images(suite)
     except EvalcoreError as exc:
         report.ok = False
         report.lines.append(f"error: {exc}")

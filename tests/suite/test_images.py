@@ -14,6 +14,7 @@ import pytest
 from evalcore.core.errors import ConfigError
 from evalcore.core.images import image_refs, sha256_of
 from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.runner import check_ready
 from evalcore.suite.fingerprint import definition_fingerprint
 from evalcore.suite.loader import load_suite
 
@@ -96,3 +97,12 @@ def test_without_images_a_model_that_takes_none_is_asked(tmp_path: Path) -> None
     folder = receipts(tmp_path, {"id": "plain", "input": "The total is 6.00. What is the total?", "expected": "6.00"})
     plan = make_plan(load_suite(folder), RunOptions())
     assert [c.id for c in plan.contenders] == ["fake/vision", "fake/oracle"] and plan.refused == []
+
+
+def test_a_judge_whose_model_takes_no_images_stops_the_run_before_any_call(tmp_path: Path) -> None:
+    folder = receipts(tmp_path)
+    config = (folder / "evalcore.yaml").read_text().replace("model: fake/judge ", "model: gpt-3.5-turbo ")
+    (folder / "evalcore.yaml").write_text(config)
+    plan = make_plan(load_suite(folder), RunOptions())
+    with pytest.raises(ConfigError, match=r"judge gpt-3\.5-turbo does not take images, and the cases carry some"):
+        check_ready(plan)
