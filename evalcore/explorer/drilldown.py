@@ -71,7 +71,7 @@ def cases_view(run: Run, filters: CaseFilters | None = None) -> pd.DataFrame:
         }
         row.update({m.name: _percent(r.metrics.get(m.name)) for m in metrics})
         row["error"] = f"{r.error.kind}: {r.error.message}" if r.error else ""
-        row["input"] = _preview(as_text(case.input))
+        row["input"] = _preview(as_text(text_input(case.input)))
         rows.append(row)
     columns = [
         "contender",
@@ -153,7 +153,7 @@ def cases_view_of_frame(
         "" if kind is None or kind != kind else f"{kind}: {errors.get(key, '')}"
         for kind, key in zip(kinds, zip(contender, dataset, case, sample, strict=True), strict=True)
     ]
-    table["input"] = [_preview(as_text(by_key[k].input)) for k in zip(dataset, case, strict=True)]
+    table["input"] = [_preview(as_text(text_input(by_key[k].input))) for k in zip(dataset, case, strict=True)]
     columns = [
         "contender",
         "dataset",

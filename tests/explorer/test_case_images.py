@@ -3,12 +3,16 @@ under the app's roots and holds the same bytes; otherwise its reference and hash
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from evalcore.core.images import sha256_of
+from evalcore.core.records import Case, Contender, Result
 from evalcore.explorer.case_images import case_images
+from evalcore.explorer.drilldown import cases_view
+from tests.factories import make_run
 
 PIXELS = b"\x89PNG\r\n\x1a\n a receipt"
 
@@ -66,3 +70,11 @@ def test_a_path_that_leads_out_of_the_suite_folder_is_not_read(suite: Path) -> N
 def test_an_inline_image_shows_its_hash_and_says_its_bytes_are_not_in_the_run(suite: Path) -> None:
     (shown,) = case_images([ref(None)], str(suite), [suite.parent])
     assert shown.label == "inline image" and shown.data is None and "not in the run" in shown.why
+
+
+def test_the_cases_list_previews_an_input_s_text_without_its_image_references() -> None:
+    case = Case("receipts", "r", "file", {"text": "What is the total?", "images": [ref()]}, "6.00")
+    result = Result("fake/vision", "receipts", "r", 0, "scored", 1.0, output="6.00")
+    run = make_run(n_contenders=1, n_cases=1)
+    run = dataclasses.replace(run, cases=[case], results=[result], contenders=[Contender("fake/vision", "fake/vision")])
+    assert list(cases_view(run)["input"]) == ["What is the total?"]
