@@ -44,10 +44,14 @@ def add_cases(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_cases(args: argparse.Namespace) -> int:
+    from evalcore.core.images import text_input
+
     plan = plan_of(args)
     if args.show_prompt:
         return _show_prompt(plan, args.show_prompt, args.format)
-    rows = [[c.dataset, c.variant, c.id, _words(c.input), _expected_summary(c.expected)] for c in plan.cases]
+    rows = [
+        [c.dataset, c.variant, c.id, _words(text_input(c.input)), _expected_summary(c.expected)] for c in plan.cases
+    ]
     if args.format == "json":
         print(
             json.dumps(
@@ -64,6 +68,7 @@ def cmd_cases(args: argparse.Namespace) -> int:
 def _show_prompt(plan: Plan, wanted: str, form: str) -> int:
     """Print the rendered messages of one case, for each prompt the plan's contenders use."""
     from evalcore.core.errors import ConfigError
+    from evalcore.core.images import shown_content
     from evalcore.execution.plan import case_messages
 
     found = [c for c in plan.cases if wanted in (c.id, f"{c.dataset}/{c.id}")]
@@ -87,7 +92,7 @@ def _show_prompt(plan: Plan, wanted: str, form: str) -> int:
         )
         print(f"=== {case.dataset}/{case.id} · {source}")
         for message in messages:
-            print(f"--- {message['role']}\n{message['content']}")
+            print(f"--- {message['role']}\n{shown_content(message['content'])}")
         print()
     return 0
 

@@ -118,6 +118,24 @@ def message_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
+def shown_content(content: Any) -> str:
+    """A message's content for a person to read: its text, each image part as one line ``[image image/png,
+    3,246 bytes]`` instead of its base64."""
+    if not isinstance(content, list):
+        return message_text(content)
+    lines = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text":
+            lines.append(str(part.get("text", "")))
+        elif kind == "image_url":
+            url = str(part.get("image_url", {}).get("url", ""))
+            media, _, data = url.removeprefix("data:").partition(";base64,")
+            size = len(base64.b64decode(data)) if data else 0
+            lines.append(f"[image {media}, {size:,} bytes]" if data else f"[image {url}]")
+    return "\n".join(lines)
+
+
 def sent_images(messages: list[dict[str, Any]]) -> list[bytes]:
     """The pixels of every ``data:`` image part in ``messages``, in order (what a fake model "sees")."""
     found = []

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evalcore.core.errors import ConfigError
-from evalcore.core.images import data_url, message_text, sha256_of
+from evalcore.core.images import data_url, message_text, sha256_of, shown_content
 from evalcore.core.records import Case
 from evalcore.scoring.adapters import ChatAdapter, Context, ExtractAdapter, prompt_messages
 from evalcore.scoring.judge_prompt import judge_messages
@@ -85,3 +85,8 @@ def test_a_case_without_images_keeps_plain_text_messages() -> None:
 
 def test_a_data_url_holds_the_media_type_and_the_base64_bytes() -> None:
     assert data_url("image/jpeg", b"abc") == "data:image/jpeg;base64,YWJj"
+
+
+def test_a_message_with_an_image_reads_as_its_text_and_one_line_per_image() -> None:
+    content = ChatAdapter().build_messages(receipt_case(), CONTEXT)[-1]["content"]
+    assert shown_content(content) == f"What is the total?\n[image image/png, {len(PIXELS)} bytes]"
