@@ -36,7 +36,7 @@ def faq_service(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     server.server_close()
 
 
-@pytest.mark.parametrize("name", ["tools", "http-target"])
+@pytest.mark.parametrize("name", ["tools", "http-target", "receipts"])
 def test_an_example_verifies(name: str):
     report = verify_suite(EXAMPLES / name)
     assert report.ok, report.lines
@@ -63,3 +63,17 @@ def test_the_http_example_compares_two_retrieval_depths_of_its_service(faq_servi
     scores = {c: [r.score for r in results if r.contender == c] for c in {r.contender for r in results}}
     assert sum(scores["http/faq · top_k=3"]) == 5 and sum(scores["http/faq · top_k=1"]) == 3
     assert all(r.usage.input_tokens and r.usage.cost_usd for r in results)
+
+
+def test_the_receipts_example_is_answered_by_the_model_shown_its_images(tmp_db: Path):
+    store = Store(tmp_db)
+    plan = make_plan(load_suite(EXAMPLES / "receipts"))
+    assert [r.model for r in plan.refused] == ["fake/oracle"]
+    run_id, status = run_suite(plan, store)
+    assert status == "completed"
+    results = store.load_run(run_id).results
+    assert sorted((r.case, r.score, r.metrics["correct"]) for r in results) == [
+        ("books", 1.0, 1.0),
+        ("cafe", 1.0, 1.0),
+        ("hardware", 1.0, 1.0),
+    ]
