@@ -367,6 +367,17 @@ def print_refused(plan: Plan) -> None:
         print(f"refused: {r.model} {settings}: {r.reason}")
 
 
+def print_messages(title: str, messages: list[dict[str, Any]]) -> None:
+    """Chat messages for a person under ``=== title``: each role, then its text, with an image as one line
+    (``[image image/png, 3,246 bytes]``) instead of its base64; a blank line after them."""
+    from evalcore.core.images import shown_content
+
+    print(f"=== {title}")
+    for message in messages:
+        print(f"--- {message['role']}\n{shown_content(message['content'])}")
+    print()
+
+
 def print_errors(failed: list[tuple[str, str, str]]) -> None:
     """Why calls failed, per contender, on stderr: counts by kind and the first message (a failed call is never
     scored). ``evalcore run`` prints it after its leaderboard, ``evalcore leaderboard`` after any run's.

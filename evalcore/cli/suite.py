@@ -20,11 +20,13 @@ from evalcore.cli._shared import (
     output_path,
     plan_of,
     print_errors,
+    print_messages,
     print_refused,
     run_options,
     suite_folder,
     table,
 )
+from evalcore.core.images import input_text
 
 if TYPE_CHECKING:
     from evalcore.execution.estimate import CostEstimate
@@ -44,14 +46,10 @@ def add_cases(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_cases(args: argparse.Namespace) -> int:
-    from evalcore.core.images import text_input
-
     plan = plan_of(args)
     if args.show_prompt:
         return _show_prompt(plan, args.show_prompt, args.format)
-    rows = [
-        [c.dataset, c.variant, c.id, _words(text_input(c.input)), _expected_summary(c.expected)] for c in plan.cases
-    ]
+    rows = [[c.dataset, c.variant, c.id, _words(c.input), _expected_summary(c.expected)] for c in plan.cases]
     if args.format == "json":
         print(
             json.dumps(
@@ -68,7 +66,6 @@ def cmd_cases(args: argparse.Namespace) -> int:
 def _show_prompt(plan: Plan, wanted: str, form: str) -> int:
     """Print the rendered messages of one case, for each prompt the plan's contenders use."""
     from evalcore.core.errors import ConfigError
-    from evalcore.core.images import shown_content
     from evalcore.execution.plan import case_messages
 
     found = [c for c in plan.cases if wanted in (c.id, f"{c.dataset}/{c.id}")]
@@ -90,15 +87,12 @@ def _show_prompt(plan: Plan, wanted: str, form: str) -> int:
             if name
             else f"the {plan.suite.adapter_ref.name} adapter's own messages"
         )
-        print(f"=== {case.dataset}/{case.id} · {source}")
-        for message in messages:
-            print(f"--- {message['role']}\n{shown_content(message['content'])}")
-        print()
+        print_messages(f"{case.dataset}/{case.id} · {source}", messages)
     return 0
 
 
 def _words(value: Any) -> int:
-    return len((value if isinstance(value, str) else json.dumps(value)).split())
+    return len(input_text(value).split())  # an input's text: its images' references are no words
 
 
 def _expected_summary(expected: Any) -> str:
