@@ -123,6 +123,8 @@ class Result:
     latency_s: float | None = None
     attempts: int = 1
     started_at: str | None = None
+    #: An agent's steps (``docs/run-file.md``, "trace"); None when the adapter gave no trace.
+    trace: list[dict[str, Any]] | None = None
 
     @property
     def key(self) -> tuple[str, str, str, int]:

@@ -336,6 +336,7 @@ class _Execution:
             latency_s=reply.latency_s,
             attempts=reply.attempts,
             started_at=started[0],
+            trace=parsed.trace,
         )
 
     async def _ascore(self, case: Case, parsed: Parsed, context: Context, client: Client) -> Scored:

@@ -19,6 +19,7 @@ Each draw is seeded by model, settings, case and sample (and attempt), so a run 
 ``fake/judge-strict``   a harsher judge: the same evidence, lower scores for partial answers
 ``fake/judge-broken``   a judge whose reply is not JSON one time in four (an error of kind ``judge``)
 ``fake/judge-biased``   a pairwise judge that, one time in three, prefers whichever answer it reads first
+``fake/agent*``         agents in a tool loop that err in known ways (:mod:`evalcore.models.fake_agent`)
 ======================  =========================================================================
 
 For free text (an expected answer that is a string), a fake answers with the expected text, unless the case
@@ -58,6 +59,7 @@ from evalcore.core.toolcalls import (
     properties_of,
     tool_parameters,
 )
+from evalcore.models import fake_agent
 from evalcore.models.types import Reply, Request
 
 COMMON_SETTINGS = frozenset({"temperature", "max_tokens", "top_p", "seed"})
@@ -86,6 +88,7 @@ class FakeSpec:
     first_bias: float = 0.0  # a pairwise judge's chance of preferring the answer shown first, whatever it says
     skilled: bool = False  # right or wrong on a whole case, with the chance its ``skill`` setting gives
     vision: bool = False  # takes images (every judge does too: a suite's images go to its judges)
+    agent: str = ""  # a fake agent when set: how it errs in a tool loop (evalcore.models.fake_agent)
 
 
 FAKES: dict[str, FakeSpec] = {
@@ -100,6 +103,11 @@ FAKES: dict[str, FakeSpec] = {
     "judge-strict": FakeSpec(0.9, 1.0e-6, 4.0e-6, judge=2.0),
     "judge-broken": FakeSpec(0.4, 1.0e-7, 4.0e-7, judge=1.0, garble=0.25),
     "judge-biased": FakeSpec(0.6, 1.5e-7, 6.0e-7, judge=1.0, first_bias=1 / 3),
+    "agent": FakeSpec(0.6, 1.0e-6, 4.0e-6, agent=fake_agent.RIGHT),
+    "agent-skips": FakeSpec(0.4, 5.0e-7, 2.0e-6, agent=fake_agent.SKIPS),
+    "agent-forbidden": FakeSpec(0.5, 5.0e-7, 2.0e-6, agent=fake_agent.FORBIDDEN),
+    "agent-loops": FakeSpec(0.5, 5.0e-7, 2.0e-6, agent=fake_agent.LOOPS),
+    "agent-wrong-arg": FakeSpec(0.5, 5.0e-7, 2.0e-6, agent=fake_agent.WRONG_ARG),
 }
 
 
@@ -160,6 +168,10 @@ class FakeProvider:
             if spec.judge:
                 text = verdict(spec, request, rng)
                 return Reply(text=text, usage=_usage(spec, request, text), latency_s=latency, attempts=attempt)
+            if spec.agent:
+                text, calls = fake_agent.agent_answer(spec.agent, request)
+                usage = _usage(spec, request, text + json.dumps(calls or ""))
+                return Reply(text=text, usage=usage, latency_s=latency, attempts=attempt, tool_calls=calls)
             if "tools" in request.params:
                 text, calls = _tool_answer(spec, request, _rng(request, 0))
                 usage = _usage(spec, request, text + json.dumps(calls or ""))

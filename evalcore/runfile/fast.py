@@ -31,12 +31,15 @@ from evalcore.runfile._refs import References
 from evalcore.runfile._structs import struct_of
 from evalcore.runfile.models import (
     FORMAT,
+    RUN_FILE_MODELS,
     SECTIONS,
+    TRACE_VERSION,
     CaseEntry,
     ContenderEntry,
     MetricEntry,
     RefusalEntry,
     ResultEntry,
+    ResultEntryV4,
     RunEntry,
     case_of,
     result_of,
@@ -57,6 +60,8 @@ CHUNK_BYTES = 1 << 20
 
 _CASES: Any = list[struct_of(CaseEntry)]  # type: ignore[misc]
 _RESULTS: Any = list[struct_of(ResultEntry)]  # type: ignore[misc]
+#: Results of schema version 4, each with its trace.
+_TRACED_RESULTS: Any = list[struct_of(ResultEntryV4)]  # type: ignore[misc]
 
 
 class _Unsure(Exception):
@@ -69,8 +74,7 @@ _DOUBT = (_Unsure, ValueError, TypeError, KeyError, RecursionError, msgspec.Msgs
 #: Strict JSON only: msgspec refuses invalid UTF-8, NaN and Infinity, numbers too large for a float and
 #: unpaired surrogate escapes, the things the full reader names.
 _decode = msgspec.json.Decoder().decode
-_KINDS = {"cases": _CASES, "results": _RESULTS}
-_DECODERS = {key: msgspec.json.Decoder(kind).decode for key, kind in _KINDS.items()}
+_DECODERS = {kind: msgspec.json.Decoder(kind).decode for kind in (_CASES, _RESULTS, _TRACED_RESULTS)}
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -104,7 +108,7 @@ def _from_tree(tree: Any, keep: bool) -> records.Run | None:
         cases = _Cases()
         cases.add(_convert(tree["cases"], _CASES))
         results = _Results(header, cases, keep)
-        results.add(_convert(tree["results"], _RESULTS))
+        results.add(_convert(tree["results"], header.results))
         return header.run(cases.records, results.records)
     except _DOUBT:
         return None
@@ -135,7 +139,7 @@ class PartsCheck:
     def add(self, results: list[Any]) -> bool:
         if self.ok:
             try:
-                self._results.add(_convert(results, _RESULTS))
+                self._results.add(_convert(results, self._header.results))
             except _DOUBT:
                 self.ok = False
         return self.ok
@@ -164,12 +168,12 @@ class _Reader:
             if key == "cases":
                 header = _Header(self.tree)
                 cases = _Cases()
-                self._section(key, cases.add)
+                self._section(key, cases.add, _CASES)
             elif key == "results":
                 if header is None or cases is None:
                     raise _Unsure
                 results = _Results(header, cases)
-                self._section(key, results.add)
+                self._section(key, results.add, header.results)
             else:
                 self.tree[key] = self._value(key)
         for key in OPTIONAL:  # the optional keys after the sections, each when present
@@ -187,12 +191,12 @@ class _Reader:
         self.pos = len(self.data) if cut == -1 else cut + 2
         return value
 
-    def _section(self, key: str, add: Any) -> None:
-        """The elements of a big array, a chunk of lines at a time, fed to ``add``."""
+    def _section(self, key: str, add: Any, kind: Any) -> None:
+        """The elements of a big array, a chunk of lines at a time, decoded as ``kind`` and fed to ``add``."""
         start = self._start(key)
-        decode = _DECODERS[key]
+        decode = _DECODERS[kind]
         if not self.data.startswith(b"[\n", start):  # an empty array is written inline
-            add(_convert(self._value(key), _KINDS[key]))
+            add(_convert(self._value(key), kind))
             return
         start += 2
         close = self.data.find(b"\n]", start - 1)  # no element line starts with "]"
@@ -241,8 +245,9 @@ class _Header:
 
     def __init__(self, tree: dict[str, Any]):
         version = tree.get("schema_version")
-        if tree.get("format") != FORMAT or type(version) is not int or version not in (1, 2, 3):
+        if tree.get("format") != FORMAT or type(version) is not int or version not in RUN_FILE_MODELS:
             raise _Unsure
+        self.results: Any = _TRACED_RESULTS if version >= TRACE_VERSION else _RESULTS
         if any(version < _SINCE[key] for key in OPTIONAL if key in tree):  # unknown in its version: the models say
             raise _Unsure
         try:

@@ -261,6 +261,84 @@ class ResultEntry(_Model):
     )
 
 
+class TraceModelStep(_Model):
+    """A model turn of an agent's trace."""
+
+    kind: Literal["model"]
+    """``model``."""
+    index: Count
+    """The step's place in the trace, from 0."""
+    latency_s: NonNegative | None
+    """Wall time of the model call."""
+    input_tokens: Count | None
+    """Prompt tokens of the turn; null when unknown."""
+    output_tokens: Count | None
+    """Completion tokens of the turn; null when unknown."""
+    cost_usd: NonNegative | None
+    """Cost of the turn in US dollars; null when unknown."""
+    content: str | None
+    """What the model said, or null."""
+    tool_calls: list[JsonObject]
+    """The tools it called: ``{id, name, arguments}``, the arguments an object when they parse, else their text."""
+
+
+class TraceToolStep(_Model):
+    """A tool call of an agent's trace, as the loop ran it."""
+
+    kind: Literal["tool"]
+    """``tool``."""
+    index: Count
+    """The step's place in the trace, from 0."""
+    call_id: str | None
+    """The id of the call in the model turn before."""
+    name: str | None
+    """The tool called."""
+    arguments: Any
+    """Its arguments: an object when they parse, else the model's text."""
+    result: str | None
+    """The text sent back to the model, cut to the suite's byte budget; null when the call failed."""
+    error: str | None
+    """Why the call failed (the model is sent it), or null."""
+    bytes: Count
+    """UTF-8 bytes of the whole result (0 on error)."""
+    sent_bytes: Count
+    """UTF-8 bytes of the result sent to the model."""
+    latency_s: NonNegative | None
+    """Wall time of the call."""
+
+
+_TRACE_STEPS: dict[Any, type[_Model]] = {"model": TraceModelStep, "tool": TraceToolStep}
+
+
+def _check_trace(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each step is a model turn or a tool call (:class:`TraceModelStep`, :class:`TraceToolStep`)."""
+    for i, step in enumerate(steps):
+        model = _TRACE_STEPS.get(step.get("kind"))
+        if model is None:
+            raise ValueError(f"step {i}: kind should be 'model' or 'tool' (got {short_json(step.get('kind'))})")
+        try:
+            model.model_validate(step)
+        except ValidationError as e:
+            first = e.errors()[0]
+            raise ValueError(f"step {i}: {join_loc(first['loc']) or 'step'}: {first['msg']}") from None
+    return steps
+
+
+_TRACE_SCHEMA = {
+    "type": "array",
+    "items": {"oneOf": [TraceModelStep.model_json_schema(), TraceToolStep.model_json_schema()]},
+}
+#: An agent's steps in order (``docs/run-file.md``, "trace").
+Trace = Annotated[list[JsonObject], AfterValidator(_check_trace), WithJsonSchema(_TRACE_SCHEMA)]
+
+
+class ResultEntryV4(ResultEntry):
+    """A result of schema version 4: a version 1 result and the trace of an agent's steps."""
+
+    trace: Trace | None
+    """The agent's steps, model turns and tool calls in order; null when the adapter gave no trace."""
+
+
 class RefusalEntry(_Model):
     """A lineup entry the suite cannot ask; named, never scored."""
 
@@ -335,8 +413,23 @@ class RunFileV3(RunFileV2):
     """People's ratings of the run's replies, one per rater and item, in the order they were made (may be empty)."""
 
 
+class RunFileV4(RunFileV3):
+    """An evalcore run file, schema version 4: version 3 and each result's ``trace`` (an agent's steps).
+
+    A version 3 file is a version 4 file without traces; a writer writes version 4 only for a run with a trace,
+    and then every result has a ``trace`` (null for a result without one).
+    """
+
+    schema_version: Literal[4]  # type: ignore[assignment]
+    """The schema version (an integer)."""
+    results: list[ResultEntryV4]  # type: ignore[assignment]
+    """One per contender × case × sample."""
+
+
+#: The schema version of a run file whose results hold agents' traces (``docs/run-file.md``, "Schema version 4").
+TRACE_VERSION = 4
 #: The models by schema version: a reader picks one from ``schema_version``.
-RUN_FILE_MODELS: dict[int, type[RunFileV1]] = {1: RunFileV1, 2: RunFileV2, 3: RunFileV3}
+RUN_FILE_MODELS: dict[int, type[RunFileV1]] = {1: RunFileV1, 2: RunFileV2, 3: RunFileV3, 4: RunFileV4}
 
 # Where each model sits (list indexes left out), to name the keys allowed next to an unknown one.
 _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
@@ -418,6 +511,7 @@ def result_of(x: Any, contender: str, dataset: str, case: str) -> records.Result
         latency_s=x.latency_s,
         attempts=x.attempts,
         started_at=x.started_at,
+        trace=getattr(x, "trace", None),
     )
 
 

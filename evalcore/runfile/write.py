@@ -24,11 +24,13 @@ from evalcore.runfile import fast as runfile_fast
 from evalcore.runfile import ratings as runfile_ratings
 from evalcore.runfile._entries import entry_maker
 from evalcore.runfile.models import (
+    TRACE_VERSION,
     CaseEntry,
     ContenderEntry,
     MetricEntry,
     RefusalEntry,
     ResultEntry,
+    ResultEntryV4,
     RunEntry,
     join_loc,
 )
@@ -55,21 +57,25 @@ _METRIC = entry_maker(MetricEntry)
 _CONTENDER = entry_maker(ContenderEntry)
 _CASE = entry_maker(CaseEntry)
 _RESULT = entry_maker(ResultEntry)
+_TRACED_RESULT = entry_maker(ResultEntryV4)
 _REFUSAL = entry_maker(RefusalEntry)
 _VERDICT = entry_maker(PairwiseEntry)
 
 
 def run_to_dict(run: records.Run) -> dict[str, Any]:
     """The run as the run file's JSON object: keys in the spec's order, numbers as the spec types them."""
+    traced = any(r.trace is not None for r in run.results)
+    # The oldest version that holds the run: a reader of an older schema reads every file that needs no more.
+    version = RATINGS_VERSION if run.ratings else PAIRWISE_VERSION if run.pairwise else SCHEMA_VERSION
+    result = _TRACED_RESULT if traced else _RESULT
     return {
         "format": FORMAT,
-        # The oldest version that holds the run: a reader of an older schema reads every file that needs no more.
-        "schema_version": RATINGS_VERSION if run.ratings else PAIRWISE_VERSION if run.pairwise else SCHEMA_VERSION,
+        "schema_version": TRACE_VERSION if traced else version,
         "run": _RUN(run.info),
         "metrics": [_METRIC(m) for m in run.metrics],
         "contenders": [_CONTENDER(c) for c in run.contenders],
         "cases": [_CASE(c) for c in run.cases],
-        "results": [_RESULT(r) for r in run.results],
+        "results": [result(r) for r in run.results],
         "refused": [_REFUSAL(x) for x in run.refused],
         **({KEY: [_VERDICT(v) for v in run.pairwise]} if run.pairwise else {}),
         **({runfile_ratings.KEY: [runfile_ratings.entry_data(r) for r in run.ratings]} if run.ratings else {}),
@@ -222,6 +228,7 @@ def _write_in_parts(f: BinaryIO, head: records.Run, parts: Iterable[Sequence[rec
         TypeError, ValueError: something JSON cannot carry.
     """
     tree = run_to_dict(head)
+    traced = tree["schema_version"] == TRACE_VERSION
     check = runfile_fast.PartsCheck(tree)
     out = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None  # gzipped()'s settings
 
@@ -234,7 +241,11 @@ def _write_in_parts(f: BinaryIO, head: records.Run, parts: Iterable[Sequence[rec
     write("{\n" + ",\n".join(sections[:results_at]) + ",\n")
     count = 0
     for part in parts:
-        dicts = [_RESULT(r) for r in part]
+        # The header is written before the results are read: a trace in a run whose head has none (an export
+        # from the store) needs schema version 4, which the whole run's writer picks.
+        if not traced and any(r.trace is not None for r in part):
+            raise _Doubted
+        dicts = [(_TRACED_RESULT if traced else _RESULT)(r) for r in part]
         if not check.add(dicts):
             raise _Doubted
         text = ",\n".join(_ENCODE(d) for d in dicts)

@@ -2,7 +2,8 @@
 
 Built in: ``extract`` (JSON against the field schema) and ``chat`` (free text) here; ``http``
 (:mod:`~evalcore.scoring.http_adapter`, an application endpoint) and ``tools``
-(:mod:`~evalcore.scoring.tools_adapter`, function calling). A suite may name its own as
+(:mod:`~evalcore.scoring.tools_adapter`, function calling) and ``agent``
+(:mod:`~evalcore.scoring.agent_adapter`, a tool loop with its trace). A suite may name its own as
 ``module:attribute``; see :func:`evalcore.scoring.plugins.build_adapter`.
 
 A contender with a ``prompt`` is asked the messages of that prompt (:func:`prompt_messages`) instead of

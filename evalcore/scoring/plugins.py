@@ -20,6 +20,7 @@ from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import RESERVED_NAMES
 from evalcore.scoring.adapters import ChatAdapter, ExtractAdapter
+from evalcore.scoring.agent_adapter import AgentAdapter
 from evalcore.scoring.http_adapter import HttpAdapter
 from evalcore.scoring.scorer_set import NAME, ScorerSet, scorer_id
 from evalcore.scoring.scorers import SCORERS
@@ -27,7 +28,13 @@ from evalcore.scoring.tools_adapter import ToolsAdapter
 from evalcore.suite.config import NamedRef
 from evalcore.suite.loader import name_place
 
-ADAPTERS: dict[str, type] = {"extract": ExtractAdapter, "chat": ChatAdapter, "http": HttpAdapter, "tools": ToolsAdapter}
+ADAPTERS: dict[str, type] = {
+    "extract": ExtractAdapter,
+    "chat": ChatAdapter,
+    "http": HttpAdapter,
+    "tools": ToolsAdapter,
+    "agent": AgentAdapter,
+}
 
 
 def build_adapter(ref: NamedRef, suite_dir: Path) -> Any:
@@ -170,14 +177,19 @@ def _build(ref: NamedRef, suite_dir: Path, registry: dict[str, type], kind: str)
 
 def _import_attribute(spec: str, suite_dir: Path, kind: str) -> Any:
     module_name, _, attribute = spec.partition(":")
-    module = _import_module(module_name, suite_dir, kind)
+    module = import_suite_module(module_name, suite_dir, kind)
     try:
         return getattr(module, attribute)
     except AttributeError:
         raise ConfigError(f"evalcore.yaml: {kind}: module {module_name!r} has no attribute {attribute!r}") from None
 
 
-def _import_module(name: str, suite_dir: Path, kind: str) -> Any:
+def import_suite_module(name: str, suite_dir: Path, kind: str) -> Any:
+    """The module ``name``: a ``.py`` file of the suite folder (``a.b`` is ``a/b.py``), else one on the Python path.
+
+    Raises:
+        ConfigError: neither exists, naming ``kind`` (what the suite asked it for) and where it looked.
+    """
     local = suite_dir / (name.replace(".", "/") + ".py")
     if local.is_file():
         unique = f"evalcore_suite_{abs(hash(str(local)))}_{name.replace('.', '_')}"

@@ -11,7 +11,7 @@ Tables (deleting a run cascades to the rest)::
     contenders  (run_id, id), model, settings, position
     cases       (run_id, dataset, id), variant, input, expected, metadata, position
     results     UNIQUE (run_id, contender, dataset, case, sample), contender_pos, case_pos, status,
-                score, …, numbers, metrics, …, output, raw
+                score, …, numbers, metrics, …, output, raw, trace
 
 JSON columns hold canonical JSON text; ``position`` keeps the run's order of contenders and cases,
 and each result repeats its contender's and case's (``contender_pos``, ``case_pos``). ``numbers``
@@ -46,6 +46,7 @@ MIGRATION_NAMES = (
     "0005_baselines",
     "0006_pairwise",
     "0007_ratings",
+    "0008_result_trace",
 )
 
 
@@ -76,7 +77,7 @@ def migrations() -> sqlite_utils.Migrations:
         # the end of a row, after the big text; a rebuild puts them up front. run_totals (kept by
         # triggers) lets list_runs skip scanning every result.
         db.execute(_SCHEMA_V3_RESULTS.replace("CREATE TABLE results", "CREATE TABLE results_v3"))
-        moved = [f for f in RESULT_FIELDS if f not in ("contender_pos", "case_pos", "numbers")]
+        moved = [f for f in RESULT_FIELDS if f not in ("contender_pos", "case_pos", "numbers", "trace")]  # trace: 0008
         db.execute(f"""INSERT INTO results_v3 ({", ".join(moved)}, contender_pos, case_pos, numbers)
             SELECT {", ".join("r." + f for f in moved)}, ct.position, c.position, x''
             FROM results r JOIN contenders ct ON ct.run_id = r.run_id AND ct.id = r.contender
@@ -119,6 +120,11 @@ def migrations() -> sqlite_utils.Migrations:
         # People's ratings, like the pairwise verdicts, belong to a run's replies and to no one result.
         for statement in ratings.SCHEMA:
             db.execute(statement)
+
+    @steps(name="0008_result_trace")
+    def _m0008_result_trace(db: sqlite_utils.Database) -> None:
+        # An agent's steps; at the row's end, after the other big text, where SQLite adds a column anyway.
+        db.execute("ALTER TABLE results ADD COLUMN trace TEXT")
 
     return steps
 

@@ -27,13 +27,13 @@ from evalcore.storage.frames import ERROR_KIND_CODES
 RESULT_FIELDS = (
     "run_id", "contender", "dataset", '"case"', "sample", "contender_pos", "case_pos", "status", "score",
     "error_kind", "cost_usd", "latency_s", "input_tokens", "output_tokens", "attempts", "started_at", "numbers",
-    "metrics", "error_message", "diagnostics", "output", "raw",
+    "metrics", "error_message", "diagnostics", "output", "raw", "trace",
 )  # fmt: skip
 #: Followed by rows of ``len(RESULT_FIELDS)`` values (see :func:`insert_rows`).
 INSERT_RESULTS = f"INSERT OR REPLACE INTO results ({', '.join(RESULT_FIELDS)}) VALUES"
 #: What a run's results load back as (the record's fields, in :func:`result_from_row`'s order).
 RECORD_FIELDS = tuple(f for f in RESULT_FIELDS if f not in ("contender_pos", "case_pos", "numbers"))
-#: Rows per INSERT at most: 512 rows of 22 values stay under SQLite's default limit of 32,766 variables.
+#: Rows per INSERT at most: 512 rows of 23 values stay under SQLite's default limit of 32,766 variables.
 _MAX_ROWS_PER_INSERT = 512
 #: Rows that :meth:`~evalcore.storage.store.Store.add_rows` stores in one statement (with SQLite's default limits).
 FULL_BATCH = _MAX_ROWS_PER_INSERT
@@ -211,6 +211,7 @@ def _result_row(run_id: str, r: records.Result, contender: int, case: int, pack:
         e.kind if e else None, u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens, r.attempts, r.started_at,
         numbers(pack, contender, case, r, metrics), metrics_json(r.metrics, metrics), e.message if e else None,
         to_json(r.diagnostics) if r.diagnostics else "{}", None if r.output is None else to_json(r.output), r.raw,
+        None if r.trace is None else to_json(r.trace),
     )  # fmt: skip
 
 
@@ -362,7 +363,7 @@ def case_from_row(row: tuple) -> records.Case:
 def result_from_row(row: tuple) -> records.Result:
     """A result from its row of :data:`RECORD_FIELDS`."""
     (_, contender, dataset, case, sample, status, score, kind, cost, latency, tokens_in, tokens_out,
-     attempts, started_at, metrics, message, diagnostics, output, raw) = row  # fmt: skip
+     attempts, started_at, metrics, message, diagnostics, output, raw, trace) = row  # fmt: skip
     return records.Result(
         contender=contender,
         dataset=dataset,
@@ -379,6 +380,7 @@ def result_from_row(row: tuple) -> records.Result:
         latency_s=latency,
         attempts=attempts,
         started_at=started_at,
+        trace=from_json(trace),
     )
 
 

@@ -52,12 +52,13 @@ def test_migrations_create_the_schema(store: Store) -> None:
         "0005_baselines",
         "0006_pairwise",
         "0007_ratings",
+        "0008_result_trace",
     )
     assert "summaries" in tables and "pairwise" in tables
     assert set(store.db["results"].columns_dict) == {
         "run_id", "contender", "dataset", "case", "sample", "status", "score", "metrics", "output", "raw",
         "error_kind", "error_message", "diagnostics", "input_tokens", "output_tokens", "cost_usd", "latency_s",
-        "attempts", "started_at", "contender_pos", "case_pos", "numbers",
+        "attempts", "started_at", "contender_pos", "case_pos", "numbers", "trace",
     }  # fmt: skip
     unique = [i.columns for i in store.db["results"].indexes if i.unique]
     assert ["run_id", "contender", "dataset", "case", "sample"] in unique

@@ -1,0 +1,225 @@
+"""The ``agent`` adapter: the contender's model in a tool loop, and the trace of every step it took.
+
+The model is offered the suite's tools (:mod:`evalcore.scoring.agent_tools`: Python functions of the suite
+folder, MCP servers); each call it makes is run and its result sent back, until it answers without calling a
+tool, or ``max_steps`` model turns, the ``time_budget_s`` or the ``token_budget`` are spent. A tool that
+raises, times out or is given bad arguments sends the model an error (it may recover); a model call that fails
+is the case's error, as for any adapter.
+
+The reply's raw text is JSON: ``{"content": <the final answer>, "stopped": <why the loop ended>, "trace":
+[...]}``, the trace's steps as ``docs/run-file.md`` describes them. ``parse()`` reads it back, so the output
+(the final answer, for any scorer of text) and the trace (for a scorer of the path) come from a stored run as
+from a live one, and ``--replay`` replays the model turns and tool results without calling either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case, Contender
+from evalcore.models.types import Reply
+from evalcore.scoring.adapters import ChatAdapter, Context, Parsed
+from evalcore.scoring.agent_tools import FunctionTool, McpServerModel, ToolOutcome, mcp_tools, python_tools
+from evalcore.scoring.client import Client
+
+#: Why a loop ended: a final answer, or the budget it ran out of.
+Stopped = Literal["answer", "max_steps", "time_budget", "token_budget"]
+#: Where a tool's result is cut when the suite sets no ``result_bytes``.
+DEFAULT_RESULT_BYTES = 16384
+
+
+class AgentOptions(pydantic.BaseModel):
+    """The ``adapter.options`` of an ``agent`` suite."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+    #: Modules of the suite folder whose public functions are tools (``tools`` or ``tools.py``).
+    tools: list[str] = []
+    #: MCP servers whose tools are offered too.
+    mcp: list[McpServerModel] = []
+    #: Model turns at most.
+    max_steps: int = pydantic.Field(10, ge=1)
+    #: Wall time of the loop at most, in seconds; checked before each model turn.
+    time_budget_s: float | None = pydantic.Field(None, gt=0)
+    #: Input plus output tokens of the model turns at most; checked before each model turn.
+    token_budget: int | None = pydantic.Field(None, gt=0)
+    #: A tool result longer than this (UTF-8 bytes) is cut before the model sees it.
+    result_bytes: int = pydantic.Field(DEFAULT_RESULT_BYTES, ge=1)
+    #: How long one tool call may take, in seconds.
+    tool_timeout_s: float = pydantic.Field(30.0, gt=0)
+
+    @pydantic.field_validator("tools", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class AgentAdapter:
+    """Runs the contender's model in a tool loop and records its trace (see the module)."""
+
+    name = "agent"
+    response_format = None
+
+    def __init__(self, suite_dir: Path, **options: Any):
+        """Args:
+        suite_dir: the suite's folder (its tool modules, the MCP servers' working directory).
+        **options: :class:`AgentOptions`.
+
+        Raises:
+            ConfigError: an unknown or invalid option, or a tool module that cannot be read.
+        """
+        try:
+            self.options = AgentOptions.model_validate(options)
+        except pydantic.ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise ConfigError(f"evalcore.yaml: adapter.options: {problems}") from None
+        if not self.options.tools and not self.options.mcp:
+            raise ConfigError("evalcore.yaml: adapter.options: the agent adapter needs `tools` (a module) or `mcp`")
+        self.suite_dir = suite_dir
+        self.functions = self._python_tools()
+
+    def _python_tools(self) -> list[FunctionTool]:
+        # plugins registers this adapter, so it is imported here, once the registry exists.
+        from evalcore.scoring.plugins import import_suite_module
+
+        found: list[FunctionTool] = []
+        for name in self.options.tools:
+            module_name = name.removesuffix(".py")
+            module = import_suite_module(module_name, self.suite_dir, "adapter.options.tools")
+            found += python_tools(module, f"{self.suite_dir.name}/{module_name.replace('.', '/')}.py")
+        return found
+
+    def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
+        """The instructions as the system message, the case's input as the user's."""
+        return ChatAdapter().build_messages(case, context)
+
+    @asynccontextmanager
+    async def _tools(self) -> AsyncIterator[dict[str, Any]]:
+        async with mcp_tools(self.options.mcp, self.suite_dir) as served:
+            tools: dict[str, Any] = {t.name: t for t in self.functions}
+            for tool in served:
+                if tool.name in tools:
+                    raise ConfigError(f"evalcore.yaml: adapter.options: two tools are named {tool.name!r}")
+                tools[tool.name] = tool
+            yield tools
+
+    async def call(self, case: Case, contender: Contender, client: Client) -> Reply:
+        """Run the loop; the raw text holds the final answer, why the loop stopped and the trace."""
+        async with self._tools() as tools:
+            content, stopped, trace = await self._loop(tools, client)
+        raw = json.dumps({"content": content, "stopped": stopped, "trace": trace}, ensure_ascii=False)
+        return Reply(text=raw)
+
+    async def _loop(self, tools: dict[str, Any], client: Client) -> tuple[str, Stopped, list[dict[str, Any]]]:
+        options, specs = self.options, [t.spec() for t in tools.values()]
+        messages = list(client.messages)
+        trace: list[dict[str, Any]] = []
+        started, tokens, content = time.monotonic(), 0, ""
+        for _ in range(options.max_steps):
+            if options.time_budget_s is not None and time.monotonic() - started >= options.time_budget_s:
+                return content, "time_budget", trace
+            if options.token_budget is not None and tokens >= options.token_budget:
+                return content, "token_budget", trace
+            reply = await client.complete(messages, tools=specs)
+            calls = [_call_of(c, len(trace), i) for i, c in enumerate(reply.tool_calls or [])]
+            trace.append(_model_step(len(trace), reply, calls))
+            tokens += (reply.usage.input_tokens or 0) + (reply.usage.output_tokens or 0)
+            content = reply.text
+            if not calls:
+                return content, "answer", trace
+            messages.append(_assistant_message(reply.text, calls))
+            for call in calls:
+                step = await self._run_tool(tools, call, len(trace))
+                trace.append(step)
+                sent = step["result"] if step["error"] is None else f"error: {step['error']}"
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": sent})
+        return content, "max_steps", trace
+
+    async def _run_tool(self, tools: dict[str, Any], call: dict[str, Any], index: int) -> dict[str, Any]:
+        name, arguments = call["name"], call["arguments"]
+        started = time.monotonic()
+        outcome = await self._outcome(tools, name, arguments)
+        full = outcome.result.encode() if outcome.result is not None else b""
+        sent = full[: self.options.result_bytes]
+        return {
+            "kind": "tool",
+            "index": index,
+            "call_id": call["id"],
+            "name": name,
+            "arguments": arguments,
+            "result": sent.decode(errors="ignore") if outcome.result is not None else None,
+            "error": outcome.error,
+            "bytes": len(full),
+            "sent_bytes": len(sent.decode(errors="ignore").encode()),
+            "latency_s": round(time.monotonic() - started, 6),
+        }
+
+    async def _outcome(self, tools: dict[str, Any], name: str, arguments: Any) -> ToolOutcome:
+        tool = tools.get(name)
+        if tool is None:
+            return ToolOutcome(None, f"no tool named {name!r}; the tools are {sorted(tools)}")
+        if not isinstance(arguments, dict):
+            return ToolOutcome(None, f"the arguments of {name} are not a JSON object: {str(arguments)[:200]}")
+        timeout = self.options.tool_timeout_s
+        try:
+            return await asyncio.wait_for(tool.run(arguments), timeout)
+        except TimeoutError:
+            return ToolOutcome(None, f"{name} timed out after {timeout:g} s")
+        except Exception as exc:  # the tool's own fault: the model is told, and may recover
+            return ToolOutcome(None, f"{name} raised {type(exc).__name__}: {exc}")
+
+    def parse(self, raw: str, context: Context) -> Parsed:
+        """The final answer as the output, and the trace; a raw text that is not the agent's JSON is unusable."""
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            return Parsed(output=None, problem=f"the raw reply is not the agent adapter's JSON: {exc}")
+        trace = data.get("trace") if isinstance(data, dict) else None
+        if not isinstance(trace, list) or not isinstance(data.get("content"), str):
+            return Parsed(output=None, problem='the raw reply has no "content" text and "trace" list')
+        return Parsed(output=data["content"].strip(), trace=trace)
+
+
+def _call_of(call: dict[str, Any], turn: int, position: int) -> dict[str, Any]:
+    """A model's tool call with its arguments parsed when they are a JSON object's text (else kept as text)."""
+    text = call.get("arguments") or ""
+    arguments: Any = text
+    try:
+        arguments = json.loads(text) if isinstance(text, str) and text.strip() else {}
+    except ValueError:
+        pass
+    return {"id": call.get("id") or f"call_{turn}_{position}", "name": call.get("name"), "arguments": arguments,
+            "text": text if isinstance(text, str) else json.dumps(text)}  # fmt: skip
+
+
+def _model_step(index: int, reply: Reply, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    usage = reply.usage
+    return {
+        "kind": "model",
+        "index": index,
+        "latency_s": round(reply.latency_s, 6),
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cost_usd": usage.cost_usd,
+        "content": reply.text or None,
+        "tool_calls": [{"id": c["id"], "name": c["name"], "arguments": c["arguments"]} for c in calls],
+    }
+
+
+def _assistant_message(text: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": text or None,
+        "tool_calls": [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["text"]}} for c in calls
+        ],
+    }

@@ -1,0 +1,166 @@
+"""The agent adapter: its tools' schemas, the loop through a model, every step in the trace, and how it stops."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalcore.core.errors import ConfigError
+from evalcore.core.records import Case, Contender
+from evalcore.models.registry import get_provider
+from evalcore.models.types import Request
+from evalcore.scoring.adapters import Context
+from evalcore.scoring.agent_adapter import AgentAdapter
+from evalcore.scoring.client import Client, call_adapter
+from evalcore.scoring.plugins import build_adapter
+from evalcore.suite.config import NamedRef
+from tests.agents import CASES, TOOLS_PY
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path) -> Path:
+    (tmp_path / "tools.py").write_text(TOOLS_PY)
+    return tmp_path
+
+
+def adapter(suite_dir: Path, **options: Any) -> AgentAdapter:
+    return build_adapter(NamedRef(name="agent", options={"tools": "tools.py", **options}), suite_dir)
+
+
+def case(i: int = 0, expected: Any = None) -> Case:
+    case_id, text, want = CASES[i]
+    return Case("support", case_id, case_id.split("/")[0], text, want if expected is None else expected)
+
+
+def run_loop(agent: AgentAdapter, the_case: Case, model: str = "fake/agent") -> dict[str, Any]:
+    """The raw reply of one loop, parsed, with the reply's usage under ``usage``."""
+    contender = Contender(model, model)
+    messages = agent.build_messages(the_case, Context("Help.", ()))
+    request = Request(contender=contender, messages=messages, case=the_case, max_attempts=1, backoff_s=0)
+    reply = asyncio.run(call_adapter(agent, Client(request, get_provider(model), Context("Help.", ()))))
+    return {**json.loads(reply.text), "usage": reply.usage, "text": reply.text}
+
+
+def test_a_tools_schema_comes_from_the_functions_signature_and_docstring(suite_dir: Path):
+    specs = {t.name: t.spec()["function"] for t in adapter(suite_dir).functions}
+    refund = specs["refund_order"]
+    assert refund["description"] == "Refund an order, in full or in part."
+    assert refund["parameters"]["required"] == ["order_id", "amount"]
+    assert refund["parameters"]["properties"]["amount"] == {
+        "description": "how much to give back, in dollars.",
+        "title": "Amount",
+        "type": "number",
+    }
+    assert sorted(specs) == ["delete_account", "lookup_order", "order_history", "refund_order", "slow_lookup"]
+
+
+def test_a_tool_parameter_without_a_type_is_a_config_error_naming_it(tmp_path: Path):
+    (tmp_path / "tools.py").write_text("def lookup(order_id):\n    return order_id\n")
+    with pytest.raises(ConfigError, match=r"tool lookup: parameter 'order_id' has no type annotation"):
+        adapter(tmp_path)
+
+
+def test_an_unknown_option_is_a_config_error(suite_dir: Path):
+    with pytest.raises(ConfigError, match=r"adapter.options: max_turns: Extra inputs are not permitted"):
+        adapter(suite_dir, max_turns=3)
+
+
+def test_the_agent_calls_the_tools_then_answers_and_each_step_is_in_the_trace(suite_dir: Path):
+    done = run_loop(adapter(suite_dir), case(1))
+    assert done["stopped"] == "answer" and done["content"] == "Refunded 42.50."
+    assert [s["kind"] for s in done["trace"]] == ["model", "tool", "model", "tool", "model"]
+    assert [s["index"] for s in done["trace"]] == [0, 1, 2, 3, 4]
+    lookup = done["trace"][1]
+    assert lookup["name"] == "lookup_order" and lookup["arguments"] == {"order_id": "A17"}
+    assert json.loads(lookup["result"]) == {"status": "shipped", "total": 42.5} and lookup["error"] is None
+    assert lookup["call_id"] == done["trace"][0]["tool_calls"][0]["id"]
+
+
+def test_the_usage_of_the_reply_is_the_sum_of_the_model_turns(suite_dir: Path):
+    done = run_loop(adapter(suite_dir), case(1))
+    turns = [s for s in done["trace"] if s["kind"] == "model"]
+    assert done["usage"].input_tokens == sum(s["input_tokens"] for s in turns)
+    assert done["usage"].output_tokens == sum(s["output_tokens"] for s in turns)
+    assert done["usage"].cost_usd == pytest.approx(sum(s["cost_usd"] for s in turns))
+
+
+def test_a_tool_that_raises_sends_the_model_an_error_and_the_loop_goes_on(suite_dir: Path):
+    done = run_loop(adapter(suite_dir), case(2))
+    failed = done["trace"][1]
+    assert failed["result"] is None and failed["error"] == "lookup_order raised KeyError: 'no order Z9'"
+    assert done["stopped"] == "answer" and done["content"] == "error: lookup_order raised KeyError: 'no order Z9'"
+
+
+def test_arguments_the_schema_refuses_are_an_error_result_and_the_tool_is_not_called(suite_dir: Path):
+    wrong = {"actions": [{"name": "refund_order", "arguments": {"order_id": "A17", "amount": "lots"}}]}
+    done = run_loop(adapter(suite_dir), case(1, wrong))
+    assert done["trace"][1]["error"].startswith("invalid arguments for refund_order: amount: Input should be")
+
+
+def test_a_tool_that_takes_longer_than_its_timeout_is_an_error_result(suite_dir: Path):
+    slow = {"actions": [{"name": "slow_lookup", "arguments": {"order_id": "A17"}}], "answer": "Sorry."}
+    done = run_loop(adapter(suite_dir, tool_timeout_s=0.05), case(0, slow))
+    assert done["trace"][1]["error"] == "slow_lookup timed out after 0.05 s"
+    assert done["content"] == "Sorry."
+
+
+def test_a_result_over_the_byte_budget_is_cut_for_the_model_and_its_full_size_recorded(suite_dir: Path):
+    history = {"actions": [{"name": "order_history", "arguments": {"order_id": "A17"}}]}
+    done = run_loop(adapter(suite_dir, result_bytes=30), case(0, history))
+    step = done["trace"][1]
+    assert (step["bytes"], step["sent_bytes"], step["result"]) == (600, 30, "event " * 5)
+    assert done["content"] == "event " * 5  # the fake answers with what it was sent
+
+
+def test_an_agent_that_repeats_a_call_stops_at_max_steps(suite_dir: Path):
+    done = run_loop(adapter(suite_dir, max_steps=3), case(0), model="fake/agent-loops")
+    assert done["stopped"] == "max_steps"
+    assert [s["kind"] for s in done["trace"]] == ["model", "tool"] * 3
+
+
+def test_the_loop_stops_once_the_token_budget_is_spent(suite_dir: Path):
+    done = run_loop(adapter(suite_dir, token_budget=1), case(1))
+    assert done["stopped"] == "token_budget" and [s["kind"] for s in done["trace"]] == ["model", "tool"]
+
+
+def test_a_call_of_a_tool_that_does_not_exist_is_an_error_result(suite_dir: Path):
+    ghost = {"actions": [{"name": "cancel_order", "arguments": {}}], "answer": "Done."}
+    done = run_loop(adapter(suite_dir), case(0, ghost))
+    assert done["trace"][1]["error"].startswith("no tool named 'cancel_order'; the tools are ['delete_account'")
+
+
+def test_parse_reads_back_the_final_answer_and_the_trace(suite_dir: Path):
+    agent = adapter(suite_dir)
+    done = run_loop(agent, case(0))
+    parsed = agent.parse(done["text"], Context("", ()))
+    assert parsed.output == "Order A17 has shipped." and parsed.trace == done["trace"] and parsed.problem is None
+
+
+def test_a_raw_reply_that_is_not_the_agents_json_is_unusable(suite_dir: Path):
+    parsed = adapter(suite_dir).parse("Order A17 has shipped.", Context("", ()))
+    assert parsed.output is None and parsed.problem.startswith("the raw reply is not the agent adapter's JSON")
+
+
+def test_the_tools_of_an_mcp_server_over_stdio_are_offered_and_called(tmp_path: Path):
+    server = {"command": sys.executable, "args": [str(FIXTURES / "mcp_orders.py")]}
+    agent = build_adapter(NamedRef(name="agent", options={"mcp": [server]}), tmp_path)
+    both = {"actions": [CASES[0][2]["actions"][0], CASES[2][2]["actions"][0]], "answer": "A17 has shipped."}
+    done = run_loop(agent, case(0, both))
+    found, failed = done["trace"][1], done["trace"][3]
+    assert found["result"] == "order A17: shipped, total 42.5" and found["error"] is None
+    assert failed["error"] == "Error executing tool lookup_order: no order Z9" and failed["result"] is None
+    assert done["content"] == "A17 has shipped."
+
+
+def test_an_mcp_server_that_cannot_start_is_a_config_error(tmp_path: Path):
+    server = {"command": str(tmp_path / "no-such-server")}
+    agent = build_adapter(NamedRef(name="agent", options={"mcp": [server]}), tmp_path)
+    with pytest.raises(ConfigError, match=r"adapter.options.mcp: cannot open MCP server .*no-such-server"):
+        run_loop(agent, case(0))
