@@ -17,32 +17,34 @@ from pydantic import BaseModel
 from evalcore.runfile import models as runfile_models
 from evalcore.runfile import pairwise as runfile_pairwise
 from evalcore.runfile import ratings as runfile_ratings
-from evalcore.runfile.models import RunFileV3
+from evalcore.runfile.models import ResultEntryV4, RunFileV4
 
 #: The modules whose models make up a run file.
 _MODULES = (runfile_models, runfile_pairwise, runfile_ratings)
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of run files, schema versions 1 to 3 (version 2 adds ``pairwise``, version
-    3 ``ratings``).
+    """The JSON Schema (draft 2020-12) of run files, schema versions 1 to 4 (version 2 adds ``pairwise``, version
+    3 ``ratings``, version 4 each result's ``trace``).
 
     The cross-field rules (references, uniqueness, one primary metric, status rules, ``pairwise`` only from
-    version 2 and ``ratings`` only in version 3, a rating of one reply or of two) are beyond this schema;
-    :func:`evalcore.runfile.read.read_run_file` checks them.
+    version 2, ``ratings`` only from version 3, a result's ``trace`` only and always in version 4, a rating of one
+    reply or of two) are beyond this schema; :func:`evalcore.runfile.read.read_run_file` checks them.
     """
-    schema = RunFileV3.model_json_schema()
+    schema = RunFileV4.model_json_schema()
     schema["title"] = "RunFile"
     schema["description"] = (
         "An evalcore run file: the whole record of one run. Schema version 1, 2 when it holds pairwise verdicts,"
-        " 3 when it holds people's ratings."
+        " 3 when it holds people's ratings, 4 when its results hold agents' traces."
     )
     schema["properties"]["schema_version"] = {
-        "description": "The schema version (an integer): 1; 2 with pairwise verdicts; 3 with ratings.",
-        "enum": [1, 2, 3],
+        "description": "The schema version (an integer): 1; 2 with pairwise verdicts; 3 with ratings; 4 with traces.",
+        "enum": [1, 2, 3, 4],
         "title": "Schema Version",
         "type": "integer",
     }
+    result = schema["$defs"][ResultEntryV4.__name__]
+    result["required"] = [name for name in result["required"] if name != "trace"]  # only version 4 has it
     # Every field's docstring as its description, as pydantic's use_attribute_docstrings would put it: a
     # field inherits its base class's, a reference drops a description its target has, and keys stay sorted.
     docs = {name: fields for module in _MODULES for name, fields in attribute_docstrings(module).items()}
@@ -53,7 +55,7 @@ def json_schema() -> dict[str, Any]:
         if isinstance(m, type) and issubclass(m, BaseModel)
     }
     defs = schema.get("$defs", {})
-    for name, definition in [(RunFileV3.__name__, schema), *defs.items()]:
+    for name, definition in [(RunFileV4.__name__, schema), *defs.items()]:
         texts = {f: t for base in reversed(models[name].__mro__) for f, t in docs.get(base.__name__, {}).items()}
         properties = definition.get("properties", {})
         for field, text in texts.items():

@@ -237,13 +237,13 @@ def test_wrong_format_says_it_is_not_a_run_file() -> None:
 
 
 @pytest.mark.parametrize(
-    ("version", "hint"), [(4, "(got 4); upgrade evalcore"), (True, "(got true)"), ("1", '(got "1")')]
+    ("version", "hint"), [(5, "(got 5); upgrade evalcore"), (True, "(got true)"), ("1", '(got "1")')]
 )
 def test_unsupported_schema_version_is_refused(version: Any, hint: str) -> None:
     d = _valid()
     d["schema_version"] = version
     (problem,) = _problems(d)
-    assert problem.startswith("schema_version: this evalcore reads schema version 1, 2, 3") and hint in problem
+    assert problem.startswith("schema_version: this evalcore reads schema version 1, 2, 3, 4") and hint in problem
 
 
 # --- free-form objects ---------------------------------------------------------------------------
