@@ -1,0 +1,91 @@
+"""Runs of the agent adapter: fake agents through the runner, the trace stored with each result, a replay that
+calls neither model nor tool, and the loop through litellm against the local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.replay import open_replay
+from evalcore.execution.runner import run_suite
+from evalcore.storage.store import Store
+from evalcore.suite.loader import load_suite
+from tests.agents import agent_suite
+from tests.openai_server import OpenAIServer
+
+FAKES = [{"model": m} for m in ("fake/agent", "fake/agent-skips", "fake/agent-forbidden", "fake/agent-wrong-arg")]
+
+
+def run(root: Path, store: Store, options: RunOptions | None = None) -> tuple[str, dict[tuple[str, str], Any]]:
+    run_id, status = run_suite(make_plan(load_suite(root), options or RunOptions()), store)
+    assert status == "completed"
+    return run_id, {(r.contender, r.case): r for r in store.load_run(run_id).results}
+
+
+def actions(result: Any) -> list[tuple[str, dict[str, Any]]]:
+    return [(s["name"], s["arguments"]) for s in result.trace if s["kind"] == "tool"]
+
+
+def test_each_fake_agents_path_is_stored_with_its_result(tmp_path: Path, tmp_db: Path):
+    with Store(tmp_db) as store:
+        _, results = run(agent_suite(tmp_path / "s", FAKES), store)
+    refund = {m["model"]: actions(results[(m["model"], "refund/A17")]) for m in FAKES}
+    lookup, pay = ("lookup_order", {"order_id": "A17"}), ("refund_order", {"order_id": "A17", "amount": 42.5})
+    assert refund["fake/agent"] == [lookup, pay]
+    assert refund["fake/agent-skips"] == [pay]
+    assert refund["fake/agent-forbidden"] == [("delete_account", {"customer": "example"}), lookup, pay]
+    assert refund["fake/agent-wrong-arg"] == [lookup, ("refund_order", {"order_id": "71A", "amount": 42.5})]
+    assert results[("fake/agent", "refund/A17")].output == "Refunded 42.50."
+
+
+def test_a_results_usage_is_the_sum_of_its_model_turns(tmp_path: Path, tmp_db: Path):
+    with Store(tmp_db) as store:
+        _, results = run(agent_suite(tmp_path / "s", FAKES[:1]), store)
+    result = results[("fake/agent", "refund/A17")]
+    turns = [s for s in result.trace if s["kind"] == "model"]
+    assert len(turns) == 3 and result.usage.input_tokens == sum(s["input_tokens"] for s in turns)
+    assert result.usage.output_tokens == sum(s["output_tokens"] for s in turns)
+
+
+def test_a_replay_gives_back_the_traces_without_calling_a_model_or_a_tool(tmp_path: Path, tmp_db: Path):
+    root = agent_suite(tmp_path / "s", FAKES[:2])
+    with Store(tmp_db) as store:
+        first, before = run(root, store)
+        (root / "tools.py").write_text("def lookup_order(order_id: str) -> str:\n    raise SystemExit('called')\n")
+        _, after = run(root, store, RunOptions(replay=open_replay(first, store)))
+    assert {k: r.trace for k, r in after.items()} == {k: r.trace for k, r in before.items()}
+    assert {k: r.usage for k, r in after.items()} == {k: r.usage for k, r in before.items()}
+
+
+def test_the_loop_runs_through_litellm_against_a_server_that_calls_a_tool_then_answers(
+    tmp_path: Path, tmp_db: Path, openai_server: OpenAIServer
+):
+    def calls(body: dict[str, Any]) -> list[dict[str, Any]]:
+        answered = any(m["role"] == "tool" for m in body["messages"])
+        return [] if answered else [{"name": "lookup_order", "arguments": {"order_id": "A17"}}]
+
+    openai_server.tool_calls = calls
+    lineup = [{"model": "openai/agent-test", "api_base": openai_server.base_url}]
+    with Store(tmp_db) as store:
+        _, results = run(agent_suite(tmp_path / "s", lineup), store)
+    result = results[("openai/agent-test", "status/A17")]
+    assert result.status == "scored" and result.output == "No tool is needed."  # the server's text reply
+    assert [s["kind"] for s in result.trace] == ["model", "tool", "model"]
+    assert json.loads(result.trace[1]["result"]) == {"status": "shipped", "total": 42.5}
+    second = openai_server.requests[-1]["messages"]
+    assert second[-1]["role"] == "tool" and second[-2]["tool_calls"][0]["function"]["name"] == "lookup_order"
+    turns = [s for s in result.trace if s["kind"] == "model"]
+    assert result.usage.input_tokens == sum(s["input_tokens"] for s in turns) > 0
+
+
+def test_a_failed_model_call_is_the_cases_error_and_not_scored(
+    tmp_path: Path, tmp_db: Path, openai_server: OpenAIServer
+):
+    openai_server.scripts.extend(["status:400"] * 3)
+    lineup = [{"model": "openai/agent-test", "api_base": openai_server.base_url}]
+    with Store(tmp_db) as store:
+        _, results = run(agent_suite(tmp_path / "s", lineup), store)
+    failed = [r for r in results.values() if r.status == "error"]
+    assert len(failed) == 3 and all(r.error.kind == "bad_request" and r.score is None for r in failed)
