@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from evalcore.core import records
 from evalcore.runfile._cross import ResultRules, Unique, header_problems
+from evalcore.runfile._records import case_of, result_of, run_of
 from evalcore.runfile._refs import References
 from evalcore.runfile._structs import struct_of
 from evalcore.runfile.models import (
@@ -41,9 +42,6 @@ from evalcore.runfile.models import (
     ResultEntry,
     ResultEntryV4,
     RunEntry,
-    case_of,
-    result_of,
-    run_of,
 )
 from evalcore.runfile.pairwise import KEY, pairwise_problems, verdicts_of
 from evalcore.runfile.ratings import KEY as RATINGS

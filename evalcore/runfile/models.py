@@ -32,6 +32,7 @@ from evalcore.core import records
 from evalcore.runfile._cross import Loc, cross_problems
 from evalcore.runfile.pairwise import PairwiseEntry
 from evalcore.runfile.ratings import RatingEntry
+from evalcore.runfile.trace import Trace
 
 INT64_MAX = 2**63 - 1
 
@@ -261,77 +262,6 @@ class ResultEntry(_Model):
     )
 
 
-class TraceModelStep(_Model):
-    """A model turn of an agent's trace."""
-
-    kind: Literal["model"]
-    """``model``."""
-    index: Count
-    """The step's place in the trace, from 0."""
-    latency_s: NonNegative | None
-    """Wall time of the model call."""
-    input_tokens: Count | None
-    """Prompt tokens of the turn; null when unknown."""
-    output_tokens: Count | None
-    """Completion tokens of the turn; null when unknown."""
-    cost_usd: NonNegative | None
-    """Cost of the turn in US dollars; null when unknown."""
-    content: str | None
-    """What the model said, or null."""
-    tool_calls: list[JsonObject]
-    """The tools it called: ``{id, name, arguments}``, the arguments an object when they parse, else their text."""
-
-
-class TraceToolStep(_Model):
-    """A tool call of an agent's trace, as the loop ran it."""
-
-    kind: Literal["tool"]
-    """``tool``."""
-    index: Count
-    """The step's place in the trace, from 0."""
-    call_id: str | None
-    """The id of the call in the model turn before."""
-    name: str | None
-    """The tool called."""
-    arguments: Any
-    """Its arguments: an object when they parse, else the model's text."""
-    result: str | None
-    """The text sent back to the model, cut to the suite's byte budget; null when the call failed."""
-    error: str | None
-    """Why the call failed (the model is sent it), or null."""
-    bytes: Count
-    """UTF-8 bytes of the whole result (0 on error)."""
-    sent_bytes: Count
-    """UTF-8 bytes of the result sent to the model."""
-    latency_s: NonNegative | None
-    """Wall time of the call."""
-
-
-_TRACE_STEPS: dict[Any, type[_Model]] = {"model": TraceModelStep, "tool": TraceToolStep}
-
-
-def _check_trace(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each step is a model turn or a tool call (:class:`TraceModelStep`, :class:`TraceToolStep`)."""
-    for i, step in enumerate(steps):
-        model = _TRACE_STEPS.get(step.get("kind"))
-        if model is None:
-            raise ValueError(f"step {i}: kind should be 'model' or 'tool' (got {short_json(step.get('kind'))})")
-        try:
-            model.model_validate(step)
-        except ValidationError as e:
-            first = e.errors()[0]
-            raise ValueError(f"step {i}: {join_loc(first['loc']) or 'step'}: {first['msg']}") from None
-    return steps
-
-
-_TRACE_SCHEMA = {
-    "type": "array",
-    "items": {"oneOf": [TraceModelStep.model_json_schema(), TraceToolStep.model_json_schema()]},
-}
-#: An agent's steps in order (``docs/run-file.md``, "trace").
-Trace = Annotated[list[JsonObject], AfterValidator(_check_trace), WithJsonSchema(_TRACE_SCHEMA)]
-
-
 class ResultEntryV4(ResultEntry):
     """A result of schema version 4: a version 1 result and the trace of an agent's steps."""
 
@@ -451,68 +381,6 @@ _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
 FORMAT: str = get_args(RunFileV1.model_fields["format"].annotation)[0]
 #: The top-level keys of schema version 1, in the spec's order.
 SECTIONS = tuple(RunFileV1.model_fields)
-
-
-def run_of(
-    run: RunEntry,
-    metrics: Iterable[MetricEntry],
-    contenders: Iterable[ContenderEntry],
-    cases: list[records.Case],
-    results: list[records.Result],
-    refused: Iterable[RefusalEntry],
-    pairwise: list[records.PairVerdict],
-    ratings: list[records.Rating],
-) -> records.Run:
-    """The run that a file's validated entries hold (its cases, results, verdicts and ratings already records)."""
-    info = records.RunInfo(
-        id=run.id,
-        suite=run.suite,
-        created_at=run.created_at,
-        finished_at=run.finished_at,
-        status=run.status,
-        weights=dict(run.weights),
-        settings=run.settings,
-        provenance=run.provenance.model_dump(),
-    )
-    return records.Run(
-        info=info,
-        metrics=[records.Metric(m.name, m.description, m.higher_is_better, m.primary) for m in metrics],
-        contenders=[records.Contender(c.id, c.model, c.settings) for c in contenders],
-        cases=cases,
-        results=results,
-        refused=[records.Refusal(x.model, x.settings, x.reason) for x in refused],
-        pairwise=pairwise,
-        ratings=ratings,
-    )
-
-
-def case_of(x: Any) -> records.Case:
-    """The record of a validated case entry (a :class:`CaseEntry` or its struct)."""
-    return records.Case(x.dataset, x.id, x.variant, x.input, x.expected, x.metadata)
-
-
-def result_of(x: Any, contender: str, dataset: str, case: str) -> records.Result:
-    """The record of a validated result entry (a :class:`ResultEntry` or its struct), naming its contender and
-    case with the strings given: a reader passes one shared copy of each per run."""
-    error, usage = x.error, x.usage
-    return records.Result(
-        contender,
-        dataset,
-        case,
-        x.sample,
-        x.status,
-        x.score,
-        metrics=x.metrics,
-        output=x.output,
-        raw=x.raw,
-        error=None if error is None else records.ErrorInfo(error.kind, error.message),
-        diagnostics=x.diagnostics,
-        usage=records.Usage(usage.input_tokens, usage.output_tokens, usage.cost_usd),
-        latency_s=x.latency_s,
-        attempts=x.attempts,
-        started_at=x.started_at,
-        trace=getattr(x, "trace", None),
-    )
 
 
 def finished_problems(status: str, finished_at: str | None) -> Iterator[tuple[Loc, str]]:

@@ -28,16 +28,14 @@ from evalcore._util import jsonfast
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile import fast as runfile_fast
+from evalcore.runfile._records import case_of, result_of, run_of
 from evalcore.runfile.models import (
     FORMAT,
     RUN_FILE_MODELS,
     Loc,
     RunFileV1,
-    case_of,
     join_loc,
     problem_lines,
-    result_of,
-    run_of,
     short_json,
 )
 from evalcore.runfile.pairwise import verdict_of

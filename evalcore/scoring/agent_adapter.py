@@ -30,6 +30,7 @@ from evalcore.models.types import Reply
 from evalcore.scoring.adapters import ChatAdapter, Context, Parsed
 from evalcore.scoring.agent_tools import FunctionTool, McpServerModel, ToolOutcome, mcp_tools, python_tools
 from evalcore.scoring.client import Client
+from evalcore.suite.code import import_suite_module
 
 #: Why a loop ended: a final answer, or the budget it ran out of.
 Stopped = Literal["answer", "max_steps", "time_budget", "token_budget"]
@@ -88,9 +89,6 @@ class AgentAdapter:
         self.functions = self._python_tools()
 
     def _python_tools(self) -> list[FunctionTool]:
-        # plugins registers this adapter, so it is imported here, once the registry exists.
-        from evalcore.scoring.plugins import import_suite_module
-
         found: list[FunctionTool] = []
         for name in self.options.tools:
             module_name = name.removesuffix(".py")

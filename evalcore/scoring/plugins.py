@@ -7,11 +7,8 @@ A custom object is the only user code evalcore ever runs, and only because the s
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
-import importlib.util
 import inspect
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +22,7 @@ from evalcore.scoring.http_adapter import HttpAdapter
 from evalcore.scoring.scorer_set import NAME, ScorerSet, scorer_id
 from evalcore.scoring.scorers import SCORERS
 from evalcore.scoring.tools_adapter import ToolsAdapter
+from evalcore.suite.code import import_suite_module
 from evalcore.suite.config import NamedRef
 from evalcore.suite.loader import name_place
 
@@ -182,29 +180,6 @@ def _import_attribute(spec: str, suite_dir: Path, kind: str) -> Any:
         return getattr(module, attribute)
     except AttributeError:
         raise ConfigError(f"evalcore.yaml: {kind}: module {module_name!r} has no attribute {attribute!r}") from None
-
-
-def import_suite_module(name: str, suite_dir: Path, kind: str) -> Any:
-    """The module ``name``: a ``.py`` file of the suite folder (``a.b`` is ``a/b.py``), else one on the Python path.
-
-    Raises:
-        ConfigError: neither exists, naming ``kind`` (what the suite asked it for) and where it looked.
-    """
-    local = suite_dir / (name.replace(".", "/") + ".py")
-    if local.is_file():
-        unique = f"evalcore_suite_{abs(hash(str(local)))}_{name.replace('.', '_')}"
-        spec = importlib.util.spec_from_file_location(unique, local)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[unique] = module
-        spec.loader.exec_module(module)
-        return module
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise ConfigError(
-            f"evalcore.yaml: {kind}: cannot import {name!r} (looked for {local} and on the Python path): {exc}"
-        ) from None
 
 
 def _check_metrics(metrics: list[Any], scorer: str) -> None:

@@ -5,6 +5,7 @@
 - :mod:`~evalcore.suite.fieldrules`: how each field of a structured answer is compared.
 - :mod:`~evalcore.suite.prompts`: the prompt templates in ``prompts/`` (Jinja2, sandboxed, strict).
 - :mod:`~evalcore.suite.lineup`: expanding lineup entries (settings lists multiply) into contenders.
+- :mod:`~evalcore.suite.code`: importing the suite's own Python modules (custom adapters, scorers, tools).
 - :mod:`~evalcore.suite.loader`: :func:`load_suite`, which checks all of it and returns a :class:`Suite`.
 
 May import :mod:`evalcore.models`, :mod:`evalcore.core` and :mod:`evalcore._util`.
