@@ -49,9 +49,9 @@ class AgentOptions(pydantic.BaseModel):
     mcp: list[McpServerModel] = []
     #: Model turns at most.
     max_steps: int = pydantic.Field(10, ge=1)
-    #: Wall time of the loop at most, in seconds; checked before each model turn.
+    #: Wall time of the loop at most, in seconds; checked before each model turn after the first.
     time_budget_s: float | None = pydantic.Field(None, gt=0)
-    #: Input plus output tokens of the model turns at most; checked before each model turn.
+    #: Input plus output tokens of the model turns at most; checked before each model turn after the first.
     token_budget: int | None = pydantic.Field(None, gt=0)
     #: A tool result longer than this (UTF-8 bytes) is cut before the model sees it.
     result_bytes: int = pydantic.Field(DEFAULT_RESULT_BYTES, ge=1)
@@ -123,7 +123,8 @@ class AgentAdapter:
         trace: list[dict[str, Any]] = []
         started, tokens, content = time.monotonic(), 0, ""
         for _ in range(options.max_steps):
-            if options.time_budget_s is not None and time.monotonic() - started >= options.time_budget_s:
+            spent = time.monotonic() - started
+            if trace and options.time_budget_s is not None and spent >= options.time_budget_s:
                 return content, "time_budget", trace
             if options.token_budget is not None and tokens >= options.token_budget:
                 return content, "token_budget", trace

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +134,11 @@ def test_the_loop_stops_once_the_token_budget_is_spent(suite_dir: Path):
     assert done["stopped"] == "token_budget" and [s["kind"] for s in done["trace"]] == ["model", "tool"]
 
 
+def test_the_loop_stops_once_the_time_budget_is_spent_after_its_first_turn(suite_dir: Path):
+    done = run_loop(adapter(suite_dir, time_budget_s=1e-9), case(1))
+    assert done["stopped"] == "time_budget" and [s["kind"] for s in done["trace"]] == ["model", "tool"]
+
+
 def test_a_call_of_a_tool_that_does_not_exist_is_an_error_result(suite_dir: Path):
     ghost = {"actions": [{"name": "cancel_order", "arguments": {}}], "answer": "Done."}
     done = run_loop(adapter(suite_dir), case(0, ghost))
@@ -157,6 +166,38 @@ def test_the_tools_of_an_mcp_server_over_stdio_are_offered_and_called(tmp_path: 
     assert found["result"] == "order A17: shipped, total 42.5" and found["error"] is None
     assert failed["error"] == "Error executing tool lookup_order: no order Z9" and failed["result"] is None
     assert done["content"] == "A17 has shipped."
+
+
+@pytest.fixture
+def mcp_http_url() -> Iterator[str]:
+    """The fixture MCP server over streamable HTTP, once it accepts connections."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, str(FIXTURES / "mcp_orders.py"), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert server.poll() is None and time.monotonic() < deadline, "the MCP server did not start"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)  # poll: the server is starting
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_the_tools_of_an_mcp_server_over_streamable_http_are_called(tmp_path: Path, mcp_http_url: str):
+    agent = build_adapter(NamedRef(name="agent", options={"mcp": [{"url": mcp_http_url}]}), tmp_path)
+    done = run_loop(agent, case(0))
+    assert done["trace"][1]["result"] == "order A17: shipped, total 42.5"
 
 
 def test_an_mcp_server_that_cannot_start_is_a_config_error(tmp_path: Path):
