@@ -10,11 +10,13 @@ from typing import Any
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.replay import open_replay
 from evalcore.execution.runner import run_suite
+from evalcore.execution.verify import verify_suite
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.agents import agent_suite
 from tests.openai_server import OpenAIServer
 
+BUNDLED = Path(__file__).resolve().parents[2] / "data" / "suites" / "agent"
 FAKES = [{"model": m} for m in ("fake/agent", "fake/agent-skips", "fake/agent-forbidden", "fake/agent-wrong-arg")]
 
 
@@ -89,3 +91,9 @@ def test_a_failed_model_call_is_the_cases_error_and_not_scored(
         _, results = run(agent_suite(tmp_path / "s", lineup), store)
     failed = [r for r in results.values() if r.status == "error"]
     assert len(failed) == 3 and all(r.error.kind == "bad_request" and r.score is None for r in failed)
+
+
+def test_the_bundled_agent_suite_verifies_with_30_cases():
+    report = verify_suite(BUNDLED)
+    assert report.ok, report.lines
+    assert "30 cases in 1 dataset (orders: 30)" in report.lines
