@@ -16,7 +16,7 @@ from evalcore.suite.loader import load_suite
 from tests.agents import agent_suite
 from tests.openai_server import OpenAIServer
 
-BUNDLED = Path(__file__).resolve().parents[2] / "data" / "suites" / "agent"
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "agent"
 FAKES = [{"model": m} for m in ("fake/agent", "fake/agent-skips", "fake/agent-forbidden", "fake/agent-wrong-arg")]
 
 
@@ -93,7 +93,7 @@ def test_a_failed_model_call_is_the_cases_error_and_not_scored(
     assert len(failed) == 3 and all(r.error.kind == "bad_request" and r.score is None for r in failed)
 
 
-def test_the_bundled_agent_suite_verifies_with_30_cases():
-    report = verify_suite(BUNDLED)
+def test_the_example_agent_suite_verifies_with_30_cases():
+    report = verify_suite(EXAMPLE)
     assert report.ok, report.lines
     assert "30 cases in 1 dataset (orders: 30)" in report.lines
