@@ -190,9 +190,17 @@ async def mcp_tools(servers: list[McpServerModel], suite_dir: Path) -> AsyncIter
             try:
                 session = await stack.enter_async_context(mcp.Client(target))
                 listed = await session.list_tools()
-            except (OSError, mcp.MCPError) as exc:
-                problem = f"cannot open MCP server {where}: {type(exc).__name__}: {exc}"
+            except Exception as exc:  # a spawn, a connection or a handshake that failed, maybe inside a task group
+                cause = _leaf(exc)
+                problem = f"cannot open MCP server {where}: {type(cause).__name__}: {cause}"
                 raise ConfigError(f"evalcore.yaml: adapter.options.mcp: {problem}") from None
             for tool in listed.tools:
                 tools.append(McpTool(tool.name, tool.description or "", dict(tool.input_schema), session))
         yield tools
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first exception a task group's error holds (itself when it is not a group)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

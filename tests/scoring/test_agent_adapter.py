@@ -205,3 +205,12 @@ def test_an_mcp_server_that_cannot_start_is_a_config_error(tmp_path: Path):
     agent = build_adapter(NamedRef(name="agent", options={"mcp": [server]}), tmp_path)
     with pytest.raises(ConfigError, match=r"adapter.options.mcp: cannot open MCP server .*no-such-server"):
         run_loop(agent, case(0))
+
+
+def test_an_mcp_url_that_cannot_be_reached_is_a_config_error(tmp_path: Path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/mcp"  # a port nothing listens on
+    agent = build_adapter(NamedRef(name="agent", options={"mcp": [{"url": url}]}), tmp_path)
+    with pytest.raises(ConfigError, match=rf"cannot open MCP server {url}: ConnectError"):
+        run_loop(agent, case(0))
