@@ -78,15 +78,23 @@ CASES = [
 ]
 
 
-def agent_suite(root: Path, lineup: list[dict[str, Any]], options: dict[str, Any] | None = None) -> Path:
-    """The suite folder: ``tools.py``, one dataset of :data:`CASES`, the ``agent`` adapter with ``options``."""
+def agent_suite(
+    root: Path,
+    lineup: list[dict[str, Any]],
+    options: dict[str, Any] | None = None,
+    cases: list[tuple[str, str, Any]] = CASES,
+    **config: Any,
+) -> Path:
+    """The suite folder: ``tools.py``, one dataset of ``cases`` (id, input, expected), the ``agent`` adapter with
+    ``options``, scored by ``non_empty`` unless ``config`` gives ``scorers``; ``config`` adds to ``evalcore.yaml``."""
     config = {
         "suite": "support",
         "adapter": {"name": "agent", "options": {"tools": "tools.py", "max_steps": 6, **(options or {})}},
         "instructions": "You are a support agent. Use the tools.",
-        "scorer": "non_empty",
+        **({} if "scorers" in config else {"scorer": "non_empty"}),
         "run": {"max_attempts": 1, "backoff_s": 0, "concurrency": 2},
         "lineup": lineup,
+        **config,
     }
     root.mkdir(parents=True)
     (root / "evalcore.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -94,7 +102,7 @@ def agent_suite(root: Path, lineup: list[dict[str, Any]], options: dict[str, Any
     folder = root / "datasets" / "support"
     folder.mkdir(parents=True)
     lines = [
-        json.dumps({"id": i, "variant": i.split("/")[0], "input": text, "expected": want}) for i, text, want in CASES
+        json.dumps({"id": i, "variant": i.split("/")[0], "input": text, "expected": want}) for i, text, want in cases
     ]
     (folder / "cases.jsonl").write_text("\n".join(lines) + "\n")
     return root

@@ -13,7 +13,7 @@ from evalcore.execution.runner import run_suite
 from evalcore.execution.verify import verify_suite
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
-from tests.agents import agent_suite
+from tests.agents import CASES, agent_suite
 from tests.openai_server import OpenAIServer
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "agent"
@@ -40,6 +40,20 @@ def test_each_fake_agents_path_is_stored_with_its_result(tmp_path: Path, tmp_db:
     assert refund["fake/agent-forbidden"] == [("delete_account", {"customer": "example"}), lookup, pay]
     assert refund["fake/agent-wrong-arg"] == [lookup, ("refund_order", {"order_id": "71A", "amount": 42.5})]
     assert results[("fake/agent", "refund/A17")].output == "Refunded 42.50."
+
+
+def test_the_trajectory_scorer_scores_each_fake_agents_path_and_a_contains_scorer_its_answer(
+    tmp_path: Path, tmp_db: Path
+):
+    scorers = [{"name": "trajectory"}, {"name": "contains", "expected": "answer"}]
+    cases = [c for c in CASES if "answer" in c[2]]
+    with Store(tmp_db) as store:
+        _, results = run(agent_suite(tmp_path / "s", FAKES, scorers=scorers, cases=cases), store)
+    refund = {m["model"]: results[(m["model"], "refund/A17")].metrics for m in FAKES}
+    assert refund["fake/agent"]["order_correct"] == 1.0 and refund["fake/agent"]["contains"] == 1.0
+    assert refund["fake/agent-skips"]["action_recall"] == 0.5 and refund["fake/agent-skips"]["order_correct"] == 0.0
+    assert refund["fake/agent-forbidden"]["extra_calls"] == 1.0
+    assert refund["fake/agent-wrong-arg"]["action_precision"] == 0.5
 
 
 def test_a_results_usage_is_the_sum_of_its_model_turns(tmp_path: Path, tmp_db: Path):
