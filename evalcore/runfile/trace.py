@@ -60,10 +60,10 @@ class TraceToolStep(_Step):
     """The text sent back to the model, cut to the suite's byte budget; null when the call failed."""
     error: str | None
     """Why the call failed (the model is sent it), or null."""
-    bytes: Count
-    """UTF-8 bytes of the whole result (0 on error)."""
-    sent_bytes: Count
-    """UTF-8 bytes of the result sent to the model."""
+    bytes: Count | None
+    """UTF-8 bytes of the whole result (0 on error); null when unknown (an application's reported action)."""
+    sent_bytes: Count | None
+    """UTF-8 bytes of the result sent to the model; null when unknown."""
     latency_s: NonNegative | None
     """Wall time of the call."""
 

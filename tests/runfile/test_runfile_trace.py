@@ -13,6 +13,8 @@ from evalcore.core.errors import RunFileError
 from evalcore.runfile import fast
 from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import dump_run, export_run, run_to_dict
+from evalcore.scoring.paths import parse_path
+from evalcore.scoring.reported_trace import TraceReader
 from evalcore.storage.store import Store
 from tests.factories import make_run
 
@@ -100,6 +102,14 @@ def test_a_step_missing_a_field_is_refused_naming_the_field():
     data = run_to_dict(traced_run())
     del data["results"][0]["trace"][1]["sent_bytes"]
     assert any("step 1: sent_bytes: Field required" in p for p in problems(data))
+
+
+def test_an_applications_reported_actions_with_unknown_sizes_and_times_are_a_valid_trace():
+    parts = {k: parse_path(k) for k in ("name", "arguments", "result", "error", "latency_s")}
+    steps = TraceReader(parse_path("actions"), parts).steps({"actions": [{"name": "lookup_order"}]})
+    run = make_run(1, 1, with_errors=False)
+    run.results[0].trace = steps
+    assert read_run_file(dump_run(run)) == run
 
 
 def test_an_export_from_the_store_holds_the_traces(tmp_path: Path):
