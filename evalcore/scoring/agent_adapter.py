@@ -148,17 +148,17 @@ class AgentAdapter:
         started = time.monotonic()
         outcome = await self._outcome(tools, name, arguments)
         full = outcome.result.encode() if outcome.result is not None else b""
-        sent = full[: self.options.result_bytes]
+        sent = full[: self.options.result_bytes].decode(errors="ignore")  # a character cut in two is left out
         return {
             "kind": "tool",
             "index": index,
             "call_id": call["id"],
             "name": name,
             "arguments": arguments,
-            "result": sent.decode(errors="ignore") if outcome.result is not None else None,
+            "result": sent if outcome.result is not None else None,
             "error": outcome.error,
             "bytes": len(full),
-            "sent_bytes": len(sent.decode(errors="ignore").encode()),
+            "sent_bytes": len(sent.encode()),
             "latency_s": round(time.monotonic() - started, 6),
         }
 
@@ -193,9 +193,11 @@ def _call_of(call: dict[str, Any], turn: int, position: int) -> dict[str, Any]:
     text = call.get("arguments") or ""
     arguments: Any = text
     try:
-        arguments = json.loads(text) if isinstance(text, str) and text.strip() else {}
+        parsed = json.loads(text) if isinstance(text, str) and text.strip() else {}
     except ValueError:
-        pass
+        parsed = None
+    if isinstance(parsed, dict):
+        arguments = parsed
     return {"id": call.get("id") or f"call_{turn}_{position}", "name": call.get("name"), "arguments": arguments,
             "text": text if isinstance(text, str) else json.dumps(text)}  # fmt: skip
 

@@ -145,6 +145,13 @@ def test_a_call_of_a_tool_that_does_not_exist_is_an_error_result(suite_dir: Path
     assert done["trace"][1]["error"].startswith("no tool named 'cancel_order'; the tools are ['delete_account'")
 
 
+def test_arguments_that_are_not_a_json_object_are_kept_as_the_models_text_and_not_run(suite_dir: Path):
+    listed = {"actions": [{"name": "lookup_order", "arguments": ["A17"]}], "answer": "Sorry."}
+    done = run_loop(adapter(suite_dir), case(0, listed))
+    assert done["trace"][0]["tool_calls"][0]["arguments"] == '["A17"]'
+    assert done["trace"][1]["error"] == 'the arguments of lookup_order are not a JSON object: ["A17"]'
+
+
 def test_parse_reads_back_the_final_answer_and_the_trace(suite_dir: Path):
     agent = adapter(suite_dir)
     done = run_loop(agent, case(0))
