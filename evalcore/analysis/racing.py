@@ -229,21 +229,25 @@ def replay_race(matrix: np.ndarray, round_size: int, confidence: float = 0.95, m
     answered = [total] * rows
     running = list(names)
     bets = _Bets(matrix)
+    leader = running[0]
     for start in range(0, total, round_size):
         upto = min(total, start + round_size)
         # the race reads only the scores of contenders still in, which have answered every case so far
         scores = {n: matrix[int(n), :upto] for n in running}
         decided = _judge(scores, list(running), rows, confidence, margin, bets.upto(upto), bounds=False)
+        leader = decided.leader or running[0]
         for stop in decided.stops:
             answered[int(stop.contender)] = upto
             running.remove(stop.contender)
         if decided.ended:
             for n in running:
                 answered[int(n)] = upto
-            leader = decided.leader or running[0]
-            order = [leader] + [n for n in running if n != leader]
-            return Replayed(answered, [int(n) for n in order], decided.ended)
-    return Replayed(answered, [int(n) for n in running], CASES_RAN_OUT)
+            return Replayed(answered, _leader_first(leader, running), decided.ended)
+    return Replayed(answered, _leader_first(leader, running), CASES_RAN_OUT)
+
+
+def _leader_first(leader: str, running: list[str]) -> list[int]:
+    return [int(n) for n in [leader] + [n for n in running if n != leader]]
 
 
 class _Bets:

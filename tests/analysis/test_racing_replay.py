@@ -14,6 +14,7 @@ def _replay_by_judging_every_round(matrix, round_size, confidence=0.95, margin=0
     rows, total = matrix.shape
     names = [str(i) for i in range(rows)]
     answered, running = [total] * rows, list(names)
+    leader = running[0]
     for start in range(0, total, round_size):
         upto = min(total, start + round_size)
         scores = {}
@@ -22,16 +23,17 @@ def _replay_by_judging_every_round(matrix, round_size, confidence=0.95, margin=0
             row[answered[int(n)] :] = np.nan
             scores[n] = row
         decided = judge_round(scores, running, rows, confidence, margin)
+        leader = decided.leader or running[0]
         for stop in decided.stops:
             answered[int(stop.contender)] = upto
             running.remove(stop.contender)
         if decided.ended:
             for n in running:
                 answered[int(n)] = upto
-            leader = decided.leader or running[0]
             order = [leader] + [n for n in running if n != leader]
             return Replayed(answered, [int(n) for n in order], decided.ended)
-    return Replayed(answered, [int(n) for n in running], CASES_RAN_OUT)
+    order = [leader] + [n for n in running if n != leader]  # the run's leaderboard ranks the survivors by score
+    return Replayed(answered, [int(n) for n in order], CASES_RAN_OUT)
 
 
 def _lineup(accuracies, cases, rng, nested):
@@ -75,3 +77,11 @@ def test_a_replayed_race_with_a_margin_ends_when_a_run_would():
 def test_a_lineup_of_one_is_replayed_as_one_left():
     race = replay_race(np.ones((1, 50)), 10)
     assert race.survivors == [0] and race.calls == 10
+
+
+def test_a_race_that_runs_out_of_cases_lists_the_leader_first():
+    matrix = np.zeros((3, 100))
+    matrix[1, ::2] = 1.0  # row 1 leads (0.5), rows 0 and 2 close behind (0.48): too close to stop anyone
+    matrix[[0, 2], 1:97:2] = 1.0
+    race = replay_race(matrix, 10)
+    assert race.ended == CASES_RAN_OUT and race.survivors == [1, 0, 2]
