@@ -234,7 +234,7 @@ def replay_race(matrix: np.ndarray, round_size: int, confidence: float = 0.95, m
         upto = min(total, start + round_size)
         # the race reads only the scores of contenders still in, which have answered every case so far
         scores = {n: matrix[int(n), :upto] for n in running}
-        decided = _judge(scores, list(running), rows, confidence, margin, bets.upto(upto), bounds=False)
+        decided = _judge(scores, list(running), rows, confidence, margin, bets.upto(upto, running), bounds=False)
         leader = decided.leader or running[0]
         for stop in decided.stops:
             answered[int(stop.contender)] = upto
@@ -251,7 +251,7 @@ def _leader_first(leader: str, running: list[str]) -> list[int]:
 
 
 class _Bets:
-    """Every ordered pair of a matrix's rows, bet on over all its cases at once.
+    """The ordered pairs of a matrix's contenders still in, bet on over a stretch of cases at once.
 
     A bet uses only the cases before it, so the wealth after the first ``upto`` cases of a longer stretch is
     the wealth :func:`evidence` finds on those cases alone, and the most it has held is a running maximum: a
@@ -259,17 +259,20 @@ class _Bets:
     """
 
     def __init__(self, matrix: np.ndarray):
-        pairs = list(permutations(range(matrix.shape[0]), 2))
-        self.row = {(str(a), str(b)): i for i, (a, b) in enumerate(pairs)}
-        self.firsts, self.seconds = matrix[[a for a, _ in pairs]], matrix[[b for _, b in pairs]]
-        self.most = np.zeros((len(pairs), 0))
+        self.matrix = matrix
+        self.row: dict[tuple[str, str], int] = {}
+        self.most = np.zeros((0, 0))
 
-    def upto(self, cases: int) -> _Held:
-        """The pairs' evidence over the first ``cases`` cases."""
+    def upto(self, cases: int, running: Sequence[str]) -> _Held:
+        """The evidence of pairs of the ``running`` contenders over the first ``cases`` cases."""
         if cases > self.most.shape[1]:
-            # most races end long before their cases run out: bet on twice the cases seen, not on all of them
-            bet_on = min(self.firsts.shape[1], max(cases, 2 * self.most.shape[1]))
-            x, valid = _paired(self.firsts[:, :bet_on], self.seconds[:, :bet_on])
+            # most races end long before their cases run out: bet on twice the cases seen, not on all of them,
+            # and only for the contenders still in (a stopped one never races again)
+            bet_on = min(self.matrix.shape[1], max(cases, 2 * self.most.shape[1]))
+            pairs = list(permutations(running, 2))
+            self.row = {pair: i for i, pair in enumerate(pairs)}
+            firsts, seconds = [int(a) for a, _ in pairs], [int(b) for _, b in pairs]
+            x, valid = _paired(self.matrix[firsts, :bet_on], self.matrix[seconds, :bet_on])
             self.most = np.maximum.accumulate(log_wealth(x, valid, 0.5), axis=1)
 
         def held(pairs: list[tuple[str, str]]) -> np.ndarray:
