@@ -16,8 +16,9 @@ NumPy only: data in, decisions out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import permutations
 from typing import Any
 
 import numpy as np
@@ -144,7 +145,29 @@ def judge_round(
         margin: points (0-100); the race ends when no contender still in can be ahead of the leader by this
             much. 0: never (only a single contender left, or the cases running out, end it).
     """
-    running = list(running)
+
+    def held(pairs: list[tuple[str, str]]) -> np.ndarray:
+        return evidence(np.array([scores[a] for a, _ in pairs]), np.array([scores[b] for _, b in pairs]))
+
+    return _judge(scores, list(running), contenders, confidence, margin, held)
+
+
+#: The evidence (:func:`evidence`, by 0) that each pair's first contender is ahead of its second, so far.
+_Held = Callable[[list[tuple[str, str]]], np.ndarray]
+
+
+def _judge(
+    scores: Mapping[str, np.ndarray],
+    running: list[str],
+    contenders: int,
+    confidence: float,
+    margin: float,
+    held: _Held,
+    bounds: bool = True,
+) -> Round:
+    """:func:`judge_round`, with the pairs' evidence from ``held``: the one place the race decides, whether
+    the evidence is computed from the scores so far (a run) or looked up (:func:`replay_race`). Without
+    ``bounds`` a stop's ``by_at_least`` (what a run records, never part of a decision) is NaN."""
     means = {c: float(np.nanmean(scores[c])) if np.any(~np.isnan(scores[c])) else -1.0 for c in running}
     leader = max(running, key=lambda c: (means[c], c)) if running else None
     if len(running) < 2 or leader is None:
@@ -152,18 +175,17 @@ def judge_round(
     level = pair_level(confidence, contenders)
     threshold = np.log(1 / level)
     pairs = [(a, b) for a in running for b in running if a != b and b != leader]
-    proof = evidence(np.array([scores[a] for a, _ in pairs]), np.array([scores[b] for _, b in pairs]))
     behind: dict[str, str] = {}  # contender: the rival it is most surely behind
     best: dict[str, float] = {}
-    for (a, b), held in zip(pairs, proof, strict=True):
-        if held >= threshold and held > best.get(b, -1.0):
-            behind[b], best[b] = a, float(held)
+    for (a, b), proof in zip(pairs, held(pairs), strict=True):
+        if proof >= threshold and proof > best.get(b, -1.0):
+            behind[b], best[b] = a, float(proof)
     stops = [
         Stop(
             c,
             int(np.sum(~np.isnan(scores[c]))),
             behind[c],
-            round(100 * lower_bound(scores[behind[c]], scores[c], level), 1),
+            round(100 * lower_bound(scores[behind[c]], scores[c], level), 1) if bounds else float("nan"),
         )
         for c in running
         if c in behind
@@ -206,28 +228,57 @@ def replay_race(matrix: np.ndarray, round_size: int, confidence: float = 0.95, m
     names = [str(i) for i in range(rows)]
     answered = [total] * rows
     running = list(names)
+    bets = _Bets(matrix)
+    leader = running[0]
     for start in range(0, total, round_size):
         upto = min(total, start + round_size)
-        scores = {
-            n: matrix[int(n), :upto] if n in running else _cut(matrix[int(n)], answered[int(n)], upto) for n in names
-        }
-        decided = judge_round(scores, running, rows, confidence, margin)
+        # the race reads only the scores of contenders still in, which have answered every case so far
+        scores = {n: matrix[int(n), :upto] for n in running}
+        decided = _judge(scores, list(running), rows, confidence, margin, bets.upto(upto, running), bounds=False)
+        leader = decided.leader or running[0]
         for stop in decided.stops:
             answered[int(stop.contender)] = upto
             running.remove(stop.contender)
         if decided.ended:
             for n in running:
                 answered[int(n)] = upto
-            leader = decided.leader or running[0]
-            order = [leader] + [n for n in running if n != leader]
-            return Replayed(answered, [int(n) for n in order], decided.ended)
-    return Replayed(answered, [int(n) for n in running], CASES_RAN_OUT)
+            return Replayed(answered, _leader_first(leader, running), decided.ended)
+    return Replayed(answered, _leader_first(leader, running), CASES_RAN_OUT)
 
 
-def _cut(row: np.ndarray, answered: int, upto: int) -> np.ndarray:
-    cut = row[:upto].copy()
-    cut[answered:] = np.nan
-    return cut
+def _leader_first(leader: str, running: list[str]) -> list[int]:
+    return [int(n) for n in [leader] + [n for n in running if n != leader]]
+
+
+class _Bets:
+    """The ordered pairs of a matrix's contenders still in, bet on over a stretch of cases at once.
+
+    A bet uses only the cases before it, so the wealth after the first ``upto`` cases of a longer stretch is
+    the wealth :func:`evidence` finds on those cases alone, and the most it has held is a running maximum: a
+    replayed race looks its evidence up instead of betting again on every case after every round.
+    """
+
+    def __init__(self, matrix: np.ndarray):
+        self.matrix = matrix
+        self.row: dict[tuple[str, str], int] = {}
+        self.most = np.zeros((0, 0))
+
+    def upto(self, cases: int, running: Sequence[str]) -> _Held:
+        """The evidence of pairs of the ``running`` contenders over the first ``cases`` cases."""
+        if cases > self.most.shape[1]:
+            # most races end long before their cases run out: bet on twice the cases seen, not on all of them,
+            # and only for the contenders still in (a stopped one never races again)
+            bet_on = min(self.matrix.shape[1], max(cases, 2 * self.most.shape[1]))
+            pairs = list(permutations(running, 2))
+            self.row = {pair: i for i, pair in enumerate(pairs)}
+            firsts, seconds = [int(a) for a, _ in pairs], [int(b) for _, b in pairs]
+            x, valid = _paired(self.matrix[firsts, :bet_on], self.matrix[seconds, :bet_on])
+            self.most = np.maximum.accumulate(log_wealth(x, valid, 0.5), axis=1)
+
+        def held(pairs: list[tuple[str, str]]) -> np.ndarray:
+            return np.maximum(self.most[[self.row[p] for p in pairs], cases - 1], 0.0)
+
+        return held
 
 
 def race_stops(run_settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
