@@ -5,7 +5,7 @@ again and asks evalcore for its interval, and a cell's coverage is the share of 
 holds the true value (``pa − pb`` for a difference, ``pa`` for a single score). Every interval evalcore shows:
 
 - ``diff 0/1``: a paired difference of 0/1 values (``evalcore significance``, ``compare``, ``gate``, the
-  forest plot): :func:`evalcore.analysis.paired.paired_differences` (Tango's score interval);
+  forest plot): :func:`evalcore.analysis.paired.paired_differences` (Tango's score interval, continuity-adjusted);
 - ``diff samples``: the same of non-binary values, each case the mean of :data:`SAMPLES` sampled answers
   (the paired bootstrap of the same function: percentile and BCa hull at the expanded level);
 - ``diff macro-F1``: the change of macro-F1 of a :data:`LABELS`-label classification

@@ -8,16 +8,17 @@ Exact: summed over every possible outcome with its probability, no simulation no
   ``x* = 2`` up to 50 cases, 3 above, mirrored at the top); Agresti–Coull (1998); the modified Jeffreys
   interval of the same paper (§4.1.2: no lower bound at 1 hit, ``(α/2)^{1/n}`` at ``n``, mirrored);
   Clopper–Pearson (1934); and evalcore's (Agresti–Coull from 32 cases, Clopper–Pearson below).
-- ``paired``: a paired difference of 0/1 values on ``bench_coverage``'s grid of chances (independent and
-  nested answers): Tango's score interval (evalcore's); Bonett & Price's adjusted Wald interval (2012,
-  J. Educ. Behav. Stat. 37(4): ``p̃₁₂ = (b + 1)/(n + 2)``, ``p̃₂₁ = (c + 1)/(n + 2)``); Newcombe's square-and-add
-  interval (1998, Stat. Med. 17, method 10, with the correlation estimate of Fagerland, Lydersen & Laake
-  2014). Newcombe's depends on all four cells of the table, so it is summed over every table (N ≤ 100).
-  ``--tests`` adds each test's size (the chance of p < 0.05 when both sides are right as often) for McNemar's
-  test, which Tango's interval inverts, and the Wald test of Bonett and Price's adjusted estimates, which theirs
-  inverts.
+- ``paired``: a paired difference of 0/1 values on ``bench_coverage``'s grid of chances (independent and nested
+  answers): Tango's score interval with evalcore's continuity adjustment (:data:`evalcore.analysis.paired.CONTINUITY`
+  cases) and without it (Tango 1998, as published); Bonett & Price's adjusted Wald interval (2012, J. Educ. Behav.
+  Stat. 37(4): ``p̃₁₂ = (b + 1)/(n + 2)``, ``p̃₂₁ = (c + 1)/(n + 2)``); Newcombe's square-and-add interval (1998,
+  Stat. Med. 17, method 10, with the correlation estimate of Fagerland, Lydersen & Laake 2014). Newcombe's depends on
+  all four cells of the table, so it is summed over every table (N ≤ 100). ``--tests`` adds each test's size (the
+  chance of p < 0.05 when both sides are right as often) for McNemar's test with and without the adjustment, which
+  Tango's interval inverts, and the Wald test of Bonett and Price's adjusted estimates, which theirs inverts.
 
-Run: ``python bench/bench_coverage_candidates.py [single|paired] [--sizes 30,100,400] [--tests]``. Prints each
+Run: ``python bench/bench_coverage_candidates.py [single|paired] [--sizes 30,100,400] [--tests]``; ``--sizes
+10-130`` tries every N from 10 to 130 (with ``paired``, Newcombe's only up to 100 cases). Prints each
 method's lowest coverage (where) and mean expected width per N, and the cells under :data:`TARGET`.
 """
 
@@ -35,6 +36,7 @@ from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
 from bench_coverage import CHANCES, TARGET, Cell, _tango_table
 
 from evalcore.analysis.draws import EXACT_BELOW, _beta_quantile, proportion_interval
+from evalcore.analysis.paired import CONTINUITY, score_test
 
 Z = NormalDist().inv_cdf(0.975)
 ALPHA = 0.05
@@ -183,7 +185,11 @@ def paired(sizes: tuple[int, ...], tests: bool) -> None:
     for n in sizes:
         b, c = (x.reshape(-1) for x in np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij"))
         b, c = b[b + c <= n], c[b + c <= n]
-        methods = {"Tango": tuple(_tango_table(n)[:, b, c]), "Bonett–Price": bonett_price(b * 1.0, c * 1.0, n)}
+        methods = {
+            "Tango adjusted": tuple(_tango_table(n)[:, b, c]),
+            "Tango": _uncorrected_tango(b, c, n),
+            "Bonett–Price": bonett_price(b * 1.0, c * 1.0, n),
+        }
         for name, (low, high) in methods.items():
             rows = []
             for cell in grid:
@@ -197,6 +203,11 @@ def paired(sizes: tuple[int, ...], tests: bool) -> None:
             _newcombe_rows(n, grid)
         if tests:
             _sizes_of_tests(n, b, c)
+
+
+def _uncorrected_tango(b: np.ndarray, c: np.ndarray, n: int) -> Interval:
+    ends = [score_test(int(x), int(y), n, correction=0.0) for x, y in zip(b, c, strict=True)]
+    return np.array([e["lo"] for e in ends]), np.array([e["hi"] for e in ends])
 
 
 def _newcombe_rows(n: int, grid: list[Cell]) -> None:
@@ -218,7 +229,7 @@ def _print_paired(name: str, n: int, rows: list[tuple[float, float, Cell]]) -> N
     covered, width, cell = min(rows, key=lambda row: row[0])
     under = [f"{r[2].pa}/{r[2].pb} {r[2].cases} {r[0]:.4f}" for r in rows if r[0] < TARGET]
     print(
-        f"  {name:<13} N {n:>4}: min {covered:.4f} (pa {cell.pa}, pb {cell.pb}, {cell.cases}), mean width"
+        f"  {name:<14} N {n:>4}: min {covered:.4f} (pa {cell.pa}, pb {cell.pb}, {cell.cases}), mean width"
         f" {np.mean([r[1] for r in rows]):.4f}; under {TARGET}: {', '.join(under) or 'none'}",
         flush=True,
     )
@@ -228,20 +239,30 @@ def _sizes_of_tests(n: int, b: np.ndarray, c: np.ndarray) -> None:
     discordant = b + c
     z = np.divide(b - c, np.sqrt(discordant), out=np.zeros(len(b)), where=discordant > 0)
     mcnemar = np.abs(z) > Z
+    moved = np.maximum(np.abs(b - c) - CONTINUITY, 0)
+    adjusted_mcnemar = np.divide(moved, np.sqrt(discordant), out=np.zeros(len(b)), where=discordant > 0) > Z
     low, high = bonett_price(b * 1.0, c * 1.0, n)
     adjusted = (low > 0) | (high < 0)
     for p in CHANCES[:-1]:
         weight = np.exp(_log_pmf(n, [b, c, n - b - c], (p * (1 - p), p * (1 - p), 1 - 2 * p * (1 - p))))
         print(
             f"  size at pa = pb = {p}, N {n}: McNemar {(weight * mcnemar).sum():.4f},"
+            f" adjusted {(weight * adjusted_mcnemar).sum():.4f},"
             f" Bonett–Price Wald {(weight * adjusted).sum():.4f}"
         )
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    if "-" in text:
+        first, last = (int(x) for x in text.split("-"))
+        return tuple(range(first, last + 1))
+    return tuple(int(x) for x in text.split(","))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("which", nargs="?", choices=["single", "paired"], help="one family (default both)")
-    parser.add_argument("--sizes", type=lambda text: tuple(int(x) for x in text.split(",")), default=(30, 100, 400))
+    parser.add_argument("--sizes", type=_sizes, default=(30, 100, 400), help="e.g. 30,100 or 10-130")
     parser.add_argument("--tests", action="store_true", help="the size of each paired interval's test")
     args = parser.parse_args()
     if args.which in (None, "single"):

@@ -2,8 +2,9 @@
 
 Each run has one contender scored 0/1 per case (``None`` in an outcome list is a failed call), so every
 number below is countable by hand: a score is the share of ones, a drop is a difference of shares, and
-McNemar's test on the ``b`` and ``c`` discordant cases has p = erfc(|b − c| / √(2(b + c))) (``erfc(1 / √2) ≈ 0.32``
-for one discordant case, ``erfc(√5) ≈ 0.0016`` for ten that all went one way).
+McNemar's test on the ``b`` and ``c`` discordant cases, with its continuity adjustment ``g``
+(:data:`~evalcore.analysis.paired.CONTINUITY`), has p = erfc((|b − c| − g) / √(2(b + c))) (``erfc(0.9 / √2) ≈ 0.37``
+for one discordant case, ``erfc(9.9 / √20) ≈ 0.0017`` for ten that all went one way).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 
 from evalcore.analysis.compare import CompareError, compare, pair_contenders
 from evalcore.analysis.gate import DEFAULT_GATE_TEXT, FAIL, PASS, WARN, GateError, evaluate, gate_of
+from evalcore.analysis.paired import CONTINUITY
 from tests.factories import binary_run
 
 
@@ -35,7 +37,7 @@ def test_a_drop_of_ten_cases_out_of_forty_is_a_significant_regression_with_its_f
     score = pair.change("score")
     assert (score.base, score.candidate, score.diff) == (1.0, 0.75, pytest.approx(-0.25))
     assert score.n == 40
-    assert score.p_value == pytest.approx(math.erfc(math.sqrt(5)))
+    assert score.p_value == pytest.approx(math.erfc((10 - CONTINUITY) / math.sqrt(20)))
     assert score.verdict == "regression"
     assert score.hi < 0  # the interval agrees with the test: it excludes 0
     assert [f.kind for f in pair.flips] == ["worse"] * 10
@@ -49,7 +51,7 @@ def test_one_flip_in_forty_is_within_noise() -> None:
     cand = binary_run("cand", {"m": [0] + [1] * 39})
     score = compare(base, cand).pairs[0].change("score")
     assert score.diff == pytest.approx(-0.025)
-    assert score.p_value == pytest.approx(math.erfc(1 / math.sqrt(2)))
+    assert score.p_value == pytest.approx(math.erfc((1 - CONTINUITY) / math.sqrt(2)))
     assert score.verdict == "within noise"
 
 

@@ -1,20 +1,21 @@
-"""evalcore's 95% intervals cover the truth at least 93% of the time: exactly (summed over every outcome) for a
-single 0/1 score, in small seeded simulations with known truth for the rest (the full grid is
-``bench/bench_coverage.py``)."""
+"""evalcore's 95% intervals cover the truth at least 93% of the time: exactly (summed over every outcome) for 0/1
+values (a single score, a paired difference), in small seeded simulations with known truth for the rest (the
+full grid is ``bench/bench_coverage.py``)."""
 
 from __future__ import annotations
 
 import math
+from functools import cache
 
 import numpy as np
 import pytest
 
 from evalcore.analysis.draws import expanded_level, proportion_interval
-from evalcore.analysis.paired import paired_differences
+from evalcore.analysis.paired import paired_differences, score_test
 from evalcore.analysis.paired_f1 import LabelCounts, paired_macro_f1
 
-#: (pa, pb, nested): the cells where the old sign-test interval covered 60-86% of the time.
-CELLS = [(0.99, 0.80, False), (0.95, 0.60, False), (0.90, 0.50, True), (0.80, 0.70, True)]
+#: The chances of a right answer of bench/bench_coverage.py's grid.
+CHANCES = (0.55, 0.7, 0.85, 0.95, 0.99, 1.0)
 
 
 def _coverage(pa: float, pb: float, nested: bool, n: int, samples: int, reps: int, seed: int) -> float:
@@ -27,9 +28,42 @@ def _coverage(pa: float, pb: float, nested: bool, n: int, samples: int, reps: in
     return float(np.mean(held))
 
 
-@pytest.mark.parametrize(("pa", "pb", "nested"), CELLS)
-def test_the_0_1_interval_covers_the_true_difference_at_least_93_percent_of_the_time(pa, pb, nested):
-    assert _coverage(pa, pb, nested, n=100, samples=1, reps=1000, seed=1) >= 0.93
+@cache
+def _tables(n: int, one_way: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every paired table of ``n`` cases as its discordant counts ``b``, ``c`` (only ``c = 0`` when
+    ``one_way``), with the 0/1 interval of each."""
+    pairs = [(b, c) for b in range(n + 1) for c in range(1 if one_way else n + 1 - b)]
+    ends = [score_test(b, c, n) for b, c in pairs]
+    b, c = (np.array(x, dtype=float) for x in zip(*pairs, strict=True))
+    return b, c, np.array([e["lo"] for e in ends]), np.array([e["hi"] for e in ends])
+
+
+def _exact_coverage(pa: float, pb: float, nested: bool, n: int) -> float:
+    """The 0/1 interval's coverage of ``pa − pb``, summed over every table with its multinomial chance: a
+    case goes to ``a`` with chance ``p10``, to ``b`` with ``p01``, else to neither."""
+    p10, p01 = (pa - pb, 0.0) if nested else (pa * (1 - pb), pb * (1 - pa))
+    b, c, low, high = _tables(n, p01 == 0)
+    log = np.vectorize(math.lgamma)
+    weight = log(n + 1.0) - log(b + 1) - log(c + 1) - log(n - b - c + 1) + (n - b - c) * math.log1p(-p10 - p01)
+    weight += np.where(b > 0, b * math.log(max(p10, 1e-300)), 0.0)
+    weight += np.where(c > 0, c * math.log(max(p01, 1e-300)), 0.0)
+    truth = pa - pb
+    return float((np.exp(weight) * ((low <= truth + 1e-9) & (truth - 1e-9 <= high))).sum())
+
+
+def test_the_0_1_interval_covers_the_true_difference_at_least_93_percent_in_every_cell_on_30_cases():
+    for pa in CHANCES:
+        for pb in (p for p in CHANCES if p <= pa):
+            for nested in (False, True):
+                assert _exact_coverage(pa, pb, nested, 30) >= 0.93, (pa, pb, nested)
+
+
+@pytest.mark.parametrize("n", [31, 110, 400])
+def test_the_0_1_interval_covers_at_least_93_percent_when_every_discordant_case_goes_one_way(n):
+    # Tango's interval without the continuity adjustment covered 0.928 at N 31 (pa 0.99, pb 0.7) and 0.927 at
+    # N 110 (pa 1.0, pb 0.95): the better side right wherever the other is.
+    for delta in sorted({round(pa - pb, 2) for pa in CHANCES for pb in CHANCES if pb < pa}):
+        assert _exact_coverage(1.0, 1.0 - delta, True, n) >= 0.93, delta
 
 
 #: (pa, pb, nested) on 30 cases: the plain percentile interval's worst cell, and the differences that are mostly 0

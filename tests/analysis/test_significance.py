@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.paired import AGREE_BOUND, agreement_bound, paired_difference, score_test
+from evalcore.analysis.paired import AGREE_BOUND, CONTINUITY, agreement_bound, paired_difference, score_test
 from evalcore.analysis.significance import pairwise_significance
 from evalcore.core.errors import EvalcoreError
 from tests.analysis.rows import NAN, frame, result
@@ -39,36 +39,50 @@ def test_pairwise_sign_flip_p_value_matches_the_exact_distribution():
 
 
 def test_on_0_1_values_the_p_value_is_mcnemars_test_on_discordant_cases():
-    # Three discordant cases, all a's: z = 3 / √3, two-sided p = erfc(z / √2).
+    # Three discordant cases, all a's: z = (3 − adjustment) / √3, two-sided p = erfc(z / √2).
     out = pairwise_significance(frame({"a": [1, 1, 1, 0], "b": [0, 0, 0, 0]}), B=100)
-    assert out.iloc[0]["p_value"] == pytest.approx(math.erfc(math.sqrt(3) / math.sqrt(2)))
+    assert out.iloc[0]["p_value"] == pytest.approx(math.erfc((3 - CONTINUITY) / math.sqrt(3) / math.sqrt(2)))
     assert out.iloc[0]["method"] == "McNemar test, Tango interval"
 
 
-def test_the_0_1_interval_and_test_match_the_published_worked_example():
+def test_the_uncorrected_0_1_interval_and_test_match_the_published_worked_example():
     # Fagerland, Lydersen & Laake's R package `contingencytables` (Statistical Analysis of Contingency Tables,
     # 2017, ch. 8), tests/testthat/test-ch8.R, on Cavo et al. (2012), n12 = 6, n21 = 16, N = 161:
     # "Tango asymptotic score CI: estimate = -0.0621 (95% CI -0.1240 to -0.0054)";
     # "The McNemar asymptotic test: P = 0.033006, Z = -2.132".
-    cavo = score_test(6, 16, 161)
+    cavo = score_test(6, 16, 161, correction=0.0)
     assert (round(cavo["lo"], 4), round(cavo["hi"], 4)) == (-0.1240, -0.0054)
     assert round(cavo["p_value"], 6) == 0.033006
 
 
+def test_the_continuity_corrected_test_matches_the_published_worked_example():
+    # The same file, on the same table: "McNemar test with continuity correction: P = 0.055009, Z =  1.919"
+    # (Edwards' correction, 1 case).
+    assert round(score_test(6, 16, 161, correction=1.0)["p_value"], 6) == 0.055009
+
+
+def test_the_continuity_adjustment_widens_the_interval_on_both_sides():
+    plain, adjusted = score_test(6, 16, 161, correction=0.0), score_test(6, 16, 161)
+    assert adjusted["lo"] < plain["lo"] < plain["hi"] < adjusted["hi"]
+
+
 def test_the_0_1_interval_reaches_the_bound_when_every_case_goes_one_way():
     # The same file, on the table n12 = 3, n21 = 0, N = 3: "1.0000 (95% CI -0.1230 to 1.0000)", and its mirror.
-    every = score_test(3, 0, 3)
+    every = score_test(3, 0, 3, correction=0.0)
     assert (round(every["lo"], 4), every["hi"]) == (-0.1230, 1.0)
-    mirror = score_test(0, 3, 3)
+    mirror = score_test(0, 3, 3, correction=0.0)
     assert (mirror["lo"], round(mirror["hi"], 4)) == (-1.0, 0.1230)
 
 
 def test_two_identical_contenders_get_an_interval_of_nonzero_width():
-    # No discordant case among 30: (nΔ)² = z² nΔ(1 − Δ) at the bounds, Δ = z² / (n + z²).
+    # No discordant case among n = 30, adjustment g: (nΔ − g)² = z² nΔ(1 − Δ) at the upper bound, the larger
+    # root of (n² + z²n)Δ² − (2ng + z²n)Δ + g² = 0; the lower bound is its mirror.
     same = score_test(0, 0, 30)
-    z2 = 1.959963984540054**2
+    n, g, z2 = 30, CONTINUITY, 1.959963984540054**2
+    a, b = n * n + z2 * n, 2 * n * g + z2 * n
+    bound = (b + math.sqrt(b * b - 4 * a * g * g)) / (2 * a)
     assert same["p_value"] == 1.0
-    assert (same["lo"], same["hi"]) == (pytest.approx(-z2 / (30 + z2)), pytest.approx(z2 / (30 + z2)))
+    assert (same["lo"], same["hi"]) == (pytest.approx(-bound), pytest.approx(bound))
 
 
 def test_the_0_1_interval_is_not_stuck_at_the_estimate_when_every_discordant_case_goes_one_way():
