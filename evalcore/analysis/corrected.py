@@ -9,7 +9,8 @@ a ranking in which some contenders are corrected and others not would compare tw
 The intervals stay the bootstrap's, so P(best), the weighted score's interval and the metric's agree: each
 resample's value of the metric is moved by the correction, plus a normal draw with the variance the people's
 ratings add (the corrected interval's variance minus the judge's own), so the metric's interval is as wide as
-the prediction-powered one and the weighted score carries the judge's measured error.
+the prediction-powered one and the weighted score carries the judge's measured error. Each moved resample is
+clipped to [0, 1], where metric values lie, so no interval shown reaches outside it.
 
 Pure functions: records and tables in, tables out.
 """
@@ -22,7 +23,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evalcore.analysis.draws import Z
 from evalcore.analysis.human import corrected_scores, judged_metric
 from evalcore.analysis.leaderboard import Prepared
 from evalcore.analysis.ppi import CorrectedMean
@@ -106,11 +106,13 @@ def _moved(
         m = corrected.get(str(contender))
         if m is None or str(contender) not in shift:
             continue
-        total, judge = (m.high - m.low) / (2 * Z), (m.judge_high - m.judge_low) / (2 * Z)
-        extra = float(np.sqrt(max(total**2 - judge**2, 0.0)))
+        # The standard errors, not the shown ends: those are clipped to [0, 1], which would shrink them.
+        extra = float(np.sqrt(max(m.se**2 - m.judge_se**2, 0.0)))
         noise[:, j] = shift[str(contender)] + rng.normal(0.0, extra, len(first))
     for name in names:
-        tables[name] = tables[name] + noise
+        # Metric values lie in [0, 1]; clipping each resample clips the interval read from them, as a
+        # percentile of clipped values is the clipped percentile.
+        tables[name] = np.clip(tables[name] + noise, 0.0, 1.0)
         if name in binomial:
             # The corrected values are not shares: their interval is the bootstrap's.
             binomial[name] = np.full_like(binomial[name], np.nan)

@@ -15,12 +15,13 @@ for any λ whatever the judge's bias; its 95% interval ``θ ± z · se`` with
 
     se² = λ² · var(judge_unrated) / N + var(human − λ · judge_rated) / n      (variances with ddof 0)
 
-carries both the sampling of cases and the judge's measured error. ``λ = 1`` (the default) is plain PPI, as
-the Science paper has it; ``λ = 0`` the people's own mean; ``lam=None`` tunes λ to the value that minimises
-the variance, ``cov(human, judge_rated) / ((1 + n/N) · var(all judge values))``, clipped to [0, 1], as
+carries both the sampling of cases and the judge's measured error; its ends are clipped to the range the values lie
+in (``bounds``, [0, 1] for metric values), while ``se`` keeps the unclipped standard error. ``λ = 1`` (the default)
+is plain PPI, as the Science paper has it; ``λ = 0`` the people's own mean; ``lam=None`` tunes λ to the value that
+minimises the variance, ``cov(human, judge_rated) / ((1 + n/N) · var(all judge values))``, clipped to [0, 1], as
 ``ppi_py`` does by default. The interval is a normal approximation: with a judge wrong on a third of the failing
-answers, 400 items and pass/fail ratings, plain PPI covered the people's mean 94% of the time with 60 rated
-items and 93% with 30, the tuned λ 93% and 91% (it spends rated items on estimating λ), reaching 95% at 100.
+answers, 400 items and pass/fail ratings, plain PPI covered the people's mean 94% of the time with 60 rated items
+and 93% with 30, the tuned λ 93% and 91% (it spends rated items on estimating λ), reaching 95% at 100.
 
 Pure function: arrays in, numbers out.
 """
@@ -51,6 +52,8 @@ class CorrectedMean:
         rated: ``n``, items people rated.
         unrated: ``N``, items only the judge scored.
         lam: the λ used.
+        se: the standard error of ``value``, from which ``low``/``high`` were drawn before clipping.
+        judge_se: the standard error of ``judge``, the same way.
     """
 
     value: float
@@ -64,6 +67,8 @@ class CorrectedMean:
     rated: int
     unrated: int
     lam: float
+    se: float = float("nan")
+    judge_se: float = float("nan")
 
 
 def tuned_lambda(human: np.ndarray, judge_rated: np.ndarray, judge_unrated: np.ndarray) -> float:
@@ -85,6 +90,7 @@ def ppi_mean(
     *,
     lam: float | None = 1.0,
     z: float = Z,
+    bounds: tuple[float, float] = (0.0, 1.0),
 ) -> CorrectedMean:
     """The prediction-powered estimate of the people's mean, with its interval (see the module docstring).
 
@@ -94,6 +100,7 @@ def ppi_mean(
         judge_unrated: the judge's values of the items no one rated.
         lam: the power-tuning λ: 1 is plain PPI (the default), None tunes it (:func:`tuned_lambda`).
         z: the normal quantile of the interval (95% by default).
+        bounds: the range the values lie in: an interval's ends are clipped to it, as no mean lies outside.
 
     Raises:
         ValueError: ``human`` and ``judge_rated`` differ in length.
@@ -106,10 +113,11 @@ def ppi_mean(
     n, big_n = len(y), len(unrated)
     every = np.concatenate([rated, unrated])
     judge = float(every.mean()) if len(every) else float("nan")
-    judge_half = z * float(every.std()) / np.sqrt(len(every)) if len(every) else float("nan")
+    judge_se = float(every.std()) / np.sqrt(len(every)) if len(every) else float("nan")
+    judge_low, judge_high = _clipped(judge, z * judge_se, bounds)
     if n == 0:
         nan = float("nan")
-        return CorrectedMean(nan, nan, nan, judge, judge - judge_half, judge + judge_half, nan, nan, 0, big_n, nan)
+        return CorrectedMean(nan, nan, nan, judge, judge_low, judge_high, nan, nan, 0, big_n, nan, nan, judge_se)
     if big_n == 0:  # with every item rated, the people's mean is the estimate
         lam = 0.0
     elif lam is None:
@@ -118,17 +126,24 @@ def ppi_mean(
     imputed = float((lam * unrated).mean()) if big_n else 0.0
     value = imputed + float(rectifier.mean())
     variance = float(rectifier.var()) / n + (float((lam * unrated).var()) / big_n if big_n else 0.0)
-    half = z * float(np.sqrt(variance))
+    se = float(np.sqrt(variance))
+    low, high = _clipped(value, z * se, bounds)
     return CorrectedMean(
         value=value,
-        low=value - half,
-        high=value + half,
+        low=low,
+        high=high,
         judge=judge,
-        judge_low=judge - judge_half,
-        judge_high=judge + judge_half,
+        judge_low=judge_low,
+        judge_high=judge_high,
         people=float(y.mean()),
         bias=float((rated - y).mean()),
         rated=n,
         unrated=big_n,
         lam=float(lam),
+        se=se,
+        judge_se=judge_se,
     )
+
+
+def _clipped(value: float, half: float, bounds: tuple[float, float]) -> tuple[float, float]:
+    return max(value - half, bounds[0]), min(value + half, bounds[1])

@@ -61,3 +61,22 @@ def test_a_contender_without_rated_replies_keeps_the_judges_score_and_says_why()
 def test_with_no_single_ratings_the_note_says_no_one_has_rated_yet():
     run, _ = _asking(rated_run())
     assert "no one has rated single replies of this run yet" in rank_basis(run, []).note
+
+
+def test_the_corrected_interval_shown_stays_within_0_and_1():
+    # c0's corrected 0.5 carries a standard error of 0.35: 0.5 ± 0.69 before clipping.
+    run, singles = _asking(rated_run())
+    prepared = prepare(results_frame(run), run.metrics, B=400)
+    ranked = finish(with_corrected(prepared, rank_basis(run, singles), run.metrics), run.metrics, {"judge_score": 1})
+    row = ranked.set_index("contender").loc[run.contenders[0].id]
+    assert (row["judge_score_lo"], row["judge_score_hi"]) == (0.0, 1.0)
+
+
+def test_the_corrected_resamples_spread_with_the_unclipped_standard_error():
+    # Resamples of 0.5 + N(0, 0.354²) fall outside [0, 1] 16% of the time; with the standard error read from
+    # the clipped ends, (1 − 0) / (2 · 1.96) = 0.255, only 5% would.
+    run, singles = _asking(rated_run())
+    prepared = with_corrected(prepare(results_frame(run), run.metrics, B=400), rank_basis(run, singles), run.metrics)
+    resampled = prepared.resampled[0][1]
+    values = resampled.tables["judge_score"][:, list(resampled.contenders).index(run.contenders[0].id)]
+    assert ((values == 0.0) | (values == 1.0)).mean() > 0.11

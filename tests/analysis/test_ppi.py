@@ -18,9 +18,17 @@ def test_plain_ppi_is_the_judge_mean_plus_the_rectifier_with_both_variances():
     est = ppi_mean(HUMAN, JUDGE_RATED, JUDGE_UNRATED, lam=1.0)
     se = math.sqrt(0.5 / 4 + (2 / 9) / 6)
     assert est.value == pytest.approx(4 / 6)
-    assert est.low == pytest.approx(4 / 6 - 1.959963984540054 * se)
-    assert est.high == pytest.approx(4 / 6 + 1.959963984540054 * se)
+    assert est.se == pytest.approx(se)
     assert (est.rated, est.unrated, est.lam) == (4, 6, 1.0)
+
+
+def test_an_interval_end_past_the_values_range_is_clipped_and_the_standard_error_kept():
+    # The same estimate: 4/6 ∓ 1.96 · 0.404 reaches below 0 and above 1, where no mean of values in [0, 1] lies.
+    est = ppi_mean(HUMAN, JUDGE_RATED, JUDGE_UNRATED, lam=1.0)
+    assert (est.low, est.high) == (0.0, 1.0)
+    assert est.se == pytest.approx(math.sqrt(0.5 / 4 + (2 / 9) / 6))
+    unbounded = ppi_mean(HUMAN, JUDGE_RATED, JUDGE_UNRATED, lam=1.0, bounds=(-math.inf, math.inf))
+    assert unbounded.low == pytest.approx(4 / 6 - 1.959963984540054 * est.se)
 
 
 def test_the_judges_bias_is_its_mean_error_where_people_rated():
@@ -35,7 +43,7 @@ def test_a_judge_that_disagrees_with_people_gets_no_weight():
     assert tuned_lambda(np.array(HUMAN), np.array(JUDGE_RATED), np.array(JUDGE_UNRATED)) == 0.0
     est = ppi_mean(HUMAN, JUDGE_RATED, JUDGE_UNRATED, lam=None)
     assert est.value == pytest.approx(0.75)
-    assert est.high - est.value == pytest.approx(1.959963984540054 * math.sqrt(0.1875 / 4))
+    assert est.se == pytest.approx(math.sqrt(0.1875 / 4))
 
 
 def test_tuned_lambda_is_the_covariance_over_the_inflated_judge_variance():
