@@ -57,7 +57,8 @@ class Change:
     p_value: float
     n: int
     method: str
-    #: Why ``lo`` and ``hi`` are null though there is data (:data:`evalcore.analysis.paired.AGREE`), else empty.
+    #: Where the two sides agree on every case, where the interval comes from
+    #: (:data:`evalcore.analysis.paired.AGREE_BOUND`, :data:`evalcore.analysis.paired_f1.AGREE_PSEUDO`), else empty.
     note: str = ""
 
     @property

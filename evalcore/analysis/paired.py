@@ -44,9 +44,6 @@ CONTINUITY = 0.05
 #: The two methods, as a row's ``method`` names them.
 SCORE_TEST = "McNemar test, Tango interval"
 PERMUTATION = "sign-flip permutation"
-#: Why a bootstrap difference has no interval: every resample gives the same value, so the bootstrap's
-#: distribution is a single point and says nothing of the change's uncertainty (a row's ``note``).
-AGREE = "the two sides agree on every case: resampling cannot bound the change"
 #: Why a difference of values that are not 0/1 has a bound, not a bootstrap interval (a row's ``note``).
 AGREE_BOUND = (
     "the two sides agree on every case: the interval bounds the share of cases on which they could differ "

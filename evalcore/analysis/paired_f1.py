@@ -10,11 +10,15 @@ the value is the leaderboard's), and:
 - the **interval** is a paired bootstrap: each resample of the shared cases recomputes both sides' macro-F1
   from the drawn cases' counts, and the hull of the difference's percentile and BCa intervals at
   Hesterberg's expanded level (:func:`evalcore.analysis.draws.bootstrap_interval`; BCa's acceleration from
-  the jackknife, each shared case left out once) bounds it. When every resample gives the same difference
-  (the two sides answer alike on every case, both perfect included) the bootstrap's distribution is one
-  point; a zero-width interval would claim certainty, and no finite interval follows from a one-point
-  bootstrap, so there is none: ``lo`` and ``hi`` are null and ``note`` says why
-  (:data:`evalcore.analysis.paired.AGREE`);
+  the jackknife, each shared case left out once) bounds it. When every case on which the sides differ goes
+  one way, no resample can move the difference past 0 the other way, so the interval would end at 0 (the
+  flaw of a conditional interval of paired proportions); the interval is therefore the hull of that one
+  and of the same bootstrap with :data:`PSEUDO` of a pseudo-case going each way added to the cases (one the
+  candidate gets right and the base wrong, one the reverse, their labels spread as the shared cases'
+  expected labels are and a wrong answer spread evenly over the other labels), as Agresti & Min (2005)
+  add half a pair to each discordant cell of a paired table. Two sides that answer alike on every case
+  (both perfect included) get that interval alone, of non-zero width, and ``note`` says so
+  (:data:`AGREE_PSEUDO`);
 - the **p-value** is a paired permutation test: each permutation swaps the two sides' answers on a random
   half of the cases (a coin per case) and recomputes the difference; ``p = (1 + #{|T*| ≥ |T|}) / (B + 1)``.
 
@@ -30,11 +34,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalcore.analysis.draws import bootstrap_interval, count_blocks, expanded_level
-from evalcore.analysis.paired import AGREE, ALPHA, BLOCK
+from evalcore.analysis.paired import ALPHA, BLOCK
 from evalcore.storage.columns import ResultColumns
 
 #: How the p-value of an aggregate metric's change is found (a result's ``method``).
 CASE_SWAP = "case-swap permutation"
+#: The weight of each of the two pseudo-cases added to the second bootstrap: half a case, as Agresti & Min
+#: ("Simple improved confidence intervals for comparing matched proportions", Statistics in Medicine 24,
+#: 2005) add half a pair to each discordant cell.
+PSEUDO = 0.5
+#: Why a macro-F1 change whose two sides answer alike on every case has the interval it has (``note``).
+AGREE_PSEUDO = (
+    "the two sides answer alike on every case: the interval is the bootstrap's with half a pseudo-case going "
+    "each way (Agresti-Min), as resampling alone gives a point"
+)
 
 
 @dataclass(frozen=True)
@@ -104,8 +117,9 @@ def paired_macro_f1(base: LabelCounts, candidate: LabelCounts, B: int = 1000, se
 
     Returns:
         ``n`` (shared cases), ``base``, ``candidate``, ``mean_diff`` (candidate − base), ``lo``, ``hi``,
-        ``p_value``, ``significant``, ``method`` and ``note`` (why there is no interval, else empty; see the
-        module docstring).
+        ``p_value``, ``significant``, ``method`` and ``note`` (:data:`AGREE_PSEUDO` when the two sides answer
+        alike on every shared case, else empty; see the module docstring); ``lo``/``hi`` are null only with
+        no shared case.
     """
     shared = base.labelled & candidate.labelled
     n_labels = base.tp.shape[1]
@@ -118,23 +132,7 @@ def paired_macro_f1(base: LabelCounts, candidate: LabelCounts, B: int = 1000, se
         none = {"lo": np.nan, "hi": np.nan, "p_value": np.nan, "significant": False, "method": CASE_SWAP, "note": ""}
         return {**row, **none}
     rng = np.random.default_rng(seed)
-    both = np.concatenate([b, c], axis=1)
-    resampled = np.empty(B)
-    start = 0
-    for block in count_blocks(np.zeros(len(b), dtype=np.int64), B, rng, rows=BLOCK):
-        totals = block @ both
-        side = 3 * n_labels
-        resampled[start : start + len(block)] = macro_f1(totals[:, side:], n_labels) - macro_f1(
-            totals[:, :side], n_labels
-        )
-        start += len(block)
-    if np.ptp(resampled) <= 1e-12:
-        lo, hi, note = np.full(1, np.nan), np.full(1, np.nan), AGREE
-    else:
-        skew = np.array([_jackknife_acceleration(b[shared], c[shared], n_labels)])
-        estimate = np.array([row["mean_diff"]])
-        lo, hi = bootstrap_interval(resampled[:, None], estimate, skew, expanded_level(int(shared.sum())))
-        note = ""
+    lo, hi, note = _interval(b, c, shared, row["mean_diff"], rng, B, seed)
     moved, base_total, cand_total = c - b, b.sum(axis=0), c.sum(axis=0)
     swapped = np.empty(B)
     for start in range(0, B, BLOCK):
@@ -147,13 +145,69 @@ def paired_macro_f1(base: LabelCounts, candidate: LabelCounts, B: int = 1000, se
     p_value = (1 + extreme) / (B + 1)
     return {
         **row,
-        "lo": float(lo[0]),
-        "hi": float(hi[0]),
+        "lo": lo,
+        "hi": hi,
         "p_value": p_value,
         "significant": p_value < ALPHA,
         "method": CASE_SWAP,
         "note": note,
     }
+
+
+def _interval(
+    b: np.ndarray,
+    c: np.ndarray,
+    shared: np.ndarray,
+    estimate: float,
+    rng: np.random.Generator,
+    B: int,  # noqa: N803
+    seed: int,
+) -> tuple[float, float, str]:
+    """The interval of the change and its ``note`` (see the module docstring), from the base's and the
+    candidate's (cases, 3 x labels) counts, zero where a case is not ``shared``."""
+    n_labels, n = b.shape[1] // 3, int(shared.sum())
+    side = 3 * n_labels
+    both = np.concatenate([b, c], axis=1)
+    pseudo = np.concatenate(_pseudo_cases(b[shared], n_labels), axis=1)
+    # The pseudo-cases' counts come from a generator of their own, so that the cases' resamples and the
+    # permutation's coins stay the draws of :func:`evalcore.analysis.paired.paired_differences`.
+    extra = np.random.default_rng([seed, 1]).binomial(n + 2, 1 / (n + 2), size=(B, 2)) @ pseudo
+    resampled, widened = np.empty(B), np.empty(B)
+    start = 0
+    for block in count_blocks(np.zeros(len(b), dtype=np.int64), B, rng, rows=BLOCK):
+        totals = block @ both
+        resampled[start : start + len(block)] = _difference(totals, n_labels)
+        widened[start : start + len(block)] = _difference(totals + extra[start : start + len(block)], n_labels)
+        start += len(block)
+    level = expanded_level(n)
+    base_pseudo, cand_pseudo = np.vstack([b[shared], pseudo[:, :side]]), np.vstack([c[shared], pseudo[:, side:]])
+    centre = float(_difference(np.concatenate([base_pseudo, cand_pseudo], axis=1).sum(axis=0), n_labels))
+    skew = _jackknife_acceleration(base_pseudo, cand_pseudo, n_labels)
+    low, high = bootstrap_interval(widened[:, None], np.array([centre]), np.array([skew]), level)
+    lo, hi = min(float(low[0]), estimate), max(float(high[0]), estimate)
+    if np.ptp(resampled) <= 1e-12:
+        return lo, hi, AGREE_PSEUDO
+    skew = _jackknife_acceleration(b[shared], c[shared], n_labels)
+    low, high = bootstrap_interval(resampled[:, None], np.array([estimate]), np.array([skew]), level)
+    return min(lo, float(low[0])), max(hi, float(high[0])), ""
+
+
+def _difference(totals: np.ndarray, n_labels: int) -> np.ndarray:
+    """The candidate's macro-F1 minus the base's, from (..., 6 x labels) totals: the base's, then the candidate's."""
+    side = 3 * n_labels
+    return macro_f1(totals[..., side:], n_labels) - macro_f1(totals[..., :side], n_labels)
+
+
+def _pseudo_cases(base: np.ndarray, n_labels: int) -> tuple[np.ndarray, np.ndarray]:
+    """The base's and the candidate's counts (2, 3 x labels) of two pseudo-cases of weight :data:`PSEUDO`: the
+    first the candidate gets right and the base wrong, the second the reverse. Their expected labels are
+    spread as ``base``'s (shared cases') are, a wrong answer evenly over the other labels."""
+    support = base[:, n_labels : 2 * n_labels].sum(axis=0)
+    share = support / support.sum()
+    wrong = (1 - share) / (n_labels - 1) if n_labels > 1 else np.zeros(n_labels)
+    right_row = np.concatenate([share, share, share])
+    wrong_row = np.concatenate([np.zeros(n_labels), share, wrong])
+    return PSEUDO * np.vstack([wrong_row, right_row]), PSEUDO * np.vstack([right_row, wrong_row])
 
 
 def _jackknife_acceleration(base: np.ndarray, candidate: np.ndarray, n_labels: int) -> float:

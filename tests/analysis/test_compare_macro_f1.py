@@ -16,8 +16,7 @@ import pytest
 from evalcore.analysis.compare import compare
 from evalcore.analysis.compare_text import difference_text
 from evalcore.analysis.gate import FAIL, PASS, evaluate, gate_of
-from evalcore.analysis.paired import AGREE
-from evalcore.analysis.paired_f1 import CASE_SWAP
+from evalcore.analysis.paired_f1 import AGREE_PSEUDO, CASE_SWAP
 from evalcore.analysis.stored import StoredRun
 from evalcore.core.records import Run
 from evalcore.storage.store import Store
@@ -90,8 +89,7 @@ def test_a_gate_checks_a_minimum_and_a_regression_of_macro_f1() -> None:
     assert [c.status for c in passing.checks] == [PASS]
 
 
-def test_two_sides_that_answer_alike_on_every_case_get_no_interval_and_the_reason() -> None:
+def test_two_sides_that_answer_alike_on_every_case_get_an_interval_of_nonzero_width_and_the_reason() -> None:
     y = compare(*_runs(blocks=5)).pairs[1].change("macro_f1")
-    assert y.n == 30 and y.diff == 0.0 and math.isnan(y.lo) and math.isnan(y.hi)
-    assert y.note == AGREE
-    assert difference_text(y) == f"+0.0 pts (no interval: {AGREE})"
+    assert y.n == 30 and y.diff == 0.0 and y.lo < 0 < y.hi
+    assert y.note == AGREE_PSEUDO and difference_text(y).startswith("+0.0 [-")
