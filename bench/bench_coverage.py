@@ -9,8 +9,9 @@ holds the true value (``pa − pb`` for a difference, ``pa`` for a single score)
 - ``diff samples``: the same of non-binary values, each case the mean of :data:`SAMPLES` sampled answers
   (the paired bootstrap of the same function: percentile and BCa hull at the expanded level);
 - ``diff macro-F1``: the change of macro-F1 of a :data:`LABELS`-label classification
-  (:func:`evalcore.analysis.paired_f1.paired_macro_f1`); a contender right with chance ``p`` and wrong
-  labels spread evenly has population macro-F1 ``p``;
+  (:func:`evalcore.analysis.paired_f1.paired_macro_f1`: the bootstrap hull widened by half a pseudo-case
+  going each way); a contender right with chance ``p`` and wrong labels spread evenly has population
+  macro-F1 ``p``;
 - ``single 0/1``: one contender's score of 0/1 values (the leaderboard's interval of a proportion,
   :func:`evalcore.analysis.draws.proportion_interval`);
 - ``single samples``: one contender's score of non-binary values (the leaderboard's bootstrap at the
@@ -22,8 +23,9 @@ The 0/1 methods' coverage is exact: summed over every possible outcome with its 
 both sides, so the better one is right wherever the worse one is). Every cell is seeded; a cell's replicates
 share one set of resamples (their data are independent, so each replicate's interval is as evalcore gives it).
 
-A change whose two sides agree on every case has no interval (``lo``/``hi`` null): a cell's coverage is
-that of the runs with an interval, and ``shown`` the share of runs with one.
+Every interval evalcore gives now exists whenever there is data (two sides that agree on every case get one
+of non-zero width); should a run have none (``lo``/``hi`` null), a cell's coverage is that of the runs with an
+interval, and ``shown`` the share of runs with one.
 
 Run: ``python bench/bench_coverage.py [--quick] [--reps N] [--seed N] [--sizes 30,100] [--method NAME]``.
 Prints one row per cell, then the lowest coverage of each method; exits 1 when a cell is under
