@@ -97,6 +97,19 @@ def add_run_metadata(p: argparse.ArgumentParser, help_text: str) -> None:
     p.add_argument("--metadata", action="append", default=[], metavar="KEY=VALUE", help=help_text)
 
 
+def add_trackers(p: argparse.ArgumentParser) -> None:
+    """``--tracker NAME``, repeatable: where the run is also sent (read back by :func:`run_options`)."""
+    p.add_argument(
+        "--tracker",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also send the run to a tracker (repeat): otel (OTLP, set OTEL_EXPORTER_OTLP_ENDPOINT), mlflow "
+        "(set MLFLOW_TRACKING_URI), outbox (JSON Lines, $EVALCORE_OUTBOX), or an installed package's; "
+        "added to the suite's trackers: (docs/trackers.md)",
+    )
+
+
 def run_metadata(items: list[str]) -> dict[str, str]:
     """``--metadata`` arguments as a dict; a key given twice keeps its last value.
 
@@ -182,6 +195,7 @@ def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOpti
         revision=getattr(args, "revision", None),
         max_cost_usd=getattr(args, "max_cost", None),
         metadata=run_metadata(getattr(args, "metadata", [])),
+        trackers=list(getattr(args, "tracker", None) or []),
         overrides=Overrides(models=split(args.model), settings=settings, api_base=args.api_base),
         adaptive=race_settings(
             suite.config.run.adaptive if suite is not None else None,
@@ -448,3 +462,16 @@ def write_output(path: Path, text: str | bytes) -> None:
 
     with writing(path), atomic_file(path) as f:
         f.write(text.encode("utf-8") if isinstance(text, str) else text)
+
+
+class Watch:
+    """A progress callback that keeps the last progress and passes it on to the bars, if any."""
+
+    def __init__(self, bars: Any):
+        self.bars = bars
+        self.last: Any = None
+
+    def __call__(self, progress: Any) -> None:
+        self.last = progress
+        if self.bars is not None:
+            self.bars(progress)

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.cli._shared import (
     SUITE_HELP,
+    Watch,
     add_db,
     add_race,
     add_run_metadata,
     add_selection,
     add_suite,
+    add_trackers,
     open_store,
     output_path,
     plan_of,
@@ -266,6 +268,7 @@ def add_run(p: argparse.ArgumentParser) -> None:
     add_run_metadata(
         p, "a label stored in the run's settings, shown by `evalcore runs` and on Runs (repeat), e.g. branch=main"
     )
+    add_trackers(p)
     p.add_argument("-o", "--output", help="also write the run file here (.json or .json.gz)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument(
@@ -306,6 +309,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             else f"resuming run {run.info.id}: {kept} results stored, {to_go} to go"
         )
         print(said, file=sys.stderr)
+        plan.options.trackers = list(args.tracker)
         store.set_status(run.info.id, "running")
     else:
         args.suite = suite_folder(args.suite)
@@ -328,6 +332,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
         return 1
     after_run(args, store, run.info.id, status)
+    for line in getattr(watch.last, "unsent", []):
+        print(line, file=sys.stderr)
     code = exit_code(store, run.info.id, status, watch.last, plan.samples)
     return max(code, _gate_code(store, run.info.id)) if args.gate else code
 
@@ -364,19 +370,6 @@ def _gate_code(store: Store, run_id: str) -> int:
     except EvalcoreError as exc:
         print(f"gate: cannot decide: {exc}", file=sys.stderr)
         return 2
-
-
-class Watch:
-    """A progress callback that keeps the last progress and passes it on to the bars, if any."""
-
-    def __init__(self, bars: Any):
-        self.bars = bars
-        self.last: Any = None
-
-    def __call__(self, progress: Any) -> None:
-        self.last = progress
-        if self.bars is not None:
-            self.bars(progress)
 
 
 def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: int) -> int:

@@ -66,6 +66,8 @@ class RunOptions:
     adaptive: RaceSettings | None = None
     #: Labels of the run (``--metadata KEY=VALUE``: a branch, a ticket): its settings say ``metadata``.
     metadata: dict[str, str] = field(default_factory=dict)
+    #: Trackers to send the run to besides the suite's ``trackers:`` (``--tracker NAME``, repeatable).
+    trackers: list[str] = field(default_factory=list)
 
 
 @dataclass

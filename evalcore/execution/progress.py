@@ -71,6 +71,8 @@ class Progress:
     budget_reached: bool = False
     #: An adaptive run: True while it races, then why the race ended (``one contender left`` …); None otherwise.
     race: bool | str | None = None
+    #: One line per tracker that could not send everything, once the run ended (``otel: 12 spans not sent: …``).
+    unsent: list[str] = field(default_factory=list)
 
     @property
     def saved(self) -> int:

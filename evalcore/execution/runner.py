@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any
 
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
@@ -49,6 +50,7 @@ from evalcore.scoring.scorers import Scored, scorer_failures
 from evalcore.storage.history import CANCELLED, STOPPED_BY_BUDGET, STOPPED_BY_UNREACHABLE, STOPPED_BY_USER
 from evalcore.storage.store import Store
 from evalcore.suite.loader import Suite
+from evalcore.trackers import RunStarted, TrackerHub, build_trackers, ended_run, open_trackers, tracker_refs
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +99,10 @@ class _Execution:
         self.round: Sequence[Case] | None = None
         if self.race is not None:
             self.progress.race = True
+        #: Where the run is also sent (``--tracker``, the suite's ``trackers:``); None: nowhere, at no cost.
+        self.trackers: TrackerHub | None = open_trackers(
+            tracker_refs(suite.config.trackers, plan.options.trackers), suite.path
+        )
 
     def work_for(self, contender: Contender) -> Iterator[tuple[Case, int]]:
         done, samples = self.done, range(self.plan.samples)
@@ -108,6 +114,8 @@ class _Execution:
     async def execute(self) -> str:
         self._start_progress()
         self.writer.start()
+        if self.trackers is not None:
+            self.trackers.start(RunStarted(self.run.info, list(self.plan.contenders), self.run.metrics, self._prompt))
         work = asyncio.create_task(self._run_all())
         watcher = asyncio.create_task(self._watch_stop(work))
         status: RunStatus = "completed"
@@ -175,8 +183,25 @@ class _Execution:
             finished = utc_now() if status == "completed" else None
             self.store.set_status(self.run.info.id, status, finished_at=finished, **stop)
             self.progress.status = CANCELLED if stop.get("stopped_by") == STOPPED_BY_USER else status
+            self._finish_trackers()
             self._report(force=True)
         return self.progress.status
+
+    def _finish_trackers(self) -> None:
+        """Tell the trackers the run ended (they read its leaderboard on their own threads) and keep their
+        lines about what they could not send."""
+        if self.trackers is None:
+            return
+        run_id = self.run.info.id
+        self.progress.unsent = self.trackers.finish(lambda: ended_run(self.store, run_id))
+        for line in self.progress.unsent:
+            log.warning("run %s: %s", run_id, line)
+
+    def _prompt(self, contender_id: str, dataset: str, case_id: str) -> list[dict[str, Any]]:
+        """The messages a contender was sent for a case (for a tracker that records prompts)."""
+        contender = next(c for c in self.plan.contenders if c.id == contender_id)
+        case = next(c for c in self.plan.cases if c.key == (dataset, case_id))
+        return list(self.messages.of(contender, case))
 
     def _unrun_reason(self) -> dict[str, str]:
         """Why cases were left unrun: endpoints that could not be reached, the budget cap, or both (then the
@@ -211,7 +236,7 @@ class _Execution:
         provider = self.providers[contender.id]
         progress = self.progress.contenders[contender.id]
         breaker = self.breakers.of(contender)
-        gate, budget, judging = self._gate(contender), self.budget, self.judging
+        gate, budget, judging, trackers = self._gate(contender), self.budget, self.judging, self.trackers
         for case, sample in items:
             # An endpoint that cannot be reached (the contender's, or its judge's): left unrun, not stored
             blocked = breaker.message if breaker.is_open else judging.blocked() if judging is not None else None
@@ -235,6 +260,8 @@ class _Execution:
                 budget.settle(reserved - judge_usd, result, paid=stored is None)
                 self.progress.spent_usd = budget.spent_usd
             self.writer.put(result)
+            if trackers is not None:
+                trackers.put(result)
             self.pairs.add(result)
             if self.race is not None:
                 self.race.add(result)
@@ -386,6 +413,7 @@ def check_ready(plan: Plan) -> None:
             f"{keys[0]}=...) and run again. No model was called."
         )
     build_adapter(plan.suite.adapter_ref, plan.suite.path)  # its options (an http adapter's ${VAR}s) are checked
+    build_trackers(tracker_refs(plan.suite.config.trackers, plan.options.trackers), plan.suite.path)
     check_weights(plan.suite)
     check_pairwise(plan.suite, [c.id for c in plan.contenders])
     if any(image_refs(c.input) for c in plan.cases):

@@ -41,7 +41,7 @@ def build_adapter(ref: NamedRef, suite_dir: Path) -> Any:
     A class whose ``__init__`` takes ``suite_dir`` gets the suite's folder (to read files of its own); its
     other parameters are the suite's ``adapter.options``.
     """
-    adapter = _build(ref, suite_dir, ADAPTERS, "adapter")
+    adapter = build_named(ref, suite_dir, ADAPTERS, "adapter")
     for attr in ("build_messages", "parse"):
         if not callable(getattr(adapter, attr, None)):
             raise ConfigError(
@@ -95,7 +95,7 @@ def build_scorer(ref: NamedRef | Sequence[NamedRef], suite_dir: Path) -> Any:
 
 
 def _build_one(ref: NamedRef, suite_dir: Path) -> Any:
-    scorer = _build(ref, suite_dir, SCORERS, "scorer")
+    scorer = build_named(ref, suite_dir, SCORERS, "scorer")
     if not callable(getattr(scorer, "score", None)) or not getattr(scorer, "metrics", None):
         raise ConfigError(
             f"evalcore.yaml: scorer: {ref.name} needs a score() method and a metrics list "
@@ -149,7 +149,13 @@ def _entry_points(group: str) -> dict[str, importlib.metadata.EntryPoint]:
     return found
 
 
-def _build(ref: NamedRef, suite_dir: Path, registry: dict[str, type], kind: str) -> Any:
+def build_named(ref: NamedRef, suite_dir: Path, registry: Mapping[str, Any], kind: str) -> Any:
+    """The object ``ref`` names: one of ``registry`` or a ``module:attribute`` (from the suite folder first),
+    built with ``ref.options`` (and ``suite_dir`` when its ``__init__`` takes it); an object is returned as is.
+
+    Raises:
+        ConfigError: an unknown name (the valid ones listed), a module that cannot be imported, bad options.
+    """
     if ":" in ref.name:
         target = _import_attribute(ref.name, suite_dir, kind)
     elif ref.name in registry:

@@ -359,6 +359,10 @@ class SuiteModel(_Strict):
     #: Files of ``KEY=VALUE`` lines (``.env``), relative to the suite's folder, read into the environment when
     #: the suite loads (:mod:`evalcore.suite.envfiles`); a missing one is skipped, a variable already set is kept.
     env_files: list[str] = Field(default_factory=list)
+    #: Where every run of the suite is also sent (``docs/trackers.md``): tracker names (``otel``, ``mlflow``,
+    #: ``outbox``, an installed package's, or ``module:attribute``), each with options if it takes some;
+    #: ``evalcore run --tracker NAME`` adds to these.
+    trackers: list[str | NamedRef] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _one_way_to_name_scorers(self) -> SuiteModel:

@@ -27,6 +27,7 @@ LAYERS = (
     "storage",
     "runfile",
     "analysis",
+    "trackers",
     "execution",
     "explorer",
     "cli",

@@ -119,6 +119,19 @@ PUBLIC = {
         "start_run",
         "verify_suite",
     ],
+    "evalcore.trackers": [
+        "GROUP",
+        "RunEnded",
+        "RunStarted",
+        "Tracker",
+        "TrackerHub",
+        "Unsent",
+        "available_trackers",
+        "build_trackers",
+        "ended_run",
+        "open_trackers",
+        "tracker_refs",
+    ],
     "evalcore.cli": ["COMMANDS", "build_parser", "main"],
 }
 
