@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 #: The logger namespace of OpenTelemetry's exporters: their warnings say why a batch was not sent.
 EXPORTER_LOGGER = "opentelemetry.exporter"
 SERVICE_NAME = "evalcore"
+GAVE_UP = "due to timeout, max retries or shutdown"
 
 
 class OtelTracker(Tracker):
@@ -241,9 +242,14 @@ class _LastReason(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            self.last = _short(record.getMessage())
+            message = record.getMessage()
         except Exception:  # noqa: BLE001 - a log line that cannot be formatted says nothing useful
-            pass
+            return
+        # The exporter's last word on a batch ("due to timeout, max retries or shutdown") hides the transient
+        # error it retried (a refused connection): keep that one when there was one.
+        if GAVE_UP in message and self.last:
+            return
+        self.last = _short(message)
 
 
 def _short(message: str) -> str:
