@@ -109,20 +109,45 @@ def _labels(metadata: dict[str, Any]) -> str:
 
 def add_export(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_id", help="a run id, or a unique prefix of one (at least 4 characters)")
-    p.add_argument("-o", "--output", required=True, help="file to write (.json, or .json.gz for gzip)")
+    p.add_argument("-o", "--output", help="file to write (.json, or .json.gz for gzip)")
+    p.add_argument(
+        "--to",
+        metavar="TRACKER",
+        help="send the run to a tracker instead (mlflow, otel, outbox, an installed package's; docs/trackers.md); "
+        "sending it again updates what MLflow holds, never duplicates it",
+    )
     add_db(p)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """Exit codes: 0 written or sent; 1 the tracker could not send everything; 2 a user error."""
+    from evalcore.core.errors import ConfigError
     from evalcore.runfile.write import export_run
 
-    path = output_path(args.output)
+    if (args.output is None) == (args.to is None):
+        raise ConfigError("export: give -o FILE (write the run file) or --to TRACKER (send the run), one of them")
+    path = output_path(args.output) if args.output is not None else None
     store = open_store(args)
     run_id = store.resolve_run_id(args.run_id)
+    if path is None:
+        return _send(store, run_id, args.to)
     with writing(path):
         count = export_run(store, run_id, path)
     print(f"wrote {args.output}: {count} {'result' if count == 1 else 'results'}")
     return 0
+
+
+def _send(store: Store, run_id: str, name: str) -> int:
+    from evalcore.suite.config import NamedRef
+    from evalcore.trackers import build_trackers, send_stored_run
+
+    [tracker] = build_trackers([NamedRef(name=name)], Path.cwd())
+    unsent = send_stored_run(store, run_id, tracker)
+    for line in unsent:
+        print(line, file=sys.stderr)
+    if not unsent:
+        print(f"sent run {run_id} to {name}")
+    return 1 if unsent else 0
 
 
 def add_import(p: argparse.ArgumentParser) -> None:

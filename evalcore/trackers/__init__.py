@@ -10,7 +10,7 @@ and ``outbox`` (JSON Lines for a column store); other packages add theirs under 
 from evalcore.trackers._hub import TrackerHub
 from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker, Unsent
 from evalcore.trackers.registry import GROUP, available_trackers, build_trackers, open_trackers, tracker_refs
-from evalcore.trackers.stored import ended_run
+from evalcore.trackers.stored import ended_run, send_stored_run
 
 __all__ = [
     "GROUP",
@@ -23,5 +23,6 @@ __all__ = [
     "build_trackers",
     "ended_run",
     "open_trackers",
+    "send_stored_run",
     "tracker_refs",
 ]

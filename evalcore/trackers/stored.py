@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pandas as pd
 
 from evalcore.storage.store import Store
-from evalcore.trackers._tracker import RunEnded
+from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker
 
 
 def ended_run(store: Store, run_id: str) -> RunEnded:
@@ -45,3 +45,26 @@ def _own(store: Store) -> Iterator[Store]:
         yield mine
     finally:
         mine.close()
+
+
+def send_stored_run(store: Store, run_id: str, tracker: Tracker) -> list[str]:
+    """Send a stored run to a tracker, as if it ran now (``evalcore export RUN --to NAME``), on this thread.
+
+    Returns:
+        What could not be sent, one line (``mlflow: 3 runs not sent: connection refused``); empty when all was.
+    """
+    head, parts = store.load_run_in_parts(run_id)
+    try:
+        tracker.run_started(RunStarted(head.info, head.contenders, head.metrics))
+        for part in parts:
+            for result in part:
+                tracker.result_stored(result)
+        tracker.run_ended(ended_run(store, run_id))
+    except Exception as exc:  # noqa: BLE001 - said to the user as one line, like a run's trackers
+        return [f"{tracker.name}: not sent: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"]
+    finally:
+        close = getattr(parts, "close", None)
+        if close is not None:
+            close()
+    unsent = tracker.unsent()
+    return [f"{tracker.name}: {unsent}"] if unsent else []

@@ -130,6 +130,7 @@ PUBLIC = {
         "build_trackers",
         "ended_run",
         "open_trackers",
+        "send_stored_run",
         "tracker_refs",
     ],
     "evalcore.cli": ["COMMANDS", "build_parser", "main"],
