@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 #: name → (script, full-size arguments, quick arguments)
 BENCHES = {
     "runner": ("bench_runner.py", [], ["--cases", "5000", "--repeat", "1"]),
+    "trackers": ("bench_trackers.py", [], ["--cases", "2000", "--repeat", "1"]),
     "concurrency": ("bench_concurrency.py", [], []),
     "litellm": ("bench_litellm.py", [], ["--calls", "500", "--repeat", "1"]),
     "store": ("bench_store.py", [], ["--contenders", "4", "--cases", "5000", "--repeat", "1"]),

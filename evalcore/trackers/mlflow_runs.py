@@ -70,6 +70,7 @@ class MlflowTracker(Tracker):
         self.timeout_s = timeout_s if timeout_s is not None else float(os.environ.get(TIMEOUT_ENV, 10))
         self.retries = retries if retries is not None else int(os.environ.get(RETRIES_ENV, 3))
         self.tally = Unsent("runs")
+        self.artifact_problem = ""
         self.parent: dict[str, Any] | None = None
         self._client: httpx.Client | None = None
 
@@ -92,7 +93,8 @@ class MlflowTracker(Tracker):
 
     def unsent(self) -> str | None:
         """``mlflow: 3 runs not sent: connection refused``: the parent and children that did not arrive."""
-        return self.tally.line()
+        lines = [line for line in (self.tally.line(), self.artifact_problem) if line]
+        return "; ".join(lines) or None
 
     def send(self, run: RunEnded) -> str:
         """Create or update the MLflow runs of ``run``; returns the parent MLflow run's id.
@@ -117,7 +119,10 @@ class MlflowTracker(Tracker):
             child_id = child["info"]["run_id"]
             self._batch(child_id, params=_params(contender), metrics=_metrics(rows.get(contender.id), end))
             self._post("runs/update", {"run_id": child_id, "status": status, "end_time": end})
-        self._artifact(parent, run)
+        try:
+            self._artifact(parent, run)
+        except MlflowError as exc:  # the runs are there: only the file is missing, said on its own
+            self.artifact_problem = exc.message
         self._post("runs/update", {"run_id": parent_id, "status": status, "end_time": end})
         return parent_id
 
@@ -189,7 +194,7 @@ class MlflowTracker(Tracker):
             raise MlflowError(
                 "NOT_PROXIED",
                 f"the run file was not sent: the server keeps artifacts at {uri!r}, not behind its API "
-                "(start it with --serve-artifacts)",
+                "(start it with --serve-artifacts, or send the file with evalcore export RUN -o FILE)",
             )
         path = uri.removeprefix("mlflow-artifacts:").lstrip("/")
         with tempfile.TemporaryDirectory() as folder:
@@ -227,7 +232,7 @@ class MlflowError(Exception):
 
     def __init__(self, code: str, message: str):
         super().__init__(f"{code}: {message}")
-        self.code = code
+        self.code, self.message = code, message
 
 
 def _answer(response: httpx.Response) -> dict[str, Any]:

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 EXPORTER_LOGGER = "opentelemetry.exporter"
 SERVICE_NAME = "evalcore"
 GAVE_UP = "due to timeout, max retries or shutdown"
+#: Results between two flushes of the batch queue (its default size is 2048 spans; a result makes two or more).
+FLUSH_EVERY = 512
 
 
 class OtelTracker(Tracker):
@@ -50,6 +52,7 @@ class OtelTracker(Tracker):
         self.exporter = exporter
         self.tally = Unsent("spans")
         self.made = 0
+        self.results = 0
         self.sent = 0
         self.reasons = _LastReason()
         self.provider: TracerProvider | None = None
@@ -108,6 +111,12 @@ class OtelTracker(Tracker):
             _failed(span, result.error.kind, result.error.message)
         span.end(end_time=last)
         self.made += 1
+        self.results += 1
+        if self.results % FLUSH_EVERY == 0:
+            # Send what is batched now and wait for it: a backend slower than the run holds this thread (and
+            # the results queue before it) back, instead of the batch queue dropping spans.
+            assert self.provider is not None
+            self.provider.force_flush()
 
     def run_ended(self, run: RunEnded) -> None:
         """End the root span, send what is batched, and shut the exporter down."""
@@ -274,8 +283,7 @@ def _result_attributes(result: Result) -> dict[str, Any]:
         "evalcore.status": result.status,
     }
     if result.score is not None:
-        attributes["evalcore.score"] = float(result.score)
-    attributes |= {f"evalcore.metric.{k}": float(v) for k, v in result.metrics.items() if v is not None}
+        attributes["evalcore.score"] = float(result.score)  # every metric is an evaluation event
     return attributes
 
 

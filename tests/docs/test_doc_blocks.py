@@ -34,6 +34,7 @@ SKIPPED = {
     "reliability.md": 1,
     "sharing.md": 1,
     "suites.md": 1,
+    "trackers.md": 2,
 }
 
 
