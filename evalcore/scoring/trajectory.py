@@ -19,6 +19,7 @@ A reply with no trace (``Parsed.trace`` None: the target gave no instrumentation
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from evalcore.core.errors import CallFailed, ConfigError
@@ -179,6 +180,37 @@ def score_actions(
     if unexpected:
         diagnostics["unexpected"] = unexpected
     return metrics, diagnostics
+
+
+def pair_actions(case: Case, trace: list[dict[str, Any]], order: str = "strict") -> ActionPairs:
+    """The case's expected actions paired with the trace's actions as the scorer pairs them, for display.
+
+    ``order`` is the rule of a case whose expected answer gives none (the scorer's ``order`` option).
+
+    Raises:
+        ConfigError: the case's expected answer is not a trajectory's.
+    """
+    where = _where(case)
+    expected, own_order = _expected_part(case, where)
+    wants = expected_calls(expected, _tools_of(case), f"{where}: actions")
+    actions = actions_of(trace)
+    pairs = _max_matching(len(wants), len(actions), _matcher(wants, actions, _parameters(case)))
+    return ActionPairs(wants, actions, pairs, own_order or order)
+
+
+@dataclass(frozen=True)
+class ActionPairs:
+    """Expected actions and the actions taken, paired by :func:`pair_actions`."""
+
+    wants: tuple[ExpectedCall, ...]
+    """The expected actions, in the case's order."""
+    actions: list[dict[str, Any]]
+    """The trace's ``tool`` steps, in order."""
+    pairs: dict[int, int]
+    """``{expected action: the action that matches it}``; an expected action not here was missed, an action
+    not among the values was not expected."""
+    order: str
+    """The order rule the actions are held to."""
 
 
 def _matcher(
