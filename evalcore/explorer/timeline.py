@@ -10,8 +10,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalcore.core.errors import ConfigError
-from evalcore.core.records import Case, Result
+from evalcore.core.errors import ConfigError, EvalcoreError
+from evalcore.core.records import Case, Result, Run
+from evalcore.explorer.drilldown import find_result
 from evalcore.scoring.trajectory import actions_of, pair_actions
 
 #: A tool step whose action matches an expected one.
@@ -82,6 +83,18 @@ def trace_timeline(case: Case, result: Result, order: str = "strict") -> Timelin
         )
     timeline.order = paired.order
     return timeline
+
+
+def result_timeline(run: Run, contender: str, dataset: str, case: str, sample: int = 0) -> Timeline | None:
+    """:func:`trace_timeline` of one result of a run, found by its key.
+
+    Raises:
+        EvalcoreError: the run has no such case or result; the message names it.
+    """
+    the_case = next((c for c in run.cases if c.key == (dataset, case)), None)
+    if the_case is None:
+        raise EvalcoreError(f"run {run.info.id} has no case {dataset}/{case}")
+    return trace_timeline(the_case, find_result(run, contender, dataset, case, sample))
 
 
 def _dicts(trace: list[Any]) -> list[dict[str, Any]]:
