@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from evalcore.analysis import view
 from evalcore.core.records import Run
 from evalcore.explorer import timeline as timelines
 from pages._widgets import plain
@@ -26,9 +27,10 @@ def show_trace(run: Run, contender: str, dataset: str, case: str, sample: int) -
     totals = timeline.totals
     st.markdown("**Trace**")
     st.caption(
-        f"{totals['model turns']} model turns · {totals['tool calls']} tool calls · {totals['tool errors']} tool errors"
+        f"{view.count(totals['model turns'], 'model turn')} · {view.count(totals['tool calls'], 'tool call')}"
+        f" · {view.count(totals['tool errors'], 'tool error')}"
         f" · {_count(totals['input tokens'])} in / {_count(totals['output tokens'])} out tokens"
-        + (f" · {totals['cut results']} results cut to the byte budget" if totals["cut results"] else "")
+        + (f" · {view.count(totals['cut results'], 'result')} cut to the byte budget" if totals["cut results"] else "")
     )
     if timeline.expected:
         _expected_vs_actual(timeline)
@@ -47,7 +49,7 @@ def _expected_vs_actual(timeline: timelines.Timeline) -> None:
             axis=1,
         ),
         hide_index=True,
-        column_config={"number": "#", "step": st.column_config.NumberColumn("taken at step")},
+        column_config={"number": "#", "step": st.column_config.NumberColumn("taken at step", format="%d")},
     )
 
 

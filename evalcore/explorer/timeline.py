@@ -176,7 +176,9 @@ def _count(value: Any) -> str:
 
 
 def _seconds(value: Any) -> str:
-    return "time unknown" if value is None else f"{value:.3f} s" if value < 1 else f"{value:.2f} s"
+    if value is None:
+        return "time unknown"
+    return "under 1 ms" if value < 0.001 else f"{value:.3f} s" if value < 1 else f"{value:.2f} s"
 
 
 def _json(value: Any) -> str:

@@ -132,3 +132,8 @@ def test_an_empty_trace_is_a_timeline_with_every_expected_action_missing():
 
 def test_a_result_with_no_trace_has_no_timeline():
     assert _timeline(None) is None
+
+
+def test_a_tool_call_under_a_millisecond_says_so():
+    step = _tool(1, "lookup_order", {"order_id": "A17"}, result="ok") | {"latency_s": 0.0002}
+    assert _timeline([step]).steps[0]["facts"] == "under 1 ms · 2 bytes"
