@@ -3,7 +3,6 @@ actions against the ones taken (the rows come from :mod:`evalcore.explorer.timel
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from evalcore.analysis import view
@@ -42,14 +41,13 @@ def show_trace(run: Run, contender: str, dataset: str, case: str, sample: int) -
 
 def _expected_vs_actual(timeline: timelines.Timeline) -> None:
     st.markdown(f"Expected actions (order: `{timeline.order}`)")
-    table = pd.DataFrame(timeline.expected, columns=["number", "name", "arguments", "mark", "step"])
     st.dataframe(
-        table.style.apply(
+        timeline.expected_table().style.apply(
             lambda r: ["" if r["mark"] == timelines.MATCHED else "background-color: rgba(255, 75, 75, 0.25)"] * len(r),
             axis=1,
         ),
         hide_index=True,
-        column_config={"number": "#", "step": st.column_config.NumberColumn("taken at step", format="%d")},
+        column_config={"number": "#", "step": st.column_config.NumberColumn("taken at step")},
     )
 
 

@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
+
 from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.core.records import Case, Result, Run
 from evalcore.explorer.drilldown import find_result
@@ -42,6 +44,12 @@ class Timeline:
     totals: dict[str, Any] = field(default_factory=dict)
     """``model turns``, ``tool calls``, ``tool errors``, ``input tokens``, ``output tokens`` (None when no
     turn knows them), ``cut results``."""
+
+    def expected_table(self) -> pd.DataFrame:
+        """:attr:`expected` as a table: ``number, name, arguments, mark, step`` (a missing action's step empty)."""
+        table = pd.DataFrame(self.expected, columns=["number", "name", "arguments", "mark", "step"])
+        table["step"] = table["step"].astype("Int64")
+        return table
 
 
 def trace_timeline(case: Case, result: Result, order: str = "strict") -> Timeline | None:

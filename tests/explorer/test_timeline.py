@@ -137,3 +137,9 @@ def test_a_result_with_no_trace_has_no_timeline():
 def test_a_tool_call_under_a_millisecond_says_so():
     step = _tool(1, "lookup_order", {"order_id": "A17"}, result="ok") | {"latency_s": 0.0002}
     assert _timeline([step]).steps[0]["facts"] == "under 1 ms · 2 bytes"
+
+
+def test_the_expected_actions_table_leaves_a_missing_actions_step_empty():
+    table = _timeline(SKIPS_LOOKUP).expected_table()
+    assert list(table.columns) == ["number", "name", "arguments", "mark", "step"]
+    assert table["step"].isna().tolist() == [True, False] and table["step"].iloc[1] == 3
