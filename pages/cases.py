@@ -1,5 +1,6 @@
 """Cases: every answer of a contender, and for one case the input, the expected answer and the output side
-by side, the wrong fields want vs got, the raw reply and its usage; another contender's answer beside it."""
+by side, the wrong fields want vs got, an agent's trace as a timeline, the raw reply and its usage; another
+contender's answer beside it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import streamlit as st
 from evalcore.analysis import view
 from evalcore.explorer import drilldown
 from evalcore.explorer.case_images import case_images
-from pages import _actions, _filters, _frame, _loaders, _widgets
+from pages import _actions, _filters, _frame, _loaders, _trace, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -130,6 +131,7 @@ if detail["scored"]:
         lambda r: [("" if r["right"] else "background-color: rgba(255, 75, 75, 0.25)")] * len(r), axis=1
     )
     st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
+_trace.show_trace(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 with st.expander("Raw reply"):
     st.code(detail["raw"] if detail["raw"] is not None else "(no reply)", language=None, wrap_lines=True)
 asked = [p for p in drilldown.prompts_asked(run) if row["contender"] in p["contenders"]]

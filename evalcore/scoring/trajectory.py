@@ -9,8 +9,9 @@ action matches an expected one when its name and every argument are right. ``ord
 
 The run file keeps every metric in [0, 1] and the leaderboard averages them, so the counts of a path are kept
 raw in the diagnostics and reported as metrics in [0, 1]: ``steps`` and ``tool_result_bytes`` as the share of
-a budget (a scorer option) used, capped at 1; ``tool_errors`` as the share of tool calls that failed. Tokens
-and cost are the result's usage, already leaderboard columns.
+a budget (a scorer option) used, capped at 1; ``tool_errors`` as the share of tool calls that failed;
+``tokens`` (the model turns' tokens, in and out) as the share of a token budget used, so the tokens a path
+burns can be weighted (the usage columns cannot: run-file spec). Cost is the result's usage, a column.
 
 A reply with no trace (``Parsed.trace`` None: the target gave no instrumentation) is not scored:
 :class:`NoTrace`, an error of kind ``no_trace``. An empty trace is scored: the agent took no action.
@@ -19,6 +20,7 @@ A reply with no trace (``Parsed.trace`` None: the target gave no instrumentation
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from evalcore.core.errors import CallFailed, ConfigError
@@ -63,6 +65,11 @@ TRAJECTORY_METRICS = [
         "The tool results' total size as a share of the byte budget (option max_result_bytes), capped at 1.",
         False,
     ),
+    Metric(
+        "tokens",
+        "The model turns' tokens (in and out) as a share of the token budget (option max_tokens), capped at 1.",
+        False,
+    ),
 ]
 
 
@@ -80,19 +87,24 @@ class TrajectoryScorer:
     name = "trajectory"
     metrics = TRAJECTORY_METRICS
 
-    def __init__(self, order: str = "strict", max_steps: int = 20, max_result_bytes: int = 100_000):
+    def __init__(
+        self, order: str = "strict", max_steps: int = 20, max_result_bytes: int = 100_000, max_tokens: int = 100_000
+    ):
         """Args:
         order: the order rule of a case whose expected answer gives none.
         max_steps: the step budget ``steps`` is a share of.
         max_result_bytes: the tool-result bytes ``tool_result_bytes`` is a share of.
+        max_tokens: the token budget ``tokens`` is a share of.
         """
         _check_order(order, "evalcore.yaml: scorer trajectory: options.order")
-        for option, value in (("max_steps", max_steps), ("max_result_bytes", max_result_bytes)):
+        budgets = (("max_steps", max_steps), ("max_result_bytes", max_result_bytes), ("max_tokens", max_tokens))
+        for option, value in budgets:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(
                     f"evalcore.yaml: scorer trajectory: options.{option}: a whole number ≥ 1; got {value!r}"
                 )
         self.order, self.max_steps, self.max_result_bytes = order, max_steps, max_result_bytes
+        self.max_tokens = max_tokens
 
     def score(self, case: Case, parsed: Parsed, context: Context) -> Scored:
         """The path metrics of the reply's trace.
@@ -138,10 +150,21 @@ class TrajectoryScorer:
         errors = sum(1 for step in actions if step.get("error") is not None)
         sizes = [step["bytes"] for step in actions if isinstance(step.get("bytes"), int)]
         diagnostics.update(steps=steps, tool_calls=len(actions), tool_errors=errors, tool_result_bytes=sum(sizes))
+        counts = [
+            step[key]
+            for step in trace
+            if step.get("kind") == "model"
+            for key in ("input_tokens", "output_tokens")
+            if isinstance(step.get(key), int)
+        ]
+        if counts:
+            diagnostics["tokens"] = sum(counts)
         return {
             "steps": min(1.0, steps / self.max_steps),
             "tool_errors": errors / len(actions) if actions else None,
             "tool_result_bytes": min(1.0, sum(sizes) / self.max_result_bytes) if sizes or not actions else None,
+            # unknown when no model turn counted its tokens (an application's trace of tool steps only)
+            "tokens": min(1.0, sum(counts) / self.max_tokens) if counts else None,
         }
 
 
@@ -179,6 +202,37 @@ def score_actions(
     if unexpected:
         diagnostics["unexpected"] = unexpected
     return metrics, diagnostics
+
+
+def pair_actions(case: Case, trace: list[dict[str, Any]], order: str = "strict") -> ActionPairs:
+    """The case's expected actions paired with the trace's actions as the scorer pairs them, for display.
+
+    ``order`` is the rule of a case whose expected answer gives none (the scorer's ``order`` option).
+
+    Raises:
+        ConfigError: the case's expected answer is not a trajectory's.
+    """
+    where = _where(case)
+    expected, own_order = _expected_part(case, where)
+    wants = expected_calls(expected, _tools_of(case), f"{where}: actions")
+    actions = actions_of(trace)
+    pairs = _max_matching(len(wants), len(actions), _matcher(wants, actions, _parameters(case)))
+    return ActionPairs(wants, actions, pairs, own_order or order)
+
+
+@dataclass(frozen=True)
+class ActionPairs:
+    """Expected actions and the actions taken, paired by :func:`pair_actions`."""
+
+    wants: tuple[ExpectedCall, ...]
+    """The expected actions, in the case's order."""
+    actions: list[dict[str, Any]]
+    """The trace's ``tool`` steps, in order."""
+    pairs: dict[int, int]
+    """``{expected action: the action that matches it}``; an expected action not here was missed, an action
+    not among the values was not expected."""
+    order: str
+    """The order rule the actions are held to."""
 
 
 def _matcher(

@@ -191,3 +191,14 @@ def test_trajectory_is_a_built_in_scorer_beside_an_answer_scorer():
     scored = scorers.score(case, Parsed("Refunded.", trace=trace_of(LOOKUP)), CONTEXT)
     assert scored.metrics["order_correct"] == 1.0 and scored.metrics["non_empty"] == 1.0
     assert scorers.perfect_trace(case) == TrajectoryScorer().perfect_trace(case)
+
+
+def test_the_model_turns_tokens_are_a_share_of_the_token_budget():
+    scored = score([LOOKUP], trace_of(LOOKUP), max_tokens=10_000)  # two turns of 800 in and 40 out
+    assert scored.metrics["tokens"] == pytest.approx(0.168) and scored.diagnostics["tokens"] == 1680
+    assert score([LOOKUP], trace_of(LOOKUP), max_tokens=1_000).metrics["tokens"] == 1.0
+
+
+def test_a_trace_whose_turns_count_no_tokens_leaves_tokens_unset():
+    scored = score([LOOKUP], [tool(0, LOOKUP)])
+    assert scored.metrics["tokens"] is None and "tokens" not in scored.diagnostics

@@ -20,6 +20,7 @@ from typing import Any
 
 from evalcore.core import records
 from evalcore.runfile.importers import _common as common
+from evalcore.runfile.importers._inspect_events import content_text, trace_of
 from evalcore.runfile.importers._source import scrub
 
 TOOL = "inspect_ai"
@@ -55,10 +56,12 @@ COMPLETED = records.Metric(
     True,
     True,
 )
-#: A sample's parts that are not imported (the transcript): ``NaN`` in them is left alone.
+#: A sample's parts that are not imported as they are (the transcript; its ``events`` become the result's
+#: trace, from fields whose ``NaN`` reads as unknown anyway): ``NaN`` in them is left alone.
 NOT_IMPORTED = frozenset({"events", "messages", "attachments", "events_data", "store", "timelines", "error_retries"})
-#: A sample's parts the importer never reads (``error_retries`` is counted): a lean parse leaves them out.
-NOT_READ = NOT_IMPORTED - {"error_retries"}
+#: A sample's parts the importer never reads (``error_retries`` is counted, ``events`` made a trace): a lean
+#: parse leaves them out.
+NOT_READ = NOT_IMPORTED - {"error_retries", "events"}
 #: The keys of a ``.json`` log that are not its header: the samples, and their reductions (never imported).
 NOT_HEADER = frozenset({"samples", "reductions"})
 _SAMPLE_ENTRY = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
@@ -183,6 +186,7 @@ class _Samples:
         )
         text = _completion(sample.get("output"))
         result.output, result.raw = text, text
+        result.trace = trace_of(sample.get("events"))
         if message is not None:
             result.status = "error"
             result.error = records.ErrorInfo(common.error_kind(message), message)
@@ -366,18 +370,11 @@ def _completion(output: Any) -> str | None:
     if not choices or not isinstance(choices[0], dict):
         return None
     message = common.obj(choices[0].get("message"))
-    return _text(message.get("content"))
+    return _message_text(message.get("content"))
 
 
-def _text(content: Any) -> str | None:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [
-            p.get("text") if p.get("type") == "text" else f"[{p.get('type')}]" for p in content if isinstance(p, dict)
-        ]
-        return "".join(str(p) for p in parts if p is not None)
-    return None
+def _message_text(content: Any) -> str | None:
+    return content_text(content) if content is None or isinstance(content, str | list) else None
 
 
 def _input(value: Any) -> str | dict[str, Any]:
@@ -385,7 +382,9 @@ def _input(value: Any) -> str | dict[str, Any]:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        messages = [{"role": m.get("role"), "content": _text(m.get("content"))} for m in value if isinstance(m, dict)]
+        messages = [
+            {"role": m.get("role"), "content": _message_text(m.get("content"))} for m in value if isinstance(m, dict)
+        ]
         return {"messages": messages}
     return {"input": value}
 
