@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from evalcore.analysis import view
+from evalcore.analysis.formats import DASH, UNKNOWN_COST_HELP
 from evalcore.core.errors import EvalcoreError
 from evalcore.execution.resume import why_not_resumable
 from evalcore.explorer import jobs, sharing
@@ -166,21 +167,18 @@ if not index:
     st.stop()
 
 table = history(_loaders.db_path(), tuple((i["id"], *_loaders.version(i)) for i in index))
-money = view.money_format(table["cost"].dropna())
 # A column no run fills is left out rather than shown as a column of dashes.
 shown = table.drop(columns=[c for c in ("launched by", "metadata") if table[c].isna().all()])
 event = st.dataframe(
-    shown.fillna({c: "–" for c in ("launched by", "metadata") if c in shown}),
+    shown.fillna({c: DASH for c in ("launched by", "metadata") if c in shown}),
     hide_index=True,
+    placeholder=DASH,  # an unknown cost reads as unknown, never "None" and never $0
     on_select="rerun",
     selection_mode=_widgets.PICK_ROW,
     key=Keys.RUNS_TABLE,
     column_config={
         "cost": st.column_config.NumberColumn(
-            "cost",
-            format=money,
-            help="Total USD; None when no call of the run has a price (a local model: give it one under `prices:` "
-            "in evalcore.yaml)",
+            "cost", format=view.money_format(table["cost"].dropna()), help=f"Total USD; {UNKNOWN_COST_HELP}"
         ),
         "id": st.column_config.TextColumn("id", width="small"),
         "status": st.column_config.TextColumn("status", help=STATUS_HELP),

@@ -11,6 +11,10 @@ import numpy as np
 
 #: What a missing value reads as.
 DASH = "–"
+#: What a cost shown as :data:`DASH` means, for the tooltip of a column of costs: unknown, never free.
+UNKNOWN_COST_HELP = (
+    "– means cost unknown: the provider gave none (a local model: give it a price under `prices:` in evalcore.yaml)"
+)
 
 
 def format_percent(value: float) -> str:

@@ -49,6 +49,15 @@ def test_the_history_has_no_metadata_column_when_no_run_has_metadata(monkeypatch
     assert "metadata" not in open_page(PAGE).dataframe[0].value.columns
 
 
+def test_the_history_shows_an_unknown_cost_as_a_dash_not_none(monkeypatch, tmp_path):
+    unpriced = make_run(1, 1, run_id="run-local", with_errors=False)
+    for result in unpriced.results:
+        result.usage.cost_usd = None
+    seed(monkeypatch, tmp_path, unpriced)
+    table = open_page(PAGE).dataframe[0]
+    assert table.value["cost"].isna().all() and table.proto.placeholder == "–"
+
+
 def test_a_picked_run_can_be_opened_exported_and_deleted(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     at = open_page(PAGE, **picked())

@@ -74,3 +74,25 @@ def test_run_metadata_is_stored_in_the_run_file_and_filters_the_history(capsys, 
 def test_a_resumed_run_refuses_new_metadata(capsys, db):
     assert main(["run", "--resume", "run-0", "--db", db, "--metadata", "branch=x"]) == 2
     assert "--metadata labels a new run" in capsys.readouterr().err
+
+
+@pytest.fixture
+def unpriced_db(tmp_db):
+    run = make_run(1, 1, run_id="run-local", with_errors=False)
+    for result in run.results:
+        result.usage.cost_usd = None
+    with Store(tmp_db) as store:
+        store.create_run(run)
+    return str(tmp_db)
+
+
+def test_runs_table_shows_an_unknown_cost_as_a_dash_not_none_or_zero(capsys, unpriced_db):
+    assert main(["runs", "--db", unpriced_db]) == 0
+    header, row = capsys.readouterr().out.splitlines()[:3:2]
+    cost = row[header.index("cost_usd") :].split()[0]
+    assert cost == "–"
+
+
+def test_runs_json_keeps_an_unknown_cost_null(capsys, unpriced_db):
+    assert main(["runs", "--db", unpriced_db, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["cost_usd"] is None
