@@ -100,3 +100,36 @@ def test_corrected_interval_covers_the_peoples_mean_and_the_raw_judges_does_not(
 def test_tuned_interval_covers_the_peoples_mean_with_enough_rated_items():
     corrected, _ = _coverage(lam=None, rated_items=100)
     assert corrected >= 0.93
+
+
+# Reference numbers from the authors' package, ppi-python 0.2.3 (numpy 2.4.6), in a scratch venv
+# (python3 -m venv /tmp/ppi && /tmp/ppi/bin/pip install ppi-python), copied by hand:
+#   ppi_py.ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, lam=LAM)
+#   ppi_py.ppi_mean_ci(Y, Yhat, Yhat_unlabeled, alpha=0.05, lam=LAM)
+# with the arrays below as float numpy arrays and LAM 1 (plain PPI) or None (power-tuned, PPI++).
+PASS_FAIL = (
+    [1, 0, 1, 1, 0, 1, 0, 1, 1, 1],
+    [1, 0, 1, 1, 1, 1, 0, 0, 1, 1],
+    [1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1],
+)
+GRADED = (
+    [0.9, 0.2, 0.7, 1.0, 0.4, 0.8, 0.1, 0.6],
+    [0.8, 0.5, 0.6, 0.9, 0.7, 0.9, 0.3, 0.4],
+    [0.7, 0.9, 0.2, 0.6, 0.8, 1.0, 0.5, 0.3, 0.9, 0.6, 0.4, 0.8],
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "lam", "reference"),
+    [
+        (PASS_FAIL, 1.0, (0.75, 0.4140790973191904, 1.0859209026808097)),
+        (PASS_FAIL, None, (0.7181250000000001, 0.4624532397857464, 0.9737967602142539)),
+        (GRADED, 1.0, (0.5916666666666667, 0.402656937271917, 0.7806763960614164)),
+        (GRADED, None, (0.5898002253043071, 0.41702780286839713, 0.762572647740217)),
+    ],
+    ids=["pass-fail-plain", "pass-fail-tuned", "graded-plain", "graded-tuned"],
+)
+def test_the_estimate_and_interval_match_the_authors_ppi_py(data, lam, reference):
+    # ppi_py does not clip an interval to the range of the values: compare ours unclipped.
+    est = ppi_mean(*data, lam=lam, bounds=(-math.inf, math.inf))
+    assert (est.value, est.low, est.high) == pytest.approx(reference, abs=1e-12)
