@@ -5,12 +5,15 @@ Three things open an endpoint's breaker, each saying nothing of the case asked a
 
 - :data:`THRESHOLD` consecutive identical connection failures (connection refused, host not found, connect
   timeout);
-- :data:`SERVER_ERROR_THRESHOLD` consecutive identical server errors (the same 5xx status) spread over at
-  least :data:`THRESHOLD` cases: one case failing on its own does not open it, a server failing every case does;
+- :data:`SERVER_ERROR_THRESHOLD` consecutive identical server errors (the same 5xx status, or no reply within
+  the timeout) spread over at least :data:`THRESHOLD` cases: one case failing on its own does not open it, a
+  server failing every case does;
 - one refused key (401/403): a key that is refused will be refused again until someone changes it.
 
-Once it opens, calls in flight stop retrying and the runner makes no new call to the endpoint for the rest of
-the run (``evalcore run --resume`` calls what was left). A reply, or any other answer, resets the counts.
+:meth:`Breaker.record_failure` makes that decision for every caller (the litellm calls, HTTP targets and
+judges) and :meth:`Breaker.stop_error` says when a failed call stops. Once it opens, calls in flight stop
+retrying and the runner makes no new call to the endpoint for the rest of the run (``evalcore run --resume``
+calls what was left). A reply, or any other answer, resets the counts.
 
 An endpoint is a contender's API base URL, or its provider (``openai``) when it has none.
 """
@@ -112,10 +115,32 @@ class Breaker:
         if self._streak >= self.threshold and self.cause is None:
             self._open(cause)
 
-    def record_server_error(self, status: int, case: object) -> None:
-        """The endpoint answered a call with a server error (5xx) while asking ``case`` (any hashable naming
-        it); :data:`SERVER_ERROR_THRESHOLD` identical ones in a row over :data:`THRESHOLD` cases open the
-        breaker."""
+    def record_failure(self, kind: str, status: int | None, cause: str | None, case: object, key_variable: str) -> None:
+        """Tell the breaker what one failed attempt met, whoever made it: no connection, a refused key, a server
+        error or a timeout, or an answer that says nothing of the endpoint (which resets the counts).
+
+        Args:
+            kind: the attempt's fault kind (``transport``, ``timeout``, ``auth`` …).
+            status: the HTTP status the endpoint answered, if any.
+            cause: why it could not connect (:func:`connection_failure`); None when it connected.
+            case: any hashable naming the case (and sample) asked, to count the cases an endpoint failed.
+            key_variable: where the key comes from, named when the endpoint refuses it.
+        """
+        if cause is not None:
+            self.record_unreachable(cause)
+        elif kind == "auth":
+            self.record_refused_key(status, key_variable)
+        elif kind == "transport" and status is not None and status >= 500:
+            self.record_server_error(status, case)
+        elif kind == "timeout":
+            self.record_server_error(None, case)
+        else:
+            self.record_reached()
+
+    def record_server_error(self, status: int | None, case: object) -> None:
+        """The endpoint answered a call with a server error (5xx), or not within the timeout (``status`` None),
+        while asking ``case`` (any hashable naming it); :data:`SERVER_ERROR_THRESHOLD` identical ones in a row
+        over :data:`THRESHOLD` cases open the breaker."""
         self._streak, self._streak_cause = 0, None
         if status != self._error_status:
             self._forget_errors()
@@ -124,10 +149,10 @@ class Breaker:
         self._error_cases.add(case)
         if self._errors >= SERVER_ERROR_THRESHOLD and len(self._error_cases) >= self.threshold:
             cases = len(self._error_cases)
+            what = f"answered {status} to" if status is not None else "timed out on"
             self._open(
-                f"server error {status}",
-                f"{STOPPED_PREFIX}{self.endpoint}: it answered {status} to {self._errors} calls in a row, "
-                f"over {cases} cases",
+                f"server error {status}" if status is not None else "timed out",
+                f"{STOPPED_PREFIX}{self.endpoint}: it {what} {self._errors} calls in a row, over {cases} cases",
             )
 
     def record_refused_key(self, status: int | None, variable: str) -> None:
@@ -167,6 +192,27 @@ class Breaker:
         if self.is_open and not self.stopped:
             detail += f"; stopped calling it after {self.threshold} failures in a row"
         return EndpointUnreachable(self.endpoint, self.cause or cause, detail, attempts, latency_s, kind, self._said)
+
+    def stop_error(
+        self, caller: str, kind: str, cause: str | None, attempt: int, attempts: int, latency_s: float, said: str
+    ) -> EndpointUnreachable | None:
+        """The error that ends a call whose attempt just failed (after :meth:`record_failure`), instead of its
+        own: the endpoint cannot be reached (the breaker opened, or this was the last attempt), or the breaker
+        opened on what the endpoint answered. None: the call retries or fails as usual.
+
+        Args:
+            caller, latency_s: as for :meth:`failure`.
+            kind: the attempt's fault kind.
+            cause: why it could not connect; None when it connected.
+            attempt: this attempt's number, from 1.
+            attempts: how many attempts the call may make.
+            said: what the endpoint answered, scrubbed of keys.
+        """
+        if cause is not None and (self.is_open or attempt == attempts):
+            return self.failure(caller, cause, attempt, latency_s)
+        if self.stopped:
+            return self.failure(caller, kind, attempt, latency_s, kind, said)
+        return None
 
     async def sleep(self, delay: float) -> None:
         """Sleep ``delay`` seconds, or less when the breaker opens meanwhile."""

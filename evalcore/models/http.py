@@ -11,10 +11,13 @@ kind           the endpoint (or the connection) gave               retried
 rate_limit     429 (its ``Retry-After`` is waited for, capped)      yes
 timeout        408, or no reply within the timeout                  yes
 transport      5xx, a refused or dropped connection, an unknown    yes
-               host (these open the endpoint's circuit breaker)
+               host
 auth           401, 403                                             no
 bad_request    400, 404, 422 and other 4xx                          no
 =============  ==================================================  =========
+
+A refused connection or host, the same 5xx or a timeout on every case, or a refused key open the endpoint's
+circuit breaker, by the rule the model calls follow (:meth:`evalcore.models.breaker.Breaker.record_failure`).
 
 ``http/<name>`` model ids (:class:`HttpTargetProvider`) name such endpoints in a lineup: they need no API key
 and take any setting, because the adapter that calls them decides what a setting means.
@@ -46,6 +49,8 @@ logger = logging.getLogger(__name__)
 #: The model id prefix of application endpoints in a lineup (``http/my-rag``).
 HTTP_PREFIX = "http/"
 _STATUS_KINDS = {401: "auth", 403: "auth", 408: "timeout", 429: "rate_limit"}
+#: Where an endpoint's key comes from, named when the endpoint refuses it.
+KEY_SOURCE = "the headers its adapter sends"
 #: Characters of an error reply's body an error message quotes.
 BODY_CHARS = 300
 
@@ -58,14 +63,17 @@ class HttpPolicy:
     max_attempts: int = 4
     backoff_s: float = 1.0
     max_retry_after_s: float = 30.0
-    #: The circuit breaker connection failures are recorded on; None: none.
+    #: The endpoint's circuit breaker, told what every attempt met (:meth:`Breaker.record_failure`); None: none.
     breaker: Breaker | None = None
+    #: What names the case the call asks (:attr:`Request.asked`), for the breaker to count the cases an endpoint
+    #: failed; None: the call itself.
+    asked: object = None
 
     @classmethod
     def of(cls, request: Request) -> HttpPolicy:
-        """The policy of a model request (the same timeout, attempts, backoff and breaker)."""
+        """The policy of a model request (the same timeout, attempts, backoff, breaker and case)."""
         r = request
-        return cls(r.timeout_s, r.max_attempts, r.backoff_s, r.max_retry_after_s, r.breaker)
+        return cls(r.timeout_s, r.max_attempts, r.backoff_s, r.max_retry_after_s, r.breaker, r.asked)
 
 
 @dataclass
@@ -140,15 +148,18 @@ async def send_http(
             kind, cause = classify_exception(exc), connection_failure(exc)
             breaker = policy.breaker
             if breaker is not None:
-                if cause is None:
-                    breaker.record_reached()
-                else:
-                    breaker.record_unreachable(cause)
-                if cause is not None and (breaker.is_open or attempt == attempts):
-                    raise breaker.failure(label, cause, attempt, latency) from None
+                status = exc.status if isinstance(exc, _StatusError) else None
+                asked = id(policy) if policy.asked is None else policy.asked
+                breaker.record_failure(kind, status, cause, asked, KEY_SOURCE)
+                said = _failure(label, exc, kind, attempt, latency, hidden).message
+                stop = breaker.stop_error(label, kind, cause, attempt, attempts, latency, said)
+                if stop is not None:
+                    raise stop from None
             if kind not in RETRIED_KINDS or attempt == attempts:
                 raise _failure(label, exc, kind, attempt, latency, hidden) from None
             await _wait(policy, exc, attempt, label, kind)
+            if breaker is not None and breaker.is_open:  # another call found the endpoint gone meanwhile
+                raise breaker.failure(label, cause or kind, attempt, latency, kind) from None
             continue
         if policy.breaker is not None:
             policy.breaker.record_reached()

@@ -122,12 +122,15 @@ class LiteLLMProvider:
                 latency = time.monotonic() - started
                 kind, cause = classify(exc), connection_failure(exc)
                 if breaker is not None:
-                    _record(breaker, request, exc, kind, cause)
-                    if cause is not None and (breaker.is_open or attempt == attempts):
-                        raise breaker.failure(request.contender.model, cause, attempt, latency) from None
-                    if breaker.stopped:
-                        said = scrub(f"{type(exc).__name__}: {exc}")[:MAX_MESSAGE_CHARS]
-                        raise breaker.failure(request.contender.model, kind, attempt, latency, kind, said) from None
+                    status = getattr(exc, "status_code", None)
+                    model = request.contender.model
+                    breaker.record_failure(
+                        kind, status if isinstance(status, int) else None, cause, request.asked, key_variable(model)
+                    )
+                    said = scrub(f"{type(exc).__name__}: {exc}")[:MAX_MESSAGE_CHARS]
+                    stop = breaker.stop_error(model, kind, cause, attempt, attempts, latency, said)
+                    if stop is not None:
+                        raise stop from None
                 if kind not in RETRIED_KINDS or attempt == attempts:
                     raise _failure(request.contender.model, exc, kind, attempt, latency) from None
                 await _wait_before_retry(request, exc, kind, attempt)
@@ -339,20 +342,6 @@ def classify(exc: BaseException) -> str:
         if isinstance(exc, classes):
             return kind
     return _kind_from_status(getattr(exc, "status_code", None))
-
-
-def _record(breaker: Breaker, request: Request, exc: BaseException, kind: str, cause: str | None) -> None:
-    """Tell the breaker what one attempt met: no connection, a refused key, a server error, or an answer."""
-    status = getattr(exc, "status_code", None)
-    if cause is not None:
-        breaker.record_unreachable(cause)
-    elif kind == "auth":
-        breaker.record_refused_key(status if isinstance(status, int) else None, key_variable(request.contender.model))
-    elif kind == "transport" and isinstance(status, int) and status >= 500:
-        case = request.case
-        breaker.record_server_error(status, (case.dataset, case.id, request.sample) if case else id(request))
-    else:
-        breaker.record_reached()
 
 
 def key_variable(model: str) -> str:

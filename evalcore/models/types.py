@@ -35,6 +35,12 @@ class Request:
     #: Further parameters sent with the call as they are, e.g. ``tools`` and ``tool_choice`` (OpenAI format).
     params: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def asked(self) -> object:
+        """What names the case this request asks (its dataset, id and sample), for a breaker counting the cases
+        its endpoint failed; the request itself when it asks no case."""
+        return (self.case.dataset, self.case.id, self.sample) if self.case else id(self)
+
 
 @dataclass
 class Reply:

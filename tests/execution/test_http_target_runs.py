@@ -164,3 +164,22 @@ def test_a_replay_parses_the_stored_bodies_without_calling_the_endpoint(tmp_path
     assert status == "completed" and app.calls == calls
     first, again = store.load_run(first_id).results, store.load_run(again_id).results
     assert [(r.case, r.output, r.score) for r in again] == [(r.case, r.output, r.score) for r in first]
+
+
+def test_an_endpoint_answering_500_to_every_case_stops_the_contender(tmp_path: Path, tmp_db: Path, app):
+    app.inject(1.0, ["status:500"])
+    cases = {f"greet/{i:03d}": ("hi", "echo: hi") for i in range(8)}
+    config = {
+        "adapter": ADAPTER,
+        "scorer": "exact",
+        "fields": None,
+        "lineup": [{"model": "http/app", "settings": {"t": 0}}],
+    }
+    root = write_suite(
+        tmp_path / "s", config={**config, "run": {"max_attempts": 3, "backoff_s": 0, "concurrency": 1}}, cases=cases
+    )
+    store = Store(tmp_db)
+    run_id, status = run_suite(make_plan(load_suite(root)), store)
+    assert status == "interrupted" and app.calls < 8 * 3
+    last = store.load_run(run_id).results[-1].error.message
+    assert last.startswith("stopped calling http: it answered 500 to 7 calls in a row, over 3 cases")

@@ -156,3 +156,45 @@ def test_an_http_model_id_needs_no_key_takes_any_setting_and_is_never_asked_dire
     with pytest.raises(CallFailed) as caught:
         asyncio.run(HttpTargetProvider().complete(Request(contender=contender, messages=[])))
     assert caught.value.kind == "bad_request" and "use the http adapter" in caught.value.message
+
+
+def ask_cases(server: OpenAIServer, breaker: Breaker, cases: int, **options: Any) -> list[CallFailed]:
+    """Ask ``cases`` cases one after another with one breaker, as a run does; what each call failed with."""
+    failures = []
+    for case in range(cases):
+        policy = HttpPolicy(**{"timeout_s": 5.0, "max_attempts": 2, "backoff_s": 0.0, **options})
+        policy.breaker, policy.asked = breaker, ("greet", case, 0)
+        with pytest.raises(CallFailed) as caught:
+            asyncio.run(_send("POST", server.base_url + "/chat/completions", policy))
+        failures.append(caught.value)
+    return failures
+
+
+def test_a_server_answering_500_to_every_case_opens_the_breaker(openai_server: OpenAIServer) -> None:
+    openai_server.inject(1.0, ["status:500"])
+    breaker = Breaker(openai_server.base_url)
+    *first, third = ask_cases(openai_server, breaker, 3)
+    assert [f.kind for f in first] == ["transport", "transport"] and not isinstance(first[-1], EndpointUnreachable)
+    assert breaker.is_open and isinstance(third, EndpointUnreachable)
+    assert third.message.startswith(
+        f"stopped calling {openai_server.base_url}: it answered 500 to 6 calls in a row, over 3 cases"
+    )
+
+
+def test_a_server_timing_out_on_every_case_opens_the_breaker(openai_server: OpenAIServer) -> None:
+    openai_server.inject(1.0, ["slow:0.5"])
+    breaker = Breaker(openai_server.base_url)
+    failures = ask_cases(openai_server, breaker, 3, timeout_s=0.1)
+    assert breaker.is_open and isinstance(failures[-1], EndpointUnreachable)
+    assert failures[-1].message.startswith(
+        f"stopped calling {openai_server.base_url}: it timed out on 6 calls in a row, over 3 cases"
+    )
+
+
+def test_one_case_failing_with_500_alone_leaves_the_breaker_closed(openai_server: OpenAIServer) -> None:
+    openai_server.inject(1.0, ["status:500"])
+    breaker = Breaker(openai_server.base_url)
+    policy = HttpPolicy(timeout_s=5.0, max_attempts=8, backoff_s=0.0, breaker=breaker, asked=("greet", 0, 0))
+    with pytest.raises(CallFailed) as caught:
+        asyncio.run(_send("POST", openai_server.base_url + "/chat/completions", policy))
+    assert not breaker.is_open and caught.value.attempts == 8
