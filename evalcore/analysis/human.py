@@ -80,6 +80,8 @@ class HumanSummary:
         judge_single: the judged metric against people on the replies both scored (None when not).
         metric: the judged metric the single ratings are read against (None without one).
         corrected: per contender, the judged metric's mean corrected by people.
+        judge_intervals: per contender in ``corrected``, the judge's own 95% interval of the judged metric, the one
+            the leaderboard gives for the same scores (:func:`judge_intervals`).
     """
 
     ratings: int
@@ -92,6 +94,11 @@ class HumanSummary:
     judge_single: Agreement | None = None
     metric: str | None = None
     corrected: dict[str, CorrectedMean] = field(default_factory=dict)
+    judge_intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def judge_interval(self, contender: str) -> tuple[float, float]:
+        """The judge's own interval of ``contender`` shown beside its corrected score (NaN when unknown)."""
+        return self.judge_intervals.get(contender, (float("nan"), float("nan")))
 
     def to_data(self) -> dict[str, Any]:
         """The summary as plain JSON values (``evalcore ratings RUN --format json``); NaN as null."""
@@ -106,7 +113,7 @@ class HumanSummary:
                 "judge_vs_people_pairs": _agreement_data(self.judge_pairs),
                 "judge_vs_people_single": _agreement_data(self.judge_single),
                 "metric": self.metric,
-                "corrected": {c: vars(m) for c, m in self.corrected.items()},
+                "corrected": {c: _corrected_data(m, self.judge_interval(c)) for c, m in self.corrected.items()},
             }
         )
 
@@ -187,7 +194,24 @@ def human_summary(run: Run, ratings: Sequence[Rating] | None = None, *, resample
         if summary.metric:
             summary.judge_single = _judge_on_singles(run, singles, summary.metric)
             summary.corrected = corrected_scores(run, singles, summary.metric)
+            summary.judge_intervals = judge_intervals(run, summary.metric, list(summary.corrected))
     return summary
+
+
+def judge_intervals(run: Run, metric: str, contenders: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """Per contender, the 95% interval of the judged ``metric`` over the whole run, by the leaderboard's own rule
+    for a single score: a proportion's (:func:`~evalcore.analysis.draws.proportion_interval`) when every value is
+    0 or 1, the bootstrap's otherwise. So the People panel shows the interval the leaderboard does, never one of
+    zero width because every score is equal, never one that leaves [0, 1]."""
+    if not contenders:
+        return {}
+    from evalcore.analysis.leaderboard import finish, prepare
+    from evalcore.storage.frames import results_frame
+
+    # The whole run under no weights: a metric's interval does not depend on them.
+    table = finish(prepare(results_frame(run), run.metrics), run.metrics, {}).set_index("contender")
+    low, high = table[f"{metric}_lo"], table[f"{metric}_hi"]
+    return {c: (float(low[c]), float(high[c])) for c in contenders if c in table.index}
 
 
 def _single_cell(r: Rating) -> Any:
@@ -273,6 +297,10 @@ def corrected_scores(run: Run, singles: Sequence[Rating], metric: str) -> dict[s
     return out
 
 
+def _corrected_data(m: CorrectedMean, judge: tuple[float, float]) -> dict[str, Any]:
+    return {**vars(m), "judge_low": judge[0], "judge_high": judge[1]}
+
+
 def _agreement_data(a: Agreement | None) -> dict[str, Any] | None:
     if a is None:
         return None
@@ -324,7 +352,7 @@ def corrected_rows(summary: HumanSummary) -> tuple[list[list[str]], list[str]]:
         [
             contender,
             _num(m.judge, 3),
-            f"[{_num(m.judge_low, 3)}, {_num(m.judge_high, 3)}]",
+            "[{}, {}]".format(*(_num(bound, 3) for bound in summary.judge_interval(contender))),
             _num(m.value, 3),
             f"[{_num(m.low, 3)}, {_num(m.high, 3)}]",
             f"{m.bias:+.3f}",
@@ -342,7 +370,7 @@ def corrected_frame(summary: HumanSummary) -> Any:
 
     columns = ["contender", "judge", "judge low", "judge high", "corrected", "low", "high", "bias", "rated", "unrated"]
     rows = [
-        [c, m.judge, m.judge_low, m.judge_high, m.value, m.low, m.high, m.bias, m.rated, m.unrated]
+        [c, m.judge, *summary.judge_interval(c), m.value, m.low, m.high, m.bias, m.rated, m.unrated]
         for c, m in summary.corrected.items()
     ]
     return pd.DataFrame(rows, columns=columns)

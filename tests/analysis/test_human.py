@@ -87,3 +87,24 @@ def test_json_has_no_nan(summary):
     import json
 
     json.dumps(summary.to_data(), allow_nan=False)
+
+
+def test_the_judge_interval_beside_the_corrected_score_is_the_leaderboards(summary):
+    from evalcore.analysis.runs import rank_run
+
+    board = rank_run(RUN, None).set_index("contender")
+    assert summary.judge_intervals[C0] == (board.at[C0, "judge_score_lo"], board.at[C0, "judge_score_hi"])
+
+
+def test_a_judge_scoring_every_reply_1_has_a_proportions_interval_not_a_point(summary):
+    # c0's 4 cases all judged 1: Clopper-Pearson's 4/4 is [0.025^(1/4), 1]
+    low, high = summary.judge_intervals[C0]
+    assert low == pytest.approx(0.025**0.25) and high == 1.0
+
+
+def test_a_graded_judge_interval_stays_within_0_and_1():
+    run = rated_run()
+    for value, result in zip([1.0, 1.0, 1.0, 0.9], [r for r in run.results if r.contender == C0], strict=False):
+        result.metrics["judge_score"] = value
+    low, high = human_summary(run, resamples=0).judge_intervals[C0]
+    assert 0.9 <= low < high <= 1.0

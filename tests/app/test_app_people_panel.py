@@ -44,6 +44,17 @@ def test_a_rated_run_shows_peoples_ranking_agreement_and_corrected_score(monkeyp
     assert (row["judge"], row["corrected"], row["rated"], row["unrated"]) == (1.0, pytest.approx(0.5), 2, 2)
 
 
+def test_the_panels_judge_interval_is_the_leaderboards_not_a_point(monkeypatch, tmp_path):
+    run = rated_run("run-rated")
+    seed(monkeypatch, tmp_path, run)
+    open_page(PAGE)
+    with Store(tmp_path / "evalcore.db") as store:
+        add_ratings(store, "run-rated", run.ratings)
+    corrected = _panel(open_page(PAGE)).dataframe[2].value
+    row = corrected[corrected["contender"] == run.contenders[0].id].iloc[0]
+    assert (row["judge low"], row["judge high"]) == (pytest.approx(0.025**0.25), 1.0)  # 4 of 4 cases judged 1
+
+
 def test_a_run_without_ratings_has_no_panel(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, judged_run(4, run_id="run-plain"))
     assert _panel(open_page(PAGE)) is None
