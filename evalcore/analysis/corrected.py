@@ -3,8 +3,10 @@ corrected``, recorded in the run's ``settings`` as ``rank_by``).
 
 The leaderboard then ranks by each contender's judged metric as :func:`~evalcore.analysis.human.corrected_scores`
 estimates it (prediction-powered, from people's ratings of randomly drawn replies) in place of the judge's own
-mean, overall; the per-dataset tables keep the judge's. Only when every scored contender has rated replies:
-a ranking in which some contenders are corrected and others not would compare two different scales.
+mean. Only when every scored contender has rated replies: a ranking in which some contenders are corrected and
+others not would compare two different scales. The overall table reads every rating; each per-dataset table
+reads the ratings of its dataset only, by the same rule (:func:`with_corrected_by_dataset`), and where they do
+not cover every contender of the dataset, its ``ranked_by`` column says the table kept the judge's own score.
 
 The intervals stay the bootstrap's, so P(best), the weighted score's interval and the metric's agree: each
 resample's value of the metric is moved by the correction, plus a normal draw with the variance the people's
@@ -24,12 +26,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evalcore.analysis.human import corrected_scores, judged_metric
-from evalcore.analysis.leaderboard import Prepared
+from evalcore.analysis.leaderboard import RANKED_BY, Prepared
 from evalcore.analysis.ppi import CorrectedMean
 from evalcore.analysis.resampling import Resampled
 from evalcore.core.records import CORRECTED, RANK_BY, Metric, Rating, Run
 
-__all__ = ["CORRECTED", "RANK_BY", "RankBasis", "asks_corrected", "rank_basis", "with_corrected"]
+__all__ = [
+    "CORRECTED",
+    "RANK_BY",
+    "RankBasis",
+    "asks_corrected",
+    "rank_basis",
+    "with_corrected",
+    "with_corrected_by_dataset",
+]
+
+#: What a per-dataset table's ``ranked_by`` column says of a row: ranked by the corrected score, or the judge's own.
+BY_PEOPLE, BY_JUDGE = "corrected by people", "judge's own"
 
 
 @dataclass
@@ -41,12 +54,14 @@ class RankBasis:
         applied: the corrected values replace the judge's (every scored contender has rated replies).
         corrected: per contender, the corrected mean (:class:`~evalcore.analysis.ppi.CorrectedMean`).
         note: one sentence for the page: which score the leaderboard ranked by.
+        by_dataset: per dataset, what its table ranks by, from the ratings of that dataset alone.
     """
 
     metric: str | None
     applied: bool
     note: str
     corrected: dict[str, CorrectedMean] = field(default_factory=dict)
+    by_dataset: dict[str, RankBasis] = field(default_factory=dict)
 
 
 def asks_corrected(run: Run) -> bool:
@@ -55,7 +70,17 @@ def asks_corrected(run: Run) -> bool:
 
 
 def rank_basis(run: Run, ratings: Sequence[Rating]) -> RankBasis:
-    """What the leaderboard of ``run`` (with its results) ranks by, given people's ``ratings`` of it."""
+    """What the leaderboard of ``run`` (with its results) ranks by, given people's ``ratings`` of it: overall, and
+    per dataset from the ratings of each dataset (:attr:`RankBasis.by_dataset`)."""
+    basis = _basis(run, ratings)
+    if basis.metric is not None:
+        for dataset in dict.fromkeys(r.dataset for r in run.results):
+            part = dataclasses.replace(run, results=[r for r in run.results if r.dataset == dataset])
+            basis.by_dataset[dataset] = _basis(part, [r for r in ratings if r.dataset == dataset])
+    return basis
+
+
+def _basis(run: Run, ratings: Sequence[Rating]) -> RankBasis:
     metric = judged_metric(run)
     asked = "the suite asks to rank by the judge's score corrected by people (weighted_score.rank_by)"
     if metric is None:
@@ -74,7 +99,8 @@ def rank_basis(run: Run, ratings: Sequence[Rating]) -> RankBasis:
     rated = sum(m.rated for m in corrected.values())
     note = (
         f"Ranked by {metric} corrected by people ({rated} rated replies, prediction-powered), as the suite asks "
-        "(weighted_score.rank_by); its interval carries the judge's measured error. Per dataset: the judge's own."
+        "(weighted_score.rank_by); its interval carries the judge's measured error. Per dataset: by the ratings "
+        "of that dataset, where they cover every contender (the ranked by column says)."
     )
     return RankBasis(metric, True, note, corrected)
 
@@ -117,3 +143,27 @@ def _moved(
             # The corrected values are not shares: their interval is the bootstrap's.
             binomial[name] = np.full_like(binomial[name], np.nan)
     return dataclasses.replace(resampled, tables=tables, binomial=binomial)
+
+
+def with_corrected_by_dataset(
+    prepared: Prepared, basis: RankBasis, metrics: Sequence[Metric], seed: int = 0
+) -> Prepared:
+    """``prepared`` (a per-dataset table) with each dataset's judged metric corrected as :func:`with_corrected`
+    corrects the overall one, from the ratings of that dataset (:attr:`RankBasis.by_dataset`), and a
+    ``ranked_by`` column saying for each row whether it ranked by the corrected score or, where that
+    dataset's ratings do not cover every scored contender of it, by the judge's own."""
+    if basis.metric is None:
+        return prepared
+    table = prepared.table.copy()
+    table[RANKED_BY] = BY_JUDGE
+    resampled = dict(prepared.resampled)
+    for dataset, rows in table.groupby("dataset", sort=False).groups.items():
+        part = basis.by_dataset.get(str(dataset))
+        if part is None or not part.applied:
+            continue
+        own = [(dataset, resampled[dataset])] if dataset in resampled else []
+        fixed = with_corrected(Prepared(table.loc[rows], own), part, metrics, seed)
+        table.loc[rows, fixed.table.columns] = fixed.table
+        table.loc[rows, RANKED_BY] = BY_PEOPLE
+        resampled.update(fixed.resampled)
+    return Prepared(table, [(name, resampled[name]) for name, _ in prepared.resampled])

@@ -46,6 +46,9 @@ FEW_CASES = 30
 UNRATED = ("wscore", "p_best", "stability")
 #: The column of a race's stop text (an adaptive run's table only; None for a contender still in).
 STOPPED = "stopped"
+#: The column that says which score ranked a row of a per-dataset table when the suite ranks by the judge's score
+#: corrected by people (:func:`evalcore.analysis.corrected.with_corrected_by_dataset`).
+RANKED_BY = "ranked_by"
 
 
 def aggregate(

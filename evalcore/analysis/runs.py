@@ -106,7 +106,8 @@ def rank_run(
         filters, by_dataset, average, ci: as for :func:`prepare_run`.
         best_value_points: how far below the top score a best-value row may be (default two points).
         basis: :func:`rank_basis_of` the run: the overall table ranks by the judge's score corrected by people
-            when it says so (the per-dataset and per-variant tables keep the judge's own).
+            when it says so, each per-dataset table by its dataset's ratings where they cover every contender
+            (a ``ranked_by`` column says which); the per-variant table keeps the judge's own.
 
     Returns:
         The table of :func:`evalcore.analysis.leaderboard.leaderboard`, with ``pass_rate`` when a case declares
@@ -120,10 +121,10 @@ def rank_run(
     if by_variant:
         return _rank_by_variant(run, checked, filters, ci, best_value_points)
     prepared = prepare_run(run, filters, by_dataset=by_dataset, average=average, ci=ci)
-    if basis is not None and not by_dataset:
-        from evalcore.analysis.corrected import with_corrected
+    if basis is not None:
+        from evalcore.analysis.corrected import with_corrected, with_corrected_by_dataset
 
-        prepared = with_corrected(prepared, basis, metrics)
+        prepared = (with_corrected_by_dataset if by_dataset else with_corrected)(prepared, basis, metrics)
     ranked = finish(prepared, metrics, checked, best_value_points, run_stops(run))
     return with_pass_rate(ranked, run, filters, by_dataset)
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from evalcore.analysis.banner import banner_of, banner_text
 from evalcore.analysis.formats import DASH, format_cost, format_percent, format_seconds, is_missing
-from evalcore.analysis.leaderboard import FEW_CASES, STOPPED
+from evalcore.analysis.leaderboard import FEW_CASES, RANKED_BY, STOPPED
 from evalcore.analysis.results import USAGE_COLUMNS
 from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.weights import weight_order, weight_shares
@@ -52,6 +52,7 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
         "contender",
         "dataset",
         "variant",
+        RANKED_BY,
         "cases",
         "scored",
         "errors",
@@ -170,8 +171,12 @@ def _columns(
         _Column("#", [_rank_text(r) for r in rows]),
         _Column("contender", [str(r["contender"]) for r in rows], left=True),
         *[_Column(key, [str(r[key]) for r in rows], left=True) for key in ("dataset", "variant") if key in table],
-        _Column("score", [_with_interval(r, "score", format_percent, "score interval" in dropped) for r in rows]),
     ]
+    if RANKED_BY in table:  # a per-dataset table of a run ranked by the corrected score (evalcore.analysis.corrected)
+        columns.append(_Column("ranked by", [str(r[RANKED_BY]) for r in rows], left=True))
+    columns.append(
+        _Column("score", [_with_interval(r, "score", format_percent, "score interval" in dropped) for r in rows])
+    )
     columns += [
         _Column(name, [_with_interval(r, name, format_percent, "metric intervals" in dropped) for r in rows], "metrics")
         for name in metric_names

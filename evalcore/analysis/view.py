@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.banner import Banner, banner_markdown, banner_of, flagged, value_of
-from evalcore.analysis.leaderboard import FEW_CASES, STOPPED, Prepared, finish, prepare
+from evalcore.analysis.leaderboard import FEW_CASES, RANKED_BY, STOPPED, Prepared, finish, prepare
 from evalcore.analysis.outcomes import PassRates, add_pass_rate
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import best_value_text, errors_penalty_text
@@ -37,6 +37,12 @@ MAX_METADATA_VALUES = 30
 PASS_RATE_HINT = (
     "Share of the cases with minimum_scores that meet every minimum (an error counts as not passed; "
     "a case whose metric was not computed is left out); higher is better"
+)
+
+#: The ``ranked by`` column's tooltip (a per-dataset table of a run ranked by the corrected score).
+RANKED_BY_HINT = (
+    "The score this dataset's table ranks by: the judge's corrected by people's ratings of this dataset, or the "
+    "judge's own where people have not rated a randomly drawn reply of every contender in it"
 )
 
 
@@ -267,6 +273,8 @@ def _view_of(
     overall = display_table(ranked, metrics, settings, weighted=weighted)
     # A samples column only where a case was asked more than once.
     columns = [c for c in columns if c.name != "samples" or "samples" in overall.columns]
+    if RANKED_BY in by_dataset.columns:
+        columns.insert(2, Column("ranked by", TEXT, RANKED_BY_HINT))
     return LeaderboardView(
         overall=overall,
         per_dataset=per_dataset,
@@ -376,6 +384,8 @@ def display_table(
             "mark": [_mark(r) for r in _mark_rows(ranked).itertuples(index=False)],
         }
     )
+    if RANKED_BY in ranked.columns:
+        out["ranked by"] = ranked[RANKED_BY].astype(str).to_numpy()
     out["wscore"] = ranked["wscore"].to_numpy(float)
     out["score"] = 100 * ranked["score"].to_numpy(float)
     out["errors"] = ranked["errors"].to_numpy()

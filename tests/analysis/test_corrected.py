@@ -80,3 +80,30 @@ def test_the_corrected_resamples_spread_with_the_unclipped_standard_error():
     resampled = prepared.resampled[0][1]
     values = resampled.tables["judge_score"][:, list(resampled.contenders).index(run.contenders[0].id)]
     assert ((values == 0.0) | (values == 1.0)).mean() > 0.11
+
+
+def _by_dataset(run, singles):
+    from evalcore.analysis.runs import rank_run
+
+    run.ratings = singles
+    ranked = rank_run(run, {"judge_score": 1.0}, by_dataset=True, basis=rank_basis(run, singles))
+    return {(r["dataset"], r["contender"]): r for r in ranked.to_dict("records")}
+
+
+def test_a_dataset_whose_contenders_people_all_rated_ranks_by_its_own_corrected_score():
+    run, singles = _asking(rated_run())
+    rows = _by_dataset(run, singles)
+    c0 = run.contenders[0].id
+    # roofing: people failed c0's one reply the judge gave 1, and passed c1's and c2's: corrected 0 for c0
+    assert rows[("roofing", c0)]["judge_score"] == pytest.approx(0.0)
+    assert {r["ranked_by"] for (d, _), r in rows.items() if d == "roofing"} == {"corrected by people"}
+    assert min((r for (d, _), r in rows.items() if d == "roofing"), key=lambda r: r["wscore"])["contender"] == c0
+
+
+def test_a_dataset_people_rated_only_in_part_keeps_the_judges_score_and_says_so():
+    run, singles = _asking(rated_run())
+    rows = _by_dataset(run, singles)
+    c0 = run.contenders[0].id
+    # tax_preparation: only c0's reply rated (pass, where the judge said 1)
+    assert rows[("tax_preparation", c0)]["judge_score"] == pytest.approx(1.0)
+    assert {r["ranked_by"] for (d, _), r in rows.items() if d != "roofing"} == {"judge's own"}

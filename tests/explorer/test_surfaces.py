@@ -280,3 +280,29 @@ def test_the_app_shows_the_same_pass_rate(monkeypatch, tmp_path, floored, pass_r
     assert not at.exception
     shown = at.dataframe[0].value.set_index("contender")["pass rate"].to_dict()
     assert shown == pytest.approx({c: 100 * rate for c, rate in pass_rates.items()})
+
+
+def test_a_per_dataset_table_ranked_by_the_corrected_score_reads_the_same_in_the_cli_and_the_app(
+    capsys, monkeypatch, tmp_path
+):
+    from evalcore.core.records import CORRECTED, RANK_BY, Rating
+    from tests.factories import rated_run
+
+    run = rated_run("run-corrected")
+    run.info.settings[RANK_BY] = CORRECTED
+    run.info.weights = {"judge_score": 1.0}
+    case = run.cases[1]  # roofing: people rate every contender's reply there, only c0's in tax_preparation
+    run.ratings += [Rating(case.dataset, case.id, 0, c.id, None, "ana", "pass") for c in run.contenders[1:]]
+    path = write_run_file(run, tmp_path / "run.json")
+    rows = json.loads(cli(capsys, "leaderboard", path, "--by-dataset", "--format", "json"))
+    seed(monkeypatch, tmp_path, run)
+    c0 = run.contenders[0].id
+    for dataset, basis in (("roofing", "corrected by people"), ("tax_preparation", "judge's own")):
+        shown = open_page("pages/leaderboard.py", dataset_tab=dataset).dataframe[1].value.set_index("contender")
+        mine = {r["contender"]: r for r in rows if r["dataset"] == dataset}
+        assert set(shown["ranked by"]) == {r["ranked_by"] for r in mine.values()} == {basis}
+        assert {c: shown.at[c, "judge_score"] for c in mine} == {
+            c: pytest.approx(100 * r["judge_score"]) for c, r in mine.items()
+        }
+        if dataset == "roofing":  # c0's one reply, judged 1, failed by people, is corrected to 0: last on both
+            assert shown["rank"].idxmax() == max(mine.values(), key=lambda r: r["rank"])["contender"] == c0
