@@ -96,14 +96,14 @@ def test_a_person_rates_blind_pairs_and_replies_and_reads_what_people_said(chrom
     ]  # fmt: skip
     assert [row[1] for row in _rows(tables.nth(1))] == ORDER  # rank, contender: the Bradley-Terry ranking
     # Corrected, each contender: the judge said 1 everywhere, ana 1 and 0 on two replies: 1 + mean(0, -1) = 0.5,
-    # ± 1.96 · sqrt(var(0, -1) / 2) = 1.96 · 0.35355 = 0.69296; the judge's own interval is the leaderboard's for
-    # n of n cases judged 1, Clopper-Pearson's [0.025^(1/n), 1].
+    # ± 1.96 · sqrt(var(0, -1) / 2) = 1.96 · 0.35355 = 0.69296, clipped to [0, 1]; the judge's own interval is the
+    # leaderboard's for n of n cases judged 1, Clopper-Pearson's [0.025^(1/n), 1].
     half = 1.959964 * (0.25 / 2) ** 0.5
     corrected = {row[0]: [float(x) for x in row[1:]] for row in _rows(tables.nth(2))}
     scored = {ORDER[0]: 8, ORDER[1]: 8, ORDER[2]: 7}  # 2 of each rated
     for contender, values in corrected.items():
         n = scored[contender]
-        expected = [1, 0.025 ** (1 / n), 1, 0.5, 0.5 - half, 0.5 + half, 0.5, 2, n - 2]
+        expected = [1, 0.025 ** (1 / n), 1, 0.5, max(0.5 - half, 0), min(0.5 + half, 1), 0.5, 2, n - 2]
         assert values == pytest.approx(expected, abs=1e-4)
     panel.scroll_into_view_if_needed()
     screenshot(page, "people-panel")

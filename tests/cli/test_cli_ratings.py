@@ -52,8 +52,8 @@ def test_the_summary_shows_people_ranking_agreement_and_the_corrected_score(db, 
     assert "pairwise judge vs people: 16 items, accuracy 93.8%" in out
     row = next(line for line in out.splitlines() if line.startswith(C0) and "[" in line and "+0.500" in line)
     # judge 1.000 on every reply (4/4: the leaderboard's interval [0.398, 1]); corrected 1 + mean(0, -1) = 0.5 ±
-    # 1.96 · sqrt(0.25 / 2)
-    assert row.split()[3:] == ["1.000", "[0.398,", "1.000]", "0.500", "[-0.193,", "1.193]", "+0.500", "2", "2"]
+    # 1.96 · sqrt(0.25 / 2), clipped to [0, 1]
+    assert row.split()[3:] == ["1.000", "[0.398,", "1.000]", "0.500", "[0.000,", "1.000]", "+0.500", "2", "2"]
 
 
 def test_json_gives_the_corrected_score_for_scripts(db, ratings_file):
