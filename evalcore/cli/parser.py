@@ -97,10 +97,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _store_folder(args: argparse.Namespace) -> Path:
     """The folder of the store the command uses (``--db``, else the default one): where dependency warnings go."""
-    from evalcore.storage.store import default_db_path
+    from evalcore.cli._shared import store_location
+    from evalcore.core.errors import ConfigError
+    from evalcore.storage.location import DEFAULT_DB
 
-    db = getattr(args, "db", None)
-    return (Path(db) if db else default_db_path()).parent
+    try:
+        return store_location(args).folder
+    except ConfigError:  # the command itself reports the bad --db
+        return DEFAULT_DB.parent
 
 
 def _handle(args: argparse.Namespace) -> int:
