@@ -1,4 +1,5 @@
-"""The SQLite store: schema and pragmas, writing and reading runs, atomic import, the results frame."""
+"""The store: schema and pragmas, writing and reading runs, atomic import, the results frame (on SQLite, and the
+behaviour again on PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
+def store(store_location: str) -> Store:
+    with Store(store_location) as s:
+        yield s
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Store:
     with Store(tmp_path / "evalcore.db") as s:
         yield s
 
@@ -40,7 +47,8 @@ def _count(store: Store, table: str, run_id: str) -> int:
 # --- schema --------------------------------------------------------------------------------------
 
 
-def test_migrations_create_the_schema(store: Store) -> None:
+def test_migrations_create_the_schema(sqlite_store: Store) -> None:
+    store = sqlite_store
     tables = set(store.db.table_names())
     assert {"runs", "contenders", "cases", "results", "_sqlite_migrations"} <= tables
     assert [m.name for m in migrations().applied(store.db)] == list(MIGRATION_NAMES)
@@ -71,7 +79,8 @@ def test_reopening_applies_no_migration_twice(tmp_path: Path) -> None:
         assert len(migrations().applied(again.db)) == len(MIGRATION_NAMES)
 
 
-def test_wal_foreign_keys_and_busy_timeout_are_on(store: Store) -> None:
+def test_wal_foreign_keys_and_busy_timeout_are_on(sqlite_store: Store) -> None:
+    store = sqlite_store
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
@@ -186,7 +195,7 @@ def test_a_run_with_two_contenders_of_one_id_is_a_store_error(store: Store) -> N
     run = make_run(2, 1, with_errors=False)
     run.contenders[1] = run.contenders[0]
     run.results = run.results[:1]
-    with pytest.raises(StoreError, match="run 'run-0001' cannot be stored: UNIQUE constraint failed"):
+    with pytest.raises(StoreError, match="run 'run-0001' cannot be stored: (UNIQUE constraint failed|duplicate key)"):
         store.create_run(run)
     assert store.list_runs() == []
 

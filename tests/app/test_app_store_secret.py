@@ -1,0 +1,32 @@
+"""A deployment's store named in its secrets (``[connections.evalcore] url = "postgresql://…"``), the way
+``st.connection`` reads a connection: the app opens, seeds and shows the runs of that PostgreSQL store."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from evalcore.storage.store import Store
+from tests.app.test_app_shared import REPO, demo_run, seed
+
+
+def test_the_app_keeps_its_runs_in_the_postgresql_store_its_secret_names(monkeypatch, tmp_path, postgres_server):
+    url = postgres_server.new_url()
+    seed(monkeypatch, tmp_path, demo_run())
+    monkeypatch.delenv("EVALCORE_DB")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    at.secrets["connections"] = {"evalcore": {"url": url}}
+    at.run()
+    assert not at.exception and not at.error
+    assert at.sidebar.selectbox(key="run").value == "run-demo"
+    assert not (tmp_path / "evalcore.db").exists()
+    with Store(url) as store:
+        assert [r["id"] for r in store.list_runs()] == ["run-demo"]
+
+
+def test_evalcore_db_comes_before_the_secret(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    at.secrets["connections"] = {"evalcore": {"url": "postgresql://nobody@127.0.0.1:9/none"}}
+    at.run()
+    assert not at.exception and not at.error
+    assert (tmp_path / "evalcore.db").is_file()

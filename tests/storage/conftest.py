@@ -1,0 +1,11 @@
+"""The store's tests run against both databases: ``tmp_db`` is a SQLite file, then a PostgreSQL schema."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def tmp_db(store_location: str) -> str:
+    """Where a test's store lives (see ``store_location``)."""
+    return store_location
