@@ -16,7 +16,10 @@ how totals are kept) are written once. What it changes on the way:
   theirs (:data:`_QUERIES`);
 - **rowid**: the tables read by ``rowid`` (runs, results) have an identity column of that name;
 - **totals**: the triggers that keep ``run_totals`` are statement triggers over the changed rows;
-- **errors**: psycopg's exceptions are raised as the sqlite3 exceptions of the same DB-API class.
+- **errors**: psycopg's exceptions are raised as the sqlite3 exceptions of the same DB-API class, but a value
+  PostgreSQL cannot hold (an integer past 64 bits) as the ValueError SQLite's driver raises for a value it
+  cannot bind, which the store reports as a value that cannot be stored; and text with a NUL character, which
+  SQLite keeps and PostgreSQL cannot, as a StoreError that says so.
 
 The schema is the one the SQLite migrations build (:mod:`evalcore.storage.migrations`), recorded under the
 same migration names: a new database gets the schema as of 0007 at once, and each later migration has its
@@ -266,9 +269,9 @@ FROM runs r WHERE r.id = %s""",
      WHERE c.run_id = r.id)
 FROM runs r WHERE r.id = %s""",
         spend._SPENT: """SELECT COALESCE(SUM(cost_usd), 0),
-    COALESCE(SUM((diagnostics::jsonb #>> '{judge,cost_usd}')::float8), 0) FROM results WHERE run_id = %s""",
+    COALESCE(SUM((evalcore_jsonb(diagnostics) #>> '{judge,cost_usd}')::float8), 0) FROM results WHERE run_id = %s""",
         spend._NESTED_JUDGES: """SELECT COALESCE(SUM((d.value #>> '{judge,cost_usd}')::float8), 0)
-FROM results r, jsonb_each(r.diagnostics::jsonb) d WHERE r.run_id = %s AND jsonb_typeof(d.value) = 'object'""",
+FROM results r, jsonb_each(evalcore_jsonb(r.diagnostics)) d WHERE r.run_id = %s AND jsonb_typeof(d.value) = 'object'""",
         frame_read._LABELLED: """SELECT contender_pos, case_pos, sample, evalcore_json_string(diagnostics, %s),
     evalcore_json_string(diagnostics, %s) FROM results WHERE run_id = %s AND status = 'scored'""",
     }
@@ -284,6 +287,13 @@ def _as_sqlite_errors() -> Iterator[None]:
         message = e.diag.message_primary or str(e).strip().splitlines()[0]
         if e.diag.message_detail:
             message += f" ({e.diag.message_detail})"
+        if isinstance(e, psycopg.DataError) and "NUL" in message:  # found by psycopg, before the server
+            raise StoreError(
+                "PostgreSQL text cannot hold the NUL character (\\x00), which an id or text of this run holds; "
+                "keep such a run in a SQLite store"
+            ) from e
+        if isinstance(e, psycopg.DataError):
+            raise ValueError(message) from e
         for cls in type(e).__mro__:
             mapped = getattr(sqlite3, cls.__name__, None) if cls.__module__.startswith("psycopg") else None
             if isinstance(mapped, type) and issubclass(mapped, sqlite3.Error):
@@ -349,17 +359,20 @@ _RUN_TOTALS_TRIGGERS = (
 )
 
 _FUNCTIONS = (
+    # JSON text as jsonb, which cannot hold the NUL character that JSON text may escape (as U+FFFD instead).
+    """CREATE FUNCTION evalcore_jsonb(doc TEXT) RETURNS JSONB LANGUAGE sql IMMUTABLE AS $$
+        SELECT replace(doc, '\\u0000', '\\ufffd')::jsonb $$""",
     # SQLite's JSON paths ($.a.b, $."a.b") as the key arrays PostgreSQL's #> and #>> take.
     """CREATE FUNCTION evalcore_json_path(path TEXT) RETURNS TEXT[] LANGUAGE sql IMMUTABLE AS $$
         SELECT COALESCE(array_agg(COALESCE(m[1], m[2]) ORDER BY i), '{}')
         FROM regexp_matches(substr(path, 3), '"([^"]*)"|([^."]+)', 'g') WITH ORDINALITY AS x(m, i) $$""",
     # SQLite's json_extract where the store reads text: a string's value, else the value's JSON text.
     """CREATE FUNCTION json_extract(doc TEXT, path TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS $$
-        SELECT doc::jsonb #>> evalcore_json_path(path) $$""",
+        SELECT evalcore_jsonb(doc) #>> evalcore_json_path(path) $$""",
     # A JSON string's value at the path, else NULL (a label is a string; a number is no label).
     """CREATE FUNCTION evalcore_json_string(doc TEXT, path TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS $$
-        SELECT CASE WHEN jsonb_typeof(doc::jsonb #> evalcore_json_path(path)) = 'string'
-            THEN doc::jsonb #>> evalcore_json_path(path) END $$""",
+        SELECT CASE WHEN jsonb_typeof(evalcore_jsonb(doc) #> evalcore_json_path(path)) = 'string'
+            THEN evalcore_jsonb(doc) #>> evalcore_json_path(path) END $$""",
 )
 
 

@@ -4,6 +4,7 @@ behaviour again on PostgreSQL)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import subprocess
 import sys
 import threading
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 
 from evalcore.core import records
 from evalcore.core.errors import StoreError
@@ -253,10 +254,10 @@ def test_store_is_usable_from_another_thread(store: Store) -> None:
     assert seen == [1]
 
 
-def test_two_connections_write_at_once_without_locking_errors(tmp_path: Path) -> None:
+def test_two_connections_write_at_once_without_locking_errors(store_location: str) -> None:
     runs = [make_run(2, 20, run_id=f"run-{i}") for i in range(2)]
     batches = []
-    with Store(tmp_path / "shared.db") as setup:
+    with Store(store_location) as setup:
         for run in runs:
             batches.append(run.results)
             run.results = []
@@ -264,7 +265,7 @@ def test_two_connections_write_at_once_without_locking_errors(tmp_path: Path) ->
     failures: list[BaseException] = []
 
     def write(run_id: str, results: list[records.Result]) -> None:
-        with Store(tmp_path / "shared.db") as own:
+        with Store(store_location) as own:
             try:
                 for r in results:
                     own.add_results(run_id, [r])
@@ -277,7 +278,7 @@ def test_two_connections_write_at_once_without_locking_errors(tmp_path: Path) ->
     for w in workers:
         w.join()
     assert failures == []
-    with Store(tmp_path / "shared.db") as check:
+    with Store(store_location) as check:
         assert [s["results"] for s in check.list_runs()] == [40, 40]
 
 
@@ -469,9 +470,9 @@ def test_reading_a_run_back_leaves_the_garbage_collector_as_it_was(store: Store)
     assert gc.isenabled()
 
 
-def test_a_run_read_in_parts_is_the_run_read_whole_from_one_snapshot(tmp_path: Path) -> None:
+def test_a_run_read_in_parts_is_the_run_read_whole_from_one_snapshot(store_location: str) -> None:
     run = make_run(3, 5, samples=2)
-    with Store(tmp_path / "s.db") as store:
+    with Store(store_location) as store:
         store.create_run(dataclasses.replace(run, results=run.results[:-1]))
         head, parts = store.load_run_in_parts(run.info.id, size=4)
         store.add_results(run.info.id, run.results[-1:])  # after the snapshot: not in it
@@ -556,3 +557,26 @@ def test_result_counts_are_per_contender_in_the_runs_order(store: Store) -> None
     counts = store.result_counts(run.info.id)
     assert list(counts) == [c.id for c in run.contenders]
     assert sum(n for n, _ in counts.values()) == len(run.results)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(run=valid_runs())
+def test_any_valid_run_round_trips_through_postgresql_as_through_sqlite(
+    run: records.Run, postgres_store
+) -> None:
+    # A total cost past the largest float is infinite in SQLite and an overflow error in PostgreSQL.
+    assume(math.isfinite(sum(r.usage.cost_usd or 0.0 for r in run.results)))
+    with Store(":memory:") as lite:
+        lite.import_run(run)
+        expected = dump_run(lite.load_run(run.info.id))
+        expected_frame = lite.load_results_frame(run.info.id)
+    try:
+        postgres_store.import_run(run, replace=True)
+    except StoreError as e:  # PostgreSQL's text has no NUL character: such a run is refused, and says so
+        assert "NUL character" in str(e) and b"\\u0000" in dump_run(run)
+        return
+    try:
+        assert dump_run(postgres_store.load_run(run.info.id)) == expected
+        pd.testing.assert_frame_equal(postgres_store.load_results_frame(run.info.id), expected_frame)
+    finally:
+        postgres_store.delete_run(run.info.id)
