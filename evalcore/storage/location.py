@@ -63,6 +63,12 @@ class Location:
         """Where files that go beside the store are kept: the SQLite file's folder, else ``data``."""
         return self.path.parent if self.path is not None else DEFAULT_DB.parent
 
+    def same_as(self, other: Location) -> bool:
+        """Whether ``other`` names this store too (the same file by another path, or the same URL)."""
+        if self.path is not None and other.path is not None:
+            return self.path.resolve() == other.path.resolve()
+        return self.url is not None and self.url == other.url
+
     def __str__(self) -> str:
         """The store as messages show it: the path, or the URL without its password."""
         if self.url is None:

@@ -324,31 +324,44 @@ def _with_rowid(sql: str, key: str) -> str:
 
 
 _RUN_TOTALS_TRIGGERS = (
-    # SQLite replaces a result by deleting and inserting it (two changes); here it is updated: the same count.
+    # SQLite's triggers add each row's cost to the total in turn; so does this loop, in the order rows were
+    # written (rowid), so the totals are the same floats. A replaced result is its old row out, its new row in.
+    """CREATE FUNCTION evalcore_count_results(changed_run TEXT, sign BIGINT, rows_out JSONB, rows_in JSONB)
+    RETURNS void LANGUAGE plpgsql AS $$
+    DECLARE total DOUBLE PRECISION;
+    BEGIN
+        INSERT INTO run_totals VALUES (changed_run, 0, 0, 0, 0, 0) ON CONFLICT (run_id) DO NOTHING;
+        SELECT cost_usd INTO total FROM run_totals WHERE run_id = changed_run FOR UPDATE;
+        FOR i IN 0 .. GREATEST(jsonb_array_length(rows_out), jsonb_array_length(rows_in)) - 1 LOOP
+            total := total - COALESCE((rows_out->i->>'cost_usd')::float8, 0);
+            total := total + COALESCE((rows_in->i->>'cost_usd')::float8, 0);
+        END LOOP;
+        UPDATE run_totals SET
+            results = results + sign * jsonb_array_length(COALESCE(rows_in, rows_out)),
+            errors = errors
+                + (SELECT COUNT(*) FROM jsonb_array_elements(rows_in) r WHERE r.value->>'status' = 'error')
+                - (SELECT COUNT(*) FROM jsonb_array_elements(rows_out) r WHERE r.value->>'status' = 'error'),
+            costs = costs
+                + (SELECT COUNT(*) FROM jsonb_array_elements(rows_in) r WHERE r.value->>'cost_usd' IS NOT NULL)
+                - (SELECT COUNT(*) FROM jsonb_array_elements(rows_out) r WHERE r.value->>'cost_usd' IS NOT NULL),
+            cost_usd = total,
+            changes = changes + COALESCE(jsonb_array_length(rows_out), 0) + COALESCE(jsonb_array_length(rows_in), 0)
+        WHERE run_id = changed_run;
+    END $$""",
     """CREATE FUNCTION evalcore_results_inserted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-        INSERT INTO run_totals (run_id, results, errors, costs, cost_usd, changes)
-        SELECT run_id, COUNT(*), COUNT(*) FILTER (WHERE status = 'error'), COUNT(cost_usd),
-            COALESCE(SUM(cost_usd), 0), COUNT(*) FROM new_rows GROUP BY run_id
-        ON CONFLICT (run_id) DO UPDATE SET results = run_totals.results + EXCLUDED.results,
-            errors = run_totals.errors + EXCLUDED.errors, costs = run_totals.costs + EXCLUDED.costs,
-            cost_usd = run_totals.cost_usd + EXCLUDED.cost_usd, changes = run_totals.changes + EXCLUDED.changes;
+        PERFORM evalcore_count_results(run_id, 1, '[]', jsonb_agg(jsonb_build_object('status', status,
+            'cost_usd', cost_usd) ORDER BY rowid)) FROM new_rows GROUP BY run_id;
         RETURN NULL; END $$""",
     """CREATE FUNCTION evalcore_results_deleted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-        UPDATE run_totals t SET results = t.results - d.n, errors = t.errors - d.errors, costs = t.costs - d.costs,
-            cost_usd = t.cost_usd - d.cost_usd, changes = t.changes + d.n
-        FROM (SELECT run_id, COUNT(*) AS n, COUNT(*) FILTER (WHERE status = 'error') AS errors,
-            COUNT(cost_usd) AS costs, COALESCE(SUM(cost_usd), 0) AS cost_usd FROM old_rows GROUP BY run_id) d
-        WHERE t.run_id = d.run_id;
+        PERFORM evalcore_count_results(run_id, -1, jsonb_agg(jsonb_build_object('status', status,
+            'cost_usd', cost_usd) ORDER BY rowid), NULL) FROM old_rows
+            WHERE run_id IN (SELECT run_id FROM run_totals) GROUP BY run_id;
         RETURN NULL; END $$""",
     """CREATE FUNCTION evalcore_results_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-        UPDATE run_totals t SET errors = t.errors + d.errors, costs = t.costs + d.costs,
-            cost_usd = t.cost_usd + d.cost_usd, changes = t.changes + 2 * d.n
-        FROM (SELECT n.run_id, COUNT(*) AS n,
-            COUNT(*) FILTER (WHERE n.status = 'error') - COUNT(*) FILTER (WHERE o.status = 'error') AS errors,
-            COUNT(n.cost_usd) - COUNT(o.cost_usd) AS costs,
-            COALESCE(SUM(n.cost_usd), 0) - COALESCE(SUM(o.cost_usd), 0) AS cost_usd
-            FROM new_rows n JOIN old_rows o ON o.rowid = n.rowid GROUP BY n.run_id) d
-        WHERE t.run_id = d.run_id;
+        PERFORM evalcore_count_results(n.run_id, 0,
+            jsonb_agg(jsonb_build_object('status', o.status, 'cost_usd', o.cost_usd) ORDER BY n.rowid),
+            jsonb_agg(jsonb_build_object('status', n.status, 'cost_usd', n.cost_usd) ORDER BY n.rowid))
+        FROM new_rows n JOIN old_rows o ON o.rowid = n.rowid GROUP BY n.run_id;
         RETURN NULL; END $$""",
     """CREATE TRIGGER results_totals_insert AFTER INSERT ON results REFERENCING NEW TABLE AS new_rows
         FOR EACH STATEMENT EXECUTE FUNCTION evalcore_results_inserted()""",
