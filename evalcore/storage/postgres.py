@@ -130,6 +130,12 @@ class PgConnection:
         """Close the connection."""
         self._conn.close()
 
+    def __del__(self) -> None:
+        # Dropped unclosed (a command that ends with its store open): closed quietly, as sqlite3 closes its own.
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
+
     # --- what differs ------------------------------------------------------------------------------
 
     def set_lock_timeout(self, seconds: float) -> None:
