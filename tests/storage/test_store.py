@@ -559,7 +559,7 @@ def test_result_counts_are_per_contender_in_the_runs_order(store: Store) -> None
     assert sum(n for n, _ in counts.values()) == len(run.results)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(run=valid_runs())
 def test_any_valid_run_round_trips_through_postgresql_as_through_sqlite(run: records.Run, postgres_store) -> None:
     # A total cost past the largest float is infinite in SQLite and an overflow error in PostgreSQL.
