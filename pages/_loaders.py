@@ -94,7 +94,7 @@ def _store(path: str) -> Store:
     store = Store(path)
     imported = sharing.seed_store_from_bundled(store, os.environ.get(RUNS_DIR_ENV) or "data/runs")
     if imported:
-        log.info("seeded %s with bundled runs %s", path, imported)
+        log.info("seeded %s with bundled runs %s", store.path, imported)  # a URL without its password
     return store
 
 

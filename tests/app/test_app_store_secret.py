@@ -30,3 +30,15 @@ def test_evalcore_db_comes_before_the_secret(monkeypatch, tmp_path):
     at.run()
     assert not at.exception and not at.error
     assert (tmp_path / "evalcore.db").is_file()
+
+
+def test_the_store_the_app_seeds_is_logged_without_its_password(monkeypatch, tmp_path, postgres_server, caplog):
+    url = postgres_server.new_url().replace("postgres@", "postgres:hunter2@")  # trust: any password is taken
+    seed(monkeypatch, tmp_path, demo_run())
+    monkeypatch.setenv("EVALCORE_DB", url)
+    with caplog.at_level("INFO"):
+        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
+    assert not at.exception
+    seeded = [r.getMessage() for r in caplog.records if "seeded" in r.getMessage()]
+    assert seeded and "***" in seeded[0]
+    assert "hunter2" not in caplog.text
