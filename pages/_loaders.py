@@ -26,6 +26,7 @@ from evalcore.core.records import Case, Run
 from evalcore.explorer import sharing
 from evalcore.explorer.jobs import RunJob
 from evalcore.storage import baselines
+from evalcore.storage.location import ENV as STORE_ENV
 from evalcore.storage.ratings import load_ratings, ratings_version
 from evalcore.storage.store import Store, default_db_path
 from pages._state import Keys
@@ -69,8 +70,23 @@ class Current:
         return _results_frame(db_path(), self.ref, self.version)[0]
 
 
+#: The secret that puts the store on a database server, read the way ``st.connection(STORE_CONNECTION)`` reads
+#: its connection: ``[connections.evalcore]`` with ``url = "postgresql://USER:PASSWORD@HOST/DB"`` in secrets.toml.
+STORE_CONNECTION = "evalcore"
+
+
 def db_path() -> str:
-    return str(default_db_path())
+    """The store: ``$EVALCORE_DB``, else the ``[connections.evalcore]`` secret's url, else ``data/evalcore.db``."""
+    return os.environ.get(STORE_ENV) or _secret_store_url() or str(default_db_path())
+
+
+def _secret_store_url() -> str | None:
+    try:
+        connection = st.secrets.get("connections", {}).get(STORE_CONNECTION, {})
+    except Exception:  # noqa: BLE001 - no secrets.toml at all raises; that just means "not set"
+        return None
+    url = connection.get("url")
+    return str(url) if url else None
 
 
 @st.cache_resource(show_spinner=False)
@@ -78,7 +94,7 @@ def _store(path: str) -> Store:
     store = Store(path)
     imported = sharing.seed_store_from_bundled(store, os.environ.get(RUNS_DIR_ENV) or "data/runs")
     if imported:
-        log.info("seeded %s with bundled runs %s", path, imported)
+        log.info("seeded %s with bundled runs %s", store.path, imported)  # a URL without its password
     return store
 
 

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from tests.openai_server import OpenAIServer
+from tests.postgres_server import REQUIRE_ENV as REQUIRE_POSTGRES
+from tests.postgres_server import PostgresServer, postgres_bin
 
 #: Where the browser tests live (see :func:`pytest_collection_modifyitems`).
 BROWSER_TESTS = Path(__file__).parent / "browser"
@@ -85,6 +87,30 @@ def openai_server() -> Iterator[OpenAIServer]:
 def tmp_db(tmp_path: Path) -> Path:
     """Where a test's SQLite store lives."""
     return tmp_path / "evalcore.db"
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One throwaway PostgreSQL server for the session (skipped when PostgreSQL is not installed, unless
+    ``$EVALCORE_REQUIRE_POSTGRES`` is set, as tests/run.sh sets it)."""
+    bin_dir = postgres_bin()
+    if bin_dir is None:
+        missing = "PostgreSQL is not installed: apt-get install postgresql (tests/run.sh does)"
+        if os.environ.get(REQUIRE_POSTGRES):
+            pytest.fail(missing)
+        pytest.skip(missing)
+    server = PostgresServer(bin_dir)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's store lives: a SQLite file, then (the same test again) a new PostgreSQL schema."""
+    if request.param == "sqlite":
+        return str(tmp_path / "evalcore.db")
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.new_url()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

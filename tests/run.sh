@@ -14,6 +14,11 @@ if ! command -v node >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs
 fi
 export EVALCORE_REQUIRE_NODE=1
+# The store's tests also run on PostgreSQL: a throwaway server the tests start from Debian's binaries.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
+fi
+export EVALCORE_REQUIRE_POSTGRES=1
 .venv/bin/python -m ruff check .
 .venv/bin/python -m ruff format --check .
 .venv/bin/python -m mypy evalcore

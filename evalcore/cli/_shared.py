@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from evalcore.analysis.stored import StoredRun
     from evalcore.core.records import Run
     from evalcore.execution.plan import Plan, RunOptions
+    from evalcore.storage.location import Location
     from evalcore.storage.store import Store
     from evalcore.suite.loader import Suite
 
@@ -28,7 +29,11 @@ if TYPE_CHECKING:
 
 
 def add_db(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", help="SQLite store (default: $EVALCORE_DB or data/evalcore.db)")
+    p.add_argument(
+        "--db",
+        help="the store: a SQLite file, sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DB "
+        "(default: $EVALCORE_DB or data/evalcore.db)",
+    )
 
 
 #: Bootstrap resamples per interval unless ``--resamples`` says otherwise.
@@ -303,18 +308,32 @@ def filters_of(args: argparse.Namespace) -> Filters:
 
 
 def open_store(args: argparse.Namespace) -> Store:
-    """The store ``--db`` names, else the default one.
+    """The store ``--db`` names (a path or a URL), else the default one.
 
     Raises:
-        ConfigError: ``--db`` names a folder.
+        ConfigError: ``--db`` names a folder, or a URL of a scheme a store cannot have.
+        StoreError: the store cannot be opened (a PostgreSQL server that cannot be reached).
     """
     from evalcore.core.errors import ConfigError
-    from evalcore.storage.store import Store, default_db_path
+    from evalcore.storage.store import Store
 
-    path = args.db or default_db_path()
-    if Path(path).is_dir():
-        raise ConfigError(f"--db {path}: is a folder; give the store's file, e.g. {Path(path) / 'evalcore.db'}")
-    return Store(path)
+    location = store_location(args)
+    path = location.path
+    if path is not None and path.is_dir():
+        raise ConfigError(f"--db {path}: is a folder; give the store's file, e.g. {path / 'evalcore.db'}")
+    return Store(location)
+
+
+def store_location(args: argparse.Namespace) -> Location:
+    """Where the store ``--db`` names is, else ``$EVALCORE_DB``'s, else ``data/evalcore.db``.
+
+    Raises:
+        ConfigError: the URL's scheme is not one a store can have.
+    """
+    from evalcore.storage.location import default_location, parse_location
+
+    db = getattr(args, "db", None)
+    return parse_location(db) if db else default_location()
 
 
 def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:

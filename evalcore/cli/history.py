@@ -1,4 +1,4 @@
-"""Commands on the store's run history: ``runs``, ``export``, ``import``, ``merge`` and ``delete``."""
+"""Commands on the store's run history: ``runs``, ``export``, ``import``, ``merge``, ``delete`` and ``copy``."""
 
 from __future__ import annotations
 
@@ -265,6 +265,48 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_copy(p: argparse.ArgumentParser) -> None:
+    where = "a SQLite file, sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DB"
+    p.add_argument("--from", dest="source", required=True, metavar="STORE", help=f"the store to read: {where}")
+    p.add_argument("--to", dest="target", required=True, metavar="STORE", help=f"the store to write: {where}")
+    p.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="only these runs (ids or unique prefixes); default all")
+    p.add_argument("--replace", action="store_true", help="overwrite runs the target holds (default: skip them)")
+
+
+def cmd_copy(args: argparse.Namespace) -> int:
+    """Copy runs between two stores, oldest first, each atomically; exit 2 when the stores are one or the source
+    is missing."""
+    from evalcore.core.errors import ConfigError
+    from evalcore.storage.location import parse_location
+    from evalcore.storage.store import Store
+    from evalcore.storage.transfer import copy_runs
+
+    source_at, target_at = parse_location(args.source, "--from"), parse_location(args.target, "--to")
+    if not source_at.exists():
+        raise ConfigError(f"--from {source_at}: no such store; give the file or URL of the store to copy from")
+    if str(source_at) == str(target_at) or (
+        source_at.path is not None
+        and target_at.path is not None
+        and source_at.path.resolve() == target_at.path.resolve()
+    ):
+        raise ConfigError(f"--from and --to name the same store ({source_at}); give two stores")
+    with Store(source_at) as source, Store(target_at) as target:
+        report = copy_runs(
+            source,
+            target,
+            args.run_ids or None,
+            replace=args.replace,
+            progress=lambda run_id, n: print(f"copied run {run_id} ({n} {'result' if n == 1 else 'results'})"),
+        )
+    runs = len(report.copied)
+    print(f"copied {runs} {'run' if runs == 1 else 'runs'} ({report.results} results) from {source_at} to {target_at}")
+    if report.skipped:
+        print(f"skipped {len(report.skipped)} the target already holds (--replace overwrites them)")
+    if report.pins:
+        print(f"baseline pins copied: {', '.join(report.pins)}")
+    return 0
+
+
 COMMANDS = {
     "runs": (
         add_runs,
@@ -292,4 +334,10 @@ COMMANDS = {
         "evalcore merge promptfoo-0c6d54 inspect-c76df0 --by-id -o merged.json --save",
     ),
     "delete": (add_delete, cmd_delete, "delete a stored run and its results", "evalcore delete 3f2c... --yes"),
+    "copy": (
+        add_copy,
+        cmd_copy,
+        "copy every run (or the runs named) from one store to another, e.g. SQLite to PostgreSQL; each run atomically",
+        "evalcore copy --from sqlite:///data/evalcore.db --to postgresql://evalcore:PASSWORD@db.example.com/evalcore",
+    ),
 }

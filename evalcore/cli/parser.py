@@ -37,6 +37,7 @@ examples:
   evalcore import run.json.gz                    read a run file into the store
   evalcore import out.json logs/                 promptfoo results, Inspect logs (told apart by content)
   evalcore merge RUN_A RUN_B -o merged.json      one run of the contenders of both, over their common cases
+  evalcore copy --from data/evalcore.db --to postgresql://USER:PASSWORD@HOST/DB   move the history to a server
   evalcore run --resume RUN_ID                   finish an interrupted run
   evalcore rescore RUN_ID --judge-cache          score a run's stored outputs again; calls no contender
   evalcore compare BASE_RUN CANDIDATE_RUN        what changed between two runs, case by case
@@ -97,10 +98,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _store_folder(args: argparse.Namespace) -> Path:
     """The folder of the store the command uses (``--db``, else the default one): where dependency warnings go."""
-    from evalcore.storage.store import default_db_path
+    from evalcore.cli._shared import store_location
+    from evalcore.core.errors import ConfigError
+    from evalcore.storage.location import DEFAULT_DB
 
-    db = getattr(args, "db", None)
-    return (Path(db) if db else default_db_path()).parent
+    try:
+        return store_location(args).folder
+    except ConfigError:  # the command itself reports the bad --db
+        return DEFAULT_DB.parent
 
 
 def _handle(args: argparse.Namespace) -> int:

@@ -6,7 +6,6 @@ import argparse
 import dataclasses
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore.cli._shared import (
@@ -25,6 +24,7 @@ from evalcore.cli._shared import (
     print_messages,
     print_refused,
     run_options,
+    store_location,
     suite_folder,
     table,
 )
@@ -224,10 +224,7 @@ def _limited(plan: Plan, key: str) -> list[str]:
 
 def _past_runs(args: argparse.Namespace) -> Store | None:
     """The store, when there is one to learn output tokens from (a plan never creates it)."""
-    from evalcore.storage.store import default_db_path
-
-    path = Path(args.db) if args.db else default_db_path()
-    return open_store(args) if path.is_file() else None
+    return open_store(args) if store_location(args).exists() else None
 
 
 def _usd(value: float | None) -> str:

@@ -19,12 +19,13 @@ if TYPE_CHECKING:
 COLUMNS = ("suite", "run_id", "contender", "pinned_at")
 
 
-def pin_baseline(store: Store, suite: str, run_id: str, contender: str) -> None:
-    """Pin ``run_id``'s ``contender`` as the baseline of ``suite`` (replacing any earlier pin)."""
+def pin_baseline(store: Store, suite: str, run_id: str, contender: str, pinned_at: str | None = None) -> None:
+    """Pin ``run_id``'s ``contender`` as the baseline of ``suite`` (replacing any earlier pin), at ``pinned_at``
+    (default: now)."""
     with store.transaction() as conn:
         conn.execute(
             "INSERT OR REPLACE INTO baselines (suite, run_id, contender, pinned_at) VALUES (?, ?, ?, ?)",
-            (suite, run_id, contender, utc_now()),
+            (suite, run_id, contender, pinned_at or utc_now()),
         )
 
 

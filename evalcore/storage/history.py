@@ -81,7 +81,7 @@ def list_runs_query(filters: RunFilters) -> tuple[str, list[Any]]:
         # A JSON path with the key quoted, so a key with dots or spaces is one key.
         where.append("json_extract(metadata, ?) = ?")
         params += [f'$."{key}"', value]
-    sql = f"SELECT * FROM ({LIST_RUNS})" + (" WHERE " + " AND ".join(where) if where else "")
+    sql = f"SELECT * FROM ({LIST_RUNS}) AS listed" + (" WHERE " + " AND ".join(where) if where else "")
     sql += " ORDER BY created_at DESC, id"
     if filters.limit is not None:
         sql += " LIMIT ?"
@@ -96,9 +96,9 @@ def run_entry(row: dict[str, Any]) -> dict[str, Any]:
 
 
 RESULT_COUNTS = """
-SELECT ct.id, COUNT(r.sample), COALESCE(SUM(r.status = 'error'), 0) FROM contenders ct
+SELECT ct.id, COUNT(r.sample), COUNT(CASE WHEN r.status = 'error' THEN 1 END) FROM contenders ct
 LEFT JOIN results r ON r.run_id = ct.run_id AND r.contender = ct.id
-WHERE ct.run_id = ? GROUP BY ct.id ORDER BY ct.position
+WHERE ct.run_id = ? GROUP BY ct.id, ct.position ORDER BY ct.position
 """
 
 PAST_OUTPUT_TOKENS = """

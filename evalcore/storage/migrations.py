@@ -59,7 +59,7 @@ def migrations() -> sqlite_utils.Migrations:
 
     @steps(name="0001_initial")
     def _m0001_initial(db: sqlite_utils.Database) -> None:
-        for statement in _SCHEMA_V1:
+        for statement in SCHEMA_V1:
             db.execute(statement)
 
     @steps(name="0002_position_indexes")
@@ -76,7 +76,7 @@ def migrations() -> sqlite_utils.Migrations:
         # and the covering indexes of 0002 have nothing left to cover. SQLite adds columns only at
         # the end of a row, after the big text; a rebuild puts them up front. run_totals (kept by
         # triggers) lets list_runs skip scanning every result.
-        db.execute(_SCHEMA_V3_RESULTS.replace("CREATE TABLE results", "CREATE TABLE results_v3"))
+        db.execute(SCHEMA_V3_RESULTS.replace("CREATE TABLE results", "CREATE TABLE results_v3"))
         moved = [f for f in RESULT_FIELDS if f not in ("contender_pos", "case_pos", "numbers", "trace")]  # trace: 0008
         db.execute(f"""INSERT INTO results_v3 ({", ".join(moved)}, contender_pos, case_pos, numbers)
             SELECT {", ".join("r." + f for f in moved)}, ct.position, c.position, x''
@@ -86,7 +86,7 @@ def migrations() -> sqlite_utils.Migrations:
         db.execute("ALTER TABLE results_v3 RENAME TO results")
         db.execute("DROP INDEX contenders_position")
         db.execute("DROP INDEX cases_position")
-        for statement in _RUN_TOTALS:
+        for statement in SCHEMA_RUN_TOTALS:
             db.execute(statement)
         for run_id, metrics in db.execute("SELECT id, metrics FROM runs").fetchall():
             _backfill_numbers(db.conn, run_id, [m["name"] for m in json.loads(metrics)])
@@ -104,10 +104,7 @@ def migrations() -> sqlite_utils.Migrations:
     @steps(name="0005_baselines")
     def _m0005_baselines(db: sqlite_utils.Database) -> None:
         # The run (and contender) a suite's gate compares with; unpinned when the run is deleted.
-        db.execute(
-            "CREATE TABLE baselines (suite TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id) "
-            "ON DELETE CASCADE, contender TEXT NOT NULL, pinned_at TEXT NOT NULL)"
-        )
+        db.execute(SCHEMA_BASELINES)
 
     @steps(name="0006_pairwise")
     def _m0006_pairwise(db: sqlite_utils.Database) -> None:
@@ -124,7 +121,7 @@ def migrations() -> sqlite_utils.Migrations:
     @steps(name="0008_result_trace")
     def _m0008_result_trace(db: sqlite_utils.Database) -> None:
         # An agent's steps; at the row's end, after the other big text, where SQLite adds a column anyway.
-        db.execute("ALTER TABLE results ADD COLUMN trace TEXT")
+        db.execute(SCHEMA_TRACE)
 
     return steps
 
@@ -169,7 +166,7 @@ def _backfill_numbers(conn: sqlite3.Connection, run_id: str, metrics: list[str])
 
 # In results, keys and numbers come first and the big text (output, raw) last: the frame query
 # then reads each row's head without touching its overflow pages.
-_SCHEMA_V1 = (
+SCHEMA_V1 = (
     """CREATE TABLE runs (
         id TEXT PRIMARY KEY, suite TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT,
         status TEXT NOT NULL, weights TEXT NOT NULL, settings TEXT NOT NULL, provenance TEXT NOT NULL,
@@ -195,7 +192,7 @@ _SCHEMA_V1 = (
 
 #: results since migration 0003: positions after the key, ``numbers`` (see :func:`~evalcore.storage.rows.numbers`)
 #: before the text.
-_SCHEMA_V3_RESULTS = """CREATE TABLE results (
+SCHEMA_V3_RESULTS = """CREATE TABLE results (
     run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, contender TEXT NOT NULL,
     dataset TEXT NOT NULL, "case" TEXT NOT NULL, sample INTEGER NOT NULL, contender_pos INTEGER NOT NULL,
     case_pos INTEGER NOT NULL, status TEXT NOT NULL, score REAL, error_kind TEXT, cost_usd REAL, latency_s REAL,
@@ -205,7 +202,7 @@ _SCHEMA_V3_RESULTS = """CREATE TABLE results (
 
 #: Per-run totals of results, kept by triggers on every insert and delete (a REPLACE is both, with
 #: ``recursive_triggers`` on), so listing the runs never scans the results.
-_RUN_TOTALS = (
+SCHEMA_RUN_TOTALS = (
     """CREATE TABLE run_totals (
         run_id TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE, results INTEGER NOT NULL,
         errors INTEGER NOT NULL, costs INTEGER NOT NULL, cost_usd REAL NOT NULL)""",
@@ -224,6 +221,20 @@ _RUN_TOTALS = (
     END""",
 )
 
+#: Migration 0004's summaries table.
+SCHEMA_SUMMARIES = """CREATE TABLE summaries (
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, kind TEXT NOT NULL,
+    changes INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run_id, kind))"""
+
+#: Migration 0008's column of an agent's steps.
+SCHEMA_TRACE = "ALTER TABLE results ADD COLUMN trace TEXT"
+
+#: Migration 0005's baselines table.
+SCHEMA_BASELINES = (
+    "CREATE TABLE baselines (suite TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id) "
+    "ON DELETE CASCADE, contender TEXT NOT NULL, pinned_at TEXT NOT NULL)"
+)
+
 #: Since migration 0004: run_totals counts its run's changes, and summaries keep what a page computes
 #: from a run's results (a leaderboard's aggregates and bootstrap resamples), with the count it saw.
 _SUMMARIES = (
@@ -239,7 +250,5 @@ _SUMMARIES = (
             changes = changes + 1
         WHERE run_id = OLD.run_id;
     END""",
-    """CREATE TABLE summaries (
-        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, kind TEXT NOT NULL,
-        changes INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run_id, kind))""",
+    SCHEMA_SUMMARIES,
 )

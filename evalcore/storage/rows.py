@@ -66,6 +66,11 @@ SELECT {", ".join(RECORD_FIELDS)} FROM results WHERE run_id = ? ORDER BY contend
 _CONTENDER_RESULTS = f"""
 SELECT {", ".join(RECORD_FIELDS)} FROM results WHERE run_id = ? AND contender = ? ORDER BY case_pos, sample
 """
+#: A run's row, its columns named: a PostgreSQL store's runs table has a rowid column after them.
+_RUN_ROW = (
+    "SELECT id, suite, created_at, finished_at, status, weights, settings, provenance, metrics, refused FROM runs "
+    "WHERE id = ?"
+)
 _ORDERED_CASES = "SELECT dataset, id, variant, input, expected, metadata FROM cases WHERE run_id = ? ORDER BY position"
 
 
@@ -309,7 +314,7 @@ def result_parts(conn: sqlite3.Connection, cursor: sqlite3.Cursor, size: int) ->
 
 def head_rows(conn: sqlite3.Connection, run_id: str, cases: bool) -> tuple[tuple, list[tuple], list[tuple]] | None:
     """A run's row, its contenders' and (with ``cases``) its cases' rows, for :func:`run_from_rows` (None: no run)."""
-    row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+    row = conn.execute(_RUN_ROW, (run_id,)).fetchone()
     if row is None:
         return None
     contenders = conn.execute(

@@ -1,4 +1,8 @@
-"""The SQLite store: run history and every result, one :class:`Store` per database file.
+"""The store: run history and every result, one :class:`Store` per SQLite file or PostgreSQL database.
+
+Where the store is comes from a path or a URL (:mod:`evalcore.storage.location`). SQLite is the default;
+a ``postgresql://`` URL puts the same tables on a server, through a connection that offers sqlite3's
+interface and translates what differs (:mod:`evalcore.storage.postgres`): every rule below holds for both.
 
 The schema lives in numbered migrations (:mod:`evalcore.storage.migrations`), applied when a store
 opens. The connection runs in WAL mode with foreign keys on and a busy timeout, and is shared by threads
@@ -28,6 +32,7 @@ from evalcore.core import records
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import StoreError
 from evalcore.storage import frame_read, history, pairs, ratings, rows
+from evalcore.storage.location import DEFAULT_DB, Location, connect, default_location, parse_location
 from evalcore.storage.migrations import MIGRATION_NAMES, applied_names, migrations
 from evalcore.storage.rows import FULL_BATCH, RESULT_FIELDS, ResultRows
 
@@ -39,45 +44,51 @@ __all__ = ["BUSY_TIMEOUT_S", "DEFAULT_DB", "FULL_BATCH", "RUN_STATUSES", "Result
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_DB = Path("data") / "evalcore.db"
 BUSY_TIMEOUT_S = 30.0
-MMAP_BYTES = 1 << 30
 RUN_STATUSES = ("running", "completed", "interrupted", "failed")
 
 
 def default_db_path() -> Path:
-    """The store's path: ``$EVALCORE_DB``, else ``data/evalcore.db`` relative to the working directory."""
+    """The store's path as ``$EVALCORE_DB`` spells it, else ``data/evalcore.db`` relative to the working directory
+    (:func:`default_location` reads a URL)."""
     return Path(os.environ.get("EVALCORE_DB") or DEFAULT_DB)
 
 
 class Store:
-    """Runs and their results in one SQLite file.
+    """Runs and their results in one SQLite file or PostgreSQL database.
 
     Args:
-        path: the database file (created with its folder when missing); default :func:`default_db_path`.
+        path: the SQLite file (created with its folder when missing), a ``sqlite:///`` or ``postgresql://`` URL
+            (:func:`~evalcore.storage.location.parse_location`); default :func:`default_location`.
         timeout: seconds to wait for another writer before giving up.
+
+    Raises:
+        ConfigError: the URL's scheme is not supported.
+        StoreError: the database cannot be opened or reached.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, timeout: float = BUSY_TIMEOUT_S):
-        self.path = Path(path) if path is not None else default_db_path()
-        if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        # isolation_level=None: this class begins and commits every transaction itself.
-        conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
-        self.conn = conn
+    def __init__(self, path: str | os.PathLike[str] | Location | None = None, *, timeout: float = BUSY_TIMEOUT_S):
+        self.location = parse_location(path) if path is not None else default_location()
+        #: The SQLite file, or the PostgreSQL URL without its password: what messages name.
+        self.path: Path | str = self.location.path if self.location.path is not None else str(self.location)
         self._timeout = timeout
         self._lock = threading.RLock()
         self._db: sqlite_utils.Database | None = None
         try:
-            self._configure(timeout)
-            self._migrate()
+            self.conn = connect(self.location, timeout)
         except sqlite3.DatabaseError as e:
-            conn.close()
+            raise StoreError(f"{self.path}: cannot open the store: {e}") from e
+        try:
+            self.conn.migrate() if self.location.is_server else self._migrate()  # type: ignore[attr-defined]
+        except sqlite3.DatabaseError as e:
+            self.conn.close()
             raise StoreError(f"{self.path}: cannot open the store: {e}") from e
 
     @property
     def db(self) -> sqlite_utils.Database:
-        """The sqlite-utils view of the connection (imported on first use)."""
+        """The sqlite-utils view of the connection (imported on first use); a PostgreSQL store raises StoreError."""
+        if self.location.is_server:
+            raise StoreError(f"{self.path}: a PostgreSQL store has no sqlite-utils view")
         if self._db is None:
             import sqlite_utils
 
@@ -92,16 +103,6 @@ class Store:
             if applied_names(self.conn) != list(MIGRATION_NAMES):
                 migrations().apply(self.db)
                 logger.info("migrated %s to %s", self.path, MIGRATION_NAMES[-1])
-
-    def _configure(self, timeout: float) -> None:
-        self.conn.execute("PRAGMA journal_mode = WAL")
-        self.conn.execute("PRAGMA foreign_keys = ON")
-        self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        # With WAL, NORMAL never corrupts: a killed process loses nothing, a power cut the last batches.
-        self.conn.execute("PRAGMA synchronous = NORMAL")
-        self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # reads of big runs skip a syscall per page
-        # A REPLACE of a result then fires the delete trigger too, and run_totals stays exact.
-        self.conn.execute("PRAGMA recursive_triggers = ON")
 
     def close(self) -> None:
         """Close the connection."""
@@ -393,9 +394,8 @@ class Store:
         if str(self.path) == ":memory:":  # no second connection sees this database: read it at once
             run = self.load_run(run_id)
             return dataclasses.replace(run, results=[]), iter([run.results] if run.results else [])
-        conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
+        conn = connect(self.location, self._timeout)
         try:
-            conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             conn.execute("BEGIN DEFERRED")
             head = rows.run_from_rows(*self._head_rows(conn, run_id, cases=True), [])
             cursor = rows.result_cursor(conn, run_id)

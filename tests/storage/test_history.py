@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 
 from evalcore.storage.history import RunFilters
@@ -8,8 +6,8 @@ from tests.factories import make_run, timestamp
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    with Store(tmp_path / "evalcore.db") as s:
+def store(store_location: str) -> Store:
+    with Store(store_location) as s:
         yield s
 
 

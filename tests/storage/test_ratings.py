@@ -13,8 +13,8 @@ from tests.factories import rated_run
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Store(tmp_path / "evalcore.db") as s:
+def store(store_location: str):
+    with Store(store_location) as s:
         s.import_run(replace(rated_run(), ratings=[]))  # the tests add its ratings
         yield s
 

@@ -1,8 +1,10 @@
-"""The SQLite store: schema and pragmas, writing and reading runs, atomic import, the results frame."""
+"""The store: schema and pragmas, writing and reading runs, atomic import, the results frame (on SQLite, and the
+behaviour again on PostgreSQL)."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import subprocess
 import sys
 import threading
@@ -11,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 
 from evalcore.core import records
 from evalcore.core.errors import StoreError
@@ -27,7 +29,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
+def store(store_location: str) -> Store:
+    with Store(store_location) as s:
+        yield s
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Store:
     with Store(tmp_path / "evalcore.db") as s:
         yield s
 
@@ -40,7 +48,8 @@ def _count(store: Store, table: str, run_id: str) -> int:
 # --- schema --------------------------------------------------------------------------------------
 
 
-def test_migrations_create_the_schema(store: Store) -> None:
+def test_migrations_create_the_schema(sqlite_store: Store) -> None:
+    store = sqlite_store
     tables = set(store.db.table_names())
     assert {"runs", "contenders", "cases", "results", "_sqlite_migrations"} <= tables
     assert [m.name for m in migrations().applied(store.db)] == list(MIGRATION_NAMES)
@@ -71,7 +80,8 @@ def test_reopening_applies_no_migration_twice(tmp_path: Path) -> None:
         assert len(migrations().applied(again.db)) == len(MIGRATION_NAMES)
 
 
-def test_wal_foreign_keys_and_busy_timeout_are_on(store: Store) -> None:
+def test_wal_foreign_keys_and_busy_timeout_are_on(sqlite_store: Store) -> None:
+    store = sqlite_store
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
@@ -186,7 +196,7 @@ def test_a_run_with_two_contenders_of_one_id_is_a_store_error(store: Store) -> N
     run = make_run(2, 1, with_errors=False)
     run.contenders[1] = run.contenders[0]
     run.results = run.results[:1]
-    with pytest.raises(StoreError, match="run 'run-0001' cannot be stored: UNIQUE constraint failed"):
+    with pytest.raises(StoreError, match="run 'run-0001' cannot be stored: (UNIQUE constraint failed|duplicate key)"):
         store.create_run(run)
     assert store.list_runs() == []
 
@@ -244,10 +254,10 @@ def test_store_is_usable_from_another_thread(store: Store) -> None:
     assert seen == [1]
 
 
-def test_two_connections_write_at_once_without_locking_errors(tmp_path: Path) -> None:
+def test_two_connections_write_at_once_without_locking_errors(store_location: str) -> None:
     runs = [make_run(2, 20, run_id=f"run-{i}") for i in range(2)]
     batches = []
-    with Store(tmp_path / "shared.db") as setup:
+    with Store(store_location) as setup:
         for run in runs:
             batches.append(run.results)
             run.results = []
@@ -255,7 +265,7 @@ def test_two_connections_write_at_once_without_locking_errors(tmp_path: Path) ->
     failures: list[BaseException] = []
 
     def write(run_id: str, results: list[records.Result]) -> None:
-        with Store(tmp_path / "shared.db") as own:
+        with Store(store_location) as own:
             try:
                 for r in results:
                     own.add_results(run_id, [r])
@@ -268,7 +278,7 @@ def test_two_connections_write_at_once_without_locking_errors(tmp_path: Path) ->
     for w in workers:
         w.join()
     assert failures == []
-    with Store(tmp_path / "shared.db") as check:
+    with Store(store_location) as check:
         assert [s["results"] for s in check.list_runs()] == [40, 40]
 
 
@@ -460,9 +470,9 @@ def test_reading_a_run_back_leaves_the_garbage_collector_as_it_was(store: Store)
     assert gc.isenabled()
 
 
-def test_a_run_read_in_parts_is_the_run_read_whole_from_one_snapshot(tmp_path: Path) -> None:
+def test_a_run_read_in_parts_is_the_run_read_whole_from_one_snapshot(store_location: str) -> None:
     run = make_run(3, 5, samples=2)
-    with Store(tmp_path / "s.db") as store:
+    with Store(store_location) as store:
         store.create_run(dataclasses.replace(run, results=run.results[:-1]))
         head, parts = store.load_run_in_parts(run.info.id, size=4)
         store.add_results(run.info.id, run.results[-1:])  # after the snapshot: not in it
@@ -547,3 +557,24 @@ def test_result_counts_are_per_contender_in_the_runs_order(store: Store) -> None
     counts = store.result_counts(run.info.id)
     assert list(counts) == [c.id for c in run.contenders]
     assert sum(n for n, _ in counts.values()) == len(run.results)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(run=valid_runs())
+def test_any_valid_run_round_trips_through_postgresql_as_through_sqlite(run: records.Run, postgres_store) -> None:
+    # A total cost past the largest float is infinite in SQLite and an overflow error in PostgreSQL.
+    assume(math.isfinite(sum(r.usage.cost_usd or 0.0 for r in run.results)))
+    with Store(":memory:") as lite:
+        lite.import_run(run)
+        expected = dump_run(lite.load_run(run.info.id))
+        expected_frame = lite.load_results_frame(run.info.id)
+    try:
+        postgres_store.import_run(run, replace=True)
+    except StoreError as e:  # PostgreSQL's text has no NUL character: such a run is refused, and says so
+        assert "NUL character" in str(e) and b"\\u0000" in dump_run(run)
+        return
+    try:
+        assert dump_run(postgres_store.load_run(run.info.id)) == expected
+        pd.testing.assert_frame_equal(postgres_store.load_results_frame(run.info.id), expected_frame)
+    finally:
+        postgres_store.delete_run(run.info.id)

@@ -93,9 +93,9 @@ def test_results_stored_before_0003_get_their_numbers_and_totals_when_the_store_
         assert summary["cost_usd"] == pytest.approx(sum(r.usage.cost_usd or 0 for r in run.results))
 
 
-def test_a_replaced_result_is_counted_once_in_the_run_totals(tmp_path: Path) -> None:
+def test_a_replaced_result_is_counted_once_in_the_run_totals(store_location: str) -> None:
     run = make_run(2, 3)
-    with Store(tmp_path / "s.db") as store:
+    with Store(store_location) as store:
         store.create_run(run)
         failed = next(r for r in run.results if r.status == "error")
         store.add_results(run.info.id, [failed, failed])
@@ -105,11 +105,11 @@ def test_a_replaced_result_is_counted_once_in_the_run_totals(tmp_path: Path) -> 
         assert store.conn.execute("SELECT count(*) FROM run_totals").fetchone()[0] == 0
 
 
-def test_a_run_without_costs_has_no_total_cost(tmp_path: Path) -> None:
+def test_a_run_without_costs_has_no_total_cost(store_location: str) -> None:
     run = make_run(1, 2, with_errors=False)
     for r in run.results:
         r.usage.cost_usd = None
-    with Store(tmp_path / "s.db") as store:
+    with Store(store_location) as store:
         store.create_run(run)
         assert store.list_runs()[0]["cost_usd"] is None
 
@@ -129,8 +129,8 @@ def test_numbers_of_the_wrong_size_are_reported_as_damage(tmp_path: Path) -> Non
             store.load_results_frame(run.info.id)
 
 
-def test_a_metric_value_that_is_not_a_number_is_refused_with_the_run_named(tmp_path: Path) -> None:
+def test_a_metric_value_that_is_not_a_number_is_refused_with_the_run_named(store_location: str) -> None:
     run = make_run(1, 2, with_errors=False)
     run.results[0].metrics["exact_match"] = "yes"  # type: ignore[assignment]
-    with Store(tmp_path / "s.db") as store, pytest.raises(StoreError, match="'run-0001': a result cannot be stored"):
+    with Store(store_location) as store, pytest.raises(StoreError, match="'run-0001': a result cannot be stored"):
         store.create_run(run)

@@ -66,11 +66,11 @@ def test_insert_statements_stay_under_sqlites_variable_limit() -> None:
     assert conn.execute("SELECT count(*), sum(k) FROM t").fetchone() == (1200, sum(range(1200)))
 
 
-def test_a_batch_of_results_round_trips_and_replaces_by_key(tmp_path: Path) -> None:
+def test_a_batch_of_results_round_trips_and_replaces_by_key(store_location: str) -> None:
     run = make_run(2, 700)
     results = list(run.results)
     run.results = []
-    with Store(tmp_path / "s.db") as store:
+    with Store(store_location) as store:
         store.create_run(run)
         store.add_results(run.info.id, results[:5])
         store.add_results(run.info.id, results)
@@ -80,11 +80,11 @@ def test_a_batch_of_results_round_trips_and_replaces_by_key(tmp_path: Path) -> N
     assert totals["results"] == len(results)
 
 
-def test_a_batch_for_an_unknown_run_or_case_is_refused(tmp_path: Path) -> None:
+def test_a_batch_for_an_unknown_run_or_case_is_refused(store_location: str) -> None:
     run = make_run(1, 3)
     results = list(run.results)
     run.results = []
-    with Store(tmp_path / "s.db") as store:
+    with Store(store_location) as store:
         with pytest.raises(StoreError, match="no run 'nope'"):
             store.add_results("nope", results)
         store.create_run(run)
@@ -135,11 +135,11 @@ def test_rows_made_ahead_store_what_add_results_stores_in_one_statement_or_in_on
         assert not b.conn.in_transaction
 
 
-def test_rows_made_ahead_refuse_what_the_run_does_not_hold_and_a_run_deleted_meanwhile(tmp_path: Path) -> None:
+def test_rows_made_ahead_refuse_what_the_run_does_not_hold_and_a_run_deleted_meanwhile(store_location: str) -> None:
     run = make_run(1, 3, with_errors=False)
     results = list(run.results)
     run.results = []
-    with Store(tmp_path / "s.db") as store:
+    with Store(store_location) as store:
         with pytest.raises(StoreError, match="no run 'nope'"):
             store.result_rows("nope")
         store.create_run(run)

@@ -1,0 +1,86 @@
+"""The store on SQLite and on PostgreSQL, side by side: results written per second, and a large leaderboard read.
+
+Run: ``python bench/bench_databases.py [--contenders 20 --cases 5000] [--url postgresql://…]``. Without
+``--url`` a throwaway PostgreSQL server is started from Debian's binaries (as the tests start one: see
+``tests/postgres_server.py``) on 127.0.0.1, and stopped at the end; such a local server has no network
+between it and the client, so a managed one is slower by its round trips.
+
+- write: ``Store.add_results`` in the runner's batches (500 results, one transaction each) into each
+  database; results per second, and PostgreSQL's figure as a share of SQLite's.
+- read: a 100,000-result run's leaderboard, from the store to the ranked table
+  (``Store.load_results_frame`` then ``aggregate``); seconds, and PostgreSQL's as a multiple of SQLite's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _common import best_of, note, synthetic_run  # noqa: E402
+
+from evalcore.analysis.leaderboard import aggregate  # noqa: E402
+from evalcore.storage.store import Store  # noqa: E402
+
+BATCH = 500
+
+
+def write_rate(location: str, run) -> float:  # noqa: ANN001
+    """Results per second that ``add_results`` stores, in batches, into a new store at ``location``."""
+    header = type(run)(**{**run.__dict__, "results": []})
+
+    def write() -> None:
+        with Store(location) as store:
+            store.import_run(header, replace=True)
+            for start in range(0, len(run.results), BATCH):
+                store.add_results(run.info.id, run.results[start : start + BATCH])
+
+    seconds, _ = best_of(write, 2)
+    return len(run.results) / seconds
+
+
+def leaderboard_read(location: str, run) -> float:  # noqa: ANN001
+    """Seconds from the store to the aggregated leaderboard of the stored ``run``."""
+    with Store(location) as store:
+        store.import_run(run, replace=True)
+        seconds, _ = best_of(lambda: aggregate(store.load_results_frame(run.info.id), run.metrics), 3)
+    return seconds
+
+
+def main() -> None:
+    """Print each figure, with PostgreSQL's ratio to SQLite's measured moments apart."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--contenders", type=int, default=20)
+    parser.add_argument("--cases", type=int, default=5000)
+    parser.add_argument("--url", help="a PostgreSQL store to use (its tables are written); default: a throwaway one")
+    args = parser.parse_args()
+    server = None
+    if args.url is None:
+        from tests.postgres_server import PostgresServer, postgres_bin
+
+        bin_dir = postgres_bin()
+        if bin_dir is None:
+            sys.exit("PostgreSQL is not installed: apt-get install postgresql, or pass --url")
+        server = PostgresServer(bin_dir)
+    try:
+        url = args.url or server.new_url()  # type: ignore[union-attr]
+        run = synthetic_run(args.contenders, args.cases)
+        with tempfile.TemporaryDirectory() as tmp:
+            lite = str(Path(tmp) / "bench.db")
+            n = len(run.results)
+            sqlite_rate, pg_rate = write_rate(lite, run), write_rate(url, run)
+            note("store write, SQLite", f"{sqlite_rate:,.0f} results/s ({n:,} results, batches of {BATCH})")
+            note("store write, PostgreSQL", f"{pg_rate:,.0f} results/s; {pg_rate / sqlite_rate:.2f}× SQLite's rate")
+            sqlite_read, pg_read = leaderboard_read(lite, run), leaderboard_read(url, run)
+            note("leaderboard read, SQLite", f"{sqlite_read:.3f} s ({n:,} results)")
+            note("leaderboard read, PostgreSQL", f"{pg_read:.3f} s; {pg_read / sqlite_read:.2f}× SQLite's time")
+    finally:
+        if server is not None:
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+"""Where a store is (a SQLite file or a PostgreSQL server, named by a path or a URL), and a connection to it.
+
+``--db``, ``$EVALCORE_DB`` and the app's secret all take the same forms:
+
+- a bare path (``data/evalcore.db``) or ``sqlite:///data/evalcore.db`` (three slashes: relative to the working
+  folder; four, ``sqlite:////srv/evalcore.db``, an absolute path): a SQLite file, the default;
+- ``postgresql://user:password@host:5432/dbname?sslmode=require`` (also ``postgres://`` and SQLAlchemy's
+  ``postgresql+psycopg://``): a PostgreSQL database (see :mod:`evalcore.storage.postgres`).
+
+Any other scheme is refused by name, never taken for a file path (``mysql://h/db`` would otherwise make a
+folder ``mysql:``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from evalcore.core.errors import ConfigError
+
+#: The environment variable that names the store.
+ENV = "EVALCORE_DB"
+DEFAULT_DB = Path("data") / "evalcore.db"
+#: Bytes of a SQLite file read through memory maps: reads of big runs skip a syscall per page.
+MMAP_BYTES = 1 << 30
+#: The schemes a store URL may have, and the database each selects.
+SCHEMES = {
+    "sqlite": "sqlite",
+    "postgresql": "postgresql",
+    "postgres": "postgresql",
+    "postgresql+psycopg": "postgresql",
+}
+# A scheme is letters, digits, + - . after a letter, then "://"; "C:\x.db" has no "//" and stays a path.
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+@dataclass(frozen=True)
+class Location:
+    """A store's place: a SQLite file (``path``) or a PostgreSQL database (``url``)."""
+
+    #: ``sqlite`` or ``postgresql``.
+    kind: str
+    #: The SQLite file (``:memory:`` for a database in memory); None for PostgreSQL.
+    path: Path | None = None
+    #: The PostgreSQL connection URL (``postgresql://…``), password included; None for SQLite.
+    url: str | None = None
+
+    @property
+    def is_server(self) -> bool:
+        """True for a database server (shared, never created here as a file)."""
+        return self.kind == "postgresql"
+
+    def exists(self) -> bool:
+        """Whether the store may hold something already: its file exists, or it is a server."""
+        return self.is_server or (self.path is not None and self.path.is_file())
+
+    @property
+    def folder(self) -> Path:
+        """Where files that go beside the store are kept: the SQLite file's folder, else ``data``."""
+        return self.path.parent if self.path is not None else DEFAULT_DB.parent
+
+    def same_as(self, other: Location) -> bool:
+        """Whether ``other`` names this store too (the same file by another path, or the same URL)."""
+        if self.path is not None and other.path is not None:
+            return self.path.resolve() == other.path.resolve()
+        return self.url is not None and self.url == other.url
+
+    def __str__(self) -> str:
+        """The store as messages show it: the path, or the URL without its password."""
+        if self.url is None:
+            return str(self.path)
+        return _without_password(self.url)
+
+
+def parse_location(text: str | os.PathLike[str] | Location, source: str = "--db") -> Location:
+    """The store that ``text`` (a path or a URL) names.
+
+    Args:
+        text: a path, a ``sqlite:///`` or a ``postgresql://`` URL (or a :class:`Location`, returned as it is).
+        source: where ``text`` came from, for the error (``--db``, ``EVALCORE_DB``, a secret's name).
+
+    Raises:
+        ConfigError: the URL's scheme is not one a store can have, or a SQLite URL names no file.
+    """
+    if isinstance(text, Location):
+        return text
+    if not isinstance(text, str):
+        return Location("sqlite", path=Path(text))
+    found = _SCHEME.match(text)
+    if found is None:
+        return Location("sqlite", path=Path(text))
+    scheme = found.group(1).lower()
+    kind = SCHEMES.get(scheme)
+    if kind is None:
+        raise ConfigError(
+            f"{source} {_without_password(text)}: the scheme {scheme!r} is not supported; give a file path, "
+            "sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
+        )
+    if kind == "postgresql":
+        return Location("postgresql", url="postgresql" + text[found.end(1) :])
+    rest = text[found.end() :]  # sqlite:///data/e.db -> "/data/e.db"; sqlite:////abs -> "//abs"
+    if rest in ("", "/", "/:memory:"):
+        return Location("sqlite", path=Path(":memory:"))
+    if not rest.startswith("/"):
+        raise ConfigError(
+            f"{source} {text}: a SQLite URL has three slashes and a path (sqlite:///data/evalcore.db, "
+            "or four for an absolute path: sqlite:////srv/evalcore.db)"
+        )
+    return Location("sqlite", path=Path(rest[1:]))
+
+
+def default_location() -> Location:
+    """The store ``$EVALCORE_DB`` names, else ``data/evalcore.db`` relative to the working folder.
+
+    Raises:
+        ConfigError: ``$EVALCORE_DB`` is a URL of a scheme a store cannot have.
+    """
+    named = os.environ.get(ENV)
+    return parse_location(named, ENV) if named else Location("sqlite", path=DEFAULT_DB)
+
+
+def connect(location: Location, timeout: float) -> sqlite3.Connection:
+    """A new connection to the store at ``location``, set up as the store uses it: a SQLite file (created with
+    its folder when missing) in WAL mode, or a PostgreSQL database (:mod:`evalcore.storage.postgres`).
+
+    Raises:
+        sqlite3.DatabaseError: the SQLite file is not a database.
+        StoreError: the PostgreSQL server cannot be reached.
+    """
+    if location.is_server:
+        from evalcore.storage import postgres
+
+        return postgres.connect(location, timeout)
+    path = location.path or DEFAULT_DB
+    if str(path) != ":memory:":
+        path.parent.mkdir(parents=True, exist_ok=True)
+    # isolation_level=None: the store begins and commits every transaction itself.
+    conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        # With WAL, NORMAL never corrupts: a killed process loses nothing, a power cut the last batches.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        # A REPLACE of a result then fires the delete trigger too, and run_totals stays exact.
+        conn.execute("PRAGMA recursive_triggers = ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _without_password(url: str) -> str:
+    """``url`` with its password (if any) shown as ``***``: messages and logs never carry it."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
