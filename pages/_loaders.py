@@ -466,11 +466,9 @@ def version(info: dict) -> tuple:
 def current() -> Current | None:
     """The selected run; the newest run when none is picked; None when there is none."""
     index = runs_index()
-    if not index:
+    ref = _selected(index)
+    if ref is None:
         return None
-    ref = st.session_state.get(Keys.RUN)
-    if ref not in index:
-        ref = sharing.default_run(list(index.values()))
     at = version(index[ref])
     try:
         run = _load(db_path(), ref, at)
@@ -478,6 +476,19 @@ def current() -> Current | None:
         log.warning("run %s cannot be shown: %s", ref, exc)
         return None
     return Current(ref, run, sharing.run_label(index[ref]), at, int(index[ref].get("results") or 0))
+
+
+def current_suite() -> str | None:
+    """The suite name of the selected run (the newest when none is picked), from the index: no run is read."""
+    index = runs_index()
+    ref = _selected(index)
+    return None if ref is None else index[ref].get("suite")
+
+
+def _selected(index: dict[str, dict]) -> str | None:
+    """The id of the selected run in ``index``; the newest when none (or one no longer stored) is picked."""
+    ref = st.session_state.get(Keys.RUN)
+    return ref if ref in index else sharing.default_run(list(index.values()))
 
 
 def run_weights(run: Run) -> dict[str, float]:

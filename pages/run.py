@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from evalcore.analysis import view
@@ -83,7 +85,13 @@ if active in _loaders.jobs():
 roots = _actions.suite_roots()
 where = ", ".join(str(root) for root in roots)
 suites = {name: str(path) for name, path in suite_roots.suites_under(roots).items()}
-choice = st.selectbox("Suite", [*suites, OTHER], help=plain(f"The suites under this app's suite folders: {where}"))
+looked_at = _loaders.current_suite()
+choice = st.selectbox(
+    "Suite",
+    [*suites, OTHER],
+    index=suite_roots.suite_of_run({k: Path(v) for k, v in suites.items()}, looked_at),
+    help=plain(f"The suites under this app's suite folders: {where}"),
+)
 path = suites.get(choice) or st.text_input("Suite folder", placeholder="path/to/suite", help=plain(f"Under {where}"))
 if not path:
     st.stop()

@@ -141,3 +141,12 @@ def _root_tags(roots: Sequence[Path]) -> list[str]:
         if len(set(tags)) == len(tags):
             return tags
     return [os.path.abspath(r) for r in roots]
+
+
+def suite_of_run(suites: Mapping[str, Path], run_suite: str | None) -> int:
+    """Which of ``suites`` (label → folder) the Run page opens on: the suite of the run being looked at, so
+    "run it again" is one click; the first listed when no listed suite has that name (by its folder's name)."""
+    for i, folder in enumerate(suites.values()):
+        if run_suite and Path(folder).name == run_suite:
+            return i
+    return 0

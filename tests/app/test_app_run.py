@@ -12,9 +12,15 @@ def metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+def open_intake():
+    """The Run page on the bundled intake suite (with no run stored it opens on the first listed, agent)."""
+    at = open_page(PAGE)
+    return at.selectbox[0].select("intake").run()
+
+
 def test_the_plan_of_the_demo_suite_counts_calls_cost_and_refusals(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
-    at = open_page(PAGE)
+    at = open_intake()
     assert not at.exception and not at.error
     assert metric(at, "Calls") == "576"
     assert unescaped(metric(at, "Estimated cost")).startswith("$0")
@@ -25,7 +31,7 @@ def test_the_plan_of_the_demo_suite_counts_calls_cost_and_refusals(monkeypatch, 
 
 def test_choosing_datasets_and_contenders_changes_the_plan(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
-    at = open_page(PAGE)
+    at = open_intake()
     at.multiselect[0].select("roofing").run()
     at.multiselect[1].select("fake/oracle · t=0").select("fake/sloppy").run()
     at.number_input[0].set_value(2).run()
@@ -34,7 +40,7 @@ def test_choosing_datasets_and_contenders_changes_the_plan(monkeypatch, tmp_path
 
 def test_launching_runs_in_the_background_and_ends_with_a_leaderboard(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
-    at = open_page(PAGE)
+    at = open_intake()
     at.multiselect[1].select("fake/oracle · t=0").select("fake/flaky").run()
     at.number_input[2].set_value(2).run()  # two cases per dataset: 12 calls
     next(b for b in at.button if b.label == "Launch").click().run()
@@ -183,3 +189,11 @@ def test_launching_an_adaptive_run_shows_the_race_and_its_stops(monkeypatch, tmp
     assert sum("stopped after" in bar for bar in bars) == 2
     marks = at.dataframe[0].value["mark"]
     assert sum("stopped after" in m for m in marks) == 2
+
+
+def test_the_page_opens_on_the_suite_of_the_run_being_looked_at(monkeypatch, tmp_path):
+    from evalcore.runfile.read import read_run_file
+
+    seed(monkeypatch, tmp_path, read_run_file("data/runs/support-demo.json"))
+    at = open_page(PAGE)
+    assert at.selectbox[0].value == "support"

@@ -26,7 +26,14 @@ def test_suites_under_a_configured_root_are_offered_beside_the_bundled_ones(monk
     monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path / "evals"))
     at = open_page(PAGE)
     options = at.selectbox[0].options
-    assert options == ["suites/intake", "suites/support", "evals/shop", "evals/team/intake", "another folder…"]
+    assert options == [
+        "suites/agent",
+        "suites/intake",
+        "suites/support",
+        "evals/shop",
+        "evals/team/intake",
+        "another folder…",
+    ]
     at.selectbox[0].select("evals/team/intake").run()
     assert not at.exception and not at.error
     assert next(m.value for m in at.metric if m.label == "Calls") == "9"  # the tmp suite's plan: 3 fakes × 3 cases

@@ -16,7 +16,7 @@ from evalcore.suite.loader import load_suite
 from tests.agents import CASES, agent_suite
 from tests.openai_server import OpenAIServer
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "agent"
+EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "suites" / "agent"
 FAKES = [{"model": m} for m in ("fake/agent", "fake/agent-skips", "fake/agent-forbidden", "fake/agent-wrong-arg")]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer.sharing import bundled_suites
-from evalcore.explorer.suite_roots import ROOTS_ENV, confine, suite_roots, suites_under
+from evalcore.explorer.suite_roots import ROOTS_ENV, confine, suite_of_run, suite_roots, suites_under
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -140,3 +140,10 @@ def test_suites_under_the_default_root_are_the_bundled_ones(monkeypatch):
     assert {"intake", "support"} <= set(listed)
     assert listed["intake"] == Path("data/suites/intake")  # as written: a run records the path it was given
     assert bundled_suites(REPO / "data" / "suites") == {name: REPO / "data" / "suites" / name for name in listed}
+
+
+def test_the_run_page_opens_on_the_suite_named_like_the_run_else_the_first(tmp_path):
+    suites = {"agent": tmp_path / "agent", "intake": tmp_path / "intake"}
+    assert suite_of_run(suites, "intake") == 1
+    assert suite_of_run(suites, "elsewhere") == 0
+    assert suite_of_run(suites, None) == 0
