@@ -163,6 +163,8 @@ m2.metric(
     "Output tokens come from past runs of the same contender in the store, else from the suite's schema.",
 )
 m3.metric("Refused", len(summary["refused"]), border=True)
+if summary.get("calls_text"):
+    st.caption(plain(f"Model calls: {summary['calls_text']}"))
 if summary.get("cost_text"):
     st.caption(plain(summary["cost_text"]))
 st.dataframe(summary["matrix"], hide_index=True)

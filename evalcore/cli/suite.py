@@ -119,6 +119,11 @@ def _budget_line(plan: Plan, estimate: CostEstimate) -> str | None:
         return f"{cap}; the run would be refused: {exc}"
     if estimate.usd is None:
         return f"{cap}; the estimate is unknown"
+    if estimate.lower_bound:
+        floor = usd_text(estimate.usd)
+        if estimate.usd > plan.max_cost_usd:
+            return f"{cap}: even the estimate's lower bound ({floor}) is over it"
+        return f"{cap}: the estimate is a lower bound ({floor}); an agent's steps decide whether the run fits"
     if (estimate.high_usd or estimate.usd) <= plan.max_cost_usd:
         return f"{cap}: the estimate fits under it"
     if estimate.usd <= plan.max_cost_usd:
@@ -159,7 +164,7 @@ def add_plan(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from evalcore.execution.estimate import as_dict, describe, estimate_plan_cost
+    from evalcore.execution.estimate import as_dict, calls_text, describe, estimate_plan_cost
     from evalcore.execution.race_estimate import estimate_race
 
     plan = plan_of(args)
@@ -199,6 +204,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         f"{_counted(len(plan.cases), 'case')} x {_counted(plan.samples, 'sample')}; "
         f"{_counted(plan.parallelism, 'contender')} in flight, {_counted(plan.concurrency, 'case')} each"
     )
+    agent_calls = calls_text(estimate)
+    if agent_calls:
+        print(f"model calls: {agent_calls}")
     print(f"estimated cost: {describe(estimate)}")
     if race is not None:
         print(f"adaptive: {race.text()}")

@@ -11,6 +11,10 @@ Output tokens come from one of two sources, named in :attr:`ContenderEstimate.so
   extraction suite) or the expected answer (free text); the range runs from every field null to half
   again the filled size. A ``reasoning_effort`` adds the tokens a model reasons with, which no reply shows.
 
+An ``agent`` contender makes one model call per step: its calls and tokens come from its past runs' traces
+(:mod:`evalcore.execution.agent_estimate`, source ``past traces``), else the estimate is a lower bound (one
+call per case, source ``lower bound``) with no upper end, and the calls' ceiling is ``max_steps`` per case.
+
 Prices come from the suite (``prices``), the fake models, or litellm's price map; a contender with none
 makes the whole estimate unknown.
 """
@@ -23,8 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.core.records import Case, Contender
 from evalcore.core.schema import FieldSpec
+from evalcore.execution.agent_estimate import AgentSpend, agent_spend
 from evalcore.execution.plan import Plan, plan_messages, suite_contexts
 from evalcore.models.fakes import FAKES, reasoning_tokens
+from evalcore.scoring.adapters import Adapter
+from evalcore.scoring.agent_adapter import AgentAdapter
 from evalcore.scoring.plugins import build_adapter
 from evalcore.suite.prompts import PROMPT_SETTING
 
@@ -32,6 +39,8 @@ if TYPE_CHECKING:
     from evalcore.storage.store import Store
 
 TOKENS_PER_WORD = 1.35
+#: The source of an agent's estimate when no past run tells its steps: one call per case, a floor.
+LOWER_BOUND = "lower bound"
 #: Tokens a chat call adds around its messages (roles, separators).
 CALL_OVERHEAD_TOKENS = 12
 CHARS_PER_TOKEN = 4
@@ -45,16 +54,25 @@ _TYPICAL_CHARS = {"string": 18, "integer": 1, "number": 6, "boolean": 5}
 
 @dataclass
 class ContenderEstimate:
-    """One contender's estimated cost in USD: ``usd`` within ``low_usd``–``high_usd``."""
+    """One contender's estimated cost in USD: ``usd`` within ``low_usd``–``high_usd`` (None: no upper end known)."""
 
     contender: str
     usd: float | None
     low_usd: float | None
     high_usd: float | None
-    #: Where the output tokens come from: ``schema`` or ``past runs (N calls)``.
+    #: Where the output tokens come from: ``schema``, ``past runs (N calls)``, or for an agent ``past traces (N
+    #: cases)`` or ``lower bound``.
     source: str
     input_tokens: float = 0.0
     output_tokens: float = 0.0
+    #: An agent's model calls (low, point, high), and at most (``max_steps`` per case); None for other adapters.
+    calls: tuple[float, float, float] | None = None
+    max_calls: int | None = None
+
+    @property
+    def lower_bound(self) -> bool:
+        """The estimate counts one call per case of an agent that may take more: a floor, not a forecast."""
+        return self.source == LOWER_BOUND
 
 
 @dataclass
@@ -65,6 +83,13 @@ class CostEstimate:
     low_usd: float | None
     high_usd: float | None
     contenders: list[ContenderEstimate] = field(default_factory=list)
+    #: The agent adapter's ``max_steps``; None for other adapters.
+    max_steps: int | None = None
+
+    @property
+    def lower_bound(self) -> bool:
+        """Some contender's estimate is only a floor (an agent with no past traces)."""
+        return any(c.lower_bound for c in self.contenders)
 
     @property
     def sources(self) -> list[str]:
@@ -84,23 +109,23 @@ def estimate_plan_cost(plan: Plan, store: Store | None = None) -> CostEstimate:
         plan: the plan.
         store: where past runs of the same contenders are looked up; None to use the schema only.
     """
-    inputs, outputs = _tokens_per_dataset(plan)
-    per = [_contender_estimate(plan, c, inputs, outputs, store) for c in plan.contenders]
+    adapter = build_adapter(plan.suite.adapter_ref, plan.suite.path)
+    max_steps = adapter.options.max_steps if isinstance(adapter, AgentAdapter) else None
+    inputs, outputs = _tokens_per_dataset(plan, adapter)
+    per = [_contender_estimate(plan, c, inputs, outputs, store, max_steps) for c in plan.contenders]
     if any(c.usd is None for c in per):
-        return CostEstimate(None, None, None, per)
-    return CostEstimate(
-        sum(c.usd or 0.0 for c in per), sum(c.low_usd or 0.0 for c in per), sum(c.high_usd or 0.0 for c in per), per
-    )
+        return CostEstimate(None, None, None, per, max_steps)
+    high = None if any(c.high_usd is None for c in per) else sum(c.high_usd or 0.0 for c in per)
+    return CostEstimate(sum(c.usd or 0.0 for c in per), sum(c.low_usd or 0.0 for c in per), high, per, max_steps)
 
 
 _Tokens = dict[str, tuple[float, float, float, int]]  # dataset → (low, point, high, cases)
 
 
-def _tokens_per_dataset(plan: Plan) -> tuple[dict[str | None, dict[str, float]], _Tokens]:
+def _tokens_per_dataset(plan: Plan, adapter: Adapter) -> tuple[dict[str | None, dict[str, float]], _Tokens]:
     """Input tokens per prompt (None: the adapter's own messages) and dataset, summed over its cases, and
     schema output tokens per dataset (low, point, high, cases)."""
     suite = plan.suite
-    adapter = build_adapter(suite.adapter_ref, suite.path)
     contexts = suite_contexts(suite)
     asked = plan_messages(plan, adapter, contexts).by_prompt
     inputs: dict[str | None, dict[str, float]] = {prompt: {} for prompt in asked}
@@ -136,9 +161,20 @@ def _filled_chars(spec: FieldSpec) -> float:
 
 
 def _contender_estimate(
-    plan: Plan, contender: Contender, inputs: dict[str | None, dict[str, float]], outputs: _Tokens, store: Store | None
+    plan: Plan,
+    contender: Contender,
+    inputs: dict[str | None, dict[str, float]],
+    outputs: _Tokens,
+    store: Store | None,
+    max_steps: int | None,
 ) -> ContenderEstimate:
     reasoning = _reasoning(contender)
+    if max_steps is not None:
+        first_turn = inputs.get(contender.settings.get(PROMPT_SETTING), {})
+        r = reasoning
+        with_reasoning = {d: (lo + r * n, mid + r * n, hi + r * n, n) for d, (lo, mid, hi, n) in outputs.items()}
+        spend = agent_spend(plan, contender, first_turn, with_reasoning, store, max_steps, MIN_PAST)
+        return _agent_estimate(contender, spend)
     cap = contender.settings.get("max_tokens")
     # What this contender is asked: its prompt's messages, or the adapter's own.
     tokens_in = sum(inputs.get(contender.settings.get(PROMPT_SETTING), {}).values()) * plan.samples
@@ -172,6 +208,28 @@ def _contender_estimate(
     )
 
 
+def _agent_estimate(contender: Contender, spend: AgentSpend) -> ContenderEstimate:
+    """An agent contender's cost from its calls and tokens; a lower bound has no upper end."""
+    source = f"past traces ({spend.past_cases} cases)" if spend.past_cases else LOWER_BOUND
+    usd: list[float | None] = [None, None, None]
+    prices = prices_of(contender)
+    if prices is not None:
+        usd = [spend.input_tokens[k] * prices[0] + spend.output_tokens[k] * prices[1] for k in range(3)]
+        if not spend.past_cases:
+            usd[2] = None
+    return ContenderEstimate(
+        contender.id,
+        usd[1],
+        usd[0],
+        usd[2],
+        source,
+        spend.input_tokens[1],
+        spend.output_tokens[1],
+        spend.calls,
+        spend.max_calls,
+    )
+
+
 def _reasoning(contender: Contender) -> float:
     """Reasoning tokens per call the contender's ``reasoning_effort`` adds (fakes say exactly how many)."""
     if contender.model.startswith("fake/"):
@@ -202,12 +260,39 @@ def describe(estimate: CostEstimate) -> str:
     if estimate.usd is None:
         unknown = [c.contender for c in estimate.contenders if c.usd is None]
         return f"unknown (no prices for {', '.join(unknown[:3])}{' …' if len(unknown) > 3 else ''})"
-    sources = " and ".join(
-        {"schema": "the schema", "past runs": "past runs of the same contenders"}.get(s, s) for s in estimate.sources
-    )
+    if estimate.lower_bound:
+        return (
+            f"at least ${estimate.usd:.4f} (one model call per case: an agent makes one per step, up to "
+            f"max_steps = {estimate.max_steps}, and no past run of these contenders tells how many)"
+        )
+    names = {
+        "schema": "the schema",
+        "past runs": "past runs of the same contenders",
+        "past traces": "past runs' traces (steps and tokens per case)",
+    }
+    sources = " and ".join(names.get(s, s) for s in estimate.sources)
     return (
         f"${estimate.usd:.4f} (range ${estimate.low_usd or 0:.4f}–${estimate.high_usd or 0:.4f}; "
         f"output tokens from {sources or 'the schema'})"
+    )
+
+
+def calls_text(estimate: CostEstimate) -> str | None:
+    """The model calls of an agent plan in words (at least N, or about N from past traces, and at most N from
+    ``max_steps``); None for other adapters."""
+    agents = [c for c in estimate.contenders if c.calls is not None and c.max_calls is not None]
+    if estimate.max_steps is None or not agents:
+        return None
+    low, point, high = (round(sum((c.calls or (0.0,) * 3)[k] for c in agents)) for k in range(3))
+    most = sum(c.max_calls or 0 for c in agents)
+    if estimate.lower_bound:
+        return (
+            f"at least {point:,}: an agent makes one call per step, up to max_steps = "
+            f"{estimate.max_steps} (at most {most:,} calls)"
+        )
+    return (
+        f"about {point:,} ({low:,}–{high:,}; steps per case from past runs' traces), "
+        f"at most {most:,} (max_steps = {estimate.max_steps})"
     )
 
 
@@ -217,5 +302,7 @@ def as_dict(estimate: CostEstimate) -> dict[str, Any]:
         "usd": estimate.usd,
         "low_usd": estimate.low_usd,
         "high_usd": estimate.high_usd,
+        "lower_bound": estimate.lower_bound,
+        "model_calls": calls_text(estimate),
         "contenders": [c.__dict__ for c in estimate.contenders],
     }

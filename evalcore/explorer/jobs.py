@@ -95,7 +95,8 @@ def race_text(progress: Any) -> str:
 def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]:
     """What a plan will do: ``matrix`` (contender × dataset calls, with settings), ``calls``,
     ``cost`` (estimated USD or None), ``cost_range`` ((low, high) USD or None), ``cost_text`` (the
-    estimate in words: range and where its output tokens come from), ``refused`` (model, settings,
+    estimate in words: range and where its output tokens come from), ``calls_text`` (an agent's model calls
+    in words: at least, or about, and at most; None for other adapters), ``refused`` (model, settings,
     reason), ``missing_keys`` (model → environment variables it needs) and ``budget_error`` (why the plan's
     budget cap refuses it, e.g. a model with no known price; None when it does not).
 
@@ -105,7 +106,7 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
     """
     from evalcore.execution.adaptive import check_race
     from evalcore.execution.budget import check_budget
-    from evalcore.execution.estimate import describe, estimate_plan_cost
+    from evalcore.execution.estimate import calls_text, describe, estimate_plan_cost
     from evalcore.storage.store import Store
 
     past = Store(db_path) if db_path is not None and Path(db_path).is_file() else None
@@ -129,6 +130,7 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
         "cost": estimate.usd if plan.contenders else 0.0,
         "cost_range": (estimate.low_usd, estimate.high_usd) if estimate.usd is not None else None,
         "cost_text": describe(estimate),
+        "calls_text": calls_text(estimate),
         "refused": refused,
         "missing_keys": dict(plan.missing_keys),
         "budget_error": _refusal(check_budget, plan),

@@ -107,6 +107,12 @@ WHERE runs.suite = ? AND r.contender = ? AND r.dataset = ? AND r.status = 'score
 ORDER BY runs.created_at DESC LIMIT ?
 """
 
+PAST_TRACES = """
+SELECT r.trace, r.input_tokens, r.output_tokens FROM results r JOIN runs ON runs.id = r.run_id
+WHERE runs.suite = ? AND r.contender = ? AND r.dataset = ? AND r.status = 'scored' AND r.trace IS NOT NULL
+ORDER BY runs.created_at DESC LIMIT ?
+"""
+
 
 def with_stop(settings: dict[str, Any], status: str, stopped_by: str | None, reason: str | None) -> dict[str, Any]:
     """A run's settings with who stopped it (``stopped_by``) and why (``stop_reason``) for an ``interrupted``

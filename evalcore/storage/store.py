@@ -296,6 +296,15 @@ class Store:
             found = self.conn.execute(history.PAST_OUTPUT_TOKENS, (suite, contender, dataset, limit)).fetchall()
         return [n for (n,) in found]
 
+    def past_agent_cases(
+        self, suite: str, contender: str, dataset: str, limit: int = 2000
+    ) -> list[tuple[int, int | None, int | None]]:
+        """(model turns, input tokens, output tokens) of the latest scored results with a trace of a contender
+        on a suite's dataset, in every stored run: what an agent spent per case."""
+        with self._lock:
+            found = self.conn.execute(history.PAST_TRACES, (suite, contender, dataset, limit)).fetchall()
+        return [(_model_turns(trace), tokens_in, tokens_out) for trace, tokens_in, tokens_out in found]
+
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its contenders, cases and results.
 
@@ -496,3 +505,9 @@ class Store:
                 "SELECT changes, data FROM summaries WHERE run_id = ? AND kind = ?", (run_id, kind)
             ).fetchone()
             return row[1] if row is not None and row[0] == frame_read.changes(conn, run_id) else None
+
+
+def _model_turns(trace: str) -> int:
+    """The model turns of a stored trace (its JSON text)."""
+    steps = json.loads(trace)
+    return sum(1 for s in steps if isinstance(s, dict) and s.get("kind") == "model") if isinstance(steps, list) else 0

@@ -197,3 +197,21 @@ def test_the_page_opens_on_the_suite_of_the_run_being_looked_at(monkeypatch, tmp
     seed(monkeypatch, tmp_path, read_run_file("data/runs/support-demo.json"))
     at = open_page(PAGE)
     assert at.selectbox[0].value == "support"
+
+
+def test_the_plan_of_an_agent_suite_says_its_model_calls_are_a_lower_bound_as_the_cli_does(monkeypatch, tmp_path):
+    from evalcore.execution.estimate import calls_text, estimate_plan_cost
+    from evalcore.execution.plan import make_plan
+    from evalcore.suite.loader import load_suite
+    from tests.agents import agent_suite
+
+    seed(monkeypatch, tmp_path)
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
+    root = agent_suite(tmp_path / "agent", [{"model": "fake/agent"}])
+    at = open_page(PAGE)
+    at.selectbox[0].select("another folder…").run()
+    at.text_input[0].input(str(root)).run()
+    assert not at.exception
+    shown = unescaped(texts(at))
+    assert f"Model calls: {calls_text(estimate_plan_cost(make_plan(load_suite(root))))}" in shown
+    assert "at least 3: an agent makes one call per step, up to max_steps = 6" in shown
