@@ -450,6 +450,9 @@ async def execute_plan(
         execution._finish("failed")
         raise
     finally:
+        closing = getattr(execution.adapter, "aclose", None)
+        if closing is not None:  # an adapter's sessions for the run (an agent's MCP servers)
+            await closing()
         await close_clients()  # litellm caches HTTP clients per event loop: close them before this loop ends
         await close_http_clients()
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,7 +26,7 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender
 from evalcore.models.types import Reply
 from evalcore.scoring.adapters import ChatAdapter, Context, Parsed
-from evalcore.scoring.agent_tools import FunctionTool, McpServerModel, ToolOutcome, mcp_tools, python_tools
+from evalcore.scoring.agent_tools import FunctionTool, McpServerModel, McpServers, ToolOutcome, python_tools
 from evalcore.scoring.client import Client
 from evalcore.suite.code import import_suite_module
 
@@ -87,6 +85,8 @@ class AgentAdapter:
             raise ConfigError("evalcore.yaml: adapter.options: the agent adapter needs `tools` (a module) or `mcp`")
         self.suite_dir = suite_dir
         self.functions = self._python_tools()
+        #: The run's MCP sessions: opened by the first case that needs them, closed by :meth:`aclose`.
+        self.servers = McpServers(self.options.mcp, suite_dir)
 
     def _python_tools(self) -> list[FunctionTool]:
         found: list[FunctionTool] = []
@@ -100,20 +100,21 @@ class AgentAdapter:
         """The instructions as the system message, the case's input as the user's."""
         return ChatAdapter().build_messages(case, context)
 
-    @asynccontextmanager
-    async def _tools(self) -> AsyncIterator[dict[str, Any]]:
-        async with mcp_tools(self.options.mcp, self.suite_dir) as served:
-            tools: dict[str, Any] = {t.name: t for t in self.functions}
-            for tool in served:
-                if tool.name in tools:
-                    raise ConfigError(f"evalcore.yaml: adapter.options: two tools are named {tool.name!r}")
-                tools[tool.name] = tool
-            yield tools
+    async def _tools(self) -> dict[str, Any]:
+        tools: dict[str, Any] = {t.name: t for t in self.functions}
+        for tool in await self.servers.tools():
+            if tool.name in tools:
+                raise ConfigError(f"evalcore.yaml: adapter.options: two tools are named {tool.name!r}")
+            tools[tool.name] = tool
+        return tools
+
+    async def aclose(self) -> None:
+        """End the run's MCP sessions (stdio servers stop); the runner calls it when the run ends, however."""
+        await self.servers.close()
 
     async def call(self, case: Case, contender: Contender, client: Client) -> Reply:
         """Run the loop; the raw text holds the final answer, why the loop stopped and the trace."""
-        async with self._tools() as tools:
-            content, stopped, trace = await self._loop(tools, client)
+        content, stopped, trace = await self._loop(await self._tools(), client)
         raw = json.dumps({"content": content, "stopped": stopped, "trace": trace}, ensure_ascii=False)
         return Reply(text=raw)
 

@@ -4,7 +4,8 @@ A Python tool is a public function of a module in the suite folder; its JSON sch
 signature and its docstring (the first paragraph describes the tool, a Google-style ``Args:`` section its
 parameters) by a pydantic model made with ``create_model``, which also validates the model's arguments before
 the call. An MCP server (the official ``mcp`` package) is started over stdio (``command`` and ``args``) or
-reached at a ``url`` (streamable HTTP); its tools are listed once the session opens.
+reached at a ``url`` (streamable HTTP); its session opens on a run's first use and is shared by the run's
+cases (:class:`McpServers`) until the run closes it.
 
 A tool that raises, times out or is given arguments its schema refuses gives an error result (the loop sends
 it back to the model, which may recover); only a configuration problem raises :class:`ConfigError`.
@@ -15,10 +16,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 import re
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,10 @@ import pydantic
 
 from evalcore.core.errors import ConfigError
 
+logger = logging.getLogger(__name__)
+
+#: How long closing a server's session may take before the run stops waiting for it, in seconds.
+CLOSE_WAIT_S = 10.0
 #: A Google-style docstring's parameter line: ``name (type): text`` or ``name: text``.
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 
@@ -147,12 +152,12 @@ class McpServerModel(pydantic.BaseModel):
 
 @dataclass
 class McpTool:
-    """A tool of an open MCP session."""
+    """A tool of an MCP server of the run."""
 
     name: str
     description: str
     schema: dict[str, Any]
-    session: Any
+    server: McpServer
 
     def spec(self) -> dict[str, Any]:
         """The tool in OpenAI's format."""
@@ -162,41 +167,147 @@ class McpTool:
         }
 
     async def run(self, arguments: dict[str, Any]) -> ToolOutcome:
-        """Call the tool on its server; a result the server marks as an error is the call's error."""
-        result = await self.session.call_tool(self.name, arguments)
+        """Call the tool on its server (see :meth:`McpServer.call`)."""
+        return await self.server.call(self.name, arguments)
+
+
+class McpServer:
+    """One MCP server of a run: its session opened on first use and shared by the run's cases.
+
+    The ``mcp`` client session matches each reply to its request by id, so concurrent cases call tools on one
+    session. The session lives in a task of its own (an ``mcp.Client`` must be left in the task that entered
+    it), which :meth:`close` ends; a session left open when the event loop ends is closed by the loop's
+    cancellation of its tasks. A server that fails mid-run gives the call an error result and is reopened once,
+    for the next call; when that fails too, every later call of its tools gets the error.
+    """
+
+    def __init__(self, server: McpServerModel, suite_dir: Path):
+        self.server, self.suite_dir = server, suite_dir
+        self.where = server.url or " ".join([server.command or "", *server.args])
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = asyncio.Lock()
+        self._session: Any = None
+        self._tools: list[McpTool] = []
+        self._closing: asyncio.Event | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._reopened = False
+        self._gone: str | None = None
+
+    async def tools(self) -> list[McpTool]:
+        """The server's tools, opening its session on first use.
+
+        Raises:
+            ConfigError: the server cannot be started or reached.
+        """
+        await self._session_now()
+        return self._tools
+
+    async def _session_now(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # a new event loop (another run): the old one's session is gone with it
+            self._loop, self._lock, self._session, self._owner = loop, asyncio.Lock(), None, None
+            self._reopened, self._gone = False, None
+        async with self._lock:
+            if self._session is None:
+                await self._open()
+            return self._session
+
+    async def _open(self) -> None:
+        ready: asyncio.Future[tuple[Any, Any]] = asyncio.get_running_loop().create_future()
+        self._closing = asyncio.Event()
+        self._owner = asyncio.create_task(self._own(ready, self._closing), name=f"mcp {self.where}")
+        self._session, listed = await ready
+        self._tools = [McpTool(t.name, t.description or "", dict(t.input_schema), self) for t in listed.tools]
+
+    async def _own(self, ready: asyncio.Future[tuple[Any, Any]], closing: asyncio.Event) -> None:
+        """Hold the session open until :meth:`close` (or a newer session) asks it to end."""
+        import mcp
+
+        target: Any = self.server.url
+        if self.server.command is not None:
+            command = sys.executable if self.server.command == "python" else self.server.command
+            target = mcp.StdioServerParameters(
+                command=command, args=self.server.args, env=self.server.env, cwd=self.suite_dir
+            )
+        try:
+            async with mcp.Client(target) as session:
+                listed = await session.list_tools()
+                ready.set_result((session, listed))
+                await closing.wait()
+        except Exception as exc:  # a spawn, a connection or a handshake that failed, maybe inside a task group
+            if not ready.done():
+                cause = _leaf(exc)
+                problem = f"cannot open MCP server {self.where}: {type(cause).__name__}: {cause}"
+                ready.set_exception(ConfigError(f"evalcore.yaml: adapter.options.mcp: {problem}"))
+            else:
+                logger.warning("MCP server %s ended: %s", self.where, _leaf(exc))
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Call a tool; a result the server marks as an error is the call's error, and so is a server that
+        failed (it is reopened for the next call, once)."""
+        if self._gone is not None:
+            return ToolOutcome(None, self._gone)
+        try:
+            session = await self._session_now()
+        except ConfigError as exc:
+            self._gone = f"{name}: the MCP server failed and could not be restarted: {exc}"
+            return ToolOutcome(None, self._gone)
+        try:
+            result = await session.call_tool(name, arguments)
+        except Exception as exc:  # the server died or broke the protocol: the model is told, the run goes on
+            cause = _leaf(exc)
+            await self._drop(session)
+            return ToolOutcome(None, f"{name}: the MCP server {self.where} failed: {type(cause).__name__}: {cause}")
         text = "\n".join(getattr(block, "text", None) or json.dumps(block.model_dump()) for block in result.content)
         if result.is_error:
-            return ToolOutcome(None, text or f"{self.name} failed")
+            return ToolOutcome(None, text or f"{name} failed")
         return ToolOutcome(text)
 
+    async def _drop(self, session: Any) -> None:
+        """Forget a failed session (once: a second failure leaves the server gone), so the next call reopens it."""
+        async with self._lock:
+            if self._session is not session:
+                return  # another case dropped it already
+            if self._reopened:
+                self._gone = f"the MCP server {self.where} failed again after a restart; its tools are unavailable"
+            self._reopened = True
+            self._session = None
+            owner, self._owner = self._owner, None
+            if self._closing is not None:
+                self._closing.set()
+        if owner is not None:
+            await asyncio.wait([owner], timeout=CLOSE_WAIT_S)
 
-@asynccontextmanager
-async def mcp_tools(servers: list[McpServerModel], suite_dir: Path) -> AsyncIterator[list[McpTool]]:
-    """Open a session with each server, and yield their tools; the sessions close (and stdio servers stop) after.
+    async def close(self) -> None:
+        """End the session (a stdio server stops); nothing when it was never opened."""
+        owner, self._owner, self._session = self._owner, None, None
+        if self._closing is not None:
+            self._closing.set()
+        if owner is not None and self._loop is asyncio.get_running_loop():
+            await asyncio.wait([owner], timeout=CLOSE_WAIT_S)
 
-    Raises:
-        ConfigError: a server cannot be started or reached.
-    """
-    import mcp
 
-    async with AsyncExitStack() as stack:
-        tools: list[McpTool] = []
-        for server in servers:
-            target: Any = server.url
-            if server.command is not None:
-                command = sys.executable if server.command == "python" else server.command
-                target = mcp.StdioServerParameters(command=command, args=server.args, env=server.env, cwd=suite_dir)
-            where = server.url or " ".join([server.command or "", *server.args])
-            try:
-                session = await stack.enter_async_context(mcp.Client(target))
-                listed = await session.list_tools()
-            except Exception as exc:  # a spawn, a connection or a handshake that failed, maybe inside a task group
-                cause = _leaf(exc)
-                problem = f"cannot open MCP server {where}: {type(cause).__name__}: {cause}"
-                raise ConfigError(f"evalcore.yaml: adapter.options.mcp: {problem}") from None
-            for tool in listed.tools:
-                tools.append(McpTool(tool.name, tool.description or "", dict(tool.input_schema), session))
-        yield tools
+class McpServers:
+    """The MCP servers of a run, each opened on first use and shared by its cases; :meth:`close` ends them."""
+
+    def __init__(self, servers: list[McpServerModel], suite_dir: Path):
+        self.servers = [McpServer(s, suite_dir) for s in servers]
+
+    async def tools(self) -> list[McpTool]:
+        """Every server's tools, in the suite's order.
+
+        Raises:
+            ConfigError: a server cannot be started or reached.
+        """
+        found: list[McpTool] = []
+        for server in self.servers:
+            found += await server.tools()
+        return found
+
+    async def close(self) -> None:
+        """Close every server's session."""
+        for server in self.servers:
+            await server.close()
 
 
 def _leaf(exc: BaseException) -> BaseException:

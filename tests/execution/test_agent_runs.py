@@ -111,3 +111,27 @@ def test_the_example_agent_suite_verifies_with_30_cases():
     report = verify_suite(EXAMPLE)
     assert report.ok, report.lines
     assert "30 cases in 1 dataset (orders: 30)" in report.lines
+
+
+def test_an_mcp_server_is_started_once_per_run_and_stopped_when_it_ends(tmp_path: Path, tmp_db: Path):
+    import os
+    import sys
+
+    starts = tmp_path / "starts"
+    server = {
+        "command": sys.executable,
+        "args": [str(Path(__file__).resolve().parents[1] / "fixtures" / "mcp_orders.py")],
+        "env": {"MCP_ORDERS_STARTS": str(starts)},
+    }
+    cases = [c for c in CASES if all(a["name"] == "lookup_order" for a in c[2]["actions"])]
+    root = agent_suite(tmp_path / "s", FAKES[:2], options={"tools": [], "mcp": [server]}, cases=cases)
+    with Store(tmp_db) as store:
+        _, results = run(root, store)
+    assert len(results) == 2 * len(cases) and all(r.status == "scored" for r in results.values())
+    (pid,) = [int(line) for line in starts.read_text().split()]
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        pass
+    else:
+        raise AssertionError(f"the MCP server (pid {pid}) still runs after the run ended")
