@@ -35,6 +35,7 @@ BENCHES = {
     "compare": ("bench_compare.py", [], ["--cases", "2000", "--repeat", "1"]),
     "import": ("bench_import.py", [], ["--mb", "10", "--samples", "1000", "--repeat", "1"]),
     "report": ("bench_report.py", [], ["--cases", "2000", "--repeat", "1"]),
+    "agent": ("bench_agent.py", [], ["--repeat", "1"]),
 }
 
 

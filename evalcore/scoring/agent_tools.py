@@ -19,6 +19,7 @@ import json
 import logging
 import re
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +62,7 @@ class FunctionTool:
         return {"type": "function", "function": function}
 
     async def run(self, arguments: dict[str, Any]) -> ToolOutcome:
-        """Validate the arguments, then call the function (a plain one in a worker thread)."""
+        """Validate the arguments, then call the function (a plain one in a thread of its own)."""
         try:
             values = self.arguments.model_validate(arguments)
         except pydantic.ValidationError as exc:
@@ -71,8 +72,40 @@ class FunctionTool:
         if inspect.iscoroutinefunction(self.function):
             value = await self.function(**kwargs)
         else:
-            value = await asyncio.to_thread(self.function, **kwargs)
+            value = await in_own_thread(self.function, kwargs)
         return ToolOutcome(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
+
+
+async def in_own_thread(function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """Call a plain function in a daemon thread of its own and await its value.
+
+    Not the event loop's shared executor: a tool that hangs would hold one of its few workers (starving the
+    other tools and anything else sent there), and the end of ``asyncio.run`` waits for them all. Cancelling the
+    wait (a tool's timeout) abandons the thread; it ends when the function returns, or with the process.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if done.done():
+            return  # the wait was cancelled (timed out): nobody wants the value
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(value)
+
+    def work() -> None:
+        try:
+            value, error = function(**kwargs), None
+        except BaseException as exc:  # handed to the awaiting task, which reports it as the tool's error
+            value, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:  # the run's event loop has ended while the tool ran: nobody waits for it
+            pass
+
+    threading.Thread(target=work, name=f"tool {function.__name__}", daemon=True).start()
+    return await done
 
 
 def function_tool(function: Callable[..., Any], where: str) -> FunctionTool:

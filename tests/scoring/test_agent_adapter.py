@@ -115,6 +115,38 @@ def test_a_tool_that_takes_longer_than_its_timeout_is_an_error_result(suite_dir:
     assert done["content"] == "Sorry."
 
 
+HANGING_PY = """
+import threading
+
+RELEASE = threading.Event()
+STATE = {"returned": False}
+
+
+def hang(order_id: str) -> str:
+    \"\"\"A plain lookup that never returns until the test releases it.
+
+    Args:
+        order_id: the order.
+    \"\"\"
+    RELEASE.wait(20)  # a bound, so a broken fix fails this test instead of hanging it
+    STATE["returned"] = True
+    return "late"
+"""
+
+
+def test_a_plain_tool_that_hangs_times_out_and_the_loop_ends_without_waiting_for_it(suite_dir: Path):
+    (suite_dir / "hanging.py").write_text(HANGING_PY)
+    agent = adapter(suite_dir, tools=["tools.py", "hanging.py"], tool_timeout_s=0.05)
+    module = next(t.function for t in agent.functions if t.name == "hang").__globals__
+    try:
+        stuck = {"actions": [{"name": "hang", "arguments": {"order_id": "A17"}}], "answer": "Sorry."}
+        done = run_loop(agent, case(0, stuck))  # asyncio.run ends: it would wait for a tool in its executor
+        assert done["trace"][1]["error"] == "hang timed out after 0.05 s" and done["content"] == "Sorry."
+        assert module["STATE"]["returned"] is False  # the loop ended while the tool still hung
+    finally:
+        module["RELEASE"].set()
+
+
 def test_a_result_over_the_byte_budget_is_cut_for_the_model_and_its_full_size_recorded(suite_dir: Path):
     history = {"actions": [{"name": "order_history", "arguments": {"order_id": "A17"}}]}
     done = run_loop(adapter(suite_dir, result_bytes=30), case(0, history))
