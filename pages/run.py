@@ -157,7 +157,9 @@ m1, m2, m3 = st.columns(3)
 m1.metric("Calls", summary["calls"], border=True)
 m2.metric(
     "Estimated cost",
-    "unknown" if summary["cost"] is None else plain(format_cost(summary["cost"])),
+    "unknown"
+    if summary["cost"] is None
+    else ("≥ " if summary["cost_floor"] else "") + plain(format_cost(summary["cost"])),
     border=True,
     help="From the suite's prices, litellm's price map or the fake models' own; unknown when a model has none. "
     "Output tokens come from past runs of the same contender in the store, else from the suite's schema.",

@@ -96,7 +96,8 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
     """What a plan will do: ``matrix`` (contender × dataset calls, with settings), ``calls``,
     ``cost`` (estimated USD or None), ``cost_range`` ((low, high) USD or None), ``cost_text`` (the
     estimate in words: range and where its output tokens come from), ``calls_text`` (an agent's model calls
-    in words: at least, or about, and at most; None for other adapters), ``refused`` (model, settings,
+    in words: at least, or about, and at most; None for other adapters), ``cost_floor`` (the cost is only a lower
+    bound: an agent with no past traces), ``refused`` (model, settings,
     reason), ``missing_keys`` (model → environment variables it needs) and ``budget_error`` (why the plan's
     budget cap refuses it, e.g. a model with no known price; None when it does not).
 
@@ -131,6 +132,7 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
         "cost_range": (estimate.low_usd, estimate.high_usd) if estimate.usd is not None else None,
         "cost_text": describe(estimate),
         "calls_text": calls_text(estimate),
+        "cost_floor": estimate.lower_bound,
         "refused": refused,
         "missing_keys": dict(plan.missing_keys),
         "budget_error": _refusal(check_budget, plan),

@@ -215,3 +215,4 @@ def test_the_plan_of_an_agent_suite_says_its_model_calls_are_a_lower_bound_as_th
     shown = unescaped(texts(at))
     assert f"Model calls: {calls_text(estimate_plan_cost(make_plan(load_suite(root))))}" in shown
     assert "at least 3: an agent makes one call per step, up to max_steps = 6" in shown
+    assert unescaped(metric(at, "Estimated cost")).startswith("≥ $")
