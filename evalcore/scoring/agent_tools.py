@@ -265,6 +265,8 @@ class McpServer:
         try:
             async with mcp.Client(target) as session:
                 listed = await session.list_tools()
+                if ready.done():  # the caller stopped waiting (a tool's timeout): nobody uses this session
+                    return
                 ready.set_result((session, listed))
                 await closing.wait()
         except Exception as exc:  # a spawn, a connection or a handshake that failed, maybe inside a task group

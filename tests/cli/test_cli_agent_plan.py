@@ -17,7 +17,10 @@ def test_plan_of_an_agent_suite_says_its_calls_and_cost_are_a_lower_bound(capsys
     assert "estimated cost: at least $" in out
 
 
-def test_plan_of_an_agent_suite_with_past_runs_estimates_its_calls_from_their_traces(capsys, tmp_path: Path):
+def test_plan_of_an_agent_suite_with_past_runs_estimates_its_calls_from_their_traces(
+    capsys, tmp_path: Path, monkeypatch
+):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
     root, db = agent_suite(tmp_path / "s", [{"model": "fake/agent"}]), str(tmp_path / "e.db")
     for _ in range(2):
         assert main(["run", str(root), "--db", db, "--quiet"]) == 0

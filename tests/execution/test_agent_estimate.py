@@ -30,7 +30,8 @@ def test_an_agent_with_no_past_traces_is_estimated_as_a_lower_bound_with_the_max
     assert describe(estimate).startswith(f"at least ${estimate.usd:.4f}")
 
 
-def test_an_agents_past_traces_give_its_steps_and_cost_per_case(tmp_path: Path, tmp_db: Path):
+def test_an_agents_past_traces_give_its_steps_and_cost_per_case(tmp_path: Path, tmp_db: Path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
     plan = make_plan(load_suite(agent_suite(tmp_path / "s", [{"model": "fake/agent"}])))
     with Store(tmp_db) as store:
         run_suite(plan, store)  # two runs: six past cases, enough to stand for the three

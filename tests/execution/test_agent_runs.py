@@ -4,6 +4,9 @@ calls neither model nor tool, and the loop through litellm against the local Ope
 from __future__ import annotations
 
 import json
+import os
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -113,25 +116,47 @@ def test_the_example_agent_suite_verifies_with_30_cases():
     assert "30 cases in 1 dataset (orders: 30)" in report.lines
 
 
-def test_an_mcp_server_is_started_once_per_run_and_stopped_when_it_ends(tmp_path: Path, tmp_db: Path):
-    import os
-    import sys
-
-    starts = tmp_path / "starts"
+def mcp_suite(tmp_path: Path, starts: Path, cases: int = 1) -> Path:
+    """An agent suite of lookups whose one tool is the fixture MCP server, which logs its starts to ``starts``."""
     server = {
         "command": sys.executable,
         "args": [str(Path(__file__).resolve().parents[1] / "fixtures" / "mcp_orders.py")],
         "env": {"MCP_ORDERS_STARTS": str(starts)},
     }
-    cases = [c for c in CASES if all(a["name"] == "lookup_order" for a in c[2]["actions"])]
-    root = agent_suite(tmp_path / "s", FAKES[:2], options={"tools": [], "mcp": [server]}, cases=cases)
-    with Store(tmp_db) as store:
-        _, results = run(root, store)
-    assert len(results) == 2 * len(cases) and all(r.status == "scored" for r in results.values())
-    (pid,) = [int(line) for line in starts.read_text().split()]
+    lookups = [c for c in CASES if all(a["name"] == "lookup_order" for a in c[2]["actions"])]
+    many = [(f"{case_id}-{i}", text, want) for i in range(cases) for case_id, text, want in lookups]
+    return agent_suite(tmp_path / "s", FAKES[:2], options={"tools": [], "mcp": [server]}, cases=many)
+
+
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        pass
-    else:
-        raise AssertionError(f"the MCP server (pid {pid}) still runs after the run ended")
+        return False
+    return True
+
+
+def test_an_mcp_server_is_started_once_per_run_and_stopped_when_it_ends(tmp_path: Path, tmp_db: Path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+    starts = tmp_path / "starts"
+    with Store(tmp_db) as store:
+        _, results = run(mcp_suite(tmp_path, starts), store)
+    assert len(results) == 4 and all(r.status == "scored" for r in results.values())
+    (pid,) = [int(line) for line in starts.read_text().split()]
+    assert not alive(pid)
+
+
+def test_an_mcp_server_is_stopped_when_its_run_is_stopped_midway(tmp_path: Path, tmp_db: Path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0.05")
+    starts, stop = tmp_path / "starts", threading.Event()
+
+    def stop_after_one(progress: Any) -> None:
+        if progress.done >= 1:
+            stop.set()
+
+    plan = make_plan(load_suite(mcp_suite(tmp_path, starts, cases=10)), RunOptions(concurrency=1, parallelism=1))
+    with Store(tmp_db) as store:
+        _, status = run_suite(plan, store, on_progress=stop_after_one, stop=stop)
+    assert status == "cancelled"
+    (pid,) = [int(line) for line in starts.read_text().split()]
+    assert not alive(pid)
