@@ -10,6 +10,7 @@ of steps; the upper bound of the calls is ``max_steps`` per case.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -57,8 +58,8 @@ def agent_spend(
     calls, tokens_in, tokens_out = [0.0] * 3, [0.0] * 3, [0.0] * 3
     past_cases, lower = 0, False
     for dataset, (*reply, cases) in schema.items():
-        past = store.past_agent_cases(plan.suite.name, contender.id, dataset) if store is not None else []
-        usable = [(s, i, o) for s, i, o in past if s > 0 and i is not None and o is not None]
+        past = store.past_spend(plan.suite.name, contender.id, dataset) if store is not None else []
+        usable = [(s, i, o) for i, o, trace in past if i is not None and (s := _model_turns(trace)) > 0]
         if len(usable) >= minimum:
             past_cases += len(usable)
             steps, ins, outs = (_spread([row[k] for row in usable], cases) for k in range(3))
@@ -71,6 +72,12 @@ def agent_spend(
                 total[k] += part[k] * plan.samples
     whole = max_steps * len(plan.cases) * plan.samples
     return AgentSpend(_range(calls), _range(tokens_in), _range(tokens_out), whole, 0 if lower else past_cases)
+
+
+def _model_turns(trace: str | None) -> int:
+    """The model turns of a stored trace (its JSON text); 0 without one."""
+    steps = json.loads(trace) if trace else None
+    return sum(1 for s in steps if isinstance(s, dict) and s.get("kind") == "model") if isinstance(steps, list) else 0
 
 
 def _spread(values: list[float], cases: int) -> Range:

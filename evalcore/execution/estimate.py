@@ -181,7 +181,8 @@ def _contender_estimate(
     low = point = high = 0.0
     past_calls = 0
     for dataset, (lo, mid, hi, cases) in outputs.items():
-        past = store.past_output_tokens(plan.suite.name, contender.id, dataset) if store is not None else []
+        spent = store.past_spend(plan.suite.name, contender.id, dataset) if store is not None else []
+        past = [tokens for _, tokens, _ in spent]
         if len(past) >= MIN_PAST:
             past_calls += len(past)
             per = sorted(past)

@@ -101,15 +101,9 @@ LEFT JOIN results r ON r.run_id = ct.run_id AND r.contender = ct.id
 WHERE ct.run_id = ? GROUP BY ct.id, ct.position ORDER BY ct.position
 """
 
-PAST_OUTPUT_TOKENS = """
-SELECT r.output_tokens FROM results r JOIN runs ON runs.id = r.run_id
+PAST_SPEND = """
+SELECT r.input_tokens, r.output_tokens, r.trace FROM results r JOIN runs ON runs.id = r.run_id
 WHERE runs.suite = ? AND r.contender = ? AND r.dataset = ? AND r.status = 'scored' AND r.output_tokens IS NOT NULL
-ORDER BY runs.created_at DESC LIMIT ?
-"""
-
-PAST_TRACES = """
-SELECT r.trace, r.input_tokens, r.output_tokens FROM results r JOIN runs ON runs.id = r.run_id
-WHERE runs.suite = ? AND r.contender = ? AND r.dataset = ? AND r.status = 'scored' AND r.trace IS NOT NULL
 ORDER BY runs.created_at DESC LIMIT ?
 """
 

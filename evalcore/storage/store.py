@@ -290,20 +290,10 @@ class Store:
             found = self.conn.execute(history.RESULT_COUNTS, (run_id,)).fetchall()
         return {cid: (n, errors) for cid, n, errors in found}
 
-    def past_output_tokens(self, suite: str, contender: str, dataset: str, limit: int = 2000) -> list[int]:
-        """Output tokens of the latest scored calls of a contender on a suite's dataset, in every stored run."""
+    def past_spend(self, suite: str, contender: str, dataset: str, limit: int = 2000) -> list[tuple[Any, ...]]:
+        """(input tokens, output tokens, trace JSON or None) of a contender's latest scored calls on a dataset."""
         with self._lock:
-            found = self.conn.execute(history.PAST_OUTPUT_TOKENS, (suite, contender, dataset, limit)).fetchall()
-        return [n for (n,) in found]
-
-    def past_agent_cases(
-        self, suite: str, contender: str, dataset: str, limit: int = 2000
-    ) -> list[tuple[int, int | None, int | None]]:
-        """(model turns, input tokens, output tokens) of the latest scored results with a trace of a contender
-        on a suite's dataset, in every stored run: what an agent spent per case."""
-        with self._lock:
-            found = self.conn.execute(history.PAST_TRACES, (suite, contender, dataset, limit)).fetchall()
-        return [(_model_turns(trace), tokens_in, tokens_out) for trace, tokens_in, tokens_out in found]
+            return self.conn.execute(history.PAST_SPEND, (suite, contender, dataset, limit)).fetchall()
 
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its contenders, cases and results.
@@ -505,9 +495,3 @@ class Store:
                 "SELECT changes, data FROM summaries WHERE run_id = ? AND kind = ?", (run_id, kind)
             ).fetchone()
             return row[1] if row is not None and row[0] == frame_read.changes(conn, run_id) else None
-
-
-def _model_turns(trace: str) -> int:
-    """The model turns of a stored trace (its JSON text)."""
-    steps = json.loads(trace)
-    return sum(1 for s in steps if isinstance(s, dict) and s.get("kind") == "model") if isinstance(steps, list) else 0
