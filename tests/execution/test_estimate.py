@@ -14,7 +14,10 @@ from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import load_suite
 from tests.suites import write_suite
 
-SUITES = sorted(p.parent for p in (Path(__file__).resolve().parents[2] / "data" / "suites").glob("*/evalcore.yaml"))
+BUNDLED = sorted(p.parent for p in (Path(__file__).resolve().parents[2] / "data" / "suites").glob("*/evalcore.yaml"))
+#: The bundled agent suites: one call per step, estimated from past traces (tests/execution/test_agent_estimate.py).
+AGENTS = [p for p in BUNDLED if load_suite(p).adapter_ref.name == "agent"]
+SUITES = [p for p in BUNDLED if p not in AGENTS]
 
 
 def actual_cost(store: Store, run_id: str) -> float:
@@ -32,6 +35,18 @@ def test_the_estimate_of_a_bundled_suite_is_within_a_quarter_of_what_it_costs(fo
     assert estimate.usd == pytest.approx(actual, rel=0.25)
     assert estimate.low_usd <= estimate.usd <= estimate.high_usd
     assert estimate.sources == ["schema"]
+
+
+@pytest.mark.parametrize("folder", AGENTS, ids=[p.name for p in AGENTS])
+def test_the_estimate_of_a_bundled_agent_suite_is_a_floor_then_its_past_traces_cost(folder, tmp_db, monkeypatch):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+    plan = make_plan(load_suite(folder))
+    floor = estimate_plan_cost(plan)
+    store = Store(tmp_db)
+    run_id, _ = run_suite(plan, store)
+    actual = actual_cost(store, run_id)
+    assert floor.lower_bound and floor.usd <= actual
+    assert estimate_plan_cost(plan, store).usd == pytest.approx(actual, rel=0.25)
 
 
 def test_past_runs_of_the_same_contenders_replace_the_schema_and_are_named(tmp_path, tmp_db):
