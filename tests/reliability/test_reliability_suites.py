@@ -295,7 +295,7 @@ def test_yaml_is_only_ever_read_with_safe_load():
     assert calls["safe_load"] == {"evalcore/suite/loader.py", "evalcore/suite/cases.py"}
 
 
-def test_only_the_plugin_loader_imports_code_and_only_the_module_the_config_names():
+def test_only_the_suite_code_loader_imports_code_and_only_the_module_the_config_names():
     importers = {
         name
         for name, text in sources().items()
@@ -303,7 +303,7 @@ def test_only_the_plugin_loader_imports_code_and_only_the_module_the_config_name
     }
     # The packages' lazy re-exports (evalcore/__init__ included, through _util/lazy) import evalcore's own
     # modules, by fixed names.
-    assert importers == {"evalcore/scoring/plugins.py", "evalcore/_util/lazy.py"}
+    assert importers == {"evalcore/suite/code.py", "evalcore/_util/lazy.py"}
     # Fixed dotted names of evalcore's own modules, relative to the package that re-exports them.
     for package in (evalcore, analysis, execution, runfile, storage):
         assert all(all(part.isidentifier() for part in module.split(".")) for module in package._EXPORTS.values())
