@@ -13,7 +13,7 @@ holds the true value (``pa − pb`` for a difference, ``pa`` for a single score)
   going each way); a contender right with chance ``p`` and wrong labels spread evenly has population
   macro-F1 ``p``;
 - ``single 0/1``: one contender's score of 0/1 values (the leaderboard's interval of a proportion,
-  :func:`evalcore.analysis.draws.proportion_interval`);
+  :func:`evalcore.analysis.intervals.proportion_interval`);
 - ``single samples``: one contender's score of non-binary values (the leaderboard's bootstrap at the
   expanded level,
   :func:`evalcore.analysis.resampling.resample` and :func:`~evalcore.analysis.resampling.intervals`).
@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
 
-from evalcore.analysis.draws import proportion_interval
+from evalcore.analysis.intervals import proportion_interval
 from evalcore.analysis.paired import paired_difference, paired_differences
 from evalcore.analysis.paired_f1 import LabelCounts, paired_macro_f1
 from evalcore.analysis.resampling import intervals, resample

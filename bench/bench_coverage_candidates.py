@@ -35,7 +35,7 @@ import numpy as np
 from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
 from bench_coverage import CHANCES, TARGET, Cell, _tango_table
 
-from evalcore.analysis.draws import EXACT_BELOW, _beta_quantile, proportion_interval
+from evalcore.analysis.intervals import EXACT_BELOW, _beta_quantile, proportion_interval
 from evalcore.analysis.paired import CONTINUITY, score_test
 
 Z = NormalDist().inv_cdf(0.975)

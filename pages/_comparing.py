@@ -117,9 +117,9 @@ def report_html(path: str, candidate: str, comparison: Comparison) -> str:
     """The comparison as one offline HTML file (``evalcore compare --format html``), with what was wrong in the
     first flips of each pair read from the candidate run. Made only when the download button is clicked
     (Streamlit calls this on a thread of its own, hence a store connection of its own)."""
-    from evalcore.analysis.runs import StoredRun
     from evalcore.explorer.compare_report import comparison_html
     from evalcore.explorer.flips import flip_details
+    from evalcore.storage.history import StoredRun
     from evalcore.storage.store import Store
 
     if candidate.startswith(_loaders.UPLOAD_PREFIX):

@@ -20,12 +20,13 @@ import streamlit as st
 
 from evalcore.analysis import completeness, corrected, outcomes, summaries, view
 from evalcore.analysis.racing import SETTING as RACE
-from evalcore.analysis.runs import StoredRun, run_stops
+from evalcore.analysis.runs import run_stops
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Run
 from evalcore.explorer import sharing
 from evalcore.explorer.jobs import RunJob
 from evalcore.storage import baselines
+from evalcore.storage.history import StoredRun
 from evalcore.storage.location import ENV as STORE_ENV
 from evalcore.storage.ratings import load_ratings, ratings_version
 from evalcore.storage.store import Store, default_db_path
@@ -33,7 +34,7 @@ from pages._state import Keys
 
 if TYPE_CHECKING:
     from evalcore.analysis.compare import Comparison
-    from evalcore.storage.columns import ResultColumns
+    from evalcore.storage.frames import ResultColumns
 
 log = logging.getLogger("evalcore.app")
 
@@ -321,7 +322,7 @@ def _comparison(
     return compare(_side(path, base), _side(path, candidate), list(pairs) or None, frames=columns)
 
 
-# The runs' results as plain columns (evalcore.storage.columns), not through the frames' cache: a leaderboard
+# The runs' results as plain columns (evalcore.storage.frames), not through the frames' cache: a leaderboard
 # mostly reads a saved summary, so a frame is seldom there to reuse, and two big runs' columns cost about half
 # of building their frames. Kept per run: another pair of the same runs (the two swapped, a third run against
 # one of them) reads only what it has not read yet.

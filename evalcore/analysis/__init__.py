@@ -1,15 +1,16 @@
 """From results to decisions: aggregation, weighted scores, ranking, intervals, charts and text tables.
 
-- :mod:`~evalcore.analysis.formats`: how one number reads (%, USD, seconds); :mod:`~evalcore.analysis.stored`:
-  a run in a store, by id; :mod:`~evalcore.analysis.draws`: bootstrap counts and percentile intervals;
-  :mod:`~evalcore.analysis.paired`: paired differences, their intervals and p-values (NumPy only, no pandas);
-  :mod:`~evalcore.analysis.racing`: anytime-valid tests of paired differences for adaptive runs (NumPy only).
+- :mod:`~evalcore.analysis.formats`: how one number reads (%, USD, seconds).
+- :mod:`~evalcore.analysis.intervals`: interval arithmetic: percentile and BCa intervals, the expanded level,
+  the closed-form interval of a proportion.
 - :mod:`~evalcore.analysis.rules`: the leaderboard's numbers (errors penalty, best-value points, log scale, ties),
   named once for Python, the CLI and the report's JavaScript.
-- :mod:`~evalcore.analysis.weights`: parsing and validating weights, and each weight's real share.
-- :mod:`~evalcore.analysis.weighting`: the spec's weighted score and ranking order, on arrays.
+- :mod:`~evalcore.analysis.weights`: the weighted score: weights parsed, checked and their real shares, and the
+  spec's wscore and ranking order on arrays.
+- :mod:`~evalcore.analysis.resampling`: the bootstrap: cases drawn with replacement, intervals and P(best).
+- :mod:`~evalcore.analysis.paired`: paired differences, their intervals and p-values, on plain arrays;
+  :mod:`~evalcore.analysis.racing`: anytime-valid tests of paired differences for adaptive runs.
 - :mod:`~evalcore.analysis.results`: which results count (:class:`Filters`) and what each one brings.
-- :mod:`~evalcore.analysis.resampling`: bootstrap intervals and P(best).
 - :mod:`~evalcore.analysis.stability`: how often each contender ranks first when the weights wobble.
 - :mod:`~evalcore.analysis.leaderboard`: aggregate, weight, rank (``docs/run-file.md``, "Leaderboard semantics").
 - :mod:`~evalcore.analysis.significance`: every pair of a run's contenders compared, by
@@ -20,14 +21,15 @@
 - :mod:`~evalcore.analysis.text`: tables as text, JSON, CSV, Markdown; :mod:`~evalcore.analysis.charts`: Plotly figures.
 - :mod:`~evalcore.analysis.view`: the leaderboard as display-ready tables, with filters.
 - :mod:`~evalcore.analysis.summaries`: a run's saved leaderboard summary, so a big run ranks without its results.
-- :mod:`~evalcore.analysis.runs`: a run's leaderboard from a file or a store: the one way through.
+- :mod:`~evalcore.analysis.runs`: a run's leaderboard, whether the run comes from a file or a store
+  (:class:`~evalcore.storage.history.StoredRun`): the one way through.
 - :mod:`~evalcore.analysis.labels`: human labels and judge verdicts side by side, from a file or a run;
   :mod:`~evalcore.analysis.agreement`: how well they agree (accuracy, kappa, correlations, intervals).
 - :mod:`~evalcore.analysis.judging`: what an LLM judge cost per contender, apart from the contenders' cost.
 - :mod:`~evalcore.analysis.win_rates`: a pairwise judge's verdicts as win rates with intervals and a
   Bradley–Terry ranking (not :func:`~evalcore.analysis.significance.pairwise_significance`, which compares scores).
 
-A module imports only modules listed before it. Pure functions over frames, no IO but the store's
+Listed from the bottom up. Pure functions over frames, no IO but the store's
 summaries and results. May import :mod:`evalcore.runfile`, :mod:`evalcore.storage`, :mod:`evalcore.core`
 and :mod:`evalcore._util`; never a model.
 """

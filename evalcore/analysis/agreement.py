@@ -13,7 +13,7 @@ of both columns is a number, else as **labels** (numbers then read as their shor
   undefined (null) when a rater gives one value on every row.
 
 Intervals are 95%. ``accuracy`` is a mean of 0/1 values: its interval is a proportion's, which keeps its
-coverage at 0% and 100% as the leaderboard's does (:func:`~evalcore.analysis.draws.proportion_interval`).
+coverage at 0% and 100% as the leaderboard's does (:func:`~evalcore.analysis.intervals.proportion_interval`).
 Every other statistic has a bootstrap percentile interval over rows, with the conventions of
 :mod:`~evalcore.analysis.resampling`: B resamples of the rows with replacement from
 ``np.random.default_rng(seed)`` (a fresh generator per comparison, so each is reproducible on its own),
@@ -33,8 +33,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.draws import LEVEL, percentile_interval, proportion_interval, resample_counts
+from evalcore.analysis.intervals import LEVEL, percentile_interval, proportion_interval
 from evalcore.analysis.labels import HUMAN, Cell, cell_value, label_text
+from evalcore.analysis.resampling import resample_counts
 
 Kind = Literal["labels", "numbers"]
 #: A statistic of weighted rows: a (resamples × rows) matrix of multiplicities in, one value per resample out.

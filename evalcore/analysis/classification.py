@@ -22,7 +22,7 @@ from evalcore.analysis.formats import DASH
 from evalcore.analysis.results import Filters, select_results
 from evalcore.core.aggregates import AggregateMetric, aggregate_metrics, label_columns, labels_of
 from evalcore.core.records import Run
-from evalcore.storage.columns import label_codes
+from evalcore.storage.frames import label_codes
 
 #: How a reply with no label (unparseable, empty) shows in the confusion matrix.
 NO_LABEL = "(no label)"

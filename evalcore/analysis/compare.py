@@ -8,7 +8,7 @@ difference and its 95% paired interval and p-value, from the same test as ``eval
 primary score dropped or rose, and the errors that appeared or vanished.
 
 Everything here is pure: runs in, a :class:`Comparison` out; the CLI and the app render it. It works on
-the results' plain columns (:mod:`evalcore.storage.columns`), not on results frames: comparing two stored
+the results' plain columns (:mod:`evalcore.storage.frames`), not on results frames: comparing two stored
 runs never loads pandas, which would cost a fresh ``evalcore compare`` process more than the comparison.
 """
 
@@ -22,11 +22,11 @@ import numpy as np
 
 from evalcore.analysis.paired import ALPHA, paired_differences
 from evalcore.analysis.paired_f1 import CASE_SWAP, label_counts, paired_macro_f1
-from evalcore.analysis.stored import StoredRun, header_of
 from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Metric, Run
-from evalcore.storage.columns import ResultColumns, frame_columns, read_columns, run_columns
+from evalcore.storage.frames import ResultColumns, frame_columns, read_columns, run_columns
+from evalcore.storage.history import StoredRun, header_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -278,7 +278,7 @@ def changed_datasets(base: Run, candidate: Run) -> tuple[list[str], bool]:
 
 
 def columns_of(run: Run | StoredRun) -> ResultColumns:
-    """A run's results as columns (:mod:`evalcore.storage.columns`), read from the store for a stored run."""
+    """A run's results as columns (:mod:`evalcore.storage.frames`), read from the store for a stored run."""
     return read_columns(run.store, run.id) if isinstance(run, StoredRun) else run_columns(run)
 
 

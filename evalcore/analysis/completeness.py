@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from evalcore.analysis.stored import StoredRun
 from evalcore.core.records import Run
+from evalcore.storage.history import StoredRun
 
 if TYPE_CHECKING:
     from evalcore.storage.store import Store

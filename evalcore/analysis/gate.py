@@ -31,10 +31,11 @@ from pydantic import ValidationError
 from evalcore.analysis.compare import CompareError, Comparison, compare
 from evalcore.analysis.formats import format_value
 from evalcore.analysis.guardrails import guardrail_results, support_drift
-from evalcore.analysis.runs import StoredRun, header_of, rank_run
+from evalcore.analysis.runs import rank_run
 from evalcore.core.aggregates import with_aggregates
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Metric, Run
+from evalcore.storage.history import StoredRun, header_of
 from evalcore.suite.config import GateModel, LimitModel, RegressionModel
 
 #: The gate of a suite without a ``gate:`` block.

@@ -4,7 +4,7 @@ From a run's :class:`~evalcore.core.records.Rating` records (the Rate page, ``ev
 
 - **pairs**: each rating of two replies is a comparison by that rater, read by the pairwise judge's code
   (:mod:`~evalcore.analysis.win_rates`): ``a``/``b`` a win for one side, ``tie`` and ``both_bad`` a tie. Win rates
-  with the interval of a proportion (:func:`~evalcore.analysis.draws.proportion_interval`) and a Bradley–Terry
+  with the interval of a proportion (:func:`~evalcore.analysis.intervals.proportion_interval`) and a Bradley–Terry
   ranking with bootstrap intervals over cases.
 - **raters**: on the items two or more people rated, Cohen's kappa (two raters, with its interval, by
   :func:`~evalcore.analysis.agreement.compare_raters`) or Krippendorff's alpha (more,
@@ -200,7 +200,7 @@ def human_summary(run: Run, ratings: Sequence[Rating] | None = None, *, resample
 
 def judge_intervals(run: Run, metric: str, contenders: Sequence[str]) -> dict[str, tuple[float, float]]:
     """Per contender, the 95% interval of the judged ``metric`` over the whole run, by the leaderboard's own rule
-    for a single score: a proportion's (:func:`~evalcore.analysis.draws.proportion_interval`) when every value is
+    for a single score: a proportion's (:func:`~evalcore.analysis.intervals.proportion_interval`) when every value is
     0 or 1, the bootstrap's otherwise. So the People panel shows the interval the leaderboard does, never one of
     zero width because every score is equal, never one that leaves [0, 1]."""
     if not contenders:

@@ -31,8 +31,7 @@ from evalcore.analysis.resampling import Resampled, case_positions, intervals, r
 from evalcore.analysis.results import USAGE_COLUMNS, Filters, result_values, select_results
 from evalcore.analysis.rules import BEST_VALUE_POINTS, POINTS_TOLERANCE
 from evalcore.analysis.stability import stability_of
-from evalcore.analysis.weighting import rank_order, wscores
-from evalcore.analysis.weights import validate_weights
+from evalcore.analysis.weights import rank_order, validate_weights, wscores
 from evalcore.core.aggregates import AggregateMetric, declared_only, with_aggregates
 from evalcore.core.records import Metric
 

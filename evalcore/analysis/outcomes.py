@@ -24,9 +24,9 @@ import pandas as pd
 
 from evalcore.analysis.compare import columns_of
 from evalcore.analysis.results import Filters
-from evalcore.analysis.stored import StoredRun
 from evalcore.core.records import Run
-from evalcore.storage.columns import ResultColumns
+from evalcore.storage.frames import ResultColumns
+from evalcore.storage.history import StoredRun
 from evalcore.storage.lookup import cases_with_metadata_key
 from evalcore.suite.cases import MINIMUM_SCORES
 

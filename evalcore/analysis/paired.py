@@ -13,7 +13,7 @@ value is the mean of the contender's scored samples of it. Two methods, one per 
   excludes 0 exactly when p < 0.05. No resampling.
 - **Other values**: a 95% paired bootstrap interval (cases drawn as :mod:`evalcore.analysis.resampling`
   draws them): the hull of the percentile and BCa intervals, both read at Hesterberg's expanded level
-  (:func:`evalcore.analysis.draws.bootstrap_interval`), so that it keeps its coverage on 30 cases when the
+  (:func:`evalcore.analysis.intervals.bootstrap_interval`), so that it keeps its coverage on 30 cases when the
   difference is mostly 0; and a two-sided sign-flip permutation test. They are two tests, so near the 5%
   line they may disagree: the interval may exclude 0 with p just above 0.05, or hold 0 with p just below.
 
@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from evalcore.analysis.draws import LEVEL, bootstrap_interval, count_blocks, expanded_level, mean_acceleration, ratio
+from evalcore.analysis.intervals import LEVEL, bootstrap_interval, expanded_level, mean_acceleration, ratio
+from evalcore.analysis.resampling import count_blocks
 
 #: Significance threshold: a p-value below it is significant.
 ALPHA = 0.05
@@ -111,7 +112,7 @@ def paired_stats(left: np.ndarray, right: np.ndarray, draws: np.ndarray, signs: 
 
     Args:
         left, right: (cases, columns) values, NaN where a case has none.
-        draws: (B, cases) bootstrap counts (:func:`evalcore.analysis.draws.resample_counts`).
+        draws: (B, cases) bootstrap counts (:func:`evalcore.analysis.resampling.resample_counts`).
         signs: (B, cases) random ±1.
     """
     columns = _Columns(left, right)

@@ -9,7 +9,7 @@ the value is the leaderboard's), and:
 
 - the **interval** is a paired bootstrap: each resample of the shared cases recomputes both sides' macro-F1
   from the drawn cases' counts, and the hull of the difference's percentile and BCa intervals at
-  Hesterberg's expanded level (:func:`evalcore.analysis.draws.bootstrap_interval`; BCa's acceleration from
+  Hesterberg's expanded level (:func:`evalcore.analysis.intervals.bootstrap_interval`; BCa's acceleration from
   the jackknife, each shared case left out once) bounds it. When every case on which the sides differ goes
   one way, no resample can move the difference past 0 the other way, so the interval would end at 0 (the
   flaw of a conditional interval of paired proportions); the interval is therefore the hull of that one
@@ -33,9 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalcore.analysis.draws import bootstrap_interval, count_blocks, expanded_level
+from evalcore.analysis.intervals import bootstrap_interval, expanded_level
 from evalcore.analysis.paired import ALPHA, BLOCK
-from evalcore.storage.columns import ResultColumns
+from evalcore.analysis.resampling import count_blocks
+from evalcore.storage.frames import ResultColumns
 
 #: How the p-value of an aggregate metric's change is found (a result's ``method``).
 CASE_SWAP = "case-swap permutation"

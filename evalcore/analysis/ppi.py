@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalcore.analysis.draws import Z
+from evalcore.analysis.intervals import Z
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,10 @@ resample has every dataset to average over. Every draw comes from ``np.random.de
 
 The work is a matrix product: results are folded once into per-case sums and counts
 (:class:`CaseMatrix`); a resample is a row of case multiplicities, so a block of resampled tables
-comes from one product of the (resamples × cases) multiplicity matrix with the folded matrix.
+comes from one product of the (resamples × cases) multiplicity matrix with the folded matrix. The
+multiplicities themselves (:func:`resample_counts`, :func:`count_blocks`) are drawn on plain arrays, and
+paired comparisons and agreement draw theirs here too; pandas is imported by the functions that read a
+results frame, so a comparison of two runs (``evalcore compare``) draws its resamples without loading it.
 
 Precision: counts (results, known values, errors) are whole numbers, which float64 adds exactly in
 any order: they are the same on every machine. Sums of values are float64 sums in an order the BLAS
@@ -19,20 +22,66 @@ over n cases: two machines agree within 1e-9 up to millions of cases, which is w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from evalcore.analysis.classification import fold_labels, frame_labels, resampled_grouped_macro_f1
-from evalcore.analysis.draws import LEVEL, count_blocks, expanded_level, percentile_interval, proportion_interval, ratio
-from evalcore.analysis.results import result_values
-from evalcore.analysis.weighting import first_shares, wscores
-from evalcore.analysis.weights import validate_weights
+from evalcore.analysis.intervals import LEVEL, expanded_level, percentile_interval, proportion_interval, ratio
+from evalcore.analysis.weights import first_shares, validate_weights, wscores
 from evalcore.core.aggregates import AggregateMetric, declared_only, with_aggregates
 from evalcore.core.records import Metric
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def resample_counts(strata: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray:  # noqa: N803
+    """How many times each case is drawn in each of B resamples, shape (B, cases).
+
+    Args:
+        strata: for each case, its stratum; cases are drawn with replacement within their
+            stratum, as many as it has. All zeros: a plain bootstrap over all cases.
+        B: number of resamples.
+        rng: the generator to draw from.
+    """
+    n_cases = len(strata)
+    counts = np.zeros((B, n_cases))
+    # Strata in order, one draw each: the same seed gives the same resamples. Counting row by row
+    # into floats needs no (B x cases) index array and no int64 copy of it.
+    for members in (np.flatnonzero(strata == d) for d in np.unique(strata)):
+        # 32-bit draws are the same draws as 64-bit ones below 2**32 (numpy takes 32 bits per draw either way),
+        # in half the memory: drawing B x cases of them is most of this function's time.
+        drawn = rng.integers(0, len(members), size=(B, len(members)), dtype=np.int32)
+        block = counts if len(members) == n_cases else np.empty((B, len(members)))
+        for b in range(B):
+            block[b] = np.bincount(drawn[b], minlength=len(members))
+        if block is not counts:
+            counts[:, members] = block
+    return counts
+
+
+def count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator, rows: int = 125) -> Iterator[np.ndarray]:  # noqa: N803
+    """:func:`resample_counts` in blocks of ``rows`` resamples: the same draws, in a fraction of the memory.
+
+    With one stratum, drawing row by row gives what one (B x cases) draw gives, so no block of draws
+    or counts bigger than ``rows`` x cases ever exists (a fresh process pays for every page it touches).
+    """
+    if len(np.unique(strata)) > 1:  # strata are drawn one after another over all B rows: keep that order
+        counts = resample_counts(strata, B, rng)
+        yield from (counts[start : start + rows] for start in range(0, B, rows))
+        return
+    n_cases = len(strata)
+    block = np.empty((rows, n_cases))
+    for start in range(0, B, rows):
+        n = min(rows, B - start)
+        # One row at a time, as 32-bit integers: the same draws (both take 32 bits per case from the
+        # generator), with no (rows x cases) index array for a fresh process to fault in every block.
+        for i in range(n):
+            block[i] = np.bincount(rng.integers(0, n_cases, size=n_cases, dtype=np.int32), minlength=n_cases)
+        yield block[:n]
 
 
 @dataclass
@@ -96,6 +145,8 @@ def case_matrix(
         metrics: the declared metrics.
         values: :func:`evalcore.analysis.results.result_values` of ``df``, when already computed.
     """
+    from evalcore.analysis.results import result_values
+
     contender_codes, contenders = _sorted_codes(df["contender"])
     case_codes = case_positions(df)
     dataset_codes = _sorted_codes(df["dataset"])[0]
@@ -140,6 +191,8 @@ def _sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
     Turning every cell of a big categorical into a string would cost more than the rest of the set-up.
     """
+    import pandas as pd
+
     if not isinstance(column.dtype, pd.CategoricalDtype) or column.isna().any():
         codes, uniques = pd.factorize(column.astype(str), sort=True)
         return codes, np.asarray(uniques, dtype=object)
@@ -158,6 +211,8 @@ def case_positions(df: pd.DataFrame) -> np.ndarray:
     categorical codes when it can. The order is the text's, never the run's (a categorical's categories follow the run's
     case order): resample ``b`` draws the same cases whatever order a run lists them in.
     """
+    import pandas as pd
+
     dataset, case = df["dataset"], df["case"]
     if (
         not all(isinstance(c.dtype, pd.CategoricalDtype) for c in (dataset, case))
@@ -216,7 +271,7 @@ class Resampled:
             bootstrap's).
         cases: name → (contenders,) how many cases have a value of ``score``, each declared metric,
             ``cost`` and ``time``: the bootstrap interval is read at the expanded level of that many cases
-            (:func:`~evalcore.analysis.draws.expanded_level`); a name without an entry takes ``score``'s.
+            (:func:`~evalcore.analysis.intervals.expanded_level`); a name without an entry takes ``score``'s.
     """
 
     contenders: np.ndarray
@@ -273,6 +328,8 @@ def _aggregate_recomputers(
     An aggregate metric is no mean of per-case values, so it is recomputed on each resample from the
     resampled results (macro-F1 from the resampled per-label counts); without labels it is null throughout.
     """
+    from evalcore.analysis.classification import fold_labels, frame_labels, resampled_grouped_macro_f1
+
     aggregates = [m for m in metrics if isinstance(m, AggregateMetric)]
     if not aggregates:
         return {}
@@ -297,7 +354,7 @@ def _aggregate_recomputers(
 
 def binary_intervals(matrix: CaseMatrix) -> dict[str, np.ndarray]:
     """Intervals of ``score`` and each metric for the contenders whose per-case values are all 0 or 1: a
-    proportion's (:func:`~evalcore.analysis.draws.proportion_interval`), not the bootstrap's.
+    proportion's (:func:`~evalcore.analysis.intervals.proportion_interval`), not the bootstrap's.
 
     A case's value is the mean of its samples, so a case whose samples disagree is neither 0 nor 1 and
     its contender keeps the bootstrap interval. The unit is the case, as the bootstrap's is.
@@ -332,6 +389,8 @@ def intervals(
         out_of_race: contenders an adaptive run's race stopped: they rank below the others
             (:func:`evalcore.analysis.leaderboard.rank`), so they are never first in a resample (P(best) 0).
     """
+    import pandas as pd
+
     metrics = with_aggregates(metrics)
     bounds = [f"{n}_{e}" for n in ["score", *(m.name for m in metrics), "wscore"] for e in ("lo", "hi")]
     if not len(resampled.contenders):
@@ -380,9 +439,9 @@ def bootstrap(
         p_best``; ``p_best`` is the share of resamples in which the contender ranks first (by
         wscore with weights, else by score; k rows tied for first share a resample, 1/k each).
         The interval of score or a metric whose per-case values are all 0 or 1 (micro average) is a
-        proportion's (:func:`~evalcore.analysis.draws.proportion_interval`); every other interval is the
+        proportion's (:func:`~evalcore.analysis.intervals.proportion_interval`); every other interval is the
         bootstrap percentile interval read at Hesterberg's expanded level for the contender's number of
-        cases (:func:`~evalcore.analysis.draws.expanded_level`), which keeps its coverage on 30 cases.
+        cases (:func:`~evalcore.analysis.intervals.expanded_level`), which keeps its coverage on 30 cases.
 
     Raises:
         WeightsError: a weight cannot be used.

@@ -1,6 +1,6 @@
 """The leaderboard's numbers, each named once (``docs/run-file.md``, "Leaderboard semantics").
 
-The ranking in Python (:mod:`~evalcore.analysis.weighting`, :mod:`~evalcore.analysis.leaderboard`), the
+The ranking in Python (:mod:`~evalcore.analysis.weights`, :mod:`~evalcore.analysis.leaderboard`), the
 texts that explain it, the CLI's defaults and the report's JavaScript all read these: the report's page
 gets them written in by :func:`evalcore.explorer.report.report_script`, so its copy of the ranking cannot
 drift from this one. Pure Python, so the CLI reads its defaults without numpy.

@@ -1,10 +1,10 @@
 """A run's leaderboard, whichever way the run comes: the one way from a run, filters and weights to tables.
 
 A run comes read from a file (a :class:`~evalcore.core.records.Run` with its results in hand) or in a
-store (a :class:`StoredRun`: its results, or its saved summary, are read only when needed). For the whole
-run (no filter, the micro average) a stored run's leaderboard comes from its summary
-(:mod:`evalcore.analysis.summaries`) while that holds, so no result is read; anything else is computed
-from the results. The CLI and the app both go through here, so the two ways cannot drift apart.
+store (a :class:`~evalcore.storage.history.StoredRun`: its results, or its saved summary, are read only
+when needed). For the whole run (no filter, the micro average) a stored run's leaderboard comes from its
+summary (:mod:`evalcore.analysis.summaries`) while that holds, so no result is read; anything else is
+computed from the results. The CLI and the app both go through here, so the two ways cannot drift apart.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from evalcore.analysis.racing import stop_texts
 from evalcore.analysis.results import Filters, select_results
 from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.significance import pairwise_significance
-from evalcore.analysis.stored import StoredRun, header_of
 from evalcore.analysis.summaries import read_summary, save_summary, summarize
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.records import CORRECTED, RANK_BY, Run
+from evalcore.storage.history import StoredRun, header_of
 
 if TYPE_CHECKING:
     from evalcore.analysis.corrected import RankBasis

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.draws import ratio, resample_counts
+from evalcore.analysis.intervals import ratio
 from evalcore.analysis.paired import paired_stats
-from evalcore.analysis.resampling import case_matrix
+from evalcore.analysis.resampling import case_matrix, resample_counts
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Metric
 

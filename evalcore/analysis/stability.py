@@ -7,8 +7,7 @@ from collections.abc import Collection, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.weighting import errors_penalty, first_shares, goodness_matrix
-from evalcore.analysis.weights import validate_weights
+from evalcore.analysis.weights import errors_penalty, first_shares, goodness_matrix, validate_weights
 from evalcore.core.records import Metric
 
 

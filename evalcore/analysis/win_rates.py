@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from evalcore.analysis.draws import LEVEL, proportion_interval
+from evalcore.analysis.intervals import LEVEL, proportion_interval
 from evalcore.core.records import PairVerdict
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class WinRate:
         errors: comparisons the judge gave no verdict on (never counted in the rate).
         win_rate: ``(wins + ties / 2) / (wins + losses + ties)``, inconsistent ones among the ties by default;
             None with nothing counted.
-        low: lower bound of its 95% interval (:func:`~evalcore.analysis.draws.proportion_interval`).
+        low: lower bound of its 95% interval (:func:`~evalcore.analysis.intervals.proportion_interval`).
         high: upper bound.
     """
 

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from evalcore.analysis.results import Filters
-    from evalcore.analysis.stored import StoredRun
     from evalcore.core.records import Run
     from evalcore.execution.plan import Plan, RunOptions
+    from evalcore.storage.history import StoredRun
     from evalcore.storage.location import Location
     from evalcore.storage.store import Store
     from evalcore.suite.loader import Suite
@@ -344,7 +344,7 @@ def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:
         from evalcore.runfile.importers import read_import
 
         return read_import(path)
-    from evalcore.analysis.stored import StoredRun
+    from evalcore.storage.history import StoredRun
 
     store = open_store(args)
     return StoredRun(store, store.resolve_run_id(ref))

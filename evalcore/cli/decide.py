@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from evalcore.cli._shared import add_db, open_run, open_store, writing
 
 if TYPE_CHECKING:
-    from evalcore.analysis.runs import StoredRun
     from evalcore.core.records import Run
+    from evalcore.storage.history import StoredRun
     from evalcore.storage.store import Store
     from evalcore.suite.config import GateModel
 
@@ -129,8 +129,8 @@ def stored_baseline(store: Store, header: Run) -> tuple[StoredRun | None, str | 
     """The baseline of a candidate run from the store, its contender (None: chosen by the gate) and why it was
     chosen or why there is none: the suite's pin, else the newest earlier completed run of the suite with the
     candidate's definition fingerprint (:func:`evalcore.storage.baselines.automatic_baseline`)."""
-    from evalcore.analysis.runs import StoredRun
     from evalcore.storage.baselines import automatic_baseline, baseline
+    from evalcore.storage.history import StoredRun
     from evalcore.suite.fingerprint import SETTING
 
     info = header.info
@@ -145,7 +145,7 @@ def stored_baseline(store: Store, header: Run) -> tuple[StoredRun | None, str | 
 
 
 def _header(run: Run | StoredRun) -> Run:
-    from evalcore.analysis.runs import header_of
+    from evalcore.storage.history import header_of
 
     return header_of(run)
 
@@ -216,7 +216,8 @@ def cmd_baseline(args: argparse.Namespace) -> int:
         print(f"baseline of {args.run} removed" if removed else f"no baseline pinned for {args.run}")
         return 0
     from evalcore.analysis.gate import choose_contender
-    from evalcore.analysis.runs import StoredRun, rank_run
+    from evalcore.analysis.runs import rank_run
+    from evalcore.storage.history import StoredRun
 
     run = StoredRun(store, store.resolve_run_id(args.run))
     header = run.header

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from evalcore.core.records import Run
 
 from evalcore.analysis.rules import BEST_VALUE_POINTS, ERRORS_PENALTY_BASE, ERRORS_PENALTY_EACH, errors_penalty_text
-from evalcore.analysis.stored import StoredRun, header_of
 from evalcore.cli._shared import (
     add_db,
     add_filters,
@@ -30,6 +29,7 @@ from evalcore.cli._shared import (
     terminal_width,
     warn_directions,
 )
+from evalcore.storage.history import StoredRun, header_of
 
 
 def add_leaderboard(p: argparse.ArgumentParser) -> None:
@@ -191,8 +191,8 @@ def print_judge_costs(run: Run | StoredRun) -> None:
     """Under a judged run's leaderboard: what the judge cost and took per contender, apart from the contenders'
     own cost and time columns, and a line on its pairwise verdicts; nothing for a run without a judge."""
     from evalcore.analysis.judging import is_judged, judge_cost_rows, judge_costs
-    from evalcore.analysis.runs import StoredRun, header_of
     from evalcore.cli.pairwise import print_pairwise_note
+    from evalcore.storage.history import StoredRun, header_of
 
     print_pairwise_note(header_of(run))
     if not is_judged(header_of(run).metrics):
@@ -256,7 +256,8 @@ def add_significance(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_significance(args: argparse.Namespace) -> int:
-    from evalcore.analysis.runs import compare_run, header_of, rank_run
+    from evalcore.analysis.runs import compare_run, rank_run
+    from evalcore.storage.history import header_of
 
     run = open_run(args.run, args)
     filters = filters_of(args)

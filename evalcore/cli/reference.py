@@ -42,7 +42,7 @@ as text or bytes (`run` is a run file's run or a stored run; `options` holds `--
 
 ```python
 # my_reports.py, in your package
-from evalcore.analysis.stored import header_of
+from evalcore.storage.history import header_of
 from evalcore.explorer.reporters import Reporter
 
 

@@ -51,7 +51,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     path = None if target is None or target == "-" else output_path(target, example=f"report.{reporter.suffix}")
     run = open_run(args.run, args)
     if weights is not None:
-        from evalcore.analysis.stored import header_of
+        from evalcore.storage.history import header_of
 
         warn_directions(weights, header_of(run).metrics)
     text = reporter.render(run, options)

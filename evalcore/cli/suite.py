@@ -365,9 +365,9 @@ def _run_plan(args: argparse.Namespace, store: Store) -> Plan:
 
 def _gate_code(store: Store, run_id: str) -> int:
     """``evalcore gate`` of the run just made, against the suite's pinned baseline: its exit code."""
-    from evalcore.analysis.runs import StoredRun
     from evalcore.cli.decide import gate_run
     from evalcore.core.errors import EvalcoreError
+    from evalcore.storage.history import StoredRun
 
     print()
     try:
@@ -421,9 +421,9 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
     """The leaderboard, why calls failed and the run file, without reading every result back as a record:
     the leaderboard comes from the summary the app opens the run with, the failures from their own query,
     the file a part at a time."""
-    from evalcore.analysis.runs import StoredRun
     from evalcore.analysis.summaries import write_summary
     from evalcore.core.errors import ConfigError, EvalcoreError
+    from evalcore.storage.history import StoredRun
 
     run = StoredRun(store, run_id)
     try:

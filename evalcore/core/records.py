@@ -2,13 +2,15 @@
 
 These are the in-memory shapes of what a run file holds (see ``docs/run-file.md``
 and ``evalcore.runfile.read``). Validation happens at the edges (suite files, run
-files); inside, the engine passes these dataclasses around.
+files); inside, the engine passes these dataclasses around (and :class:`Usage`, a struct).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import msgspec
 
 ResultStatus = Literal["scored", "error"]
 RunStatus = Literal["running", "completed", "interrupted", "failed"]
@@ -91,8 +93,14 @@ class Refusal:
     reason: str
 
 
-@dataclass
-class Usage:
+class Usage(msgspec.Struct, gc=False):
+    """What one call used: tokens in and out, and its cost in USD; None where not known.
+
+    A struct, not a dataclass, so that it can be left out of the garbage collector (msgspec's ``gc=False``):
+    it holds three numbers and refers to no other object, so it is never part of a reference cycle, and a run
+    holds one per result, which the collector would otherwise walk again and again while a big run is read.
+    """
+
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None

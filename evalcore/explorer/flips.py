@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from evalcore.analysis.compare import Comparison
-    from evalcore.analysis.stored import StoredRun
     from evalcore.core.records import Result, Run
+    from evalcore.storage.history import StoredRun
 
 #: The kinds of flip where the candidate did worse than the base.
 WORSE_KINDS = ("worse", "error appeared")
@@ -24,7 +24,7 @@ def flip_details(
 ) -> dict[tuple[str, str, str], list[str]]:
     """For the first ``limit`` flips of each pair: what the candidate got wrong (want vs got) or its error, by
     (candidate contender, dataset, case)."""
-    from evalcore.analysis.stored import StoredRun
+    from evalcore.storage.history import StoredRun
 
     details: dict[tuple[str, str, str], list[str]] = {}
     for pair in comparison.pairs:

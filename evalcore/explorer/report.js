@@ -1,4 +1,4 @@
-// The report's live weights: re-rank the embedded aggregates as evalcore/analysis/weighting.py and
+// The report's live weights: re-rank the embedded aggregates as evalcore/analysis/weights.py and
 // leaderboard.py do (the same log scale, errors penalty, tie rounding and tie-breaks), and draw the tables.
 // Every text from the run is set with textContent: nothing from the data is ever parsed as markup.
 // The ranking half is pure (no DOM): node runs it in the tests against the Python ranking.
@@ -16,7 +16,7 @@ var evalcoreRanking = (function (RULES) {
   function roundTie(x) { return rint(x * TIE_SCALE) / TIE_SCALE; }
   function nanLast(x) { return isNaN(x) ? Infinity : x; }
 
-  // weighting.log_scale over one table's column.
+  // weights.log_scale over one table's column.
   function logScale(xs) {
     var lo = Infinity, hi = -Infinity;
     xs.forEach(function (x) {
@@ -33,7 +33,7 @@ var evalcoreRanking = (function (RULES) {
     });
   }
 
-  // weighting.wscores: goodness per weighted name, their |w|-weighted mean in points, less the errors penalty.
+  // weights.wscores: goodness per weighted name, their |w|-weighted mean in points, less the errors penalty.
   function wscores(rows, weights) {
     var names = Object.keys(weights);
     if (!names.length) return rows.map(function () { return NaN; });

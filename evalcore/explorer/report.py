@@ -4,7 +4,7 @@ Markdown for a README or a pull request.
 The HTML file carries everything inline: its style, its script (``report.js``, ``report.css`` and
 ``report.html`` beside this module, read with :mod:`importlib.resources`), its charts (SVG drawn here)
 and the run's aggregates as JSON in a ``<script type="application/json">`` block. Moving a slider re-ranks
-those aggregates in the browser by the rules of :mod:`evalcore.analysis.weighting` (the same log scale,
+those aggregates in the browser by the rules of :mod:`evalcore.analysis.weights` (the same log scale,
 errors penalty and ties), with the numbers of :mod:`evalcore.analysis.rules` written into the script
 (:func:`report_script`); a test runs the script under node against the Python ranking. The intervals
 and P(best) stay those of the weights the report was made with, and the page says so once the weights move.
@@ -32,7 +32,7 @@ from evalcore.analysis.judging import is_judged
 from evalcore.analysis.outcomes import pass_rates_of
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import ranking_rules
-from evalcore.analysis.runs import StoredRun, frame_of, header_of, run_stops
+from evalcore.analysis.runs import frame_of, run_stops
 from evalcore.analysis.text import (
     BEST_MARK,
     FEW_MARK,
@@ -66,6 +66,7 @@ from evalcore.explorer._report_parts import (
     pairwise_tables,
     score_vs_svg,
 )
+from evalcore.storage.history import StoredRun, header_of
 
 #: The formats :func:`build_report` writes.
 REPORT_FORMATS = ("html", "markdown")

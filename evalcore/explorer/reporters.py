@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from evalcore.scoring.plugins import find_plugin, plugin_names
 
 if TYPE_CHECKING:
-    from evalcore.analysis.stored import StoredRun
     from evalcore.core.records import Run
     from evalcore.explorer.report import ReportOptions
+    from evalcore.storage.history import StoredRun
 
 #: The entry-point group report formats are registered under.
 GROUP = "evalcore.reporters"
@@ -34,7 +34,7 @@ class Reporter:
 
     Attributes:
         render: ``render(run, options)``: the report of a run (read from a file, or a
-            :class:`~evalcore.analysis.stored.StoredRun`) under :class:`~evalcore.explorer.report.ReportOptions`
+            :class:`~evalcore.storage.history.StoredRun`) under :class:`~evalcore.explorer.report.ReportOptions`
             (weights, filters, caps), as text or bytes.
         suffix: the file name's ending without ``-o`` (``report.<suffix>``), and in the example of an error.
         stdout: without ``-o``, write to standard output (a text format one pipes on) instead of a file.

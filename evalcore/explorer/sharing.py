@@ -20,11 +20,12 @@ from evalcore.analysis.banner import flagged
 from evalcore.analysis.compare import PairComparison
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters
-from evalcore.analysis.runs import StoredRun, prepare_run, run_stops
+from evalcore.analysis.runs import prepare_run, run_stops
 from evalcore.analysis.view import ViewState, weight_names
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.records import Metric, Run
+from evalcore.storage.history import StoredRun
 
 log = logging.getLogger(__name__)
 

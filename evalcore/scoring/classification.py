@@ -9,7 +9,7 @@ With ``positive_labels`` (the class that must not be missed) it also reports the
 positive label. Each is 1, 0 or null per result, null where the result is outside the metric's denominator
 (``recall`` is null for a result expected negative), so a leaderboard's mean over a row's results is the
 set-level value (``recall`` = true positives / expected positives) and its interval is a proportion's
-(:func:`evalcore.analysis.draws.proportion_interval`), as for any 0/1 metric.
+(:func:`evalcore.analysis.intervals.proportion_interval`), as for any 0/1 metric.
 """
 
 from __future__ import annotations

@@ -1,43 +1,55 @@
-"""Results as a pandas DataFrame: one row per result, the shape every table and chart starts from.
+"""A run's results as columns, one entry per result: the results frame every leaderboard is computed from,
+and the same numbers as plain NumPy columns (:class:`ResultColumns`) for what needs no frame.
 
-Columns, in order: ``contender, dataset, case, variant, sample, status, error_kind, score``, one
+The frame's columns, in order: ``contender, dataset, case, variant, sample, status, error_kind, score``, one
 ``m_<metric>`` per declared metric, ``cost_usd, latency_s, input_tokens, output_tokens``, then one
 ``meta_<key>`` per metadata key of the run's cases (first appearance order), then, for each aggregate metric
 of the run (:func:`evalcore.core.aggregates.aggregate_metrics`: a classification scorer's macro-F1), its two
 label columns ``want_<metric>, got_<metric>`` (categoricals; NaN for a result with no label: an error, or a
-reply with none in ``got``). Numbers are float64
-with NaN for null (``sample`` is int64); names are categoricals; rows are sorted by contender, case
-(both in the run's order) and sample.
+reply with none in ``got``). Numbers are float64 with NaN for null (``sample`` is int64); names are
+categoricals; rows are sorted by contender, case (both in the run's order) and sample.
 
-:func:`results_frame` builds it from an in-memory run (an uploaded run file);
-``Store.load_results_frame`` builds the same frame from SQLite. Both feed :func:`build_frame` with
-the same row tuples, so their columns and dtypes cannot drift apart. pandas is imported inside the
-functions: commands that never build a frame never pay for it.
+:func:`results_frame` builds it from an in-memory run (an uploaded run file); ``Store.load_results_frame``
+builds the same frame from SQLite (:func:`assemble`). Both start from the same packed rows
+(:mod:`evalcore.storage.packed`), so their columns and dtypes cannot drift apart.
+
+:class:`ResultColumns` holds who, which case, failed or not, the numbers and the aggregate metrics' labels
+as codes, without the cases' dataset, variant and metadata as categoricals: what a comparison of two runs
+reads, from a stored run (:func:`read_columns`), a run in memory (:func:`run_columns`) or a frame already
+built (:func:`frame_columns`). pandas is imported by the functions that build or read a frame only, so a
+comparison (``evalcore compare``) never loads it.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from evalcore.core import records
-from evalcore.core.aggregates import aggregate_metrics, labels_of
+from evalcore.core.errors import StoreError
+from evalcore.storage import packed
+from evalcore.storage.packed import (
+    HEAD_FIELDS,
+    TAIL_FIELDS,
+    CaseRow,
+    FrameParts,
+    LabelRows,
+    float_fields,
+    row_dtype,
+    rows_table,
+    run_rows,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The row tuple both sources produce: these, the metric values, then :data:`TAIL_FIELDS`.
-HEAD_FIELDS = ("contender_code", "case_code", "sample", "is_error", "error_kind_code", "score")
-TAIL_FIELDS = ("cost_usd", "latency_s", "input_tokens", "output_tokens")
-STATUSES = ("scored", "error")
-ERROR_KIND_CODES = {kind: i for i, kind in enumerate(records.ERROR_KINDS)}
+    from evalcore.storage.store import Store
 
-#: A case's part of a row: dataset, id, variant and metadata.
-CaseRow = tuple[str, str, str, dict[str, Any]]
-#: One aggregate metric's labels, one entry per scored result that has them, in four aligned sequences:
-#: (contender position, case position, sample) keys and (expected, predicted) labels (predicted None: none).
-LabelRows = tuple[Sequence[tuple[int, int, int]], Sequence[str], Sequence[str | None]]
+STATUSES = ("scored", "error")
 
 
 def results_frame(run: records.Run) -> pd.DataFrame:
@@ -52,48 +64,6 @@ def results_frame(run: records.Run) -> pd.DataFrame:
     return build_frame(rows, [c.id for c in run.contenders], cases, names, count=len(rows), labels=labels)
 
 
-def run_rows(run: records.Run) -> tuple[list[tuple], dict[str, LabelRows]]:
-    """An in-memory run's row tuples (see :func:`build_frame`), and each aggregate metric's labelled results.
-
-    Raises:
-        ValueError: a result names a contender or case the run does not hold.
-    """
-    names = [m.name for m in run.metrics]
-    contender_codes = {c.id: i for i, c in enumerate(run.contenders)}
-    case_codes = {c.key: i for i, c in enumerate(run.cases)}
-    try:
-        rows = [
-            result_row(r, contender_codes[r.contender], case_codes[(r.dataset, r.case)], names) for r in run.results
-        ]
-    except KeyError as e:
-        raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
-    labels = {a.name: run_labels(run, a.scorer, contender_codes, case_codes) for a in aggregate_metrics(run.metrics)}
-    return rows, labels
-
-
-def run_labels(
-    run: records.Run, scorer: str | None, contenders: dict[str, int], cases: dict[tuple[str, str], int]
-) -> LabelRows:
-    """The labelled scored results of an in-memory run for one aggregate metric (see :data:`LabelRows`)."""
-    keys, want, got = [], [], []
-    for r in run.results:
-        found = labels_of(r.diagnostics, scorer) if r.status == "scored" else None
-        if found is not None:
-            keys.append((contenders[r.contender], cases[(r.dataset, r.case)], r.sample))
-            want.append(found[0])
-            got.append(found[1])
-    return keys, want, got
-
-
-def result_row(r: records.Result, contender: int, case: int, names: list[str]) -> tuple:
-    """A result's row tuple (see :func:`build_frame`): codes, status, score, metric values, usage."""
-    kind = ERROR_KIND_CODES.get(r.error.kind, -1) if r.error else -1
-    u = r.usage
-    values = [r.metrics.get(n) for n in names]
-    head = (contender, case, r.sample, r.status == "error", kind, r.score)
-    return (*head, *values, u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens)
-
-
 def _label_columns(labels: dict[str, LabelRows], ints: Any, n_cases: int) -> dict[str, Any]:
     """The label columns of each aggregate metric (see the module docstring), aligned with the sorted rows.
 
@@ -102,7 +72,6 @@ def _label_columns(labels: dict[str, LabelRows], ints: Any, n_cases: int) -> dic
         ints: the frame's sorted int fields (:data:`_INT_FIELDS`): contender and case positions, sample.
         n_cases: how many cases the run has.
     """
-    import numpy as np
     import pandas as pd
 
     contender, case, sample = ints[0], ints[1], ints[2]
@@ -151,17 +120,6 @@ def build_frame(
     return frame_from_chunks([rows_table(rows, metric_names, count)], contenders, cases, metric_names, labels)
 
 
-def row_dtype(metric_names: Sequence[str]) -> Any:
-    """The NumPy structured dtype of one row: int64 :data:`HEAD_FIELDS` (score excepted), then float64.
-
-    Little-endian and unpadded, so the store can keep each row's numbers as bytes of this layout.
-    """
-    import numpy as np
-
-    ints = [(f, "<i8") for f in HEAD_FIELDS[:5]]
-    return np.dtype(ints + [(f, "<f8") for f in float_fields(metric_names)])
-
-
 def frame_from_chunks(
     chunks: Sequence[Any],
     contenders: Sequence[str],
@@ -176,7 +134,6 @@ def frame_from_chunks(
             them): each is taken apart into the frame's columns as it comes, never joined into one.
         contenders, cases, metric_names, labels: as for :func:`build_frame`.
     """
-    import numpy as np
     import pandas as pd
 
     dtype = row_dtype(metric_names)
@@ -204,24 +161,17 @@ def frame_from_chunks(
     return pd.concat(parts, axis=1)
 
 
+def assemble(parts: FrameParts, metrics: list[str]) -> pd.DataFrame:
+    """The results frame from its parts (:func:`evalcore.storage.frames.frame_from_chunks`)."""
+    return frame_from_chunks(parts.chunks, parts.contenders, parts.cases, metrics, parts.labels)
+
+
 #: The int64 fields of a row, in order.
 _INT_FIELDS = HEAD_FIELDS[:5]
 
 
-def rows_table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> Any:
-    """The rows as one structured array: from a list at once, from a cursor row by row."""
-    import numpy as np
-
-    dtype = row_dtype(metric_names)
-    if isinstance(rows, list):
-        return np.array(rows, dtype=dtype)
-    return np.fromiter(rows, dtype=dtype, count=count)
-
-
 def _sorted(ints: Any, floats: Any, n_contenders: int, n_cases: int) -> tuple[Any, Any]:
     """Rows by contender, case and sample, in the run's order (untouched when already so)."""
-    import numpy as np
-
     contender, case, sample = ints[0], ints[1], ints[2]
     span = int(sample.max()) + 1 if len(sample) else 1
     if n_contenders * n_cases * span >= 2**62:  # a single sort key would overflow
@@ -234,15 +184,8 @@ def _sorted(ints: Any, floats: Any, n_contenders: int, n_cases: int) -> tuple[An
     return ints[:, order], floats[:, order]
 
 
-def float_fields(metric_names: Sequence[str]) -> list[str]:
-    """The float64 fields of a row: ``score``, ``m_<metric>`` per declared metric, then :data:`TAIL_FIELDS`."""
-    return ["score", *(f"m_{n}" for n in metric_names), *TAIL_FIELDS]
-
-
 def _take_apart(table: Any, names: list[str], ints: Any, floats: Any) -> None:
     """Copy a structured array's int fields into the rows of ``ints`` and its float fields into those of ``floats``."""
-    import numpy as np
-
     fields = table.dtype.fields
     width = table.dtype.itemsize // 8
     packed = (
@@ -275,7 +218,6 @@ def _case_columns(cases: Sequence[CaseRow], case: Any) -> dict[str, Any]:
 
 
 def _categorical(per_case: list[Any], case: Any) -> Any:
-    import numpy as np
     import pandas as pd
 
     categories = list(dict.fromkeys(v for v in per_case if v is not None))
@@ -293,8 +235,6 @@ def _metadata_columns(cases: Sequence[CaseRow], case: Any) -> dict[str, Any]:
 
 def _metadata_column(per_case: list[Any], case: Any) -> Any:
     """Strings become a categorical, numbers float64; anything else stays object (JSON for containers)."""
-    import numpy as np
-
     known = [v for v in per_case if v is not None]
     if known and all(isinstance(v, str) for v in known):
         return _categorical(per_case, case)
@@ -303,3 +243,189 @@ def _metadata_column(per_case: list[Any], case: Any) -> Any:
     cells = np.empty(len(per_case), dtype=object)
     cells[:] = [json.dumps(v, ensure_ascii=False) if isinstance(v, dict | list) else v for v in per_case]
     return cells[case]
+
+
+@dataclass(frozen=True)
+class Labels:
+    """One aggregate metric's labels, one entry per result: codes into :attr:`names`, -1 for none (a failed
+    call, a result without labels, or a reply with no label in :attr:`got`)."""
+
+    want: np.ndarray
+    got: np.ndarray
+    names: list[str]
+
+
+@dataclass(frozen=True)
+class ResultColumns:
+    """One entry per result in each array, in no particular order.
+
+    ``numbers`` holds the frame's float columns by the frame's names: ``score``, ``m_<metric>`` per declared
+    metric, ``cost_usd``, ``latency_s``, ``input_tokens``, ``output_tokens`` (NaN for null).
+    """
+
+    contenders: list[str]
+    """Contender ids, indexed by :attr:`contender`."""
+    cases: list[tuple[str, str]]
+    """(dataset, case id), indexed by :attr:`case`."""
+    contender: np.ndarray
+    """Each result's contender, as a position in :attr:`contenders`."""
+    case: np.ndarray
+    """Each result's case, as a position in :attr:`cases`."""
+    sample: np.ndarray
+    """Each result's sample (0 for the first answer to a case)."""
+    is_error: np.ndarray
+    """Whether each result is an error (its call failed): never scored."""
+    numbers: dict[str, np.ndarray]
+    labels: dict[str, Labels] = field(default_factory=dict)
+    """Each aggregate metric's labels (:func:`evalcore.core.aggregates.aggregate_metrics`), by its name."""
+
+    def __len__(self) -> int:
+        return len(self.case)
+
+
+def read_columns(store: Store, run_id: str) -> ResultColumns:
+    """A stored run's results as columns: its packed numbers, its cases' keys and its labels (no metadata,
+    no frame).
+
+    Raises:
+        StoreError: the run is unknown, or its packed numbers do not add up (a damaged store).
+    """
+    with store.transaction("DEFERRED") as conn:
+        declared = packed.declared_metrics(conn, run_id)
+        if declared is None:
+            raise StoreError(f"no run {run_id!r} in this store")
+        metrics = [m.name for m in declared]
+        contenders = packed.contender_ids(conn, run_id)
+        cases = conn.execute("SELECT dataset, id FROM cases WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
+        chunks = packed.number_chunks(conn, run_id, metrics)
+        labels = packed.all_labels(conn, run_id, declared)
+    dtype = row_dtype(metrics)
+    columns = columns_from_tables([np.frombuffer(c, dtype=dtype) for c in chunks], contenders, cases, metrics)
+    return _with_labels(columns, labels)
+
+
+def run_columns(run: records.Run) -> ResultColumns:
+    """An in-memory run's results as columns (the same rows :func:`evalcore.storage.frames.results_frame` reads).
+
+    Raises:
+        ValueError: a result names a contender or case the run does not hold.
+    """
+    rows, labels = run_rows(run)
+    names = [m.name for m in run.metrics]
+    columns = columns_from_tables(
+        [rows_table(rows, names, len(rows))], [c.id for c in run.contenders], [c.key for c in run.cases], names
+    )
+    return _with_labels(columns, labels)
+
+
+def columns_from_tables(
+    tables: Sequence[np.ndarray], contenders: list[str], cases: Sequence[tuple[str, str]], metrics: Sequence[str]
+) -> ResultColumns:
+    """Columns from structured arrays of :func:`evalcore.storage.packed.row_dtype` rows."""
+
+    def joined(field: str, dtype: Any) -> np.ndarray:
+        if not tables:
+            return np.empty(0, dtype=dtype)
+        return np.concatenate([t[field] for t in tables]).astype(dtype, copy=False)
+
+    return ResultColumns(
+        contenders=contenders,
+        cases=[(str(d), str(c)) for d, c in cases],
+        contender=joined("contender_code", np.int64),
+        case=joined("case_code", np.int64),
+        sample=joined("sample", np.int64),
+        is_error=joined("is_error", np.int64) != 0,
+        numbers={name: joined(name, np.float64) for name in float_fields(metrics)},
+    )
+
+
+def frame_columns(frame: pd.DataFrame) -> ResultColumns:
+    """A results frame's columns (:func:`evalcore.storage.frames.results_frame`'s layout), from its codes."""
+    import pandas as pd
+
+    contender = frame["contender"]
+    if isinstance(contender.dtype, pd.CategoricalDtype):
+        contender_codes, contenders = contender.cat.codes.to_numpy(np.int64), [str(c) for c in contender.cat.categories]
+    else:
+        codes, uniques = pd.factorize(contender.astype(str))
+        contender_codes, contenders = np.asarray(codes, dtype=np.int64), [str(c) for c in uniques]
+    case_codes, cases = _case_codes(frame["dataset"], frame["case"])
+    names = ["score", *(c for c in frame.columns if c.startswith("m_")), *TAIL_FIELDS]
+    numbers = {
+        name: frame[name].to_numpy(dtype=float, na_value=np.nan)
+        if name in frame.columns
+        else np.full(len(frame), np.nan)
+        for name in names
+    }
+    labels = {}
+    for want_column in (c for c in frame.columns if c.startswith("want_")):
+        got_column = f"got_{want_column.removeprefix('want_')}"
+        if got_column in frame.columns:
+            labels[want_column.removeprefix("want_")] = label_codes(frame[want_column], frame[got_column])
+    return ResultColumns(
+        contenders=contenders,
+        cases=cases,
+        contender=contender_codes,
+        case=case_codes,
+        sample=frame["sample"].to_numpy(dtype=np.int64),
+        is_error=(frame["status"] == "error").to_numpy(dtype=bool),
+        numbers=numbers,
+        labels=labels,
+    )
+
+
+def _case_codes(dataset: pd.Series, case: pd.Series) -> tuple[np.ndarray, list[tuple[str, str]]]:
+    """Each row's case as a code, and each code's (dataset, case id); from the categoricals' codes when the
+    columns are categoricals, so each distinct case's names are read once, not once per row."""
+    import pandas as pd
+
+    if isinstance(dataset.dtype, pd.CategoricalDtype) and isinstance(case.dtype, pd.CategoricalDtype):
+        width = len(case.cat.categories)
+        joint = dataset.cat.codes.to_numpy(np.int64) * width + case.cat.codes.to_numpy(np.int64)
+        distinct, codes = np.unique(joint, return_inverse=True)
+        names = np.asarray(dataset.cat.categories, dtype=object), np.asarray(case.cat.categories, dtype=object)
+        keys = [(str(names[0][j // width]), str(names[1][j % width])) for j in distinct.tolist()]
+        return codes.reshape(-1).astype(np.int64), keys
+    codes, uniques = pd.factorize(pd.MultiIndex.from_arrays([dataset.astype(str), case.astype(str)]))
+    return np.asarray(codes, dtype=np.int64), [(str(d), str(c)) for d, c in uniques]
+
+
+def _with_labels(columns: ResultColumns, found: dict[str, LabelRows]) -> ResultColumns:
+    """``columns`` with each aggregate metric's labelled results (keyed by contender, case and sample) aligned
+    to its rows."""
+    if not found:
+        return columns
+    span = 1 + max(
+        [int(columns.sample.max(initial=0)), *(max((k[2] for k in rows[0]), default=0) for rows in found.values())]
+    )
+    n_cases = max(len(columns.cases), 1)
+    row_key = (columns.contender * n_cases + columns.case) * span + columns.sample
+    order = np.argsort(row_key, kind="stable")
+    labels = {}
+    for name, (keys, want, got) in found.items():
+        names = sorted({*want, *(g for g in got if g is not None)})
+        code = {label: i for i, label in enumerate(names)}
+        want_codes, got_codes = np.full(len(columns), -1, np.int64), np.full(len(columns), -1, np.int64)
+        if len(keys) and len(row_key):
+            k = np.asarray(keys, dtype=np.int64).reshape(-1, 3)
+            label_key = (k[:, 0] * n_cases + k[:, 1]) * span + k[:, 2]
+            found_at = order[np.minimum(np.searchsorted(row_key[order], label_key), len(order) - 1)]
+            hit = row_key[found_at] == label_key
+            want_codes[found_at[hit]] = np.asarray([code[w] for w in want], dtype=np.int64)[hit]
+            got_codes[found_at[hit]] = np.asarray([-1 if g is None else code[g] for g in got], dtype=np.int64)[hit]
+        labels[name] = Labels(want_codes, got_codes, names)
+    return ResultColumns(**{**columns.__dict__, "labels": labels})
+
+
+def label_codes(want: pd.Series, got: pd.Series) -> Labels:
+    """A results frame's two label columns of one aggregate metric (categoricals, NaN for none) as
+    :class:`Labels`: codes into the labels of both, sorted."""
+    want, got = want.astype("category"), got.astype("category")
+    names = sorted({str(v) for v in want.cat.categories} | {str(v) for v in got.cat.categories})
+    index = {label: i for i, label in enumerate(names)}
+
+    def codes(column: pd.Series) -> np.ndarray:
+        recode = np.asarray([index[str(v)] for v in column.cat.categories] + [-1], dtype=np.int64)
+        return recode[column.cat.codes.to_numpy(np.int64)]  # code -1 (no label) picks the last entry, -1
+
+    return Labels(codes(want), codes(got), names)

@@ -1,4 +1,8 @@
-"""The run history's queries: the list of runs, a run id from a unique prefix, how a status reads.
+"""The run history: a run in it, by id (:class:`StoredRun`), the list of runs, a run id from a unique
+prefix, how a status reads.
+
+Whatever reads a run takes it whichever way it comes, ``Run | StoredRun``: a run file's run has its results
+in hand; a stored run's header and results are read from the store only when needed (:func:`header_of`).
 
 A run the user stopped (Cancel in the app, Ctrl-C) is stored with the run file's status ``interrupted``
 and ``"stopped_by": "user"`` in its settings; everything that shows a status shows it as ``cancelled``
@@ -11,13 +15,38 @@ import json
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from evalcore.core.errors import StoreError
+from evalcore.core.records import Run
 from evalcore.storage.rows import to_json
 
 if TYPE_CHECKING:
     from evalcore.storage.store import Store
+
+
+@dataclass
+class StoredRun:
+    """A run in a store, by id."""
+
+    store: Store
+    id: str
+
+    @cached_property
+    def header(self) -> Run:
+        """The run without its cases and results: its metrics, contenders and own weights.
+
+        Raises:
+            StoreError: the run is unknown.
+        """
+        return self.store.load_run(self.id, results=False)
+
+
+def header_of(run: Run | StoredRun) -> Run:
+    """The run's header: what its leaderboard needs besides the results (metrics, contenders, weights)."""
+    return run.header if isinstance(run, StoredRun) else run
+
 
 #: What a stopped run's settings say stopped it: the user, an endpoint that could not be reached, or the
 #: run's budget cap (``--max-cost``).

@@ -15,8 +15,8 @@ Tables (deleting a run cascades to the rest)::
 
 JSON columns hold canonical JSON text; ``position`` keeps the run's order of contenders and cases,
 and each result repeats its contender's and case's (``contender_pos``, ``case_pos``). ``numbers``
-packs a result's row of the results frame (:func:`evalcore.storage.frames.row_dtype`): a copy of the
-columns beside it, written with them, read in bulk by :func:`evalcore.storage.frame_read.read_frame`.
+packs a result's row of the results frame (:func:`evalcore.storage.packed.row_dtype`): a copy of the
+columns beside it, written with them, read in bulk by :func:`evalcore.storage.packed.read_frame_parts`.
 
 sqlite-utils imports pandas and numpy as soon as it is imported, when they are installed, so
 :func:`migrations` imports it only when called: a store whose schema is current never calls it.

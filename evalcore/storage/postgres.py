@@ -258,7 +258,7 @@ def _deduplicated(sql: str, params: Sequence[Any] | dict[str, Any]) -> tuple[str
 @cache
 def _queries() -> dict[str, str]:
     """The store's queries whose SQLite JSON functions have no like-named PostgreSQL form, in PostgreSQL's SQL."""
-    from evalcore.storage import frame_read, rows, spend
+    from evalcore.storage import packed, rows, spend
 
     return {
         rows.BATCH_LOOKUP: """SELECT r.metrics,
@@ -278,7 +278,7 @@ FROM runs r WHERE r.id = %s""",
     COALESCE(SUM((evalcore_jsonb(diagnostics) #>> '{judge,cost_usd}')::float8), 0) FROM results WHERE run_id = %s""",
         spend._NESTED_JUDGES: """SELECT COALESCE(SUM((d.value #>> '{judge,cost_usd}')::float8), 0)
 FROM results r, jsonb_each(evalcore_jsonb(r.diagnostics)) d WHERE r.run_id = %s AND jsonb_typeof(d.value) = 'object'""",
-        frame_read._LABELLED: """SELECT contender_pos, case_pos, sample, evalcore_json_string(diagnostics, %s),
+        packed._LABELLED: """SELECT contender_pos, case_pos, sample, evalcore_json_string(diagnostics, %s),
     evalcore_json_string(diagnostics, %s) FROM results WHERE run_id = %s AND status = 'scored'""",
     }
 

@@ -21,7 +21,7 @@ from typing import Any
 from evalcore._util import jsonfast
 from evalcore.core import records
 from evalcore.core.errors import StoreError
-from evalcore.storage.frames import ERROR_KIND_CODES
+from evalcore.storage.packed import ERROR_KIND_CODES
 
 #: The columns of the results table, in the order of a result's row.
 RESULT_FIELDS = (
@@ -281,7 +281,7 @@ def _metrics_template(names: tuple[str, ...]) -> str:
 
 @cache
 def numbers_struct(n_metrics: int) -> struct.Struct:
-    """The layout of :func:`evalcore.storage.frames.row_dtype` for a run with ``n_metrics`` metrics."""
+    """The layout of :func:`evalcore.storage.packed.row_dtype` for a run with ``n_metrics`` metrics."""
     return struct.Struct(f"<5q{n_metrics + 5}d")
 
 

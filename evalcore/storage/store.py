@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from evalcore.core import records
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import StoreError
-from evalcore.storage import frame_read, history, pairs, ratings, rows
+from evalcore.storage import history, packed, pairs, ratings, rows
 from evalcore.storage.location import DEFAULT_DB, Location, connect, default_location, parse_location
 from evalcore.storage.migrations import MIGRATION_NAMES, applied_names, migrations
 from evalcore.storage.rows import FULL_BATCH, RESULT_FIELDS, ResultRows
@@ -432,7 +432,7 @@ class Store:
     def load_results_frame(self, run_id: str) -> pd.DataFrame:
         """A run's results as a DataFrame, the same as :func:`evalcore.storage.frames.results_frame` gives.
 
-        Read in bulk from the results' packed numbers (see :mod:`evalcore.storage.frame_read`): no Python
+        Read in bulk from the results' packed numbers (see :mod:`evalcore.storage.packed`): no Python
         object per value.
 
         Raises:
@@ -451,9 +451,11 @@ class Store:
             if row is None:
                 raise self._unknown(run_id)
             metrics = [m["name"] for m in json.loads(row[0])]
-            parts = frame_read.read_frame_parts(conn, run_id, metrics)
+            parts = packed.read_frame_parts(conn, run_id, metrics)
+        from evalcore.storage.frames import assemble  # pandas, loaded only when a frame is built
+
         # Assembled outside the transaction: other threads need not wait for pandas.
-        return frame_read.assemble(parts, metrics), parts.changes
+        return assemble(parts, metrics), parts.changes
 
     # --- summaries -------------------------------------------------------------------------------
 
@@ -478,7 +480,7 @@ class Store:
                 self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
             try:
                 with self.transaction() as conn:
-                    if not self._exists(run_id) or frame_read.changes(conn, run_id) != changes:
+                    if not self._exists(run_id) or packed.changes(conn, run_id) != changes:
                         return False
                     conn.execute("INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?)", (run_id, kind, changes, data))
                     return True
@@ -494,4 +496,4 @@ class Store:
             row = conn.execute(
                 "SELECT changes, data FROM summaries WHERE run_id = ? AND kind = ?", (run_id, kind)
             ).fetchone()
-            return row[1] if row is not None and row[0] == frame_read.changes(conn, run_id) else None
+            return row[1] if row is not None and row[0] == packed.changes(conn, run_id) else None

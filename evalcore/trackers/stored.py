@@ -20,7 +20,7 @@ def ended_run(store: Store, run_id: str) -> RunEnded:
 
     def leaderboard() -> pd.DataFrame:
         from evalcore.analysis.runs import rank_run
-        from evalcore.analysis.stored import StoredRun
+        from evalcore.storage.history import StoredRun
 
         with _own(store) as mine:
             return rank_run(StoredRun(mine, run_id), head.info.weights)

@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 from evalcore.analysis.classification import macro_f1
-from evalcore.analysis.draws import count_blocks
 from evalcore.analysis.leaderboard import leaderboard
-from evalcore.analysis.resampling import resample
-from evalcore.analysis.runs import StoredRun, rank_run
+from evalcore.analysis.resampling import count_blocks, resample
+from evalcore.analysis.runs import rank_run
 from evalcore.analysis.significance import pairwise_significance
 from evalcore.analysis.summaries import KIND, read_summary, write_summary
 from evalcore.analysis.text import format_leaderboard
@@ -21,6 +20,7 @@ from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.records import Case, Contender, ErrorInfo, Metric, Result, Run, Usage
 from evalcore.scoring.classification import CLASSIFICATION_METRICS
 from evalcore.storage.frames import results_frame
+from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store
 from tests.factories import make_info
 

@@ -14,7 +14,8 @@ from evalcore.analysis.classification import (
     resampled_macro_f1,
     result_labels,
 )
-from evalcore.analysis.draws import percentile_interval, resample_counts
+from evalcore.analysis.intervals import percentile_interval
+from evalcore.analysis.resampling import resample_counts
 from evalcore.core.records import Metric, Result, Run, RunInfo
 
 # By hand: c is expected once and never predicted; d is predicted once and never expected.

@@ -1,4 +1,4 @@
-"""A comparison reads the results' plain columns (:mod:`evalcore.storage.columns`): the same columns, and the
+"""A comparison reads the results' plain columns (:mod:`evalcore.storage.frames`): the same columns, and the
 same comparison, whether the runs come from files, from a store or as results frames."""
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ import numpy as np
 
 from evalcore.analysis.compare import compare
 from evalcore.analysis.compare_text import comparison_json
-from evalcore.analysis.stored import StoredRun
 from evalcore.core import records
-from evalcore.storage.columns import ResultColumns, frame_columns, read_columns, run_columns
-from evalcore.storage.frames import results_frame
+from evalcore.storage.frames import ResultColumns, frame_columns, read_columns, results_frame, run_columns
+from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store
 from tests.factories import failed, make_run
 

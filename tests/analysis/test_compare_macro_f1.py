@@ -17,8 +17,8 @@ from evalcore.analysis.compare import compare
 from evalcore.analysis.compare_text import difference_text
 from evalcore.analysis.gate import FAIL, PASS, evaluate, gate_of
 from evalcore.analysis.paired_f1 import AGREE_PSEUDO, CASE_SWAP
-from evalcore.analysis.stored import StoredRun
 from evalcore.core.records import Run
+from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store
 from tests.analysis.test_aggregate_metrics import Y_GOT, labelled_run
 

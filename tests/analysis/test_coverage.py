@@ -10,7 +10,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from evalcore.analysis.draws import expanded_level, proportion_interval
+from evalcore.analysis.intervals import expanded_level, proportion_interval
 from evalcore.analysis.paired import paired_differences, score_test
 from evalcore.analysis.paired_f1 import LabelCounts, paired_macro_f1
 

@@ -9,9 +9,10 @@ import pytest
 
 from evalcore.analysis.gate import FAIL, PASS, GateError, evaluate, gate_of
 from evalcore.analysis.outcomes import case_outcomes, minimum_scores_of
-from evalcore.analysis.runs import StoredRun, rank_run
+from evalcore.analysis.runs import rank_run
 from evalcore.analysis.text import format_leaderboard
 from evalcore.core import records
+from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store
 from tests.factories import binary_run
 

@@ -11,15 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.draws import count_blocks, expanded_level, percentile_interval, resample_counts
+from evalcore.analysis.intervals import expanded_level, percentile_interval
 from evalcore.analysis.leaderboard import aggregate
 from evalcore.analysis.resampling import (
     _sorted_codes,
     bootstrap,
     case_matrix,
     case_positions,
+    count_blocks,
     intervals,
     resample,
+    resample_counts,
     resampled_tables,
 )
 from evalcore.analysis.results import result_values
@@ -350,7 +352,7 @@ def test_agreeing_samples_count_their_case_once_in_the_exact_interval():
 def test_resample_counts_are_the_64_bit_draws_counted_whatever_the_strata():
     import numpy as np
 
-    from evalcore.analysis.draws import resample_counts
+    from evalcore.analysis.resampling import resample_counts
 
     strata = np.array([0, 1, 0, 2, 1, 0, 2, 2, 2, 0])
     counts = resample_counts(strata, 50, np.random.default_rng(7))

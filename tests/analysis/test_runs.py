@@ -11,11 +11,12 @@ import pytest
 from evalcore.analysis import summaries
 from evalcore.analysis.leaderboard import leaderboard
 from evalcore.analysis.results import Filters, select_results
-from evalcore.analysis.runs import StoredRun, compare_run, prepare_run, rank_run
+from evalcore.analysis.runs import compare_run, prepare_run, rank_run
 from evalcore.analysis.significance import pairwise_significance
 from evalcore.core.errors import WeightsError
 from evalcore.core.records import Run
 from evalcore.storage.frames import results_frame
+from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store
 from tests.factories import make_run
 

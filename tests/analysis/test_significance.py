@@ -156,8 +156,8 @@ def test_pairwise_names_the_known_metrics_for_an_unknown_one():
 def test_many_columns_at_once_drawn_in_blocks_give_the_numbers_of_whole_draws():
     """``paired_differences`` draws its resamples and sign flips a block at a time; the numbers are those of
     ``paired_stats`` given every draw at once (B x cases), column by column, 0/1 columns included."""
-    from evalcore.analysis.draws import resample_counts
     from evalcore.analysis.paired import BLOCK, paired_differences, paired_stats
+    from evalcore.analysis.resampling import resample_counts
 
     rng = np.random.default_rng(7)
     cases, B = 300, 2 * BLOCK + 17  # blocks that do not divide B

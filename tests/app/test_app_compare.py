@@ -258,7 +258,7 @@ def test_a_prefetch_of_runs_that_cannot_be_compared_leaves_the_page_to_say_why(m
 def test_the_comparison_can_be_downloaded_as_one_offline_report(monkeypatch, tmp_path):
     import pages._comparing
     from evalcore.analysis.compare import compare
-    from evalcore.analysis.runs import StoredRun
+    from evalcore.storage.history import StoredRun
 
     seed(monkeypatch, tmp_path, *two_runs())
     at = open_page(PAGE, **picked())

@@ -9,9 +9,10 @@ import pytest
 import yaml
 
 from evalcore.analysis.gate import FAIL, PASS, evaluate, gate_of
-from evalcore.analysis.runs import StoredRun, rank_run
+from evalcore.analysis.runs import rank_run
 from evalcore.execution.plan import make_plan
 from evalcore.execution.runner import run_suite
+from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.openai_server import OpenAIServer

@@ -9,9 +9,9 @@ import pytest
 
 from evalcore.analysis.compare import compare
 from evalcore.analysis.compare_text import comparison_lines
-from evalcore.analysis.stored import StoredRun
 from evalcore.core import records
 from evalcore.explorer.flips import flip_details, telling_sample
+from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store
 from tests.factories import failed, make_run
 

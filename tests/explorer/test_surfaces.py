@@ -12,7 +12,7 @@ import pytest
 
 from evalcore.analysis.compare import compare
 from evalcore.analysis.gate import evaluate
-from evalcore.analysis.runs import StoredRun, rank_run
+from evalcore.analysis.runs import rank_run
 from evalcore.analysis.text import STOPPED_MARK
 from evalcore.analysis.view import leaderboard_view
 from evalcore.cli import main
@@ -20,6 +20,7 @@ from evalcore.explorer.report import ReportOptions, build_report, read_embedded
 from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import write_run_file
 from evalcore.storage.frames import results_frame
+from evalcore.storage.history import StoredRun
 from evalcore.suite.config import GateModel
 from tests.app.test_app_shared import open_page, seed, unescaped
 from tests.report_runs import adaptive_run

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalcore.storage import frame_read
+from evalcore.storage import packed
 from evalcore.storage.frames import results_frame
 from evalcore.storage.store import Store
 from tests.factories import make_run
@@ -15,7 +15,7 @@ from tests.factories import make_run
 
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
-    monkeypatch.setattr(frame_read, "_FRAME_CHUNK", 3)  # many chunks out of a few rows
+    monkeypatch.setattr(packed, "_FRAME_CHUNK", 3)  # many chunks out of a few rows
     with Store(tmp_path / "runs.db") as s:
         yield s
 

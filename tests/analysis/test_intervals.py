@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.analysis.draws import (
+from evalcore.analysis.intervals import (
     EXACT_BELOW,
     bootstrap_interval,
     mean_acceleration,

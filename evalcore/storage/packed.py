@@ -1,24 +1,106 @@
-"""What the results frame of a stored run is built from, read from SQLite in bulk.
+"""Packed rows: a result's numbers as one row of a NumPy structured array, the layout every source of a
+run's results shares, and a stored run's rows read back from SQLite in bulk.
 
-Every result's numbers are stored packed (the ``numbers`` column, rows of
-:func:`evalcore.storage.frames.row_dtype`): SQLite concatenates a run's blobs and NumPy reads them as
-structured arrays, so no Python object is made per value; contenders and cases travel as integer
-positions and become categoricals in :func:`evalcore.storage.frames.frame_from_chunks`.
+A row holds the result's contender and case (as positions in the run), its sample, whether it failed and
+how, its score, its metric values, then its usage (:func:`row_dtype`). The store keeps each result's row as
+bytes (the ``numbers`` column): SQLite concatenates a run's blobs and NumPy reads them as structured
+arrays, so no Python object is made per value. An in-memory run (a run file) gives the same rows from its
+records (:func:`run_rows`). :mod:`evalcore.storage.frames` turns rows into a results frame or plain columns.
+NumPy is imported by the functions that make arrays: the store reads and writes runs through this module,
+and listing or deleting runs does not load it.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-from evalcore.core.aggregates import AggregateMetric, aggregate_metrics, label_place
+from evalcore.core import records
+from evalcore.core.aggregates import AggregateMetric, aggregate_metrics, label_place, labels_of
 from evalcore.core.errors import StoreError
 from evalcore.core.records import Metric
-from evalcore.storage.frames import CaseRow, LabelRows, frame_from_chunks, row_dtype
+
+#: The row tuple both sources produce: these, the metric values, then :data:`TAIL_FIELDS`.
+HEAD_FIELDS = ("contender_code", "case_code", "sample", "is_error", "error_kind_code", "score")
+TAIL_FIELDS = ("cost_usd", "latency_s", "input_tokens", "output_tokens")
+ERROR_KIND_CODES = {kind: i for i, kind in enumerate(records.ERROR_KINDS)}
+
+#: A case's part of a row: dataset, id, variant and metadata.
+CaseRow = tuple[str, str, str, dict[str, Any]]
+#: One aggregate metric's labels, one entry per scored result that has them, in four aligned sequences:
+#: (contender position, case position, sample) keys and (expected, predicted) labels (predicted None: none).
+LabelRows = tuple[Sequence[tuple[int, int, int]], Sequence[str], Sequence[str | None]]
+
+
+def row_dtype(metric_names: Sequence[str]) -> Any:
+    """The NumPy structured dtype of one row: int64 :data:`HEAD_FIELDS` (score excepted), then float64.
+
+    Little-endian and unpadded, so the store can keep each row's numbers as bytes of this layout.
+    """
+    import numpy as np
+
+    ints = [(f, "<i8") for f in HEAD_FIELDS[:5]]
+    return np.dtype(ints + [(f, "<f8") for f in float_fields(metric_names)])
+
+
+def float_fields(metric_names: Sequence[str]) -> list[str]:
+    """The float64 fields of a row: ``score``, ``m_<metric>`` per declared metric, then :data:`TAIL_FIELDS`."""
+    return ["score", *(f"m_{n}" for n in metric_names), *TAIL_FIELDS]
+
+
+def rows_table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -> Any:
+    """The rows as one structured array: from a list at once, from a cursor row by row."""
+    import numpy as np
+
+    dtype = row_dtype(metric_names)
+    if isinstance(rows, list):
+        return np.array(rows, dtype=dtype)
+    return np.fromiter(rows, dtype=dtype, count=count)
+
+
+def run_rows(run: records.Run) -> tuple[list[tuple], dict[str, LabelRows]]:
+    """An in-memory run's row tuples (see :func:`build_frame`), and each aggregate metric's labelled results.
+
+    Raises:
+        ValueError: a result names a contender or case the run does not hold.
+    """
+    names = [m.name for m in run.metrics]
+    contender_codes = {c.id: i for i, c in enumerate(run.contenders)}
+    case_codes = {c.key: i for i, c in enumerate(run.cases)}
+    try:
+        rows = [
+            result_row(r, contender_codes[r.contender], case_codes[(r.dataset, r.case)], names) for r in run.results
+        ]
+    except KeyError as e:
+        raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
+    labels = {a.name: run_labels(run, a.scorer, contender_codes, case_codes) for a in aggregate_metrics(run.metrics)}
+    return rows, labels
+
+
+def run_labels(
+    run: records.Run, scorer: str | None, contenders: dict[str, int], cases: dict[tuple[str, str], int]
+) -> LabelRows:
+    """The labelled scored results of an in-memory run for one aggregate metric (see :data:`LabelRows`)."""
+    keys, want, got = [], [], []
+    for r in run.results:
+        found = labels_of(r.diagnostics, scorer) if r.status == "scored" else None
+        if found is not None:
+            keys.append((contenders[r.contender], cases[(r.dataset, r.case)], r.sample))
+            want.append(found[0])
+            got.append(found[1])
+    return keys, want, got
+
+
+def result_row(r: records.Result, contender: int, case: int, names: list[str]) -> tuple:
+    """A result's row tuple (see :func:`build_frame`): codes, status, score, metric values, usage."""
+    kind = ERROR_KIND_CODES.get(r.error.kind, -1) if r.error else -1
+    u = r.usage
+    values = [r.metrics.get(n) for n in names]
+    head = (contender, case, r.sample, r.status == "error", kind, r.score)
+    return (*head, *values, u.cost_usd, r.latency_s, u.input_tokens, u.output_tokens)
+
 
 #: Rowids per read of packed numbers: a bounded blob (about 8 MB) per query, whatever the run's size.
 _FRAME_CHUNK = 1 << 16
@@ -77,11 +159,6 @@ def all_labels(conn: sqlite3.Connection, run_id: str, metrics: list[Metric]) -> 
     return {a.name: read_labels(conn, run_id, a) for a in aggregate_metrics(metrics)}
 
 
-def assemble(parts: FrameParts, metrics: list[str]) -> pd.DataFrame:
-    """The results frame from its parts (:func:`evalcore.storage.frames.frame_from_chunks`)."""
-    return frame_from_chunks(parts.chunks, parts.contenders, parts.cases, metrics, parts.labels)
-
-
 def changes(conn: sqlite3.Connection, run_id: str) -> int:
     """How many times a run's results have been inserted or deleted (0 before the first)."""
     row = conn.execute("SELECT changes FROM run_totals WHERE run_id = ?", (run_id,)).fetchone()
@@ -89,7 +166,7 @@ def changes(conn: sqlite3.Connection, run_id: str) -> int:
 
 
 def number_chunks(conn: sqlite3.Connection, run_id: str, metrics: list[str]) -> list[bytes]:
-    """A run's packed numbers (rows of :func:`evalcore.storage.frames.row_dtype`) as a few buffers.
+    """A run's packed numbers (rows of :func:`evalcore.storage.packed.row_dtype`) as a few buffers.
 
     SQLite concatenates the blobs itself (``group_concat`` over a rowid range, cast back to a
     blob): a run's results come back as a few bytes objects instead of a Python number per value,

@@ -1,15 +1,14 @@
-"""Resampling's arithmetic on plain arrays: the bootstrap's case counts, percentile intervals, safe ratios,
-and the closed-form interval of a proportion (:func:`proportion_interval`) that replaces the bootstrap's for
-0/1 values.
+"""Interval arithmetic on plain arrays: percentile and BCa intervals read from resamples, Hesterberg's
+expanded level, safe ratios, and the closed-form interval of a proportion (:func:`proportion_interval`) that
+replaces the bootstrap's for 0/1 values.
 
-NumPy only, so a command that compares per-case values (``evalcore compare``) never loads pandas;
-:mod:`evalcore.analysis.resampling` builds its leaderboard intervals on these.
+The resamples themselves are drawn by :mod:`evalcore.analysis.resampling`; the leaderboard, paired
+comparisons, agreement and win rates read their intervals here.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from functools import lru_cache
 from statistics import NormalDist
 
@@ -69,52 +68,6 @@ def _beta_quantile(q: float, a: float, b: float) -> float:
         middle = (low + high) / 2
         low, high = (middle, high) if _incomplete_beta(middle, a, b) < q else (low, middle)
     return (low + high) / 2
-
-
-def resample_counts(strata: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray:  # noqa: N803
-    """How many times each case is drawn in each of B resamples, shape (B, cases).
-
-    Args:
-        strata: for each case, its stratum; cases are drawn with replacement within their
-            stratum, as many as it has. All zeros: a plain bootstrap over all cases.
-        B: number of resamples.
-        rng: the generator to draw from.
-    """
-    n_cases = len(strata)
-    counts = np.zeros((B, n_cases))
-    # Strata in order, one draw each: the same seed gives the same resamples. Counting row by row
-    # into floats needs no (B x cases) index array and no int64 copy of it.
-    for members in (np.flatnonzero(strata == d) for d in np.unique(strata)):
-        # 32-bit draws are the same draws as 64-bit ones below 2**32 (numpy takes 32 bits per draw either way),
-        # in half the memory: drawing B x cases of them is most of this function's time.
-        drawn = rng.integers(0, len(members), size=(B, len(members)), dtype=np.int32)
-        block = counts if len(members) == n_cases else np.empty((B, len(members)))
-        for b in range(B):
-            block[b] = np.bincount(drawn[b], minlength=len(members))
-        if block is not counts:
-            counts[:, members] = block
-    return counts
-
-
-def count_blocks(strata: np.ndarray, B: int, rng: np.random.Generator, rows: int = 125) -> Iterator[np.ndarray]:  # noqa: N803
-    """:func:`resample_counts` in blocks of ``rows`` resamples: the same draws, in a fraction of the memory.
-
-    With one stratum, drawing row by row gives what one (B x cases) draw gives, so no block of draws
-    or counts bigger than ``rows`` x cases ever exists (a fresh process pays for every page it touches).
-    """
-    if len(np.unique(strata)) > 1:  # strata are drawn one after another over all B rows: keep that order
-        counts = resample_counts(strata, B, rng)
-        yield from (counts[start : start + rows] for start in range(0, B, rows))
-        return
-    n_cases = len(strata)
-    block = np.empty((rows, n_cases))
-    for start in range(0, B, rows):
-        n = min(rows, B - start)
-        # One row at a time, as 32-bit integers: the same draws (both take 32 bits per case from the
-        # generator), with no (rows x cases) index array for a fresh process to fault in every block.
-        for i in range(n):
-            block[i] = np.bincount(rng.integers(0, n_cases, size=n_cases, dtype=np.int32), minlength=n_cases)
-        yield block[:n]
 
 
 def ratio(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
