@@ -48,6 +48,7 @@ def _expected_vs_actual(timeline: timelines.Timeline) -> None:
         ),
         hide_index=True,
         column_config={"number": "#", "step": st.column_config.NumberColumn("taken at step")},
+        placeholder="–",
     )
 
 
