@@ -128,34 +128,33 @@ class MlflowTracker(Tracker):
 
     def _parent(self, run_id: str, suite: str, start_ms: int) -> dict[str, Any]:
         experiment_id = self._experiment(self.experiment or suite)
-        found = self._find(experiment_id, f"tags.`{RUN_TAG}` = '{run_id}' and tags.`{KIND_TAG}` = 'run'")
-        if found is not None:
-            return found
-        tags = [
-            {"key": RUN_TAG, "value": run_id},
-            {"key": KIND_TAG, "value": "run"},
-            {"key": "mlflow.source.name", "value": "evalcore"},
-        ]
-        body = {"experiment_id": experiment_id, "run_name": run_id, "start_time": start_ms, "tags": tags}
-        return self._post("runs/create", body)["run"]
+        tags = {RUN_TAG: run_id, KIND_TAG: "run", "mlflow.source.name": "evalcore"}
+        return self._find_or_create(experiment_id, run_id, start_ms, tags, (RUN_TAG, KIND_TAG))
 
     def _child(self, run_id: str, parent: dict[str, Any], contender: Contender) -> dict[str, Any]:
         experiment_id = parent["info"]["experiment_id"]
-        escaped = contender.id.replace("'", "\\'")
-        found = self._find(experiment_id, f"tags.`{RUN_TAG}` = '{run_id}' and tags.`{CONTENDER_TAG}` = '{escaped}'")
+        tags = {
+            RUN_TAG: run_id,
+            KIND_TAG: "contender",
+            CONTENDER_TAG: contender.id,
+            PARENT_TAG: parent["info"]["run_id"],
+        }
+        start_ms = parent["info"].get("start_time", int(time.time() * 1000))
+        return self._find_or_create(experiment_id, contender.id, start_ms, tags, (RUN_TAG, CONTENDER_TAG))
+
+    def _find_or_create(
+        self, experiment_id: str, name: str, start_ms: int, tags: dict[str, str], keys: tuple[str, str]
+    ) -> dict[str, Any]:
+        """The run of the experiment whose tags ``keys`` have their values in ``tags``, created with all of
+        ``tags`` when there is none yet: a second export of the same evalcore run updates, never duplicates."""
+        found = self._find(experiment_id, " and ".join(f"tags.`{key}` = '{_quoted(tags[key])}'" for key in keys))
         if found is not None:
             return found
-        tags = [
-            {"key": RUN_TAG, "value": run_id},
-            {"key": KIND_TAG, "value": "contender"},
-            {"key": CONTENDER_TAG, "value": contender.id},
-            {"key": PARENT_TAG, "value": parent["info"]["run_id"]},
-        ]
         body = {
             "experiment_id": experiment_id,
-            "run_name": contender.id,
-            "start_time": parent["info"].get("start_time", int(time.time() * 1000)),
-            "tags": tags,
+            "run_name": name,
+            "start_time": start_ms,
+            "tags": [{"key": key, "value": value} for key, value in tags.items()],
         }
         return self._post("runs/create", body)["run"]
 
@@ -254,6 +253,11 @@ def _auth_headers() -> dict[str, str]:
     if user and password:
         return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
     return {}
+
+
+def _quoted(value: str) -> str:
+    """``value`` as the inside of a quoted string of MLflow's search filter."""
+    return value.replace("'", "\\'")
 
 
 def _params(contender: Contender) -> list[dict[str, str]]:
