@@ -25,7 +25,7 @@ against :func:`expected_calls`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,15 +142,13 @@ def _expected_call(call: Any, parameters: dict[str, dict[str, Any]], where: str)
         raise ConfigError(f"{where} ({name}): arguments: an object of argument values; got {arguments!r}")
     if parameters and name not in parameters:
         raise ConfigError(f"{where}: {name!r} is not a tool of the case; tools: {sorted(parameters)}")
-    properties = properties_of(parameters.get(name, {}))
-    rules = []
-    for arg, want in arguments.items():
-        if properties and arg not in properties:
-            raise ConfigError(
-                f"{where} ({name}): argument {arg!r} is not a parameter of the tool; parameters: {sorted(properties)}"
-            )
-        rules.append(_rule(arg, want, properties.get(arg, {}), f"{where} ({name}.{arg})"))
-    return ExpectedCall(name, tuple(rules))
+    rules = _keyed_rules(
+        arguments,
+        parameters.get(name, {}),
+        lambda arg: f"{where} ({name}): argument {arg!r} is not a parameter of the tool; parameters:",
+        lambda arg: f"{where} ({name}.{arg})",
+    )
+    return ExpectedCall(name, rules)
 
 
 def _rule(name: str, want: Any, schema: Mapping[str, Any], where: str) -> ArgumentRule:
@@ -193,14 +191,29 @@ def _field_rules(fields: Any, schema: Mapping[str, Any], where: str) -> tuple[Ar
     """The rules of an object argument's keys, typed by the object's schema when it declares properties."""
     if not isinstance(fields, dict) or not fields:
         raise ConfigError(f"{where}: fields: an object of each key's expected value; got {fields!r}")
+    return _keyed_rules(
+        fields,
+        schema,
+        lambda key: f"{where}: fields: {key!r} is not a property of the object; properties:",
+        lambda key: f"{where}.{key}",
+    )
+
+
+def _keyed_rules(
+    wants: dict[str, Any],
+    schema: Mapping[str, Any],
+    undeclared: Callable[[str], str],
+    where_of: Callable[[str], str],
+) -> tuple[ArgumentRule, ...]:
+    """The rules of an object's keys (a call's arguments, an object argument's fields), each typed by its
+    property in ``schema``. When the schema declares properties, a key it does not declare is an error:
+    ``undeclared(key)`` says where, followed by the declared names."""
     properties = properties_of(schema)
     rules = []
-    for key, want in fields.items():
+    for key, want in wants.items():
         if properties and key not in properties:
-            raise ConfigError(
-                f"{where}: fields: {key!r} is not a property of the object; properties: {sorted(properties)}"
-            )
-        rules.append(_rule(key, want, properties.get(key, {}), f"{where}.{key}"))
+            raise ConfigError(f"{undeclared(key)} {sorted(properties)}")
+        rules.append(_rule(key, want, properties.get(key, {}), where_of(key)))
     return tuple(rules)
 
 
