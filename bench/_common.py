@@ -10,6 +10,7 @@ against a baseline measured in the same process, on the same data, moments apart
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import os
@@ -38,6 +39,15 @@ FIELDS = {
 }
 NAMES = ["Ann Lee", "Bob Ortiz", "Chen Wu", "Dana Cole", "Eli Shah", None]
 CITIES = ["Springfield", "Riverton", "Lakeside", None]
+
+
+def arguments(doc: str, **defaults: float) -> argparse.Namespace:
+    """The command line of a bench script whose options are all numbers: ``--name`` per keyword (``_`` written
+    ``-``), typed and defaulted by its value; ``doc``'s first line describes the script."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    for name, default in defaults.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
+    return parser.parse_args()
 
 
 def best_of(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:

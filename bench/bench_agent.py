@@ -10,7 +10,6 @@ moments apart. Target: evalcore / per-case sessions <= 0.5.
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from _common import report
+from _common import arguments, report
 
 TARGET = 0.5
 
@@ -101,11 +100,7 @@ def timed_run(plan: Any, db: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=30)
-    parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(__doc__, cases=30, concurrency=8, repeat=3)
 
     from evalcore.execution.plan import make_plan
     from evalcore.storage.store import Store

@@ -22,7 +22,6 @@ Run: ``python bench/bench_compare.py [--contenders N] [--cases N] [--repeat N]``
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import os
@@ -33,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import ROOT, _synthetic_result, note, report, synthetic_run
+from _common import ROOT, _synthetic_result, arguments, note, report, synthetic_run
 
 #: The share of the candidate's results drawn again (the others are the base's).
 REDRAWN = 0.1
@@ -77,11 +76,7 @@ def timed(argv: list[str], repeat: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--contenders", type=int, default=10)
-    parser.add_argument("--cases", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(__doc__, contenders=10, cases=10_000, repeat=3)
     from evalcore.storage.store import Store
 
     # Every process below starts from compiled modules, as a user's second command does: with

@@ -10,7 +10,6 @@ scored and stored). Baseline: that ideal wall time, and a bare ``asyncio`` run o
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import tempfile
@@ -18,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import note, report, write_suite
+from _common import arguments, note, report, write_suite
 
 LATENCY_S = 0.05
 TARGET = 0.93
@@ -56,10 +55,7 @@ def bare(n: int, concurrency: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=2000)
-    parser.add_argument("--concurrency", type=int, default=50)
-    args = parser.parse_args()
+    args = arguments(__doc__, cases=2000, concurrency=50)
 
     from evalcore.execution.plan import RunOptions, make_plan
     from evalcore.execution.runner import run_suite

@@ -16,13 +16,12 @@ Run: ``python bench/bench_report.py [--contenders N] [--cases N] [--repeat N]``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import time
 from pathlib import Path
 
-from _common import ROOT, best_of, note, report, synthetic_run
+from _common import ROOT, arguments, best_of, note, report, synthetic_run
 
 CHROMIUM = "/usr/bin/chromium"
 #: One slider move timed inside the page: the input event re-ranks and redraws every table synchronously,
@@ -60,11 +59,7 @@ def open_times(path: Path, repeat: int) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--contenders", type=int, default=10)
-    parser.add_argument("--cases", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(__doc__, contenders=10, cases=10_000, repeat=3)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
     from evalcore.analysis.view import leaderboard_view

@@ -16,14 +16,13 @@ Target: evalcore at most 3x the floor and under 100 us per case.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sqlite3
 import tempfile
 from pathlib import Path
 
-from _common import best_of, register_instant, report, write_suite, zero_latency
+from _common import arguments, best_of, register_instant, report, write_suite, zero_latency
 
 TARGET_RATIO = 3.0
 TARGET_US = 100.0
@@ -98,10 +97,7 @@ def run_floor(suite_dir: Path, db: Path, concurrency: int = 50) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=20_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(__doc__, cases=20_000, repeat=3)
     zero_latency()
     register_instant()
     n = args.cases

@@ -12,7 +12,6 @@ raw ``SELECT`` of the columns the frame needs (metric values with ``json_extract
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sqlite3
@@ -20,7 +19,7 @@ import struct
 import tempfile
 from pathlib import Path
 
-from _common import best_of, report, synthetic_run
+from _common import arguments, best_of, report, synthetic_run
 
 TARGET = 1.5
 BATCH = 500
@@ -133,11 +132,7 @@ def select_raw(conn: sqlite3.Connection, run_id: str, metric_names: list[str]): 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--contenders", type=int, default=40)
-    parser.add_argument("--cases", type=int, default=25_000)
-    parser.add_argument("--repeat", type=int, default=2)
-    args = parser.parse_args()
+    args = arguments(__doc__, contenders=40, cases=25_000, repeat=2)
 
     import pandas  # noqa: F401 - both load paths need it; import it outside the timings
 

@@ -13,7 +13,6 @@ Target: on / off <= 1.15 at a model latency of 20 ms (a fast real model is slowe
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -23,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from _common import InstantProvider, best_of, report, write_suite, zero_latency
+from _common import InstantProvider, arguments, best_of, report, write_suite, zero_latency
 
 TARGET = 1.15
 
@@ -77,11 +76,7 @@ def run(suite_dir: Path, db: Path, trackers: list[str]) -> tuple[str, int, list[
 def main() -> None:
     from evalcore.models.registry import register_provider
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=5000)
-    parser.add_argument("--latency-ms", type=float, default=20.0)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(__doc__, cases=5000, latency_ms=20.0, repeat=3)
     zero_latency()
     register_provider("bench/", SlowProvider(args.latency_ms / 1000))
     server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
