@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 # A fresh server's first visit runs the page, then reruns it through app.py's navigation (pages/_frame.py);
 # on a busy two-core machine that first table can take longer than Playwright's 5 s default.
@@ -136,6 +137,29 @@ def streamlit_server(
                 process.kill()
 
 
+@contextlib.contextmanager
+def served_runs(folder: Path, *runs: Path) -> Iterator[str]:
+    """A server of its own in ``folder`` (store, log, bundled-runs folder ``folder/bundled``) whose bundled runs are
+    copies of ``runs`` and whatever the caller wrote to ``folder/bundled`` beforehand; yields the base URL."""
+    bundled = folder / "bundled"
+    bundled.mkdir(exist_ok=True)
+    for run in runs:
+        shutil.copy(run, bundled / run.name)
+    with streamlit_server(folder / "evalcore.db", bundled, folder / "streamlit.log") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def new_tab(browser, width: int = 1280, height: int = 1000) -> Iterator[Page]:  # noqa: ANN001
+    """A fresh browser tab (its own Streamlit session) of ``width`` x ``height`` px, closed on the way out."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(20_000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
 @pytest.fixture(scope="session")
 def app_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where the shared server keeps its store (``evalcore.db``) and its log."""
@@ -173,11 +197,8 @@ def browser(app_url: str, chromium):  # noqa: ANN001, ANN201
 @pytest.fixture
 def page(browser, request: pytest.FixtureRequest):  # noqa: ANN001, ANN201
     """A fresh browser tab (its own Streamlit session) at 1280 px wide; screenshots go to tests/screenshots/."""
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    context.set_default_timeout(20_000)
-    tab = context.new_page()
-    yield tab
-    context.close()
+    with new_tab(browser) as tab:
+        yield tab
 
 
 def screenshot(page, name: str) -> Path:  # noqa: ANN001

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.conftest import REPO, screenshot, settled, streamlit_server
+from tests.browser.conftest import REPO, new_tab, screenshot, served_runs, settled
 from tests.browser.test_clicks import click_cell_until
 from tests.browser.test_flows import open_app
 
@@ -31,15 +31,12 @@ def receipts_url(tmp_path_factory: pytest.TempPathFactory, chromium) -> Iterator
     subprocess.run([*command, "-o", str(bundled / "receipts.json")], cwd=REPO, env=env, check=True, capture_output=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("EVALCORE_SUITE_ROOTS", str(folder / "suites"))
-        with streamlit_server(folder / "evalcore.db", bundled, folder / "streamlit.log") as url:
+        with served_runs(folder) as url:
             yield url
 
 
 def test_a_case_s_image_is_shown_on_the_cases_page(chromium, receipts_url):  # noqa: ANN001
-    context = chromium.new_context(viewport={"width": 1280, "height": 1100})
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    try:
+    with new_tab(chromium, 1280, 1100) as page:
         open_app(page, receipts_url, "cases")
         expect(page.get_by_text(re.compile(r"^3 results\."))).to_be_visible()
         click_cell_until(page, page.get_by_test_id("stDataFrame").first, 300, page.get_by_text("Expected", exact=True))
@@ -51,5 +48,3 @@ def test_a_case_s_image_is_shown_on_the_cases_page(chromium, receipts_url):  # n
             page.get_by_text(re.compile(r"datasets/receipts/images/\w+\.png · image/png · [\d,]+ bytes"))
         ).to_be_visible()
         screenshot(page, "case_image")
-    finally:
-        context.close()

@@ -4,11 +4,10 @@ after the vote, and the Leaderboard's People panel on what was said beside the d
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from tests.browser.conftest import REPO, screenshot, settled, streamlit_server
+from tests.browser.conftest import REPO, new_tab, screenshot, served_runs, settled
 from tests.browser.test_flows import open_app
 
 pytestmark = pytest.mark.browser
@@ -20,40 +19,33 @@ NAMES = [c["id"] for c in json.loads(SUPPORT.read_text())["contenders"]]
 
 @pytest.fixture(scope="module")
 def support_url(tmp_path_factory: pytest.TempPathFactory, chromium):  # noqa: ANN001, ANN201
-    folder = tmp_path_factory.mktemp("rate")
-    bundled = folder / "bundled"
-    bundled.mkdir()
-    shutil.copy(SUPPORT, bundled / SUPPORT.name)
-    with streamlit_server(folder / "evalcore.db", bundled, folder / "streamlit.log") as url:
+    with served_runs(tmp_path_factory.mktemp("rate"), SUPPORT) as url:
         yield url
 
 
 def test_a_person_rates_pairs_blind_and_sees_who_wrote_them_after(chromium, support_url):  # noqa: ANN001
-    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    open_app(page, support_url, "rate")
-    page.get_by_label("Your name").fill("ana")
-    page.get_by_label("Your name").press("Enter")
-    expect(page.get_by_text("0 of 40 rated")).to_be_visible()
-    settled(page)
-    html = page.locator('[data-testid="stMain"]').inner_html()
-    assert not [name for name in NAMES if name in html]
-    screenshot(page, "rate-pair")
-    page.get_by_label("Your name").evaluate("element => element.blur()")
-    page.keyboard.press("1")
-    expect(page.get_by_text("1 of 40 rated")).to_be_visible()
-    expect(page.get_by_text("Stored. A was")).to_be_visible()
-    for _ in range(2):
-        page.get_by_role("button", name="Tie (3)").click()
+    with new_tab(chromium) as page:
+        open_app(page, support_url, "rate")
+        page.get_by_label("Your name").fill("ana")
+        page.get_by_label("Your name").press("Enter")
+        expect(page.get_by_text("0 of 40 rated")).to_be_visible()
         settled(page)
-    expect(page.get_by_text("3 of 40 rated")).to_be_visible()
-    open_app(page, support_url)
-    page.get_by_text("People: ratings, agreement and the judge corrected").click()
-    # The bundled run's 46 demo ratings (24 of pairs, by 3 demo raters) and ana's 3.
-    summary = page.get_by_text("49 ratings by 4 raters. Demo data: 3 of the 4 raters (demo/…) are made up.")
-    expect(summary).to_be_visible()
-    expect(page.get_by_text("pairwise judge vs people: 27 items")).to_be_visible()
-    summary.scroll_into_view_if_needed()
-    screenshot(page, "rate-people-panel")
-    context.close()
+        html = page.locator('[data-testid="stMain"]').inner_html()
+        assert not [name for name in NAMES if name in html]
+        screenshot(page, "rate-pair")
+        page.get_by_label("Your name").evaluate("element => element.blur()")
+        page.keyboard.press("1")
+        expect(page.get_by_text("1 of 40 rated")).to_be_visible()
+        expect(page.get_by_text("Stored. A was")).to_be_visible()
+        for _ in range(2):
+            page.get_by_role("button", name="Tie (3)").click()
+            settled(page)
+        expect(page.get_by_text("3 of 40 rated")).to_be_visible()
+        open_app(page, support_url)
+        page.get_by_text("People: ratings, agreement and the judge corrected").click()
+        # The bundled run's 46 demo ratings (24 of pairs, by 3 demo raters) and ana's 3.
+        summary = page.get_by_text("49 ratings by 4 raters. Demo data: 3 of the 4 raters (demo/…) are made up.")
+        expect(summary).to_be_visible()
+        expect(page.get_by_text("pairwise judge vs people: 27 items")).to_be_visible()
+        summary.scroll_into_view_if_needed()
+        screenshot(page, "rate-people-panel")

@@ -4,11 +4,9 @@ its timeline's steps and expected actions shown, a tool call unfolded to its arg
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from tests.browser.conftest import REPO, screenshot, streamlit_server
+from tests.browser.conftest import REPO, new_tab, screenshot, served_runs
 from tests.browser.test_clicks import click_cell_until
 from tests.browser.test_flows import open_app
 
@@ -20,30 +18,23 @@ AGENT = REPO / "data/runs/agent-demo.json"
 
 @pytest.fixture(scope="module")
 def agent_url(tmp_path_factory: pytest.TempPathFactory, chromium):  # noqa: ANN001, ANN201
-    folder = tmp_path_factory.mktemp("trace")
-    bundled = folder / "bundled"
-    bundled.mkdir()
-    shutil.copy(AGENT, bundled / AGENT.name)
-    with streamlit_server(folder / "evalcore.db", bundled, folder / "streamlit.log") as url:
+    with served_runs(tmp_path_factory.mktemp("trace"), AGENT) as url:
         yield url
 
 
 def test_a_clicked_agent_case_shows_its_trace_and_a_tool_call_unfolds(chromium, agent_url):  # noqa: ANN001
-    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    open_app(page, agent_url, "cases")
-    page.get_by_label("Search the inputs").fill("refund")
-    page.get_by_label("Search the inputs").press("Enter")
-    page.get_by_text("Failures only").click()
-    table = page.get_by_test_id("stDataFrame").first
-    click_cell_until(page, table, 300, page.get_by_text("Trace", exact=True))
-    expect(page.get_by_text("Expected actions (order:")).to_be_visible()
-    tool = page.get_by_test_id("stExpander").filter(has_text="Tool ").first
-    tool.locator("summary").click()
-    expect(tool.get_by_text("Arguments")).to_be_visible()
-    expect(tool.get_by_text("Result")).to_be_visible()
-    page.get_by_text("Trace", exact=True).scroll_into_view_if_needed()
-    expect(tool.get_by_test_id("stCode").last).to_be_in_viewport(ratio=1)  # unfolded all the way
-    screenshot(page, "case_trace_timeline")
-    context.close()
+    with new_tab(chromium) as page:
+        open_app(page, agent_url, "cases")
+        page.get_by_label("Search the inputs").fill("refund")
+        page.get_by_label("Search the inputs").press("Enter")
+        page.get_by_text("Failures only").click()
+        table = page.get_by_test_id("stDataFrame").first
+        click_cell_until(page, table, 300, page.get_by_text("Trace", exact=True))
+        expect(page.get_by_text("Expected actions (order:")).to_be_visible()
+        tool = page.get_by_test_id("stExpander").filter(has_text="Tool ").first
+        tool.locator("summary").click()
+        expect(tool.get_by_text("Arguments")).to_be_visible()
+        expect(tool.get_by_text("Result")).to_be_visible()
+        page.get_by_text("Trace", exact=True).scroll_into_view_if_needed()
+        expect(tool.get_by_test_id("stCode").last).to_be_in_viewport(ratio=1)  # unfolded all the way
+        screenshot(page, "case_trace_timeline")
