@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,12 @@ def agent_suite(
     ]
     (folder / "cases.jsonl").write_text("\n".join(lines) + "\n")
     return root
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (an agent's tool server, say)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

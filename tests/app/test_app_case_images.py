@@ -36,11 +36,16 @@ def opened(run: Run, case: str) -> dict:
     return {"case_table": {"selection": {"rows": [row], "columns": [], "cells": []}}}
 
 
-def test_a_case_s_image_is_shown_from_the_run_s_suite_folder(monkeypatch, tmp_path, receipts_run):
+def opened_in_place(monkeypatch, tmp_path, receipts_run, case: str):
+    """The Cases page opened on ``case`` of the stored receipts run, its suite folder under the app's roots."""
     run, folder = receipts_run
     seed(monkeypatch, tmp_path, run)
     monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(folder.parent))
-    at = open_page(PAGE, **opened(run, "cafe"))
+    return open_page(PAGE, **opened(run, case))
+
+
+def test_a_case_s_image_is_shown_from_the_run_s_suite_folder(monkeypatch, tmp_path, receipts_run):
+    at = opened_in_place(monkeypatch, tmp_path, receipts_run, "cafe")
     assert not at.exception and not at.error
     assert len(at.get("image")) == 1
     assert at.code[0].value == "What is the total on this receipt?"  # the text, without the references
@@ -61,9 +66,6 @@ def test_without_the_suite_folder_the_page_shows_the_reference_and_hash(monkeypa
 
 
 def test_an_inline_image_shows_its_reference_and_hash(monkeypatch, tmp_path, receipts_run):
-    run, folder = receipts_run
-    seed(monkeypatch, tmp_path, run)
-    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(folder.parent))
-    at = open_page(PAGE, **opened(run, "books"))
+    at = opened_in_place(monkeypatch, tmp_path, receipts_run, "books")
     assert not at.exception and not at.error
     assert "inline image · image/png · 2,014 bytes · sha256:" in texts(at)

@@ -22,13 +22,18 @@ def _panel(at):
     return found[0] if found else None
 
 
-def test_a_rated_run_shows_peoples_ranking_agreement_and_corrected_score(monkeypatch, tmp_path):
+def opened_rated(monkeypatch, tmp_path):
+    """The Leaderboard opened on rated_run("run-rated") once its ratings are in the store: the run, the page."""
     run = rated_run("run-rated")
     seed(monkeypatch, tmp_path, run)
     open_page(PAGE)  # seeds the store from the bundled file
     with Store(tmp_path / "evalcore.db") as store:
         add_ratings(store, "run-rated", run.ratings)
-    at = open_page(PAGE)
+    return run, open_page(PAGE)
+
+
+def test_a_rated_run_shows_peoples_ranking_agreement_and_corrected_score(monkeypatch, tmp_path):
+    run, at = opened_rated(monkeypatch, tmp_path)
     assert not at.exception
     panel = _panel(at)
     assert panel is not None
@@ -45,12 +50,8 @@ def test_a_rated_run_shows_peoples_ranking_agreement_and_corrected_score(monkeyp
 
 
 def test_the_panels_judge_interval_is_the_leaderboards_not_a_point(monkeypatch, tmp_path):
-    run = rated_run("run-rated")
-    seed(monkeypatch, tmp_path, run)
-    open_page(PAGE)
-    with Store(tmp_path / "evalcore.db") as store:
-        add_ratings(store, "run-rated", run.ratings)
-    corrected = _panel(open_page(PAGE)).dataframe[2].value
+    run, at = opened_rated(monkeypatch, tmp_path)
+    corrected = _panel(at).dataframe[2].value
     row = corrected[corrected["contender"] == run.contenders[0].id].iloc[0]
     assert (row["judge low"], row["judge high"]) == (pytest.approx(0.025**0.25), 1.0)  # 4 of 4 cases judged 1
 
@@ -66,12 +67,8 @@ def _formats(frame) -> dict[str, str | None]:
 
 
 def test_peoples_win_rates_read_as_percentages_like_the_pairwise_panels(monkeypatch, tmp_path):
-    run = rated_run("run-rated")
-    seed(monkeypatch, tmp_path, run)
-    open_page(PAGE)
-    with Store(tmp_path / "evalcore.db") as store:
-        add_ratings(store, "run-rated", run.ratings)
-    rates, strengths, corrected = _panel(open_page(PAGE)).dataframe
+    _, at = opened_rated(monkeypatch, tmp_path)
+    rates, strengths, corrected = _panel(at).dataframe
     assert {k: _formats(rates)[k] for k in ("win rate %", "low %", "high %")} == dict.fromkeys(
         ("win rate %", "low %", "high %"), "%.1f%%"
     )

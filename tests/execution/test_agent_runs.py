@@ -4,7 +4,6 @@ calls neither model nor tool, and the loop through litellm against the local Ope
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from pathlib import Path
@@ -16,7 +15,7 @@ from evalcore.execution.runner import run_suite
 from evalcore.execution.verify import verify_suite
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
-from tests.agents import CASES, agent_suite
+from tests.agents import CASES, agent_suite, alive
 from tests.openai_server import OpenAIServer
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "suites" / "agent"
@@ -126,14 +125,6 @@ def mcp_suite(tmp_path: Path, starts: Path, cases: int = 1) -> Path:
     lookups = [c for c in CASES if all(a["name"] == "lookup_order" for a in c[2]["actions"])]
     many = [(f"{case_id}-{i}", text, want) for i in range(cases) for case_id, text, want in lookups]
     return agent_suite(tmp_path / "s", FAKES[:2], options={"tools": [], "mcp": [server]}, cases=many)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_an_mcp_server_is_started_once_per_run_and_stopped_when_it_ends(tmp_path: Path, tmp_db: Path, monkeypatch):

@@ -131,6 +131,11 @@ def test_compare_gate_and_significance_give_a_pair_the_same_interval_and_p_value
         assert (found.lo, found.hi, found.p_value) == pytest.approx((tested["lo"], tested["hi"], tested["p_value"]))
 
 
+def written(run, tmp_path_factory, name: str):
+    """``run`` as the run file <name>.json in a folder of its own."""
+    return write_run_file(run, tmp_path_factory.mktemp(name) / f"{name}.json")
+
+
 # --- an adaptive run: the same marks and order on every surface ----------------------------------------
 
 
@@ -141,9 +146,7 @@ def raced():
 
 @pytest.fixture(scope="module")
 def raced_file(raced, tmp_path_factory):
-    path = tmp_path_factory.mktemp("raced") / "raced.json"
-    write_run_file(raced, path)
-    return path
+    return written(raced, tmp_path_factory, "raced")
 
 
 @pytest.fixture(scope="module")
@@ -220,9 +223,7 @@ def floored():
 
 @pytest.fixture(scope="module")
 def floored_file(floored, tmp_path_factory):
-    path = tmp_path_factory.mktemp("floored") / "floored.json"
-    write_run_file(floored, path)
-    return path
+    return written(floored, tmp_path_factory, "floored")
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from evalcore.scoring.agent_tools import McpServerModel, McpServers
+from tests.agents import alive
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -70,12 +71,4 @@ def test_closing_the_servers_stops_a_stdio_server(tmp_path: Path):
 
     asyncio.run(scenario())
     (pid,) = pids(starts)
-    assert not _alive(pid)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    assert not alive(pid)
