@@ -7,7 +7,7 @@ Nothing here imports streamlit or litellm: a drill-down reads a run, stored or f
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,18 +73,22 @@ def cases_view(run: Run, filters: CaseFilters | None = None) -> pd.DataFrame:
         row["error"] = f"{r.error.kind}: {r.error.message}" if r.error else ""
         row["input"] = _preview(as_text(text_input(case.input)))
         rows.append(row)
-    columns = [
+    return pd.DataFrame(rows, columns=_columns(metrics))
+
+
+def _columns(metrics: Iterable[Metric]) -> list[str]:
+    """The cases table's columns: where a result comes from, its score, one per other metric, its error and input."""
+    return [
         "contender",
         "dataset",
         "case",
         "variant",
         "sample",
         "score",
-        *(m.name for m in metrics),
+        *(m.name for m in metrics if not m.primary),
         "error",
         "input",
     ]
-    return pd.DataFrame(rows, columns=columns)
 
 
 def cases_view_of_frame(
@@ -154,18 +158,7 @@ def cases_view_of_frame(
         for kind, key in zip(kinds, zip(contender, dataset, case, sample, strict=True), strict=True)
     ]
     table["input"] = [_preview(as_text(text_input(by_key[k].input))) for k in zip(dataset, case, strict=True)]
-    columns = [
-        "contender",
-        "dataset",
-        "case",
-        "variant",
-        "sample",
-        "score",
-        *(m.name for m in metrics if not m.primary),
-        "error",
-        "input",
-    ]
-    return pd.DataFrame(table, columns=columns), total
+    return pd.DataFrame(table, columns=_columns(metrics)), total
 
 
 def _keep(r: Result, case: Any, f: CaseFilters, needle: str) -> bool:
