@@ -10,6 +10,7 @@ answer is theirs: these rules only ever agree, faster.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -124,6 +125,21 @@ def value_fits(rule: Rule, value: Any) -> bool:
 
 def all_fit(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> bool:
     """Whether every field's value in ``data`` surely fits; False means "ask check_value"."""
+    return next(_misfits(fields, data), None) is None
+
+
+def type_problems(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> dict[str, str]:
+    """``{field: problem}`` for the values of ``data`` that do not fit: check_value's verdicts."""
+    problems: dict[str, str] = {}
+    for rule, value in _misfits(fields, data):
+        problem = check_value(rule.spec, value)
+        if problem:
+            problems[rule.name] = problem
+    return problems
+
+
+def _misfits(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> Iterator[tuple[Rule, Any]]:
+    """Each field's rule and value in ``data`` whose value value_fits does not accept."""
     for rule in rules_for(fields):
         value: Any = data.get(rule.name)
         kind = type(value)
@@ -136,29 +152,7 @@ def all_fit(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> bool:
         ):
             continue
         if not value_fits(rule, value):
-            return False
-    return True
-
-
-def type_problems(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> dict[str, str]:
-    """``{field: problem}`` for the values of ``data`` that do not fit: check_value's verdicts."""
-    problems: dict[str, str] = {}
-    for rule in rules_for(fields):
-        name = rule.name
-        value: Any = data.get(name)
-        kind = type(value)
-        # The common yeses, as in all_fit: this runs for every field of every reply.
-        if (
-            kind in rule.fitting
-            or (kind is str and value in rule.fitting_texts)
-            or (kind is float and rule.finite_floats_fit and value - value == 0)
-        ):
-            continue
-        if not value_fits(rule, value):
-            problem = check_value(rule.spec, value)
-            if problem:
-                problems[name] = problem
-    return problems
+            yield rule, value
 
 
 def credit_is_full(rule: Rule, want: Any, got: Any) -> bool:
