@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,6 +54,17 @@ def add_bootstrap_report(p: argparse.ArgumentParser, resampled: str) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     add_db(p)
+
+
+def print_bootstrap_report(
+    args: argparse.Namespace, data: Callable[[], dict[str, Any]], lines: Callable[[], list[str]]
+) -> None:
+    """Print a bootstrap report as its ``--format`` asks: ``data()`` as strict JSON (a NaN is an error, not an
+    invalid file), or ``lines()`` as text."""
+    if args.format == "json":
+        print(json.dumps(data(), indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print("\n".join(lines()))
 
 
 def add_suite(p: argparse.ArgumentParser) -> None:

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import RESAMPLES, add_bootstrap_report, open_store, table, terminal_width
+from evalcore.cli._shared import (
+    RESAMPLES,
+    add_bootstrap_report,
+    open_store,
+    print_bootstrap_report,
+    table,
+    terminal_width,
+)
 
 if TYPE_CHECKING:
     from evalcore.analysis.agreement import Agreement, AgreementReport, Estimate
@@ -70,11 +76,16 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         raise ConfigError(f"--resamples {args.resamples}: give at least 1 ({RESAMPLES} is the default)")
     labels = labels_table(args)
     report = agreement(labels.frame, labels.judges, labels=args.as_labels, B=args.resamples, seed=args.seed)
-    if args.format == "json":
-        data = {"source": labels.source, "notes": labels.notes, "forced_labels": args.as_labels, **report_data(report)}
-        print(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
-    else:
-        print("\n".join(agreement_lines(labels, report, forced_labels=args.as_labels)))
+    print_bootstrap_report(
+        args,
+        lambda: {
+            "source": labels.source,
+            "notes": labels.notes,
+            "forced_labels": args.as_labels,
+            **report_data(report),
+        },
+        lambda: agreement_lines(labels, report, forced_labels=args.as_labels),
+    )
     return 0
 
 

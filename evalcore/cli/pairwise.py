@@ -7,10 +7,9 @@ The verdicts come from the suite's ``pairwise:`` judge (docs/judges.md); the num
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import RESAMPLES, add_bootstrap_report, read_header, table
+from evalcore.cli._shared import RESAMPLES, add_bootstrap_report, print_bootstrap_report, read_header, table
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
@@ -46,10 +45,9 @@ def cmd_pairwise(args: argparse.Namespace) -> int:
         resamples=args.resamples,
         seed=args.seed,
     )
-    if args.format == "json":
-        print(json.dumps({"run": run.info.id, **summary.to_data()}, indent=2, ensure_ascii=False, allow_nan=False))
-    else:
-        print("\n".join(pairwise_lines(run.info.id, summary)))
+    print_bootstrap_report(
+        args, lambda: {"run": run.info.id, **summary.to_data()}, lambda: pairwise_lines(run.info.id, summary)
+    )
     return 0
 
 

@@ -12,12 +12,11 @@ Exit 0 on success, 2 on a user error (no ratings, an unknown run, a bad line).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import add_db, open_store, table
+from evalcore.cli._shared import add_db, open_store, print_bootstrap_report, table
 
 if TYPE_CHECKING:
     from evalcore.analysis.human import HumanSummary
@@ -119,10 +118,9 @@ def _summary(ref: str, args: argparse.Namespace) -> int:
             "(evalcore ratings import FILE)"
         )
     summary = human_summary(run, resamples=args.resamples)
-    if args.format == "json":
-        print(json.dumps({"run": run.info.id, **summary.to_data()}, indent=2, ensure_ascii=False, allow_nan=False))
-    else:
-        print("\n".join(summary_lines(run.info.id, summary)))
+    print_bootstrap_report(
+        args, lambda: {"run": run.info.id, **summary.to_data()}, lambda: summary_lines(run.info.id, summary)
+    )
     return 0
 
 
