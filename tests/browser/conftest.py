@@ -149,6 +149,17 @@ def served_runs(folder: Path, *runs: Path) -> Iterator[str]:
         yield url
 
 
+def served_runs_fixture(name: str, *runs: Path):  # noqa: ANN201
+    """A module-scoped fixture: the base URL of :func:`served_runs` on copies of ``runs``, in a folder ``name``."""
+
+    @pytest.fixture(scope="module")
+    def url(tmp_path_factory: pytest.TempPathFactory, chromium) -> Iterator[str]:  # noqa: ANN001
+        with served_runs(tmp_path_factory.mktemp(name), *runs) as base:
+            yield base
+
+    return url
+
+
 @contextlib.contextmanager
 def new_tab(browser, width: int = 1280, height: int = 1000) -> Iterator[Page]:  # noqa: ANN001
     """A fresh browser tab (its own Streamlit session) of ``width`` x ``height`` px, closed on the way out."""

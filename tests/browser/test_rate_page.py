@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.browser.conftest import REPO, new_tab, screenshot, served_runs, settled
+from tests.browser.conftest import REPO, new_tab, screenshot, served_runs_fixture, settled
 from tests.browser.test_flows import open_app
 
 pytestmark = pytest.mark.browser
@@ -17,10 +17,7 @@ SUPPORT = REPO / "data/runs/support-demo.json"
 NAMES = [c["id"] for c in json.loads(SUPPORT.read_text())["contenders"]]
 
 
-@pytest.fixture(scope="module")
-def support_url(tmp_path_factory: pytest.TempPathFactory, chromium):  # noqa: ANN001, ANN201
-    with served_runs(tmp_path_factory.mktemp("rate"), SUPPORT) as url:
-        yield url
+support_url = served_runs_fixture("rate", SUPPORT)
 
 
 def test_a_person_rates_pairs_blind_and_sees_who_wrote_them_after(chromium, support_url):  # noqa: ANN001

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import REPO, new_tab, screenshot, served_runs
+from tests.browser.conftest import REPO, new_tab, screenshot, served_runs_fixture
 from tests.browser.test_clicks import click_cell_until
 from tests.browser.test_flows import open_app
 
@@ -16,10 +16,7 @@ expect = pytest.importorskip("playwright.sync_api").expect
 AGENT = REPO / "data/runs/agent-demo.json"
 
 
-@pytest.fixture(scope="module")
-def agent_url(tmp_path_factory: pytest.TempPathFactory, chromium):  # noqa: ANN001, ANN201
-    with served_runs(tmp_path_factory.mktemp("trace"), AGENT) as url:
-        yield url
+agent_url = served_runs_fixture("trace", AGENT)
 
 
 def test_a_clicked_agent_case_shows_its_trace_and_a_tool_call_unfolds(chromium, agent_url):  # noqa: ANN001
