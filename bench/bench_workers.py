@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,9 +45,10 @@ def bench_suite(folder: Path, n_cases: int) -> Suite:
     return load_suite(write_suite(folder, config, cases))
 
 
-def workers_time(url: str, suite: Suite, calls: int, n_workers: int, latency: float) -> float:
+def workers_time(url: str, suite: Suite, calls: int, n_workers: int, latency: float) -> tuple[float, float]:
     """Seconds from launching ``n_workers`` worker processes on a new run (of ``calls`` calls) to the last one's
-    exit; checks that the run completed with every result stored."""
+    exit, and of those the calling phase (the first call's start to the last call's end, from the stored
+    results); checks that the run completed with every result stored."""
     with Store(url) as store:
         run_id = start_run(make_plan(suite, RunOptions()), store).info.id
     argv = [sys.executable, "-m", "evalcore", "run", "--resume", run_id, "--worker", "--db", url, "--quiet"]
@@ -58,11 +60,13 @@ def workers_time(url: str, suite: Suite, calls: int, n_workers: int, latency: fl
     if any(codes):
         sys.exit(f"a worker failed: exit codes {codes}")
     with Store(url) as store:
-        run = store.load_run(run_id, results=False)
+        run = store.load_run(run_id)
         stored = store.result_counts(run_id)
     if run.info.status != "completed" or sum(n for n, _ in stored.values()) != calls:
         sys.exit(f"run {run_id} ended {run.info.status} with {stored}: not every result stored")
-    return seconds
+    starts = [datetime.fromisoformat(r.started_at).timestamp() for r in run.results if r.started_at]
+    ends = [datetime.fromisoformat(r.started_at).timestamp() + (r.latency_s or 0) for r in run.results if r.started_at]
+    return seconds, max(ends) - min(starts)
 
 
 def main() -> None:
@@ -85,10 +89,16 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             suite = bench_suite(Path(tmp) / "suite", args.cases)
             calls = 2 * args.cases
-            one = workers_time(url, suite, calls, 1, args.latency)
-            note("one worker", f"{one:.2f} s ({calls} calls, latency scale {args.latency:g})")
-            four = workers_time(url, suite, calls, 4, args.latency)
-            note("four workers", f"{four:.2f} s; {four / one:.2f}× one worker's time (ideal 0.25)")
+            one, one_calls = workers_time(url, suite, calls, 1, args.latency)
+            note(
+                "one worker", f"{one:.2f} s, calling {one_calls:.2f} s ({calls} calls, latency scale {args.latency:g})"
+            )
+            four, four_calls = workers_time(url, suite, calls, 4, args.latency)
+            note(
+                "four workers",
+                f"{four:.2f} s, calling {four_calls:.2f} s; {four / one:.2f}× one worker's time, "
+                f"{four_calls / one_calls:.2f}× its calling time (ideal 0.25)",
+            )
     finally:
         if server is not None:
             server.stop()

@@ -19,6 +19,7 @@ on PostgreSQL. Its tables are created on first use, not by a migration, since SQ
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import sqlite3
@@ -33,6 +34,8 @@ from evalcore.storage.postgres import connect
 
 if TYPE_CHECKING:
     from evalcore.storage.store import Store
+
+logger = logging.getLogger(__name__)
 
 Key = tuple[str, str, str, int]
 
@@ -157,7 +160,14 @@ class Claims:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
-        return len(result_rows) - len(kept)
+        dropped = len(result_rows) - len(kept)
+        if dropped:
+            logger.warning(
+                "run %s: %d results not stored: this worker's lease lapsed and another worker took their slots",
+                self.run_id,
+                dropped,
+            )
+        return dropped
 
     # --- the spend -----------------------------------------------------------------------------------
 
