@@ -207,6 +207,7 @@ class _Execution:
             self.writer.close()
         if self.claims is not None:
             self.claims.close()  # after the last write: what was not stored goes back to the other workers
+            self.progress.run_unrun = self.claims.left
         self.pairs.save()
         if self.writer.error is not None:
             status = "failed"
@@ -251,7 +252,9 @@ class _Execution:
         p = self.progress
         if not p.budget_reached:
             return {"stopped_by": STOPPED_BY_UNREACHABLE, "reason": "; ".join(reasons)}
-        unrun, samples = p.over_budget + p.skipped, self.plan.samples
+        # A worker of a shared run tells what the whole run left unrun, not only its own part.
+        unrun = p.run_unrun if p.run_unrun is not None else p.over_budget + p.skipped
+        samples = self.plan.samples
         reasons.append(budget_message(p.spent_usd, p.cap_usd or 0.0, unrun, samples, self.run.info.id, p.unjudged))
         return {"stopped_by": STOPPED_BY_BUDGET, "reason": "; ".join(reasons)}
 

@@ -106,6 +106,8 @@ class Claims:
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._closed = False
+        #: Slots of the run not done when this worker closed (every worker's).
+        self.left = 0
         self._renewer: threading.Thread | None = None
         for statement in _TABLES:
             self._execute(statement)
@@ -273,6 +275,7 @@ class Claims:
             (self.run_id, self.name),
         )
         self._execute("DELETE FROM evalcore_workers WHERE run_id = ? AND worker = ?", (self.run_id, self.name))
+        self.left = self.held_elsewhere()
         self._conn.close()
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:

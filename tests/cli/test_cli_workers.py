@@ -109,11 +109,12 @@ def test_four_workers_one_killed_keep_the_budget_cap_across_them(suite, url):
     cap = sum(estimate.values()) / 3
     workers = _workers(url, run_id, "--max-cost", cap)
     _kill_after_it_stored(url, workers[0])
-    for worker in workers[1:]:
-        _, err = worker.communicate(timeout=120)
+    said = [worker.communicate(timeout=120)[1] for worker in workers[1:]]
+    for worker, err in zip(workers[1:], said, strict=True):
         assert worker.returncode == 1 and "budget cap reached" in err, err
     stored, distinct, done = _slots(url, run_id)
     assert stored == distinct == done < SLOTS
+    assert any(f"; {SLOTS - stored} cases not called" in err for err in said)  # the whole run's, seen by the last
     with psycopg.connect(url) as conn:
         (spent,) = conn.execute("SELECT spent_usd FROM evalcore_spend WHERE run_id = %s", (run_id,)).fetchone()
     # Each call reserves its estimate before it starts: the cap is passed by at most what the calls in flight
