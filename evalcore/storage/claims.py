@@ -15,10 +15,14 @@ on PostgreSQL. Its tables are created on first use, not by a migration, since SQ
   call's actual cost as it ends), and ``evalcore_workers``: what each live worker holds in reserve for its calls
   in flight. A reservation is checked against the cap under a row lock on the run's spend, so the cap holds
   across workers; a dead worker's reservation is dropped with its lease, what it spent stays counted.
+- ``evalcore_rates``: per rate-limit key (a model id or API base), the earliest start of its next call: each
+  call start is reserved by one atomic update, so a suite's ``rpm`` holds across workers (``tpm`` and
+  ``concurrency`` stay per worker).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -47,6 +51,7 @@ _TABLES = (
     "CREATE INDEX IF NOT EXISTS evalcore_claims_open ON evalcore_claims (run_id) WHERE NOT done",
     """CREATE TABLE IF NOT EXISTS evalcore_spend (
         run_id TEXT PRIMARY KEY, spent_usd DOUBLE PRECISION NOT NULL DEFAULT 0)""",
+    """CREATE TABLE IF NOT EXISTS evalcore_rates (key TEXT PRIMARY KEY, next_at TIMESTAMPTZ NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS evalcore_workers (
         run_id TEXT NOT NULL, worker TEXT NOT NULL, reserved_usd DOUBLE PRECISION NOT NULL DEFAULT 0,
         expires_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (run_id, worker))""",
@@ -64,6 +69,11 @@ _DONE = """UPDATE evalcore_claims SET done = true, expires_at = NULL
 WHERE run_id = ? AND held_by = ? AND NOT done
   AND (contender, dataset, "case", sample) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]))
 RETURNING contender, dataset, "case", sample"""
+
+_NEXT_START = """UPDATE evalcore_rates SET next_at = GREATEST(next_at, clock_timestamp()) + make_interval(secs => ?)
+WHERE key = ?
+RETURNING EXTRACT(EPOCH FROM next_at - make_interval(secs => ?)),
+    EXTRACT(EPOCH FROM next_at - clock_timestamp()) - ?"""
 
 
 def worker_name() -> str:
@@ -229,6 +239,23 @@ class Claims:
             "UPDATE evalcore_workers SET reserved_usd = ? WHERE run_id = ? AND worker = ?",
             (usd, self.run_id, self.name),
         )
+
+    # --- rate limits ---------------------------------------------------------------------------------
+
+    def next_start(self, key: str, interval_s: float) -> tuple[float, float]:
+        """Reserve the next start of a call under limit ``key`` (model id or API base), ``interval_s`` after the
+        previous one reserved by any worker (of any run: a provider's limit is the provider's): its time (the
+        server's epoch seconds) and the seconds to wait for it, by the server's clock (no clock skew between
+        machines)."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("INSERT INTO evalcore_rates (key, next_at) VALUES (?, now()) ON CONFLICT DO NOTHING", (key,))
+            slot, wait = conn.execute(_NEXT_START, (interval_s, key, interval_s, interval_s)).fetchone()
+        return float(slot), max(0.0, float(wait))
+
+    async def wait_s(self, key: str, interval_s: float) -> float:
+        """:meth:`next_start`'s wait, from the event loop (the database is asked in a thread)."""
+        return (await asyncio.to_thread(self.next_start, key, interval_s))[1]
 
     # --- the lease -----------------------------------------------------------------------------------
 

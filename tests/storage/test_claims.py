@@ -105,3 +105,14 @@ def test_claims_refuse_a_sqlite_store(tmp_path):
         store.create_run(run)
         with pytest.raises(ConfigError, match="--worker needs a PostgreSQL store"):
             Claims(store, run.info.id)
+
+
+def test_call_starts_under_one_rate_limit_are_spaced_across_workers(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    a, b = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    key = f"fake/model-{run_id}"
+    starts = [a.next_start(key, 60.0)[0], b.next_start(key, 60.0)[0], a.next_start(key, 60.0)[0]]
+    assert [later - first for first, later in itertools.pairwise(starts)] == pytest.approx([60.0, 60.0])
+    assert b.next_start(key, 60.0)[1] > 60.0  # the fourth start waits for three slots
+    a.close(), b.close()
