@@ -119,8 +119,22 @@ class Claims:
         #: Slots of the run not done when this worker closed (every worker's).
         self.left = 0
         self._renewer: threading.Thread | None = None
-        for statement in _TABLES:
-            self._execute(statement)
+        self._create_tables()
+
+    def _create_tables(self) -> None:
+        # Workers starting together would race on CREATE TABLE IF NOT EXISTS (PostgreSQL refuses the second
+        # one's type name): the store's write lock makes them take turns.
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _TABLES:
+                    conn.execute(statement)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
 
     # --- slots ---------------------------------------------------------------------------------------
 

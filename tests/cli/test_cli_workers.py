@@ -68,14 +68,18 @@ def _stored_by(url: str, pid: int) -> int:
             return 0
 
 
-def _kill_after_it_stored(url: str, worker: subprocess.Popen[str]) -> None:
-    """SIGKILL ``worker`` once it has stored some results (and so holds a batch in flight)."""
+def _kill_one_after_it_stored(url: str, workers: list[subprocess.Popen[str]]) -> list[subprocess.Popen[str]]:
+    """SIGKILL the first worker seen to have stored some results while still running (so it holds slots in
+    flight); the others."""
     deadline = time.monotonic() + 60
-    while _stored_by(url, worker.pid) < 2:
-        assert worker.poll() is None and time.monotonic() < deadline, "the worker ended before storing results"
+    while True:
+        for worker in workers:
+            if worker.poll() is None and _stored_by(url, worker.pid) >= 2:
+                worker.send_signal(signal.SIGKILL)
+                worker.communicate()
+                return [w for w in workers if w is not worker]
+        assert time.monotonic() < deadline, "no worker stored results"
         time.sleep(0.05)
-    worker.send_signal(signal.SIGKILL)
-    worker.communicate()
 
 
 def _slots(url: str, run_id: str) -> tuple[int, int, int]:
@@ -91,9 +95,8 @@ def _slots(url: str, run_id: str) -> tuple[int, int, int]:
 
 def test_four_workers_one_killed_store_every_result_exactly_once(suite, url):
     run_id = _started_run(suite, url)
-    workers = _workers(url, run_id)
-    _kill_after_it_stored(url, workers[0])
-    for worker in workers[1:]:
+    workers = _kill_one_after_it_stored(url, _workers(url, run_id))
+    for worker in workers:
         _, err = worker.communicate(timeout=120)
         assert worker.returncode == 0, err
     assert _slots(url, run_id) == (SLOTS, SLOTS, SLOTS)
@@ -106,11 +109,10 @@ def test_four_workers_one_killed_keep_the_budget_cap_across_them(suite, url):
     run_id = _started_run(suite, url)
     plan = make_plan(suite, RunOptions())
     estimate = {e.contender: e.usd or 0.0 for e in estimate_plan_cost(plan).contenders}
-    cap = sum(estimate.values()) / 3
-    workers = _workers(url, run_id, "--max-cost", cap)
-    _kill_after_it_stored(url, workers[0])
-    said = [worker.communicate(timeout=120)[1] for worker in workers[1:]]
-    for worker, err in zip(workers[1:], said, strict=True):
+    cap = sum(estimate.values()) / 2
+    workers = _kill_one_after_it_stored(url, _workers(url, run_id, "--max-cost", cap))
+    said = [worker.communicate(timeout=120)[1] for worker in workers]
+    for worker, err in zip(workers, said, strict=True):
         assert worker.returncode == 1 and "budget cap reached" in err, err
     stored, distinct, done = _slots(url, run_id)
     assert stored == distinct == done < SLOTS

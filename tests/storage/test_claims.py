@@ -5,6 +5,7 @@ counts every worker's spend and reservations."""
 from __future__ import annotations
 
 import itertools
+import threading
 
 import psycopg
 import pytest
@@ -116,3 +117,26 @@ def test_call_starts_under_one_rate_limit_are_spaced_across_workers(shared):
     assert [later - first for first, later in itertools.pairwise(starts)] == pytest.approx([60.0, 60.0])
     assert b.next_start(key, 60.0)[1] > 60.0  # the fourth start waits for three slots
     a.close(), b.close()
+
+
+def test_workers_starting_together_on_a_new_store_all_join(postgres_server):
+    url = postgres_server.new_url()
+    run = make_run(1, 1, run_id="together", status="running")
+    with Store(url) as store:
+        store.create_run(run)
+    stores, failures = [Store(url) for _ in range(6)], []
+
+    def join(store: Store) -> None:
+        try:
+            Claims(store, run.info.id).close()
+        except Exception as e:  # noqa: BLE001 - collected for the assertion
+            failures.append(e)
+
+    threads = [threading.Thread(target=join, args=(store,)) for store in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for store in stores:
+        store.close()
+    assert failures == []
