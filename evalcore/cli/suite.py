@@ -252,6 +252,19 @@ def add_run(p: argparse.ArgumentParser) -> None:
         "the retry is recorded in the run's settings",
     )
     p.add_argument(
+        "--worker",
+        action="store_true",
+        help="with --resume on a PostgreSQL store: be one of several workers (processes or machines) sharing the "
+        "run; each calls the cases it claims, and one that dies gives them back after --lease",
+    )
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="with --worker: how long a worker's claims stay held without renewal (default 30)",
+    )
+    p.add_argument(
         "--replay",
         metavar="RUN_OR_FILE",
         help="answer every call from a stored run's replies (run id or run file), e.g. to score them with a new "
@@ -291,6 +304,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from evalcore.core.errors import ConfigError, EvalcoreError
     from evalcore.execution.progress import StderrBars
+    from evalcore.execution.resume import join_run
     from evalcore.execution.runner import execute_plan, resume_plan, start_run
 
     if args.output:
@@ -302,6 +316,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError("--metadata labels a new run; a resumed run keeps the labels it started with. Drop it.")
     if args.retry_errors and not args.resume:
         raise ConfigError("--retry-errors retries a stored run's errors: give its id, --resume RUN_ID --retry-errors")
+    if args.worker and (not args.resume or args.retry_errors):
+        raise ConfigError(
+            "--worker joins a stored run: start it (evalcore run SUITE), then evalcore run --resume RUN_ID --worker "
+            "on each machine; retry its errors with one process (--retry-errors without --worker)"
+        )
+    if args.worker:
+        from evalcore.storage.claims import require_server
+
+        require_server(store)
+    if args.lease <= 0:
+        raise ConfigError(f"--lease {args.lease:g}: give the seconds a worker's claims stay held, e.g. --lease 30")
     if args.resume:
         run_id = store.resolve_run_id(args.resume)
         plan, run, done = resume_plan(
@@ -315,10 +340,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         print(said, file=sys.stderr)
         plan.options.trackers = list(args.tracker)
+        claims = join_run(store, plan, run, done, args.lease) if args.worker else None
         store.set_status(run.info.id, "running")
     else:
         args.suite = suite_folder(args.suite)
-        plan, done = _run_plan(args, store), set()
+        plan, done, claims = _run_plan(args, store), set(), None
         print_refused(plan)
         run = start_run(plan, store)
         print(f"run {run.info.id}: {_counted(plan.calls, 'call')}", file=sys.stderr)
@@ -326,7 +352,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"budget cap: ${plan.max_cost_usd:g} for the whole run", file=sys.stderr)
     watch = Watch(None if args.quiet else StderrBars())
     try:
-        status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch))
+        status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch, claims=claims))
     except KeyboardInterrupt:
         print(
             f"\ncancelled: finished results are stored. Resume with: evalcore run --resume {run.info.id}",
@@ -386,6 +412,8 @@ def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: in
         from evalcore.execution.budget import budget_message
 
         unrun, unjudged = progress.over_budget + progress.skipped, progress.unjudged
+        if getattr(progress, "run_unrun", None) is not None:  # a worker of a shared run: the whole run's
+            unrun = progress.run_unrun
         print(budget_message(progress.spent_usd, progress.cap_usd, unrun, samples, run_id, unjudged), file=sys.stderr)
         code = 1
     for name, p in progress.contenders.items() if progress is not None else []:

@@ -32,6 +32,7 @@ from evalcore.scoring.judge import judge_records
 from evalcore.storage.spend import CAP_SETTING, record_cap, stored_spend
 
 if TYPE_CHECKING:
+    from evalcore.storage.claims import Claims
     from evalcore.storage.store import Store
 
 
@@ -102,6 +103,38 @@ class Budget:
         self.settle_usd(reserved, result_cost(result, reserved if paid else 0.0, paid, judges=False))
 
 
+class SharedBudget(Budget):
+    """A :class:`Budget` whose spend and reservations are counted in the database, shared by every worker of a
+    run (``evalcore run --resume RUN --worker``): a reservation is checked against what all of them spent and
+    hold (:meth:`~evalcore.storage.claims.Claims.reserve`), so four workers cannot each spend the whole cap.
+    ``spent_usd`` is the run's spend as last read."""
+
+    def __init__(self, claims: Claims, cap_usd: float, per_call: dict[str, float], paid: bool = True):
+        super().__init__(cap_usd, per_call, claims.spent(), paid)
+        self.claims = claims
+
+    def reserve_usd(self, amount: float) -> bool:
+        """Reserve ``amount`` in the database; False (and every later call refused) when the run would pass
+        the cap."""
+        if self.exhausted:
+            return False
+        if not self.claims.reserve(self.reserved_usd, amount, self.cap_usd):
+            self.exhausted = True
+            return False
+        self.reserved_usd += amount
+        return True
+
+    def release(self, amount: float) -> None:
+        """Give back a reservation that no call will use."""
+        self.reserved_usd = max(0.0, self.reserved_usd - amount)
+        self.spent_usd = self.claims.settle(self.reserved_usd, 0.0)
+
+    def settle_usd(self, reserved: float, cost: float) -> None:
+        """Replace a finished call's reservation by what it cost, in the run's shared spend."""
+        self.reserved_usd = max(0.0, self.reserved_usd - reserved)
+        self.spent_usd = self.claims.settle(self.reserved_usd, cost)
+
+
 def result_cost(result: Result, estimate: float, paid: bool = True, judges: bool = True) -> float:
     """What a result cost: its calls' cost (``estimate`` when a reply's cost is unknown; a failed call with no
     known cost is taken as unbilled) plus, with ``judges``, what its judges' calls cost."""
@@ -148,10 +181,11 @@ def _check_judge_prices(plan: Plan, cap_usd: float) -> None:
             )
 
 
-def open_budget(plan: Plan, store: Store, run: Run) -> Budget | None:
+def open_budget(plan: Plan, store: Store, run: Run, claims: Claims | None = None) -> Budget | None:
     """The budget of a capped plan (None without a cap): per-call estimates, and what the stored results of
     the run (a resumed one) cost. A cap that differs from the one the run's settings hold (a resume with
-    ``--max-cost``) is stored there first, so the run file shows the cap in force."""
+    ``--max-cost``) is stored there first, so the run file shows the cap in force. With ``claims`` (a worker of
+    a shared run) the spend is the run's, counted in the database (:class:`SharedBudget`)."""
     if plan.max_cost_usd != run.info.settings.get(CAP_SETTING):
         record_cap(store, run.info.id, plan.max_cost_usd)
     if plan.max_cost_usd is None:
@@ -160,6 +194,8 @@ def open_budget(plan: Plan, store: Store, run: Run) -> Budget | None:
     estimate = estimate_plan_cost(plan, store)
     per_call = {e.contender: (e.usd or 0.0) / calls for e in estimate.contenders if calls}
     paid = plan.replay is None
+    if claims is not None:
+        return SharedBudget(claims, plan.max_cost_usd, per_call, paid)
     return Budget(plan.max_cost_usd, per_call, stored_spend(store, run.info.id, contenders=paid), paid)
 
 

@@ -73,6 +73,8 @@ class Progress:
     race: bool | str | None = None
     #: One line per tracker that could not send everything, once the run ended (``otel: 12 spans not sent: …``).
     unsent: list[str] = field(default_factory=list)
+    #: A worker of a shared run (``--worker``), once it ended: the slots the whole run left unrun; None otherwise.
+    run_unrun: int | None = None
 
     @property
     def saved(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
@@ -23,10 +23,13 @@ from evalcore.execution.rescore import rescore_plan
 from evalcore.models.breaker import BREAKER_PREFIXES
 from evalcore.scoring.client import UNJUDGED_PREFIX
 from evalcore.storage.history import update_settings
-from evalcore.storage.spend import CAP_SETTING
+from evalcore.storage.spend import CAP_SETTING, stored_spend
 from evalcore.storage.store import Store
 from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import Suite, load_suite
+
+if TYPE_CHECKING:
+    from evalcore.storage.claims import Claims
 
 Key = tuple[str, str, str, int]
 
@@ -177,3 +180,37 @@ def _stored_cases(run: Run, suite: Suite) -> list[Case]:
     if missing:
         raise ConfigError(f"{suite.path}: dataset {missing[0]!r} of the run is gone from the suite; cannot resume.")
     return list(run.cases)
+
+
+def join_run(store: Store, plan: Plan, run: Run, done: set[Key], lease_s: float) -> Claims:
+    """This process as one worker of a run shared by several (``evalcore run --resume RUN --worker``).
+
+    The slots the plan still needs are recorded for every worker to claim (the first worker records them; a
+    slot another worker recorded is kept as it is), with what the run's stored results cost.
+
+    Args:
+        store: a PostgreSQL store.
+        plan: the run's plan (:func:`resume_plan`).
+        run: the stored run.
+        done: the slots already stored.
+        lease_s: seconds a claim stays held without renewal: a dead worker's slots are claimed again after it.
+
+    Raises:
+        ConfigError: the store is SQLite, or the run is adaptive (its rounds need one process to decide them).
+    """
+    from evalcore.storage.claims import Claims
+
+    if plan.options.adaptive is not None:
+        raise ConfigError(
+            f"run {run.info.id} is adaptive: one process decides its rounds, so it cannot be shared by workers; "
+            "resume it without --worker"
+        )
+    claims = Claims(store, run.info.id, lease_s)
+    todo = (
+        (contender.id, case.dataset, case.id, sample)
+        for contender in plan.contenders
+        for case in plan.cases
+        for sample in range(plan.samples)
+    )
+    claims.seed((key for key in todo if key not in done), stored_spend(store, run.info.id, plan.replay is None))
+    return claims

@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
@@ -52,6 +52,9 @@ from evalcore.storage.store import Store
 from evalcore.suite.loader import Suite
 from evalcore.trackers import RunStarted, TrackerHub, build_trackers, ended_run, open_trackers, tracker_refs
 
+if TYPE_CHECKING:
+    from evalcore.storage.claims import Claims
+
 log = logging.getLogger(__name__)
 
 Key = tuple[str, str, str, int]
@@ -68,6 +71,7 @@ class _Execution:
         done: set[Key],
         on_progress: ProgressCallback | None,
         stop: threading.Event | None,
+        claims: Claims | None = None,
     ):
         suite = plan.suite
         self.plan, self.run, self.store, self.done = plan, run, store, done
@@ -82,11 +86,15 @@ class _Execution:
         self.messages = plan_messages(plan, self.adapter, self.contexts)
         self.on_progress, self.stop = on_progress, stop
         self.progress = Progress(run.info.id)
-        self.writer = ResultWriter(store, run.info.id)
+        #: A worker of a shared run (``--worker``): it calls the slots it claims; None calls every slot not done.
+        self.claims = claims
+        #: The slots claimed and not yet started, by contender; None until a worker starts calling.
+        self.batch: dict[str, list[tuple[Case, int]]] | None = None
+        self.writer = ResultWriter(store, run.info.id, claims.store_rows if claims is not None else None)
         self.breakers = Breakers()
         self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
-        self.limits = Limits(plan.limits)
-        self.budget = open_budget(plan, store, run)
+        self.limits = Limits(plan.limits, shared=claims.wait_s if claims is not None else None)
+        self.budget = open_budget(plan, store, run, claims)
         self.gates: dict[str, Gate | None] = {}
         self._last_report = 0.0
         self.pairs = PairJudging(plan, store, run.info.id, resumed=bool(done))
@@ -105,6 +113,9 @@ class _Execution:
         )
 
     def work_for(self, contender: Contender) -> Iterator[tuple[Case, int]]:
+        if self.batch is not None and self.claims is not None:
+            yield from self._claimed(contender, self.claims, self.batch[contender.id])
+            return
         done, samples = self.done, range(self.plan.samples)
         for case in self.plan.cases if self.round is None else self.round:
             for sample in samples:
@@ -146,11 +157,39 @@ class _Execution:
             self.progress.cap_usd, self.progress.spent_usd = self.budget.cap_usd, self.budget.spent_usd
 
     async def _run_all(self) -> None:
-        if self.race is None:
+        if self.claims is not None:
+            await self._run_claimed(self.claims)
+        elif self.race is None:
             await self.run_round(self.plan.contenders, self.plan.cases)
         else:
             await self.race.run(self)
         await self.pairs.judge_all(self.progress, self.judging)
+
+    async def _run_claimed(self, claims: Claims) -> None:
+        """Call the slots this worker claims until every slot of the run is done, waiting while other workers
+        hold the last ones (a dead worker's lapse and are claimed here)."""
+        self.batch = {c.id: [] for c in self.plan.contenders}
+        while True:
+            await self.run_round(self.plan.contenders, self.plan.cases)
+            if self.budget is not None and self.budget.exhausted:
+                return
+            if not await asyncio.to_thread(claims.held_elsewhere):
+                return
+            await asyncio.sleep(min(1.0, claims.lease_s / 4))  # until another worker's slots are done or lapse
+
+    def _claimed(
+        self, contender: Contender, claims: Claims, batch: list[tuple[Case, int]]
+    ) -> Iterator[tuple[Case, int]]:
+        """The contender's slots as this worker claims them, a few at a time (a short call to the database in
+        the event loop), until none is free or the budget is spent."""
+        cases = {c.key: c for c in self.plan.cases}
+        while self.budget is None or not self.budget.exhausted:
+            if not batch:
+                keys = claims.claim(self.plan.concurrency, contender.id)
+                if not keys:
+                    return
+                batch.extend((cases[(dataset, case)], sample) for _, dataset, case, sample in keys)
+            yield batch.pop(0)
 
     async def run_round(self, contenders: Sequence[Contender], cases: Sequence[Case]) -> None:
         """Call what is not done of ``contenders`` over ``cases`` (all of a plain run's; a round of a race's)."""
@@ -166,6 +205,9 @@ class _Execution:
     def _finish(self, status: RunStatus) -> str:
         if self.writer.is_alive():
             self.writer.close()
+        if self.claims is not None:
+            self.claims.close()  # after the last write: what was not stored goes back to the other workers
+            self.progress.run_unrun = self.claims.left
         self.pairs.save()
         if self.writer.error is not None:
             status = "failed"
@@ -210,7 +252,9 @@ class _Execution:
         p = self.progress
         if not p.budget_reached:
             return {"stopped_by": STOPPED_BY_UNREACHABLE, "reason": "; ".join(reasons)}
-        unrun, samples = p.over_budget + p.skipped, self.plan.samples
+        # A worker of a shared run tells what the whole run left unrun, not only its own part.
+        unrun = p.run_unrun if p.run_unrun is not None else p.over_budget + p.skipped
+        samples = self.plan.samples
         reasons.append(budget_message(p.spent_usd, p.cap_usd or 0.0, unrun, samples, self.run.info.id, p.unjudged))
         return {"stopped_by": STOPPED_BY_BUDGET, "reason": "; ".join(reasons)}
 
@@ -440,9 +484,11 @@ async def execute_plan(
     done: set[Key] | None = None,
     on_progress: ProgressCallback | None = None,
     stop: threading.Event | None = None,
+    claims: Claims | None = None,
 ) -> str:
-    """Call everything the plan needs that is not in ``done``; returns the run's final status."""
-    execution = _Execution(plan, run, store, done or set(), on_progress, stop)
+    """Call everything the plan needs that is not in ``done``; returns the run's final status. With ``claims``
+    (``evalcore run --resume RUN --worker``) only the slots this worker claims, until the shared run is done."""
+    execution = _Execution(plan, run, store, done or set(), on_progress, stop, claims)
     try:
         return await execution.execute()
     except EvalcoreError as exc:

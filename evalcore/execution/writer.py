@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
+from collections.abc import Callable, Sequence
 
 from evalcore.core.records import Result
 from evalcore.storage.store import FULL_BATCH, Store
@@ -30,9 +31,17 @@ class ResultWriter(threading.Thread):
     statement.
     """
 
-    def __init__(self, store: Store, run_id: str):
+    def __init__(self, store: Store, run_id: str, add: Callable[[Sequence[tuple]], object] | None = None):
+        """
+        Args:
+            store: the store.
+            run_id: the run.
+            add: what stores a batch of rows; default :meth:`Store.add_rows` (a worker of a shared run stores
+                only the rows whose slots it still holds, :meth:`~evalcore.storage.claims.Claims.store_rows`).
+        """
         super().__init__(name=f"evalcore-writer-{run_id[:8]}", daemon=True)
         self.store, self.run_id = store, run_id
+        self.add = add or store.add_rows
         self.row = store.result_rows(run_id)
         self.pending: deque[tuple] = deque()
         self.wake = threading.Event()
@@ -78,7 +87,7 @@ class ResultWriter(threading.Thread):
         if not batch:
             return
         try:
-            self.store.add_rows(batch)
+            self.add(batch)
         except BaseException as exc:  # noqa: BLE001 - reported to the runner, which fails the run
             log.exception("storing %d results failed", len(batch))
             self.error = exc

@@ -39,6 +39,9 @@ TOKENS_PER_WORD = 1.35
 CALL_OVERHEAD_TOKENS = 12
 
 OnWait = Callable[[str], None]
+#: Reserves the next call start of a limit key shared with other processes (``--worker``), given the seconds
+#: between starts: returns the seconds this call waits for its start.
+SharedStart = Callable[[str, float], Awaitable[float]]
 
 
 @dataclass(frozen=True)
@@ -87,9 +90,12 @@ class Budget:
         limit: RateLimit,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        shared: SharedStart | None = None,
     ):
         self.limit = limit
         self._clock, self._sleep = clock, sleep
+        #: The rpm spacing shared by every worker of a run (``--worker``); None: this process alone.
+        self._shared = shared
         self._slots = asyncio.Semaphore(limit.concurrency) if limit.concurrency else None
         #: Seconds between call starts (rpm), and seconds per token (tpm); 0 when not limited.
         self._interval = 60.0 / limit.rpm if limit.rpm else 0.0
@@ -142,6 +148,8 @@ class Budget:
         if self._per_token:
             self._next_tokens = start + charge.estimated_tokens * self._per_token
         delay = start - now
+        if self._interval and self._shared is not None:
+            delay = max(delay, await self._shared(self.limit.key, self._interval))
         if delay > 0:
             if on_wait is not None:
                 on_wait(self.reason("rpm" if by_calls >= by_tokens else "tpm"))
@@ -174,8 +182,17 @@ class Limits:
         limits: Mapping[str, RateLimit],
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        shared: SharedStart | None = None,
     ):
-        self._budgets = {_normal(key): Budget(limit, clock, sleep) for key, limit in sorted(limits.items())}
+        """
+        Args:
+            limits: the suite's limits, by key.
+            clock: the monotonic clock.
+            sleep: what waits.
+            shared: spaces each key's call starts (rpm) across every worker of a shared run; tpm and concurrency
+                stay per process.
+        """
+        self._budgets = {_normal(key): Budget(limit, clock, sleep, shared) for key, limit in sorted(limits.items())}
 
     def of(self, contender: Contender) -> tuple[Budget, ...]:
         """The budgets of the contender's model and of its API base, in a fixed order (so two calls

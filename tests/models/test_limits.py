@@ -224,3 +224,16 @@ def test_the_calls_after_the_first_wait_for_it_so_the_rpm_holds_from_its_request
 
     asyncio.run(go())
     assert started == [0.8]  # one slot after the first call's reply, not 0.5 after it was let go
+
+
+def test_an_rpm_start_shared_with_other_workers_waits_for_the_slot_they_leave() -> None:
+    clock = FakeClock()
+    asked: list[tuple[str, float]] = []
+
+    async def shared(key: str, interval: float) -> float:  # other workers took the next 3 slots
+        asked.append((key, interval))
+        return 3 * interval
+
+    b = Budget(RateLimit("openai/m", rpm=60), clock, clock.sleep, shared)
+    assert starts(b, clock, [Charge(1), Charge(1)]) == [3.0, 6.0]  # the later of its own spacing and the shared slot
+    assert asked == [("openai/m", 1.0), ("openai/m", 1.0)]

@@ -1,0 +1,324 @@
+"""Several workers, one run (``evalcore run --resume RUN --worker``): who holds which result slot, and the spend.
+
+PostgreSQL only: this module holds all the SQL that only PostgreSQL has for sharing a run (row locks that skip
+what others hold, ``now()``, arrays), apart from :mod:`evalcore.storage.postgres`, which makes SQLite's SQL run
+on PostgreSQL. Its tables are created on first use, not by a migration, since SQLite has no counterpart:
+
+- ``evalcore_claims``: one row per result slot (contender, dataset, case, sample) still to call when the first
+  worker started. A worker claims a batch of slots no one holds (``FOR UPDATE SKIP LOCKED``) for a lease
+  (``held_by``, ``expires_at``) that it renews while it lives; a dead worker's lease expires and another worker
+  claims its slots again (a done slot keeps the name of the worker that stored it). A result is stored in the
+  same transaction that marks its slot done, and only while its worker still holds it: a late write by a worker
+  whose slot was claimed again (or done) is dropped, so every slot is stored once (the results' unique key on
+  the slot is the second guard: a row can never be there twice).
+- ``evalcore_spend``: what the run has spent (its stored results' cost when the first worker started, then each
+  call's actual cost as it ends), and ``evalcore_workers``: what each live worker holds in reserve for its calls
+  in flight. A reservation is checked against the cap under a row lock on the run's spend, so the cap holds
+  across workers; a dead worker's reservation is dropped with its lease, what it spent stays counted.
+- ``evalcore_rates``: per rate-limit key (a model id or API base), the earliest start of its next call: each
+  call start is reserved by one atomic update, so a suite's ``rpm`` holds across workers (``tpm`` and
+  ``concurrency`` stay per worker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from evalcore.core.errors import ConfigError
+from evalcore.storage import rows
+from evalcore.storage.postgres import connect
+
+if TYPE_CHECKING:
+    from evalcore.storage.store import Store
+
+logger = logging.getLogger(__name__)
+
+Key = tuple[str, str, str, int]
+
+_TABLES = (
+    """CREATE TABLE IF NOT EXISTS evalcore_claims (
+        run_id TEXT NOT NULL, contender TEXT NOT NULL, dataset TEXT NOT NULL, "case" TEXT NOT NULL,
+        sample BIGINT NOT NULL, held_by TEXT, expires_at TIMESTAMPTZ, done BOOLEAN NOT NULL DEFAULT false,
+        PRIMARY KEY (run_id, contender, dataset, "case", sample))""",
+    "CREATE INDEX IF NOT EXISTS evalcore_claims_open ON evalcore_claims (run_id) WHERE NOT done",
+    """CREATE TABLE IF NOT EXISTS evalcore_spend (
+        run_id TEXT PRIMARY KEY, spent_usd DOUBLE PRECISION NOT NULL DEFAULT 0)""",
+    """CREATE TABLE IF NOT EXISTS evalcore_rates (key TEXT PRIMARY KEY, next_at TIMESTAMPTZ NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS evalcore_workers (
+        run_id TEXT NOT NULL, worker TEXT NOT NULL, reserved_usd DOUBLE PRECISION NOT NULL DEFAULT 0,
+        expires_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (run_id, worker))""",
+)
+_SEED = """INSERT INTO evalcore_claims (run_id, contender, dataset, "case", sample)
+SELECT ?, * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) ON CONFLICT DO NOTHING"""
+_CLAIM = """UPDATE evalcore_claims c SET held_by = ?, expires_at = now() + make_interval(secs => ?)
+FROM (SELECT contender, dataset, "case", sample FROM evalcore_claims
+      WHERE run_id = ? AND contender = ? AND NOT done AND (held_by IS NULL OR expires_at < now())
+      ORDER BY dataset, "case", sample LIMIT ? FOR UPDATE SKIP LOCKED) free
+WHERE c.run_id = ? AND c.contender = free.contender AND c.dataset = free.dataset AND c."case" = free."case"
+  AND c.sample = free.sample
+RETURNING c.contender, c.dataset, c."case", c.sample"""
+_DONE = """UPDATE evalcore_claims SET done = true, expires_at = NULL
+WHERE run_id = ? AND held_by = ? AND NOT done
+  AND (contender, dataset, "case", sample) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]))
+RETURNING contender, dataset, "case", sample"""
+
+_NEXT_START = """UPDATE evalcore_rates SET next_at = GREATEST(next_at, clock_timestamp()) + make_interval(secs => ?)
+WHERE key = ?
+RETURNING EXTRACT(EPOCH FROM next_at - make_interval(secs => ?)),
+    EXTRACT(EPOCH FROM next_at - clock_timestamp()) - ?"""
+
+
+def worker_name() -> str:
+    """A name for this worker process, unique across machines: ``host:pid:random``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+def require_server(store: Store) -> None:
+    """Refuse a store that several workers cannot share (SQLite).
+
+    Raises:
+        ConfigError: one line saying a PostgreSQL store is needed.
+    """
+    if not store.location.is_server:
+        raise ConfigError(
+            f"--worker needs a PostgreSQL store, which several processes can share; {store.path} is SQLite. "
+            "Give --db postgresql://... (or EVALCORE_DB), or drop --worker."
+        )
+
+
+class Claims:
+    """One worker's hold on a shared run: claiming slots, renewing its lease, storing results, the spend.
+
+    Thread-safe: the run's event loop claims and reserves, the writer thread stores, the lease thread renews.
+
+    Args:
+        store: a PostgreSQL store.
+        run_id: the run.
+        lease_s: how long a claim stays held without renewal; renewed every third of it.
+
+    Raises:
+        ConfigError: the store is not on PostgreSQL.
+    """
+
+    def __init__(self, store: Store, run_id: str, lease_s: float = 30.0):
+        require_server(store)
+        self.run_id, self.lease_s, self.name = run_id, lease_s, worker_name()
+        # A connection of its own: the store's serializes its writers, and claims must not wait on them.
+        self._conn = connect(store.location, 30.0)
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._closed = False
+        #: Slots of the run not done when this worker closed (every worker's).
+        self.left = 0
+        self._renewer: threading.Thread | None = None
+        self._create_tables()
+
+    def _create_tables(self) -> None:
+        # Workers starting together would race on CREATE TABLE IF NOT EXISTS (PostgreSQL refuses the second
+        # one's type name): the store's write lock makes them take turns.
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _TABLES:
+                    conn.execute(statement)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    # --- slots ---------------------------------------------------------------------------------------
+
+    def seed(self, keys: Iterable[Key], spent_usd: float) -> None:
+        """Record the slots still to call (a slot already recorded is kept as it is) and the run's spend so far
+        (kept when another worker recorded it first); start renewing this worker's lease."""
+        keys = list(keys)
+        columns = [list(c) for c in zip(*keys, strict=True)] if keys else [[], [], [], []]
+        self._execute(_SEED, (self.run_id, *columns))
+        self._execute(
+            "INSERT INTO evalcore_spend (run_id, spent_usd) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (self.run_id, spent_usd),
+        )
+        self._execute(
+            "INSERT INTO evalcore_workers (run_id, worker, expires_at) VALUES (?, ?, now() + make_interval(secs => ?)) "
+            "ON CONFLICT DO NOTHING",
+            (self.run_id, self.name, self.lease_s),
+        )
+        self._renewer = threading.Thread(target=self._renew_until_stopped, name="evalcore-lease", daemon=True)
+        self._renewer.start()
+
+    def claim(self, n: int, contender: str) -> list[Key]:
+        """Up to ``n`` slots of ``contender`` no live worker holds, now held by this one (none when none is free)."""
+        found = self._execute(_CLAIM, (self.name, self.lease_s, self.run_id, contender, n, self.run_id)).fetchall()
+        return [(c, d, k, int(s)) for c, d, k, s in found]
+
+    def held_elsewhere(self) -> int:
+        """Slots not done that another worker holds (whose lease may yet expire), or no one holds."""
+        query = "SELECT count(*) FROM evalcore_claims WHERE run_id = ? AND NOT done AND held_by IS DISTINCT FROM ?"
+        return int(self._execute(query, (self.run_id, self.name)).fetchone()[0])
+
+    def store_rows(self, result_rows: Sequence[tuple]) -> int:
+        """Store the rows (of :data:`~evalcore.storage.rows.RESULT_FIELDS`) whose slot this worker still holds,
+        marking those slots done in the same transaction; returns how many were dropped (held by another
+        worker since this one's lease expired, or done)."""
+        if not result_rows:
+            return 0
+        keys = [list(c) for c in zip(*(row[1:5] for row in result_rows), strict=True)]
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")  # the advisory lock every writer of the store takes
+            try:
+                held = {tuple(k) for k in conn.execute(_DONE, (self.run_id, self.name, *keys)).fetchall()}
+                kept = [row for row in result_rows if tuple(row[1:5]) in held]
+                if kept:
+                    rows.insert_rows(conn, rows.INSERT_RESULTS, len(rows.RESULT_FIELDS), kept)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        dropped = len(result_rows) - len(kept)
+        if dropped:
+            logger.warning(
+                "run %s: %d results not stored: this worker's lease lapsed and another worker took their slots",
+                self.run_id,
+                dropped,
+            )
+        return dropped
+
+    # --- the spend -----------------------------------------------------------------------------------
+
+    def reserve(self, reserved_usd: float, amount: float, cap_usd: float) -> bool:
+        """Raise this worker's reservation from ``reserved_usd`` by ``amount`` if the run's spend, every live
+        worker's reservation and ``amount`` stay within ``cap_usd``; False (nothing reserved) otherwise."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                spent = self._spent(conn, lock=True)
+                others = conn.execute(
+                    "SELECT COALESCE(SUM(reserved_usd), 0) FROM evalcore_workers "
+                    "WHERE run_id = ? AND worker <> ? AND expires_at > now()",
+                    (self.run_id, self.name),
+                ).fetchone()[0]
+                fits = spent + float(others) + reserved_usd + amount <= cap_usd
+                if fits:
+                    self._set_reserved(conn, reserved_usd + amount)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        return fits
+
+    def settle(self, reserved_usd: float, cost_usd: float) -> float:
+        """Set this worker's reservation to ``reserved_usd`` and add ``cost_usd`` to the run's spend; the spend."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                conn.execute(
+                    "UPDATE evalcore_spend SET spent_usd = spent_usd + ? WHERE run_id = ?", (cost_usd, self.run_id)
+                )
+                self._set_reserved(conn, reserved_usd)
+                spent = self._spent(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        return spent
+
+    def spent(self) -> float:
+        """What the run has spent, by every worker."""
+        with self._lock:
+            return self._spent(self._conn)
+
+    def _spent(self, conn: sqlite3.Connection, lock: bool = False) -> float:
+        query = "SELECT spent_usd FROM evalcore_spend WHERE run_id = ?" + (" FOR UPDATE" if lock else "")
+        found = conn.execute(query, (self.run_id,)).fetchone()
+        return float(found[0]) if found else 0.0
+
+    def _set_reserved(self, conn: sqlite3.Connection, usd: float) -> None:
+        conn.execute(
+            "UPDATE evalcore_workers SET reserved_usd = ? WHERE run_id = ? AND worker = ?",
+            (usd, self.run_id, self.name),
+        )
+
+    # --- rate limits ---------------------------------------------------------------------------------
+
+    def next_start(self, key: str, interval_s: float) -> tuple[float, float]:
+        """Reserve the next start of a call under limit ``key`` (model id or API base), ``interval_s`` after the
+        previous one reserved by any worker (of any run: a provider's limit is the provider's): its time (the
+        server's epoch seconds) and the seconds to wait for it, by the server's clock (no clock skew between
+        machines)."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("INSERT INTO evalcore_rates (key, next_at) VALUES (?, now()) ON CONFLICT DO NOTHING", (key,))
+            slot, wait = conn.execute(_NEXT_START, (interval_s, key, interval_s, interval_s)).fetchone()
+        return float(slot), max(0.0, float(wait))
+
+    async def wait_s(self, key: str, interval_s: float) -> float:
+        """:meth:`next_start`'s wait, from the event loop (the database is asked in a thread)."""
+        return (await asyncio.to_thread(self.next_start, key, interval_s))[1]
+
+    # --- the lease -----------------------------------------------------------------------------------
+
+    def renew(self) -> None:
+        """Extend this worker's lease on what it holds (its slots and its reservation)."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                conn.execute(
+                    "UPDATE evalcore_claims SET expires_at = now() + make_interval(secs => ?) "
+                    "WHERE run_id = ? AND held_by = ? AND NOT done",
+                    (self.lease_s, self.run_id, self.name),
+                )
+                conn.execute(
+                    "UPDATE evalcore_workers SET expires_at = now() + make_interval(secs => ?) "
+                    "WHERE run_id = ? AND worker = ?",
+                    (self.lease_s, self.run_id, self.name),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def _renew_until_stopped(self) -> None:
+        while not self._stopped.wait(self.lease_s / 3):
+            try:
+                self.renew()
+            except Exception:  # noqa: BLE001 - the server is away: the lease lapses and another worker takes over
+                continue
+
+    def close(self) -> None:
+        """Give back what this worker holds and did not store (another worker calls it), and its reservation."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stopped.set()
+        if self._renewer is not None:
+            self._renewer.join()
+        self._execute(
+            "UPDATE evalcore_claims SET held_by = NULL, expires_at = NULL "
+            "WHERE run_id = ? AND held_by = ? AND NOT done",
+            (self.run_id, self.name),
+        )
+        self._execute("DELETE FROM evalcore_workers WHERE run_id = ? AND worker = ?", (self.run_id, self.name))
+        self.left = self.held_elsewhere()
+        self._conn.close()
+
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._conn.execute(sql, params)

@@ -1,0 +1,143 @@
+"""``evalcore run --resume RUN --worker``: four worker processes share one run on PostgreSQL; one is killed
+mid-run (SIGKILL) and the others finish its cases once its lease lapses. Every result is stored exactly once,
+and a budget cap holds across the workers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psycopg
+import pytest
+
+from evalcore.execution.estimate import estimate_plan_cost
+from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.runner import start_run
+from evalcore.storage.spend import stored_spend
+from evalcore.storage.store import Store
+from evalcore.suite.loader import load_suite
+from tests.cli.process import ROOT
+from tests.cli.process import evalcore as run_cli
+from tests.suites import CASES, write_suite
+
+SLOTS = 2 * 40  # two contenders, forty cases
+ENV = {"EVALCORE_FAKE_LATENCY_SCALE": "0.3", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+@pytest.fixture
+def url(postgres_server):
+    return postgres_server.new_url()
+
+
+@pytest.fixture
+def suite(tmp_path):
+    text, expected = CASES["complete/001"]
+    cases = {f"complete/{i:03d}": (text, expected) for i in range(SLOTS // 2)}
+    config = {
+        "run": {"max_attempts": 1, "backoff_s": 0, "concurrency": 2, "parallelism": 2},
+        "lineup": [{"model": "fake/oracle"}, {"model": "fake/guesser"}],
+    }
+    return load_suite(write_suite(tmp_path / "suite", config, cases))
+
+
+def _started_run(suite, url) -> str:
+    with Store(url) as store:
+        return start_run(make_plan(suite, RunOptions()), store).info.id
+
+
+def _workers(url: str, run_id: str, *extra: object) -> list[subprocess.Popen[str]]:
+    argv = [sys.executable, "-m", "evalcore", "run", "--resume", run_id, "--worker", "--db", url, "--quiet"]
+    env = {**os.environ, **ENV}
+    return [
+        subprocess.Popen(
+            [*argv, "--lease", "2", *map(str, extra)], cwd=ROOT, env=env, text=True, stderr=subprocess.PIPE
+        )
+        for _ in range(4)
+    ]
+
+
+def _stored_by(url: str, pid: int) -> int:
+    with psycopg.connect(url) as conn:
+        query = "SELECT count(*) FROM evalcore_claims WHERE done AND held_by LIKE %s"
+        try:
+            return int(conn.execute(query, (f"%:{pid}:%",)).fetchone()[0])
+        except psycopg.errors.UndefinedTable:  # no worker has started yet
+            return 0
+
+
+def _kill_one_after_it_stored(url: str, workers: list[subprocess.Popen[str]]) -> list[subprocess.Popen[str]]:
+    """SIGKILL the first worker seen to have stored some results while still running (so it holds slots in
+    flight); the others."""
+    deadline = time.monotonic() + 60
+    while True:
+        for worker in workers:
+            if worker.poll() is None and _stored_by(url, worker.pid) >= 2:
+                worker.send_signal(signal.SIGKILL)
+                worker.communicate()
+                return [w for w in workers if w is not worker]
+        assert time.monotonic() < deadline, "no worker stored results"
+        time.sleep(0.05)
+
+
+def _slots(url: str, run_id: str) -> tuple[int, int, int]:
+    """Stored results, distinct result slots among them, and slots the claims record as done."""
+    with psycopg.connect(url) as conn:
+        stored, distinct = conn.execute(
+            'SELECT count(*), count(DISTINCT (contender, dataset, "case", sample)) FROM results WHERE run_id = %s',
+            (run_id,),
+        ).fetchone()
+        (done,) = conn.execute("SELECT count(*) FROM evalcore_claims WHERE run_id = %s AND done", (run_id,)).fetchone()
+    return int(stored), int(distinct), int(done)
+
+
+def test_four_workers_one_killed_store_every_result_exactly_once(suite, url):
+    run_id = _started_run(suite, url)
+    workers = _kill_one_after_it_stored(url, _workers(url, run_id))
+    for worker in workers:
+        _, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0, err
+    assert _slots(url, run_id) == (SLOTS, SLOTS, SLOTS)
+    with Store(url) as store:
+        assert store.load_run(run_id, results=False).info.status == "completed"
+        assert store.list_runs()[0]["results"] == SLOTS
+
+
+def test_four_workers_one_killed_keep_the_budget_cap_across_them(suite, url):
+    run_id = _started_run(suite, url)
+    plan = make_plan(suite, RunOptions())
+    estimate = {e.contender: e.usd or 0.0 for e in estimate_plan_cost(plan).contenders}
+    cap = sum(estimate.values()) / 2
+    workers = _kill_one_after_it_stored(url, _workers(url, run_id, "--max-cost", cap))
+    said = [worker.communicate(timeout=120)[1] for worker in workers]
+    for worker, err in zip(workers, said, strict=True):
+        assert worker.returncode == 1 and "budget cap reached" in err, err
+    stored, distinct, done = _slots(url, run_id)
+    assert stored == distinct == done < SLOTS
+    assert any(f"; {SLOTS - stored} cases not called" in err for err in said)  # the whole run's, seen by the last
+    with psycopg.connect(url) as conn:
+        (spent,) = conn.execute("SELECT spent_usd FROM evalcore_spend WHERE run_id = %s", (run_id,)).fetchone()
+    # Each call reserves its estimate before it starts: the cap is passed by at most what the calls in flight
+    # cost beyond their estimates (4 workers x 4 calls in flight; a call costs at most twice its estimate here).
+    in_flight = 4 * 4 * 2 * max(estimate.values()) / (SLOTS // 2)
+    with Store(url) as store:
+        assert stored_spend(store, run_id) <= spent + 1e-9 and spent <= cap + in_flight
+        assert store.load_run(run_id, results=False).info.status == "interrupted"
+
+
+def test_a_worker_on_a_sqlite_store_is_refused_with_exit_2(suite, tmp_path):
+    db = tmp_path / "evalcore.db"
+    run_id = _started_run(suite, db)
+    done = run_cli("run", "--resume", run_id, "--worker", "--db", db)
+    assert done.returncode == 2
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            "needs a PostgreSQL store, which several processes can "
+            f"share; {db} is SQLite. Give --db postgresql://... (or "
+            "EVALCORE_DB), or drop --worker."
+        )
+    )

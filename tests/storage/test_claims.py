@@ -1,0 +1,142 @@
+"""The claims of a run shared by workers (:mod:`evalcore.storage.claims`), on a real PostgreSQL server: a slot
+is held by one worker at a time, a lapsed lease lets another take it, a late write is dropped, and the budget
+counts every worker's spend and reservations."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import psycopg
+import pytest
+from factories import make_run
+
+from evalcore.core.errors import ConfigError
+from evalcore.storage.claims import Claims
+from evalcore.storage.store import Store
+
+_RUNS = itertools.count(1)
+
+
+@pytest.fixture
+def shared(postgres_server):
+    """A PostgreSQL store holding a run with no result yet, its slots, and the results it would get."""
+    run = make_run(2, 3, run_id=f"shared-{next(_RUNS)}", status="running")
+    results = list(run.results)
+    run.results = []
+    with Store(postgres_server.new_url()) as store:
+        store.create_run(run)
+        yield store, run.info.id, results
+
+
+def _worker(store: Store, run_id: str, keys, lease_s: float = 30.0, spent_usd: float = 0.0) -> Claims:
+    claims = Claims(store, run_id, lease_s)
+    claims.seed(keys, spent_usd)
+    return claims
+
+
+def _lapse(store: Store, claims: Claims) -> None:
+    """End ``claims``' lease at once, as if its worker had died a lease ago."""
+    with psycopg.connect(store.location.url or "") as conn:
+        conn.execute(
+            "UPDATE evalcore_claims SET expires_at = now() - interval '1 second' WHERE held_by = %s", (claims.name,)
+        )
+        conn.execute(
+            "UPDATE evalcore_workers SET expires_at = now() - interval '1 second' WHERE worker = %s", (claims.name,)
+        )
+
+
+def test_two_workers_never_claim_the_same_slot(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    a, b = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    contender = results[0].contender
+    first, second = a.claim(2, contender), b.claim(5, contender)
+    assert len(first) == 2 and len(second) == 1 and not set(first) & set(second)
+    assert a.claim(5, contender) == []
+    a.close(), b.close()
+
+
+def test_a_lapsed_lease_lets_another_worker_claim_the_slots(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    dead, alive = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    contender = results[0].contender
+    held = dead.claim(3, contender)
+    assert alive.claim(3, contender) == []
+    _lapse(store, dead)
+    assert sorted(alive.claim(3, contender)) == sorted(held)
+    alive.close()
+
+
+def test_a_late_write_by_a_worker_whose_slot_was_claimed_again_is_dropped(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    late, other = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    contender = results[0].contender
+    (slot,) = late.claim(1, contender)
+    _lapse(store, late)
+    assert other.claim(1, contender) == [slot]
+    rows = store.result_rows(run_id)
+    result = next(r for r in results if r.key == slot)
+    assert other.store_rows([rows(result)]) == 0
+    assert late.store_rows([rows(result)]) == 1  # dropped: the slot is done by the other worker
+    assert len(store.load_run(run_id).results) == 1
+    assert other.held_elsewhere() == len(keys) - 1
+    late.close(), other.close()
+
+
+def test_the_budget_counts_every_workers_reservation_and_spend(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    a, b = _worker(store, run_id, keys, spent_usd=0.25), _worker(store, run_id, keys)
+    assert a.reserve(0.0, 0.5, cap_usd=1.0)
+    assert not b.reserve(0.0, 0.5, cap_usd=1.0)  # 0.25 spent + 0.5 held by a
+    assert b.reserve(0.0, 0.25, cap_usd=1.0)
+    assert a.settle(0.0, 0.4) == pytest.approx(0.65)  # a's call cost 0.4; its reservation is given back
+    assert not b.reserve(0.25, 0.2, cap_usd=1.0)
+    _lapse(store, b)  # a dead worker's reservation no longer counts; what was spent does
+    assert a.reserve(0.0, 0.35, cap_usd=1.0)
+    a.close(), b.close()
+
+
+def test_claims_refuse_a_sqlite_store(tmp_path):
+    run = make_run(1, 1)
+    with Store(tmp_path / "evalcore.db") as store:
+        store.create_run(run)
+        with pytest.raises(ConfigError, match="--worker needs a PostgreSQL store"):
+            Claims(store, run.info.id)
+
+
+def test_call_starts_under_one_rate_limit_are_spaced_across_workers(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    a, b = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    key = f"fake/model-{run_id}"
+    starts = [a.next_start(key, 60.0)[0], b.next_start(key, 60.0)[0], a.next_start(key, 60.0)[0]]
+    assert [later - first for first, later in itertools.pairwise(starts)] == pytest.approx([60.0, 60.0])
+    assert b.next_start(key, 60.0)[1] > 60.0  # the fourth start waits for three slots
+    a.close(), b.close()
+
+
+def test_workers_starting_together_on_a_new_store_all_join(postgres_server):
+    url = postgres_server.new_url()
+    run = make_run(1, 1, run_id="together", status="running")
+    with Store(url) as store:
+        store.create_run(run)
+    stores, failures = [Store(url) for _ in range(6)], []
+
+    def join(store: Store) -> None:
+        try:
+            Claims(store, run.info.id).close()
+        except Exception as e:  # noqa: BLE001 - collected for the assertion
+            failures.append(e)
+
+    threads = [threading.Thread(target=join, args=(store,)) for store in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for store in stores:
+        store.close()
+    assert failures == []
