@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from evalcore.storage.store import Store
 from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def ended_run(store: Store, run_id: str) -> RunEnded:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,9 @@ def test_mlflow_without_a_tracking_uri_is_refused_before_the_run(tmp_path: Path,
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     with pytest.raises(ConfigError, match="MLFLOW_TRACKING_URI is 'not set'.*export MLFLOW_TRACKING_URI=http"):
         build_trackers([NamedRef(name="mlflow")], tmp_path)
+
+
+def test_importing_the_trackers_does_not_import_pandas() -> None:
+    # The runner imports the trackers, and `evalcore verify` the runner: neither computes a table.
+    code = "import sys, evalcore.trackers; assert 'pandas' not in sys.modules, 'pandas imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
