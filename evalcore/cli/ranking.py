@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from evalcore.analysis.summaries import Summary
     from evalcore.core.records import Run
+    from evalcore.storage.history import StoredRun
 
 from evalcore.analysis.rules import BEST_VALUE_POINTS, ERRORS_PENALTY_BASE, ERRORS_PENALTY_EACH, errors_penalty_text
 from evalcore.cli._shared import (
@@ -29,7 +30,6 @@ from evalcore.cli._shared import (
     terminal_width,
     warn_directions,
 )
-from evalcore.storage.history import StoredRun, header_of
 
 
 def add_leaderboard(p: argparse.ArgumentParser) -> None:
@@ -73,6 +73,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import parse_weights
     from evalcore.core.errors import ConfigError
+    from evalcore.storage.history import header_of
 
     if args.by == "variant" and (args.by_dataset or args.average == "macro"):
         raise ConfigError("--by variant ranks across datasets: drop --by-dataset and --average macro")
@@ -116,6 +117,7 @@ def print_run_problems(run: Run | StoredRun) -> None:
     import sys
 
     from evalcore.analysis.completeness import completeness_of, failed_calls, run_notes
+    from evalcore.storage.history import header_of
 
     for note in run_notes(header_of(run), completeness_of(run)):
         print(f"warning: {note}", file=sys.stderr)
@@ -126,6 +128,7 @@ def _label_tables(run: Run | StoredRun, args: argparse.Namespace) -> list[Any]:
     """Each contender's classification metrics under the leaderboard's filters; a run without labels is an error."""
     from evalcore.analysis.classification import label_tables
     from evalcore.core.errors import ConfigError
+    from evalcore.storage.history import StoredRun
 
     if args.format == "csv":
         raise ConfigError("--labels: a CSV holds one table; use --format table, markdown or json")

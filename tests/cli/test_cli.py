@@ -232,6 +232,15 @@ def test_help_does_not_import_pandas_or_litellm():
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
+def test_help_does_not_import_the_store() -> None:
+    code = (
+        "import sys; from evalcore.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "assert 'sqlite3' not in sys.modules and 'evalcore.storage.history' not in sys.modules, 'store imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
 def test_run_against_an_openai_compatible_server_records_usage_cost_and_faults(
     capsys, suite, tmp_db, openai_server, monkeypatch
 ):
