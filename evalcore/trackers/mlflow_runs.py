@@ -16,13 +16,15 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
-
-import httpx
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Contender
 from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker, Unsent
+
+# httpx is imported where a call is made: the runner (and `evalcore verify`) import every tracker.
+if TYPE_CHECKING:
+    import httpx
 
 RUN_TAG = "evalcore.run_id"
 CONTENDER_TAG = "evalcore.contender"
@@ -76,6 +78,8 @@ class MlflowTracker(Tracker):
 
     def run_started(self, run: RunStarted) -> None:
         """Create (or find) the parent MLflow run, so the run shows as running while it runs."""
+        import httpx
+
         try:
             self.parent = self._parent(run.info.id, run.info.suite, _ms(run.info.created_at))
         except (httpx.HTTPError, MlflowError):
@@ -83,6 +87,8 @@ class MlflowTracker(Tracker):
 
     def run_ended(self, run: RunEnded) -> None:
         """Send the whole run: parent and child runs, params, metrics, the run file, their final status."""
+        import httpx
+
         try:
             self.send(run)
         except (httpx.HTTPError, MlflowError) as exc:
@@ -210,6 +216,8 @@ class MlflowTracker(Tracker):
 
     def _request(self, method: str, url: str, **kwargs: Any) -> dict[str, Any]:
         """One call to the server, retried with backoff on a refused connection, a timeout or a 5xx."""
+        import httpx
+
         if self._client is None:
             self._client = httpx.Client(timeout=self.timeout_s, headers=_auth_headers())
         for attempt in range(self.retries + 1):
@@ -278,6 +286,8 @@ def _metrics(row: dict[str, Any] | None, at_ms: int) -> list[dict[str, Any]]:
 
 
 def _reason(exc: BaseException) -> str:
+    import httpx
+
     if isinstance(exc, httpx.ConnectError) and "refused" in str(exc).lower():
         return "connection refused"
     if isinstance(exc, httpx.TimeoutException):

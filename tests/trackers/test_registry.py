@@ -80,3 +80,9 @@ def test_importing_the_trackers_does_not_import_pandas() -> None:
     # The runner imports the trackers, and `evalcore verify` the runner: neither computes a table.
     code = "import sys, evalcore.trackers; assert 'pandas' not in sys.modules, 'pandas imported'"
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+def test_importing_the_trackers_does_not_import_an_http_client() -> None:
+    # `evalcore verify` imports the runner, and so the trackers, and sends nothing.
+    code = "import sys, evalcore.trackers; assert 'httpx' not in sys.modules, 'httpx imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
