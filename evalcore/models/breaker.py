@@ -5,9 +5,9 @@ Three things open an endpoint's breaker, each saying nothing of the case asked a
 
 - :data:`THRESHOLD` consecutive identical connection failures (connection refused, host not found, connect
   timeout);
-- :data:`SERVER_ERROR_THRESHOLD` consecutive identical server errors (the same 5xx status, or no reply within
-  the timeout) spread over at least :data:`THRESHOLD` cases: one case failing on its own does not open it, a
-  server failing every case does;
+- :data:`SERVER_ERROR_THRESHOLD` consecutive identical server errors (the same 5xx status) spread over at least
+  :data:`THRESHOLD` cases: one case failing on its own does not open it, a server failing every case does (a
+  reply past the timeout neither counts nor resets: a loaded client times out on a healthy server);
 - one refused key (401/403): a key that is refused will be refused again until someone changes it.
 
 :meth:`Breaker.record_failure` makes that decision for every caller (the litellm calls, HTTP targets and
@@ -133,14 +133,15 @@ class Breaker:
         elif kind == "transport" and status is not None and status >= 500:
             self.record_server_error(status, case)
         elif kind == "timeout":
-            self.record_server_error(None, case)
+            # A reply past the timeout says as little of the endpoint as of the machine waiting for it: a loaded
+            # client times out on a healthy server. It neither counts towards opening nor resets the counts.
+            return
         else:
             self.record_reached()
 
     def record_server_error(self, status: int | None, case: object) -> None:
-        """The endpoint answered a call with a server error (5xx), or not within the timeout (``status`` None),
-        while asking ``case`` (any hashable naming it); :data:`SERVER_ERROR_THRESHOLD` identical ones in a row
-        over :data:`THRESHOLD` cases open the breaker."""
+        """The endpoint answered a call with a server error (5xx) while asking ``case`` (any hashable naming
+        it); :data:`SERVER_ERROR_THRESHOLD` identical ones in a row over :data:`THRESHOLD` cases open the breaker."""
         self._streak, self._streak_cause = 0, None
         if status != self._error_status:
             self._forget_errors()

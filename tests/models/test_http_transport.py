@@ -181,14 +181,12 @@ def test_a_server_answering_500_to_every_case_opens_the_breaker(openai_server: O
     )
 
 
-def test_a_server_timing_out_on_every_case_opens_the_breaker(openai_server: OpenAIServer) -> None:
+def test_a_server_timing_out_on_every_case_leaves_the_breaker_closed(openai_server: OpenAIServer) -> None:
+    # A timeout can be the waiting machine's load as much as the server's: it never stops a contender.
     openai_server.inject(1.0, ["slow:0.5"])
     breaker = Breaker(openai_server.base_url)
     failures = ask_cases(openai_server, breaker, 3, timeout_s=0.1)
-    assert breaker.is_open and isinstance(failures[-1], EndpointUnreachable)
-    assert failures[-1].message.startswith(
-        f"stopped calling {openai_server.base_url}: it timed out on 6 calls in a row, over 3 cases"
-    )
+    assert not breaker.is_open and [f.kind for f in failures] == ["timeout"] * 3
 
 
 def test_one_case_failing_with_500_alone_leaves_the_breaker_closed(openai_server: OpenAIServer) -> None:
