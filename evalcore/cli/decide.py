@@ -11,7 +11,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import add_db, open_run, open_store, writing
+from evalcore.cli._shared import add_db, open_run, open_store
+from evalcore.cli.output import writing
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run

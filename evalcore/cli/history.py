@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore.cli._shared import add_db, add_run_metadata, open_store, output_path, run_metadata, table, writing
+from evalcore.cli._shared import add_db, add_run_metadata, open_store, run_metadata, table
+from evalcore.cli.output import output_path, writing
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run

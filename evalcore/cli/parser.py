@@ -11,6 +11,7 @@ from pathlib import Path
 
 from evalcore.cli import (
     agreement,
+    cases,
     completion,
     decide,
     history,
@@ -52,6 +53,7 @@ Adder = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[[argparse.Namespace], int]
 #: Every command: name → (adds its arguments, runs it, one-line summary, example), in the order of ``--help``.
 COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
+    **cases.COMMANDS,
     **suite.COMMANDS,
     **rescore.COMMANDS,
     **history.COMMANDS,

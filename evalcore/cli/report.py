@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evalcore.cli._shared import add_db, add_filters, filters_of, open_run, output_path, warn_directions, write_output
+from evalcore.cli._shared import add_db, add_filters, filters_of, open_run, warn_directions
+from evalcore.cli.output import output_path, write_output
 
 
 def add_report(p: argparse.ArgumentParser) -> None:

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalcore.cli._shared import add_db, open_store, output_path
+from evalcore.cli._shared import add_db, open_store
+from evalcore.cli.output import output_path
 
 
 def add_rescore(p: argparse.ArgumentParser) -> None:

@@ -1,4 +1,4 @@
-"""Commands on a suite: ``cases``, ``verify``, ``plan`` and ``run``."""
+"""Commands on a suite: ``verify``, ``plan`` and ``run`` (``cases`` is in :mod:`evalcore.cli.cases`)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from evalcore.analysis.formats import plural
 from evalcore.cli._shared import (
     SUITE_HELP,
     Watch,
@@ -18,91 +19,20 @@ from evalcore.cli._shared import (
     add_suite,
     add_trackers,
     open_store,
-    output_path,
     plan_of,
     print_errors,
-    print_messages,
     print_refused,
     run_options,
     store_location,
     suite_folder,
     table,
 )
-from evalcore.core.images import input_text
+from evalcore.cli.output import output_path
 
 if TYPE_CHECKING:
     from evalcore.execution.estimate import CostEstimate
     from evalcore.execution.plan import Plan
     from evalcore.storage.store import Store
-
-
-def add_cases(p: argparse.ArgumentParser) -> None:
-    add_suite(p)
-    add_selection(p)
-    p.add_argument("--format", choices=["table", "json"], default="table")
-    p.add_argument(
-        "--show-prompt",
-        metavar="CASE_ID",
-        help="print the messages sent for this case (DATASET/ID or ID): per prompt of the lineup or -p",
-    )
-
-
-def cmd_cases(args: argparse.Namespace) -> int:
-    plan = plan_of(args)
-    if args.show_prompt:
-        return _show_prompt(plan, args.show_prompt, args.format)
-    rows = [[c.dataset, c.variant, c.id, _words(c.input), _expected_summary(c.expected)] for c in plan.cases]
-    if args.format == "json":
-        print(
-            json.dumps(
-                [dict(zip(["dataset", "variant", "id", "words", "expected"], r, strict=True)) for r in rows], indent=1
-            )
-        )
-        return 0
-    print(table(rows, ["dataset", "variant", "id", "words", "expected"]))
-    print(f"\n{_counted(len(rows), 'case')} in {_counted(len({r[0] for r in rows}), 'dataset')}")
-    print_refused(plan)
-    return 0
-
-
-def _show_prompt(plan: Plan, wanted: str, form: str) -> int:
-    """Print the rendered messages of one case, for each prompt the plan's contenders use."""
-    from evalcore.core.errors import ConfigError
-    from evalcore.execution.plan import case_messages
-
-    found = [c for c in plan.cases if wanted in (c.id, f"{c.dataset}/{c.id}")]
-    if len(found) != 1:
-        some = ", ".join(f"{c.dataset}/{c.id}" for c in (found or plan.cases)[:5])
-        problem = "is in several datasets; name one as DATASET/ID" if found else "matches no selected case"
-        raise ConfigError(f"--show-prompt {wanted!r}: {problem} (e.g. {some}). `evalcore cases` lists them.")
-    case = found[0]
-    by_prompt = case_messages(plan, case)
-    if form == "json":
-        shown = [
-            {"prompt": name, "dataset": case.dataset, "case": case.id, "messages": m} for name, m in by_prompt.items()
-        ]
-        print(json.dumps(shown, indent=1, ensure_ascii=False))
-        return 0
-    for name, messages in by_prompt.items():
-        source = (
-            f"prompt={name} ({plan.suite.prompts[name].path})"
-            if name
-            else f"the {plan.suite.adapter_ref.name} adapter's own messages"
-        )
-        print_messages(f"{case.dataset}/{case.id} · {source}", messages)
-    return 0
-
-
-def _words(value: Any) -> int:
-    return len(input_text(value).split())  # an input's text: its images' references are no words
-
-
-def _expected_summary(expected: Any) -> str:
-    if isinstance(expected, dict):
-        known = sum(v is not None for v in expected.values())
-        return f"{known}/{len(expected)} fields set"
-    text = json.dumps(expected, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _budget_line(plan: Plan, estimate: CostEstimate) -> str | None:
@@ -200,9 +130,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     ]
     print(table(rows, ["contender"] + datasets + ["calls", "est. cost", "output tokens from"]))
     print(
-        f"\n{_counted(plan.calls, 'call')}: {_counted(len(plan.contenders), 'contender')} x "
-        f"{_counted(len(plan.cases), 'case')} x {_counted(plan.samples, 'sample')}; "
-        f"{_counted(plan.parallelism, 'contender')} in flight, {_counted(plan.concurrency, 'case')} each"
+        f"\n{plural(plan.calls, 'call')}: {plural(len(plan.contenders), 'contender')} x "
+        f"{plural(len(plan.cases), 'case')} x {plural(plan.samples, 'sample')}; "
+        f"{plural(plan.parallelism, 'contender')} in flight, {plural(plan.concurrency, 'case')} each"
     )
     agent_calls = calls_text(estimate)
     if agent_calls:
@@ -347,7 +277,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         plan, done, claims = _run_plan(args, store), set(), None
         print_refused(plan)
         run = start_run(plan, store)
-        print(f"run {run.info.id}: {_counted(plan.calls, 'call')}", file=sys.stderr)
+        print(f"run {run.info.id}: {plural(plan.calls, 'call')}", file=sys.stderr)
     if plan.max_cost_usd is not None:
         print(f"budget cap: ${plan.max_cost_usd:g} for the whole run", file=sys.stderr)
     watch = Watch(None if args.quiet else StderrBars())
@@ -420,7 +350,7 @@ def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: in
         if p.skipped:
             noun = "case" if samples == 1 else "call"
             print(
-                f"{_counted(p.skipped, noun)} of {name} not called: {p.blocked}; "
+                f"{plural(p.skipped, noun)} of {name} not called: {p.blocked}; "
                 f"retry with evalcore run --resume {run_id}",
                 file=sys.stderr,
             )
@@ -434,15 +364,10 @@ def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: in
             code = 1
     for name, (results, errors) in store.result_counts(run_id).items():
         if results and errors == results:
-            failed = _counted(errors, "error")
+            failed = plural(errors, "error")
             print(f"every call of {name} failed ({failed}): nothing of it is scored", file=sys.stderr)
             code = 1
     return code
-
-
-def _counted(n: int, noun: str) -> str:
-    """``1 call``, ``2 calls``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) -> None:
@@ -467,7 +392,7 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
     print_errors(store.failed_calls(run_id))
     print(f"\nrun {run_id}: {status}")
     if args.output:
-        from evalcore.cli._shared import writing
+        from evalcore.cli.output import writing
         from evalcore.runfile.write import export_run
 
         try:
@@ -479,12 +404,6 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
 
 
 COMMANDS = {
-    "cases": (
-        add_cases,
-        cmd_cases,
-        "list every case: dataset, variant, id, words, expected (--show-prompt ID: its messages); calls nothing",
-        "evalcore cases data/suites/intake -d roofing",
-    ),
     "verify": (
         add_verify,
         cmd_verify,

@@ -15,24 +15,22 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from evalcore.analysis.weights import validate_weights
 from evalcore.core.clock import utc_now
-from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, WeightsError
-from evalcore.core.images import image_refs
+from evalcore.core.errors import CallFailed, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
-from evalcore.execution.adaptive import check_race, open_race
-from evalcore.execution.budget import budget_message, check_budget, open_budget
+from evalcore.execution.adaptive import open_race
+from evalcore.execution.budget import budget_message, open_budget
 from evalcore.execution.judge_calls import (
     JudgeSession,
-    check_judges_take_images,
     open_judging,
     stored_reply,
     stored_unjudged,
     through,
 )
-from evalcore.execution.pairwise import PairJudging, check_pairwise
+from evalcore.execution.pairwise import PairJudging
 from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
+from evalcore.execution.readiness import check_ready
 from evalcore.execution.replay import replay_provider
 from evalcore.execution.resume import resume_plan as resume_plan  # part of the runner API: run, resume
 from evalcore.execution.writer import ResultWriter
@@ -49,8 +47,7 @@ from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored, scorer_failures
 from evalcore.storage.history import CANCELLED, STOPPED_BY_BUDGET, STOPPED_BY_UNREACHABLE, STOPPED_BY_USER
 from evalcore.storage.store import Store
-from evalcore.suite.loader import Suite
-from evalcore.trackers import RunStarted, TrackerHub, build_trackers, ended_run, open_trackers, tracker_refs
+from evalcore.trackers import RunStarted, TrackerHub, ended_run, open_trackers, tracker_refs
 
 if TYPE_CHECKING:
     from evalcore.storage.claims import Claims
@@ -443,38 +440,6 @@ class _Execution:
 def _first_leaf(group: BaseExceptionGroup) -> BaseException:
     first = group.exceptions[0]
     return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
-
-
-def check_ready(plan: Plan) -> None:
-    """Refuse to start a run that would fail for want of configuration."""
-    if not plan.contenders:
-        reasons = "; ".join(f"{r.model}: {r.reason}" for r in plan.refused) or "the lineup is empty"
-        raise ConfigError(f"nothing to run: every contender was refused ({reasons})")
-    if plan.missing_keys:
-        model, keys = next(iter(plan.missing_keys.items()))
-        raise ConfigError(
-            f"{model} needs {', '.join(keys)} in the environment; set it (export "
-            f"{keys[0]}=...) and run again. No model was called."
-        )
-    build_adapter(plan.suite.adapter_ref, plan.suite.path)  # its options (an http adapter's ${VAR}s) are checked
-    build_trackers(tracker_refs(plan.suite.config.trackers, plan.options.trackers), plan.suite.path)
-    check_weights(plan.suite)
-    check_pairwise(plan.suite, [c.id for c in plan.contenders])
-    if any(image_refs(c.input) for c in plan.cases):
-        check_judges_take_images(plan.suite)
-    check_budget(plan)
-    check_race(plan.options.adaptive, plan.contenders)
-
-
-def check_weights(suite: Suite) -> None:
-    """Refuse suite weights that name no weightable column: a typo would otherwise surface only after
-    every model was called, when the leaderboard is drawn (and the run file could not be written)."""
-    try:
-        validate_weights(suite.weights, build_scorer(suite.scorer_refs, suite.path).metrics)
-    except WeightsError as exc:
-        raise ConfigError(
-            f"{suite.path / 'evalcore.yaml'}: weighted_score.weights: {exc}. Fix the name; no model was called."
-        ) from None
 
 
 async def execute_plan(

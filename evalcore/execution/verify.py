@@ -11,7 +11,7 @@ from evalcore.core.images import image_refs
 from evalcore.execution.judge_calls import check_judges_take_images
 from evalcore.execution.pairwise import pairwise_lines
 from evalcore.execution.plan import suite_contexts
-from evalcore.execution.runner import check_weights
+from evalcore.execution.readiness import check_weights
 from evalcore.scoring.adapters import Parsed, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.suite.lineup import expand_lineup, missing_api_keys, split_refused

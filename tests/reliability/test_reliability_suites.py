@@ -20,7 +20,8 @@ from evalcore import analysis, execution, runfile, storage
 from evalcore.cli import main
 from evalcore.core.errors import ConfigError
 from evalcore.execution.plan import make_plan
-from evalcore.execution.runner import check_ready, run_suite
+from evalcore.execution.readiness import check_ready
+from evalcore.execution.runner import run_suite
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.suites import write_suite

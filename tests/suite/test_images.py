@@ -14,7 +14,7 @@ import pytest
 from evalcore.core.errors import ConfigError
 from evalcore.core.images import image_refs, sha256_of
 from evalcore.execution.plan import RunOptions, make_plan
-from evalcore.execution.runner import check_ready
+from evalcore.execution.readiness import check_ready
 from evalcore.suite.fingerprint import definition_fingerprint
 from evalcore.suite.loader import load_suite
 
