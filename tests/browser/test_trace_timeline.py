@@ -32,6 +32,8 @@ def test_a_clicked_agent_case_shows_its_trace_and_a_tool_call_unfolds(chromium, 
         tool.locator("summary").click()
         expect(tool.get_by_text("Arguments")).to_be_visible()
         expect(tool.get_by_text("Result")).to_be_visible()
+        result = tool.get_by_test_id("stCode").last
+        result.scroll_into_view_if_needed()
+        expect(result).to_be_in_viewport(ratio=1)  # unfolded all the way, wherever the page has scrolled it
         page.get_by_text("Trace", exact=True).scroll_into_view_if_needed()
-        expect(tool.get_by_test_id("stCode").last).to_be_in_viewport(ratio=1)  # unfolded all the way
         screenshot(page, "case_trace_timeline")
