@@ -18,7 +18,8 @@ import random
 import resource
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -286,3 +287,22 @@ def register_instant(prefix: str = "bench/") -> InstantProvider:
     provider = InstantProvider()
     register_provider(prefix, provider)
     return provider
+
+
+@contextmanager
+def postgres_url(given: str | None) -> Iterator[str]:
+    """The PostgreSQL store a bench writes to: ``given``, else a new schema on a throwaway server (the tests'
+    own, stopped on the way out); exits when PostgreSQL is not installed."""
+    if given is not None:
+        yield given
+        return
+    from tests.postgres_server import PostgresServer, postgres_bin
+
+    bin_dir = postgres_bin()
+    if bin_dir is None:
+        sys.exit("PostgreSQL is not installed: apt-get install postgresql, or pass --url")
+    server = PostgresServer(bin_dir)
+    try:
+        yield server.new_url()
+    finally:
+        server.stop()

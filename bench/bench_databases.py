@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _common import best_of, note, synthetic_run  # noqa: E402
+from _common import best_of, note, postgres_url, synthetic_run  # noqa: E402
 
 from evalcore.analysis.leaderboard import aggregate  # noqa: E402
 from evalcore.storage.store import Store  # noqa: E402
@@ -57,16 +57,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=5000)
     parser.add_argument("--url", help="a PostgreSQL store to use (its tables are written); default: a throwaway one")
     args = parser.parse_args()
-    server = None
-    if args.url is None:
-        from tests.postgres_server import PostgresServer, postgres_bin
-
-        bin_dir = postgres_bin()
-        if bin_dir is None:
-            sys.exit("PostgreSQL is not installed: apt-get install postgresql, or pass --url")
-        server = PostgresServer(bin_dir)
-    try:
-        url = args.url or server.new_url()  # type: ignore[union-attr]
+    with postgres_url(args.url) as url:
         run = synthetic_run(args.contenders, args.cases)
         with tempfile.TemporaryDirectory() as tmp:
             lite = str(Path(tmp) / "bench.db")
@@ -77,9 +68,6 @@ def main() -> None:
             sqlite_read, pg_read = leaderboard_read(lite, run), leaderboard_read(url, run)
             note("leaderboard read, SQLite", f"{sqlite_read:.3f} s ({n:,} results)")
             note("leaderboard read, PostgreSQL", f"{pg_read:.3f} s; {pg_read / sqlite_read:.2f}× SQLite's time")
-    finally:
-        if server is not None:
-            server.stop()
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from _common import note  # noqa: E402
+from _common import note, postgres_url  # noqa: E402
 
 from evalcore.execution.plan import RunOptions, make_plan  # noqa: E402
 from evalcore.execution.runner import start_run  # noqa: E402
@@ -76,16 +76,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.25, help="EVALCORE_FAKE_LATENCY_SCALE (1 = realistic)")
     parser.add_argument("--url", help="a PostgreSQL store to use (runs are added to it); default: a throwaway one")
     args = parser.parse_args()
-    server = None
-    if args.url is None:
-        from tests.postgres_server import PostgresServer, postgres_bin
-
-        bin_dir = postgres_bin()
-        if bin_dir is None:
-            sys.exit("PostgreSQL is not installed: apt-get install postgresql, or pass --url")
-        server = PostgresServer(bin_dir)
-    try:
-        url = args.url or server.new_url()  # type: ignore[union-attr]
+    with postgres_url(args.url) as url:
         with tempfile.TemporaryDirectory() as tmp:
             suite = bench_suite(Path(tmp) / "suite", args.cases)
             calls = 2 * args.cases
@@ -99,9 +90,6 @@ def main() -> None:
                 f"{four:.2f} s, calling {four_calls:.2f} s; {four / one:.2f}× one worker's time, "
                 f"{four_calls / one_calls:.2f}× its calling time (ideal 0.25)",
             )
-    finally:
-        if server is not None:
-            server.stop()
 
 
 if __name__ == "__main__":
