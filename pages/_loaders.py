@@ -244,12 +244,7 @@ def cached_view(
     run = _load(path, ref, version)
     prepared = _prepared(path, ref, version, filters)
     if rated:
-        basis = _rank_basis(path, ref, version, rated)
-        prepared = dataclasses.replace(
-            prepared,
-            overall=corrected.with_corrected(prepared.overall, basis, run.metrics),
-            by_dataset=corrected.with_corrected_by_dataset(prepared.by_dataset, basis, run.metrics),
-        )
+        prepared = corrected.with_corrected_view(prepared, _rank_basis(path, ref, version, rated), run.metrics)
     rates = _pass_rates(path, ref, version, filters)
     return view.view_of(prepared, run.metrics, dict(weights), run.contenders, run_stops(run), rates)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from evalcore.analysis.ppi import CorrectedMean
 from evalcore.analysis.resampling import Resampled
 from evalcore.core.records import CORRECTED, RANK_BY, Metric, Rating, Run
 
+if TYPE_CHECKING:
+    from evalcore.analysis.view import PreparedView
+
 __all__ = [
     "CORRECTED",
     "RANK_BY",
@@ -39,6 +43,7 @@ __all__ = [
     "rank_basis",
     "with_corrected",
     "with_corrected_by_dataset",
+    "with_corrected_view",
 ]
 
 #: What a per-dataset table's ``ranked_by`` column says of a row: ranked by the corrected score, or the judge's own.
@@ -167,3 +172,16 @@ def with_corrected_by_dataset(
         table.loc[rows, RANKED_BY] = BY_PEOPLE
         resampled.update(fixed.resampled)
     return Prepared(table, [(name, resampled[name]) for name, _ in prepared.resampled])
+
+
+def with_corrected_view(prepared: PreparedView, basis: RankBasis | None, metrics: Sequence[Metric]) -> PreparedView:
+    """``prepared`` (a leaderboard's overall and per-dataset tables) ranked by what ``basis`` says: the overall
+    table by :func:`with_corrected`, the per-dataset one by :func:`with_corrected_by_dataset`. ``basis`` None
+    (the suite did not ask): ``prepared`` as it is. The app's leaderboard and the report both rank through here."""
+    if basis is None:
+        return prepared
+    return dataclasses.replace(
+        prepared,
+        overall=with_corrected(prepared.overall, basis, metrics),
+        by_dataset=with_corrected_by_dataset(prepared.by_dataset, basis, metrics),
+    )

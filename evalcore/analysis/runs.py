@@ -105,9 +105,10 @@ def rank_run(
         weights: name → weight, as a user gives them; checked here, before anything is computed.
         filters, by_dataset, average, ci: as for :func:`prepare_run`.
         best_value_points: how far below the top score a best-value row may be (default two points).
-        basis: :func:`rank_basis_of` the run: the overall table ranks by the judge's score corrected by people
-            when it says so, each per-dataset table by its dataset's ratings where they cover every contender
-            (a ``ranked_by`` column says which); the per-variant table keeps the judge's own.
+        basis: :func:`rank_basis_of` the run (None: it is worked out here, so every caller ranks alike): the
+            overall table ranks by the judge's score corrected by people when it says so, each per-dataset table
+            by its dataset's ratings where they cover every contender (a ``ranked_by`` column says which); the
+            per-variant table keeps the judge's own.
 
     Returns:
         The table of :func:`evalcore.analysis.leaderboard.leaderboard`, with ``pass_rate`` when a case declares
@@ -121,6 +122,7 @@ def rank_run(
     if by_variant:
         return _rank_by_variant(run, checked, filters, ci, best_value_points)
     prepared = prepare_run(run, filters, by_dataset=by_dataset, average=average, ci=ci)
+    basis = basis or rank_basis_of(run)
     if basis is not None:
         from evalcore.analysis.corrected import with_corrected, with_corrected_by_dataset
 

@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,9 @@ from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, STOPPED_
 from evalcore.analysis.weights import validate_weights, weight_order, weight_shares
 from evalcore.core.aggregates import with_aggregates
 from evalcore.core.records import SHORT_NAMES, Contender, Metric
+
+if TYPE_CHECKING:
+    from evalcore.analysis.corrected import RankBasis
 
 #: Column kinds of a display table; a page maps each kind to one column configuration.
 PERCENT, POINTS, MONEY, SECONDS, COUNT, TEXT = "percent", "points", "money", "seconds", "count", "text"
@@ -180,6 +183,7 @@ def leaderboard_view(
     B: int = 1000,  # noqa: N803 (the bootstrap's usual name)
     stops: Mapping[str, str] | None = None,
     pass_rates: PassRates | None = None,
+    basis: RankBasis | None = None,
 ) -> LeaderboardView:
     """Rank a run's results overall and per dataset, as tables a page shows directly.
 
@@ -195,6 +199,8 @@ def leaderboard_view(
             ranked below the others (:func:`evalcore.analysis.leaderboard.finish`).
         pass_rates: the run's :func:`evalcore.analysis.outcomes.pass_rates_of` under the same filters: a
             ``pass rate`` column beside the metrics when a case declares minimum scores.
+        basis: the run's :func:`evalcore.analysis.runs.rank_basis_of`: when its suite asked, the judged metric
+            ranks corrected by people (:func:`evalcore.analysis.corrected.with_corrected_view`).
 
     Raises:
         WeightsError: a weight names something that cannot be weighted.
@@ -202,6 +208,10 @@ def leaderboard_view(
     """
     weights = validate_weights(weights, metrics)
     prepared = prepare_view(frame, metrics, filters, ci=ci, B=B)
+    if basis is not None:
+        from evalcore.analysis.corrected import with_corrected_view
+
+        prepared = with_corrected_view(prepared, basis, metrics)
     return _view_of(prepared, metrics, weights, contenders, stops or {}, pass_rates)
 
 

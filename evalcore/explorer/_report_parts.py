@@ -21,6 +21,7 @@ from evalcore.core.records import Result, Run
 from evalcore.explorer.drilldown import as_text, want_vs_got_rows
 
 if TYPE_CHECKING:
+    from evalcore.analysis.corrected import RankBasis
     from evalcore.analysis.view import LeaderboardView
 
 WIDTH, HEIGHT = 560, 340
@@ -307,3 +308,35 @@ def labels_section_html(run: Run, filters: Filters | None) -> str:
         "support = L expected; F1 0 where L is never answered right."
     )
     return f"<section><h2>Classification: per label</h2><p class='note'>{escape(note)}</p>{''.join(parts)}</section>"
+
+
+# --- the judge corrected by people ---------------------------------------------------------------------
+
+
+def corrected_rows(basis: RankBasis) -> tuple[str, list[str], list[list[str]]]:
+    """The judged metric corrected by people, as the leaderboard ranks by it (a title, a header, a row per rated
+    contender: the judge's own mean, the corrected one and its 95% interval, replies rated and not)."""
+    metric = basis.metric or "the judged metric"
+    header = ["contender", f"judge's {metric}", "corrected", "95% interval", "rated", "unrated"]
+    rows = [
+        [c, _percent(m.judge), _percent(m.value), f"{_percent(m.low)}–{_percent(m.high)}", f"{m.rated:,}"]
+        + [f"{m.unrated:,}"]
+        for c, m in basis.corrected.items()
+    ]
+    return f"{metric} corrected by people (prediction-powered)", header, rows
+
+
+def corrected_section_html(basis: RankBasis | None) -> str:
+    """The report's section on the corrected scores the leaderboard ranks by; '' when the suite did not ask for
+    them or no contender has a rated reply."""
+    if basis is None or not basis.corrected:
+        return ""
+    title, header, rows = corrected_rows(basis)
+    return (
+        f"<section><h2>{escape(title)}</h2><p class='note'>{escape(basis.note)}</p>"
+        f"{_html_table(header, rows, 'corrected')}</section>"
+    )
+
+
+def _percent(value: float) -> str:
+    return "–" if math.isnan(value) else f"{100 * value:.1f}%"

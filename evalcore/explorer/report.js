@@ -148,12 +148,14 @@ if (typeof document !== "undefined") (function (ranking) {
   }
 
   // Each column: header, sort value, text, whether it is a number, whether it follows the report's weights only.
-  function columns(weighted, money) {
+  function columns(weighted, money, rankedBy) {
     var cols = [
       ["rank", function (r) { return num(r.rank); }, function (r) { return r.rank === null ? "–" : String(r.rank); }, true],
       ["contender", function (r) { return r.contender; }, function (r) { return r.contender; }, false],
       ["mark", function (r) { return marks(r); }, marks, false]
     ];
+    // A per-dataset table of a run ranked by the corrected score: which score each row ranks by.
+    if (rankedBy) cols.splice(2, 0, ["ranked by", function (r) { return (r.source || r).ranked_by || ""; }, function (r) { return (r.source || r).ranked_by || ""; }, false]);
     if (weighted) cols.push(["wscore", function (r) { return num(r.wscore); }, function (r) { return fixed(r.wscore, 1); }, true]);
     cols.push(
       ["score", function (r) { return num(r.values.score); }, function (r) { return fixed(100 * num(r.values.score), 1) + (isNaN(num(r.values.score)) ? "" : "%"); }, true],
@@ -188,7 +190,7 @@ if (typeof document !== "undefined") (function (ranking) {
   }
 
   function drawTable(holder, rows, weighted, stale, sort) {
-    var cols = columns(weighted, moneyDecimals(rows));
+    var cols = columns(weighted, moneyDecimals(rows), rows.some(function (r) { return (r.source || r).ranked_by; }));
     var table = document.createElement("table");
     table.className = "board";
     var head = table.createTHead().insertRow();

@@ -22,17 +22,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from evalcore.analysis.banner import banner_html
 from evalcore.analysis.judging import is_judged
+from evalcore.analysis.leaderboard import RANKED_BY
 from evalcore.analysis.outcomes import pass_rates_of
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import ranking_rules
-from evalcore.analysis.runs import frame_of, run_stops
+from evalcore.analysis.runs import frame_of, rank_basis_of, run_stops
 from evalcore.analysis.text import (
     BEST_MARK,
     FEW_MARK,
@@ -58,6 +59,8 @@ from evalcore.core.records import Metric, Result, Run
 from evalcore.core.version import __version__
 from evalcore.explorer._report_parts import (
     JUDGE_NOTE,
+    corrected_rows,
+    corrected_section_html,
     failing_cases_html,
     judge_rows,
     judge_section_html,
@@ -67,6 +70,9 @@ from evalcore.explorer._report_parts import (
     score_vs_svg,
 )
 from evalcore.storage.history import StoredRun, header_of
+
+if TYPE_CHECKING:
+    from evalcore.analysis.corrected import RankBasis
 
 #: The formats :func:`build_report` writes.
 REPORT_FORMATS = ("html", "markdown")
@@ -119,6 +125,7 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
     options = options or ReportOptions()
     header = header_of(run)
     weights = validate_weights(header.info.weights if options.weights is None else options.weights, header.metrics)
+    basis = rank_basis_of(run)
     view = leaderboard_view(
         frame_of(run),
         header.metrics,
@@ -128,14 +135,15 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
         B=options.B,
         stops=run_stops(run),
         pass_rates=pass_rates_of(run, options.filters),
+        basis=basis,
     )
     if fmt == "markdown":
         judged = None
         if is_judged(header.metrics):
             judged = run.results if isinstance(run, Run) else run.store.load_run(run.id).results
-        return report_markdown(header, view, judged)
+        return report_markdown(header, view, judged, basis)
     whole = run if isinstance(run, Run) else run.store.load_run(run.id)
-    return report_html(whole, view, options)
+    return report_html(whole, view, options, basis)
 
 
 def stored_run_report(db_path: str | Path, run_id: str, options: ReportOptions | None = None) -> bytes:
@@ -198,6 +206,8 @@ def _rows(ranked: pd.DataFrame, metrics: list[Metric]) -> list[dict[str, Any]]:
         row.update({name: json_value(record[name]) for name in CASE_COLUMNS if name in record})
         if PASS_RATE in record:
             row[PASS_RATE] = json_value(record[PASS_RATE])
+        if RANKED_BY in record:
+            row[RANKED_BY] = json_value(record[RANKED_BY])
         row.update({name: json_value(record[name]) for name in bounds if name in record})
         rows.append(row)
     return rows
@@ -236,13 +246,16 @@ def report_script() -> str:
     return _asset("report.js").replace(_RULES_SLOT, rules)
 
 
-def report_html(run: Run, view: LeaderboardView, options: ReportOptions) -> str:
+def report_html(run: Run, view: LeaderboardView, options: ReportOptions, basis: RankBasis | None = None) -> str:
     """The report as one HTML document (see the module docstring).
 
     Args:
         run: the whole run (its cases and results feed the failing-case detail).
         view: its leaderboard under the report's weights and filters.
         options: the caps of the detail.
+        basis: what the leaderboard ranks the judged metric by, when the run's suite asked for the score
+            corrected by people (:func:`evalcore.analysis.runs.rank_basis_of`): its sentence under the banner
+            and a section of the corrected scores.
     """
     e = html.escape
     parts = {
@@ -250,6 +263,8 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions) -> str:
         "STYLE": report_css(),
         "HEADER": _header_html(run, view, options),
         "BANNER": _banner_html(view),
+        "BASIS": "" if basis is None else f"<p class='note' id='rank-basis'>{e(basis.note)}</p>",
+        "CORRECTED": corrected_section_html(basis),
         "CHARTS": score_vs_svg(view.ranked, "cost") + score_vs_svg(view.ranked, "time"),
         "JUDGE": judge_section_html(run.results) if is_judged(run.metrics) else "",
         "PAIRWISE": pairwise_section_html(run),
@@ -305,9 +320,12 @@ def _banner_html(view: LeaderboardView) -> str:
 # --- Markdown ---------------------------------------------------------------------------------------
 
 
-def report_markdown(run: Run, view: LeaderboardView, judged: Sequence[Result] | None = None) -> str:
+def report_markdown(
+    run: Run, view: LeaderboardView, judged: Sequence[Result] | None = None, basis: RankBasis | None = None
+) -> str:
     """The banner, the overall table, one table per dataset, the judge's cost (``judged``: the results of a
-    judged run) and the glossary, as Markdown that links nowhere.
+    judged run), the corrected scores the tables rank by (``basis``, when the suite asked for them) and the
+    glossary, as Markdown that links nowhere.
 
     Every text from the run is backslash-escaped, so a name can never become a link, an image or HTML.
     """
@@ -320,6 +338,7 @@ def report_markdown(run: Run, view: LeaderboardView, judged: Sequence[Result] | 
         + (f" · revision {escape_markdown(str(revision))}" if revision else ""),
         "",
         headline(view),
+        *(["", escape_markdown(basis.note)] if basis is not None else []),
         "",
         "## Overall",
         "",
@@ -328,6 +347,10 @@ def report_markdown(run: Run, view: LeaderboardView, judged: Sequence[Result] | 
     for name, part in view.ranked_by_dataset.groupby("dataset", sort=True):
         table = _markdown_table(part.drop(columns=["dataset"]), run.metrics, view.weights)
         lines += ["", f"## {escape_markdown(str(name))}", "", table]
+    if basis is not None and basis.corrected:
+        title, header, rows = corrected_rows(basis)
+        lines += ["", f"## {escape_markdown(title)}", "", _pipe_row(header), _pipe_row(["---"] * len(header))]
+        lines += [_pipe_row(row) for row in rows]
     found = judge_rows(judged) if judged else None
     if found is not None:
         rows, header, summary = found

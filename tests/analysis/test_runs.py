@@ -123,3 +123,22 @@ def test_by_variant_keeps_the_filters_on_datasets() -> None:
     table = rank_run(run, None, Filters(datasets=["roofing"]), by_variant=True, ci=False)
     roofing = [c for c in run.cases if c.dataset == "roofing" and c.variant == "vague"]
     assert list(table[table["variant"] == "vague"]["cases"]) == [len(roofing)] * 2
+
+
+def test_a_run_whose_suite_asks_for_the_corrected_score_ranks_by_it_unless_told_otherwise(tmp_path):
+    from evalcore.analysis.runs import rank_basis_of
+    from evalcore.core.records import CORRECTED, RANK_BY, Rating
+    from tests.factories import rated_run
+
+    run = rated_run("run-corrected")
+    run.info.settings[RANK_BY] = CORRECTED
+    case = run.cases[1]
+    run.ratings += [Rating(case.dataset, case.id, 0, c.id, None, "ana", "pass") for c in run.contenders[1:]]
+    weights = {"judge_score": 1.0}
+    with Store(tmp_path / "s.db") as store:
+        store.import_run(run)
+        for ranked_run in (run, StoredRun(store, run.info.id)):
+            # The gate, the baseline, significance and the trackers call rank_run without a basis.
+            ranked = rank_run(ranked_run, weights, ci=False)
+            pd.testing.assert_frame_equal(ranked, rank_run(ranked_run, weights, ci=False, basis=rank_basis_of(run)))
+            assert ranked.set_index("contender").loc[run.contenders[0].id, "judge_score"] == pytest.approx(0.5)
