@@ -154,7 +154,13 @@ plan = jobs.build_plan(
 summary = jobs.plan_summary(plan, _loaders.db_path())
 st.subheader("Plan")
 m1, m2, m3 = st.columns(3)
-m1.metric("Calls", summary["calls"], border=True)
+m1.metric(
+    "Results",
+    summary["results"],
+    border=True,
+    help="Contenders × cases × samples. Each is one model call (before retries) for a prompt, or one call per step "
+    "for an agent (its model calls are estimated below); a judge's calls come on top.",
+)
 m2.metric(
     "Estimated cost",
     "unknown"
@@ -179,14 +185,14 @@ for model, keys in summary["missing_keys"].items():
 if plan.options.adaptive is not None:
     st.caption(
         plain(
-            f"Adaptive: at most {summary['calls']:,} calls; a contender that cannot win stops being called "
+            f"Adaptive: at most {summary['results']:,} calls; a contender that cannot win stops being called "
             f"(confidence {plan.options.adaptive.confidence:g}; the order of the cases is drawn afresh and recorded)."
         )
     )
 for error in (summary["budget_error"], summary["race_error"]):
     if error:
         _widgets.fail(error)
-ready = summary["calls"] > 0 and not summary["missing_keys"] and not summary["budget_error"]
+ready = summary["results"] > 0 and not summary["missing_keys"] and not summary["budget_error"]
 ready = ready and not summary["race_error"]
 if st.button("Launch", type="primary", icon=":material/play_arrow:", disabled=not ready):
     job = jobs.launch_run(plan, _loaders.db_path(), _actions.access(), roots)

@@ -93,7 +93,8 @@ def race_text(progress: Any) -> str:
 
 
 def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]:
-    """What a plan will do: ``matrix`` (contender × dataset calls, with settings), ``calls``,
+    """What a plan will do: ``matrix`` (contender × dataset results, with settings), ``results`` (contenders ×
+    cases × samples: an agent makes several model calls for one, see ``calls_text``),
     ``cost`` (estimated USD or None), ``cost_range`` ((low, high) USD or None), ``cost_text`` (the
     estimate in words: range and where its output tokens come from), ``calls_text`` (an agent's model calls
     in words: at least, or about, and at most; None for other adapters), ``cost_floor`` (the cost is only a lower
@@ -120,14 +121,14 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
     matrix = pd.DataFrame.from_dict(plan.matrix(), orient="index").rename_axis("contender").reset_index()
     if len(matrix):
         matrix.insert(1, "settings", [format_settings(c.settings) for c in plan.contenders])
-        matrix["calls"] = matrix.drop(columns=["contender", "settings"]).sum(axis=1)
+        matrix["results"] = matrix.drop(columns=["contender", "settings"]).sum(axis=1)
     refused = pd.DataFrame(
         [{"model": r.model, "settings": format_settings(r.settings), "reason": r.reason} for r in plan.refused],
         columns=["model", "settings", "reason"],
     )
     return {
         "matrix": matrix,
-        "calls": plan.calls,
+        "results": plan.calls,
         "cost": estimate.usd if plan.contenders else 0.0,
         "cost_range": (estimate.low_usd, estimate.high_usd) if estimate.usd is not None else None,
         "cost_text": describe(estimate),

@@ -18,11 +18,11 @@ def open_intake():
     return at.selectbox[0].select("intake").run()
 
 
-def test_the_plan_of_the_demo_suite_counts_calls_cost_and_refusals(monkeypatch, tmp_path):
+def test_the_plan_of_the_demo_suite_counts_results_cost_and_refusals(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
     at = open_intake()
     assert not at.exception and not at.error
-    assert metric(at, "Calls") == "576"
+    assert metric(at, "Results") == "576"
     assert unescaped(metric(at, "Estimated cost")).startswith("$0")
     assert metric(at, "Refused") == "1"
     assert len(at.dataframe[0].value) == 12
@@ -35,7 +35,7 @@ def test_choosing_datasets_and_contenders_changes_the_plan(monkeypatch, tmp_path
     at.multiselect[0].select("roofing").run()
     at.multiselect[1].select("fake/oracle · t=0").select("fake/sloppy").run()
     at.number_input[0].set_value(2).run()
-    assert metric(at, "Calls") == str(2 * 16 * 2)
+    assert metric(at, "Results") == str(2 * 16 * 2)
 
 
 def test_launching_runs_in_the_background_and_ends_with_a_leaderboard(monkeypatch, tmp_path):
@@ -216,3 +216,21 @@ def test_the_plan_of_an_agent_suite_says_its_model_calls_are_a_lower_bound_as_th
     assert f"Model calls: {calls_text(estimate_plan_cost(make_plan(load_suite(root))))}" in shown
     assert "at least 3: an agent makes one call per step, up to max_steps = 6" in shown
     assert unescaped(metric(at, "Estimated cost")).startswith("≥ $")
+
+
+def test_the_plans_card_of_an_agent_suite_counts_results_not_model_calls(monkeypatch, tmp_path):
+    from evalcore.execution.plan import make_plan
+    from evalcore.suite.loader import load_suite
+    from tests.agents import agent_suite
+
+    seed(monkeypatch, tmp_path)
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
+    root = agent_suite(tmp_path / "agent", [{"model": "fake/agent"}])
+    at = open_page(PAGE)
+    at.selectbox[0].select("another folder…").run()
+    at.text_input[0].input(str(root)).run()
+    assert not at.exception
+    # An agent's case makes one model call per step: the card counts the results, the caption the calls.
+    assert metric(at, "Results") == str(make_plan(load_suite(root)).calls)
+    assert "Calls" not in [m.label for m in at.metric]
+    assert "Model calls: at least" in unescaped(texts(at))

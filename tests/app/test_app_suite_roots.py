@@ -36,7 +36,7 @@ def test_suites_under_a_configured_root_are_offered_beside_the_bundled_ones(monk
     ]
     at.selectbox[0].select("evals/team/intake").run()
     assert not at.exception and not at.error
-    assert next(m.value for m in at.metric if m.label == "Calls") == "9"  # the tmp suite's plan: 3 fakes × 3 cases
+    assert next(m.value for m in at.metric if m.label == "Results") == "9"  # the tmp suite's plan: 3 fakes × 3 cases
 
 
 def test_roots_from_st_secrets_are_offered(monkeypatch, tmp_path):

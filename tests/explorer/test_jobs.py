@@ -26,13 +26,13 @@ def suites_under_tmp_path(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
 
 
-def test_plan_summary_of_the_demo_counts_calls_cost_and_refusals():
+def test_plan_summary_of_the_demo_counts_results_cost_and_refusals():
     suite = load_suite(REPO / "data" / "suites" / "intake")
     chosen = ["fake/oracle · t=0", "fake/sloppy"]
     plan = build_plan(suite, datasets=["roofing"], contenders=chosen, samples=2)
     summary = plan_summary(plan)
     assert list(summary["matrix"]["contender"]) == chosen
-    assert summary["calls"] == 2 * 16 * 2 == summary["matrix"]["calls"].sum()
+    assert summary["results"] == 2 * 16 * 2 == summary["matrix"]["results"].sum()
     assert summary["cost"] > 0
     assert summary["missing_keys"] == {}
     assert list(summary["refused"].columns) == ["model", "settings", "reason"]
