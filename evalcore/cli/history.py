@@ -170,29 +170,33 @@ def cmd_import(args: argparse.Namespace) -> int:
     from evalcore.core.errors import EvalcoreError
     from evalcore.runfile.importers.detect import InspectListingError, UnknownLayoutError
 
-    store = open_store(args)
+    target = imports.StoreOnDemand(args)
     failed = 0
-    for path, in_folder in imports.targets([Path(p) for p in args.paths]):
-        try:
-            run = imports.read_with_bar(path, quiet=args.quiet)
-            store_run(store, run, replace=args.replace)
-        except UnknownLayoutError as exc:
-            if in_folder:
-                why = (
-                    "Inspect's listing of the folder's logs"
-                    if isinstance(exc, InspectListingError)
-                    else "not a run file, promptfoo result file or Inspect log"
-                )
-                print(f"skipped {path}: {why}", file=sys.stderr)
-            else:
+    try:
+        for path, in_folder in imports.targets([Path(p) for p in args.paths]):
+            try:
+                run = imports.read_with_bar(path, quiet=args.quiet)
+                store_run(target.store(), run, replace=args.replace)
+            except UnknownLayoutError as exc:
+                if in_folder:
+                    why = (
+                        "Inspect's listing of the folder's logs"
+                        if isinstance(exc, InspectListingError)
+                        else "not a run file, promptfoo result file or Inspect log"
+                    )
+                    print(f"skipped {path}: {why}", file=sys.stderr)
+                else:
+                    failed += 1
+                    print(f"error: {exc}", file=sys.stderr)
+                continue
+            except EvalcoreError as exc:
                 failed += 1
                 print(f"error: {exc}", file=sys.stderr)
-            continue
-        except EvalcoreError as exc:
-            failed += 1
-            print(f"error: {exc}", file=sys.stderr)
-            continue
-        imports.report(run, path)
+                continue
+            target.written += 1
+            imports.report(run, path)
+    finally:
+        target.close()
     return 2 if failed else 0
 
 

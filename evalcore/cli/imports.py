@@ -10,10 +10,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from evalcore.cli._shared import open_store
+from evalcore.cli._shared import open_store, store_location
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
+    from evalcore.storage.store import Store
 
 #: Notes of an import printed at most (the run's settings keep them all).
 NOTES_SHOWN = 5
@@ -30,6 +31,40 @@ def targets(paths: list[Path]) -> list[tuple[Path, bool]]:
     for path in paths:
         found += [(f, True) for f in iter_files(path)] if path.is_dir() else [(path, False)]
     return found
+
+
+class StoreOnDemand:
+    """The store ``--db`` names, opened when there is a run to write to it, so a failed import creates no file a
+    user did not ask for; should no run be written after all, the file (and the folders) it created go again."""
+
+    def __init__(self, args: argparse.Namespace):
+        self._args = args
+        self._store: Store | None = None
+        self._created: list[Path] = []
+        #: Runs written to the store; the caller counts them.
+        self.written = 0
+
+    def store(self) -> Store:
+        """The store, opened (and created when missing) on the first call."""
+        if self._store is None:
+            path = store_location(self._args).path
+            if path is not None and not path.exists():
+                self._created = [path, *(p for p in path.parents if not p.exists())]
+            self._store = open_store(self._args)
+        return self._store
+
+    def close(self) -> None:
+        """Close the store; remove what it created when no run was written to it."""
+        if self._store is None:
+            return
+        self._store.close()
+        if self.written or not self._created:
+            return
+        path, *folders = self._created
+        for leftover in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))):
+            leftover.unlink(missing_ok=True)
+        for folder in folders:  # the deepest first; each is empty once what is inside it is gone
+            folder.rmdir()
 
 
 def read_with_bar(path: Path, quiet: bool) -> Run:
