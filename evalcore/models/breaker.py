@@ -15,7 +15,8 @@ judges) and :meth:`Breaker.stop_error` says when a failed call stops. Once it op
 retrying and the runner makes no new call to the endpoint for the rest of the run (``evalcore run --resume``
 calls what was left). A reply, or any other answer, resets the counts.
 
-An endpoint is a contender's API base URL, or its provider (``openai``) when it has none.
+An endpoint is a contender's API base URL, or its provider (``openai``) when it has none; an application
+endpoint without one (``http/<name>``) is its model id.
 """
 
 from __future__ import annotations
@@ -65,9 +66,14 @@ def unreachable(endpoint: str, cause: str) -> str:
 
 
 def endpoint_of(contender: Contender) -> str:
-    """The contender's API base URL (without a trailing slash), else its provider (``openai/x`` → ``openai``)."""
+    """The contender's API base URL (without a trailing slash), else its provider (``openai/x`` → ``openai``);
+    an application endpoint (``http/<name>``) is its own: two of them are two servers, not one provider."""
+    from evalcore.models.http import HTTP_PREFIX  # http.py imports this module
+
     if contender.api_base:
         return contender.api_base.rstrip("/")
+    if contender.model.startswith(HTTP_PREFIX):
+        return contender.model
     return contender.model.split("/", 1)[0]
 
 

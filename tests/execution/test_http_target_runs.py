@@ -182,4 +182,4 @@ def test_an_endpoint_answering_500_to_every_case_stops_the_contender(tmp_path: P
     run_id, status = run_suite(make_plan(load_suite(root)), store)
     assert status == "interrupted" and app.calls < 8 * 3
     last = store.load_run(run_id).results[-1].error.message
-    assert last.startswith("stopped calling http: it answered 500 to 7 calls in a row, over 3 cases")
+    assert last.startswith("stopped calling http/app: it answered 500 to 7 calls in a row, over 3 cases")

@@ -9,7 +9,7 @@ import pytest
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender
-from evalcore.models.breaker import Breaker, Breakers, EndpointUnreachable, connection_failure, endpoint_of
+from evalcore.models.breaker import THRESHOLD, Breaker, Breakers, EndpointUnreachable, connection_failure, endpoint_of
 from evalcore.models.llm import LiteLLMProvider, close_clients
 from evalcore.models.types import Request
 from tests.openai_server import OpenAIServer
@@ -168,3 +168,13 @@ def test_a_refused_key_opens_the_breaker_at_once_naming_its_variable(openai_serv
     assert failed.message.startswith(
         f"stopped calling {openai_server.base_url}: it refused the key (401); check OPENAI_API_KEY"
     )
+
+
+def test_http_targets_without_an_api_base_each_trip_their_own_breaker() -> None:
+    breakers = Breakers()
+    rag, search = Contender("rag", "http/rag"), Contender("search", "http/search")
+    assert breakers.of(Contender("rag · t=1", "http/rag", {"temperature": 1})) is breakers.of(rag)
+    for case in range(THRESHOLD):
+        breakers.of(rag).record_failure("transport", None, "connection refused", case, "")
+    assert breakers.of(rag).is_open and not breakers.of(search).is_open
+    assert [b.endpoint for b in breakers.opened()] == ["http/rag"]
