@@ -121,6 +121,30 @@ def test_the_edge_runs_sliders_rank_like_the_cli(open_report, capsys, tmp_path):
     assert others == [] and errors == []
 
 
+def test_a_report_ranked_by_the_corrected_score_says_so_and_its_sliders_rank_like_the_cli(
+    open_report, capsys, tmp_path
+):
+    from evalcore.core.records import CORRECTED, RANK_BY, Rating
+    from tests.factories import rated_run
+
+    run = rated_run("run-corrected")
+    run.info.settings[RANK_BY] = CORRECTED
+    run.info.weights = {"judge_score": 1.0}
+    case = run.cases[1]
+    run.ratings += [Rating(case.dataset, case.id, 0, c.id, None, "ana", "pass") for c in run.contenders[1:]]
+    run_file = write_run_file(run, tmp_path / "corrected.json")
+    page, others, errors = open_report(build_report(read_run_file(run_file), ReportOptions(B=200)))
+    expect(page.locator("#rank-basis")).to_contain_text("Ranked by judge_score corrected by people")
+    expect(page.locator("#datasets th", has_text="ranked by").first).to_be_visible()
+    page.locator('#sliders input[name="cost"]').focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#weights-text")).to_contain_text("cost=-0.01")
+    _check_against_the_cli(page, capsys, run_file)
+    assert _order(page, "#overall")[-1] == run.contenders[0].id  # its corrected judge_score: 50%
+    expect(page.locator("#rank-basis")).to_be_visible()
+    assert others == [] and errors == []
+
+
 def test_a_runs_html_and_scripts_show_as_text(open_report):
     run = untrusted_run()
     page, others, errors = open_report(build_report(run, ReportOptions(B=50)))

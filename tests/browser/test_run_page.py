@@ -44,6 +44,8 @@ def test_launching_an_adaptive_run_shows_the_race_then_the_stopped_contenders(pa
     expect(switch).to_be_visible()
     expect(page.get_by_role("spinbutton", name="Confidence")).to_have_value("0.950")
     expect(page.get_by_text(re.compile(r"Adaptive: at most 144 calls"))).to_be_visible()
+    expect(page.get_by_test_id("stMetric").filter(has_text="Results")).to_contain_text("144")
+    screenshot(page, "run_plan")
     page.get_by_role("button", name="Launch").click()
     expect(page.get_by_test_id("stProgress").first).to_be_visible()
     expect(page.get_by_text("The run is complete.")).to_be_visible(timeout=60_000)
