@@ -173,10 +173,12 @@ def _labels_json(leaderboard: str, tables: list[Any]) -> str:
 def print_run_leaderboard(run: StoredRun, summary: Summary | None) -> None:
     """The leaderboard ``evalcore run`` prints when it finishes: the run's weights on its summary
     (:mod:`evalcore.analysis.summaries`), the same table ``evalcore leaderboard`` computes from the results,
-    with the pass rate of the cases that declare minimum scores."""
+    with the pass rate of the cases that declare minimum scores, ranked by the judge's score corrected by people
+    when the suite asks (and a line saying so)."""
+    from evalcore.analysis.corrected import with_corrected
     from evalcore.analysis.leaderboard import finish
     from evalcore.analysis.outcomes import with_pass_rate
-    from evalcore.analysis.runs import run_stops
+    from evalcore.analysis.runs import rank_basis_of, run_stops
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import validate_weights
 
@@ -185,9 +187,15 @@ def print_run_leaderboard(run: StoredRun, summary: Summary | None) -> None:
         return
     header = run.header
     weights = validate_weights(header.info.weights, header.metrics)
-    ranked = with_pass_rate(finish(summary.prepared.overall, header.metrics, weights, stops=run_stops(run)), run)
+    basis = rank_basis_of(run)
+    prepared = (
+        summary.prepared.overall if basis is None else with_corrected(summary.prepared.overall, basis, header.metrics)
+    )
+    ranked = with_pass_rate(finish(prepared, header.metrics, weights, stops=run_stops(run)), run)
     text = format_leaderboard(ranked, header.metrics, "table", weights=header.info.weights, width=terminal_width())
     print(text, end="")
+    if basis is not None:
+        print(basis.note)
 
 
 def print_judge_costs(run: Run | StoredRun) -> None:

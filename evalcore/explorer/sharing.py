@@ -20,12 +20,12 @@ from evalcore.analysis.banner import flagged
 from evalcore.analysis.compare import PairComparison
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters
-from evalcore.analysis.runs import prepare_run, run_stops
+from evalcore.analysis.runs import prepare_run, rank_basis_of, run_stops
 from evalcore.analysis.view import ViewState, weight_names
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.records import Metric, Run
-from evalcore.storage.history import StoredRun
+from evalcore.storage.history import StoredRun, header_of
 
 log = logging.getLogger(__name__)
 
@@ -43,18 +43,25 @@ def winner_of(run: Run, frame: pd.DataFrame | None = None) -> str | None:
     return _best_of(prepare(frame, run.metrics, ci=False), run)
 
 
-def _best_of(prepared: Prepared, run: Run) -> str | None:
+def _best_of(prepared: Prepared, run: Run | StoredRun) -> str | None:
     """The row flagged best when ``prepared`` is ranked under the run's weights (its own, when usable)."""
     return flagged(_ranked(prepared, run), "best")
 
 
-def _ranked(prepared: Prepared, run: Run) -> pd.DataFrame:
-    """``prepared`` ranked under the run's weights (its own, when usable), without intervals."""
+def _ranked(prepared: Prepared, run: Run | StoredRun) -> pd.DataFrame:
+    """``prepared`` ranked under the run's weights (its own, when usable), without intervals, by the judge's
+    score corrected by people when the run's suite asks, as its leaderboard ranks."""
+    header = header_of(run)
     try:
-        weights = validate_weights(run.info.weights, run.metrics)
+        weights = validate_weights(header.info.weights, header.metrics)
     except WeightsError:
         weights = {}
-    return finish(prepared.without_intervals(), run.metrics, weights, stops=run_stops(run))
+    basis = rank_basis_of(run)
+    if basis is not None:
+        from evalcore.analysis.corrected import with_corrected
+
+        prepared = with_corrected(prepared, basis, header.metrics)
+    return finish(prepared.without_intervals(), header.metrics, weights, stops=run_stops(run))
 
 
 #: Columns of :func:`run_trend`.
@@ -72,7 +79,7 @@ def run_trend(store: Any, suite: str) -> pd.DataFrame:
             continue
         try:
             stored = StoredRun(store, info["id"])
-            table = _ranked(prepare_run(stored, ci=False), stored.header)
+            table = _ranked(prepare_run(stored, ci=False), stored)
         except EvalcoreError as exc:
             log.warning("run %s: left out of the trend: %s", info["id"], exc)
             continue
@@ -118,7 +125,7 @@ def run_summaries(store: Any) -> pd.DataFrame:
             if info.get("results"):
                 # The run's summary when it has one, else its packed frame: never every reply.
                 stored = StoredRun(store, info["id"])
-                winner = _best_of(prepare_run(stored, ci=False), stored.header)
+                winner = _best_of(prepare_run(stored, ci=False), stored)
         except EvalcoreError as exc:
             log.warning("run %s: no winner: %s", info["id"], exc)
             winner = None

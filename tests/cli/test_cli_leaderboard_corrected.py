@@ -49,3 +49,19 @@ def test_a_run_not_asking_is_ranked_by_the_judges_own_score(tmp_path):
     rows = {row["contender"]: row for row in json.loads(done.stdout)}
     assert rows[run.contenders[0].id]["judge_score"] == pytest.approx(1.0)
     assert "corrected" not in done.stderr
+
+
+def test_the_run_commands_end_table_ranks_by_the_corrected_score_and_says_so(tmp_path, capsys, monkeypatch):
+    from evalcore.analysis.summaries import write_summary
+    from evalcore.cli.ranking import print_run_leaderboard
+    from evalcore.storage.history import StoredRun
+
+    monkeypatch.setenv("COLUMNS", "300")
+    run = _asking()
+    with Store(tmp_path / "s.db") as store:
+        store.import_run(run)
+        print_run_leaderboard(StoredRun(store, run.info.id), write_summary(store, run.info.id))
+    out = capsys.readouterr().out
+    rows = [line for line in out.split("\n\n", 1)[0].splitlines() if line[:1].isdigit()]
+    assert len(rows) == 3 and rows[-1].startswith(f"3  {run.contenders[0].id}")
+    assert "Ranked by judge_score corrected by people (4 rated replies" in out

@@ -239,3 +239,29 @@ def test_the_default_comparison_stays_within_the_newest_runs_suite() -> None:
     history.append(info("intake-1", "intake"))
     assert default_comparison(history, {"intake": "intake-1"}) == ("intake-1", "intake-3")
     assert default_comparison(history[:1], {}) is None
+
+
+def test_a_run_ranked_by_the_corrected_score_has_its_leaderboards_winner_in_the_history_and_trend(tmp_path):
+    from evalcore.analysis.banner import flagged
+    from evalcore.analysis.runs import rank_run
+    from evalcore.core.records import CORRECTED, RANK_BY, Rating
+    from evalcore.explorer.sharing import run_trend, trend_of
+    from evalcore.storage.store import Store
+    from tests.factories import rated_run
+
+    run = rated_run("run-corrected")
+    run.info.settings[RANK_BY] = CORRECTED
+    run.info.weights = {"judge_score": 1.0}
+    judges_own = winner_of(run)
+    # People fail the replies of the judge's own winner and pass everyone else's: the corrected winner differs.
+    run.ratings = [
+        Rating(case.dataset, case.id, 0, c.id, None, "ana", "fail" if c.id == judges_own else "pass")
+        for case in run.cases[:2]
+        for c in run.contenders
+    ]
+    winner = flagged(rank_run(run, run.info.weights, ci=False), "best")
+    assert winner != judges_own and winner_of(run) == winner
+    with Store(tmp_path / "s.db") as store:
+        store.import_run(run)
+        assert list(run_summaries(store)["winner"]) == [winner]
+        assert list(trend_of(run_trend(store, run.info.suite))["contender"]) == [winner]
