@@ -308,3 +308,15 @@ def test_a_per_dataset_table_ranked_by_the_corrected_score_reads_the_same_in_the
         }
         if dataset == "roofing":  # c0's one reply, judged 1, failed by people, is corrected to 0: last on both
             assert shown["rank"].idxmax() == max(mine.values(), key=lambda r: r["rank"])["contender"] == c0
+
+
+def test_a_gate_checks_the_judged_metric_of_a_run_ranked_by_the_corrected_score_as_its_leaderboard_shows_it():
+    from evalcore.analysis.gate import FAIL
+    from tests.cli.test_cli_leaderboard_corrected import _asking
+
+    run = _asking()
+    c0 = run.contenders[0].id
+    shown = rank_run(run, run.info.weights, ci=False).set_index("contender").loc[c0, "judge_score"]
+    report = evaluate(run, GateModel.model_validate({"minimum": {"judge_score": 0.9}}), contender=c0, B=50)
+    check = next(c for c in report.checks if c.name == "judge_score")
+    assert check.value == pytest.approx(shown) == pytest.approx(0.5) and report.verdict == FAIL
