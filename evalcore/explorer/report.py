@@ -8,6 +8,9 @@ those aggregates in the browser by the rules of :mod:`evalcore.analysis.weights`
 errors penalty and ties), with the numbers of :mod:`evalcore.analysis.rules` written into the script
 (:func:`report_script`); a test runs the script under node against the Python ranking. The intervals
 and P(best) stay those of the weights the report was made with, and the page says so once the weights move.
+When the run's suite asks to rank by the judge's score corrected by people, the aggregates are corrected by
+the function the app's leaderboard uses (:func:`evalcore.analysis.corrected.with_corrected_view`), so the
+tables, the banner and the sliders all rank by the corrected column, and the page says so under its banner.
 
 Every text from the run is escaped here (``html.escape``) or set as ``textContent`` by the script, never
 parsed as markup. The file holds no time of generation: the same run and options give the same bytes.
