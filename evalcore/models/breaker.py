@@ -40,6 +40,9 @@ UNREACHABLE_PREFIX = "cannot connect to "
 STOPPED_PREFIX = "stopped calling "
 #: The beginnings of every message a breaker gives its calls: what a resume calls again.
 BREAKER_PREFIXES = (UNREACHABLE_PREFIX, STOPPED_PREFIX)
+#: Providers whose model ids each name a server of their own: ``http/<name>`` targets
+#: (:data:`evalcore.models.http.HTTP_PREFIX`), two of which are two applications, not one provider.
+OWN_ENDPOINT_PROVIDERS = frozenset({"http"})
 
 
 class EndpointUnreachable(CallFailed):
@@ -67,14 +70,11 @@ def unreachable(endpoint: str, cause: str) -> str:
 
 def endpoint_of(contender: Contender) -> str:
     """The contender's API base URL (without a trailing slash), else its provider (``openai/x`` → ``openai``);
-    an application endpoint (``http/<name>``) is its own: two of them are two servers, not one provider."""
-    from evalcore.models.http import HTTP_PREFIX  # http.py imports this module
-
+    a model id under :data:`OWN_ENDPOINT_PROVIDERS` (``http/<name>``) is an endpoint of its own."""
     if contender.api_base:
         return contender.api_base.rstrip("/")
-    if contender.model.startswith(HTTP_PREFIX):
-        return contender.model
-    return contender.model.split("/", 1)[0]
+    provider = contender.model.split("/", 1)[0]
+    return contender.model if provider in OWN_ENDPOINT_PROVIDERS else provider
 
 
 @dataclass

@@ -178,3 +178,10 @@ def test_http_targets_without_an_api_base_each_trip_their_own_breaker() -> None:
         breakers.of(rag).record_failure("transport", None, "connection refused", case, "")
     assert breakers.of(rag).is_open and not breakers.of(search).is_open
     assert [b.endpoint for b in breakers.opened()] == ["http/rag"]
+
+
+def test_the_http_targets_provider_is_one_whose_model_ids_are_endpoints_of_their_own() -> None:
+    from evalcore.models.breaker import OWN_ENDPOINT_PROVIDERS
+    from evalcore.models.http import HTTP_PREFIX
+
+    assert HTTP_PREFIX.removesuffix("/") in OWN_ENDPOINT_PROVIDERS
