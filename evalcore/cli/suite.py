@@ -128,9 +128,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         [cid] + [m.get(d, 0) for d in datasets] + [sum(m.values()), _usd(costs[cid].usd), costs[cid].source]
         for cid, m in matrix.items()
     ]
-    print(table(rows, ["contender"] + datasets + ["calls", "est. cost", "output tokens from"]))
+    print(table(rows, ["contender"] + datasets + ["results", "est. cost", "output tokens from"]))
     print(
-        f"\n{plural(plan.calls, 'call')}: {plural(len(plan.contenders), 'contender')} x "
+        f"\n{plural(plan.calls, 'result')}: {plural(len(plan.contenders), 'contender')} x "
         f"{plural(len(plan.cases), 'case')} x {plural(plan.samples, 'sample')}; "
         f"{plural(plan.parallelism, 'contender')} in flight, {plural(plan.concurrency, 'case')} each"
     )

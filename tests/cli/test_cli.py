@@ -60,7 +60,7 @@ def test_plan_counts_calls_and_names_refused_entries(capsys, tmp_path):
     )
     code, out, _ = _run(capsys, "plan", root, "--samples", "2")
     assert code == 0
-    assert "12 calls: 2 contenders x 3 cases x 2 samples" in out
+    assert "12 results: 2 contenders x 3 cases x 2 samples" in out
     assert "refused: fake/oracle reasoning_effort=low: fake/oracle does not take reasoning_effort" in out
     assert "estimated cost: $" in out
 

@@ -17,6 +17,15 @@ def test_plan_of_an_agent_suite_says_its_calls_and_cost_are_a_lower_bound(capsys
     assert "estimated cost: at least $" in out
 
 
+def test_plan_of_an_agent_suite_counts_results_apart_from_its_model_calls(capsys, tmp_path: Path):
+    root = agent_suite(tmp_path / "s", [{"model": "fake/agent"}])
+    assert main(["plan", str(root), "--db", str(tmp_path / "none.db")]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(CASES)} results: 1 contender x {len(CASES)} cases x 1 sample" in out
+    assert " calls:" not in out.replace("model calls:", "")
+    assert out.splitlines()[0].split()[:3] == ["contender", "support", "results"]
+
+
 def test_plan_of_an_agent_suite_with_past_runs_estimates_its_calls_from_their_traces(
     capsys, tmp_path: Path, monkeypatch
 ):
