@@ -90,7 +90,7 @@ class _Execution:
         self.writer = ResultWriter(store, run.info.id, claims.store_rows if claims is not None else None)
         self.breakers = Breakers()
         self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
-        self.limits = Limits(plan.limits, shared=claims.wait_s if claims is not None else None)
+        self.limits = Limits(plan.limits, shared=claims)
         self.budget = open_budget(plan, store, run, claims)
         self.gates: dict[str, Gate | None] = {}
         self._last_report = 0.0

@@ -19,6 +19,11 @@ How a :class:`Budget` keeps each limit (the runner asks it before every call, se
   stays when the usage is unknown); starts are spread so that the tokens charged stay within ``tpm``
   per minute.
 
+The workers of a shared run (``evalcore run --resume RUN --worker``) keep ``rpm`` and ``tpm`` together, on
+clocks in the database (:class:`SharedRates`): each call start is reserved there by the same rule, and what a
+call used beyond its estimate moves the shared clocks as it moves this process's. ``concurrency`` stays per
+worker: it is how many calls one process holds open.
+
 The clock and the sleep are injectable, so the spacing can be tested without waiting for it.
 """
 
@@ -39,9 +44,20 @@ TOKENS_PER_WORD = 1.35
 CALL_OVERHEAD_TOKENS = 12
 
 OnWait = Callable[[str], None]
-#: Reserves the next call start of a limit key shared with other processes (``--worker``), given the seconds
-#: between starts: returns the seconds this call waits for its start.
-SharedStart = Callable[[str, float], Awaitable[float]]
+
+
+class SharedRates(Protocol):
+    """Rate clocks shared with other processes (``--worker``; :class:`evalcore.storage.claims.Claims`), named
+    ``rpm <key>`` and ``tpm <key>``: each holds the earliest start of the next call by that limit."""
+
+    async def wait_s(self, seconds: Mapping[str, float]) -> float:
+        """Reserve a call start under the named clocks (the latest of now and each; each then moves on to that
+        start plus its seconds); the seconds this call waits for it."""
+        ...
+
+    async def push_clocks(self, seconds: Mapping[str, float]) -> None:
+        """Move each named clock on by its seconds (back, when negative)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -90,11 +106,11 @@ class Budget:
         limit: RateLimit,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-        shared: SharedStart | None = None,
+        shared: SharedRates | None = None,
     ):
         self.limit = limit
         self._clock, self._sleep = clock, sleep
-        #: The rpm spacing shared by every worker of a run (``--worker``); None: this process alone.
+        #: The rpm and tpm clocks shared by every worker of a run (``--worker``); None: this process alone.
         self._shared = shared
         self._slots = asyncio.Semaphore(limit.concurrency) if limit.concurrency else None
         #: Seconds between call starts (rpm), and seconds per token (tpm); 0 when not limited.
@@ -148,8 +164,8 @@ class Budget:
         if self._per_token:
             self._next_tokens = start + charge.estimated_tokens * self._per_token
         delay = start - now
-        if self._interval and self._shared is not None:
-            delay = max(delay, await self._shared(self.limit.key, self._interval))
+        if self._shared is not None:
+            delay = max(delay, await self._shared.wait_s(self._named(self._share(charge))))
         if delay > 0:
             if on_wait is not None:
                 on_wait(self.reason("rpm" if by_calls >= by_tokens else "tpm"))
@@ -160,18 +176,42 @@ class Budget:
                     self._first_done.set()  # cancelled before it started: the others need not wait for it
                 raise
 
+    def _share(self, charge: Charge) -> dict[str, float]:
+        """The seconds a call's start moves each rate on: one interval (rpm), its estimated tokens (tpm)."""
+        share = {"rpm": self._interval, "tpm": charge.estimated_tokens * self._per_token}
+        return {kind: s for kind, s in share.items() if s}
+
+    def _overrun(self, charge: Charge) -> dict[str, float]:
+        """The seconds an ended call moves each rate on beyond its share: the tokens it used beyond its
+        estimate (tpm), its retries (rpm)."""
+        overrun = {}
+        if charge.used_tokens is not None and self._per_token:
+            overrun["tpm"] = (charge.used_tokens - charge.estimated_tokens) * self._per_token
+        if charge.attempts > 1 and self._interval:
+            overrun["rpm"] = (charge.attempts - 1) * self._interval
+        return overrun
+
+    def _named(self, by_kind: Mapping[str, float]) -> dict[str, float]:
+        """Seconds by rate, as the shared clocks are named: ``rpm openai/gpt-4o-mini``."""
+        return {f"{kind} {self.limit.key}": s for kind, s in by_kind.items()}
+
     def release(self, charge: Charge) -> None:
         """The call ended: free its place, and charge what it used beyond its estimate and its retries."""
         if self._slots is not None:
             self._slots.release()
-        if charge.used_tokens is not None and self._per_token:
-            self._next_tokens += (charge.used_tokens - charge.estimated_tokens) * self._per_token
-        if charge.attempts > 1 and self._interval:
-            self._next_call += (charge.attempts - 1) * self._interval
+        overrun = self._overrun(charge)
+        self._next_tokens += overrun.get("tpm", 0.0)
+        self._next_call += overrun.get("rpm", 0.0)
         if self._first_done is not None and not self._first_done.is_set():
             # The first call has ended (the others wait for it): its request left before now.
             self._next_call = max(self._next_call, self._clock() + self._interval)
             self._first_done.set()
+
+    async def release_shared(self, charge: Charge) -> None:
+        """The call ended: charge what it used beyond its estimate and its retries on the shared clocks too."""
+        overrun = {kind: s for kind, s in self._overrun(charge).items() if s}
+        if self._shared is not None and overrun:
+            await self._shared.push_clocks(self._named(overrun))
 
 
 class Limits:
@@ -182,15 +222,15 @@ class Limits:
         limits: Mapping[str, RateLimit],
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-        shared: SharedStart | None = None,
+        shared: SharedRates | None = None,
     ):
         """
         Args:
             limits: the suite's limits, by key.
             clock: the monotonic clock.
             sleep: what waits.
-            shared: spaces each key's call starts (rpm) across every worker of a shared run; tpm and concurrency
-                stay per process.
+            shared: keeps each key's rpm and tpm across every worker of a shared run; concurrency stays per
+                process.
         """
         self._budgets = {_normal(key): Budget(limit, clock, sleep, shared) for key, limit in sorted(limits.items())}
 
@@ -224,6 +264,8 @@ async def limited(budgets: tuple[Budget, ...], charge: Charge, on_wait: OnWait |
     finally:
         for budget in reversed(taken):
             budget.release(charge)
+        for budget in reversed(taken):
+            await budget.release_shared(charge)
 
 
 class Outcome(Protocol):

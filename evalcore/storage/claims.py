@@ -15,9 +15,11 @@ on PostgreSQL. Its tables are created on first use, not by a migration, since SQ
   call's actual cost as it ends), and ``evalcore_workers``: what each live worker holds in reserve for its calls
   in flight. A reservation is checked against the cap under a row lock on the run's spend, so the cap holds
   across workers; a dead worker's reservation is dropped with its lease, what it spent stays counted.
-- ``evalcore_rates``: per rate-limit key (a model id or API base), the earliest start of its next call: each
-  call start is reserved by one atomic update, so a suite's ``rpm`` holds across workers (``tpm`` and
-  ``concurrency`` stay per worker).
+- ``evalcore_rates``: one row per rate clock (``rpm <key>`` and ``tpm <key>`` for a model id or API base): the
+  earliest start of the next call by that limit. A call start is reserved under every clock of its limits in
+  one transaction that holds their rows (the latest of now and each clock, then each clock moves on by that
+  call's share), and what a call used beyond its estimate pushes a clock on when it ends, so a suite's ``rpm``
+  and ``tpm`` hold across workers. ``concurrency`` stays per worker: it is how many calls one process holds open.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import socket
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from evalcore.core.errors import ConfigError
@@ -70,10 +72,13 @@ WHERE run_id = ? AND held_by = ? AND NOT done
   AND (contender, dataset, "case", sample) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]))
 RETURNING contender, dataset, "case", sample"""
 
-_NEXT_START = """UPDATE evalcore_rates SET next_at = GREATEST(next_at, clock_timestamp()) + make_interval(secs => ?)
-WHERE key = ?
-RETURNING EXTRACT(EPOCH FROM next_at - make_interval(secs => ?)),
-    EXTRACT(EPOCH FROM next_at - clock_timestamp()) - ?"""
+_CLOCKS = """INSERT INTO evalcore_rates (key, next_at) SELECT unnest(?::text[]), now() ON CONFLICT DO NOTHING"""
+_NEXT_START = """SELECT GREATEST(clock_timestamp(), max(next_at)), clock_timestamp()
+FROM (SELECT next_at FROM evalcore_rates WHERE key = ANY(?::text[]) ORDER BY key FOR UPDATE) held"""
+_MOVE_CLOCKS = """UPDATE evalcore_rates SET next_at = ?::timestamptz + make_interval(secs => moved.secs)
+FROM unnest(?::text[], ?::float8[]) AS moved(key, secs) WHERE evalcore_rates.key = moved.key"""
+_PUSH_CLOCKS = """UPDATE evalcore_rates SET next_at = next_at + make_interval(secs => pushed.secs)
+FROM unnest(?::text[], ?::float8[]) AS pushed(key, secs) WHERE evalcore_rates.key = pushed.key"""
 
 
 def worker_name() -> str:
@@ -256,20 +261,40 @@ class Claims:
 
     # --- rate limits ---------------------------------------------------------------------------------
 
-    def next_start(self, key: str, interval_s: float) -> tuple[float, float]:
-        """Reserve the next start of a call under limit ``key`` (model id or API base), ``interval_s`` after the
-        previous one reserved by any worker (of any run: a provider's limit is the provider's): its time (the
-        server's epoch seconds) and the seconds to wait for it, by the server's clock (no clock skew between
-        machines)."""
+    def next_start(self, seconds: Mapping[str, float]) -> tuple[float, float]:
+        """Reserve the next start of a call under the rate clocks ``seconds`` names (``rpm <key>``, ``tpm <key>``),
+        shared by every worker (of any run: a provider's limit is the provider's): the start is the latest of now
+        and each clock, and each clock moves on to that start plus its seconds, in one transaction holding their
+        rows. Returns the start (the server's epoch seconds) and the seconds to wait for it, by the server's clock
+        (no clock skew between machines)."""
+        keys = sorted(seconds)  # every transaction takes the rows in one order: none waits on another in a cycle
         with self._lock:
             conn = self._conn
-            conn.execute("INSERT INTO evalcore_rates (key, next_at) VALUES (?, now()) ON CONFLICT DO NOTHING", (key,))
-            slot, wait = conn.execute(_NEXT_START, (interval_s, key, interval_s, interval_s)).fetchone()
-        return float(slot), max(0.0, float(wait))
+            conn.execute("BEGIN")
+            try:
+                conn.execute(_CLOCKS, (keys,))
+                start, now = conn.execute(_NEXT_START, (keys,)).fetchone()
+                conn.execute(_MOVE_CLOCKS, (start, keys, [seconds[k] for k in keys]))
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        return start.timestamp(), max(0.0, (start - now).total_seconds())
 
-    async def wait_s(self, key: str, interval_s: float) -> float:
+    def push_clocks_now(self, seconds: Mapping[str, float]) -> None:
+        """Move each named rate clock on by its seconds (back, when negative): what a call used beyond its
+        estimate, once it ended."""
+        keys = sorted(seconds)
+        self._execute(_PUSH_CLOCKS, (keys, [seconds[k] for k in keys]))
+
+    async def wait_s(self, seconds: Mapping[str, float]) -> float:
         """:meth:`next_start`'s wait, from the event loop (the database is asked in a thread)."""
-        return (await asyncio.to_thread(self.next_start, key, interval_s))[1]
+        return (await asyncio.to_thread(self.next_start, seconds))[1]
+
+    async def push_clocks(self, seconds: Mapping[str, float]) -> None:
+        """:meth:`push_clocks_now`, from the event loop."""
+        await asyncio.to_thread(self.push_clocks_now, seconds)
 
     # --- the lease -----------------------------------------------------------------------------------
 

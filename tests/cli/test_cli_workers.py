@@ -1,6 +1,6 @@
 """``evalcore run --resume RUN --worker``: four worker processes share one run on PostgreSQL; one is killed
 mid-run (SIGKILL) and the others finish its cases once its lease lapses. Every result is stored exactly once,
-and a budget cap holds across the workers."""
+and a budget cap and a suite's tpm hold across the workers."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import datetime
 
 import psycopg
 import pytest
@@ -48,14 +49,14 @@ def _started_run(suite, url) -> str:
         return start_run(make_plan(suite, RunOptions()), store).info.id
 
 
-def _workers(url: str, run_id: str, *extra: object) -> list[subprocess.Popen[str]]:
+def _workers(url: str, run_id: str, *extra: object, n: int = 4) -> list[subprocess.Popen[str]]:
     argv = [sys.executable, "-m", "evalcore", "run", "--resume", run_id, "--worker", "--db", url, "--quiet"]
     env = {**os.environ, **ENV}
     return [
         subprocess.Popen(
             [*argv, "--lease", "2", *map(str, extra)], cwd=ROOT, env=env, text=True, stderr=subprocess.PIPE
         )
-        for _ in range(4)
+        for _ in range(n)
     ]
 
 
@@ -125,6 +126,63 @@ def test_four_workers_one_killed_keep_the_budget_cap_across_them(suite, url):
     with Store(url) as store:
         assert stored_spend(store, run_id) <= spent + 1e-9 and spent <= cap + in_flight
         assert store.load_run(run_id, results=False).info.status == "interrupted"
+
+
+TPM = 100_000  # ~1,700 tokens a second: a call of this suite uses ~340 tokens, so ~5 calls a second
+TPM_WINDOW_S = 2.0
+TPM_CASES = 20
+#: How late a busy machine's event loop may record a start after the one the limits gave it.
+LATE_S = 0.25
+
+
+@pytest.fixture
+def tpm_suite(tmp_path):
+    text, expected = CASES["complete/001"]
+    cases = {f"complete/{i:03d}": (text, expected) for i in range(TPM_CASES)}
+    config = {
+        "run": {"max_attempts": 1, "backoff_s": 0, "concurrency": 2},
+        "lineup": [{"model": "fake/guesser"}],
+        "limits": {"fake/guesser": {"tpm": TPM}},
+    }
+    return load_suite(write_suite(tmp_path / "suite", config, cases))
+
+
+def _finished_by(url: str, run_id: str, workers: int) -> list[tuple[float, int, int]]:
+    """Run ``run_id`` to its end with ``workers`` worker processes; each stored call's start (seconds), its tokens
+    (input and output, as its usage says) and its output tokens, in start order."""
+    for worker in _workers(url, run_id, n=workers):
+        _, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0, err
+    with Store(url) as store:
+        results = store.load_run(run_id).results
+    return sorted(
+        (datetime.fromisoformat(r.started_at).timestamp(), (r.usage.input_tokens or 0) + out, out)
+        for r in results
+        if r.started_at
+        for out in [r.usage.output_tokens or 0]
+    )
+
+
+def _most_tokens_in_a_window(starts: list[tuple[float, int, int]], window_s: float) -> int:
+    """The most tokens of calls that started within ``window_s`` seconds of one another."""
+    return max(sum(t for s, t, _ in starts if first <= s < first + window_s) for first, _, _ in starts)
+
+
+def test_workers_together_keep_a_suites_tpm(tpm_suite, url):
+    starts = _finished_by(url, _started_run(tpm_suite, url), workers=2)
+    assert len(starts) == TPM_CASES
+    # Starts are spaced by what each call was charged: a window's calls stay within the window's share of the
+    # tpm, plus the last one's own tokens, plus what the calls in flight used beyond their estimates before they
+    # ended (2 workers x 2 calls; a fake's estimate is its input tokens, so its output tokens).
+    slack = max(t for _, t, _ in starts) + 2 * 2 * max(out for _, _, out in starts)
+    assert _most_tokens_in_a_window(starts, TPM_WINDOW_S) <= TPM * (TPM_WINDOW_S + LATE_S) / 60 + slack
+
+
+def test_one_worker_reaches_a_suites_tpm(tpm_suite, url):
+    starts = _finished_by(url, _started_run(tpm_suite, url), workers=1)
+    span = starts[-1][0] - starts[0][0]
+    tokens = sum(t for _, t, _ in starts[:-1])  # the last call's tokens are spent after the span
+    assert tokens / span * 60 >= 0.8 * TPM
 
 
 def test_a_worker_on_a_sqlite_store_is_refused_with_exit_2(suite, tmp_path):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pytest
 
 from evalcore.core.records import Contender, Usage
-from evalcore.models.limits import Budget, Charge, Gate, Limits, RateLimit, estimate_tokens
+from evalcore.models.limits import Budget, Charge, Gate, Limits, RateLimit, estimate_tokens, limited
 
 
 class FakeClock:
@@ -226,14 +227,58 @@ def test_the_calls_after_the_first_wait_for_it_so_the_rpm_holds_from_its_request
     assert started == [0.8]  # one slot after the first call's reply, not 0.5 after it was let go
 
 
+class OtherWorkers:
+    """Shared rate clocks on which other workers always hold the next ``taken`` seconds; records what it is
+    asked."""
+
+    def __init__(self, taken: float):
+        self.taken = taken
+        self.reserved: list[dict[str, float]] = []
+        self.pushed: list[dict[str, float]] = []
+
+    async def wait_s(self, seconds: Mapping[str, float]) -> float:
+        self.reserved.append(dict(seconds))
+        return self.taken
+
+    async def push_clocks(self, seconds: Mapping[str, float]) -> None:
+        self.pushed.append(dict(seconds))
+
+
 def test_an_rpm_start_shared_with_other_workers_waits_for_the_slot_they_leave() -> None:
-    clock = FakeClock()
-    asked: list[tuple[str, float]] = []
-
-    async def shared(key: str, interval: float) -> float:  # other workers took the next 3 slots
-        asked.append((key, interval))
-        return 3 * interval
-
+    clock, shared = FakeClock(), OtherWorkers(taken=3.0)
     b = Budget(RateLimit("openai/m", rpm=60), clock, clock.sleep, shared)
     assert starts(b, clock, [Charge(1), Charge(1)]) == [3.0, 6.0]  # the later of its own spacing and the shared slot
-    assert asked == [("openai/m", 1.0), ("openai/m", 1.0)]
+    assert shared.reserved == [{"rpm openai/m": 1.0}, {"rpm openai/m": 1.0}]
+
+
+def test_a_shared_start_reserves_the_calls_estimated_tokens_on_the_tpm_clock_with_its_rpm_slot() -> None:
+    clock, shared = FakeClock(), OtherWorkers(taken=0.0)
+    b = Budget(RateLimit("openai/m", rpm=60, tpm=600), clock, clock.sleep, shared)
+    starts(b, clock, [Charge(50)])
+    assert shared.reserved == [{"rpm openai/m": 1.0, "tpm openai/m": 5.0}]  # 50 tokens at 600 a minute
+
+
+def test_what_a_shared_call_used_beyond_its_estimate_and_its_retries_push_the_shared_clocks() -> None:
+    clock, shared = FakeClock(), OtherWorkers(taken=0.0)
+    b = Budget(RateLimit("openai/m", rpm=60, tpm=600), clock, clock.sleep, shared)
+    charge = Charge(50)
+
+    async def go() -> None:
+        async with limited((b,), charge):
+            charge.settle(Usage(input_tokens=60, output_tokens=30), attempts=2)
+
+    asyncio.run(go())
+    assert shared.pushed == [{"tpm openai/m": 4.0, "rpm openai/m": 1.0}]  # 40 tokens more, one retry
+
+
+def test_a_shared_call_that_used_its_estimate_in_one_attempt_pushes_nothing() -> None:
+    clock, shared = FakeClock(), OtherWorkers(taken=0.0)
+    b = Budget(RateLimit("openai/m", tpm=600), clock, clock.sleep, shared)
+    charge = Charge(50)
+
+    async def go() -> None:
+        async with limited((b,), charge):
+            charge.settle(Usage(input_tokens=40, output_tokens=10), attempts=1)
+
+    asyncio.run(go())
+    assert shared.pushed == []

@@ -112,10 +112,33 @@ def test_call_starts_under_one_rate_limit_are_spaced_across_workers(shared):
     store, run_id, results = shared
     keys = [r.key for r in results]
     a, b = _worker(store, run_id, keys), _worker(store, run_id, keys)
-    key = f"fake/model-{run_id}"
-    starts = [a.next_start(key, 60.0)[0], b.next_start(key, 60.0)[0], a.next_start(key, 60.0)[0]]
+    clock = {f"rpm fake/model-{run_id}": 60.0}
+    starts = [a.next_start(clock)[0], b.next_start(clock)[0], a.next_start(clock)[0]]
     assert [later - first for first, later in itertools.pairwise(starts)] == pytest.approx([60.0, 60.0])
-    assert b.next_start(key, 60.0)[1] > 60.0  # the fourth start waits for three slots
+    assert b.next_start(clock)[1] > 60.0  # the fourth start waits for three slots
+    a.close(), b.close()
+
+
+def test_a_start_under_two_clocks_waits_for_the_later_and_moves_each_by_its_own_share(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    a, b = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    rpm, tpm = f"rpm fake/model-{run_id}", f"tpm fake/model-{run_id}"
+    first = a.next_start({rpm: 1.0, tpm: 50.0})[0]
+    second = b.next_start({rpm: 1.0, tpm: 5.0})[0]  # the tokens of the first call decide, not its rpm slot
+    third = a.next_start({rpm: 1.0})[0]  # a start under rpm alone waits for the rpm clock only
+    assert (second - first, third - second) == pytest.approx((50.0, 1.0))
+    a.close(), b.close()
+
+
+def test_pushing_a_clock_moves_the_next_start_of_every_worker(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    a, b = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    tpm = f"tpm fake/model-{run_id}"
+    first = a.next_start({tpm: 10.0})[0]
+    a.push_clocks_now({tpm: 30.0})  # the call used three times its estimate
+    assert b.next_start({tpm: 10.0})[0] - first == pytest.approx(40.0)
     a.close(), b.close()
 
 
