@@ -83,10 +83,15 @@ class PairJudging:
             return
         if plan.options.judge_cache and plan.replay is not None:
             self.judge.use_cache(plan.replay.run.pairwise)
-        if resumed:  # the answers and verdicts stored before the run stopped
-            for result in store.load_run(run_id).results:
-                self.add(result)
-            self.done = {v.key for v in load_pairs(store, run_id)}
+        if resumed:
+            self.load_stored()
+
+    def load_stored(self) -> None:
+        """Take the run's stored answers and verdicts: a resumed run's, or every worker's for the worker that
+        compares them (``--worker``)."""
+        for result in self.store.load_run(self.run_id).results:
+            self.add(result)
+        self.done = {v.key for v in load_pairs(self.store, self.run_id)}
 
     def add(self, result: Result) -> None:
         """Keep a result's answer for the comparisons (a failed call has none)."""

@@ -186,7 +186,8 @@ def join_run(store: Store, plan: Plan, run: Run, done: set[Key], lease_s: float)
     """This process as one worker of a run shared by several (``evalcore run --resume RUN --worker``).
 
     The slots the plan still needs are recorded for every worker to claim (the first worker records them; a
-    slot another worker recorded is kept as it is), with what the run's stored results cost.
+    slot another worker recorded is kept as it is), with the pairwise phase of a suite that has one, and what the
+    run's stored results cost.
 
     Args:
         store: a PostgreSQL store.
@@ -198,7 +199,8 @@ def join_run(store: Store, plan: Plan, run: Run, done: set[Key], lease_s: float)
     Raises:
         ConfigError: the store is SQLite, or the run is adaptive (its rounds need one process to decide them).
     """
-    from evalcore.storage.claims import Claims
+    from evalcore.execution.pairwise import pairwise_judge
+    from evalcore.storage.claims import PAIRWISE_SLOT, Claims
 
     if plan.options.adaptive is not None:
         raise ConfigError(
@@ -212,5 +214,8 @@ def join_run(store: Store, plan: Plan, run: Run, done: set[Key], lease_s: float)
         for case in plan.cases
         for sample in range(plan.samples)
     )
-    claims.seed((key for key in todo if key not in done), stored_spend(store, run.info.id, plan.replay is None))
+    slots = [key for key in todo if key not in done]
+    if pairwise_judge(plan.suite) is not None:  # its comparisons stored so far are not compared again
+        slots.append(PAIRWISE_SLOT)
+    claims.seed(slots, stored_spend(store, run.info.id, plan.replay is None))
     return claims

@@ -156,7 +156,8 @@ class _Execution:
     async def _run_all(self) -> None:
         if self.claims is not None:
             await self._run_claimed(self.claims)
-        elif self.race is None:
+            return
+        if self.race is None:
             await self.run_round(self.plan.contenders, self.plan.cases)
         else:
             await self.race.run(self)
@@ -164,12 +165,18 @@ class _Execution:
 
     async def _run_claimed(self, claims: Claims) -> None:
         """Call the slots this worker claims until every slot of the run is done, waiting while other workers
-        hold the last ones (a dead worker's lapse and are claimed here)."""
+        hold the last ones (a dead worker's lapse and are claimed here); the worker that claims the pairwise
+        phase, once every answer is stored, compares them all."""
         self.batch = {c.id: [] for c in self.plan.contenders}
         while True:
             await self.run_round(self.plan.contenders, self.plan.cases)
             if self.budget is not None and self.budget.exhausted:
                 return
+            if self.pairs.judge is not None and await asyncio.to_thread(claims.claim_pairwise):
+                await asyncio.to_thread(self.pairs.load_stored)  # every worker's answers
+                await self.pairs.judge_all(self.progress, self.judging)
+                self.pairs.save()
+                await asyncio.to_thread(claims.finish_pairwise)
             if not await asyncio.to_thread(claims.held_elsewhere):
                 return
             await asyncio.sleep(min(1.0, claims.lease_s / 4))  # until another worker's slots are done or lapse

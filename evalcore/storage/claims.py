@@ -10,7 +10,10 @@ on PostgreSQL. Its tables are created on first use, not by a migration, since SQ
   claims its slots again (a done slot keeps the name of the worker that stored it). A result is stored in the
   same transaction that marks its slot done, and only while its worker still holds it: a late write by a worker
   whose slot was claimed again (or done) is dropped, so every slot is stored once (the results' unique key on
-  the slot is the second guard: a row can never be there twice).
+  the slot is the second guard: a row can never be there twice). A suite with a ``pairwise:`` judge adds one
+  slot for its pairwise phase (:data:`PAIRWISE_SLOT`, no contender's): claimed by one worker once every result
+  slot is done, so every comparison is judged once, with every worker's answers; the others wait for it, and
+  take it over if that worker dies.
 - ``evalcore_spend``: what the run has spent (its stored results' cost when the first worker started, then each
   call's actual cost as it ends), and ``evalcore_workers``: what each live worker holds in reserve for its calls
   in flight. A reservation is checked against the cap under a row lock on the run's spend, so the cap holds
@@ -45,6 +48,9 @@ logger = logging.getLogger(__name__)
 
 Key = tuple[str, str, str, int]
 
+#: The slot of a run's pairwise phase: no contender's (a contender id is never empty).
+PAIRWISE_SLOT: Key = ("", "", "pairwise", 0)
+
 _TABLES = (
     """CREATE TABLE IF NOT EXISTS evalcore_claims (
         run_id TEXT NOT NULL, contender TEXT NOT NULL, dataset TEXT NOT NULL, "case" TEXT NOT NULL,
@@ -67,6 +73,11 @@ FROM (SELECT contender, dataset, "case", sample FROM evalcore_claims
 WHERE c.run_id = ? AND c.contender = free.contender AND c.dataset = free.dataset AND c."case" = free."case"
   AND c.sample = free.sample
 RETURNING c.contender, c.dataset, c."case", c.sample"""
+_CLAIM_PAIRWISE = """UPDATE evalcore_claims c SET held_by = ?, expires_at = now() + make_interval(secs => ?)
+WHERE run_id = ? AND contender = ? AND dataset = ? AND "case" = ? AND sample = ?
+  AND NOT done AND (held_by IS NULL OR expires_at < now())
+  AND NOT EXISTS (SELECT 1 FROM evalcore_claims o WHERE o.run_id = c.run_id AND NOT o.done AND o.contender <> ?)
+RETURNING 1"""
 _DONE = """UPDATE evalcore_claims SET done = true, expires_at = NULL
 WHERE run_id = ? AND held_by = ? AND NOT done
   AND (contender, dataset, "case", sample) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]))
@@ -121,7 +132,7 @@ class Claims:
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._closed = False
-        #: Slots of the run not done when this worker closed (every worker's).
+        #: Result slots of the run not done when this worker closed (every worker's).
         self.left = 0
         self._renewer: threading.Thread | None = None
         self._create_tables()
@@ -166,8 +177,25 @@ class Claims:
         found = self._execute(_CLAIM, (self.name, self.lease_s, self.run_id, contender, n, self.run_id)).fetchall()
         return [(c, d, k, int(s)) for c, d, k, s in found]
 
+    def claim_pairwise(self) -> bool:
+        """Hold the run's pairwise phase (:data:`PAIRWISE_SLOT`) if every result slot is done and no live worker
+        holds it (or it is done, or the run has none); False otherwise."""
+        found = self._execute(
+            _CLAIM_PAIRWISE, (self.name, self.lease_s, self.run_id, *PAIRWISE_SLOT, PAIRWISE_SLOT[0])
+        ).fetchone()
+        return found is not None
+
+    def finish_pairwise(self) -> None:
+        """Mark the pairwise phase this worker holds done (its verdicts are stored)."""
+        self._execute(
+            "UPDATE evalcore_claims SET done = true, expires_at = NULL WHERE run_id = ? AND held_by = ? AND NOT done "
+            'AND contender = ? AND dataset = ? AND "case" = ? AND sample = ?',
+            (self.run_id, self.name, *PAIRWISE_SLOT),
+        )
+
     def held_elsewhere(self) -> int:
-        """Slots not done that another worker holds (whose lease may yet expire), or no one holds."""
+        """Slots not done (the pairwise phase's too) that another worker holds (whose lease may yet expire), or no
+        one holds."""
         query = "SELECT count(*) FROM evalcore_claims WHERE run_id = ? AND NOT done AND held_by IS DISTINCT FROM ?"
         return int(self._execute(query, (self.run_id, self.name)).fetchone()[0])
 
@@ -341,7 +369,8 @@ class Claims:
             (self.run_id, self.name),
         )
         self._execute("DELETE FROM evalcore_workers WHERE run_id = ? AND worker = ?", (self.run_id, self.name))
-        self.left = self.held_elsewhere()
+        query = "SELECT count(*) FROM evalcore_claims WHERE run_id = ? AND NOT done AND contender <> ?"
+        self.left = int(self._execute(query, (self.run_id, PAIRWISE_SLOT[0])).fetchone()[0])
         self._conn.close()
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:

@@ -5,6 +5,7 @@ and a budget cap and a suite's tpm hold across the workers."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,10 +14,12 @@ from datetime import datetime
 
 import psycopg
 import pytest
+import yaml
 
 from evalcore.execution.estimate import estimate_plan_cost
 from evalcore.execution.plan import RunOptions, make_plan
-from evalcore.execution.runner import start_run
+from evalcore.execution.runner import run_suite, start_run
+from evalcore.storage.pairs import load_pairs
 from evalcore.storage.spend import stored_spend
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
@@ -183,6 +186,51 @@ def test_one_worker_reaches_a_suites_tpm(tpm_suite, url):
     span = starts[-1][0] - starts[0][0]
     tokens = sum(t for _, t, _ in starts[:-1])  # the last call's tokens are spent after the span
     assert tokens / span * 60 >= 0.8 * TPM
+
+
+@pytest.fixture
+def judged_suite(tmp_path, monkeypatch):
+    """The support demo (a panel of two fake judges, a pairwise judge), cut to three contenders and six cases."""
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", ENV["EVALCORE_FAKE_LATENCY_SCALE"])
+    root = tmp_path / "support"
+    shutil.copytree(ROOT / "data" / "suites" / "support", root)
+    config = yaml.safe_load((root / "evalcore.yaml").read_text())
+    config["lineup"] = config["lineup"][:3]
+    (root / "evalcore.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    cases = root / "datasets" / "tickets" / "cases.jsonl"
+    cases.write_text("".join(cases.read_text().splitlines(keepends=True)[:6]))
+    return load_suite(root)
+
+
+def _judged(store: Store, run_id: str) -> tuple[dict[tuple, tuple], dict[tuple, str]]:
+    """Each result's score and its judges' calls and cost; each comparison's outcome."""
+    results = {
+        r.key: (r.status, r.score, judge["calls"], judge["cost_usd"])
+        for r in store.load_run(run_id).results
+        for judge in [r.diagnostics["llm_judge"]["judge"]]
+    }
+    return results, {v.key: v.outcome for v in load_pairs(store, run_id)}
+
+
+def test_workers_judge_every_result_and_every_comparison_once_and_count_the_judges_spend(judged_suite, url, tmp_path):
+    with Store(tmp_path / "alone.db") as store:
+        alone_id, _ = run_suite(make_plan(judged_suite, RunOptions()), store)
+        alone = _judged(store, alone_id)
+    run_id = _started_run(judged_suite, url)
+    for worker in _workers(url, run_id, "--max-cost", 100, n=3):
+        _, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0, err
+    assert _slots(url, run_id) == (18, 18, 18 + 1)  # and the pairwise phase's slot
+    with Store(url) as store:
+        shared = _judged(store, run_id)
+        pairs_usd = sum(v.cost_usd or 0.0 for v in load_pairs(store, run_id))
+        spent = stored_spend(store, run_id) + pairs_usd
+        assert store.load_run(run_id, results=False).info.status == "completed"
+    assert len(shared[1]) == 3 * 6  # every pair of contenders on every case
+    assert shared == alone  # each result judged once by each judge of the panel, as one process judges it
+    with psycopg.connect(url) as conn:
+        (counted,) = conn.execute("SELECT spent_usd FROM evalcore_spend WHERE run_id = %s", (run_id,)).fetchone()
+    assert counted == pytest.approx(spent)  # the contenders', their judges' and the pairwise judge's calls
 
 
 def test_a_worker_on_a_sqlite_store_is_refused_with_exit_2(suite, tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from factories import make_run
 
 from evalcore.core.errors import ConfigError
-from evalcore.storage.claims import Claims
+from evalcore.storage.claims import PAIRWISE_SLOT, Claims
 from evalcore.storage.store import Store
 
 _RUNS = itertools.count(1)
@@ -84,6 +84,31 @@ def test_a_late_write_by_a_worker_whose_slot_was_claimed_again_is_dropped(shared
     assert len(store.load_run(run_id).results) == 1
     assert other.held_elsewhere() == len(keys) - 1
     late.close(), other.close()
+
+
+def test_the_pairwise_phase_is_claimed_by_one_worker_once_every_result_slot_is_done(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    a, b = _worker(store, run_id, [*keys, PAIRWISE_SLOT]), _worker(store, run_id, [*keys, PAIRWISE_SLOT])
+    rows = store.result_rows(run_id)
+    for contender in {r.contender for r in results}:
+        slots = set(a.claim(len(keys), contender))
+        assert not a.claim_pairwise()  # answers are still to come
+        a.store_rows([rows(r) for r in results if r.key in slots])
+    assert b.claim_pairwise() and not a.claim_pairwise()
+    assert a.held_elsewhere() == 1  # a waits for b's comparisons
+    b.finish_pairwise()
+    assert a.held_elsewhere() == 0 and not a.claim_pairwise()
+    a.close(), b.close()
+
+
+def test_a_dead_workers_pairwise_phase_is_taken_over(shared):
+    store, run_id, _ = shared
+    dead, alive = _worker(store, run_id, [PAIRWISE_SLOT]), _worker(store, run_id, [PAIRWISE_SLOT])
+    assert dead.claim_pairwise() and not alive.claim_pairwise()
+    _lapse(store, dead)
+    assert alive.claim_pairwise()
+    alive.close()
 
 
 def test_the_budget_counts_every_workers_reservation_and_spend(shared):
