@@ -9,11 +9,16 @@ between it and the client, so a managed one is slower by its round trips.
   database; results per second, and PostgreSQL's figure as a share of SQLite's.
 - read: a 100,000-result run's leaderboard, from the store to the ranked table
   (``Store.load_results_frame`` then ``aggregate``); seconds, and PostgreSQL's as a multiple of SQLite's.
+- export: that run's file written from each store (``export_run``, as ``evalcore export`` does) in a process of
+  its own: seconds, and the process's peak resident memory (a part of the results at a time should keep it
+  near the size of an idle process, whatever the run's size).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -50,6 +55,28 @@ def leaderboard_read(location: str, run) -> float:  # noqa: ANN001
     return seconds
 
 
+_EXPORT = """
+import sys, time
+from evalcore.runfile.write import export_run
+from evalcore.storage.store import Store
+from _common import peak_rss_mb
+start = time.perf_counter()
+with Store(sys.argv[1]) as store:
+    export_run(store, sys.argv[2], sys.argv[3])
+print(time.perf_counter() - start, peak_rss_mb())
+"""
+
+
+def export_peak(location: str, run_id: str, folder: str) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of a new process that writes the stored run's file from ``location``."""
+    bench = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(bench.parent), str(bench)])}
+    argv = [sys.executable, "-c", _EXPORT, location, run_id, str(Path(folder) / "export.json")]
+    done = subprocess.run(argv, env=env, cwd=folder, capture_output=True, text=True, check=True)
+    seconds, mb = done.stdout.split()
+    return float(seconds), float(mb)
+
+
 def main() -> None:
     """Print each figure, with PostgreSQL's ratio to SQLite's measured moments apart."""
     parser = argparse.ArgumentParser()
@@ -68,6 +95,9 @@ def main() -> None:
             sqlite_read, pg_read = leaderboard_read(lite, run), leaderboard_read(url, run)
             note("leaderboard read, SQLite", f"{sqlite_read:.3f} s ({n:,} results)")
             note("leaderboard read, PostgreSQL", f"{pg_read:.3f} s; {pg_read / sqlite_read:.2f}× SQLite's time")
+            for name, location in (("SQLite", lite), ("PostgreSQL", url)):
+                seconds, mb = export_peak(location, run.info.id, tmp)
+                note(f"export, {name}", f"{seconds:.2f} s, peak RSS {mb:.0f} MB ({n:,} results)")
 
 
 if __name__ == "__main__":

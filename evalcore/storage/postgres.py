@@ -14,6 +14,8 @@ how totals are kept) are written once. What it changes on the way:
   compares bytewise (``COLLATE "C"``, SQLite's order); ``json_extract`` is a SQL function of the same name
   (text results), and the few queries whose JSON functions have no like-named PostgreSQL form are given in
   theirs (:data:`_QUERIES`);
+- **cursors**: a query read a part at a time (a big run's export) is a server-side cursor, since psycopg's
+  default cursor holds every row of the result in memory (SQLite's reads rows as they are fetched);
 - **rowid**: the tables read by ``rowid`` (runs, results) have an identity column of that name;
 - **totals**: the triggers that keep ``run_totals`` are statement triggers over the changed rows;
 - **errors**: psycopg's exceptions are raised as the sqlite3 exceptions of the same DB-API class, but a value
@@ -28,6 +30,7 @@ PostgreSQL statements in :data:`MIGRATIONS` (opening a store refuses a migration
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import sqlite3
@@ -58,6 +61,8 @@ logger = logging.getLogger(__name__)
 
 #: The advisory lock every writing transaction holds: writers queue, as SQLite's ``BEGIN IMMEDIATE`` makes them.
 WRITE_LOCK = 0x65766C63  # "evlc"
+#: Names of server-side cursors (:meth:`PgConnection.execute_streamed`), unique in a connection.
+_CURSOR_NAMES = itertools.count(1)
 #: PostgreSQL takes at most 65,535 parameters in one statement.
 MAX_PARAMETERS = 65_535
 
@@ -106,6 +111,15 @@ class PgConnection:
             return self._begin_writing()
         sql, params = _deduplicated(sql, params)
         cursor = self._conn.cursor()
+        with _as_sqlite_errors():
+            cursor.execute(translate(sql), params)
+        return cursor
+
+    def execute_streamed(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> psycopg.ServerCursor[Any]:
+        """Run a query whose rows come from the server as they are fetched, as a SQLite cursor's do (the default
+        cursor takes every row at once): a server-side cursor, in the transaction that is open."""
+        sql, params = _deduplicated(sql, params)
+        cursor = self._conn.cursor(name=f"evalcore_{next(_CURSOR_NAMES)}")
         with _as_sqlite_errors():
             cursor.execute(translate(sql), params)
         return cursor

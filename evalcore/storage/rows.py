@@ -303,13 +303,17 @@ def numbers(pack: Any, contender: int, case: int, r: records.Result, metrics: li
 
 
 def result_parts(conn: sqlite3.Connection, cursor: sqlite3.Cursor, size: int) -> Iterator[list[records.Result]]:
-    """The results of ``cursor``'s rows (of :data:`RECORD_FIELDS`), ``size`` at a time; closes ``conn`` at the end."""
+    """The results of ``cursor``'s rows (of :data:`RECORD_FIELDS`), ``size`` at a time; closes ``cursor`` and
+    ``conn`` at the end."""
     try:
         while rows := cursor.fetchmany(size):
             part = [result_from_row(r) for r in rows]
             yield part
     finally:
-        conn.close()
+        try:
+            cursor.close()  # a server-side cursor (PostgreSQL's) is closed before its connection
+        finally:
+            conn.close()
 
 
 def head_rows(conn: sqlite3.Connection, run_id: str, cases: bool) -> tuple[tuple, list[tuple], list[tuple]] | None:
@@ -328,12 +332,17 @@ def case_rows(conn: sqlite3.Connection, run_id: str) -> list[tuple]:
     return conn.execute(_ORDERED_CASES, (run_id,)).fetchall()
 
 
-def result_cursor(conn: sqlite3.Connection, run_id: str, contender: str | None = None) -> sqlite3.Cursor:
+def result_cursor(
+    conn: sqlite3.Connection, run_id: str, contender: str | None = None, streamed: bool = False
+) -> sqlite3.Cursor:
     """A run's results' rows, for :func:`result_from_row`, in contender, case, sample order (``contender``'s only
-    when given)."""
-    if contender is None:
-        return conn.execute(_ORDERED_RESULTS, (run_id,))
-    return conn.execute(_CONTENDER_RESULTS, (run_id, contender))
+    when given). ``streamed``: for reading a part at a time, the rows come from the database only as they are
+    fetched: a SQLite cursor's always do; on PostgreSQL it is a server-side cursor
+    (:meth:`~evalcore.storage.postgres.PgConnection.execute_streamed`), so ``conn`` must have a transaction open."""
+    sql, params = (_ORDERED_RESULTS, (run_id,)) if contender is None else (_CONTENDER_RESULTS, (run_id, contender))
+    execute = getattr(conn, "execute_streamed", conn.execute) if streamed else conn.execute
+    cursor: sqlite3.Cursor = execute(sql, params)
+    return cursor
 
 
 def run_from_rows(row: tuple, contenders: list[tuple], cases: list[tuple], results: list[tuple]) -> records.Run:

@@ -397,7 +397,7 @@ class Store:
         try:
             conn.execute("BEGIN DEFERRED")
             head = rows.run_from_rows(*self._head_rows(conn, run_id, cases=True), [])
-            cursor = rows.result_cursor(conn, run_id)
+            cursor = rows.result_cursor(conn, run_id, streamed=True)
         except BaseException:
             conn.close()
             raise

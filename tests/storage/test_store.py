@@ -484,6 +484,23 @@ def test_a_run_read_in_parts_is_the_run_read_whole_from_one_snapshot(store_locat
             store.load_run_in_parts("nope")
 
 
+def test_a_run_read_in_parts_from_postgresql_is_fetched_from_the_server_a_part_at_a_time(postgres_server) -> None:
+    import psycopg
+
+    run = make_run(3, 5, samples=2)
+    url = postgres_server.new_url()
+    with Store(url) as store:
+        store.create_run(run)
+        _, parts = store.load_run_in_parts(run.info.id, size=4)
+        next(parts)
+        with psycopg.connect(url) as conn:
+            sent = conn.execute(
+                "SELECT query FROM pg_stat_activity WHERE state = 'idle in transaction' AND pid <> pg_backend_pid()"
+            ).fetchall()
+        parts.close()
+    assert [q.split()[:2] for (q,) in sent] == [["FETCH", "FORWARD"]]  # not every row of one SELECT at once
+
+
 def test_a_run_in_memory_is_read_in_one_part() -> None:
     run = make_run(2, 3)
     with Store(":memory:") as store:
