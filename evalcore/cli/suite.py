@@ -184,8 +184,9 @@ def add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--worker",
         action="store_true",
-        help="with --resume on a PostgreSQL store: be one of several workers (processes or machines) sharing the "
-        "run; each calls the cases it claims, and one that dies gives them back after --lease",
+        help="on a PostgreSQL store: be one of several workers (processes or machines) sharing a run, the one "
+        "--resume names, or a new one (its first worker; it prints the run id for the others); each calls the "
+        "cases it claims, and one that dies gives them back after --lease",
     )
     p.add_argument(
         "--lease",
@@ -234,7 +235,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from evalcore.core.errors import ConfigError, EvalcoreError
     from evalcore.execution.progress import StderrBars
-    from evalcore.execution.resume import join_run
+    from evalcore.execution.resume import check_shareable, join_run
     from evalcore.execution.runner import execute_plan, resume_plan, start_run
 
     if args.output:
@@ -246,10 +247,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError("--metadata labels a new run; a resumed run keeps the labels it started with. Drop it.")
     if args.retry_errors and not args.resume:
         raise ConfigError("--retry-errors retries a stored run's errors: give its id, --resume RUN_ID --retry-errors")
-    if args.worker and (not args.resume or args.retry_errors):
+    if args.worker and args.retry_errors:
         raise ConfigError(
-            "--worker joins a stored run: start it (evalcore run SUITE), then evalcore run --resume RUN_ID --worker "
-            "on each machine; retry its errors with one process (--retry-errors without --worker)"
+            "--retry-errors retries a run's errors with one process: drop --worker (evalcore run --resume RUN_ID "
+            "--retry-errors)"
         )
     if args.worker:
         from evalcore.storage.claims import require_server
@@ -276,8 +277,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         args.suite = suite_folder(args.suite)
         plan, done, claims = _run_plan(args, store), set(), None
         print_refused(plan)
+        if args.worker:
+            check_shareable(plan)
         run = start_run(plan, store)
         print(f"run {run.info.id}: {plural(plan.calls, 'call')}", file=sys.stderr)
+        if args.worker:
+            claims = join_run(store, plan, run, done, args.lease)
+            print(
+                f"this process is its first worker; start the others with: evalcore run --resume {run.info.id} "
+                "--worker (and this --db)",
+                file=sys.stderr,
+            )
     if plan.max_cost_usd is not None:
         print(f"budget cap: ${plan.max_cost_usd:g} for the whole run", file=sys.stderr)
     watch = Watch(None if args.quiet else StderrBars())

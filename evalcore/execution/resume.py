@@ -182,6 +182,23 @@ def _stored_cases(run: Run, suite: Suite) -> list[Case]:
     return list(run.cases)
 
 
+def check_shareable(plan: Plan, run_id: str | None = None) -> None:
+    """Refuse a plan that workers cannot share: an adaptive run (its rounds need one process to decide them).
+
+    Args:
+        plan: the run's plan.
+        run_id: the stored run (None: a run not started yet).
+
+    Raises:
+        ConfigError: one line saying to run it without ``--worker``.
+    """
+    if plan.options.adaptive is not None:
+        raise ConfigError(
+            f"{f'run {run_id}' if run_id else 'the run'} is adaptive: one process decides its rounds, so it cannot "
+            "be shared by workers; run it without --worker"
+        )
+
+
 def join_run(store: Store, plan: Plan, run: Run, done: set[Key], lease_s: float) -> Claims:
     """This process as one worker of a run shared by several (``evalcore run --resume RUN --worker``).
 
@@ -202,11 +219,7 @@ def join_run(store: Store, plan: Plan, run: Run, done: set[Key], lease_s: float)
     from evalcore.execution.pairwise import pairwise_judge
     from evalcore.storage.claims import PAIRWISE_SLOT, Claims
 
-    if plan.options.adaptive is not None:
-        raise ConfigError(
-            f"run {run.info.id} is adaptive: one process decides its rounds, so it cannot be shared by workers; "
-            "resume it without --worker"
-        )
+    check_shareable(plan, run.info.id)
     claims = Claims(store, run.info.id, lease_s)
     todo = (
         (contender.id, case.dataset, case.id, sample)

@@ -5,6 +5,7 @@ and a budget cap and a suite's tpm hold across the workers."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -231,6 +232,22 @@ def test_workers_judge_every_result_and_every_comparison_once_and_count_the_judg
     with psycopg.connect(url) as conn:
         (counted,) = conn.execute("SELECT spent_usd FROM evalcore_spend WHERE run_id = %s", (run_id,)).fetchone()
     assert counted == pytest.approx(spent)  # the contenders', their judges' and the pairwise judge's calls
+
+
+def test_a_worker_given_a_suite_starts_the_run_and_says_how_the_others_join(suite, url):
+    done = run_cli("run", suite.path, "--worker", "--db", url, "--quiet", env=ENV)
+    assert done.returncode == 0, done.stderr
+    (run_id,) = re.findall(r"^run (\S+): 80 calls$", done.stderr, re.MULTILINE)
+    assert f"start the others with: evalcore run --resume {run_id} --worker (and this --db)" in done.stderr
+    assert _slots(url, run_id) == (SLOTS, SLOTS, SLOTS)
+
+
+def test_a_worker_given_a_suite_on_a_sqlite_store_is_refused_before_a_run_starts(suite, tmp_path):
+    db = tmp_path / "evalcore.db"
+    done = run_cli("run", suite.path, "--worker", "--db", db)
+    assert done.returncode == 2 and "--worker needs a PostgreSQL store" in done.stderr
+    with Store(db) as store:
+        assert store.list_runs() == []
 
 
 def test_a_worker_on_a_sqlite_store_is_refused_with_exit_2(suite, tmp_path):
