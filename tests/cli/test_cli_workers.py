@@ -235,7 +235,9 @@ def test_workers_judge_every_result_and_every_comparison_once_and_count_the_judg
 
 
 def test_a_worker_given_a_suite_starts_the_run_and_says_how_the_others_join(suite, url):
-    done = run_cli("run", suite.path, "--worker", "--db", url, "--quiet", env=ENV)
+    done = run_cli(
+        "run", suite.path, "--worker", "--db", url, "--quiet", env={**ENV, "EVALCORE_FAKE_LATENCY_SCALE": "0"}
+    )
     assert done.returncode == 0, done.stderr
     (run_id,) = re.findall(r"^run (\S+): 80 calls$", done.stderr, re.MULTILINE)
     assert f"start the others with: evalcore run --resume {run_id} --worker (and this --db)" in done.stderr
