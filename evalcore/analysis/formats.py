@@ -1,13 +1,13 @@
 """How one number reads in a table, a note or a chart: percentages, USD and seconds, with a dash for null.
 
-No pandas here: commands that print a few numbers (``evalcore compare``) never load it.
+No pandas or numpy here: commands that print a few numbers (``evalcore compare``, ``evalcore verify``) never
+load them. A numpy number is still read as one: numpy registers its types as :class:`numbers.Real`.
 """
 
 from __future__ import annotations
 
 import math
-
-import numpy as np
+import numbers
 
 #: What a missing value reads as.
 DASH = "–"
@@ -47,8 +47,8 @@ def _significant(value: float) -> str:
 
 
 def is_missing(value: object) -> bool:
-    """None or NaN."""
-    return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
+    """None or NaN (a Python or a numpy float)."""
+    return value is None or (isinstance(value, numbers.Real) and math.isnan(value))
 
 
 def format_value(name: str, value: float, delta: bool = False) -> str:
@@ -56,7 +56,7 @@ def format_value(name: str, value: float, delta: bool = False) -> str:
 
     With ``delta``, a difference: points for scores and rates, and a sign before the ``$`` of a cost.
     """
-    if value is None or np.isnan(value):
+    if is_missing(value):
         return DASH
     if name in ("cost", "time"):
         text = (format_cost if name == "cost" else format_seconds)(abs(value))

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.images import image_refs
 from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
-from evalcore.execution.adaptive import SETTING as RACE_SETTING
-from evalcore.execution.adaptive import RaceSettings, race_record
 from evalcore.models.limits import RateLimit
 from evalcore.scoring.adapters import Adapter, Context, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
@@ -23,6 +21,9 @@ from evalcore.suite.fingerprint import definition_fingerprint
 from evalcore.suite.lineup import Overrides, expand_lineup, missing_api_keys, split_refused
 from evalcore.suite.loader import Suite
 from evalcore.suite.prompts import PROMPT_SETTING, check_prompt_names, prompts_used
+
+if TYPE_CHECKING:
+    from evalcore.execution.adaptive import RaceSettings
 
 Messages = list[dict[str, Any]]
 CaseKey = tuple[str, str]
@@ -283,7 +284,7 @@ def _settings(plan: Plan) -> dict[str, Any]:
         | _ranking(plan)
         | _calls(plan)
         | ({"max_cost_usd": plan.max_cost_usd} if plan.max_cost_usd is not None else {})
-        | ({RACE_SETTING: race_record(o.adaptive, len(plan.cases))} if o.adaptive is not None else {})
+        | _race(plan)
         | ({METADATA_SETTING: dict(o.metadata)} if o.metadata else {})
     )
 
@@ -328,6 +329,16 @@ def _ranking(plan: Plan) -> dict[str, Any]:
     other runs' settings stay as they were."""
     rank_by = plan.suite.config.weighted_score.rank_by
     return {RANK_BY: rank_by} if rank_by == CORRECTED else {}
+
+
+def _race(plan: Plan) -> dict[str, Any]:
+    """An adaptive run's race as the run records it; nothing for a plain run."""
+    if plan.options.adaptive is None:
+        return {}
+    # Only a race loads the race's module: its statistics compute with numpy, which a plain run never needs.
+    from evalcore.execution.adaptive import SETTING, race_record
+
+    return {SETTING: race_record(plan.options.adaptive, len(plan.cases))}
 
 
 def _gate(plan: Plan) -> dict[str, Any]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.errors import ConfigError, WeightsError
 from evalcore.core.images import image_refs
-from evalcore.execution.adaptive import check_race
 from evalcore.execution.budget import check_budget
 from evalcore.execution.judge_calls import check_judges_take_images
 from evalcore.execution.pairwise import check_pairwise
@@ -35,7 +34,11 @@ def check_ready(plan: Plan) -> None:
     if any(image_refs(c.input) for c in plan.cases):
         check_judges_take_images(plan.suite)
     check_budget(plan)
-    check_race(plan.options.adaptive, plan.contenders)
+    if plan.options.adaptive is not None:
+        # Only a race loads the race's module: its statistics compute with numpy, which a plain run never needs.
+        from evalcore.execution.adaptive import check_race
+
+        check_race(plan.options.adaptive, plan.contenders)
 
 
 def check_weights(suite: Suite) -> None:

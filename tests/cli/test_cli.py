@@ -241,6 +241,21 @@ def test_help_does_not_import_the_store() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
+def _modules_loaded_by(argv: list[str]) -> set[str]:
+    """The modules a fresh ``evalcore ARGV`` has imported when it returns."""
+    code = (
+        "import json, sys; from evalcore.cli import main\n"
+        f"assert main({argv!r}) == 0\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_verify_does_not_import_numpy_or_pandas(suite) -> None:
+    assert not {"numpy", "pandas"} & _modules_loaded_by(["verify", suite])
+
+
 def test_run_against_an_openai_compatible_server_records_usage_cost_and_faults(
     capsys, suite, tmp_db, openai_server, monkeypatch
 ):
