@@ -232,6 +232,15 @@ def test_help_does_not_import_pandas_or_litellm():
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
+def test_help_does_not_import_numpy() -> None:
+    code = (
+        "import sys; from evalcore.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "assert 'numpy' not in sys.modules, 'numpy imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
 def test_help_does_not_import_the_store() -> None:
     code = (
         "import sys; from evalcore.cli import main\n"
