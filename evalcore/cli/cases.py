@@ -15,7 +15,6 @@ from evalcore.cli._shared import (
     print_refused,
     table,
 )
-from evalcore.core.images import input_text
 
 if TYPE_CHECKING:
     from evalcore.execution.plan import Plan
@@ -79,6 +78,8 @@ def _show_prompt(plan: Plan, wanted: str, form: str) -> int:
 
 
 def _words(value: Any) -> int:
+    from evalcore.core.images import input_text
+
     return len(input_text(value).split())  # an input's text: its images' references are no words
 
 

@@ -241,6 +241,15 @@ def test_help_does_not_import_numpy() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
+def test_help_does_not_import_the_reader_of_case_images() -> None:
+    code = (
+        "import sys; from evalcore.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "assert 'evalcore.core.images' not in sys.modules, 'images imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
 def test_help_does_not_import_the_store() -> None:
     code = (
         "import sys; from evalcore.cli import main\n"
