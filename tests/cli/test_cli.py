@@ -232,22 +232,24 @@ def test_help_does_not_import_pandas_or_litellm():
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
-def test_help_does_not_import_numpy() -> None:
+def _modules_loaded_by(argv: list[str]) -> set[str]:
+    """The modules a fresh ``evalcore ARGV`` has imported when it ends (with exit code 0)."""
     code = (
-        "import sys; from evalcore.cli import main\n"
-        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "assert 'numpy' not in sys.modules, 'numpy imported'"
+        "import json, sys; from evalcore.cli import main\n"
+        f"try:\n    code = main({argv!r})\nexcept SystemExit as done:\n    code = done.code\n"
+        "assert code == 0, code\n"
+        "print(json.dumps(sorted(sys.modules)))"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_help_does_not_import_numpy() -> None:
+    assert "numpy" not in _modules_loaded_by(["--help"])
 
 
 def test_help_does_not_import_the_reader_of_case_images() -> None:
-    code = (
-        "import sys; from evalcore.cli import main\n"
-        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "assert 'evalcore.core.images' not in sys.modules, 'images imported'"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    assert "evalcore.core.images" not in _modules_loaded_by(["--help"])
 
 
 def test_help_does_not_import_the_store() -> None:
@@ -257,17 +259,6 @@ def test_help_does_not_import_the_store() -> None:
         "assert 'sqlite3' not in sys.modules and 'evalcore.storage.history' not in sys.modules, 'store imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
-
-
-def _modules_loaded_by(argv: list[str]) -> set[str]:
-    """The modules a fresh ``evalcore ARGV`` has imported when it returns."""
-    code = (
-        "import json, sys; from evalcore.cli import main\n"
-        f"assert main({argv!r}) == 0\n"
-        "print(json.dumps(sorted(sys.modules)))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return set(json.loads(done.stdout.splitlines()[-1]))
 
 
 def test_verify_does_not_import_numpy_or_pandas(suite) -> None:
