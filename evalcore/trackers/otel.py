@@ -22,9 +22,10 @@ from evalcore.core.records import Contender, Result
 from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker, Unsent
 
 if TYPE_CHECKING:
-    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, TracerProvider
     from opentelemetry.sdk.trace.export import SpanExporter
-    from opentelemetry.trace import Span, Tracer
+    from opentelemetry.sdk.trace.id_generator import IdGenerator
+    from opentelemetry.trace import Span, SpanContext, SpanKind
 
 #: The logger namespace of OpenTelemetry's exporters: their warnings say why a batch was not sent.
 EXPORTER_LOGGER = "opentelemetry.exporter"
@@ -60,21 +61,23 @@ class OtelTracker(Tracker):
 
     def run_started(self, run: RunStarted) -> None:
         """Open the trace: its root span starts when the run was created."""
-        from opentelemetry import trace
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace import SpanLimits, TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
         logging.getLogger(EXPORTER_LOGGER).addHandler(self.reasons)
         attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": SERVICE_NAME}
         self.provider = TracerProvider(resource=Resource.create(attributes))
         inner = self.exporter if self.exporter is not None else OTLPSpanExporter()
-        self.provider.add_span_processor(BatchSpanProcessor(_counting(inner, self)))
-        self.tracer: Tracer = self.provider.get_tracer("evalcore")
+        self.processor = BatchSpanProcessor(_counting(inner, self))
+        self.provider.add_span_processor(self.processor)
         self.contenders = {c.id: c for c in run.contenders}
+        self.calls = {c.id: _call_attributes(c.model, c.settings) for c in run.contenders}
         self.prompt = run.prompt if self.capture_content else None
-        self.root: Span = self.tracer.start_span(
+        # The root goes through the Tracer, so the provider's sampler (``OTEL_TRACES_SAMPLER``) decides for the
+        # whole trace; the spans under it are built whole from the stored result (:class:`_Spans`).
+        self.root: Span = self.provider.get_tracer("evalcore").start_span(
             f"evalcore run {run.info.suite}",
             start_time=_ns(run.info.created_at),
             attributes={
@@ -83,40 +86,40 @@ class OtelTracker(Tracker):
                 "evalcore.contenders": [c.id for c in run.contenders],
             },
         )
-        self.root_context = trace.set_span_in_context(self.root)
+        self.spans = _Spans(self.root, self.provider.id_generator, SpanLimits())
 
     def result_stored(self, result: Result) -> None:
         """The result's span, with its calls under it, ended at the times the result records."""
-        from opentelemetry import trace
-
+        spans = self.spans
         start = _ns(result.started_at) if result.started_at else time.time_ns()
         end = start + int((result.latency_s or 0.0) * 1e9)
-        span = self.tracer.start_span(
-            f"evaluate {result.dataset}/{result.case}",
-            context=self.root_context,
-            start_time=start,
-            attributes=_result_attributes(result),
-        )
-        inside = trace.set_span_in_context(span)
-        self._model_call(result, inside, start, end)
-        last = self._judge_calls(result, inside, end)
-        for metric, value in result.metrics.items():
-            if value is not None:
-                span.add_event(
-                    "gen_ai.evaluation.result",
-                    {"gen_ai.evaluation.name": metric, "gen_ai.evaluation.score.value": float(value)},
-                    timestamp=last,
-                )
+        context = spans.child_context()
+        calls = self._model_call(result, context, start, end)
+        last = self._judge_calls(result, context, end, calls)
+        events = [
+            spans.event(
+                "gen_ai.evaluation.result",
+                {"gen_ai.evaluation.name": metric, "gen_ai.evaluation.score.value": float(value)},
+                last,
+            )
+            for metric, value in result.metrics.items()
+            if value is not None
+        ]
+        attributes = _result_attributes(result)
+        error = None
         if result.status == "error" and result.error is not None:
-            _failed(span, result.error.kind, result.error.message)
-        span.end(end_time=last)
-        self.made += 1
+            attributes["error.type"] = result.error.kind
+            error = result.error.message
+        name = f"evaluate {result.dataset}/{result.case}"
+        calls.append(spans.span(name, context, spans.root, (start, last), attributes, events=events, error=error))
+        for span in calls:
+            self.processor.on_end(span)
+        self.made += len(calls)
         self.results += 1
         if self.results % FLUSH_EVERY == 0:
             # Send what is batched now and wait for it: a backend slower than the run holds this thread (and
             # the results queue before it) back, instead of the batch queue dropping spans.
-            assert self.provider is not None
-            self.provider.force_flush()
+            self.processor.force_flush()
 
     def run_ended(self, run: RunEnded) -> None:
         """End the root span, send what is batched, and shut the exporter down."""
@@ -138,22 +141,16 @@ class OtelTracker(Tracker):
             self.tally.add(lost, self.reasons.last or "the backend did not take them in time")
         return self.tally.line()
 
-    def _model_call(self, result: Result, context: Any, start: int, end: int) -> None:
+    def _model_call(self, result: Result, parent: SpanContext, start: int, end: int) -> list[ReadableSpan]:
+        """A span per tool call the model asked for, then the model call's span."""
         from opentelemetry.trace import SpanKind
 
-        contender = self.contenders.get(result.contender)
-        model = contender.model if contender is not None else result.contender
-        attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.request.model": model,
-            "evalcore.attempts": result.attempts,
-        }
-        provider, _, _ = model.partition("/")
-        if provider and provider != model:
-            attributes["gen_ai.provider.name"] = provider
-        attributes |= _usage(result.usage.input_tokens, result.usage.output_tokens, result.usage.cost_usd)
-        if contender is not None:
-            attributes |= {f"gen_ai.request.{k}": v for k, v in contender.settings.items() if _scalar(v)}
+        calls = self.calls.get(result.contender)
+        if calls is None:
+            calls = self.calls[result.contender] = _call_attributes(result.contender, {})
+        attributes = calls | {"evalcore.attempts": result.attempts}
+        usage = result.usage
+        attributes |= _usage(usage.input_tokens, usage.output_tokens, usage.cost_usd)
         if self.capture_content:
             if self.prompt is not None:
                 attributes["gen_ai.input.messages"] = json.dumps(
@@ -163,39 +160,49 @@ class OtelTracker(Tracker):
                 attributes["gen_ai.output.messages"] = json.dumps(
                     [{"role": "assistant", "parts": [{"type": "text", "content": result.raw}]}], ensure_ascii=False
                 )
-        span = self.tracer.start_span(
-            f"chat {model}", context=context, kind=SpanKind.CLIENT, start_time=start, attributes=attributes
-        )
+        error = None
         if result.status == "error" and result.error is not None and result.error.kind != "judge":
-            _failed(span, result.error.kind, result.error.message)
-        for name in _tool_calls(result.raw):
-            tool = self.tracer.start_span(
+            attributes["error.type"] = result.error.kind
+            error = result.error.message
+        spans = self.spans
+        made = [
+            spans.span(
                 f"execute_tool {name}",
-                context=context,
-                start_time=end,
-                attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name},
+                spans.child_context(),
+                parent,
+                (end, end),
+                {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name},
             )
-            tool.end(end_time=end)
-            self.made += 1
-        span.end(end_time=end)
-        self.made += 1
+            for name in _tool_calls(result.raw)
+        ]
+        model = attributes["gen_ai.request.model"]
+        made.append(
+            spans.span(
+                f"chat {model}", spans.child_context(), parent, (start, end), attributes, SpanKind.CLIENT, error=error
+            )
+        )
+        return made
 
-    def _judge_calls(self, result: Result, context: Any, start: int) -> int:
-        """A span per judge call, one after the other from ``start``; returns when the last one ended."""
+    def _judge_calls(self, result: Result, parent: SpanContext, start: int, made: list[ReadableSpan]) -> int:
+        """A span per judge call, one after the other from ``start``, added to ``made``; returns when the last
+        one ended."""
         from opentelemetry.trace import SpanKind
 
         judge = result.diagnostics.get("judge") if isinstance(result.diagnostics, dict) else None
+        if not isinstance(judge, dict):
+            return start
         at = start
-        for one in judge.get("judges", []) if isinstance(judge, dict) else []:
+        for one in judge.get("judges", []):
             for call in one.get("calls", []):
                 if call.get("cached"):
                     continue
                 end = at + int((call.get("latency_s") or 0.0) * 1e9)
+                model = str(one.get("model", ""))
                 attributes = {
                     "gen_ai.operation.name": "chat",
-                    "gen_ai.request.model": one.get("model", ""),
+                    "gen_ai.request.model": model,
                     "evalcore.call": "judge",
-                    "evalcore.attempts": call.get("attempts", 1),
+                    "evalcore.attempts": _int(call.get("attempts", 1)),
                 } | _usage(call.get("input_tokens"), call.get("output_tokens"), call.get("cost_usd"))
                 if self.capture_content:
                     attributes["gen_ai.input.messages"] = json.dumps(one.get("messages", []), ensure_ascii=False)
@@ -203,19 +210,86 @@ class OtelTracker(Tracker):
                         attributes["gen_ai.output.messages"] = json.dumps(
                             [{"role": "assistant", "parts": [{"type": "text", "content": call["raw"]}]}]
                         )
-                span = self.tracer.start_span(
-                    f"chat {one.get('model', '')}",
-                    context=context,
-                    kind=SpanKind.CLIENT,
-                    start_time=at,
-                    attributes=attributes,
-                )
+                error = None
                 if "error" in call:
-                    _failed(span, "judge", str(call["error"]))
-                span.end(end_time=end)
-                self.made += 1
+                    attributes["error.type"] = "judge"
+                    error = str(call["error"])
+                context = self.spans.child_context()
+                made.append(
+                    self.spans.span(
+                        f"chat {model}", context, parent, (at, end), attributes, SpanKind.CLIENT, error=error
+                    )
+                )
                 at = end
         return at
+
+
+class _Spans:
+    """Builds the finished spans of one trace whole, as the SDK's ``Span`` would have ended them.
+
+    A span's data is known in full once its result is stored, so each is one ``ReadableSpan`` (the type span
+    processors and exporters take) rather than a live ``Span`` opened, filled and ended, which takes a lock,
+    re-checks each attribute and runs the processors for every call. The limits of ``SpanLimits`` (the
+    ``OTEL_*_LIMIT`` variables) are kept: attributes go through the SDK's ``BoundedAttributes`` whenever one
+    could apply.
+    """
+
+    def __init__(self, root: Span, ids: IdGenerator, limits: SpanLimits):
+        from opentelemetry.sdk.trace import Event, ReadableSpan
+        from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode
+
+        self.root = root.get_span_context()
+        self.resource = root.resource  # type: ignore[attr-defined]
+        self.scope = root.instrumentation_scope  # type: ignore[attr-defined]
+        self.ids = ids
+        self.limits = limits
+        self.unset = Status(StatusCode.UNSET)
+        self.trace = (self.root.trace_id, self.root.trace_flags, self.root.trace_state)
+        # The SDK's names, bound once: what follows runs for every span of the run.
+        self._readable, self._event, self._context, self._status = ReadableSpan, Event, SpanContext, Status
+        self._internal, self._error = SpanKind.INTERNAL, StatusCode.ERROR
+
+    def child_context(self) -> SpanContext:
+        """A new span's context in the run's trace."""
+        trace_id, flags, state = self.trace
+        return self._context(trace_id, self.ids.generate_span_id(), False, flags, state)
+
+    def span(
+        self,
+        name: str,
+        context: SpanContext,
+        parent: SpanContext,
+        times: tuple[int, int],
+        attributes: dict[str, Any],
+        kind: SpanKind | None = None,
+        events: list[Event] | None = None,
+        error: str | None = None,
+    ) -> ReadableSpan:
+        """A span that ran from ``times[0]`` to ``times[1]``; with ``error``, its status is ERROR, so described."""
+        limits = self.limits
+        if events and limits.max_events is not None and len(events) > limits.max_events:
+            from opentelemetry.sdk.util import BoundedList
+
+            events = BoundedList.from_seq(limits.max_events, events)  # type: ignore[assignment]
+        return self._readable(
+            name,
+            context,
+            parent,
+            self.resource,
+            _bounded(attributes, limits.max_span_attributes, limits.max_span_attribute_length),
+            events or (),
+            kind=kind or self._internal,
+            status=self.unset if error is None else self._status(self._error, error),
+            start_time=times[0],
+            end_time=times[1],
+            instrumentation_scope=self.scope,
+        )
+
+    def event(self, name: str, attributes: dict[str, Any], timestamp: int) -> Event:
+        """A span event at ``timestamp``."""
+        limits = self.limits
+        attributes = _bounded(attributes, limits.max_event_attributes, limits.max_attribute_length)
+        return self._event(name, attributes, timestamp)
 
 
 def _counting(inner: SpanExporter, tracker: OtelTracker) -> SpanExporter:
@@ -298,11 +372,27 @@ def _usage(input_tokens: Any, output_tokens: Any, cost_usd: Any) -> dict[str, An
     return usage
 
 
-def _failed(span: Span, kind: str, message: str) -> None:
-    from opentelemetry.trace import Status, StatusCode
+def _call_attributes(model: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """The attributes every call of a contender shares: what it asked, of which provider, with which settings."""
+    attributes: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model}
+    provider, _, _ = model.partition("/")
+    if provider and provider != model:
+        attributes["gen_ai.provider.name"] = provider
+    return attributes | {f"gen_ai.request.{k}": v for k, v in settings.items() if _scalar(v)}
 
-    span.set_status(Status(StatusCode.ERROR, message))
-    span.set_attribute("error.type", kind)
+
+def _bounded(attributes: dict[str, Any], count: int | None, length: int | None) -> Any:
+    """``attributes`` as they are when no limit can apply; else within the limits, as the SDK keeps them."""
+    if length is None and (count is None or len(attributes) <= count):
+        return attributes
+    from opentelemetry.attributes import BoundedAttributes
+
+    return BoundedAttributes(count, attributes, immutable=True, max_value_len=length)
+
+
+def _int(value: Any) -> int:
+    """A count from a judge's diagnostics (JSON): an int, else 1."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
 def _tool_calls(raw: str | None) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import StatusCode
+from opentelemetry.trace import SpanKind, StatusCode
 
 from evalcore.core.records import Contender, ErrorInfo, Result, RunInfo, Usage
 from evalcore.trackers import RunEnded, RunStarted, TrackerHub
@@ -115,3 +115,32 @@ def test_prompts_and_replies_are_recorded_only_when_asked():
     assert "prompt of c1" in call.attributes["gen_ai.input.messages"]
     assert "the reply" in call.attributes["gen_ai.output.messages"]
     assert "Is it right?" in judge.attributes["gen_ai.input.messages"]
+
+
+def test_every_span_carries_the_service_name_and_the_evalcore_scope():
+    spans = [s for group in trace_of(scored(diagnostics={"judge": JUDGE})).values() for s in group]
+    assert len(spans) == 4
+    assert {s.resource.attributes["service.name"] for s in spans} == {"evalcore"}
+    assert {s.instrumentation_scope.name for s in spans} == {"evalcore"}
+
+
+def test_model_and_judge_calls_are_client_spans():
+    spans = trace_of(scored(diagnostics={"judge": JUDGE}))
+    [call], [judge], [result] = spans["chat openai/gpt-x"], spans["chat openai/judge"], spans["evaluate shop/c1"]
+    assert (call.kind, judge.kind, result.kind) == (SpanKind.CLIENT, SpanKind.CLIENT, SpanKind.INTERNAL)
+
+
+def test_attribute_values_are_cut_to_the_length_limit_the_environment_sets(monkeypatch):
+    monkeypatch.setenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "8")
+    spans = trace_of(scored(), capture_content=True)
+    [call], [result] = spans["chat openai/gpt-x"], spans["evaluate shop/c1"]
+    assert call.attributes["gen_ai.request.model"] == "openai/g"
+    assert len(call.attributes["gen_ai.output.messages"]) == 8
+    assert result.attributes["evalcore.contender"] == "openai/g"
+    assert result.events[0].attributes["gen_ai.evaluation.name"] == "judge_sc"
+
+
+def test_attributes_past_the_count_limit_are_dropped_and_counted(monkeypatch):
+    monkeypatch.setenv("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "3")
+    [result] = trace_of(scored())["evaluate shop/c1"]
+    assert len(result.attributes) == 3 and result.dropped_attributes == 3
