@@ -22,6 +22,7 @@ from evalcore.core.records import Contender, Result
 from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker, Unsent
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, TracerProvider
     from opentelemetry.sdk.trace.export import SpanExporter
     from opentelemetry.sdk.trace.id_generator import IdGenerator
@@ -68,7 +69,7 @@ class OtelTracker(Tracker):
 
         logging.getLogger(EXPORTER_LOGGER).addHandler(self.reasons)
         attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": SERVICE_NAME}
-        self.provider = TracerProvider(resource=Resource.create(attributes))
+        self.provider = TracerProvider(resource=_hashed_once(Resource.create(attributes)))
         inner = self.exporter if self.exporter is not None else OTLPSpanExporter()
         self.processor = BatchSpanProcessor(_counting(inner, self))
         self.provider.add_span_processor(self.processor)
@@ -314,6 +315,26 @@ def _counting(inner: SpanExporter, tracker: OtelTracker) -> SpanExporter:
             return inner.force_flush(timeout_millis)
 
     return Counting()
+
+
+def _hashed_once(resource: Resource) -> Resource:
+    """``resource``, hashing as it does but working its hash out once.
+
+    The OTLP encoder groups every span it sends by its resource (a dict keyed by it), and the SDK's
+    ``Resource`` hashes by writing its attributes out as JSON each time; a resource never changes, so its
+    hash need not either.
+    """
+    from opentelemetry.sdk.resources import Resource
+
+    class Hashed(Resource):
+        def __init__(self, attributes: Any, schema_url: str | None = None):
+            super().__init__(attributes, schema_url)
+            self._hash = super().__hash__()
+
+        def __hash__(self) -> int:
+            return self._hash
+
+    return Hashed(resource.attributes, resource.schema_url)
 
 
 class _LastReason(logging.Handler):

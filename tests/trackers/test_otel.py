@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
@@ -144,3 +145,9 @@ def test_attributes_past_the_count_limit_are_dropped_and_counted(monkeypatch):
     monkeypatch.setenv("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "3")
     [result] = trace_of(scored())["evaluate shop/c1"]
     assert len(result.attributes) == 3 and result.dropped_attributes == 3
+
+
+def test_the_spans_resource_equals_and_hashes_as_the_sdks_own():
+    [root] = trace_of()["evalcore run mini"]
+    sdk = Resource(root.resource.attributes, root.resource.schema_url)
+    assert root.resource == sdk and hash(root.resource) == hash(sdk)
