@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, TracerProvider
     from opentelemetry.sdk.trace.export import SpanExporter
-    from opentelemetry.sdk.trace.id_generator import IdGenerator
     from opentelemetry.trace import Span, SpanContext, SpanKind
 
 #: The logger namespace of OpenTelemetry's exporters: their warnings say why a batch was not sent.
@@ -87,11 +86,13 @@ class OtelTracker(Tracker):
                 "evalcore.contenders": [c.id for c in run.contenders],
             },
         )
-        self.spans = _Spans(self.root, self.provider.id_generator, SpanLimits())
+        self.spans = _Spans(self.root.get_span_context(), self.provider, SpanLimits())
 
     def result_stored(self, result: Result) -> None:
         """The result's span, with its calls under it, ended at the times the result records."""
         spans = self.spans
+        if not spans.sampled:
+            return  # the sampler (``OTEL_TRACES_SAMPLER``) left this run's trace out: nothing to send
         start = _ns(result.started_at) if result.started_at else time.time_ns()
         end = start + int((result.latency_s or 0.0) * 1e9)
         context = spans.child_context()
@@ -126,7 +127,7 @@ class OtelTracker(Tracker):
         """End the root span, send what is batched, and shut the exporter down."""
         self.root.set_attribute("evalcore.run.status", run.info.status)
         self.root.end()
-        self.made += 1
+        self.made += int(self.spans.sampled)
         assert self.provider is not None
         try:
             self.provider.force_flush()
@@ -235,14 +236,16 @@ class _Spans:
     could apply.
     """
 
-    def __init__(self, root: Span, ids: IdGenerator, limits: SpanLimits):
+    def __init__(self, root: SpanContext, provider: TracerProvider, limits: SpanLimits):
         from opentelemetry.sdk.trace import Event, ReadableSpan
+        from opentelemetry.sdk.util.instrumentation import InstrumentationScope
         from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode
 
-        self.root = root.get_span_context()
-        self.resource = root.resource  # type: ignore[attr-defined]
-        self.scope = root.instrumentation_scope  # type: ignore[attr-defined]
-        self.ids = ids
+        self.root = root
+        self.sampled = root.trace_flags.sampled
+        self.resource = provider.resource
+        self.scope = InstrumentationScope("evalcore")  # the root's, as ``provider.get_tracer("evalcore")`` makes it
+        self.ids = provider.id_generator
         self.limits = limits
         self.unset = Status(StatusCode.UNSET)
         self.trace = (self.root.trace_id, self.root.trace_flags, self.root.trace_state)

@@ -151,3 +151,8 @@ def test_the_spans_resource_equals_and_hashes_as_the_sdks_own():
     [root] = trace_of()["evalcore run mini"]
     sdk = Resource(root.resource.attributes, root.resource.schema_url)
     assert root.resource == sdk and hash(root.resource) == hash(sdk)
+
+
+def test_a_trace_the_sampler_leaves_out_is_neither_sent_nor_reported_unsent(monkeypatch):
+    monkeypatch.setenv("OTEL_TRACES_SAMPLER", "always_off")
+    assert trace_of(scored("c1"), scored("c2")) == {}
