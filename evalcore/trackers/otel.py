@@ -18,7 +18,7 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from evalcore.core.records import Contender, Result
+from evalcore.core.records import Result
 from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker, Unsent
 
 if TYPE_CHECKING:
@@ -37,6 +37,9 @@ FLUSH_EVERY = 512
 
 class OtelTracker(Tracker):
     """Sends a run as a trace over OTLP/HTTP (protobuf), in batches (``BatchSpanProcessor``).
+
+    A result's spans are known in full once it is stored, so they are built finished (:class:`_Spans`) and
+    handed to the batch processor, rather than opened, filled and ended one call at a time through the tracer.
 
     Args:
         capture_content: also record the messages sent and the replies (``gen_ai.input.messages``,
@@ -57,7 +60,8 @@ class OtelTracker(Tracker):
         self.sent = 0
         self.reasons = _LastReason()
         self.provider: TracerProvider | None = None
-        self.contenders: dict[str, Contender] = {}
+        #: Per contender, the attributes all its calls share (worked out once per run).
+        self.calls: dict[str, dict[str, Any]] = {}
 
     def run_started(self, run: RunStarted) -> None:
         """Open the trace: its root span starts when the run was created."""
@@ -72,7 +76,6 @@ class OtelTracker(Tracker):
         inner = self.exporter if self.exporter is not None else OTLPSpanExporter()
         self.processor = BatchSpanProcessor(_counting(inner, self))
         self.provider.add_span_processor(self.processor)
-        self.contenders = {c.id: c for c in run.contenders}
         self.calls = {c.id: _call_attributes(c.model, c.settings) for c in run.contenders}
         self.prompt = run.prompt if self.capture_content else None
         # The root goes through the Tracer, so the provider's sampler (``OTEL_TRACES_SAMPLER``) decides for the
@@ -96,8 +99,8 @@ class OtelTracker(Tracker):
         start = _ns(result.started_at) if result.started_at else time.time_ns()
         end = start + int((result.latency_s or 0.0) * 1e9)
         context = spans.child_context()
-        calls = self._model_call(result, context, start, end)
-        last = self._judge_calls(result, context, end, calls)
+        finished = self._model_call(result, context, start, end)
+        last = self._judge_calls(result, context, end, finished)
         events = [
             spans.event(
                 "gen_ai.evaluation.result",
@@ -113,10 +116,10 @@ class OtelTracker(Tracker):
             attributes["error.type"] = result.error.kind
             error = result.error.message
         name = f"evaluate {result.dataset}/{result.case}"
-        calls.append(spans.span(name, context, spans.root, (start, last), attributes, events=events, error=error))
-        for span in calls:
+        finished.append(spans.span(name, context, spans.root, (start, last), attributes, events=events, error=error))
+        for span in finished:
             self.processor.on_end(span)
-        self.made += len(calls)
+        self.made += len(finished)
         self.results += 1
         if self.results % FLUSH_EVERY == 0:
             # Send what is batched now and wait for it: a backend slower than the run holds this thread (and
@@ -147,10 +150,10 @@ class OtelTracker(Tracker):
         """A span per tool call the model asked for, then the model call's span."""
         from opentelemetry.trace import SpanKind
 
-        calls = self.calls.get(result.contender)
-        if calls is None:
-            calls = self.calls[result.contender] = _call_attributes(result.contender, {})
-        attributes = calls | {"evalcore.attempts": result.attempts}
+        shared = self.calls.get(result.contender)
+        if shared is None:
+            shared = self.calls[result.contender] = _call_attributes(result.contender, {})
+        attributes = shared | {"evalcore.attempts": result.attempts}
         usage = result.usage
         attributes |= _usage(usage.input_tokens, usage.output_tokens, usage.cost_usd)
         if self.capture_content:
@@ -227,13 +230,10 @@ class OtelTracker(Tracker):
 
 
 class _Spans:
-    """Builds the finished spans of one trace whole, as the SDK's ``Span`` would have ended them.
-
-    A span's data is known in full once its result is stored, so each is one ``ReadableSpan`` (the type span
-    processors and exporters take) rather than a live ``Span`` opened, filled and ended, which takes a lock,
-    re-checks each attribute and runs the processors for every call. The limits of ``SpanLimits`` (the
-    ``OTEL_*_LIMIT`` variables) are kept: attributes go through the SDK's ``BoundedAttributes`` whenever one
-    could apply.
+    """Builds a trace's spans finished (``ReadableSpan``, what span processors and exporters take), as the SDK's
+    ``Span`` would end them but without its lock, its checks of every attribute set and its processors' calls
+    per span. The limits of ``SpanLimits`` (the ``OTEL_*_LIMIT`` variables) are kept: attributes go through the
+    SDK's ``BoundedAttributes`` whenever one could apply.
     """
 
     def __init__(self, root: SpanContext, provider: TracerProvider, limits: SpanLimits):
