@@ -22,10 +22,11 @@ from evalcore.core.records import Result
 from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker, Unsent
 
 if TYPE_CHECKING:
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, TracerProvider
+    from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
     from opentelemetry.sdk.trace.export import SpanExporter
-    from opentelemetry.trace import Span, SpanContext, SpanKind
+    from opentelemetry.trace import Span, SpanContext
+
+    from evalcore.trackers._otel_spans import SpanBuilder
 
 #: The logger namespace of OpenTelemetry's exporters: their warnings say why a batch was not sent.
 EXPORTER_LOGGER = "opentelemetry.exporter"
@@ -38,8 +39,9 @@ FLUSH_EVERY = 512
 class OtelTracker(Tracker):
     """Sends a run as a trace over OTLP/HTTP (protobuf), in batches (``BatchSpanProcessor``).
 
-    A result's spans are known in full once it is stored, so they are built finished (:class:`_Spans`) and
-    handed to the batch processor, rather than opened, filled and ended one call at a time through the tracer.
+    A result's spans are known in full once it is stored, so they are built finished
+    (:class:`~evalcore.trackers._otel_spans.SpanBuilder`) and handed to the batch processor, rather than opened,
+    filled and ended one call at a time through the tracer.
 
     Args:
         capture_content: also record the messages sent and the replies (``gen_ai.input.messages``,
@@ -70,16 +72,18 @@ class OtelTracker(Tracker):
         from opentelemetry.sdk.trace import SpanLimits, TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
+        from evalcore.trackers._otel_spans import SpanBuilder, hashed_once
+
         logging.getLogger(EXPORTER_LOGGER).addHandler(self.reasons)
         attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": SERVICE_NAME}
-        self.provider = TracerProvider(resource=_hashed_once(Resource.create(attributes)))
+        self.provider = TracerProvider(resource=hashed_once(Resource.create(attributes)))
         inner = self.exporter if self.exporter is not None else OTLPSpanExporter()
         self.processor = BatchSpanProcessor(_counting(inner, self))
         self.provider.add_span_processor(self.processor)
         self.calls = {c.id: _call_attributes(c.model, c.settings) for c in run.contenders}
         self.prompt = run.prompt if self.capture_content else None
         # The root goes through the Tracer, so the provider's sampler (``OTEL_TRACES_SAMPLER``) decides for the
-        # whole trace; the spans under it are built whole from the stored result (:class:`_Spans`).
+        # whole trace; the spans under it are built finished from the stored results.
         self.root: Span = self.provider.get_tracer("evalcore").start_span(
             f"evalcore run {run.info.suite}",
             start_time=_ns(run.info.created_at),
@@ -89,7 +93,7 @@ class OtelTracker(Tracker):
                 "evalcore.contenders": [c.id for c in run.contenders],
             },
         )
-        self.spans = _Spans(self.root.get_span_context(), self.provider, SpanLimits())
+        self.spans: SpanBuilder = SpanBuilder(self.root.get_span_context(), self.provider, SpanLimits())
 
     def result_stored(self, result: Result) -> None:
         """The result's span, with its calls under it, ended at the times the result records."""
@@ -229,73 +233,6 @@ class OtelTracker(Tracker):
         return at
 
 
-class _Spans:
-    """Builds a trace's spans finished (``ReadableSpan``, what span processors and exporters take), as the SDK's
-    ``Span`` would end them but without its lock, its checks of every attribute set and its processors' calls
-    per span. The limits of ``SpanLimits`` (the ``OTEL_*_LIMIT`` variables) are kept: attributes go through the
-    SDK's ``BoundedAttributes`` whenever one could apply.
-    """
-
-    def __init__(self, root: SpanContext, provider: TracerProvider, limits: SpanLimits):
-        from opentelemetry.sdk.trace import Event, ReadableSpan
-        from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-        from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode
-
-        self.root = root
-        self.sampled = root.trace_flags.sampled
-        self.resource = provider.resource
-        self.scope = InstrumentationScope("evalcore")  # the root's, as ``provider.get_tracer("evalcore")`` makes it
-        self.ids = provider.id_generator
-        self.limits = limits
-        self.unset = Status(StatusCode.UNSET)
-        self.trace = (self.root.trace_id, self.root.trace_flags, self.root.trace_state)
-        # The SDK's names, bound once: what follows runs for every span of the run.
-        self._readable, self._event, self._context, self._status = ReadableSpan, Event, SpanContext, Status
-        self._internal, self._error = SpanKind.INTERNAL, StatusCode.ERROR
-
-    def child_context(self) -> SpanContext:
-        """A new span's context in the run's trace."""
-        trace_id, flags, state = self.trace
-        return self._context(trace_id, self.ids.generate_span_id(), False, flags, state)
-
-    def span(
-        self,
-        name: str,
-        context: SpanContext,
-        parent: SpanContext,
-        times: tuple[int, int],
-        attributes: dict[str, Any],
-        kind: SpanKind | None = None,
-        events: list[Event] | None = None,
-        error: str | None = None,
-    ) -> ReadableSpan:
-        """A span that ran from ``times[0]`` to ``times[1]``; with ``error``, its status is ERROR, so described."""
-        limits = self.limits
-        if events and limits.max_events is not None and len(events) > limits.max_events:
-            from opentelemetry.sdk.util import BoundedList
-
-            events = BoundedList.from_seq(limits.max_events, events)  # type: ignore[assignment]
-        return self._readable(
-            name,
-            context,
-            parent,
-            self.resource,
-            _bounded(attributes, limits.max_span_attributes, limits.max_span_attribute_length),
-            events or (),
-            kind=kind or self._internal,
-            status=self.unset if error is None else self._status(self._error, error),
-            start_time=times[0],
-            end_time=times[1],
-            instrumentation_scope=self.scope,
-        )
-
-    def event(self, name: str, attributes: dict[str, Any], timestamp: int) -> Event:
-        """A span event at ``timestamp``."""
-        limits = self.limits
-        attributes = _bounded(attributes, limits.max_event_attributes, limits.max_attribute_length)
-        return self._event(name, attributes, timestamp)
-
-
 def _counting(inner: SpanExporter, tracker: OtelTracker) -> SpanExporter:
     """``inner``, counting the spans the backend accepted (and why a batch was not)."""
     from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
@@ -318,26 +255,6 @@ def _counting(inner: SpanExporter, tracker: OtelTracker) -> SpanExporter:
             return inner.force_flush(timeout_millis)
 
     return Counting()
-
-
-def _hashed_once(resource: Resource) -> Resource:
-    """``resource``, hashing as it does but working its hash out once.
-
-    The OTLP encoder groups every span it sends by its resource (a dict keyed by it), and the SDK's
-    ``Resource`` hashes by writing its attributes out as JSON each time; a resource never changes, so its
-    hash need not either.
-    """
-    from opentelemetry.sdk.resources import Resource
-
-    class Hashed(Resource):
-        def __init__(self, attributes: Any, schema_url: str | None = None):
-            super().__init__(attributes, schema_url)
-            self._hash = super().__hash__()
-
-        def __hash__(self) -> int:
-            return self._hash
-
-    return Hashed(resource.attributes, resource.schema_url)
 
 
 class _LastReason(logging.Handler):
@@ -403,15 +320,6 @@ def _call_attributes(model: str, settings: dict[str, Any]) -> dict[str, Any]:
     if provider and provider != model:
         attributes["gen_ai.provider.name"] = provider
     return attributes | {f"gen_ai.request.{k}": v for k, v in settings.items() if _scalar(v)}
-
-
-def _bounded(attributes: dict[str, Any], count: int | None, length: int | None) -> Any:
-    """``attributes`` as they are when no limit can apply; else within the limits, as the SDK keeps them."""
-    if length is None and (count is None or len(attributes) <= count):
-        return attributes
-    from opentelemetry.attributes import BoundedAttributes
-
-    return BoundedAttributes(count, attributes, immutable=True, max_value_len=length)
 
 
 def _int(value: Any) -> int:
