@@ -316,21 +316,44 @@ def filters_of(args: argparse.Namespace) -> Filters:
 # --- the store and its runs ------------------------------------------------------------------------
 
 
-def open_store(args: argparse.Namespace) -> Store:
+def open_store(args: argparse.Namespace, *, create: bool = False) -> Store:
     """The store ``--db`` names (a path or a URL), else the default one.
+
+    A command that only reads opens the store only if it exists: a mistyped ``--db`` is reported, never created
+    as an empty store. A command that writes runs into the store passes ``create=True``.
 
     Raises:
         ConfigError: ``--db`` names a folder, or a URL of a scheme a store cannot have.
+        StoreMissing: unless ``create``, there is no store there (no file, or a server without evalcore's tables).
         StoreError: the store cannot be opened (a PostgreSQL server that cannot be reached).
     """
-    from evalcore.core.errors import ConfigError
+    from evalcore.core.errors import ConfigError, StoreMissing
     from evalcore.storage.store import Store
 
     location = store_location(args)
     path = location.path
     if path is not None and path.is_dir():
         raise ConfigError(f"--db {path}: is a folder; give the store's file, e.g. {path / 'evalcore.db'}")
-    return Store(location)
+    try:
+        return Store(location, create=create)
+    except StoreMissing as e:
+        fix = "(EVALCORE_DB / --db); runs are stored by evalcore run or evalcore import"
+        raise StoreMissing(e.location, fix) from None
+
+
+def store_holding(ref: str, args: argparse.Namespace) -> Store:
+    """The store to look up ``ref`` in, once it is known to be no file: when there is no store either, the error
+    says both, so a mistyped file name is not reported as a missing store alone.
+
+    Raises:
+        ConfigError: as :func:`open_store`; and ``ref`` is no file while there is no store.
+    """
+    from evalcore.core.errors import ConfigError, StoreMissing
+
+    try:
+        return open_store(args)
+    except StoreMissing as e:
+        raise ConfigError(f"{ref}: no such file, and {e}") from None
 
 
 def store_location(args: argparse.Namespace) -> Location:
@@ -355,7 +378,7 @@ def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:
         return read_import(path)
     from evalcore.storage.history import StoredRun
 
-    store = open_store(args)
+    store = store_holding(ref, args)
     return StoredRun(store, store.resolve_run_id(ref))
 
 
@@ -367,7 +390,7 @@ def read_header(ref: str, args: argparse.Namespace) -> Run:
         from evalcore.runfile.importers import read_import
 
         return read_import(path)
-    store = open_store(args)
+    store = store_holding(ref, args)
     return store.load_run(store.resolve_run_id(ref), results=False)
 
 

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from evalcore.cli._shared import (
     RESAMPLES,
     add_bootstrap_report,
-    open_store,
     print_bootstrap_report,
+    store_holding,
     table,
     terminal_width,
 )
@@ -119,7 +119,7 @@ def _run(args: argparse.Namespace) -> Run:
         from evalcore.runfile.read import read_run_file
 
         return read_run_file(Path(args.source))
-    store = open_store(args)
+    store = store_holding(args.source, args)
     run_id = store.resolve_run_id(args.source)
     if not args.contender:
         header = store.load_run(run_id, results=False)

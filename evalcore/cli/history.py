@@ -238,7 +238,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         print(f"  renamed {old!r} of {source} to {new!r}")
     imports.print_unmatched(merged.unmatched)
     if args.save:
-        store_run(open_store(args), run, replace=args.replace)
+        store_run(open_store(args, create=True), run, replace=args.replace)
         print(f"stored run {run.info.id}")
     return 0
 
@@ -281,21 +281,24 @@ def add_copy(p: argparse.ArgumentParser) -> None:
 def cmd_copy(args: argparse.Namespace) -> int:
     """Copy runs between two stores, oldest first, each atomically; exit 2 when the stores are one or the source
     is missing."""
-    from evalcore.core.errors import ConfigError
+    from evalcore.core.errors import ConfigError, StoreMissing
     from evalcore.storage.location import parse_location
     from evalcore.storage.store import Store
     from evalcore.storage.transfer import copy_runs
 
     source_at, target_at = parse_location(args.source, "--from"), parse_location(args.target, "--to")
-    if not source_at.exists():
-        raise ConfigError(f"--from {source_at}: no such store; give the file or URL of the store to copy from")
     if str(source_at) == str(target_at) or (
         source_at.path is not None
         and target_at.path is not None
         and source_at.path.resolve() == target_at.path.resolve()
     ):
         raise ConfigError(f"--from and --to name the same store ({source_at}); give two stores")
-    with Store(source_at) as source, Store(target_at) as target:
+    try:
+        source = Store(source_at, create=False)
+    except StoreMissing:
+        fix = "give the file or URL of the store to copy from"
+        raise ConfigError(f"--from {source_at}: no such store; {fix}") from None
+    with source, Store(target_at) as target:
         report = copy_runs(
             source,
             target,

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from evalcore.cli._shared import open_store, store_location
+from evalcore.cli._shared import open_store, store_holding, store_location
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
@@ -50,7 +50,7 @@ class StoreOnDemand:
             path = store_location(self._args).path
             if path is not None and not path.exists():
                 self._created = [path, *(p for p in path.parents if not p.exists())]
-            self._store = open_store(self._args)
+            self._store = open_store(self._args, create=True)
         return self._store
 
     def close(self) -> None:
@@ -140,7 +140,7 @@ def open_whole(ref: str, args: argparse.Namespace) -> Run:
         from evalcore.runfile.importers import read_import
 
         return read_import(path)
-    store = open_store(args)
+    store = store_holding(ref, args)
     return store.load_run(store.resolve_run_id(ref))
 
 

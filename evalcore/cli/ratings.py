@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import add_db, open_store, print_bootstrap_report, table
+from evalcore.cli._shared import add_db, open_store, print_bootstrap_report, store_holding, table
 
 if TYPE_CHECKING:
     from evalcore.analysis.human import HumanSummary
@@ -98,7 +98,7 @@ def rated_run(ref: str, args: argparse.Namespace) -> Run:
         return read_import(path)
     from evalcore.storage.ratings import load_ratings
 
-    store = open_store(args)
+    store = store_holding(ref, args)
     run_id = store.resolve_run_id(ref)
     run = store.load_run(run_id)
     run.ratings = load_ratings(store, run_id)

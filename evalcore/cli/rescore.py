@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalcore.cli._shared import add_db, open_store
+from evalcore.cli._shared import add_db, open_store, store_holding
 from evalcore.cli.output import output_path
 
 
@@ -43,7 +43,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
     if args.output:
         output_path(args.output)
-    store = open_store(args)
+    # A run file rescored writes a new run, into a store created for it; a stored run needs its store.
+    store = open_store(args, create=True) if Path(args.run).is_file() else store_holding(args.run, args)
     replay = open_replay(args.run, store)
     stored = replay.run
     suite_path = args.suite or stored.info.settings.get("suite_path")

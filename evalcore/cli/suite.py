@@ -23,7 +23,6 @@ from evalcore.cli._shared import (
     print_errors,
     print_refused,
     run_options,
-    store_location,
     suite_folder,
     table,
 )
@@ -162,7 +161,12 @@ def _limited(plan: Plan, key: str) -> list[str]:
 
 def _past_runs(args: argparse.Namespace) -> Store | None:
     """The store, when there is one to learn output tokens from (a plan never creates it)."""
-    return open_store(args) if store_location(args).exists() else None
+    from evalcore.core.errors import StoreMissing
+
+    try:
+        return open_store(args)
+    except StoreMissing:
+        return None
 
 
 def _usd(value: float | None) -> str:
@@ -240,7 +244,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.output:
         output_path(args.output)
-    store = open_store(args)
+    store = open_store(args, create=True)
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
     if args.metadata and args.resume:

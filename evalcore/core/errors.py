@@ -6,6 +6,7 @@
      ├── ConfigError              a suite folder, evalcore.yaml or a case is wrong (names file, key, fix)
      ├── RunFileError             a run file is not valid (lists ``path.to.field: message`` problems)
      ├── StoreError               the SQLite store refused an operation (unknown run id, duplicate id …)
+     │    └── StoreMissing        a store opened to be read does not exist (no file, or a server without its tables)
      ├── WeightsError             weights name something that cannot be weighted
      └── CallFailed               a model call failed after its retries (carries ``kind`` and ``attempts``)
 """
@@ -32,6 +33,16 @@ class RunFileError(EvalcoreError):
 
 class StoreError(EvalcoreError):
     """The store cannot do what was asked."""
+
+
+class StoreMissing(StoreError):
+    """A store opened only if it exists does not: no file at the path, or a database server without evalcore's
+    tables. ``location`` is the store as messages show it (a URL without its password); ``fix``, when given,
+    follows it in the message and says how to name the right store or make one."""
+
+    def __init__(self, location: str, fix: str = ""):
+        self.location = location
+        super().__init__(f"no store at {location}" + (f" {fix}" if fix else ""))
 
 
 class WeightsError(EvalcoreError):

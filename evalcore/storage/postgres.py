@@ -167,6 +167,11 @@ class PgConnection:
                 raise
         return cursor
 
+    def has_tables(self) -> bool:
+        """Whether the database holds evalcore's tables (its migrations table): a server without them holds no store."""
+        row = self._conn.execute("SELECT to_regclass('evalcore_migrations') IS NOT NULL").fetchone()
+        return bool(row and row[0])
+
     def migrate(self) -> list[str]:
         """Create the schema on a new database, recorded under :data:`MIGRATION_NAMES`; the names applied now.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from evalcore.cli import main
+from evalcore.storage.store import Store
 
 
 def _run(capsys, *argv):
@@ -47,13 +48,13 @@ def test_an_unsupported_scheme_in_evalcore_db_is_refused_by_name(capsys, tmp_pat
 
 def test_a_sqlite_url_names_the_file_relative_to_the_working_folder(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, _ = _run(capsys, "runs", "--db", "sqlite:///data/team.db")
-    assert code == 0
-    assert (tmp_path / "data" / "team.db").is_file()
+    Store(tmp_path / "data" / "team.db").close()
+    code, err = _run(capsys, "runs", "--db", "sqlite:///data/team.db")
+    assert code == 0, err
 
 
 def test_a_sqlite_url_with_four_slashes_names_an_absolute_file(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    code, _ = _run(capsys, "runs", "--db", f"sqlite:///{tmp_path}/abs.db")
-    assert code == 0
-    assert (tmp_path / "abs.db").is_file()
+    monkeypatch.chdir(tmp_path / "..")
+    Store(tmp_path / "abs.db").close()
+    code, err = _run(capsys, "runs", "--db", f"sqlite:///{tmp_path}/abs.db")
+    assert code == 0, err

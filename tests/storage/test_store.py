@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from evalcore.core import records
-from evalcore.core.errors import StoreError
+from evalcore.core.errors import StoreError, StoreMissing
 from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import dump_run, write_run_file
 from evalcore.storage.frames import results_frame
@@ -103,6 +103,36 @@ def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:
 def test_store_creates_the_folder_of_its_file(tmp_path: Path) -> None:
     with Store(tmp_path / "deep" / "er" / "x.db") as s:
         assert s.list_runs() == []
+
+
+def test_opening_only_an_existing_store_refuses_one_never_made_and_leaves_it_unmade(store_location: str) -> None:
+    for _ in range(2):  # the refusal itself creates nothing: a second open is refused again
+        with pytest.raises(StoreMissing, match="no store at "):
+            Store(store_location, create=False)
+    with Store(store_location) as made:
+        made.import_run(make_run(run_id="kept"))
+    with Store(store_location, create=False) as store:
+        assert [r["id"] for r in store.list_runs()] == ["kept"]
+
+
+def test_opening_only_an_existing_store_creates_no_file_or_folder(tmp_path: Path) -> None:
+    with pytest.raises(StoreMissing, match="no store at .*x.db"):
+        Store(tmp_path / "deep" / "x.db", create=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sqlite_file_without_the_stores_tables_is_no_store_to_read(tmp_path: Path) -> None:
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (text TEXT)")
+    conn.close()
+    with pytest.raises(StoreMissing):
+        Store(other, create=False)
+    with sqlite3.connect(other) as conn:
+        assert [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")] == ["notes"]
+    conn.close()
 
 
 def test_an_older_schema_is_migrated_on_open(tmp_path: Path) -> None:
