@@ -92,7 +92,7 @@ def _secret_store_url() -> str | None:
 
 @st.cache_resource(show_spinner=False)
 def _store(path: str) -> Store:
-    store = Store(path)
+    store = sharing.open_app_store(path)
     imported = sharing.seed_store_from_bundled(store, os.environ.get(RUNS_DIR_ENV) or "data/runs")
     if imported:
         log.info("seeded %s with bundled runs %s", store.path, imported)  # a URL without its password

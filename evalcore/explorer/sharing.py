@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -26,6 +26,9 @@ from evalcore.analysis.weights import validate_weights
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.records import Metric, Run
 from evalcore.storage.history import StoredRun, header_of
+
+if TYPE_CHECKING:
+    from evalcore.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +225,34 @@ def bundled_suites(folder: str | Path) -> dict[str, Path]:
     from evalcore.explorer.suite_roots import suites_under
 
     return suites_under([folder], depth=1)
+
+
+def open_app_store(path: str) -> Store:
+    """The store the app serves: the default file of a fresh install (``data/evalcore.db``) is created when
+    missing, as are a database server's tables; a SQLite file that ``EVALCORE_DB`` or the app's secret names must
+    exist, so a mistyped path is said on the page instead of becoming an empty store.
+
+    Raises:
+        StoreMissing: ``path`` names a SQLite file other than the default that does not exist; the message says
+            where the path came from and how to make the store.
+        ConfigError: the URL's scheme is not one a store can have.
+        StoreError: the store cannot be opened or reached.
+    """
+    from evalcore.core.errors import StoreMissing
+    from evalcore.storage.location import DEFAULT_DB, parse_location
+    from evalcore.storage.store import Store
+
+    location = parse_location(path, "EVALCORE_DB")
+    create = location.is_server or location.path == DEFAULT_DB
+    try:
+        return Store(location, create=create)
+    except StoreMissing as e:
+        fix = (
+            "(EVALCORE_DB, else the [connections.evalcore] secret): check the path, or store runs there with "
+            f"evalcore import FILE --db {e.location} (or evalcore run); with neither set, the app keeps its runs "
+            f"in {DEFAULT_DB}"
+        )
+        raise StoreMissing(e.location, fix) from None
 
 
 def seed_store_from_bundled(store: Any, folder: str | Path) -> list[str]:

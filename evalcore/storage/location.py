@@ -18,9 +18,10 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
-from evalcore.core.errors import ConfigError
+from evalcore.core.errors import ConfigError, StoreMissing
 
 #: The environment variable that names the store.
 ENV = "EVALCORE_DB"
@@ -76,7 +77,11 @@ class Location:
         return _without_password(self.url)
 
 
-def parse_location(text: str | os.PathLike[str] | Location, source: str = "--db") -> Location:
+#: What names a store: a path, a ``sqlite:///`` or ``postgresql://`` URL, or a :class:`Location`.
+StoreAddress: TypeAlias = "str | os.PathLike[str] | Location"
+
+
+def parse_location(text: StoreAddress, source: str = "--db") -> Location:
     """The store that ``text`` (a path or a URL) names.
 
     Args:
@@ -123,14 +128,40 @@ def default_location() -> Location:
     return parse_location(named, ENV) if named else Location("sqlite", path=DEFAULT_DB)
 
 
-def connect(location: Location, timeout: float) -> sqlite3.Connection:
+def connect(location: Location, timeout: float, *, create: bool = True) -> sqlite3.Connection:
     """A new connection to the store at ``location``, set up as the store uses it: a SQLite file (created with
     its folder when missing) in WAL mode, or a PostgreSQL database (:mod:`evalcore.storage.postgres`).
 
+    Args:
+        location: the store.
+        timeout: seconds to wait for another writer.
+        create: False to connect only to a store that exists, as whatever only reads does: a missing file is
+            never created, and a database without evalcore's tables (no migration applied) is left as it is.
+
     Raises:
+        StoreMissing: ``create`` is False and there is no store at ``location``.
         sqlite3.DatabaseError: the SQLite file is not a database.
         StoreError: the PostgreSQL server cannot be reached.
     """
+    if not create and not location.exists():  # connecting to a missing SQLite file would create it
+        raise StoreMissing(str(location))
+    conn = _connect(location, timeout)
+    if not create and not _has_tables(conn, location):
+        conn.close()
+        raise StoreMissing(str(location))
+    return conn
+
+
+def _has_tables(conn: sqlite3.Connection, location: Location) -> bool:
+    """Whether the database holds evalcore's tables: a migration of the store's was applied to it."""
+    if location.is_server:
+        return bool(conn.has_tables())  # type: ignore[attr-defined]
+    from evalcore.storage.migrations import applied_names
+
+    return bool(applied_names(conn))
+
+
+def _connect(location: Location, timeout: float) -> sqlite3.Connection:
     if location.is_server:
         from evalcore.storage import postgres
 

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.core import records
 from evalcore.core.clock import utc_now
-from evalcore.core.errors import StoreError, StoreMissing
+from evalcore.core.errors import StoreError
 from evalcore.storage import history, packed, pairs, ratings, rows
-from evalcore.storage.location import DEFAULT_DB, Location, connect, default_location, parse_location
+from evalcore.storage.location import DEFAULT_DB, StoreAddress, connect, default_location, parse_location
 from evalcore.storage.migrations import MIGRATION_NAMES, applied_names, migrations
 from evalcore.storage.rows import FULL_BATCH, RESULT_FIELDS, ResultRows
 
@@ -61,38 +61,25 @@ class Store:
         path: the SQLite file (created with its folder when missing), a ``sqlite:///`` or ``postgresql://`` URL
             (:func:`~evalcore.storage.location.parse_location`); default :func:`default_location`.
         timeout: seconds to wait for another writer before giving up.
-        create: False to open only a store that exists, as whatever only reads opens it: a missing file is
-            never created, and a database without evalcore's tables is left as it is.
+        create: False to open only a store that exists, as a reader does (see :func:`connect`).
 
     Raises:
         ConfigError: the URL's scheme is not supported.
-        StoreMissing: ``create`` is False and there is no store there (no file, or a database without the tables).
-        StoreError: the database cannot be opened or reached.
+        StoreError: the database cannot be opened or reached; StoreMissing: ``create`` is False and no store is there.
     """
 
-    def __init__(
-        self,
-        path: str | os.PathLike[str] | Location | None = None,
-        *,
-        timeout: float = BUSY_TIMEOUT_S,
-        create: bool = True,
-    ):
+    def __init__(self, path: StoreAddress | None = None, *, timeout: float = BUSY_TIMEOUT_S, create: bool = True):
         self.location = parse_location(path) if path is not None else default_location()
         #: The SQLite file, or the PostgreSQL URL without its password: what messages name.
         self.path: Path | str = self.location.path if self.location.path is not None else str(self.location)
         self._timeout = timeout
         self._lock = threading.RLock()
         self._db: sqlite_utils.Database | None = None
-        if not create and not self.location.exists():  # connecting to a missing SQLite file would create it
-            raise StoreMissing(str(self.location))
         try:
-            self.conn = connect(self.location, timeout)
+            self.conn = connect(self.location, timeout, create=create)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: cannot open the store: {e}") from e
         try:
-            if not create and not self._has_tables():
-                self.conn.close()
-                raise StoreMissing(str(self.location))
             self.conn.migrate() if self.location.is_server else self._migrate()  # type: ignore[attr-defined]
         except sqlite3.DatabaseError as e:
             self.conn.close()
@@ -108,12 +95,6 @@ class Store:
 
             self._db = sqlite_utils.Database(self.conn, execute_plugins=False)
         return self._db
-
-    def _has_tables(self) -> bool:
-        """Whether the database holds evalcore's tables (a migration of the store's was applied to it)."""
-        if self.location.is_server:
-            return bool(self.conn.has_tables())  # type: ignore[attr-defined]
-        return bool(applied_names(self.conn))
 
     def _migrate(self) -> None:
         if applied_names(self.conn) == list(MIGRATION_NAMES):

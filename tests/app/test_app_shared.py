@@ -13,17 +13,19 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.runfile.write import write_run_file
+from evalcore.storage.store import Store
 from tests.factories import make_run
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def seed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *runs, viewer: bool = False) -> Path:
-    """A fresh store at a temporary EVALCORE_DB, seeded from these runs as bundled run files."""
+    """A fresh store at a temporary EVALCORE_DB (empty: the app seeds it from these runs as bundled run files)."""
     bundled = tmp_path / "bundled"
     bundled.mkdir()
     for run in runs:
         write_run_file(run, bundled / f"{run.info.id}.json")
+    Store(tmp_path / "evalcore.db").close()  # the app creates no store EVALCORE_DB names
     monkeypatch.setenv("EVALCORE_DB", str(tmp_path / "evalcore.db"))
     monkeypatch.setenv("EVALCORE_RUNS_DIR", str(bundled))
     if viewer:

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from evalcore.storage.store import Store
+
 # A fresh server's first visit runs the page, then reruns it through app.py's navigation (pages/_frame.py);
 # on a busy two-core machine that first table can take longer than Playwright's 5 s default.
 expect.set_options(timeout=20_000)
@@ -89,14 +91,15 @@ def streamlit_server(
     script: str = "app.py",
     address: str | None = "127.0.0.1",
 ) -> Iterator[str]:
-    """``streamlit run app.py`` (or another ``script``) on ``port`` (a free one when None) with its own store;
-    yields the base URL.
+    """``streamlit run app.py`` (or another ``script``) on ``port`` (a free one when None) with its own store
+    (``db``, created empty when missing); yields the base URL.
 
     ``extra_args`` go to ``streamlit run``, e.g. ``--secrets.files=…`` for a server with sign-in; ``address``
     None listens on every interface, as ``streamlit run app.py`` does by default.
     """
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium fonts-dejavu-core")
+    Store(db).close()  # the app creates no store EVALCORE_DB names; an empty one it seeds from ``bundled``
     port = port or _free_port()
     env = {
         **os.environ,

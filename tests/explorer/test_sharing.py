@@ -13,6 +13,7 @@ from evalcore.explorer.sharing import (
     decode_query,
     default_run,
     encode_query,
+    open_app_store,
     run_label,
     run_summaries,
     seed_store_from_bundled,
@@ -265,3 +266,28 @@ def test_a_run_ranked_by_the_corrected_score_has_its_leaderboards_winner_in_the_
         store.import_run(run)
         assert list(run_summaries(store)["winner"]) == [winner]
         assert list(trend_of(run_trend(store, run.info.suite))["contender"]) == [winner]
+
+
+def test_the_app_creates_the_default_store_of_a_fresh_install(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with open_app_store("data/evalcore.db") as store:
+        assert store.list_runs() == []
+    assert (tmp_path / "data" / "evalcore.db").is_file()
+
+
+def test_the_app_refuses_a_named_store_file_that_does_not_exist_and_creates_nothing(tmp_path):
+    from evalcore.core.errors import StoreMissing
+
+    named = tmp_path / "typo" / "evalcre.db"
+    with pytest.raises(StoreMissing, match=f"no store at {named} \\(EVALCORE_DB, else the .*evalcore import FILE"):
+        open_app_store(str(named))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_app_opens_a_named_store_that_exists(tmp_path):
+    from evalcore.storage.store import Store
+
+    with Store(tmp_path / "team.db") as store:
+        store.import_run(make_run(run_id="kept"))
+    with open_app_store(str(tmp_path / "team.db")) as store:
+        assert [r["id"] for r in store.list_runs()] == ["kept"]
