@@ -32,6 +32,8 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
 
 def warm_up() -> None:
     """Load, open and compute what the first page view needs (see the module's docstring); never raises."""
+    from evalcore.core.errors import EvalcoreError
+
     started = time.perf_counter()
     try:
         import pyarrow  # noqa: F401 - what st.dataframe sends a table as
@@ -43,6 +45,9 @@ def warm_up() -> None:
             from evalcore.analysis import charts
 
             charts.score_vs(view.ranked, "cost")  # imports the parts of plotly a figure needs
+    except EvalcoreError as exc:  # a setting to fix (a store that does not exist): the first page says it too
+        log.warning("warming up stopped: %s", exc)
+        return
     except Exception:  # noqa: BLE001 - the first page does the same work and shows what goes wrong
         log.exception("warming up failed; the first page will do this work itself")
         return

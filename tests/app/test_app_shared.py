@@ -315,6 +315,17 @@ def test_a_warm_up_that_fails_is_logged_and_left_to_the_first_page(monkeypatch, 
     assert "warming up failed" in caplog.text and "disk full" in caplog.text
 
 
+def test_a_warm_up_stopped_by_a_missing_store_logs_one_line_without_a_traceback(monkeypatch, tmp_path, caplog):
+    from pages import _startup
+
+    monkeypatch.setenv("EVALCORE_DB", str(tmp_path / "evalcre.db"))
+    _startup.warm_up()
+    (record,) = [r for r in caplog.records if "warming up" in r.getMessage()]
+    assert record.getMessage().startswith(f"warming up stopped: no store at {tmp_path / 'evalcre.db'}")
+    assert record.exc_info is None
+    assert not (tmp_path / "evalcre.db").exists()
+
+
 def older_run():
     """A second run, older than :func:`demo_run` (which the picker takes first): 3 contenders, 6 cases."""
     run = make_run(n_contenders=3, n_cases=6, run_id="run-older")
