@@ -83,3 +83,14 @@ def test_a_copy_that_cannot_be_done_is_one_line_and_exit_2(capsys, tmp_path, mon
     assert main(["copy", *argv]) == 2
     err = capsys.readouterr().err
     assert said in err and err.count("\n") == 1
+
+
+def test_a_postgresql_source_without_the_stores_tables_is_no_store_and_stays_without(capsys, tmp_path, postgres_server):
+    import psycopg
+
+    url = postgres_server.new_url()
+    assert main(["copy", "--from", url, "--to", str(tmp_path / "b.db")]) == 2
+    assert "no such store" in capsys.readouterr().err
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT to_regclass('evalcore_migrations')").fetchone() == (None,)
+    assert not (tmp_path / "b.db").exists()
