@@ -376,6 +376,10 @@ def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: in
                 file=sys.stderr,
             )
             code = 1
+    message: str = getattr(progress, "message", "") or ""
+    told = budget_reached or any(p.skipped or p.unjudged for p in getattr(progress, "contenders", {}).values())
+    if status == "interrupted" and message and not told:
+        print(f"run {run_id} is not complete: {message}", file=sys.stderr)  # another worker left it so
     for name, (results, errors) in store.result_counts(run_id).items():
         if results and errors == results:
             failed = plural(errors, "error")

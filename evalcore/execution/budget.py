@@ -203,14 +203,24 @@ def budget_message(spent_usd: float, cap_usd: float, unrun: int, samples: int, r
     """``budget cap reached: spent $0.01023 of $0.01; 40 cases not called; continue with evalcore run --resume
     RUN --max-cost <more than 0.01>``; ``unjudged``: replies stored but not judged (``…; 2 replies not judged;
     …``)."""
+    return (
+        f"budget cap reached: spent {usd_text(spent_usd)} of {usd_text(cap_usd)}; {_left(unrun, samples, unjudged)}; "
+        f"continue with evalcore run --resume {run_id} --max-cost <more than {usd_text(cap_usd)[1:]}>"
+    )
+
+
+def left_message(unrun: int, unjudged: int, samples: int, run_id: str) -> str:
+    """``3 cases not called; 2 replies not judged; continue with evalcore run --resume RUN``: what a run left
+    undone for no reason this process saw (another worker of a shared run left it)."""
+    return f"{_left(unrun, samples, unjudged)}; continue with evalcore run --resume {run_id}"
+
+
+def _left(unrun: int, samples: int, unjudged: int) -> str:
     noun = "case" if samples == 1 else "call"
     left = f"{unrun} {noun}{'' if unrun == 1 else 's'} not called"
     if unjudged:
         left += f"; {unjudged} repl{'y' if unjudged == 1 else 'ies'} not judged"
-    return (
-        f"budget cap reached: spent {usd_text(spent_usd)} of {usd_text(cap_usd)}; {left}; "
-        f"continue with evalcore run --resume {run_id} --max-cost <more than {usd_text(cap_usd)[1:]}>"
-    )
+    return left
 
 
 def usd_text(value: float) -> str:

@@ -161,10 +161,15 @@ async def through(gate: Gate | None, call: Callable[[], Awaitable[Reply]], messa
     return outcome.reply
 
 
+def unjudged_keys(store: Store, run_id: str) -> set[Key]:
+    """The keys of a run's stored results whose reply was kept but not judged (:data:`UNJUDGED_PREFIX`)."""
+    return {k for k, m in store.error_messages(run_id).items() if (m or "").startswith(UNJUDGED_PREFIX)}
+
+
 def stored_unjudged(store: Store, run_id: str) -> dict[Key, Result]:
     """The stored results of a run whose reply was kept but not judged (:data:`UNJUDGED_PREFIX`), by key: a
     resume judges their replies again instead of asking the contenders again."""
-    keys = {k for k, m in store.error_messages(run_id).items() if (m or "").startswith(UNJUDGED_PREFIX)}
+    keys = unjudged_keys(store, run_id)
     if not keys:
         return {}
     contenders = sorted({k[0] for k in keys})

@@ -19,13 +19,14 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.adaptive import open_race
-from evalcore.execution.budget import budget_message, open_budget
+from evalcore.execution.budget import budget_message, left_message, open_budget
 from evalcore.execution.judge_calls import (
     JudgeSession,
     open_judging,
     stored_reply,
     stored_unjudged,
     through,
+    unjudged_keys,
 )
 from evalcore.execution.pairwise import PairJudging
 from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
@@ -85,6 +86,8 @@ class _Execution:
         self.progress = Progress(run.info.id)
         #: A worker of a shared run (``--worker``): it calls the slots it claims; None calls every slot not done.
         self.claims = claims
+        #: Comparisons this worker's pairwise phase left unjudged (a shared run's).
+        self.pairs_unjudged = 0
         #: The slots claimed and not yet started, by contender; None until a worker starts calling.
         self.batch: dict[str, list[tuple[Case, int]]] | None = None
         self.writer = ResultWriter(store, run.info.id, claims.store_rows if claims is not None else None)
@@ -170,12 +173,16 @@ class _Execution:
         self.batch = {c.id: [] for c in self.plan.contenders}
         while True:
             await self.run_round(self.plan.contenders, self.plan.cases)
-            if self.budget is not None and self.budget.exhausted:
-                return
+            if self.progress.skipped or (self.budget is not None and self.budget.exhausted):
+                return  # what this worker could not call goes back to the others when it closes
             if self.pairs.judge is not None and await asyncio.to_thread(claims.claim_pairwise):
+                before = self.progress.unjudged
                 await asyncio.to_thread(self.pairs.load_stored)  # every worker's answers
                 await self.pairs.judge_all(self.progress, self.judging)
                 self.pairs.save()
+                self.pairs_unjudged = self.progress.unjudged - before
+                if self.pairs_unjudged:
+                    return  # the phase goes back to the others when this worker closes: one may reach the judge
                 await asyncio.to_thread(claims.finish_pairwise)
             if not await asyncio.to_thread(claims.held_elsewhere):
                 return
@@ -219,15 +226,17 @@ class _Execution:
         if self.progress.status == "running":
             self.progress.budget_reached = self.budget is not None and self.budget.exhausted
             stop: dict[str, str] = {}
-            p = self.progress
+            unrun, unjudged = self._left()
             if status == "interrupted":
                 stop = {"stopped_by": STOPPED_BY_USER}
-            elif status == "completed" and (p.skipped or p.over_budget or p.unjudged):
+            elif status == "completed" and (unrun or unjudged):
                 status = "interrupted"  # cases are left to call: resumable, not complete
-                stop = self._unrun_reason()
+                stop = self._unrun_reason(unrun, unjudged)
                 self.progress.message = stop["reason"]
-            finished = utc_now() if status == "completed" else None
-            self.store.set_status(self.run.info.id, status, finished_at=finished, **stop)
+            # A worker leaving slots that others still hold leaves the run running: the last of them sets it.
+            if self.claims is None or status == "completed" or not self.claims.others_live:
+                finished = utc_now() if status == "completed" else None
+                self.store.set_status(self.run.info.id, status, finished_at=finished, **stop)
             self.progress.status = CANCELLED if stop.get("stopped_by") == STOPPED_BY_USER else status
             self._finish_trackers()
             self._report(force=True)
@@ -249,17 +258,28 @@ class _Execution:
         case = next(c for c in self.plan.cases if c.key == (dataset, case_id))
         return list(self.messages.of(contender, case))
 
-    def _unrun_reason(self) -> dict[str, str]:
+    def _left(self) -> tuple[int, int]:
+        """What the run leaves undone: calls not made and replies (or comparisons) not judged. A worker of a
+        shared run reads the whole run's (every worker's) from the claims and the stored results."""
+        p = self.progress
+        if self.claims is None:
+            return p.skipped + p.over_budget, p.unjudged
+        claims = self.claims
+        unjudged = len(unjudged_keys(self.store, self.run.info.id))
+        if claims.pairwise_left and not claims.left:  # every answer is in, not every comparison
+            unjudged += max(1, self.pairs_unjudged)
+        return claims.left, unjudged
+
+    def _unrun_reason(self, unrun: int, unjudged: int) -> dict[str, str]:
         """Why cases were left unrun: endpoints that could not be reached, the budget cap, or both (then the
         cap names the stop, since resuming needs a higher one)."""
         reasons = [b.message for b in self.breakers.opened()]
-        p = self.progress
+        p, samples, run_id = self.progress, self.plan.samples, self.run.info.id
         if not p.budget_reached:
+            if not reasons:  # another worker of a shared run left them
+                reasons.append(left_message(unrun, unjudged, samples, run_id))
             return {"stopped_by": STOPPED_BY_UNREACHABLE, "reason": "; ".join(reasons)}
-        # A worker of a shared run tells what the whole run left unrun, not only its own part.
-        unrun = p.run_unrun if p.run_unrun is not None else p.over_budget + p.skipped
-        samples = self.plan.samples
-        reasons.append(budget_message(p.spent_usd, p.cap_usd or 0.0, unrun, samples, self.run.info.id, p.unjudged))
+        reasons.append(budget_message(p.spent_usd, p.cap_usd or 0.0, unrun, samples, run_id, unjudged))
         return {"stopped_by": STOPPED_BY_BUDGET, "reason": "; ".join(reasons)}
 
     async def _watch_stop(self, work: asyncio.Future) -> None:

@@ -82,6 +82,11 @@ _DONE = """UPDATE evalcore_claims SET done = true, expires_at = NULL
 WHERE run_id = ? AND held_by = ? AND NOT done
   AND (contender, dataset, "case", sample) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]))
 RETURNING contender, dataset, "case", sample"""
+#: What a run has left when a worker closes: result slots not done, its pairwise phase not done, and slots
+#: another worker holds on a live lease.
+_LEFT = """SELECT count(*) FILTER (WHERE contender <> ?), count(*) FILTER (WHERE contender = ?),
+       count(*) FILTER (WHERE held_by IS NOT NULL AND expires_at > now())
+FROM evalcore_claims WHERE run_id = ? AND NOT done"""
 
 _CLOCKS = """INSERT INTO evalcore_rates (key, next_at) SELECT unnest(?::text[]), now() ON CONFLICT DO NOTHING"""
 _NEXT_START = """SELECT GREATEST(clock_timestamp(), max(next_at)), clock_timestamp()
@@ -134,6 +139,10 @@ class Claims:
         self._closed = False
         #: Result slots of the run not done when this worker closed (every worker's).
         self.left = 0
+        #: The run's pairwise phase was not done when this worker closed.
+        self.pairwise_left = False
+        #: Another worker held slots of the run on a live lease when this one closed: it sets the run's status.
+        self.others_live = False
         self._renewer: threading.Thread | None = None
         self._create_tables()
 
@@ -356,22 +365,35 @@ class Claims:
                 continue
 
     def close(self) -> None:
-        """Give back what this worker holds and did not store (another worker calls it), and its reservation."""
+        """Give back what this worker holds and did not store (another worker calls it), and its reservation;
+        then read what the run has left (:attr:`left`, :attr:`pairwise_left`) and whether another worker still
+        holds slots on a live lease (:attr:`others_live`), in one transaction that workers closing together take
+        in turn (so the last of them sees the others gone)."""
         if self._closed:
             return
         self._closed = True
         self._stopped.set()
         if self._renewer is not None:
             self._renewer.join()
-        self._execute(
-            "UPDATE evalcore_claims SET held_by = NULL, expires_at = NULL "
-            "WHERE run_id = ? AND held_by = ? AND NOT done",
-            (self.run_id, self.name),
-        )
-        self._execute("DELETE FROM evalcore_workers WHERE run_id = ? AND worker = ?", (self.run_id, self.name))
-        query = "SELECT count(*) FROM evalcore_claims WHERE run_id = ? AND NOT done AND contender <> ?"
-        self.left = int(self._execute(query, (self.run_id, PAIRWISE_SLOT[0])).fetchone()[0])
-        self._conn.close()
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")  # the store's write lock: one closing worker at a time
+            try:
+                conn.execute(
+                    "UPDATE evalcore_claims SET held_by = NULL, expires_at = NULL "
+                    "WHERE run_id = ? AND held_by = ? AND NOT done",
+                    (self.run_id, self.name),
+                )
+                conn.execute("DELETE FROM evalcore_workers WHERE run_id = ? AND worker = ?", (self.run_id, self.name))
+                left, pairwise, live = conn.execute(_LEFT, (PAIRWISE_SLOT[0], PAIRWISE_SLOT[0], self.run_id)).fetchone()
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            finally:
+                conn.close()
+        self.left, self.pairwise_left, self.others_live = int(left or 0), bool(pairwise), bool(live)
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
         with self._lock:

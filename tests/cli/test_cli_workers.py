@@ -17,9 +17,12 @@ import psycopg
 import pytest
 import yaml
 
+from evalcore.core.records import ErrorInfo, Result
 from evalcore.execution.estimate import estimate_plan_cost
 from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.resume import join_run, resume_plan
 from evalcore.execution.runner import run_suite, start_run
+from evalcore.scoring.client import UNJUDGED_PREFIX
 from evalcore.storage.pairs import load_pairs
 from evalcore.storage.spend import stored_spend
 from evalcore.storage.store import Store
@@ -53,9 +56,11 @@ def _started_run(suite, url) -> str:
         return start_run(make_plan(suite, RunOptions()), store).info.id
 
 
-def _workers(url: str, run_id: str, *extra: object, n: int = 4) -> list[subprocess.Popen[str]]:
+def _workers(
+    url: str, run_id: str, *extra: object, n: int = 4, env: dict[str, str] | None = None
+) -> list[subprocess.Popen[str]]:
     argv = [sys.executable, "-m", "evalcore", "run", "--resume", run_id, "--worker", "--db", url, "--quiet"]
-    env = {**os.environ, **ENV}
+    env = {**os.environ, **ENV, **(env or {})}
     return [
         subprocess.Popen(
             [*argv, "--lease", "2", *map(str, extra)], cwd=ROOT, env=env, text=True, stderr=subprocess.PIPE
@@ -108,6 +113,44 @@ def test_four_workers_one_killed_store_every_result_exactly_once(suite, url):
     with Store(url) as store:
         assert store.load_run(run_id, results=False).info.status == "completed"
         assert store.list_runs()[0]["results"] == SLOTS
+
+
+def _leave_one_reply_unjudged(url: str, run_id: str, contender: str) -> None:
+    """Do what a worker does that stores a reply its judge could not reach and stops: the slot is done, its
+    result an error saying it is not judged."""
+    with Store(url) as store:
+        plan, run, done = resume_plan(store, run_id)
+        claims = join_run(store, plan, run, done, lease_s=2.0)
+        (key,) = claims.claim(1, contender)
+        error = ErrorInfo("judge", f"{UNJUDGED_PREFIX}cannot connect to the judge")
+        result = Result(*key, status="error", score=None, raw="{}", error=error)
+        claims.store_rows([store.result_rows(run_id)(result)])
+        claims.close()
+
+
+def test_a_worker_finishing_after_one_left_a_reply_unjudged_leaves_the_run_interrupted(suite, url):
+    run_id = _started_run(suite, url)
+    _leave_one_reply_unjudged(url, run_id, "fake/oracle")
+    (worker,) = _workers(url, run_id, n=1, env={"EVALCORE_FAKE_LATENCY_SCALE": "0"})
+    _, err = worker.communicate(timeout=60)
+    assert worker.returncode == 1 and f"run {run_id} is not complete: 0 cases not called; 1 reply not judged" in err
+    assert _slots(url, run_id) == (SLOTS, SLOTS, SLOTS)
+    with Store(url) as store:
+        info = store.load_run(run_id, results=False).info
+    assert info.status == "interrupted"
+
+
+def test_a_worker_stopped_by_the_budget_while_another_holds_slots_leaves_the_run_running(suite, url):
+    run_id = _started_run(suite, url)
+    with Store(url) as store:
+        plan, run, done = resume_plan(store, run_id)
+        holder = join_run(store, plan, run, done, lease_s=30.0)
+        holder.claim(2, "fake/oracle")
+        (worker,) = _workers(url, run_id, "--max-cost", 1e-9, n=1, env={"EVALCORE_FAKE_LATENCY_SCALE": "0"})
+        _, err = worker.communicate(timeout=60)
+        assert worker.returncode == 1 and "budget cap reached" in err, err
+        assert store.load_run(run_id, results=False).info.status == "running"
+        holder.close()
 
 
 def test_four_workers_one_killed_keep_the_budget_cap_across_them(suite, url):

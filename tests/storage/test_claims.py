@@ -188,3 +188,36 @@ def test_workers_starting_together_on_a_new_store_all_join(postgres_server):
     for store in stores:
         store.close()
     assert failures == []
+
+
+def test_a_worker_closing_while_another_holds_slots_on_a_live_lease_sees_it_live(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    leaving, staying = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    leaving.claim(1, results[0].contender)
+    staying.claim(1, results[0].contender)
+    leaving.close()
+    assert leaving.others_live and leaving.left == len(keys)
+    staying.close()
+    assert not staying.others_live and staying.left == len(keys)
+
+
+def test_a_dead_workers_lapsed_lease_is_not_live_for_the_last_worker_closing(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    dead, last = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    dead.claim(2, results[0].contender)
+    _lapse(store, dead)
+    last.close()
+    assert not last.others_live and last.left == len(keys)
+
+
+def test_a_worker_closing_tells_the_pairwise_phase_left_once_every_result_is_stored(shared):
+    store, run_id, results = shared
+    claims = _worker(store, run_id, [*(r.key for r in results), PAIRWISE_SLOT])
+    for contender in {r.contender for r in results}:
+        claims.claim(len(results), contender)
+    rows = store.result_rows(run_id)
+    claims.store_rows([rows(r) for r in results])
+    claims.close()
+    assert (claims.left, claims.pairwise_left) == (0, True)
