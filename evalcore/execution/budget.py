@@ -212,15 +212,18 @@ def budget_message(spent_usd: float, cap_usd: float, unrun: int, samples: int, r
 def left_message(unrun: int, unjudged: int, samples: int, run_id: str) -> str:
     """``3 cases not called; 2 replies not judged; continue with evalcore run --resume RUN``: what a run left
     undone for no reason this process saw (another worker of a shared run left it)."""
-    return f"{_left(unrun, samples, unjudged)}; continue with evalcore run --resume {run_id}"
+    left = _left(unrun, samples, unjudged) if unrun else _unjudged(unjudged)
+    return f"{left}; continue with evalcore run --resume {run_id}"
 
 
 def _left(unrun: int, samples: int, unjudged: int) -> str:
     noun = "case" if samples == 1 else "call"
     left = f"{unrun} {noun}{'' if unrun == 1 else 's'} not called"
-    if unjudged:
-        left += f"; {unjudged} repl{'y' if unjudged == 1 else 'ies'} not judged"
-    return left
+    return f"{left}; {_unjudged(unjudged)}" if unjudged else left
+
+
+def _unjudged(unjudged: int) -> str:
+    return f"{unjudged} repl{'y' if unjudged == 1 else 'ies'} not judged"
 
 
 def usd_text(value: float) -> str:

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -133,7 +134,7 @@ def test_a_worker_finishing_after_one_left_a_reply_unjudged_leaves_the_run_inter
     _leave_one_reply_unjudged(url, run_id, "fake/oracle")
     (worker,) = _workers(url, run_id, n=1, env={"EVALCORE_FAKE_LATENCY_SCALE": "0"})
     _, err = worker.communicate(timeout=60)
-    assert worker.returncode == 1 and f"run {run_id} is not complete: 0 cases not called; 1 reply not judged" in err
+    assert worker.returncode == 1 and f"run {run_id} is not complete: 1 reply not judged; continue with" in err
     assert _slots(url, run_id) == (SLOTS, SLOTS, SLOTS)
     with Store(url) as store:
         info = store.load_run(run_id, results=False).info
@@ -244,6 +245,28 @@ def judged_suite(tmp_path, monkeypatch):
     cases = root / "datasets" / "tickets" / "cases.jsonl"
     cases.write_text("".join(cases.read_text().splitlines(keepends=True)[:6]))
     return load_suite(root)
+
+
+def test_workers_whose_pairwise_judge_cannot_be_reached_end_the_run_interrupted(judged_suite, url):
+    config = yaml.safe_load((judged_suite.path / "evalcore.yaml").read_text())
+    config["run"].update(max_attempts=1, concurrency=2)  # comparisons wait for the breaker to open
+    config["pairwise"].update(model="openai/dead-judge", api_base=f"http://127.0.0.1:{_free_port()}/v1")
+    (judged_suite.path / "evalcore.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    cases = judged_suite.path / "datasets" / "tickets" / "cases.jsonl"
+    cases.write_text("".join(cases.read_text().splitlines(keepends=True)[:2]))
+    run_id = _started_run(load_suite(judged_suite.path), url)
+    workers = _workers(url, run_id, n=2, env={"OPENAI_API_KEY": "sk-test-workers-0000"})
+    said = [worker.communicate(timeout=120)[1] for worker in workers]
+    assert [w.returncode for w in workers] == [1, 1], said
+    assert _slots(url, run_id) == (6, 6, 6)  # every answer, not the pairwise phase
+    with Store(url) as store:
+        assert store.load_run(run_id, results=False).info.status == "interrupted"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def _judged(store: Store, run_id: str) -> tuple[dict[tuple, tuple], dict[tuple, str]]:
