@@ -217,7 +217,9 @@ class _Execution:
         if self.writer.is_alive():
             self.writer.close()
         if self.claims is not None:
-            self.claims.close()  # after the last write: what was not stored goes back to the other workers
+            # After the last write: what was not stored goes back to the other workers. A user's stop does not
+            # wait to learn whether the others are alive.
+            self.claims.close(wait=status != "interrupted")
             self.progress.run_unrun = self.claims.left
         self.pairs.save()
         if self.writer.error is not None:

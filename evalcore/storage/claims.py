@@ -33,8 +33,10 @@ import os
 import socket
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from evalcore.core.errors import ConfigError
@@ -82,10 +84,10 @@ _DONE = """UPDATE evalcore_claims SET done = true, expires_at = NULL
 WHERE run_id = ? AND held_by = ? AND NOT done
   AND (contender, dataset, "case", sample) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]))
 RETURNING contender, dataset, "case", sample"""
-#: What a run has left when a worker closes: result slots not done, its pairwise phase not done, and slots
-#: another worker holds on a live lease.
+#: What a run has left when a worker closes: result slots not done, its pairwise phase not done, and when the
+#: latest lease of the slots other workers hold ends (NULL: none is held on a live lease).
 _LEFT = """SELECT count(*) FILTER (WHERE contender <> ?), count(*) FILTER (WHERE contender = ?),
-       count(*) FILTER (WHERE held_by IS NOT NULL AND expires_at > now())
+       max(expires_at) FILTER (WHERE held_by IS NOT NULL AND expires_at > now())
 FROM evalcore_claims WHERE run_id = ? AND NOT done"""
 
 _CLOCKS = """INSERT INTO evalcore_rates (key, next_at) SELECT unnest(?::text[]), now() ON CONFLICT DO NOTHING"""
@@ -364,36 +366,44 @@ class Claims:
             except Exception:  # noqa: BLE001 - the server is away: the lease lapses and another worker takes over
                 continue
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
         """Give back what this worker holds and did not store (another worker calls it), and its reservation;
-        then read what the run has left (:attr:`left`, :attr:`pairwise_left`) and whether another worker still
-        holds slots on a live lease (:attr:`others_live`), in one transaction that workers closing together take
-        in turn (so the last of them sees the others gone)."""
+        then read what the run has left (:attr:`left`, :attr:`pairwise_left`) and whether another worker is
+        still at work on it (:attr:`others_live`).
+
+        Another worker's live lease may be a dead worker's that has not lapsed yet: with ``wait``, this waits
+        until the other leases are renewed (their worker is alive: it sets the run's status when it stops), or
+        are given back, done or lapsed (no one else will: this worker sets it), at most one lease. Without it
+        (Ctrl-C), any live lease counts as a live worker."""
         if self._closed:
             return
         self._closed = True
         self._stopped.set()
         if self._renewer is not None:
             self._renewer.join()
-        with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")  # the store's write lock: one closing worker at a time
-            try:
-                conn.execute(
-                    "UPDATE evalcore_claims SET held_by = NULL, expires_at = NULL "
-                    "WHERE run_id = ? AND held_by = ? AND NOT done",
-                    (self.run_id, self.name),
-                )
-                conn.execute("DELETE FROM evalcore_workers WHERE run_id = ? AND worker = ?", (self.run_id, self.name))
-                left, pairwise, live = conn.execute(_LEFT, (PAIRWISE_SLOT[0], PAIRWISE_SLOT[0], self.run_id)).fetchone()
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            finally:
-                conn.close()
-        self.left, self.pairwise_left, self.others_live = int(left or 0), bool(pairwise), bool(live)
+        try:
+            self._execute(
+                "UPDATE evalcore_claims SET held_by = NULL, expires_at = NULL "
+                "WHERE run_id = ? AND held_by = ? AND NOT done",
+                (self.run_id, self.name),
+            )
+            self._execute("DELETE FROM evalcore_workers WHERE run_id = ? AND worker = ?", (self.run_id, self.name))
+            first = self._read_left()
+            while wait and first is not None:
+                time.sleep(min(1.0, self.lease_s / 10))
+                until = self._read_left()
+                if until is None or until > first:
+                    break
+        finally:
+            self._conn.close()
+
+    def _read_left(self) -> datetime | None:
+        """Read what the run has left into :attr:`left`, :attr:`pairwise_left` and :attr:`others_live`; when
+        another worker holds slots on a live lease, when its latest lease ends."""
+        query = _LEFT, (PAIRWISE_SLOT[0], PAIRWISE_SLOT[0], self.run_id)
+        left, pairwise, live_until = self._execute(*query).fetchone()
+        self.left, self.pairwise_left, self.others_live = int(left or 0), bool(pairwise), live_until is not None
+        return live_until
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
         with self._lock:

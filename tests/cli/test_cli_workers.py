@@ -145,7 +145,7 @@ def test_a_worker_stopped_by_the_budget_while_another_holds_slots_leaves_the_run
     run_id = _started_run(suite, url)
     with Store(url) as store:
         plan, run, done = resume_plan(store, run_id)
-        holder = join_run(store, plan, run, done, lease_s=30.0)
+        holder = join_run(store, plan, run, done, lease_s=1.0)  # renewed every third of a second
         holder.claim(2, "fake/oracle")
         (worker,) = _workers(url, run_id, "--max-cost", 1e-9, n=1, env={"EVALCORE_FAKE_LATENCY_SCALE": "0"})
         _, err = worker.communicate(timeout=60)

@@ -54,7 +54,7 @@ def test_two_workers_never_claim_the_same_slot(shared):
     first, second = a.claim(2, contender), b.claim(5, contender)
     assert len(first) == 2 and len(second) == 1 and not set(first) & set(second)
     assert a.claim(5, contender) == []
-    a.close(), b.close()
+    a.close(wait=False), b.close()
 
 
 def test_a_lapsed_lease_lets_another_worker_claim_the_slots(shared):
@@ -99,7 +99,7 @@ def test_the_pairwise_phase_is_claimed_by_one_worker_once_every_result_slot_is_d
     assert a.held_elsewhere() == 1  # a waits for b's comparisons
     b.finish_pairwise()
     assert a.held_elsewhere() == 0 and not a.claim_pairwise()
-    a.close(), b.close()
+    a.close(wait=False), b.close()
 
 
 def test_a_dead_workers_pairwise_phase_is_taken_over(shared):
@@ -122,7 +122,7 @@ def test_the_budget_counts_every_workers_reservation_and_spend(shared):
     assert not b.reserve(0.25, 0.2, cap_usd=1.0)
     _lapse(store, b)  # a dead worker's reservation no longer counts; what was spent does
     assert a.reserve(0.0, 0.35, cap_usd=1.0)
-    a.close(), b.close()
+    a.close(wait=False), b.close()
 
 
 def test_claims_refuse_a_sqlite_store(tmp_path):
@@ -141,7 +141,7 @@ def test_call_starts_under_one_rate_limit_are_spaced_across_workers(shared):
     starts = [a.next_start(clock)[0], b.next_start(clock)[0], a.next_start(clock)[0]]
     assert [later - first for first, later in itertools.pairwise(starts)] == pytest.approx([60.0, 60.0])
     assert b.next_start(clock)[1] > 60.0  # the fourth start waits for three slots
-    a.close(), b.close()
+    a.close(wait=False), b.close()
 
 
 def test_a_start_under_two_clocks_waits_for_the_later_and_moves_each_by_its_own_share(shared):
@@ -153,7 +153,7 @@ def test_a_start_under_two_clocks_waits_for_the_later_and_moves_each_by_its_own_
     second = b.next_start({rpm: 1.0, tpm: 5.0})[0]  # the tokens of the first call decide, not its rpm slot
     third = a.next_start({rpm: 1.0})[0]  # a start under rpm alone waits for the rpm clock only
     assert (second - first, third - second) == pytest.approx((50.0, 1.0))
-    a.close(), b.close()
+    a.close(wait=False), b.close()
 
 
 def test_pushing_a_clock_moves_the_next_start_of_every_worker(shared):
@@ -164,7 +164,7 @@ def test_pushing_a_clock_moves_the_next_start_of_every_worker(shared):
     first = a.next_start({tpm: 10.0})[0]
     a.push_clocks_now({tpm: 30.0})  # the call used three times its estimate
     assert b.next_start({tpm: 10.0})[0] - first == pytest.approx(40.0)
-    a.close(), b.close()
+    a.close(wait=False), b.close()
 
 
 def test_workers_starting_together_on_a_new_store_all_join(postgres_server):
@@ -190,11 +190,10 @@ def test_workers_starting_together_on_a_new_store_all_join(postgres_server):
     assert failures == []
 
 
-def test_a_worker_closing_while_another_holds_slots_on_a_live_lease_sees_it_live(shared):
+def test_a_worker_closing_while_a_live_worker_holds_slots_sees_it_renew_its_lease(shared):
     store, run_id, results = shared
     keys = [r.key for r in results]
-    leaving, staying = _worker(store, run_id, keys), _worker(store, run_id, keys)
-    leaving.claim(1, results[0].contender)
+    leaving, staying = _worker(store, run_id, keys), _worker(store, run_id, keys, lease_s=0.6)
     staying.claim(1, results[0].contender)
     leaving.close()
     assert leaving.others_live and leaving.left == len(keys)
@@ -202,12 +201,20 @@ def test_a_worker_closing_while_another_holds_slots_on_a_live_lease_sees_it_live
     assert not staying.others_live and staying.left == len(keys)
 
 
-def test_a_dead_workers_lapsed_lease_is_not_live_for_the_last_worker_closing(shared):
+def test_a_worker_stopped_by_its_user_counts_any_live_lease_as_a_live_worker(shared):
     store, run_id, results = shared
     keys = [r.key for r in results]
-    dead, last = _worker(store, run_id, keys), _worker(store, run_id, keys)
+    leaving, dead = _worker(store, run_id, keys), Claims(store, run_id, lease_s=30.0)  # never renews
+    dead.claim(1, results[0].contender)
+    leaving.close(wait=False)
+    assert leaving.others_live
+
+
+def test_the_last_worker_closing_waits_out_a_dead_workers_lease_and_sees_no_one_live(shared):
+    store, run_id, results = shared
+    keys = [r.key for r in results]
+    last, dead = _worker(store, run_id, keys), Claims(store, run_id, lease_s=0.5)  # never renews
     dead.claim(2, results[0].contender)
-    _lapse(store, dead)
     last.close()
     assert not last.others_live and last.left == len(keys)
 
