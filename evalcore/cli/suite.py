@@ -408,7 +408,11 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
         if summary is not None:
             print_judge_costs(run)
     print_errors(store.failed_calls(run_id))
-    print(f"\nrun {run_id}: {status}")
+    stored = run.header.info.status
+    if stored == "running" and status != "completed":  # a worker of a shared run that others still work on
+        print(f"\nrun {run_id}: running (this worker stopped: {status}; the other workers finish it)")
+    else:
+        print(f"\nrun {run_id}: {status}")
     if args.output:
         from evalcore.cli.output import writing
         from evalcore.runfile.write import export_run

@@ -64,7 +64,12 @@ def _workers(
     env = {**os.environ, **ENV, **(env or {})}
     return [
         subprocess.Popen(
-            [*argv, "--lease", "2", *map(str, extra)], cwd=ROOT, env=env, text=True, stderr=subprocess.PIPE
+            [*argv, "--lease", "2", *map(str, extra)],
+            cwd=ROOT,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         for _ in range(n)
     ]
@@ -148,9 +153,10 @@ def test_a_worker_stopped_by_the_budget_while_another_holds_slots_leaves_the_run
         holder = join_run(store, plan, run, done, lease_s=1.0)  # renewed every third of a second
         holder.claim(2, "fake/oracle")
         (worker,) = _workers(url, run_id, "--max-cost", 1e-9, n=1, env={"EVALCORE_FAKE_LATENCY_SCALE": "0"})
-        _, err = worker.communicate(timeout=60)
+        out, err = worker.communicate(timeout=60)
         assert worker.returncode == 1 and "budget cap reached" in err, err
         assert store.load_run(run_id, results=False).info.status == "running"
+        assert f"run {run_id}: running (this worker stopped: interrupted; the other workers finish it)" in out
         holder.close()
 
 
