@@ -135,14 +135,32 @@ def charts_now() -> bool:
     screen in the same frame as the chart, once the browser has read that script. So the first run that
     would draw charts sends its tables, a placeholder and a few lines of JavaScript that report, once a
     table is on screen, as a widget trigger: the next script run draws the charts, whether that report or
-    a click started it. Called inside an ``st.fragment``, the report reruns that fragment only. A trigger
-    carries every widget's state from the browser, like a click, so a slider moved meanwhile is kept.
+    a click started it. Called inside an ``st.fragment``, the report reruns that fragment only; the fragment
+    calls :func:`rerun_app_if_changed` first, so a widget outside it changed meanwhile is drawn too.
     """
     if st.session_state.get(Keys.CHARTS_NOW):
         return True
     st.session_state[Keys.CHARTS_NOW] = True
     _tables_shown(key=Keys.TABLES_SHOWN, on_shown_change=_rerun_only)
     return False
+
+
+def widget_values(keys: tuple[str, ...], prefixes: tuple[str, ...] = ()) -> dict[str, Any]:
+    """This session's widget values under ``keys`` and under every key that starts with one of ``prefixes``."""
+    return {k: v for k, v in st.session_state.to_dict().items() if k in keys or k.startswith(prefixes)}
+
+
+def rerun_app_if_changed(drawn: dict[str, Any], keys: tuple[str, ...], prefixes: tuple[str, ...] = ()) -> None:
+    """Inside a fragment: rerun the whole app when a widget outside the fragment no longer has the value
+    ``drawn`` (:func:`widget_values` of the same keys, taken as the app drew the rest of the page).
+
+    The browser sends the widget changes of one moment as one rerun, and when one of them belongs to a
+    fragment (:func:`charts_now`'s report) that rerun is the fragment's only: a slider moved the moment the
+    charts are asked for is stored in the session, but the tables, the winner and the slider's caption
+    would still show the weights before it.
+    """
+    if widget_values(keys, prefixes) != drawn:
+        st.rerun()
 
 
 def _rerun_only() -> None:

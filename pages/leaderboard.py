@@ -71,12 +71,16 @@ for tab, table in zip(tabs, board.per_dataset.values(), strict=True):
             _widgets.show_table(table, board.columns)
 
 st.subheader("Charts")
+#: The widgets the page above the charts is drawn from: the run picker, the weights, the filters, the tables.
+OUTSIDE = (Keys.RUN, Keys.FILTERS, Keys.LEADERBOARD_TABLE, Keys.DATASET_TAB), (Keys.WEIGHT, Keys.FILTER)
+drawn = _widgets.widget_values(*OUTSIDE)
 
 
 @st.fragment
 def charts_panel() -> None:
     """The chart tabs. A fragment: the script run that draws the first chart, a chart tab opened and a point
     clicked rerun this panel only, so the tables above stay as they are and a click on them is taken at once."""
+    _widgets.rerun_app_if_changed(drawn, *OUTSIDE)
     figures = {
         "Score vs cost": lambda: charts.score_vs(board.ranked, "cost"),
         "Score vs time": lambda: charts.score_vs(board.ranked, "time"),

@@ -92,6 +92,46 @@ def test_a_weight_moved_before_the_chart_comes_is_kept(page, app_url, demo_run_f
     expect(page.get_by_text("The chart follows once the tables are on screen.")).to_have_count(0)
 
 
+def test_a_weight_moved_as_the_charts_are_asked_for_re_ranks_the_tables(page, app_url, demo_run_file):
+    """The browser sends the widget changes of one moment as one rerun: a slider moved the moment the page asks
+    for its charts reaches the server inside the charts' request, a rerun of the charts' fragment only. The
+    relay below makes that moment: it keeps the slider's own request back and lets the charts' one carry it."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    cheap_wins = expected_winner(demo_run_file, cost=-1.0)
+    held_tables: list = []
+    page.route(re.compile(r"/DataFrame[^/]*\.js$"), lambda route: held_tables.append(route))  # no table yet
+    link = {"merging": False, "merged": 0}
+
+    def relay(ws) -> None:  # noqa: ANN001
+        server = ws.connect_to_server()
+
+        def to_server(message) -> None:  # noqa: ANN001
+            sent = BackMsg.FromString(message) if link["merging"] and isinstance(message, bytes) else None
+            if sent is not None and sent.WhichOneof("type") == "rerun_script":
+                if not sent.rerun_script.fragment_id:
+                    link["merged"] += 1  # its widget states go with the charts' request, as in the browser's batch
+                    return
+                link["merging"] = False
+            server.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(ws.send)
+
+    page.route_web_socket(re.compile(r"/_stcore/stream"), relay)
+    page.goto(app_url)
+    cost = slider(page, "cost")
+    expect(cost).to_be_visible()
+    link["merging"] = True
+    cost.get_by_role("slider").press("Home")
+    expect(cost).to_contain_text("-100")
+    for route in held_tables:
+        route.continue_()
+    expect(page.get_by_test_id("stPlotlyChart").first).to_be_attached()
+    assert link["merged"] == 1, "the slider's own request did not come before the charts' request"
+    expect(page.get_by_text(re.compile(r"^Winner: "))).to_have_text(re.compile(re.escape(cheap_wins)))
+
+
 def test_a_filter_applies_and_stays_when_the_filters_close_and_the_page_changes(page, app_url):
     open_app(page, app_url)
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
