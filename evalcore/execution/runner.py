@@ -19,14 +19,14 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.adaptive import open_race
-from evalcore.execution.budget import budget_message, left_message, open_budget
+from evalcore.execution.budget import open_budget
+from evalcore.execution.ending import left_undone, stop_reason
 from evalcore.execution.judge_calls import (
     JudgeSession,
     open_judging,
     stored_reply,
     stored_unjudged,
     through,
-    unjudged_keys,
 )
 from evalcore.execution.pairwise import PairJudging
 from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
@@ -46,7 +46,7 @@ from evalcore.scoring.client import UNJUDGED_PREFIX, Client, call_adapter
 from evalcore.scoring.judge import stored_verdicts
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored, scorer_failures
-from evalcore.storage.history import CANCELLED, STOPPED_BY_BUDGET, STOPPED_BY_UNREACHABLE, STOPPED_BY_USER
+from evalcore.storage.history import CANCELLED, STOPPED_BY_USER
 from evalcore.storage.store import Store
 from evalcore.trackers import RunStarted, TrackerHub, ended_run, open_trackers, tracker_refs
 
@@ -225,15 +225,17 @@ class _Execution:
         if self.writer.error is not None:
             status = "failed"
             self.progress.message = f"storing results failed: {self.writer.error}"
-        if self.progress.status == "running":
-            self.progress.budget_reached = self.budget is not None and self.budget.exhausted
+        p = self.progress
+        if p.status == "running":
+            p.budget_reached = self.budget is not None and self.budget.exhausted
             stop: dict[str, str] = {}
-            unrun, unjudged = self._left()
+            unrun, unjudged = left_undone(p, self.claims, self.store, self.run.info.id, self.pairs_unjudged)
             if status == "interrupted":
                 stop = {"stopped_by": STOPPED_BY_USER}
             elif status == "completed" and (unrun or unjudged):
                 status = "interrupted"  # cases are left to call: resumable, not complete
-                stop = self._unrun_reason(unrun, unjudged)
+                opened = [b.message for b in self.breakers.opened()]
+                stop = stop_reason(opened, p, unrun, unjudged, self.plan.samples, self.run.info.id)
                 self.progress.message = stop["reason"]
             # A worker leaving slots that others still hold leaves the run running: the last of them sets it.
             if self.claims is None or status == "completed" or not self.claims.others_live:
@@ -259,30 +261,6 @@ class _Execution:
         contender = next(c for c in self.plan.contenders if c.id == contender_id)
         case = next(c for c in self.plan.cases if c.key == (dataset, case_id))
         return list(self.messages.of(contender, case))
-
-    def _left(self) -> tuple[int, int]:
-        """What the run leaves undone: calls not made and replies (or comparisons) not judged. A worker of a
-        shared run reads the whole run's (every worker's) from the claims and the stored results."""
-        p = self.progress
-        if self.claims is None:
-            return p.skipped + p.over_budget, p.unjudged
-        claims = self.claims
-        unjudged = len(unjudged_keys(self.store, self.run.info.id))
-        if claims.pairwise_left and not claims.left:  # every answer is in, not every comparison
-            unjudged += max(1, self.pairs_unjudged)
-        return claims.left, unjudged
-
-    def _unrun_reason(self, unrun: int, unjudged: int) -> dict[str, str]:
-        """Why cases were left unrun: endpoints that could not be reached, the budget cap, or both (then the
-        cap names the stop, since resuming needs a higher one)."""
-        reasons = [b.message for b in self.breakers.opened()]
-        p, samples, run_id = self.progress, self.plan.samples, self.run.info.id
-        if not p.budget_reached:
-            if not reasons:  # another worker of a shared run left them
-                reasons.append(left_message(unrun, unjudged, samples, run_id))
-            return {"stopped_by": STOPPED_BY_UNREACHABLE, "reason": "; ".join(reasons)}
-        reasons.append(budget_message(p.spent_usd, p.cap_usd or 0.0, unrun, samples, run_id, unjudged))
-        return {"stopped_by": STOPPED_BY_BUDGET, "reason": "; ".join(reasons)}
 
     async def _watch_stop(self, work: asyncio.Future) -> None:
         while self.stop is not None:
