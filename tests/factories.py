@@ -364,6 +364,18 @@ def rated_run(run_id: str = "run-0001") -> records.Run:
     return run
 
 
+def corrected_run(run_id: str = "run-corrected") -> records.Run:
+    """:func:`rated_run` asking to rank by the judge's score corrected by people, every contender rated: people
+    also pass c1's and c2's reply to the second case, so c0's corrected ``judge_score`` is
+    1 + mean(1 - 1, 0 - 1) = 0.5 and it ranks last."""
+    run = rated_run(run_id)
+    run.info.settings[records.RANK_BY] = records.CORRECTED
+    run.info.weights = {"judge_score": 1.0}
+    case = run.cases[1]
+    run.ratings += [records.Rating(case.dataset, case.id, 0, c.id, None, "ana", "pass") for c in run.contenders[1:]]
+    return run
+
+
 def flagged_run(run_id: str = "run-flagged") -> records.Run:
     """:func:`judged_run` whose judge panel flagged c1's replies to the last two cases for review (``judge_flagged``
     1 there, 0 on every other scored result)."""

@@ -199,10 +199,8 @@ def test_the_page_opens_on_the_suite_of_the_run_being_looked_at(monkeypatch, tmp
     assert at.selectbox[0].value == "support"
 
 
-def test_the_plan_of_an_agent_suite_says_its_model_calls_are_a_lower_bound_as_the_cli_does(monkeypatch, tmp_path):
-    from evalcore.execution.estimate import calls_text, estimate_plan_cost
-    from evalcore.execution.plan import make_plan
-    from evalcore.suite.loader import load_suite
+def _agent_suite_picked(monkeypatch, tmp_path):  # noqa: ANN001, ANN202
+    """The Run page with a one-contender agent suite picked from another folder; the page and the suite's folder."""
     from tests.agents import agent_suite
 
     seed(monkeypatch, tmp_path)
@@ -212,6 +210,15 @@ def test_the_plan_of_an_agent_suite_says_its_model_calls_are_a_lower_bound_as_th
     at.selectbox[0].select("another folder…").run()
     at.text_input[0].input(str(root)).run()
     assert not at.exception
+    return at, root
+
+
+def test_the_plan_of_an_agent_suite_says_its_model_calls_are_a_lower_bound_as_the_cli_does(monkeypatch, tmp_path):
+    from evalcore.execution.estimate import calls_text, estimate_plan_cost
+    from evalcore.execution.plan import make_plan
+    from evalcore.suite.loader import load_suite
+
+    at, root = _agent_suite_picked(monkeypatch, tmp_path)
     shown = unescaped(texts(at))
     assert f"Model calls: {calls_text(estimate_plan_cost(make_plan(load_suite(root))))}" in shown
     assert "at least 3: an agent makes one call per step, up to max_steps = 6" in shown
@@ -221,15 +228,8 @@ def test_the_plan_of_an_agent_suite_says_its_model_calls_are_a_lower_bound_as_th
 def test_the_plans_card_of_an_agent_suite_counts_results_not_model_calls(monkeypatch, tmp_path):
     from evalcore.execution.plan import make_plan
     from evalcore.suite.loader import load_suite
-    from tests.agents import agent_suite
 
-    seed(monkeypatch, tmp_path)
-    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path))
-    root = agent_suite(tmp_path / "agent", [{"model": "fake/agent"}])
-    at = open_page(PAGE)
-    at.selectbox[0].select("another folder…").run()
-    at.text_input[0].input(str(root)).run()
-    assert not at.exception
+    at, root = _agent_suite_picked(monkeypatch, tmp_path)
     # An agent's case makes one model call per step: the card counts the results, the caption the calls.
     assert metric(at, "Results") == str(make_plan(load_suite(root)).calls)
     assert "Calls" not in [m.label for m in at.metric]

@@ -7,27 +7,16 @@ import json
 
 import pytest
 
-from evalcore.core.records import CORRECTED, RANK_BY, Rating
+from evalcore.core.records import RANK_BY
 from evalcore.runfile.write import write_run_file
 from evalcore.storage.store import Store
 from tests.cli.process import evalcore
-from tests.factories import rated_run
-
-
-def _asking():
-    """rated_run: the judge gave 1 to every scored reply; people passed and failed c0's first two replies, and
-    here pass c1's and c2's reply to the second case."""
-    run = rated_run("run-corrected")
-    run.info.settings[RANK_BY] = CORRECTED
-    run.info.weights = {"judge_score": 1.0}
-    case = run.cases[1]
-    run.ratings += [Rating(case.dataset, case.id, 0, c.id, None, "ana", "pass") for c in run.contenders[1:]]
-    return run
+from tests.factories import corrected_run
 
 
 @pytest.mark.parametrize("stored", [False, True])
 def test_the_leaderboard_ranks_by_the_corrected_score_and_says_so(tmp_path, stored):
-    run = _asking()
+    run = corrected_run()
     path = write_run_file(run, tmp_path / "run.json")
     db = tmp_path / "evalcore.db"
     if stored:
@@ -43,7 +32,7 @@ def test_the_leaderboard_ranks_by_the_corrected_score_and_says_so(tmp_path, stor
 
 
 def test_a_run_not_asking_is_ranked_by_the_judges_own_score(tmp_path):
-    run = _asking()
+    run = corrected_run()
     del run.info.settings[RANK_BY]
     done = evalcore("leaderboard", write_run_file(run, tmp_path / "run.json"), "--format", "json")
     rows = {row["contender"]: row for row in json.loads(done.stdout)}
@@ -57,7 +46,7 @@ def test_the_run_commands_end_table_ranks_by_the_corrected_score_and_says_so(tmp
     from evalcore.storage.history import StoredRun
 
     monkeypatch.setenv("COLUMNS", "300")
-    run = _asking()
+    run = corrected_run()
     with Store(tmp_path / "s.db") as store:
         store.import_run(run)
         print_run_leaderboard(StoredRun(store, run.info.id), write_summary(store, run.info.id))

@@ -13,24 +13,15 @@ from evalcore.analysis.corrected import BY_PEOPLE
 from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.runs import rank_basis_of, rank_run
 from evalcore.analysis.view import escape_markdown, leaderboard_view
-from evalcore.core.records import CORRECTED, RANK_BY, Rating
 from evalcore.explorer.report import ReportOptions, build_report, read_embedded, report_payload
 from evalcore.storage.frames import results_frame
 from tests.explorer.test_report import HARNESS, node, script_file  # noqa: F401 (fixtures)
-from tests.factories import rated_run
+from tests.factories import corrected_run
 
 
 @pytest.fixture(scope="module")
 def asking():
-    """rated_run asking to rank by the corrected score, every contender rated: the judge gave 1 to every scored
-    reply; people passed and failed c0's first two replies and passed c1's and c2's reply to the second case, so
-    c0's corrected judge_score is 1 + mean(1 - 1, 0 - 1) = 0.5 and it ranks last."""
-    run = rated_run("run-corrected")
-    run.info.settings[RANK_BY] = CORRECTED
-    run.info.weights = {"judge_score": 1.0}
-    case = run.cases[1]
-    run.ratings += [Rating(case.dataset, case.id, 0, c.id, None, "ana", "pass") for c in run.contenders[1:]]
-    return run
+    return corrected_run()
 
 
 @pytest.fixture(scope="module")
