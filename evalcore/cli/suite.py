@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore.analysis.formats import plural
@@ -23,6 +24,7 @@ from evalcore.cli._shared import (
     print_errors,
     print_refused,
     run_options,
+    store_holding,
     suite_folder,
     table,
 )
@@ -244,7 +246,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.output:
         output_path(args.output)
-    store = open_store(args, create=True)
+    # Resuming, or replaying a stored run, reads a run the store must already hold: a mistyped --db is said,
+    # never created empty.
+    if args.replay and not args.resume and not Path(args.replay).is_file():
+        store = store_holding(f"--replay {args.replay!r}", args)
+    else:
+        store = open_store(args, create=not args.resume)
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
     if args.metadata and args.resume:

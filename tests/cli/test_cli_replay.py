@@ -67,6 +67,9 @@ def test_a_contender_the_stored_run_lacks_is_named_and_fails_the_run(capsys, sui
 
 def test_replay_refuses_what_it_cannot_find_and_a_resume(capsys, suite: str, tmp_db: Path) -> None:
     code, _, err = run_cli(capsys, "run", suite, "--db", tmp_db, "--replay", "no-such-run")
+    assert code == 2 and f"--replay 'no-such-run': no such file, and no store at {tmp_db}" in err
+    Store(tmp_db).close()
+    code, _, err = run_cli(capsys, "run", suite, "--db", tmp_db, "--replay", "no-such-run")
     assert code == 2 and "--replay 'no-such-run': no such run file, and no run 'no-such-run'" in err
     code, _, err = run_cli(capsys, "run", "--db", tmp_db, "--resume", "abcd1234", "--replay", "abcd1234")
     assert code == 2 and "--replay starts a new run" in err

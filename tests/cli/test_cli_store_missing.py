@@ -32,6 +32,8 @@ READERS = {
     "pairwise": ["pairwise", "abcd"],
     "ratings": ["ratings", "abcd"],
     "ratings export": ["ratings", "export", "abcd"],
+    "run --resume": ["run", "--resume", "abcd"],
+    "run --replay of a stored run": ["run", str(Path(__file__).parents[2] / "data/suites/intake"), "--replay", "abcd"],
 }
 
 
@@ -51,7 +53,12 @@ def test_a_reader_given_a_missing_store_says_so_and_creates_nothing(argv, tmp_pa
     assert main([*argv, "--db", str(db)]) == 2
     err = capsys.readouterr().err
     # A command that also reads run files says the argument is no file either.
-    assert err in ("error: " + SAID.format(db=db), "error: abcd: no such file, and " + SAID.format(db=db))
+    said = SAID.format(db=db)
+    assert err in (
+        f"error: {said}",
+        f"error: abcd: no such file, and {said}",
+        f"error: --replay 'abcd': no such file, and {said}",
+    )
     assert _files(tmp_path) == []
 
 
