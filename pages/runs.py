@@ -12,7 +12,7 @@ from evalcore.analysis.formats import DASH, UNKNOWN_COST_HELP
 from evalcore.core.errors import EvalcoreError
 from evalcore.execution.resume import why_not_resumable
 from evalcore.explorer import jobs, sharing
-from evalcore.storage.history import STOPPED_BY_BUDGET
+from evalcore.storage.history import STOPPED_BY_BUDGET, STOPPED_BY_UNREACHABLE
 from pages import _actions, _frame, _loaders, _trend, _widgets
 from pages._state import RUN, Keys
 from pages._widgets import plain
@@ -107,6 +107,9 @@ def run_actions(info: dict, winner: str) -> None:
         icon=":material/download:",
     )
 
+    settings = _loaders.header(run_id).info.settings if info["status"] == "interrupted" else {}
+    if settings.get("stopped_by") == STOPPED_BY_UNREACHABLE and settings.get("stop_reason"):
+        st.warning(plain(f"This run stopped: {settings['stop_reason']}"), icon=":material/cloud_off:")
     if not _actions.may_change():
         return
     working = run_id in _loaders.jobs() and _loaders.jobs()[run_id].alive

@@ -101,3 +101,12 @@ def test_a_run_stopped_by_its_budget_cap_resumes_from_runs_with_a_higher_cap(mon
     results = Store(tmp_path / "evalcore.db").load_run(job.run_id).results
     keys = [(r.contender, r.case, r.sample) for r in results]
     assert len(keys) == len(set(keys)) == plan.calls  # nothing called twice
+
+
+def test_a_run_stopped_by_an_unreachable_endpoint_says_why_on_runs(stored_run, tmp_path):
+    reason = "stopped calling fake/oracle: connection refused (3 calls in a row); 2 cases of fake/oracle not called"
+    with Store(tmp_path / "evalcore.db") as store:
+        store.set_status(stored_run, "interrupted", stopped_by="unreachable", reason=reason)
+    at = open_page("pages/runs.py", runs_table=PICK_FIRST)
+    assert not at.exception
+    assert f"This run stopped: {reason}" in texts(at)
