@@ -312,9 +312,9 @@ def test_a_per_dataset_table_ranked_by_the_corrected_score_reads_the_same_in_the
 
 def test_a_gate_checks_the_judged_metric_of_a_run_ranked_by_the_corrected_score_as_its_leaderboard_shows_it():
     from evalcore.analysis.gate import FAIL
-    from tests.cli.test_cli_leaderboard_corrected import _asking
+    from tests.factories import corrected_run
 
-    run = _asking()
+    run = corrected_run()
     c0 = run.contenders[0].id
     shown = rank_run(run, run.info.weights, ci=False).set_index("contender").loc[c0, "judge_score"]
     report = evaluate(run, GateModel.model_validate({"minimum": {"judge_score": 0.9}}), contender=c0, B=50)
