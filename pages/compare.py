@@ -90,6 +90,7 @@ st.download_button(
     file_name=f"compare-{base[:8]}-{candidate[:8]}.html",
     mime="text/html",
     icon=":material/download:",
+    on_click="ignore",  # a download changes nothing on the page: no rerun
     help="This comparison as one HTML file anyone can open offline: verdicts, changes, forest plots, flips.",
 )
 names = [f"{p.base} → {p.candidate}" for p in comparison.pairs]

@@ -40,6 +40,7 @@ st.download_button(
     file_name=f"report-{now.ref[:8]}.html",
     mime="text/html",
     icon=":material/download:",
+    on_click="ignore",  # a download changes nothing on the page: no rerun
     help="One file anyone can open offline: tables, charts, failing cases and weight sliders.",
 )
 st.success(view.headline(board), icon=":material/trophy:")

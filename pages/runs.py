@@ -98,6 +98,7 @@ def run_actions(info: dict, winner: str) -> None:
         file_name=f"run-{run_id[:8]}.json",
         mime="application/json",
         icon=":material/download:",
+        on_click="ignore",  # a download changes nothing on the page: no rerun
     )
     buttons[2].download_button(
         "Export .json.gz",
@@ -105,6 +106,7 @@ def run_actions(info: dict, winner: str) -> None:
         file_name=f"run-{run_id[:8]}.json.gz",
         mime="application/gzip",
         icon=":material/download:",
+        on_click="ignore",  # a download changes nothing on the page: no rerun
     )
 
     settings = _loaders.header(run_id).info.settings if info["status"] == "interrupted" else {}
