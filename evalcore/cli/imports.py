@@ -53,6 +53,11 @@ class StoreOnDemand:
             self._store = open_store(self._args, create=True)
         return self._store
 
+    @property
+    def created(self) -> bool:
+        """Whether opening the store created its file."""
+        return bool(self._created)
+
     def close(self) -> None:
         """Close the store; remove what it created when no run was written to it."""
         if self._store is None:

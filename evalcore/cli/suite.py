@@ -234,6 +234,28 @@ def add_run(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Exit codes (docs/reliability.md): see :func:`_run`. A store the command created is removed again when no
+    run was stored in it (a broken suite, a refused lineup): a failed command leaves no empty store behind."""
+    from evalcore.cli.imports import StoreOnDemand
+
+    if args.output:
+        output_path(args.output)
+    # Resuming, or replaying a stored run, reads a run the store must already hold: a mistyped --db is said,
+    # never created empty.
+    if args.replay and not args.resume and not Path(args.replay).is_file():
+        return _run(args, store_holding(f"--replay {args.replay!r}", args))
+    if args.resume:
+        return _run(args, open_store(args))
+    holder = StoreOnDemand(args)
+    store = holder.store()
+    try:
+        return _run(args, store)
+    finally:
+        holder.written = not holder.created or bool(store.list_runs())
+        holder.close()
+
+
+def _run(args: argparse.Namespace, store: Store) -> int:
     """Exit codes (docs/reliability.md): 0 completed; 1 completed but every call of a contender failed, an
     endpoint could not be reached (cases left unrun) or the run failed; 2 a configuration error before any
     call (raised, see :func:`evalcore.cli.parser.main`); 130 Ctrl-C."""
@@ -244,14 +266,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     from evalcore.execution.resume import check_shareable, join_run
     from evalcore.execution.runner import execute_plan, resume_plan, start_run
 
-    if args.output:
-        output_path(args.output)
-    # Resuming, or replaying a stored run, reads a run the store must already hold: a mistyped --db is said,
-    # never created empty.
-    if args.replay and not args.resume and not Path(args.replay).is_file():
-        store = store_holding(f"--replay {args.replay!r}", args)
-    else:
-        store = open_store(args, create=not args.resume)
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
     if args.metadata and args.resume:

@@ -116,3 +116,13 @@ def test_a_postgresql_database_without_the_stores_tables_is_no_store_to_read(pos
     assert capsys.readouterr().err == "error: " + SAID.format(db=url)
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT to_regclass('evalcore_migrations')").fetchone() == (None,)
+
+
+def test_a_run_of_a_broken_suite_leaves_no_store_behind(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "evalcore.yaml").write_text("lineup: [ {model: \n")
+    db = Path("new") / "evalcore.db"
+    assert main(["run", str(suite), "--db", str(db)]) == 2
+    assert "evalcore.yaml" in capsys.readouterr().err
+    assert _files(tmp_path) == ["suite", "suite/evalcore.yaml"]
