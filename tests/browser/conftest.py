@@ -238,3 +238,14 @@ def settled(page, timeout: float = 20_000) -> None:  # noqa: ANN001
     # wait for that run too, so that what a test reads next is the page's last state.
     expect(page.get_by_text(CHARTS_FOLLOW)).to_have_count(0, timeout=timeout)
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=timeout)
+
+
+def enter_rater_name(page, name: str) -> None:  # noqa: ANN001
+    """Type ``name`` as the rater on the Rate page. The first page a fresh server draws imports the page's
+    modules and reads the run: on a busy machine that alone has taken over the default 20 s."""
+    from playwright.sync_api import expect
+
+    box = page.get_by_label("Your name")
+    expect(box).to_be_visible(timeout=60_000)
+    box.fill(name)
+    box.press("Enter")

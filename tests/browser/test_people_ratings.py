@@ -9,7 +9,7 @@ import pytest
 from evalcore.core.records import CORRECTED, RANK_BY, Metric
 from evalcore.explorer.rating import rating_queue
 from evalcore.runfile.write import write_run_file
-from tests.browser.conftest import new_tab, screenshot, served_runs, settled
+from tests.browser.conftest import enter_rater_name, new_tab, screenshot, served_runs, settled
 from tests.browser.test_flows import open_app
 from tests.factories import judged_run
 
@@ -51,8 +51,7 @@ def _rows(table) -> list[list[str]]:  # noqa: ANN001
 def test_a_person_rates_blind_pairs_and_replies_and_reads_what_people_said(chromium, people_url):  # noqa: ANN001
     with new_tab(chromium) as page:
         open_app(page, people_url, "rate")
-        page.get_by_label("Your name").fill("ana")
-        page.get_by_label("Your name").press("Enter")
+        enter_rater_name(page, "ana")
         # 8 c0-c1 pairs, 7 c0-c2 and 7 c1-c2 (c2 has no reply to the first case): 22, in the page's own order.
         pairs = rating_queue(RUN, "ana", "pairwise")
         expect(page.get_by_text(f"0 of {len(pairs)} rated")).to_be_visible()

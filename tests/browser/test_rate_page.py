@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.browser.conftest import REPO, new_tab, screenshot, served_runs_fixture, settled
+from tests.browser.conftest import REPO, enter_rater_name, new_tab, screenshot, served_runs_fixture, settled
 from tests.browser.test_flows import open_app
 
 pytestmark = pytest.mark.browser
@@ -23,11 +23,7 @@ support_url = served_runs_fixture("rate", SUPPORT)
 def test_a_person_rates_pairs_blind_and_sees_who_wrote_them_after(chromium, support_url):  # noqa: ANN001
     with new_tab(chromium) as page:
         open_app(page, support_url, "rate")
-        # The first page a fresh server draws imports the page's modules and reads the run: on a busy machine that
-        # alone has taken over the default 20 s.
-        expect(page.get_by_label("Your name")).to_be_visible(timeout=60_000)
-        page.get_by_label("Your name").fill("ana")
-        page.get_by_label("Your name").press("Enter")
+        enter_rater_name(page, "ana")
         expect(page.get_by_text("0 of 40 rated")).to_be_visible()
         settled(page)
         html = page.locator('[data-testid="stMain"]').inner_html()
