@@ -319,8 +319,10 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     try:
         status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch, claims=claims))
     except KeyboardInterrupt:
+        slots = plan.parallelism * plan.concurrency
         print(
-            f"\ncancelled: finished results are stored. Resume with: evalcore run --resume {run.info.id}",
+            f"\ncancelled: finished results are stored; calls still in flight (at most {slots}) were abandoned and "
+            f"their replies not stored. Resume with: evalcore run --resume {run.info.id}",
             file=sys.stderr,
         )
         return 130
