@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from evalcore.analysis.compare import pair_contenders
-from evalcore.analysis.human import SCALE
 from evalcore.core.records import DEMO_RATER, Metric, Rating, Result, Run
+from evalcore.runfile.ratings import SCALE, checked
 from evalcore.scoring.judge import FLAGGED_DESCRIPTION
 
 Mode = Literal["pairwise", "single"]
@@ -199,23 +199,34 @@ def _reply(result: Result) -> str:
 
 def pair_rating(item: QueueItem, side: str, rater: str, order: Sequence[str], comment: str = "") -> Rating:
     """The rating of a pair from the side the rater chose (``A``, ``B``, ``tie`` or ``both_bad``), in contender
-    terms: ``a`` is the pair's first contender in the run's contender ``order``, whichever side it was shown on."""
+    terms: ``a`` is the pair's first contender in the run's contender ``order``, whichever side it was shown on.
+
+    Raises:
+        RunFileError: the rating breaks the rules of a rating (:class:`~evalcore.runfile.ratings.RatingEntry`).
+    """
     a, b = sorted(item.shown, key=list(order).index)
     chosen = {"A": item.shown[0], "B": item.shown[1]}.get(side)
     verdict = side if chosen is None else ("a" if chosen == a else "b")
-    return Rating(item.dataset, item.case, item.sample, a, b, rater, verdict, comment=comment, random=item.random)
+    return checked(
+        Rating(item.dataset, item.case, item.sample, a, b, rater, verdict, comment=comment, random=item.random)
+    )
 
 
 def single_rating(item: QueueItem, rater: str, verdict: str, scores: dict[str, float], comment: str = "") -> Rating:
     """The rating of one reply: ``pass``/``fail``, or its dimension ``scores`` (1..5) with their 0..1 mean as the
-    verdict."""
+    verdict.
+
+    Raises:
+        RunFileError: a score off the 1..5 scale, or a verdict no rating may have
+            (:class:`~evalcore.runfile.ratings.RatingEntry`).
+    """
     if scores:
         low, high = SCALE
         verdict = f"{sum((v - low) / (high - low) for v in scores.values()) / len(scores):.4g}"
-    return Rating(
+    return checked(Rating(
         item.dataset, item.case, item.sample, item.shown[0], None, rater, verdict, dict(scores), comment,
         random=item.random,
-    )  # fmt: skip
+    ))  # fmt: skip
 
 
 def judge_dimensions(run: Run) -> list[str]:
