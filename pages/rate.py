@@ -81,7 +81,9 @@ if not pending:
 
 item = pending[0]
 view = rating.blind_view(run, item)
-key = f"{item.dataset}/{item.case}/{item.sample}/{mode}"
+# The item's place in the queue tells two replies to one case apart without naming who wrote them (a widget's
+# key reaches the browser), so one reply's choices never carry over to the next.
+key = f"{item.dataset}/{item.case}/{item.sample}/{mode}/{queue.index(item)}"
 with st.container(border=True):
     st.markdown("**Input**")
     st.text(view.input)

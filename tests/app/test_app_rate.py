@@ -5,7 +5,7 @@ from __future__ import annotations
 from evalcore.storage.ratings import load_ratings
 from evalcore.storage.store import Store
 from tests.app.test_app_shared import open_page, seed, texts
-from tests.factories import flagged_run, judged_run, rated_run
+from tests.factories import flagged_run, judged_run, make_run, rated_run
 
 PAGE = "pages/rate.py"
 
@@ -124,3 +124,16 @@ def test_the_flagged_order_is_offered_only_for_a_run_with_a_flagging_panel(monke
     seed(monkeypatch, tmp_path, judged_run(4, run_id="run-rate"))
     at = open_page(PAGE, rater="ana")
     assert at.selectbox(key="rate_first").options == ["Random order", "Disagreements"]
+
+
+def test_the_next_reply_to_the_same_case_starts_with_no_scores_chosen(monkeypatch, tmp_path):
+    run = make_run(2, 1, with_errors=False, run_id="run-rate")  # one case: the two items are its two replies
+    run.metrics.append(run.metrics[0].__class__("tone", "judge: tone, 0..1"))
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="cy", rate_mode="One reply, blind")
+    at.segmented_control[0].set_value(4).run()
+    at.button(key="rate_store").click().run()
+    assert not at.exception
+    assert "1 of 2 rated" in texts(at)
+    assert at.segmented_control[0].value is None
+    assert at.button(key="rate_store").disabled
