@@ -1,15 +1,19 @@
 """Rate: people rate replies blind, two side by side or one on the judge's rubric, for the run picked in the sidebar,
 or that run's replies (the candidate) against another run's of the same suite (the base).
 
-The queue and the blinding live in :mod:`evalcore.explorer.rating`: the contenders' names stay on the server
-until the vote is stored.
+The queue and the blinding live in :mod:`evalcore.explorer.rating` and :mod:`evalcore.explorer.blinding`: the
+contenders' names stay on the server until the rater's queue is done (``EVALCORE_RATE_REVEAL=each``: after each
+vote).
 """
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
-from evalcore.explorer import rating
+from evalcore.core.errors import EvalcoreError
+from evalcore.explorer import blinding, rating
 from evalcore.storage.ratings import add_ratings, load_ratings
 from pages import _actions, _frame, _loaders, _rate_base, _widgets
 from pages._state import Keys
@@ -60,14 +64,20 @@ size = int(right.number_input("Queue", 1, 500, rating.QUEUE_SIZE, key=Keys.RATE_
 
 run = _loaders.run_with_results(now)
 store = _loaders.store()
+try:
+    secret, reveal_when = blinding.rate_secret(os.environ, store.location.folder), blinding.reveal_setting(os.environ)
+except EvalcoreError as exc:
+    st.error(plain(str(exc)))
+    st.stop()
 target, pairs = now.ref, None
 if mode_label.startswith("Base"):
     run, pairs = _rate_base.against_base(now.ref, run)
     target = run.info.id
     st.caption(plain(f"Ratings are kept in a run of their own, {target}: the Leaderboard's People panel reads it."))
 queue = rating.rating_queue(
-    run, rater, mode, size=size, disagreements_first=first == DISAGREEMENTS, flagged_first=first == FLAGGED, pairs=pairs
-)
+    run, rater, mode, size=size, disagreements_first=first == DISAGREEMENTS, flagged_first=first == FLAGGED,
+    pairs=pairs, secret=secret,
+)  # fmt: skip
 done = rating.done_items(queue, load_ratings(store, target), rater)
 revealed = st.session_state.pop(Keys.RATE_REVEAL, None)
 if revealed:
@@ -77,6 +87,9 @@ st.caption(f"{len(done)} of {len(queue)} rated")
 pending = [item for item in queue if item not in done]
 if not pending:
     st.info("Nothing left to rate in this queue. The Leaderboard's People panel shows what was said.")
+    if reveal_when == "end" and queue:
+        st.markdown("**Who wrote what**")
+        st.dataframe(blinding.reveal_rows(queue, mode), hide_index=True)
     st.stop()
 
 item = pending[0]
@@ -97,12 +110,12 @@ for column, side, reply in zip(st.columns(len(view.replies)), "AB", view.replies
 comment = st.text_input("Comment (optional)", key=Keys.RATE_COMMENT + key)
 
 
-def _store(stored: object, shown: tuple[str, ...]) -> None:
+def _store(stored: object, shown: rating.QueueItem) -> None:
     if target not in _loaders.runs_index():  # a base-and-candidate run is stored with its first rating
         store.import_run(run)
     add_ratings(store, target, [stored])  # type: ignore[list-item]
-    names = ", ".join(f"{side} was {who}" for side, who in zip("AB", shown, strict=False))
-    st.session_state[Keys.RATE_REVEAL] = f"Stored. {names}."
+    named = blinding.reveal(shown) if reveal_when == "each" else "names are shown once the queue is done"
+    st.session_state[Keys.RATE_REVEAL] = f"Stored. {named[0].upper()}{named[1:]}."
 
 
 order = [c.id for c in run.contenders]
@@ -114,7 +127,7 @@ if mode == "pairwise":
             key=f"rate_{side}",
             shortcut=shortcut,
             width="stretch",
-            on_click=lambda s=side: _store(rating.pair_rating(item, s, rater, order, comment), item.shown),
+            on_click=lambda s=side: _store(rating.pair_rating(item, s, rater, order, comment), item),
         )
 else:
     dimensions = rating.judge_dimensions(run)
@@ -128,7 +141,7 @@ else:
             shortcut="Enter",
             disabled=not complete,
             type="primary",
-            on_click=lambda: _store(rating.single_rating(item, rater, "", chosen, comment), item.shown),
+            on_click=lambda: _store(rating.single_rating(item, rater, "", chosen, comment), item),
         )
     else:
         for column, verdict, shortcut in zip(st.columns(2), ("pass", "fail"), "12", strict=True):
@@ -137,6 +150,6 @@ else:
                 key=f"rate_{verdict}",
                 shortcut=shortcut,
                 width="stretch",
-                on_click=lambda v=verdict: _store(rating.single_rating(item, rater, v, {}, comment), item.shown),
+                on_click=lambda v=verdict: _store(rating.single_rating(item, rater, v, {}, comment), item),
             )
 st.caption("Keys: " + ("1 A better · 2 B better · 3 tie · 4 both bad" if mode == "pairwise" else "the buttons' keys"))

@@ -1,25 +1,27 @@
 """The Rate page's engine: a rater's queue of blind items, what the browser may see of one, and the rating.
 
 A queue is drawn per run, rater and mode: every item a contender (pairwise: two contenders) answered, dealt out
-round-robin over the contenders (pairs) so each gets its share, in an order seeded by the run and the rater, so
-the same rater finds the same queue again and resumes where they stopped (``12 of 40``). Optionally the judges'
-disagreements come first (a pairwise judge's ``inconsistent`` verdicts, the panel's ``judge_disagreement``), or
-the replies a judge panel flagged for review (its ``judge_flagged``, with ``disagreement_threshold``): those
-ratings are marked ``random=False`` and never correct the judge's score.
+round-robin over the contenders (pairs) so each gets its share, in an order seeded by the run, the rater and the
+deployment's secret (:mod:`evalcore.explorer.blinding`), so the same rater finds the same queue again and resumes
+where they stopped (``12 of 40``). Optionally the judges' disagreements come first (a pairwise judge's
+``inconsistent`` verdicts, the panel's ``judge_disagreement``), or the replies a judge panel flagged for review
+(its ``judge_flagged``, with ``disagreement_threshold``): those ratings are marked ``random=False`` and never
+correct the judge's score.
 
 A base and a candidate run are rated in a run of their own (:func:`base_candidate_run`): each paired contender's
 replies from both runs, named ``X · base`` and ``X · candidate``, so people's verdicts on them are ordinary pair
 ratings that the People panel and ``evalcore ratings`` read like any other.
 
 Blinding is the server's: a :class:`QueueItem` knows the contenders and stays in the session; the page shows
-only its :class:`BlindView` (the case and the replies as ``A``/``B``), and the names after the vote is stored.
-Nothing here imports streamlit.
+only its :class:`BlindView` (the case and the replies as ``A``/``B``), and the names once the rater's queue is
+done (:mod:`evalcore.explorer.blinding`). Nothing here imports streamlit.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import itertools
 import json
 import random
@@ -77,9 +79,11 @@ def rater_problem(rater: str) -> str | None:
     return None
 
 
-def rater_seed(run_id: str, rater: str, mode: Mode) -> int:
-    """The queue's seed: the same run, rater and mode draw the same queue."""
-    return int(hashlib.sha256(f"{run_id}\n{rater}\n{mode}".encode()).hexdigest()[:12], 16)
+def rater_seed(run_id: str, rater: str, mode: Mode, secret: str = "") -> int:
+    """The queue's seed: the same run, rater, mode and secret draw the same queue; without the secret, nobody
+    can compute it from the run id and the rater's name."""
+    message = f"{run_id}\n{rater}\n{mode}".encode()
+    return int(hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()[:12], 16)
 
 
 def rating_queue(
@@ -91,6 +95,7 @@ def rating_queue(
     disagreements_first: bool = False,
     flagged_first: bool = False,
     pairs: Sequence[tuple[str, str]] | None = None,
+    secret: str = "",
 ) -> list[QueueItem]:
     """The rater's queue: up to ``size`` items, each contender (pair) getting its share in turn.
 
@@ -104,8 +109,10 @@ def rating_queue(
             ``random=False``).
         pairs: in ``pairwise`` mode, only these pairs of contenders (a base-and-candidate run's); every pair
             when None.
+        secret: the deployment's secret (:func:`~evalcore.explorer.blinding.rate_secret`), so the order and the
+            sides cannot be computed from the run id and the rater's name; the page always passes it.
     """
-    rng = random.Random(rater_seed(run.info.id, rater, mode))
+    rng = random.Random(rater_seed(run.info.id, rater, mode, secret))
     answered = _answered(run)
     order = [c.id for c in run.contenders]
     groups: list[tuple[str, ...]] = (

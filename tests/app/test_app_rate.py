@@ -29,9 +29,50 @@ def test_a_pair_is_shown_without_any_contenders_name(monkeypatch, tmp_path):
     assert not [name for name in _names(run) if name in shown]
 
 
-def test_a_vote_is_stored_in_contender_terms_and_then_names_the_sides(monkeypatch, tmp_path):
+def test_a_vote_is_stored_in_contender_terms_and_names_no_side_while_the_queue_goes_on(monkeypatch, tmp_path):
     run = judged_run(4, run_id="run-rate")
     seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="ana")
+    at.button(key="rate_A").click().run()
+    assert not at.exception
+    (stored,) = _stored(tmp_path, "run-rate")
+    assert stored.rater == "ana" and stored.verdict in ("a", "b") and stored.random
+    assert "Stored. Names are shown once the queue is done." in at.success[0].value.replace("\\", "")
+    assert not [name for name in _names(run) if name in texts(at)]
+
+
+def test_the_names_are_shown_once_the_queue_is_done(monkeypatch, tmp_path):
+    run = judged_run(4, run_id="run-rate")
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="ana", rate_size=2)
+    at.button(key="rate_A").click().run()
+    at.button(key="rate_tie").click().run()
+    assert not at.exception
+    assert "2 of 2 rated" in texts(at)
+    shown = at.dataframe[0].value
+    stored = _stored(tmp_path, "run-rate")
+    assert {frozenset(row) for row in shown[["A", "B"]].itertuples(index=False)} == {
+        frozenset((r.a, r.b)) for r in stored
+    }
+
+
+def test_the_order_and_the_sides_come_from_the_deployments_secret(monkeypatch, tmp_path):
+    from evalcore.explorer.rating import rating_queue
+
+    run = judged_run(4, run_id="run-rate")
+    seed(monkeypatch, tmp_path, run)
+    monkeypatch.setenv("EVALCORE_RATE_SECRET", "the-deployments-own")
+    monkeypatch.setenv("EVALCORE_RATE_REVEAL", "each")
+    at = open_page(PAGE, rater="ana")
+    at.button(key="rate_A").click().run()
+    first = rating_queue(run, "ana", "pairwise", secret="the-deployments-own")[0]
+    assert f"A was {first.shown[0]}, B was {first.shown[1]}" in at.success[0].value.replace("\\", "")
+
+
+def test_with_reveal_each_a_vote_is_stored_and_then_names_the_sides(monkeypatch, tmp_path):
+    run = judged_run(4, run_id="run-rate")
+    seed(monkeypatch, tmp_path, run)
+    monkeypatch.setenv("EVALCORE_RATE_REVEAL", "each")
     at = open_page(PAGE, rater="ana")
     at.button(key="rate_A").click().run()
     assert not at.exception
@@ -137,3 +178,13 @@ def test_the_next_reply_to_the_same_case_starts_with_no_scores_chosen(monkeypatc
     assert "1 of 2 rated" in texts(at)
     assert at.segmented_control[0].value is None
     assert at.button(key="rate_store").disabled
+
+
+def test_with_reveal_each_a_single_reply_is_named_as_the_reply(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, flagged_run("run-rate"))
+    monkeypatch.setenv("EVALCORE_RATE_REVEAL", "each")
+    at = open_page(PAGE, rater="ana", rate_mode="One reply, blind")
+    at.button(key="rate_pass").click().run()
+    (stored,) = _stored(tmp_path, "run-rate")
+    assert f"Stored. The reply was {stored.a}'s." in at.success[0].value.replace("\\", "")
+    assert "A was" not in at.success[0].value
