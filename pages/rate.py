@@ -13,9 +13,9 @@ import os
 import streamlit as st
 
 from evalcore.core.errors import EvalcoreError
-from evalcore.explorer import blinding, rating
+from evalcore.explorer import blinding, changes, rating
 from evalcore.storage.ratings import add_ratings, load_ratings
-from pages import _actions, _frame, _loaders, _rate_base, _widgets
+from pages import _actions, _frame, _loaders, _rate_base, _rater, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -42,14 +42,7 @@ access = _actions.access()
 if not access.may_rate():
     st.info("Rating is not open to you on this deployment ([evalcore.access] rate).", icon=":material/lock:")
     st.stop()
-visitor = access.visitor
-rater = visitor.email if visitor.signed_in and visitor.email else st.text_input("Your name", key=Keys.RATER).strip()
-if not rater:
-    st.caption("Type your name once: your ratings and your place in the queue are kept under it.")
-    st.stop()
-if problem := rating.rater_problem(rater):
-    st.error(plain(problem))
-    st.stop()
+rater = _rater.rater(access)
 
 st.caption(plain(now.label))
 left, middle, right = st.columns([3, 2, 1])
@@ -73,6 +66,10 @@ target, pairs = now.ref, None
 if mode_label.startswith("Base"):
     run, pairs = _rate_base.against_base(now.ref, run)
     target = run.info.id
+    if target not in _loaders.runs_index() and not access.may_change():
+        why = f"Base-and-candidate ratings are kept in a run of their own, {target}, which only someone who may "
+        st.info(plain(why + "change the store can start (their first rating stores it)."), icon=":material/lock:")
+        st.stop()
     st.caption(plain(f"Ratings are kept in a run of their own, {target}: the Leaderboard's People panel reads it."))
 queue = rating.rating_queue(
     run, rater, mode, size=size, disagreements_first=first == DISAGREEMENTS, flagged_first=first == FLAGGED,
@@ -112,7 +109,7 @@ comment = st.text_input("Comment (optional)", key=Keys.RATE_COMMENT + key)
 
 def _store(stored: object, shown: rating.QueueItem) -> None:
     if target not in _loaders.runs_index():  # a base-and-candidate run is stored with its first rating
-        store.import_run(run)
+        changes.save_run(store, run, access)
     add_ratings(store, target, [stored])  # type: ignore[list-item]
     named = blinding.reveal(shown) if reveal_when == "each" else "names are shown once the queue is done"
     st.session_state[Keys.RATE_REVEAL] = f"Stored. {named[0].upper()}{named[1:]}."

@@ -79,6 +79,22 @@ def rater_problem(rater: str) -> str | None:
     return None
 
 
+#: How a name typed on the Rate page is stored: marked, so it never equals nor passes for a signed-in address.
+UNVERIFIED = " (unverified)"
+
+
+def typed_name_problem(name: str) -> str | None:
+    """Why a typed name cannot rate (None when it can): an address is a signed-in identity, never typed."""
+    if "@" in name:
+        return f"{name!r}: a typed name cannot be an e-mail address; sign in to rate under your address."
+    return None
+
+
+def typed_rater(name: str) -> str:
+    """The rater a typed name stores ratings under: ``ana (unverified)``."""
+    return name + UNVERIFIED
+
+
 def rater_seed(run_id: str, rater: str, mode: Mode, secret: str = "") -> int:
     """The queue's seed: the same run, rater, mode and secret draw the same queue; without the secret, nobody
     can compute it from the run id and the rater's name."""

@@ -36,7 +36,7 @@ def test_a_vote_is_stored_in_contender_terms_and_names_no_side_while_the_queue_g
     at.button(key="rate_A").click().run()
     assert not at.exception
     (stored,) = _stored(tmp_path, "run-rate")
-    assert stored.rater == "ana" and stored.verdict in ("a", "b") and stored.random
+    assert stored.rater == "ana (unverified)" and stored.verdict in ("a", "b") and stored.random
     assert "Stored. Names are shown once the queue is done." in at.success[0].value.replace("\\", "")
     assert not [name for name in _names(run) if name in texts(at)]
 
@@ -77,7 +77,7 @@ def test_with_reveal_each_a_vote_is_stored_and_then_names_the_sides(monkeypatch,
     at.button(key="rate_A").click().run()
     assert not at.exception
     (stored,) = _stored(tmp_path, "run-rate")
-    assert stored.rater == "ana" and stored.verdict in ("a", "b") and stored.random
+    assert stored.rater == "ana (unverified)" and stored.verdict in ("a", "b") and stored.random
     revealed = at.success[0].value
     winner = stored.a if stored.verdict == "a" else stored.b
     assert f"A was {winner}" in revealed.replace("\\", "")
@@ -105,7 +105,7 @@ def test_one_reply_is_rated_on_the_judges_dimensions(monkeypatch, tmp_path):
     assert at.button(key="rate_store").disabled
     at.segmented_control[0].set_value(4).run()
     at.button(key="rate_store").click().run()
-    (stored,) = [r for r in _stored(tmp_path, "run-rate") if r.rater == "cy"]
+    (stored,) = [r for r in _stored(tmp_path, "run-rate") if r.rater == "cy (unverified)"]
     assert stored.b is None and stored.scores == {"tone": 4.0} and stored.verdict == "0.75"
 
 
@@ -188,3 +188,31 @@ def test_with_reveal_each_a_single_reply_is_named_as_the_reply(monkeypatch, tmp_
     (stored,) = _stored(tmp_path, "run-rate")
     assert f"Stored. The reply was {stored.a}'s." in at.success[0].value.replace("\\", "")
     assert "A was" not in at.success[0].value
+
+
+def test_a_typed_name_is_stored_as_unverified_and_cannot_be_an_address(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, judged_run(4, run_id="run-rate"))
+    at = open_page(PAGE, rater="ada@example.com")
+    assert "'ada@example.com': a typed name cannot be an e-mail address" in at.error[0].value.replace("\\", "")
+    assert not at.button
+    at = open_page(PAGE, rater="ada")
+    at.button(key="rate_A").click().run()
+    assert [r.rater for r in _stored(tmp_path, "run-rate")] == ["ada (unverified)"]
+
+
+def test_base_and_candidate_mode_imports_no_run_for_a_rater_who_may_not_change_the_store(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.test_app_shared import REPO
+
+    seed(monkeypatch, tmp_path, judged_run(4, run_id="run-base"), judged_run(4, run_id="run-candidate"))
+    monkeypatch.setenv("EVALCORE_DEPLOYED", "1")  # this visitor may only view, but everyone may rate
+    at = AppTest.from_file(str(REPO / PAGE), default_timeout=30)
+    at.secrets["evalcore"] = {"access": {"rate": "everyone"}}
+    for key, value in {"rater": "ana", "run": "run-candidate", "rate_mode": "Base and candidate, blind"}.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    assert "who may change the store" in at.info[0].value
+    assert not at.button
+    assert [r["id"] for r in Store(tmp_path / "evalcore.db").list_runs() if r["id"].startswith("rate-")] == []
