@@ -133,9 +133,12 @@ def human_verdicts(ratings: Sequence[Rating]) -> list[PairVerdict]:
 
 def human_value(rating: Rating) -> float | None:
     """A single reply's rating on a judged metric's 0..1 scale: the mean of its dimension scores (1..5 mapped
-    to 0..1), ``pass`` 1, ``fail`` 0, or its verdict read as a number; None for a label."""
+    to 0..1), ``pass`` 1, ``fail`` 0, or its verdict read as a number; None for a label, and for a rating off
+    its scale (:class:`~evalcore.runfile.ratings.RatingEntry` refuses one, but a store may hold one from before)."""
     if rating.scores:
         low, high = SCALE
+        if not all(low <= v <= high for v in rating.scores.values()):  # NaN fails too: never outweighs the rest
+            return None
         return float(np.mean([(v - low) / (high - low) for v in rating.scores.values()]))
     if rating.verdict in _WORDS:
         return _WORDS[rating.verdict]
