@@ -26,6 +26,10 @@ def sign_in_buttons(access: Access, where: object = st, key: str = "") -> None:
 def sign_in_wall(access: Access) -> None:
     """What a visitor sees when only signed-in visitors may view."""
     st.title("evalcore")
+    if access.visitor.refused:
+        st.error(plain(f"Sign-in refused: {access.visitor.refused}."), icon=":material/no_accounts:")
+        st.button("Sign out", on_click=st.logout, icon=":material/logout:", key="sign_out_wall")
+        return
     st.info("Sign in to see this app's runs.", icon=":material/lock:")
     sign_in_buttons(access, key="wall")
 
@@ -39,6 +43,10 @@ def sidebar_account(access: Access) -> None:
     elif not policy.auth and not access.may_change():
         side.caption("Read-only deployment: launching and deleting runs is turned off.")
     if not policy.auth:
+        return
+    if visitor.refused:  # signed in with the provider, refused here: signing out lets them try another account
+        side.error(plain(f"Sign-in refused: {visitor.refused}."), icon=":material/no_accounts:")
+        side.button("Sign out", on_click=st.logout, icon=":material/logout:", key="sign_out")
         return
     if not visitor.signed_in:
         side.caption("Signed-in users on this deployment's list may launch runs.")

@@ -72,6 +72,6 @@ class Keys:
     RATE_BASE = "rate_base"  # the base run whose replies face the current run's in base-and-candidate mode
     RATE_FIRST = "rate_first"  # what the Rate page's queue puts first: disagreements, flagged replies, or nothing
     RATE_SIZE = "rate_size"
-    RATE_REVEAL = "rate_reveal"  # who wrote the replies of the rating just stored: shown once, after the vote
+    RATE_REVEAL = "rate_reveal"  # what the page says of the rating just stored, once (names only with reveal "each")
     RATE_COMMENT = "rate_comment_"  # + the item: its comment box
     RATE_SCORE = "rate_score_"  # + a judge dimension: its 1-5 choice

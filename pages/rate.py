@@ -1,17 +1,21 @@
 """Rate: people rate replies blind, two side by side or one on the judge's rubric, for the run picked in the sidebar,
 or that run's replies (the candidate) against another run's of the same suite (the base).
 
-The queue and the blinding live in :mod:`evalcore.explorer.rating`: the contenders' names stay on the server
-until the vote is stored.
+The queue and the blinding live in :mod:`evalcore.explorer.rating` and :mod:`evalcore.explorer.blinding`: the
+contenders' names stay on the server until the rater's queue is done (``EVALCORE_RATE_REVEAL=each``: after each
+vote).
 """
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
-from evalcore.explorer import rating
+from evalcore.core.errors import EvalcoreError
+from evalcore.explorer import blinding, changes, rating
 from evalcore.storage.ratings import add_ratings, load_ratings
-from pages import _actions, _frame, _loaders, _rate_base, _widgets
+from pages import _actions, _frame, _loaders, _rate_base, _rater, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -38,14 +42,7 @@ access = _actions.access()
 if not access.may_rate():
     st.info("Rating is not open to you on this deployment ([evalcore.access] rate).", icon=":material/lock:")
     st.stop()
-visitor = access.visitor
-rater = visitor.email if visitor.signed_in and visitor.email else st.text_input("Your name", key=Keys.RATER).strip()
-if not rater:
-    st.caption("Type your name once: your ratings and your place in the queue are kept under it.")
-    st.stop()
-if problem := rating.rater_problem(rater):
-    st.error(plain(problem))
-    st.stop()
+rater = _rater.rater(access)
 
 st.caption(plain(now.label))
 left, middle, right = st.columns([3, 2, 1])
@@ -60,14 +57,24 @@ size = int(right.number_input("Queue", 1, 500, rating.QUEUE_SIZE, key=Keys.RATE_
 
 run = _loaders.run_with_results(now)
 store = _loaders.store()
+try:
+    secret, reveal_when = blinding.rate_secret(os.environ, store.location.folder), blinding.reveal_setting(os.environ)
+except EvalcoreError as exc:
+    st.error(plain(str(exc)))
+    st.stop()
 target, pairs = now.ref, None
 if mode_label.startswith("Base"):
     run, pairs = _rate_base.against_base(now.ref, run)
     target = run.info.id
+    if target not in _loaders.runs_index() and not access.may_change():
+        why = f"Base-and-candidate ratings are kept in a run of their own, {target}, which only someone who may "
+        st.info(plain(why + "change the store can start (their first rating stores it)."), icon=":material/lock:")
+        st.stop()
     st.caption(plain(f"Ratings are kept in a run of their own, {target}: the Leaderboard's People panel reads it."))
 queue = rating.rating_queue(
-    run, rater, mode, size=size, disagreements_first=first == DISAGREEMENTS, flagged_first=first == FLAGGED, pairs=pairs
-)
+    run, rater, mode, size=size, disagreements_first=first == DISAGREEMENTS, flagged_first=first == FLAGGED,
+    pairs=pairs, secret=secret,
+)  # fmt: skip
 done = rating.done_items(queue, load_ratings(store, target), rater)
 revealed = st.session_state.pop(Keys.RATE_REVEAL, None)
 if revealed:
@@ -77,11 +84,16 @@ st.caption(f"{len(done)} of {len(queue)} rated")
 pending = [item for item in queue if item not in done]
 if not pending:
     st.info("Nothing left to rate in this queue. The Leaderboard's People panel shows what was said.")
+    if reveal_when == "end" and queue:
+        st.markdown("**Who wrote what**")
+        st.dataframe(blinding.reveal_rows(queue, mode), hide_index=True)
     st.stop()
 
 item = pending[0]
 view = rating.blind_view(run, item)
-key = f"{item.dataset}/{item.case}/{item.sample}/{mode}"
+# The item's place in the queue tells two replies to one case apart without naming who wrote them (a widget's
+# key reaches the browser), so one reply's choices never carry over to the next.
+key = f"{item.dataset}/{item.case}/{item.sample}/{mode}/{queue.index(item)}"
 with st.container(border=True):
     st.markdown("**Input**")
     st.text(view.input)
@@ -95,12 +107,12 @@ for column, side, reply in zip(st.columns(len(view.replies)), "AB", view.replies
 comment = st.text_input("Comment (optional)", key=Keys.RATE_COMMENT + key)
 
 
-def _store(stored: object, shown: tuple[str, ...]) -> None:
+def _store(stored: object, shown: rating.QueueItem) -> None:
     if target not in _loaders.runs_index():  # a base-and-candidate run is stored with its first rating
-        store.import_run(run)
+        changes.save_run(store, run, access)
     add_ratings(store, target, [stored])  # type: ignore[list-item]
-    names = ", ".join(f"{side} was {who}" for side, who in zip("AB", shown, strict=False))
-    st.session_state[Keys.RATE_REVEAL] = f"Stored. {names}."
+    named = blinding.reveal(shown) if reveal_when == "each" else "names are shown once the queue is done"
+    st.session_state[Keys.RATE_REVEAL] = f"Stored. {named[0].upper()}{named[1:]}."
 
 
 order = [c.id for c in run.contenders]
@@ -112,7 +124,7 @@ if mode == "pairwise":
             key=f"rate_{side}",
             shortcut=shortcut,
             width="stretch",
-            on_click=lambda s=side: _store(rating.pair_rating(item, s, rater, order, comment), item.shown),
+            on_click=lambda s=side: _store(rating.pair_rating(item, s, rater, order, comment), item),
         )
 else:
     dimensions = rating.judge_dimensions(run)
@@ -126,7 +138,7 @@ else:
             shortcut="Enter",
             disabled=not complete,
             type="primary",
-            on_click=lambda: _store(rating.single_rating(item, rater, "", chosen, comment), item.shown),
+            on_click=lambda: _store(rating.single_rating(item, rater, "", chosen, comment), item),
         )
     else:
         for column, verdict, shortcut in zip(st.columns(2), ("pass", "fail"), "12", strict=True):
@@ -135,6 +147,6 @@ else:
                 key=f"rate_{verdict}",
                 shortcut=shortcut,
                 width="stretch",
-                on_click=lambda v=verdict: _store(rating.single_rating(item, rater, v, {}, comment), item.shown),
+                on_click=lambda v=verdict: _store(rating.single_rating(item, rater, v, {}, comment), item),
             )
 st.caption("Keys: " + ("1 A better · 2 B better · 3 tie · 4 both bad" if mode == "pairwise" else "the buttons' keys"))

@@ -33,6 +33,7 @@ from evalcore.analysis.ppi import CorrectedMean, ppi_mean
 from evalcore.analysis.reliability import krippendorff_alpha
 from evalcore.analysis.win_rates import PairwiseSummary, pairwise_summary
 from evalcore.core.records import DEMO_RATER, PairVerdict, Rating, Run
+from evalcore.runfile.ratings import SCALE, verdict_problem
 
 #: A person's pair verdict as a pairwise outcome of ``a``.
 _OUTCOME = {"a": "win", "b": "loss", "tie": "tie", "both_bad": "tie"}
@@ -40,8 +41,6 @@ _OUTCOME = {"a": "win", "b": "loss", "tie": "tie", "both_bad": "tie"}
 _JUDGE_VERDICT = {"win": "a", "loss": "b", "tie": "tie", "inconsistent": "tie"}
 #: Where a single reply's verdict is a word, its value on a judged metric's 0..1 scale.
 _WORDS = {"pass": 1.0, "fail": 0.0}
-#: A rating of each judge dimension on the Rate page's 1..5 scale, mapped to 0..1 as the judge's scale is.
-SCALE = (1, 5)
 
 
 @dataclass
@@ -134,12 +133,17 @@ def human_verdicts(ratings: Sequence[Rating]) -> list[PairVerdict]:
 
 def human_value(rating: Rating) -> float | None:
     """A single reply's rating on a judged metric's 0..1 scale: the mean of its dimension scores (1..5 mapped
-    to 0..1), ``pass`` 1, ``fail`` 0, or its verdict read as a number; None for a label."""
+    to 0..1), ``pass`` 1, ``fail`` 0, or its verdict read as a number; None for a label, and for a rating off
+    its scale (:class:`~evalcore.runfile.ratings.RatingEntry` refuses one, but a store may hold one from before)."""
     if rating.scores:
         low, high = SCALE
+        if not all(low <= v <= high for v in rating.scores.values()):  # NaN fails too: never outweighs the rest
+            return None
         return float(np.mean([(v - low) / (high - low) for v in rating.scores.values()]))
     if rating.verdict in _WORDS:
         return _WORDS[rating.verdict]
+    if verdict_problem(rating.verdict) is not None:  # NaN or 1e308 read as a score would outweigh the rest
+        return None
     try:
         return float(rating.verdict)
     except ValueError:

@@ -6,7 +6,7 @@
 - ``evalcore ratings import FILE``: ratings as JSON Lines (``docs/judges.md``) into the store's runs.
 - ``evalcore ratings export RUN [-o FILE]``: a run's ratings as JSON Lines (stdout without ``-o``).
 
-Exit 0 on success, 2 on a user error (no ratings, an unknown run, a bad line).
+Exit 0 on success, 2 on a user error (no ratings, an unknown run, a bad line: then nothing is imported).
 """
 
 from __future__ import annotations
@@ -51,27 +51,60 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     return _summary(action, args)
 
 
+#: The most bytes ``ratings import`` reads (``EVALCORE_MAX_RATINGS_BYTES`` to change it): a file past it is
+#: refused before it is read, so a mistaken or hostile file cannot fill the memory.
+MAX_RATINGS_BYTES = 64 << 20
+MAX_BYTES_ENV = "EVALCORE_MAX_RATINGS_BYTES"
+
+
 def _import(path: Path, args: argparse.Namespace) -> int:
     from evalcore.core.errors import ConfigError
-    from evalcore.runfile.ratings import parse_ratings, rating_problems
-    from evalcore.storage.ratings import add_ratings
+    from evalcore.runfile.ratings import numbered_ratings, rating_problems
+    from evalcore.storage.ratings import add_runs_ratings
 
     if not path.is_file():
         raise ConfigError(f"{path}: no such file; give a JSON Lines file of ratings (docs/judges.md)")
-    by_run = parse_ratings(path.read_text(encoding="utf-8"), str(path))
+    by_run = numbered_ratings(_read_capped(path), str(path))
+    if not by_run:
+        raise ConfigError(f"{path}: no rating in the file (one JSON object a line, docs/judges.md)")
     store = open_store(args)
-    for ref, ratings in by_run.items():
+    checked: dict[str, list] = {}
+    for ref, numbered in by_run.items():  # every run is checked before any rating is stored
         run_id = store.resolve_run_id(ref)
         run = store.load_run(run_id, results=False)
         cases = [(c.dataset, c.id) for c in store.load_cases(run_id)]
-        problems = rating_problems(ratings, [c.id for c in run.contenders], cases)
+        problems = rating_problems(numbered, [c.id for c in run.contenders], cases, store.done_keys(run_id))
         if problems:
-            raise ConfigError(f"{path}: run {run_id}: " + "; ".join(problems))
-        add_ratings(store, run_id, ratings)
+            raise ConfigError(f"{path}: run {run_id}: " + "; ".join(problems) + "; nothing was imported")
+        checked.setdefault(run_id, []).extend(r for _, r in numbered)
+    add_runs_ratings(store, checked)
+    for run_id, ratings in checked.items():
         print(f"imported {len(ratings)} ratings into run {run_id}")
-    if not by_run:
-        raise ConfigError(f"{path}: no rating in the file (one JSON object a line, docs/judges.md)")
     return 0
+
+
+def _read_capped(path: Path) -> str:
+    """The file's text, refused past :data:`MAX_RATINGS_BYTES` (or ``EVALCORE_MAX_RATINGS_BYTES``)."""
+    import os
+
+    from evalcore.core.errors import ConfigError
+
+    limit_text = os.environ.get(MAX_BYTES_ENV, str(MAX_RATINGS_BYTES))
+    try:
+        limit = int(limit_text)
+    except ValueError:
+        raise ConfigError(f"{MAX_BYTES_ENV}={limit_text!r}: give a number of bytes") from None
+    with path.open("rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ConfigError(
+            f"{path}: larger than {limit} bytes, the most a ratings import reads; split it into smaller files "
+            f"or raise the limit with {MAX_BYTES_ENV}"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8 JSON Lines") from None
 
 
 def _export(ref: str, args: argparse.Namespace) -> int:
@@ -127,10 +160,11 @@ def _summary(ref: str, args: argparse.Namespace) -> int:
 def summary_lines(run_id: str, summary: HumanSummary) -> list[str]:
     """The text ``evalcore ratings RUN`` prints."""
     from evalcore.analysis.human import agreement_line, corrected_rows, rater_line
+    from evalcore.analysis.view import count
     from evalcore.analysis.win_rates import strength_rows, win_rate_rows
 
     demo = " (demo data: made-up raters)" if summary.demo else ""
-    lines = [f"run {run_id}: {summary.ratings} ratings by {len(summary.raters)} raters{demo}", ""]
+    lines = [f"run {run_id}: {count(summary.ratings, 'rating')} by {count(len(summary.raters), 'rater')}{demo}", ""]
     if summary.pairs:
         lines += ["people's win rates (pairs rated blind)", table(*win_rate_rows(summary.pairs)), ""]
         lines += ["people's Bradley-Terry ranking", table(*strength_rows(summary.pairs)), ""]

@@ -7,6 +7,8 @@ history, who may change the store, and background runs launched from a page.
 - :mod:`~evalcore.explorer.sharing`: run lists, bundled runs, the address bar's state.
 - :mod:`~evalcore.explorer.access`: the deployment's roles (sign-in, launch list, viewer mode): who may view,
   who may change the store.
+- :mod:`~evalcore.explorer.rating`: the Rate page's blind queue, what the browser sees of an item, the rating.
+- :mod:`~evalcore.explorer.blinding`: the deployment's secret behind each rater's queue, and when names show.
 - :mod:`~evalcore.explorer.changes`: saving uploads, deleting runs and pinning baselines, under those roles.
 - :mod:`~evalcore.explorer.jobs`: launching and resuming runs in a background thread.
 - :mod:`~evalcore.explorer.suite_roots`: the folders the app may run suites from, and the suites under them.

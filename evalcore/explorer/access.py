@@ -65,6 +65,8 @@ class Visitor:
     signed_in: bool = False
     #: Connected from this machine, not through a proxy: the app runs for its owner, as ``streamlit run``.
     local: bool = False
+    #: Why a sign-in was refused (the provider says the address is not verified); None otherwise.
+    refused: str | None = None
 
     @classmethod
     def from_user(
@@ -73,12 +75,20 @@ class Visitor:
         """A visitor from ``st.user.to_dict()``, ``st.context.ip_address`` and ``st.context.headers``.
 
         Streamlit gives no IP address for a connection from localhost; a proxy in front of the app (a
-        deployment) adds a forwarding header, so such a connection is not local however it arrives.
+        deployment) adds a forwarding header, so such a connection is not local however it arrives. A sign-in
+        whose provider says ``email_verified: false`` is refused: anyone could have typed that address into
+        the provider, so the visitor is signed out, with :attr:`refused` saying why.
         """
         user = user or {}
         lowered = {k.lower() for k in (headers or {})}
         local = _loopback(ip_address) and not any(h in lowered for h in _FORWARDING_HEADERS)
         email = user.get("email")
+        if user.get("is_logged_in") and str(user.get("email_verified", True)).strip().lower() == "false":
+            refused = (
+                f"{str(email or '').strip().lower() or 'this sign-in'}: the sign-in provider says this address is "
+                "not verified; verify it with the provider, then sign in again"
+            )
+            return cls(local=local, refused=refused)
         return cls(
             email=str(email).strip().lower() if email else None,
             name=str(user["name"]) if user.get("name") else None,

@@ -1,25 +1,27 @@
 """The Rate page's engine: a rater's queue of blind items, what the browser may see of one, and the rating.
 
 A queue is drawn per run, rater and mode: every item a contender (pairwise: two contenders) answered, dealt out
-round-robin over the contenders (pairs) so each gets its share, in an order seeded by the run and the rater, so
-the same rater finds the same queue again and resumes where they stopped (``12 of 40``). Optionally the judges'
-disagreements come first (a pairwise judge's ``inconsistent`` verdicts, the panel's ``judge_disagreement``), or
-the replies a judge panel flagged for review (its ``judge_flagged``, with ``disagreement_threshold``): those
-ratings are marked ``random=False`` and never correct the judge's score.
+round-robin over the contenders (pairs) so each gets its share, in an order seeded by the run, the rater and the
+deployment's secret (:mod:`evalcore.explorer.blinding`), so the same rater finds the same queue again and resumes
+where they stopped (``12 of 40``). Optionally the judges' disagreements come first (a pairwise judge's
+``inconsistent`` verdicts, the panel's ``judge_disagreement``), or the replies a judge panel flagged for review
+(its ``judge_flagged``, with ``disagreement_threshold``): those ratings are marked ``random=False`` and never
+correct the judge's score.
 
 A base and a candidate run are rated in a run of their own (:func:`base_candidate_run`): each paired contender's
 replies from both runs, named ``X · base`` and ``X · candidate``, so people's verdicts on them are ordinary pair
 ratings that the People panel and ``evalcore ratings`` read like any other.
 
 Blinding is the server's: a :class:`QueueItem` knows the contenders and stays in the session; the page shows
-only its :class:`BlindView` (the case and the replies as ``A``/``B``), and the names after the vote is stored.
-Nothing here imports streamlit.
+only its :class:`BlindView` (the case and the replies as ``A``/``B``), and the names once the rater's queue is
+done (:mod:`evalcore.explorer.blinding`). Nothing here imports streamlit.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import itertools
 import json
 import random
@@ -28,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from evalcore.analysis.compare import pair_contenders
-from evalcore.analysis.human import SCALE
 from evalcore.core.records import DEMO_RATER, Metric, Rating, Result, Run
+from evalcore.runfile.ratings import SCALE, checked
 from evalcore.scoring.judge import FLAGGED_DESCRIPTION
 
 Mode = Literal["pairwise", "single"]
@@ -77,9 +79,29 @@ def rater_problem(rater: str) -> str | None:
     return None
 
 
-def rater_seed(run_id: str, rater: str, mode: Mode) -> int:
-    """The queue's seed: the same run, rater and mode draw the same queue."""
-    return int(hashlib.sha256(f"{run_id}\n{rater}\n{mode}".encode()).hexdigest()[:12], 16)
+#: How a name typed on the Rate page is stored: marked, so it never equals nor passes for a signed-in address.
+UNVERIFIED = " (unverified)"
+
+
+def typed_name_problem(name: str) -> str | None:
+    """Why a typed name cannot rate (None when it can): an address is a signed-in identity, never typed."""
+    if "@" in name:
+        return f"{name!r}: a typed name cannot be an e-mail address; sign in to rate under your address."
+    return None
+
+
+def typed_rater(name: str) -> str:
+    """The rater a typed name stores ratings under: ``ana (unverified)``."""
+    return name + UNVERIFIED
+
+
+def rater_seed(run_id: str, rater: str, mode: Mode, secret: str = "") -> int:
+    """The queue's seed: the same run, rater, mode and secret draw the same queue; without the secret, nobody
+    can compute it from the run id and the rater's name."""
+    message = f"{run_id}\n{rater}\n{mode}".encode()
+    if not secret:  # the bundled demo's made-up ratings are drawn this way, and stay as they were written
+        return int(hashlib.sha256(message).hexdigest()[:12], 16)
+    return int(hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()[:12], 16)
 
 
 def rating_queue(
@@ -91,6 +113,7 @@ def rating_queue(
     disagreements_first: bool = False,
     flagged_first: bool = False,
     pairs: Sequence[tuple[str, str]] | None = None,
+    secret: str = "",
 ) -> list[QueueItem]:
     """The rater's queue: up to ``size`` items, each contender (pair) getting its share in turn.
 
@@ -104,8 +127,10 @@ def rating_queue(
             ``random=False``).
         pairs: in ``pairwise`` mode, only these pairs of contenders (a base-and-candidate run's); every pair
             when None.
+        secret: the deployment's secret (:func:`~evalcore.explorer.blinding.rate_secret`), so the order and the
+            sides cannot be computed from the run id and the rater's name; the page always passes it.
     """
-    rng = random.Random(rater_seed(run.info.id, rater, mode))
+    rng = random.Random(rater_seed(run.info.id, rater, mode, secret))
     answered = _answered(run)
     order = [c.id for c in run.contenders]
     groups: list[tuple[str, ...]] = (
@@ -199,23 +224,34 @@ def _reply(result: Result) -> str:
 
 def pair_rating(item: QueueItem, side: str, rater: str, order: Sequence[str], comment: str = "") -> Rating:
     """The rating of a pair from the side the rater chose (``A``, ``B``, ``tie`` or ``both_bad``), in contender
-    terms: ``a`` is the pair's first contender in the run's contender ``order``, whichever side it was shown on."""
+    terms: ``a`` is the pair's first contender in the run's contender ``order``, whichever side it was shown on.
+
+    Raises:
+        RunFileError: the rating breaks the rules of a rating (:class:`~evalcore.runfile.ratings.RatingEntry`).
+    """
     a, b = sorted(item.shown, key=list(order).index)
     chosen = {"A": item.shown[0], "B": item.shown[1]}.get(side)
     verdict = side if chosen is None else ("a" if chosen == a else "b")
-    return Rating(item.dataset, item.case, item.sample, a, b, rater, verdict, comment=comment, random=item.random)
+    return checked(
+        Rating(item.dataset, item.case, item.sample, a, b, rater, verdict, comment=comment, random=item.random)
+    )
 
 
 def single_rating(item: QueueItem, rater: str, verdict: str, scores: dict[str, float], comment: str = "") -> Rating:
     """The rating of one reply: ``pass``/``fail``, or its dimension ``scores`` (1..5) with their 0..1 mean as the
-    verdict."""
+    verdict.
+
+    Raises:
+        RunFileError: a score off the 1..5 scale, or a verdict no rating may have
+            (:class:`~evalcore.runfile.ratings.RatingEntry`).
+    """
     if scores:
         low, high = SCALE
         verdict = f"{sum((v - low) / (high - low) for v in scores.values()) / len(scores):.4g}"
-    return Rating(
+    return checked(Rating(
         item.dataset, item.case, item.sample, item.shown[0], None, rater, verdict, dict(scores), comment,
         random=item.random,
-    )  # fmt: skip
+    ))  # fmt: skip
 
 
 def judge_dimensions(run: Run) -> list[str]:

@@ -271,9 +271,14 @@ class _Header:
         if pairwise or ratings:
             keys = [{"dataset": c.dataset, "id": c.id} for c in cases]
             crossed = {"contenders": self.tree["contenders"], "cases": keys} | {k: self.tree.get(k) for k in OPTIONAL}
-            if any(True for _ in pairwise_problems(crossed)) or any(True for _ in ratings_problems(crossed)):
+            rating_problems = ratings_problems(crossed, _answered(results))
+            if any(True for _ in pairwise_problems(crossed)) or any(True for _ in rating_problems):
                 raise _Unsure
         return run_of(self.info, self.metrics, self.contenders, cases, results, refused, pairwise, ratings)
+
+
+def _answered(results: list[records.Result]) -> set[tuple[str, str, str, int]]:
+    return {(r.contender, r.dataset, r.case, r.sample) for r in results}
 
 
 def _list(value: Any) -> list[Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore.core import records
@@ -44,13 +44,22 @@ def add_ratings(store: Any, run_id: str, ratings: Sequence[records.Rating]) -> N
     Raises:
         StoreError: the run is unknown.
     """
-    stamped = [r if r.created_at else _stamped(r) for r in ratings]
-    with store.transaction() as conn:
-        if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
-            from evalcore.core.errors import StoreError
+    add_runs_ratings(store, {run_id: ratings})
 
-            raise StoreError(f"run {run_id!r} is not in the store: import its run file first (evalcore import)")
-        insert_ratings(conn, run_id, stamped)
+
+def add_runs_ratings(store: Any, by_run: Mapping[str, Sequence[records.Rating]]) -> None:
+    """Store the ratings of several runs in one transaction: all of them, or none when a run is unknown.
+
+    Raises:
+        StoreError: a run is unknown (nothing is stored).
+    """
+    with store.transaction() as conn:
+        for run_id, ratings in by_run.items():
+            if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+                from evalcore.core.errors import StoreError
+
+                raise StoreError(f"run {run_id!r} is not in the store: import its run file first (evalcore import)")
+            insert_ratings(conn, run_id, [r if r.created_at else _stamped(r) for r in ratings])
 
 
 def rating_rows(conn: sqlite3.Connection, run_id: str) -> list[tuple]:

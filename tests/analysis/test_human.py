@@ -108,3 +108,10 @@ def test_a_graded_judge_interval_stays_within_0_and_1():
         result.metrics["judge_score"] = value
     low, high = human_summary(run, resamples=0).judge_intervals[C0]
     assert 0.9 <= low < high <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("verdict", "scores"), [("1e308", {}), ("NaN", {}), ("-inf", {}), ("2", {}), ("1", {"tone": 99.0})]
+)
+def test_a_stored_rating_off_its_scale_is_never_read_as_a_score(verdict, scores):
+    assert human_value(Rating("d", "c", 0, "x", None, "ana", verdict, scores)) is None

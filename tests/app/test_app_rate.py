@@ -5,7 +5,7 @@ from __future__ import annotations
 from evalcore.storage.ratings import load_ratings
 from evalcore.storage.store import Store
 from tests.app.test_app_shared import open_page, seed, texts
-from tests.factories import flagged_run, judged_run, rated_run
+from tests.factories import flagged_run, judged_run, make_run, rated_run
 
 PAGE = "pages/rate.py"
 
@@ -29,14 +29,55 @@ def test_a_pair_is_shown_without_any_contenders_name(monkeypatch, tmp_path):
     assert not [name for name in _names(run) if name in shown]
 
 
-def test_a_vote_is_stored_in_contender_terms_and_then_names_the_sides(monkeypatch, tmp_path):
+def test_a_vote_is_stored_in_contender_terms_and_names_no_side_while_the_queue_goes_on(monkeypatch, tmp_path):
     run = judged_run(4, run_id="run-rate")
     seed(monkeypatch, tmp_path, run)
     at = open_page(PAGE, rater="ana")
     at.button(key="rate_A").click().run()
     assert not at.exception
     (stored,) = _stored(tmp_path, "run-rate")
-    assert stored.rater == "ana" and stored.verdict in ("a", "b") and stored.random
+    assert stored.rater == "ana (unverified)" and stored.verdict in ("a", "b") and stored.random
+    assert "Stored. Names are shown once the queue is done." in at.success[0].value.replace("\\", "")
+    assert not [name for name in _names(run) if name in texts(at)]
+
+
+def test_the_names_are_shown_once_the_queue_is_done(monkeypatch, tmp_path):
+    run = judged_run(4, run_id="run-rate")
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="ana", rate_size=2)
+    at.button(key="rate_A").click().run()
+    at.button(key="rate_tie").click().run()
+    assert not at.exception
+    assert "2 of 2 rated" in texts(at)
+    shown = at.dataframe[0].value
+    stored = _stored(tmp_path, "run-rate")
+    assert {frozenset(row) for row in shown[["A", "B"]].itertuples(index=False)} == {
+        frozenset((r.a, r.b)) for r in stored
+    }
+
+
+def test_the_order_and_the_sides_come_from_the_deployments_secret(monkeypatch, tmp_path):
+    from evalcore.explorer.rating import rating_queue
+
+    run = judged_run(4, run_id="run-rate")
+    seed(monkeypatch, tmp_path, run)
+    monkeypatch.setenv("EVALCORE_RATE_SECRET", "the-deployments-own")
+    monkeypatch.setenv("EVALCORE_RATE_REVEAL", "each")
+    at = open_page(PAGE, rater="ana")
+    at.button(key="rate_A").click().run()
+    first = rating_queue(run, "ana", "pairwise", secret="the-deployments-own")[0]
+    assert f"A was {first.shown[0]}, B was {first.shown[1]}" in at.success[0].value.replace("\\", "")
+
+
+def test_with_reveal_each_a_vote_is_stored_and_then_names_the_sides(monkeypatch, tmp_path):
+    run = judged_run(4, run_id="run-rate")
+    seed(monkeypatch, tmp_path, run)
+    monkeypatch.setenv("EVALCORE_RATE_REVEAL", "each")
+    at = open_page(PAGE, rater="ana")
+    at.button(key="rate_A").click().run()
+    assert not at.exception
+    (stored,) = _stored(tmp_path, "run-rate")
+    assert stored.rater == "ana (unverified)" and stored.verdict in ("a", "b") and stored.random
     revealed = at.success[0].value
     winner = stored.a if stored.verdict == "a" else stored.b
     assert f"A was {winner}" in revealed.replace("\\", "")
@@ -64,7 +105,7 @@ def test_one_reply_is_rated_on_the_judges_dimensions(monkeypatch, tmp_path):
     assert at.button(key="rate_store").disabled
     at.segmented_control[0].set_value(4).run()
     at.button(key="rate_store").click().run()
-    (stored,) = [r for r in _stored(tmp_path, "run-rate") if r.rater == "cy"]
+    (stored,) = [r for r in _stored(tmp_path, "run-rate") if r.rater == "cy (unverified)"]
     assert stored.b is None and stored.scores == {"tone": 4.0} and stored.verdict == "0.75"
 
 
@@ -124,3 +165,54 @@ def test_the_flagged_order_is_offered_only_for_a_run_with_a_flagging_panel(monke
     seed(monkeypatch, tmp_path, judged_run(4, run_id="run-rate"))
     at = open_page(PAGE, rater="ana")
     assert at.selectbox(key="rate_first").options == ["Random order", "Disagreements"]
+
+
+def test_the_next_reply_to_the_same_case_starts_with_no_scores_chosen(monkeypatch, tmp_path):
+    run = make_run(2, 1, with_errors=False, run_id="run-rate")  # one case: the two items are its two replies
+    run.metrics.append(run.metrics[0].__class__("tone", "judge: tone, 0..1"))
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE, rater="cy", rate_mode="One reply, blind")
+    at.segmented_control[0].set_value(4).run()
+    at.button(key="rate_store").click().run()
+    assert not at.exception
+    assert "1 of 2 rated" in texts(at)
+    assert at.segmented_control[0].value is None
+    assert at.button(key="rate_store").disabled
+
+
+def test_with_reveal_each_a_single_reply_is_named_as_the_reply(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, flagged_run("run-rate"))
+    monkeypatch.setenv("EVALCORE_RATE_REVEAL", "each")
+    at = open_page(PAGE, rater="ana", rate_mode="One reply, blind")
+    at.button(key="rate_pass").click().run()
+    (stored,) = _stored(tmp_path, "run-rate")
+    assert f"Stored. The reply was {stored.a}'s." in at.success[0].value.replace("\\", "")
+    assert "A was" not in at.success[0].value
+
+
+def test_a_typed_name_is_stored_as_unverified_and_cannot_be_an_address(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, judged_run(4, run_id="run-rate"))
+    at = open_page(PAGE, rater="ada@example.com")
+    assert "'ada@example.com': a typed name cannot be an e-mail address" in at.error[0].value.replace("\\", "")
+    assert not at.button
+    at = open_page(PAGE, rater="ada")
+    at.button(key="rate_A").click().run()
+    assert [r.rater for r in _stored(tmp_path, "run-rate")] == ["ada (unverified)"]
+
+
+def test_base_and_candidate_mode_imports_no_run_for_a_rater_who_may_not_change_the_store(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.test_app_shared import REPO
+
+    seed(monkeypatch, tmp_path, judged_run(4, run_id="run-base"), judged_run(4, run_id="run-candidate"))
+    monkeypatch.setenv("EVALCORE_DEPLOYED", "1")  # this visitor may only view, but everyone may rate
+    at = AppTest.from_file(str(REPO / PAGE), default_timeout=30)
+    at.secrets["evalcore"] = {"access": {"rate": "everyone"}}
+    for key, value in {"rater": "ana", "run": "run-candidate", "rate_mode": "Base and candidate, blind"}.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    assert "who may change the store" in at.info[0].value
+    assert not at.button
+    assert [r["id"] for r in Store(tmp_path / "evalcore.db").list_runs() if r["id"].startswith("rate-")] == []

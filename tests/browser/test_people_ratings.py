@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from evalcore.core.records import CORRECTED, RANK_BY, Metric
-from evalcore.explorer.rating import rating_queue
+from evalcore.explorer.blinding import rate_secret
+from evalcore.explorer.rating import rating_queue, typed_rater
 from evalcore.runfile.write import write_run_file
 from tests.browser.conftest import enter_rater_name, new_tab, screenshot, served_runs, settled
 from tests.browser.test_flows import open_app
@@ -38,8 +39,9 @@ ORDER = [c.id for c in RUN.contenders]
 def people_url(tmp_path_factory: pytest.TempPathFactory, chromium):  # noqa: ANN001, ANN201
     folder = tmp_path_factory.mktemp("people")
     write_run_file(RUN, folder / "bundled" / "people.json")
+    secret = rate_secret({}, folder)  # the page reads the secret kept beside its store: the test predicts its queue
     with served_runs(folder) as url:
-        yield url
+        yield url, secret
 
 
 def _rows(table) -> list[list[str]]:  # noqa: ANN001
@@ -49,11 +51,12 @@ def _rows(table) -> list[list[str]]:  # noqa: ANN001
 
 
 def test_a_person_rates_blind_pairs_and_replies_and_reads_what_people_said(chromium, people_url):  # noqa: ANN001
+    people_url, secret = people_url
     with new_tab(chromium) as page:
         open_app(page, people_url, "rate")
         enter_rater_name(page, "ana")
         # 8 c0-c1 pairs, 7 c0-c2 and 7 c1-c2 (c2 has no reply to the first case): 22, in the page's own order.
-        pairs = rating_queue(RUN, "ana", "pairwise")
+        pairs = rating_queue(RUN, typed_rater("ana"), "pairwise", secret=secret)
         expect(page.get_by_text(f"0 of {len(pairs)} rated")).to_be_visible()
         assert len(pairs) == 22
         settled(page)
@@ -64,7 +67,7 @@ def test_a_person_rates_blind_pairs_and_replies_and_reads_what_people_said(chrom
             expect(page.get_by_text(f"{i + 1} of 22 rated")).to_be_visible()
             settled(page)
         page.get_by_text("One reply, blind").click()
-        singles = rating_queue(RUN, "ana", "single")
+        singles = rating_queue(RUN, typed_rater("ana"), "single", secret=secret)
         assert [i.shown[0] for i in singles[:6]] == ORDER * 2  # each contender in turn
         expect(page.get_by_text(f"0 of {len(singles)} rated")).to_be_visible()
         for i, verdict in enumerate(["Pass (1)"] * 3 + ["Fail (2)"] * 3):  # each contender: one pass, one fail

@@ -129,3 +129,13 @@ def test_without_sign_in_the_owner_launches_from_a_server_on_every_interface(chr
         assert "Run" in nav_labels(page)
         expect(page.get_by_text("Read-only deployment")).to_have_count(0)
         context.close()
+
+
+def test_a_sign_in_with_an_unverified_address_is_refused_and_says_why(tab, provider, signed_url):  # noqa: ANN001
+    provider.next_user = {**LISTED, "email_verified": False}
+    tab.get_by_role("button", name="Sign in").click()
+    expect(tab.get_by_text("the sign-in provider says this address is not verified")).to_be_visible()
+    expect(tab.get_by_text("Signed in as")).to_have_count(0)
+    assert "Run" not in nav_labels(tab)
+    tab.get_by_role("button", name="Sign out").click()
+    expect(tab.get_by_role("button", name="Sign in")).to_be_visible()

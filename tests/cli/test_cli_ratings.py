@@ -77,4 +77,13 @@ def test_a_rating_of_an_unknown_contender_is_refused_with_its_line(db, tmp_path)
                    '"contender": "ghost", "rater": "ana", "verdict": "pass"}\n')  # fmt: skip
     done = evalcore("ratings", "import", bad, db=db)
     assert done.returncode == 2
-    assert "run run-0001: contender 'ghost' is not in the run" in done.stderr
+    assert "run run-0001: line 1: contender 'ghost' is not in the run" in done.stderr
+
+
+def test_the_summary_counts_one_rater_in_the_singular(db, tmp_path):
+    path = tmp_path / "ana.jsonl"
+    path.write_text(dump_ratings("run-0001", [r for r in RUN.ratings if r.rater == "ana"]), encoding="utf-8")
+    evalcore("ratings", "import", path, db=db)
+    done = evalcore("ratings", "run-0001", "--resamples", "0", db=db)
+    assert done.returncode == 0, done.stderr
+    assert "run run-0001: 10 ratings by 1 rater\n" in done.stdout

@@ -164,3 +164,23 @@ def test_resume_delete_save_and_pin_are_refused_in_the_engine_call(tmp_path):
     assert [(r["id"], r["status"], r["results"]) for r in store.list_runs()] == before
     changes.delete_run(store, "run-done", Access(roles, ANA))
     assert [r["id"] for r in store.list_runs()] == ["run-stopped"]
+
+
+@pytest.mark.parametrize("verified", [False, "false"])
+def test_a_sign_in_whose_provider_says_the_address_is_unverified_is_refused_and_says_why(verified):
+    user = {"is_logged_in": True, "email": "ada@example.com", "email_verified": verified}
+    visitor = Visitor.from_user(user, "203.0.113.9", {})
+    assert not visitor.signed_in and visitor.email is None
+    assert visitor.refused == (
+        "ada@example.com: the sign-in provider says this address is not verified; verify it with the provider, "
+        "then sign in again"
+    )
+    policy = Policy(auth=True, launch=("ada@example.com",), rate="signed-in", view="signed-in")
+    access = Access(policy, visitor)
+    assert not access.may_view() and not access.may_change() and not access.may_rate()
+
+
+def test_a_sign_in_with_a_verified_address_or_no_claim_is_signed_in():
+    for user in ({"email_verified": True}, {}):
+        visitor = Visitor.from_user({"is_logged_in": True, "email": "ada@example.com", **user}, None, {})
+        assert visitor.signed_in and visitor.email == "ada@example.com" and visitor.refused is None

@@ -3,8 +3,18 @@
 import json
 from collections import Counter
 
+import pytest
+
+from evalcore.core.errors import RunFileError
 from evalcore.explorer.access import Access, Policy, Visitor
-from evalcore.explorer.rating import base_candidate_run, blind_view, done_items, pair_rating, rating_queue
+from evalcore.explorer.rating import (
+    base_candidate_run,
+    blind_view,
+    done_items,
+    pair_rating,
+    rating_queue,
+    single_rating,
+)
 from tests.factories import flagged_run, judged_run, make_run
 
 RUN = make_run(4, 6, with_errors=False)
@@ -120,3 +130,10 @@ def test_the_same_two_runs_give_the_same_rating_run():
         != base_candidate_run(candidate, base)[0].info.id
     )
     assert first.info.id.startswith("rate-")
+
+
+@pytest.mark.parametrize(("verdict", "scores"), [("1e308", {}), ("NaN", {}), ("", {"tone": 99.0})])
+def test_a_single_rating_off_its_scale_is_refused_before_it_is_stored(verdict, scores):
+    item = rating_queue(RUN, "ana", "single")[0]
+    with pytest.raises(RunFileError, match="is not a score from 0 to 1|less than or equal to 5"):
+        single_rating(item, "ana", verdict, scores)
