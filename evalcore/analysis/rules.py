@@ -23,6 +23,8 @@ LOG_SCALE_NAMES = ("cost", "time")
 TIE_DECIMALS = 9
 #: "within 0.02 of the top score" includes 0.88 against 0.90, whose float difference is 0.0200…02.
 POINTS_TOLERANCE = 1e-9
+#: What a leaderboard says of a table with one contender, after its name: a rank needs another row.
+ALONE_TEXT = "nothing to rank it against, so no winner, P(best) or weight stability; its numbers are in the table."
 
 
 def errors_penalty_text() -> str:
@@ -44,4 +46,5 @@ def ranking_rules() -> dict[str, Any]:
         "log_scale_names": list(LOG_SCALE_NAMES),
         "tie_decimals": TIE_DECIMALS,
         "points_tolerance": POINTS_TOLERANCE,
+        "alone_text": ALONE_TEXT,
     }

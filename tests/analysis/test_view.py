@@ -18,6 +18,7 @@ from evalcore.analysis.view import (
     weight_hint,
     weight_names,
 )
+from evalcore.analysis.banner import banner_html, banner_text
 from evalcore.core.errors import WeightsError
 from evalcore.storage.frames import results_frame
 from tests.factories import make_run
@@ -168,8 +169,23 @@ def test_headline_names_the_winner_how_sure_and_the_best_value_escaped(run, fram
 
 
 def test_headline_without_a_winner_says_why(run, frame):
-    v = view(run, frame, filters=Filters(contenders=[run.contenders[3].id]))
+    failed = frame.copy()
+    first = failed.groupby("contender", observed=True).head(1).index  # every contender's first result fails
+    failed.loc[first, "status"] = "error"
+    failed.loc[first, "score"] = float("nan")
+    v = view(run, failed)
     assert v.winner is None and headline(v).startswith("**No winner:**")
+
+
+def test_one_contender_wins_nothing_on_any_surface(run, frame):
+    alone = view(run, frame).winner
+    v = view(run, frame, filters=Filters(contenders=[alone]))
+    assert len(v.ranked) == 1 and v.banner.alone == alone
+    surfaces = {"app": headline(v), "cli": "\n".join(banner_text(v.banner)), "report": banner_html(v.banner)}
+    for surface, text in surfaces.items():
+        assert "only one contender" in text.lower(), surface
+        assert "Winner" not in text and "weight jitters" not in text and "bootstrap" not in text, surface
+        assert "Best value" not in text, surface
 
 
 @pytest.mark.parametrize(
