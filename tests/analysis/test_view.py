@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from evalcore.analysis.banner import banner_html, banner_text
 from evalcore.analysis.view import (
     Filters,
     escape_markdown,
@@ -18,7 +19,6 @@ from evalcore.analysis.view import (
     weight_hint,
     weight_names,
 )
-from evalcore.analysis.banner import banner_html, banner_text
 from evalcore.core.errors import WeightsError
 from evalcore.storage.frames import results_frame
 from tests.factories import make_run
@@ -141,6 +141,13 @@ def test_weight_names_cover_score_each_metric_errors_cost_and_time(run):
     names = weight_names(run.metrics)
     assert names[0] == "score" and names[-3:] == ["errors", "cost", "time"]
     assert "hallucinated_rate" in names
+
+
+def test_the_primary_metric_and_the_score_share_one_slider_named_score(run):
+    primary = next(m.name for m in run.metrics if m.primary)
+    names = weight_names(run.metrics)
+    assert names.count("score") == 1 and primary not in names
+    assert primary in weight_hint("score", run.metrics, markdown=False)  # the slider says which metric it weighs
 
 
 def test_live_shares_sum_to_one_and_a_zero_weight_has_none():
