@@ -40,7 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from evalcore.analysis.intervals import LEVEL, bootstrap_interval, expanded_level, mean_acceleration, ratio
+from evalcore.analysis.intervals import (
+    LEVEL,
+    bootstrap_interval,
+    constant_interval,
+    expanded_level,
+    mean_acceleration,
+    ratio,
+)
 from evalcore.analysis.resampling import count_blocks
 
 #: Significance threshold: a p-value below it is significant.
@@ -217,9 +224,10 @@ def agreement_bound(n: np.ndarray | int, level: float = LEVEL) -> np.ndarray:
     no differing case among ``n``, the one-sided exact (Clopper-Pearson, Biometrika 1934) upper bound on
     ``q`` at ``(1 + level) / 2`` is ``1 − ((1 − level) / 2)^(1/n)``, so ``[−bound, +bound]`` covers the
     difference at least as often as ``level``. On 30 cases it is ±11.6 points (Tango's interval for 0/1
-    values that agree everywhere is ±11.6 too).
+    values that agree everywhere is ±11.6 too). It is the boundary rule of every interval here
+    (:func:`evalcore.analysis.intervals.constant_interval`) for the share of cases at a difference of 0.
     """
-    return 1.0 - ((1.0 - level) / 2.0) ** (1.0 / np.asarray(n, dtype=float))
+    return 1.0 - constant_interval(1.0, n, level)[0]
 
 
 def _distinct_columns(shared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
