@@ -24,7 +24,10 @@ TIE_DECIMALS = 9
 #: "within 0.02 of the top score" includes 0.88 against 0.90, whose float difference is 0.0200…02.
 POINTS_TOLERANCE = 1e-9
 #: What a leaderboard says of a table with one contender, after its name: a rank needs another row.
-ALONE_TEXT = "nothing to rank it against, so no winner, P(best) or weight stability; its numbers are in the table."
+ALONE_TEXT = (
+    "nothing to rank it against, so no winner: its first place, best mark and P(best) of 100% hold by "
+    "construction, not by evidence; read its score and interval."
+)
 
 
 def errors_penalty_text() -> str:
