@@ -43,7 +43,10 @@ st.download_button(
     on_click="ignore",  # a download changes nothing on the page: no rerun
     help="One file anyone can open offline: tables, charts, failing cases and weight sliders.",
 )
-st.success(view.headline(board), icon=":material/trophy:")
+if board.banner.alone is None:
+    st.success(view.headline(board), icon=":material/trophy:")
+else:
+    st.info(view.headline(board), icon=":material/person:")
 st.subheader("Overall")
 event = _widgets.show_table(board.overall, board.columns, key=Keys.LEADERBOARD_TABLE)
 picked = _widgets.picked_row(event, len(board.overall))

@@ -20,6 +20,7 @@ import pandas as pd
 
 from evalcore.analysis.formats import format_cost, format_percent, format_seconds, is_missing, plural
 from evalcore.analysis.rules import (
+    ALONE_TEXT,
     BEST_VALUE_POINTS,
     ERRORS_PENALTY_BASE,
     ERRORS_PENALTY_EACH,
@@ -31,6 +32,8 @@ from evalcore.analysis.rules import (
 SCORE_TIE = 1e-9
 NO_WINNER = "no row was scored without errors."
 NO_WSCORE = "no row has a wscore."
+#: What the banner says of a table with one contender, after its name.
+ALONE = ALONE_TEXT
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class Banner:
         best_value: the best-value row's contender, or None.
         best_value_points: the best-value margin, in points of score.
         missing: rows with scored results but no wscore, each with what it lacks (a price) and how to give it.
+        alone: the contender of a table with only one, which wins nothing (:data:`ALONE`), or None.
     """
 
     winner: str | None = None
@@ -54,6 +58,7 @@ class Banner:
     #: Rows with scored results but no wscore, each with what it lacks and how to give it
     #: (:func:`missing_wscores`).
     missing: list[str] = field(default_factory=list)
+    alone: str | None = None
 
     @property
     def best_value_text(self) -> str:
@@ -67,6 +72,10 @@ def banner_of(
     """The banner of one ranked table (in rank order); an empty banner for a table of several datasets."""
     if "dataset" in ranked.columns and ranked["dataset"].nunique() > 1:
         return Banner()
+    contenders = ranked["contender"].unique() if "contender" in ranked.columns else []
+    if len(contenders) == 1:
+        # First of one is no finding: the table's best flag and P(best) of 1 are true by construction.
+        return Banner(alone=str(contenders[0]), missing=missing_wscores(ranked, weights))
     winner, best_value = flagged(ranked, "best"), flagged(ranked, "best_value")
     sure = []
     if winner is not None:
@@ -82,6 +91,8 @@ def banner_of(
 def banner_text(banner: Banner) -> list[str]:
     """The banner as plain lines, for a terminal; none without a winner or a best value."""
     lines = []
+    if banner.alone is not None:
+        return [f"Only one contender, {banner.alone}: {ALONE}", *banner.missing]
     if banner.winner is not None:
         lines.append("; ".join([f"Winner: {banner.winner}", *banner.sure]))
         lines += [f"Why: {banner.reason}"] if banner.reason else []
@@ -95,6 +106,8 @@ def banner_text(banner: Banner) -> list[str]:
 
 def banner_markdown(banner: Banner, escape: Callable[[str], str]) -> str:
     """The banner as Markdown lines; ``escape`` makes a run's text literal (names come from a run file)."""
+    if banner.alone is not None:
+        return "  \n".join([f"**Only one contender, {escape(banner.alone)}:** {ALONE}", *map(escape, banner.missing)])
     if banner.winner is None:
         lines = [f"**No winner:** {NO_WSCORE if banner.missing else NO_WINNER}"]
     else:
@@ -109,6 +122,8 @@ def banner_markdown(banner: Banner, escape: Callable[[str], str]) -> str:
 def banner_html(banner: Banner) -> str:
     """The banner as HTML, every text escaped; each part has a ``data-role`` a script can find."""
     e = html.escape
+    if banner.alone is not None:
+        return f"<strong>Only one contender, <span data-role='alone'>{e(banner.alone)}</span>:</strong> {e(ALONE)}"
     if banner.winner is None:
         lines = [f"<strong>No winner:</strong> {NO_WSCORE if banner.missing else NO_WINNER}"]
     else:

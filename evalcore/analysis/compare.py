@@ -58,7 +58,8 @@ class Change:
     n: int
     method: str
     #: Where the two sides agree on every case, where the interval comes from
-    #: (:data:`evalcore.analysis.paired.AGREE_BOUND`, :data:`evalcore.analysis.paired_f1.AGREE_PSEUDO`), else empty.
+    #: (:data:`evalcore.analysis.paired.AGREE_BOUND`, :data:`evalcore.analysis.paired_f1.AGREE_PSEUDO`), or why
+    #: there is none (:data:`evalcore.analysis.paired.AGREE_UNBOUNDED`), else empty.
     note: str = ""
 
     @property
@@ -411,7 +412,9 @@ def _compare_pairs(
     columns = [(b, c, name) for b, c in chosen for name in directions]
     base_matrix = np.column_stack([_column(base_values[b], name) for b, _, name in columns])
     cand_matrix = np.column_stack([_column(cand_values[c], name) for _, c, name in columns])
-    tests = iter(paired_differences(cand_matrix, base_matrix, B=B, seed=seed))
+    # Cost and time have no upper bound; scores, metrics and errors lie in [0, 1].
+    bounded = np.array([name not in USAGE_NUMBERS for _, _, name in columns])
+    tests = iter(paired_differences(cand_matrix, base_matrix, B=B, seed=seed, bounded=bounded))
     compared = []
     for b, c in chosen:
         changes = []

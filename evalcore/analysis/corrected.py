@@ -140,13 +140,19 @@ def _moved(
         # The standard errors, not the shown ends: those are clipped to [0, 1], which would shrink them.
         extra = float(np.sqrt(max(m.se**2 - m.judge_se**2, 0.0)))
         noise[:, j] = shift[str(contender)] + rng.normal(0.0, extra, len(first))
+    # Where the corrected interval is the boundary rule's (no spread among the rated items: se 0), no noise
+    # reproduces it; the table shows it as it is, over the rated items, not the bootstrap's over every case.
+    ruled = np.full((2, len(resampled.contenders)), np.nan)
+    for j, contender in enumerate(resampled.contenders):
+        m = corrected.get(str(contender))
+        if m is not None and str(contender) in shift and m.se == 0 and m.rated > 0:
+            ruled[:, j] = m.low, m.high
     for name in names:
         # Metric values lie in [0, 1]; clipping each resample clips the interval read from them, as a
         # percentile of clipped values is the clipped percentile.
         tables[name] = np.clip(tables[name] + noise, 0.0, 1.0)
-        if name in binomial:
-            # The corrected values are not shares: their interval is the bootstrap's.
-            binomial[name] = np.full_like(binomial[name], np.nan)
+        # The corrected values are not shares: their interval is the bootstrap's, or the boundary rule's.
+        binomial[name] = ruled.copy()
     return dataclasses.replace(resampled, tables=tables, binomial=binomial)
 
 

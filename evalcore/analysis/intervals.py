@@ -1,6 +1,7 @@
 """Interval arithmetic on plain arrays: percentile and BCa intervals read from resamples, Hesterberg's
-expanded level, safe ratios, and the closed-form interval of a proportion (:func:`proportion_interval`) that
-replaces the bootstrap's for 0/1 values.
+expanded level, safe ratios, the closed-form interval of a proportion (:func:`proportion_interval`) that
+replaces the bootstrap's for 0/1 values, and the boundary rule (:func:`constant_interval`,
+:func:`widen_points`) that every interval of a value in [0, 1] applies where it would be a point.
 
 The resamples themselves are drawn by :mod:`evalcore.analysis.resampling`; the leaderboard, paired
 comparisons, agreement and win rates read their intervals here.
@@ -51,6 +52,44 @@ def proportion_interval(hits: np.ndarray, n: np.ndarray, level: float = LEVEL) -
         low.flat[i], high.flat[i] = _clopper_pearson(float(hits.flat[i]), float(n.flat[i]), level)
     low, high = np.where(hits <= 0, 0.0, low), np.where(hits >= n, 1.0, high)
     return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
+
+
+def constant_interval(
+    value: np.ndarray | float, n: np.ndarray | int, level: float = LEVEL
+) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of a mean of values in [0, 1] when every one of its ``n`` values is ``value`` (``c``): the
+    boundary rule every interval here applies where it would otherwise be a point.
+
+    Every resample of such values is ``c``, so a bootstrap interval is the point ``[c, c]``, which claims a
+    certainty no finite sample gives. The share ``s`` of the population at ``c`` was seen ``n`` times out of
+    ``n``; Clopper–Pearson's one-sided bound (C. J. Clopper & E. S. Pearson, Biometrika 26(4), 1934; with no
+    miss, ``s ≥ L = ((1 − level) / 2)^(1/n)``, the "rule of three" of J. A. Hanley & A. Lippman-Hand, JAMA
+    249(13), 1983, made exact) bounds it, and the rest of the population lies anywhere in [0, 1], so the mean
+    lies in ``[c·L, 1 − (1 − c)·L]``. At ``c = 1`` and ``c = 0`` it is Clopper–Pearson's interval of ``n`` of
+    ``n`` (and of 0 of ``n``), the spec's boundary: 30 perfect cases give ``[0.884, 1]``, 10 give
+    ``[0.692, 1]``; 10 cases at 0.75 give ``[0.519, 0.827]``. NaN where ``n`` is 0.
+    """
+    c, size = np.broadcast_arrays(np.asarray(value, dtype=float), np.asarray(n, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(size > 0, ((1 - level) / 2) ** (1 / np.maximum(size, 1)), np.nan)
+    return c * share, 1 - (1 - c) * share
+
+
+def widen_points(
+    low: np.ndarray, high: np.ndarray, value: np.ndarray, n: np.ndarray | int, level: float = LEVEL
+) -> tuple[np.ndarray, np.ndarray]:
+    """``[low, high]``, with :func:`constant_interval` in place of every interval of one point (a mean in
+    [0, 1] whose every value was the same, or a statistic that every resample left unchanged); NaN stays NaN.
+
+    Args:
+        low, high: the intervals as computed (a bootstrap's, a normal approximation's).
+        value: each estimate (a point interval is widened around it).
+        n: the number of cases (or rated items) each estimate is a mean of.
+    """
+    low, high, value = (np.asarray(x, dtype=float) for x in (low, high, value))
+    point = (np.abs(high - low) <= 1e-12) & (value >= 0) & (value <= 1) & (np.asarray(n) > 0)
+    wide_low, wide_high = constant_interval(np.clip(value, 0.0, 1.0), np.maximum(n, 1), level)
+    return np.where(point, wide_low, low), np.where(point, wide_high, high)
 
 
 @lru_cache(maxsize=4096)

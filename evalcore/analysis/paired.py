@@ -17,6 +17,14 @@ value is the mean of the contender's scored samples of it. Two methods, one per 
   difference is mostly 0; and a two-sided sign-flip permutation test. They are two tests, so near the 5%
   line they may disagree: the interval may exclude 0 with p just above 0.05, or hold 0 with p just below.
 
+When the two sides hold the same value on every shared case, every resample is 0 and the bootstrap
+interval is a point. For values in [0, 1] (scores, metrics) the interval is then :func:`agreement_bound`.
+For values with no upper bound (cost, time: ``bounded=False``) no interval of the mean difference is valid
+from the cases alone: a difference too rare to be seen may be large enough to move the mean anywhere
+(R. R. Bahadur & L. J. Savage, "The nonexistence of certain statistical procedures in nonparametric
+problems", Annals of Mathematical Statistics 27(4), 1956), so the interval is left unknown (NaN) and the
+row's ``note`` says why (:data:`AGREE_UNBOUNDED`).
+
 Used by :func:`evalcore.analysis.significance.pairwise_significance` (contenders of one run) and
 :func:`evalcore.analysis.compare.compare` (a candidate against a base); NumPy only, so a comparison of two
 stored runs never loads pandas.
@@ -32,7 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from evalcore.analysis.intervals import LEVEL, bootstrap_interval, expanded_level, mean_acceleration, ratio
+from evalcore.analysis.intervals import (
+    LEVEL,
+    bootstrap_interval,
+    constant_interval,
+    expanded_level,
+    mean_acceleration,
+    ratio,
+)
 from evalcore.analysis.resampling import count_blocks
 
 #: Significance threshold: a p-value below it is significant.
@@ -50,9 +65,21 @@ AGREE_BOUND = (
     "the two sides agree on every case: the interval bounds the share of cases on which they could differ "
     "(Clopper-Pearson), as values lie in [0, 1]"
 )
+#: Why a difference of values with no upper bound (cost, time) that agree on every case has no interval.
+AGREE_UNBOUNDED = (
+    "the two sides agree on every case, and values with no upper bound admit no finite interval of a mean "
+    "difference from agreeing cases alone (Bahadur & Savage 1956)"
+)
 
 
-def paired_difference(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0) -> dict[str, Any]:  # noqa: N803
+def paired_difference(
+    a: np.ndarray,
+    b: np.ndarray,
+    B: int = 1000,  # noqa: N803
+    seed: int = 0,
+    *,
+    bounded: bool = True,
+) -> dict[str, Any]:
     """The statistics of one pair (as :func:`evalcore.analysis.significance.pairwise_significance` gives them), from
     per-case values (NaN where a case has none).
 
@@ -60,18 +87,27 @@ def paired_difference(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0
         a, b: each case's value for the two sides, aligned case by case.
         B, seed: resamples and sign flips, and the seed of ``np.random.default_rng``; ``pairwise`` draws
             the same, so a pair gets the same numbers either way.
+        bounded: whether the values lie in [0, 1] (scores, metrics); False for cost and time.
 
     Returns:
         ``n, mean_diff, lo, hi, p_value, significant, method, note`` of ``a − b``; when the two sides hold the
-        same value on every shared case that is not 0/1, ``lo``/``hi`` is :func:`agreement_bound` and ``note``
-        says so (:data:`AGREE_BOUND`; a 0/1 pair keeps Tango's interval, which is not a point), else ``note``
-        is empty.
+        same value on every shared case that is not 0/1, ``lo``/``hi`` is :func:`agreement_bound` (values in
+        [0, 1], ``note`` :data:`AGREE_BOUND`) or NaN (values with no upper bound, ``note``
+        :data:`AGREE_UNBOUNDED`); a 0/1 pair keeps Tango's interval, which is not a point; else ``note`` is
+        empty.
     """
     column = np.asarray(a, dtype=float)[:, None], np.asarray(b, dtype=float)[:, None]
-    return paired_differences(*column, B=B, seed=seed)[0]
+    return paired_differences(*column, B=B, seed=seed, bounded=np.array([bounded]))[0]
 
 
-def paired_differences(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 0) -> list[dict[str, Any]]:  # noqa: N803
+def paired_differences(
+    a: np.ndarray,
+    b: np.ndarray,
+    B: int = 1000,  # noqa: N803
+    seed: int = 0,
+    *,
+    bounded: np.ndarray | None = None,
+) -> list[dict[str, Any]]:
     """:func:`paired_difference` of every column of ``a`` against the same column of ``b``, drawn once.
 
     The same draws as :func:`paired_stats` with ``resample_counts`` and ``B x cases`` random signs (in that
@@ -83,8 +119,9 @@ def paired_differences(a: np.ndarray, b: np.ndarray, B: int = 1000, seed: int = 
         a, b: (cases, columns) values, NaN where a case has none; every column shares the cases, so one set
             of resamples and sign flips serves them all (the numbers are those of :func:`paired_difference`
             column by column).
+        bounded: per column, whether its values lie in [0, 1]; none: every column does.
     """
-    columns = _Columns(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    columns = _Columns(np.asarray(a, dtype=float), np.asarray(b, dtype=float), bounded)
     if not len(columns.rest):
         return columns.rows(None, None, None, B)
     rng = np.random.default_rng(seed)
@@ -130,7 +167,8 @@ BLOCK = 125
 class _Columns:
     """What the statistics of ``left − right`` need, column by column, before any resample."""
 
-    def __init__(self, left: np.ndarray, right: np.ndarray):
+    def __init__(self, left: np.ndarray, right: np.ndarray, bounded: np.ndarray | None = None):
+        self.bounded = np.ones(left.shape[1], dtype=bool) if bounded is None else np.asarray(bounded, dtype=bool)
         self.shared = ~np.isnan(left) & ~np.isnan(right)
         self.diff = np.where(self.shared, left - right, 0.0)
         self.n = self.shared.sum(axis=0)
@@ -155,10 +193,11 @@ class _Columns:
             skew = mean_acceleration(self.diff[:, rest], self.shared[:, rest])
             lo[rest], hi[rest] = bootstrap_interval(ratio(sums, counts), mean[rest], skew, expanded_level(k))
             # Every resample of a difference that is 0 on every case is 0: a point, which would claim
-            # certainty. Values lie in [0, 1], so the mean difference is at most the share of cases on which
-            # the two sides differ; none differ here, and that share's exact bound bounds the difference.
+            # certainty. Values in [0, 1] differ in mean by at most the share of cases on which the two sides
+            # differ; none differ here, and that share's exact bound bounds the difference. Values with no
+            # upper bound have no such bound: their interval stays unknown.
             agree = rest[(k > 0) & ~(self.diff[:, rest] != 0).any(axis=0)]
-            bound = agreement_bound(n[agree])
+            bound = np.where(self.bounded[agree], agreement_bound(n[agree]), np.nan)
             lo[agree], hi[agree] = -bound, bound
             t = np.abs(ratio(flipped, np.broadcast_to(k, flipped.shape).astype(float)))
             # The tolerance keeps a flip that reproduces |T| exactly (up to float noise) counted as extreme.
@@ -172,7 +211,8 @@ class _Columns:
                 row.update(score_test(wins, losses, int(n[j])), method=SCORE_TEST)
             else:
                 agreeing = n[j] > 0 and not (self.diff[:, j] != 0).any()
-                row.update(method=PERMUTATION, note=AGREE_BOUND if agreeing else "")
+                why = AGREE_BOUND if self.bounded[j] else AGREE_UNBOUNDED
+                row.update(method=PERMUTATION, note=why if agreeing else "")
             rows.append({**row, "significant": bool(row["p_value"] < ALPHA)})
         return rows
 
@@ -184,9 +224,10 @@ def agreement_bound(n: np.ndarray | int, level: float = LEVEL) -> np.ndarray:
     no differing case among ``n``, the one-sided exact (Clopper-Pearson, Biometrika 1934) upper bound on
     ``q`` at ``(1 + level) / 2`` is ``1 − ((1 − level) / 2)^(1/n)``, so ``[−bound, +bound]`` covers the
     difference at least as often as ``level``. On 30 cases it is ±11.6 points (Tango's interval for 0/1
-    values that agree everywhere is ±11.6 too).
+    values that agree everywhere is ±11.6 too). It is the boundary rule of every interval here
+    (:func:`evalcore.analysis.intervals.constant_interval`) for the share of cases at a difference of 0.
     """
-    return 1.0 - ((1.0 - level) / 2.0) ** (1.0 / np.asarray(n, dtype=float))
+    return 1.0 - constant_interval(1.0, n, level)[0]
 
 
 def _distinct_columns(shared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

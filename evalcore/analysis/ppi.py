@@ -16,7 +16,11 @@ for any λ whatever the judge's bias; its 95% interval ``θ ± z · se`` with
     se² = λ² · var(judge_unrated) / N + var(human − λ · judge_rated) / n      (variances with ddof 0)
 
 carries both the sampling of cases and the judge's measured error; its ends are clipped to the range the values lie
-in (``bounds``, [0, 1] for metric values), while ``se`` keeps the unclipped standard error. ``λ = 1`` (the default)
+in (``bounds``, [0, 1] for metric values), while ``se`` keeps the unclipped standard error. Where ``se`` is 0 (the
+people agree with each other and with the judge on every rated item) the interval would be a point: for values in
+[0, 1] it is then the boundary rule's over the ``n`` rated items
+(:func:`evalcore.analysis.intervals.constant_interval`: 8 ratings that all say 1 give [0.631, 1]), and the
+judge's own over its ``n + N`` items the same way. ``λ = 1`` (the default)
 is plain PPI, as the Science paper has it; ``λ = 0`` the people's own mean; ``lam=None`` tunes λ to the value that
 minimises the variance, ``cov(human, judge_rated) / ((1 + n/N) · var(all judge values))``, clipped to [0, 1], as
 ``ppi_py`` does by default. The interval is a normal approximation: with a judge wrong on a third of the failing
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalcore.analysis.intervals import Z
+from evalcore.analysis.intervals import Z, widen_points
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,7 @@ def ppi_mean(
     every = np.concatenate([rated, unrated])
     judge = float(every.mean()) if len(every) else float("nan")
     judge_se = float(every.std()) / np.sqrt(len(every)) if len(every) else float("nan")
-    judge_low, judge_high = _clipped(judge, z * judge_se, bounds)
+    judge_low, judge_high = _clipped(judge, z * judge_se, bounds, len(every))
     if n == 0:
         nan = float("nan")
         return CorrectedMean(nan, nan, nan, judge, judge_low, judge_high, nan, nan, 0, big_n, nan, nan, judge_se)
@@ -127,7 +131,7 @@ def ppi_mean(
     value = imputed + float(rectifier.mean())
     variance = float(rectifier.var()) / n + (float((lam * unrated).var()) / big_n if big_n else 0.0)
     se = float(np.sqrt(variance))
-    low, high = _clipped(value, z * se, bounds)
+    low, high = _clipped(value, z * se, bounds, n)
     return CorrectedMean(
         value=value,
         low=low,
@@ -145,5 +149,11 @@ def ppi_mean(
     )
 
 
-def _clipped(value: float, half: float, bounds: tuple[float, float]) -> tuple[float, float]:
-    return max(value - half, bounds[0]), min(value + half, bounds[1])
+def _clipped(value: float, half: float, bounds: tuple[float, float], n: int) -> tuple[float, float]:
+    """``value ± half`` clipped to ``bounds``; for values in [0, 1], the boundary rule where that is a point
+    (:func:`evalcore.analysis.intervals.widen_points`: ``n`` items that all agree)."""
+    low, high = max(value - half, bounds[0]), min(value + half, bounds[1])
+    if tuple(bounds) == (0.0, 1.0) and n > 0:
+        wide_low, wide_high = widen_points(np.array([low]), np.array([high]), np.array([value]), n)
+        low, high = float(wide_low[0]), float(wide_high[0])
+    return low, high

@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalcore.analysis.intervals import LEVEL, expanded_level, percentile_interval, proportion_interval, ratio
+from evalcore.analysis.intervals import (
+    LEVEL,
+    expanded_level,
+    percentile_interval,
+    proportion_interval,
+    ratio,
+    widen_points,
+)
 from evalcore.analysis.weights import first_shares, validate_weights, wscores
 from evalcore.core.aggregates import AggregateMetric, declared_only, with_aggregates
 from evalcore.core.records import Metric
@@ -405,6 +412,10 @@ def intervals(
         exact = resampled.binomial.get(name)
         if exact is not None:
             low, high = np.where(np.isnan(exact[0]), low, exact[0]), np.where(np.isnan(exact[1]), high, exact[1])
+        if name != "wscore" and cases is not None:
+            # Score and metrics lie in [0, 1]: an interval of one point (every value the same, every
+            # resample unchanged) takes the boundary rule instead.
+            low, high = widen_points(low, high, low, cases)
         out[f"{name}_lo"], out[f"{name}_hi"] = low, high
     stopped = np.isin(np.asarray(resampled.contenders, dtype=object), list(out_of_race))
     out["p_best"] = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]))
@@ -442,6 +453,9 @@ def bootstrap(
         proportion's (:func:`~evalcore.analysis.intervals.proportion_interval`); every other interval is the
         bootstrap percentile interval read at Hesterberg's expanded level for the contender's number of
         cases (:func:`~evalcore.analysis.intervals.expanded_level`), which keeps its coverage on 30 cases.
+        Where that would be one point (every value the same, macro-F1 of a perfect classifier) the interval
+        of score, a metric or macro-F1 is the boundary rule's
+        (:func:`~evalcore.analysis.intervals.constant_interval`).
 
     Raises:
         WeightsError: a weight cannot be used.

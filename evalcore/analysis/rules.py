@@ -23,6 +23,11 @@ LOG_SCALE_NAMES = ("cost", "time")
 TIE_DECIMALS = 9
 #: "within 0.02 of the top score" includes 0.88 against 0.90, whose float difference is 0.0200…02.
 POINTS_TOLERANCE = 1e-9
+#: What a leaderboard says of a table with one contender, after its name: a rank needs another row.
+ALONE_TEXT = (
+    "nothing to rank it against, so no winner: its first place, best mark and P(best) of 100% hold by "
+    "construction, not by evidence; read its score and interval."
+)
 
 
 def errors_penalty_text() -> str:
@@ -44,4 +49,5 @@ def ranking_rules() -> dict[str, Any]:
         "log_scale_names": list(LOG_SCALE_NAMES),
         "tie_decimals": TIE_DECIMALS,
         "points_tolerance": POINTS_TOLERANCE,
+        "alone_text": ALONE_TEXT,
     }

@@ -43,7 +43,7 @@ B = 1000
 #: The summary's kind in the store: what it holds, its layout's version, the bootstrap's settings and
 #: evalcore's version (a release never reads an older one's). Change the layout's version whenever what
 #: :func:`prepare_view` computes changes between releases.
-KIND = f"leaderboard/5/B={B}/seed=0/evalcore={__version__}"
+KIND = f"leaderboard/6/B={B}/seed=0/evalcore={__version__}"
 
 
 @dataclass

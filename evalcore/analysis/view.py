@@ -90,8 +90,12 @@ def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
 
 
 def weight_names(metrics: Sequence[Metric]) -> list[str]:
-    """Every name a slider can weight: score, each metric (aggregate metrics last), then errors, cost and time."""
-    return weight_order(metrics)
+    """Every name a slider can weight: score, each metric (aggregate metrics last), then errors, cost and time.
+
+    The primary metric is the score, one number: it has no slider of its own
+    (:func:`evalcore.analysis.weights.fold_primary` puts its weight on ``score``'s)."""
+    primary = {m.name for m in metrics if m.primary} - {"score"}
+    return [name for name in weight_order(metrics) if name not in primary]
 
 
 def weight_hint(name: str, metrics: Sequence[Metric], *, markdown: bool = True) -> str:
@@ -100,12 +104,19 @@ def weight_hint(name: str, metrics: Sequence[Metric], *, markdown: bool = True) 
     text = escape_markdown if markdown else str
     described = {m.name: text(m.description) for m in with_aggregates(metrics)}
     fixed = {
-        "score": "The primary metric.",
+        "score": _score_hint(metrics, text),
         "errors": f"Failed calls; a row with n errors loses {errors_penalty_text()} points.",
         "cost": "USD per case, on a log scale.",
         "time": "Seconds per case, on a log scale.",
     }
     return f"{described.get(name) or fixed.get(name, name)} Positive: higher is better; negative: lower is better."
+
+
+def _score_hint(metrics: Sequence[Metric], text: Any) -> str:
+    primary = next((m for m in metrics if m.primary and m.name != "score"), None)
+    if primary is None:
+        return "The primary metric."
+    return f"The primary metric, {text(primary.name)}: {text(primary.description.rstrip('. '))}."
 
 
 #: A weight slider runs over whole numbers: fractional steps drift in the browser (-0.1 comes back as -0.05).

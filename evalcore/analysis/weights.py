@@ -58,6 +58,22 @@ def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metr
     return {name: float(weights[name]) for name in weight_order(metrics) if weights.get(name, 0) != 0}
 
 
+def fold_primary(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float]:
+    """``weights`` with the primary metric's weight added to ``score``'s, for one slider per number.
+
+    The score is the primary metric's value, so a weight on either weighs the same goodness ``g``
+    (spec, "Weighted score"): ``score=0.85`` ranks as ``judge_score=0.85`` does, and the two together as
+    their sum when their signs agree. A sum of opposite signs is one weight of their difference, which is
+    what a single slider can show.
+    """
+    primary = next((m.name for m in metrics if m.primary), None)
+    folded = dict(weights or {})
+    if primary is not None and primary != "score" and primary in folded:
+        total = folded.pop(primary) + folded.get("score", 0.0)
+        folded = {"score": total, **{k: v for k, v in folded.items() if k != "score"}}
+    return folded
+
+
 #: The direction of the names every suite may weight (``errors`` is charged by its penalty, whatever its sign).
 _BASE_DIRECTIONS = {"score": True, "cost": False, "time": False}
 

@@ -308,9 +308,10 @@ if (typeof document !== "undefined") (function (ranking) {
       return s;
     };
     if (!rows.length) line("No result matches these filters.", "");
+    else if (rows.length === 1) line("Only one contender, " + rows[0].contender + ": ", ranking.rules.alone_text).setAttribute("data-role", "alone");
     else if (best) line("Winner under these weights: ", best.contender).setAttribute("data-role", "winner");
     else line("No winner: ", "no row was scored without errors.");
-    if (value) line("Best value: ", value.contender + ", the cheapest row with no errors within " + 100 * ranking.rules.best_value_points + " points of the top score").setAttribute("data-role", "best-value");
+    if (value && rows.length > 1) line("Best value: ", value.contender + ", the cheapest row with no errors within " + 100 * ranking.rules.best_value_points + " points of the top score").setAttribute("data-role", "best-value");
     var note = document.createElement("div");
     note.className = "note";
     note.textContent = "The report's own banner (P(best), weight stability, why) is for its weights; go back to them to see it.";

@@ -56,7 +56,7 @@ from evalcore.analysis.view import (
     weight_hint,
     weight_names,
 )
-from evalcore.analysis.weights import validate_weights
+from evalcore.analysis.weights import fold_primary, validate_weights
 from evalcore.core.aggregates import with_aggregates
 from evalcore.core.records import Metric, Result, Run
 from evalcore.core.version import __version__
@@ -184,7 +184,7 @@ def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, An
         "names": names,
         "hints": {name: weight_hint(name, metrics, markdown=False) for name in names},  # a title attribute
         "weights": view.weights,
-        "sliders": {name: slider_values(view.weights).get(name, 0) for name in names},
+        "sliders": {name: slider_values(fold_primary(view.weights, metrics)).get(name, 0) for name in names},
         "metrics": [{"name": m.name, "primary": m.primary, "higher_is_better": m.higher_is_better} for m in metrics],
         "intervals": "p_best" in view.ranked.columns,
         "pass_rate": PASS_RATE in view.ranked.columns,

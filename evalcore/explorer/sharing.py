@@ -22,7 +22,7 @@ from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters
 from evalcore.analysis.runs import prepare_run, rank_basis_of, run_stops
 from evalcore.analysis.view import ViewState, weight_names
-from evalcore.analysis.weights import validate_weights
+from evalcore.analysis.weights import fold_primary, validate_weights
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.records import Metric, Run
 from evalcore.storage.history import StoredRun, header_of
@@ -343,11 +343,12 @@ def _decode_weights(text: str) -> dict[str, float] | None:
 
 
 def usable_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float] | None:
-    """Keep only weights these metrics allow (a shared URL may name another suite's metric)."""
+    """Keep only weights these metrics' sliders allow (a shared URL may name another suite's metric), the
+    primary metric's on ``score`` (:func:`evalcore.analysis.weights.fold_primary`)."""
     if weights is None:
         return None
     allowed = set(weight_names(metrics))
-    return {k: v for k, v in weights.items() if k in allowed}
+    return {k: v for k, v in fold_primary(weights, metrics).items() if k in allowed}
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,20 @@ def test_the_interval_of_macro_f1_holds_its_value_and_p_best_counts_it():
     assert math.isnan(table.loc["z", "macro_f1_lo"]) and math.isnan(table.loc["z", "p_best"])
 
 
+def test_a_perfect_classifier_on_12_cases_gets_a_macro_f1_interval_with_width():
+    run = labelled_run(n_repeats=2)
+    run.results = [
+        Result(r.contender, r.dataset, r.case, 0, "scored", 1.0, {"correct": 1.0}, want, want, None,
+               {"want": want, "got": want}, r.usage, r.latency_s, 1)
+        for r in run.results if r.contender == "x"
+        for want in [WANT[int(r.case[1:]) % len(WANT)]]
+    ]  # fmt: skip
+    run.contenders = run.contenders[:1]
+    row = leaderboard(results_frame(run), run.metrics, {"macro_f1": 1}, B=200).set_index("contender").loc["x"]
+    assert row["macro_f1"] == 1.0 and row["macro_f1_hi"] == 1.0
+    assert row["macro_f1_lo"] == pytest.approx(0.025 ** (1 / 12), abs=1e-9)  # the boundary rule on 12 cases
+
+
 def test_a_macro_average_takes_macro_f1_per_dataset_then_averages():
     run = labelled_run()
     for r in run.results:

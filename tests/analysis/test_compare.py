@@ -171,3 +171,17 @@ def test_a_gate_without_regression_checks_reports_no_baseline_and_says_it_was_no
     assert (
         "the gate has no regression checks or must_not_* guardrails: baseline run base is not compared" in report.notes
     )
+
+
+def test_cost_and_time_that_agree_on_every_case_get_no_zero_to_one_bound_in_dollars_or_seconds() -> None:
+    base = binary_run("base", {"m": [1] * 30}, cost=0.0017)
+    cand = binary_run("cand", {"m": [1] * 30}, cost=0.0017)
+    pair = compare(base, cand).pairs[0]
+    for name in ("cost", "time"):
+        change = pair.change(name)
+        assert change.diff == 0 and change.verdict == "within noise"
+        # Values with no upper bound admit no finite interval of a mean from agreeing cases alone.
+        assert math.isnan(change.lo) and math.isnan(change.hi)
+        assert "no upper bound" in change.note
+    score = pair.change("score")  # 0/1 values keep Tango's interval, which has width
+    assert score.lo < 0 < score.hi

@@ -42,6 +42,18 @@ def test_every_contender_rated_ranks_by_the_corrected_score_worked_out_by_hand()
     assert ranked.sort_values("rank")["contender"].iloc[-1] == run.contenders[0].id
 
 
+def test_ratings_that_all_agree_with_the_judge_give_the_boundary_rules_interval_not_a_point():
+    run, singles = _asking(rated_run())
+    basis = rank_basis(run, singles)
+    prepared = prepare(results_frame(run), run.metrics, B=200)
+    ranked = finish(with_corrected(prepared, basis, run.metrics), run.metrics, {"judge_score": 1.0})
+    c1 = run.contenders[1].id  # one rated reply, pass, where the judge said 1
+    row, corrected = ranked.set_index("contender").loc[c1], basis.corrected[c1]
+    assert (corrected.value, corrected.se) == (1.0, 0.0)
+    assert corrected.low == pytest.approx(0.025) and corrected.high == 1.0  # the boundary rule on 1 rated item
+    assert (row["judge_score_lo"], row["judge_score_hi"]) == (corrected.low, corrected.high)
+
+
 def test_the_prepared_table_it_came_from_is_left_as_it_was():
     run, singles = _asking(rated_run())
     prepared = prepare(results_frame(run), run.metrics, B=50)

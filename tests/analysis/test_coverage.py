@@ -127,3 +127,23 @@ def _label_counts(want: np.ndarray, right: np.ndarray, rng: np.random.Generator)
     got = np.where(right, want, (want + rng.integers(1, 3, size=len(want))) % 3)
     eye = np.eye(3)
     return LabelCounts(eye[want] * right[:, None], eye[want], eye[got])
+
+
+@pytest.mark.parametrize(("at", "share"), [(1.0, 0.99), (0.0, 0.97), (0.5, 0.9)])
+def test_a_mean_of_values_that_are_often_all_the_same_covers_at_least_93_percent_on_30_cases(at, share):
+    """Values in [0, 1]: ``at`` with chance ``share``, else uniform; the truth is known. The leaderboard's
+    interval (the expanded percentile interval, an interval of one point widened by the boundary rule) covers
+    0.991, 0.939 and 0.954 here; the point interval alone covered 0.235, 0.521 and 0.954. Where one or two
+    values differ from the rest (``at`` 1.0 with share 0.95: 0.910; 0.75 with 0.98: 0.895) the bootstrap
+    interval itself is too narrow, which the boundary rule does not change."""
+    from evalcore.analysis.intervals import percentile_interval, widen_points
+
+    n, reps, draws = 30, 1000, 400
+    rng = np.random.default_rng(21)
+    values = np.where(rng.random((reps, n)) < share, at, rng.random((reps, n)))
+    truth = share * at + (1 - share) * 0.5
+    picks = rng.integers(0, n, size=(draws, n))
+    means = values[:, picks].mean(axis=2).T  # (draws, reps)
+    low, high = percentile_interval(means, expanded_level(n)[0])
+    low, high = widen_points(low, high, values.mean(axis=1), n)
+    assert ((low <= truth + 1e-12) & (truth - 1e-12 <= high)).mean() >= 0.93

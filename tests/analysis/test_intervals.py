@@ -85,3 +85,26 @@ def test_a_skew_past_the_pole_of_bcas_correction_reads_the_last_resample():
     samples = np.linspace(0.0, 1.0, 101)[:, None]
     low, high = bootstrap_interval(samples, np.array([0.5]), np.array([0.9]), 0.95)
     assert high[0] == 1.0 and low[0] == pytest.approx(0.025)  # the percentile interval's end
+
+
+def test_a_mean_whose_values_are_all_the_same_gets_the_exact_bound_of_their_share():
+    from evalcore.analysis.intervals import constant_interval
+
+    # At 0 and 1 it is Clopper–Pearson's n of n (R's binom.confint(0, 10), exact: 0.3084971; 30/30: 0.8842967).
+    low, high = constant_interval(np.array([1.0, 0.0, 0.75]), np.array([30, 10, 10]))
+    assert low[0] == pytest.approx(0.8842967, abs=1e-6) and high[0] == 1.0
+    assert low[1] == 0.0 and high[1] == pytest.approx(0.3084971, abs=1e-6)
+    # Inside, the share L = 1 − 0.3084971 of cases at 0.75 bounds the mean: [0.75 L, 1 − 0.25 L].
+    share = 1 - 0.3084971
+    assert low[2] == pytest.approx(0.75 * share, abs=1e-6) and high[2] == pytest.approx(1 - 0.25 * share, abs=1e-6)
+
+
+def test_only_an_interval_of_one_point_is_widened():
+    from evalcore.analysis.intervals import widen_points
+
+    low, high = widen_points(
+        np.array([0.5, 1.0, np.nan]), np.array([0.7, 1.0, np.nan]), np.array([0.6, 1.0, np.nan]), 30
+    )
+    assert (low[0], high[0]) == (0.5, 0.7)
+    assert low[1] == pytest.approx(0.8842967, abs=1e-6) and high[1] == 1.0
+    assert np.isnan(low[2]) and np.isnan(high[2])

@@ -133,3 +133,12 @@ def test_the_estimate_and_interval_match_the_authors_ppi_py(data, lam, reference
     # ppi_py does not clip an interval to the range of the values: compare ours unclipped.
     est = ppi_mean(*data, lam=lam, bounds=(-math.inf, math.inf))
     assert (est.value, est.low, est.high) == pytest.approx(reference, abs=1e-12)
+
+
+@pytest.mark.parametrize("lam", [1.0, None])
+def test_eight_ratings_that_all_agree_give_a_corrected_interval_with_width(lam):
+    judge_unrated = [1.0] * 40
+    corrected = ppi_mean([1.0] * 8, [1.0] * 8, judge_unrated, lam=lam)
+    assert corrected.value == 1.0 and corrected.high == 1.0
+    assert corrected.low == pytest.approx(0.025 ** (1 / 8))  # the boundary rule on the 8 rated items: 0.631
+    assert corrected.judge_low == pytest.approx(0.025 ** (1 / 48)) and corrected.judge_high == 1.0

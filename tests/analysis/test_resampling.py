@@ -65,10 +65,26 @@ def test_bootstrap_is_reproducible_with_a_seed():
     assert not bootstrap(df, METRICS, B=200, seed=7).equals(bootstrap(df, METRICS, B=200, seed=8))
 
 
-def test_one_case_gives_an_interval_of_one_point():
+def test_one_case_gives_the_widest_interval_of_the_boundary_rule_not_a_point():
     out = bootstrap(frame({"a": [0.25]}), METRICS, {"score": 1}, B=50)
-    assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == (0.25, 0.25)
+    # One value of 0.25: its share is at least 0.025 (Clopper–Pearson's 1 of 1): [0.25·0.025, 1 − 0.75·0.025].
+    assert out.loc[0, "score_lo"] == pytest.approx(0.25 * 0.025) and out.loc[0, "score_hi"] == pytest.approx(
+        1 - 0.75 * 0.025
+    )
     assert out.loc[0, "wscore_lo"] == pytest.approx(25.0) and out.loc[0, "p_best"] == 1.0
+
+
+def test_values_that_are_all_the_same_get_an_interval_with_width():
+    out = bootstrap(frame({"a": [0.75] * 10}), METRICS, B=100)
+    share = 1 - 0.3084971  # Clopper–Pearson's 10 of 10 at 0.75
+    assert out.loc[0, "score_lo"] == pytest.approx(0.75 * share, abs=1e-6)
+    assert out.loc[0, "score_hi"] == pytest.approx(1 - 0.25 * share, abs=1e-6)
+
+
+def test_a_macro_average_of_a_perfect_contender_keeps_the_boundary_rule():
+    df = frame({"a": [1.0] * 30}).assign(dataset=["d1", "d2", "d3"] * 10)
+    out = bootstrap(df, METRICS, B=100, average="macro")
+    assert out.loc[0, "score_lo"] == pytest.approx(0.8842967, abs=1e-6) and out.loc[0, "score_hi"] == 1.0
 
 
 def test_a_contender_scored_on_nothing_has_no_interval():
@@ -103,8 +119,9 @@ def test_macro_resamples_draw_within_each_dataset_and_average_per_dataset_values
     # a's dataset x is always 1, y always 0: every macro resample scores exactly 0.5, while micro
     # resamples draw from all four cases and move.
     df = pd.concat([frame({"a": [1.0, 1.0, 1.0]}, dataset="x"), frame({"a": [0.0]}, dataset="y")])
-    macro = bootstrap(df, METRICS, B=100, average="macro")
-    assert (macro.loc[0, "score_lo"], macro.loc[0, "score_hi"]) == (0.5, 0.5)
+    assert (resample(df, METRICS, B=100, average="macro").tables["score"] == 0.5).all()
+    macro = bootstrap(df, METRICS, B=100, average="macro")  # a point, so the boundary rule's interval around it
+    assert macro.loc[0, "score_lo"] < 0.5 < macro.loc[0, "score_hi"]
     micro = bootstrap(df, METRICS, B=100)
     assert micro.loc[0, "score_lo"] <= 0.5 and micro.loc[0, "score_hi"] > 0.9
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from evalcore.analysis import summaries, view
+from evalcore.analysis.weights import weight_order
 from evalcore.runfile.read import read_run_file
 from evalcore.storage.frames import results_frame
 from evalcore.storage.store import Store
@@ -57,7 +58,7 @@ def test_a_packed_summary_ranks_every_weighting_as_the_results_do(run) -> None:
     back = summaries.unpack(summaries.pack(summary))
     assert_same_prepared(summary.prepared, back.prepared)
     assert back.options == view.filter_options(frame)
-    weight_names = set(view.weight_names(run.metrics))
+    weight_names = set(weight_order(run.metrics))  # every weightable name, the primary metric included
     for weights in WEIGHTINGS:
         weights = {k: v for k, v in (weights or {}).items() if k in weight_names} or None
         direct = view.leaderboard_view(frame, run.metrics, weights, contenders=run.contenders)
@@ -92,7 +93,7 @@ def test_a_summary_saved_under_an_earlier_interval_rule_is_not_read(tmp_path: Pa
         frame, changes = store.load_results_frame_and_changes(run.info.id)
         stale = summaries.pack(summaries.summarize(frame, run.metrics))
         # Layout 4 read the bootstrap at the plain 95% level and gave 0/1 scores Wilson's interval.
-        older = summaries.KIND.replace("leaderboard/5/", "leaderboard/4/")
+        older = summaries.KIND.replace("leaderboard/6/", "leaderboard/5/")
         assert older != summaries.KIND and store.save_summary(run.info.id, older, changes, stale)
         assert summaries.read_summary(store, run.info.id) is None
 

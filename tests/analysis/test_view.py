@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from evalcore.analysis.banner import banner_html, banner_text
 from evalcore.analysis.view import (
     Filters,
     escape_markdown,
@@ -142,6 +143,13 @@ def test_weight_names_cover_score_each_metric_errors_cost_and_time(run):
     assert "hallucinated_rate" in names
 
 
+def test_the_primary_metric_and_the_score_share_one_slider_named_score(run):
+    primary = next(m.name for m in run.metrics if m.primary)
+    names = weight_names(run.metrics)
+    assert names.count("score") == 1 and primary not in names
+    assert primary in weight_hint("score", run.metrics, markdown=False)  # the slider says which metric it weighs
+
+
 def test_live_shares_sum_to_one_and_a_zero_weight_has_none():
     shares = live_shares({"score": 0.5, "cost": -0.5, "time": 0.0})
     assert shares == {"score": 0.5, "cost": 0.5, "time": 0.0}
@@ -168,8 +176,23 @@ def test_headline_names_the_winner_how_sure_and_the_best_value_escaped(run, fram
 
 
 def test_headline_without_a_winner_says_why(run, frame):
-    v = view(run, frame, filters=Filters(contenders=[run.contenders[3].id]))
+    failed = frame.copy()
+    first = failed.groupby("contender", observed=True).head(1).index  # every contender's first result fails
+    failed.loc[first, "status"] = "error"
+    failed.loc[first, "score"] = float("nan")
+    v = view(run, failed)
     assert v.winner is None and headline(v).startswith("**No winner:**")
+
+
+def test_one_contender_wins_nothing_on_any_surface(run, frame):
+    alone = view(run, frame).winner
+    v = view(run, frame, filters=Filters(contenders=[alone]))
+    assert len(v.ranked) == 1 and v.banner.alone == alone
+    surfaces = {"app": headline(v), "cli": "\n".join(banner_text(v.banner)), "report": banner_html(v.banner)}
+    for surface, text in surfaces.items():
+        assert "only one contender" in text.lower(), surface
+        assert "Winner" not in text and "weight jitters" not in text and "bootstrap" not in text, surface
+        assert "Best value" not in text, surface
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,15 @@ def test_the_headline_names_the_winner_and_how_sure_we_are(monkeypatch, tmp_path
     assert headline.startswith("**Winner: ") and "weight jitters" in headline and "bootstrap" in headline
 
 
+def test_a_run_with_one_contender_names_no_winner(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, make_run(n_contenders=1, n_cases=9, with_errors=False))
+    at = open_page(PAGE)
+    assert not at.exception and not at.success
+    headline = at.info[-1].value
+    assert headline.startswith("**Only one contender, ") and "no winner" in headline
+    assert "weight jitters" not in headline and "bootstrap" not in headline
+
+
 def test_weights_from_the_sliders_re_rank_the_table(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path, demo_run())
     cheapest = open_page(PAGE, weights_for="run-demo", w_cost=-100).dataframe[0].value

@@ -12,7 +12,7 @@ def test_a_classification_run_has_a_macro_f1_slider_that_re_ranks_the_table(monk
     seed(monkeypatch, tmp_path, labelled_run(n_repeats=5))
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
     assert not at.exception and not at.error
-    assert [s.label for s in at.sidebar.slider] == ["score", "correct", "macro_f1", "errors", "cost", "time"]
+    assert [s.label for s in at.sidebar.slider] == ["score", "macro_f1", "errors", "cost", "time"]  # score: correct
     at.sidebar.slider(key="w_cost").set_value(-100).run()
     assert list(at.dataframe[0].value["contender"][:2]) == ["y", "x"]  # x and y tie on accuracy; y is cheaper
     at.sidebar.slider(key="w_cost").set_value(0).run()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import write_run_file
 from evalcore.storage.store import Store
 from tests.factories import make_run
@@ -86,8 +87,7 @@ def test_app_opens_on_the_leaderboard_with_run_picker_and_weight_sliders(monkeyp
     assert at.sidebar.selectbox(key="run").value == "run-demo"
     names = [s.label for s in at.sidebar.slider]
     assert names == [
-        "score",
-        "field_accuracy",
+        "score",  # field_accuracy is the primary metric: the score, one slider
         "exact_match",
         "restraint",
         "hallucinated_rate",
@@ -97,6 +97,15 @@ def test_app_opens_on_the_leaderboard_with_run_picker_and_weight_sliders(monkeyp
     ]
     assert at.sidebar.slider(key="w_cost").value == -50  # the run's weights: score 1, cost -0.5, errors 1
     assert at.query_params["run"] == "run-demo"
+
+
+def test_a_judged_run_weighs_its_judge_score_with_one_slider(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, read_run_file(REPO / "data" / "runs" / "support-demo.json"))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
+    assert not at.exception and not at.error
+    names = [s.label for s in at.sidebar.slider]
+    assert "judge_score" not in names and names.count("score") == 1
+    assert at.sidebar.slider(key="w_score").value == 85  # the suite weighs judge_score 0.85
 
 
 def test_a_shared_address_sets_the_weights(monkeypatch, tmp_path):

@@ -78,7 +78,7 @@ def test_the_leaderboard_shows_injected_names_as_text(browser, untrusted_url):
         expect(page.get_by_text(f"{PAYLOADS[1]} {PAYLOADS[3]} suite").first).to_be_visible()
         assert_nothing_injected(page)
         assert hover_sidebar_help_icons(page, at_least=4) >= 4
-        page.get_by_role("button", name="Help for field_accuracy").hover()
+        page.get_by_role("button", name="Help for score").hover()  # field_accuracy is the primary metric: the score
         expect(page.get_by_test_id("stTooltipContent")).to_contain_text("![tracker](x) metric field_accuracy")
         page.get_by_text("Filters").click()
         expect(page.get_by_text("metadata: ![tracker](x) meta key")).to_be_visible()

@@ -100,6 +100,12 @@ def test_usable_weights_drop_names_this_run_cannot_weight(run):
     assert usable_weights(None, run.metrics) is None
 
 
+def test_a_weight_on_the_primary_metric_is_a_weight_on_the_score(run):
+    primary = next(m.name for m in run.metrics if m.primary)
+    assert usable_weights({primary: 0.85, "cost": -0.05}, run.metrics) == {"score": 0.85, "cost": -0.05}
+    assert usable_weights({primary: 0.25, "score": 0.5}, run.metrics) == {"score": 0.75}
+
+
 # --- runs and the store --------------------------------------------------------------------------
 
 
