@@ -22,11 +22,20 @@ from typing import Any, Literal
 
 import pydantic
 
+from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender
 from evalcore.models.types import Reply
 from evalcore.scoring.adapters import ChatAdapter, Context, Parsed
-from evalcore.scoring.agent_tools import FunctionTool, McpServerModel, McpServers, ToolOutcome, python_tools
+from evalcore.scoring.agent_tools import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    FunctionTool,
+    McpServerModel,
+    McpServers,
+    ToolOutcome,
+    check_command,
+    python_tools,
+)
 from evalcore.scoring.client import Client
 from evalcore.suite.code import import_suite_module
 
@@ -55,6 +64,8 @@ class AgentOptions(pydantic.BaseModel):
     result_bytes: int = pydantic.Field(DEFAULT_RESULT_BYTES, ge=1)
     #: How long one tool call may take, in seconds.
     tool_timeout_s: float = pydantic.Field(30.0, gt=0)
+    #: How long starting or reaching an MCP server and its handshake may take, in seconds.
+    mcp_connect_timeout_s: float = pydantic.Field(DEFAULT_CONNECT_TIMEOUT_S, gt=0)
 
     @pydantic.field_validator("tools", mode="before")
     @classmethod
@@ -86,7 +97,7 @@ class AgentAdapter:
         self.suite_dir = suite_dir
         self.functions = self._python_tools()
         #: The run's MCP sessions: opened by the first case that needs them, closed by :meth:`aclose`.
-        self.servers = McpServers(self.options.mcp, suite_dir)
+        self.servers = McpServers(self.options.mcp, suite_dir, self.options.mcp_connect_timeout_s)
 
     def _python_tools(self) -> list[FunctionTool]:
         found: list[FunctionTool] = []
@@ -95,6 +106,40 @@ class AgentAdapter:
             module = import_suite_module(module_name, self.suite_dir, "adapter.options.tools")
             found += python_tools(module, f"{self.suite_dir.name}/{module_name.replace('.', '/')}.py")
         return found
+
+    def check_ready(self) -> None:
+        """Refuse, before any call, an MCP server whose program (or script) cannot be found.
+
+        Raises:
+            ConfigError: naming the server's entry and the missing program.
+        """
+        for i, server in enumerate(self.options.mcp):
+            check_command(server, self.suite_dir, f"evalcore.yaml: adapter.options.mcp[{i}]")
+
+    def check_case(self, case: Case) -> str | None:
+        """What is wrong with the case's ``expected.actions`` for this suite's tools: an action naming no tool,
+        or an argument its tool does not take; None when nothing is. An MCP server's tools are known only once
+        it runs, so with servers an action naming no Python tool is left to them."""
+        actions = case.expected.get("actions") if isinstance(case.expected, dict) else None
+        tools = {t.name: t for t in self.functions}
+        for i, action in enumerate(actions if isinstance(actions, list) else []):
+            name = action.get("name") if isinstance(action, dict) else None
+            tool = tools.get(name) if isinstance(name, str) else None
+            if tool is None:
+                if self.options.mcp or not isinstance(name, str):
+                    continue
+                hint = did_you_mean(name, tools)
+                return f"expected.actions[{i}].name: {name!r} is not a tool of this suite ({sorted(tools)}){hint}"
+            arguments = action.get("arguments")
+            taken = tool.arguments.model_fields
+            for key in arguments if isinstance(arguments, dict) else []:
+                if key not in taken:
+                    hint = did_you_mean(key, taken)
+                    return (
+                        f"expected.actions[{i}].arguments: {key!r} is not a parameter of {name} "
+                        f"({', '.join(taken) or 'none'}){hint}"
+                    )
+        return None
 
     def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
         """The instructions as the system message, the case's input as the user's."""

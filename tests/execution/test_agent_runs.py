@@ -151,3 +151,11 @@ def test_an_mcp_server_is_stopped_when_its_run_is_stopped_midway(tmp_path: Path,
     assert status == "cancelled"
     (pid,) = [int(line) for line in starts.read_text().split()]
     assert not alive(pid)
+
+
+def test_verify_refuses_an_agent_suite_whose_expected_action_names_no_tool(tmp_path: Path):
+    typo = [("status/A17", "Where is A17?", {"actions": [{"name": "lookup_ordr", "arguments": {"order_id": "A17"}}]})]
+    report = verify_suite(agent_suite(tmp_path / "s", FAKES[:1], cases=typo))
+    assert not report.ok
+    assert "cases.jsonl: line 1: expected.actions[0].name: 'lookup_ordr'" in report.lines[-1]
+    assert report.lines[-1].endswith("did you mean `lookup_order`?")
