@@ -318,7 +318,8 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             )
     if plan.max_cost_usd is not None:
         print(f"budget cap: ${plan.max_cost_usd:g} for the whole run", file=sys.stderr)
-    watch, terminated = Watch(None if args.quiet else StderrBars()), []
+    watch = Watch(None if args.quiet else StderrBars())
+    terminated: list[int] = []
     try:
         with _sigterm_as_ctrl_c(terminated):
             status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch, claims=claims))
