@@ -153,6 +153,11 @@ class AgentAdapter:
             tools[tool.name] = tool
         return tools
 
+    def blocked(self) -> str | None:
+        """Why no case can run any more (an MCP server gone for the rest of the run), else None: the runner
+        leaves the cases left unrun."""
+        return self.servers.gone()
+
     async def aclose(self) -> None:
         """End the run's MCP sessions (stdio servers stop); the runner calls it when the run ends, however."""
         await self.servers.close()

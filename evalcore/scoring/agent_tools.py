@@ -7,7 +7,8 @@ the call. An MCP server (the official ``mcp`` package) is started over stdio (``
 reached at a ``url`` (streamable HTTP); its session opens on a run's first use and is shared by the run's
 cases (:class:`McpServers`) until the run closes it. Starting or reaching a server and its handshake have a
 time limit (``mcp_connect_timeout_s``): a server that cannot be opened fails the run with what went wrong, one
-that is gone midway (it failed again after a restart) fails each case left before any model call.
+that is gone midway (it failed again after a restart) stops each case left before any model call
+(:class:`CallNotStarted`: the run leaves them unrun).
 
 A tool that raises, times out or is given arguments its schema refuses gives an error result (the loop sends
 it back to the model, which may recover); only a configuration problem raises :class:`ConfigError`.
@@ -33,7 +34,8 @@ from typing import Any
 import anyio
 import pydantic
 
-from evalcore.core.errors import CallFailed, ConfigError
+from evalcore._util.groups import first_leaf
+from evalcore.core.errors import CallNotStarted, ConfigError
 
 logger = logging.getLogger(__name__)
 
@@ -255,7 +257,7 @@ class McpServer:
     cancellation of its tasks. Opening it (the start or connection and the handshake) may take
     ``connect_timeout_s``. A server that fails mid-run gives the call an error result and is reopened once,
     for the next call; when that fails too, it is gone: every later call of its tools gets the error, and every
-    case that asks for the tools afterwards fails with it (:class:`CallFailed`) before calling its model.
+    case that asks for the tools afterwards stops before calling its model (:class:`CallNotStarted`).
     """
 
     def __init__(self, server: McpServerModel, suite_dir: Path, connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S):
@@ -277,18 +279,19 @@ class McpServer:
 
         Raises:
             ConfigError: the server cannot be started or reached on its first use.
-            CallFailed: the server failed during the run and cannot be restarted.
+            CallNotStarted: the server failed during the run and cannot be restarted.
         """
         if self._gone is not None and self._loop is asyncio.get_running_loop():
-            raise CallFailed("transport", f"not called: {self._gone}")
+            raise CallNotStarted(self._gone)
         try:
             await self._session_now()
         except ConfigError as exc:
             if not self._reopened:
                 raise
-            self._gone = f"the MCP server {self.where} failed and could not be restarted: {exc}"
-            logger.warning("%s; the cases left fail without calling their model", self._gone)
-            raise CallFailed("transport", f"not called: {self._gone}") from None
+            if self._gone is None:
+                self._gone = f"the MCP server {self.where} failed and could not be restarted: {exc}"
+                logger.warning("%s; the cases left are not called", self._gone)
+            raise CallNotStarted(self._gone) from None
         return self._tools
 
     async def _session_now(self) -> Any:
@@ -297,6 +300,8 @@ class McpServer:
             self._loop, self._lock, self._session, self._owner = loop, asyncio.Lock(), None, None
             self._reopened, self._gone = False, None
         async with self._lock:
+            if self._gone is not None:  # it went while this case waited: no third start
+                raise ConfigError(self._gone)
             if self._session is None:
                 await self._open()
             return self._session
@@ -332,7 +337,7 @@ class McpServer:
                     ready.set_result((session, listed))
                     await closing.wait()
         except Exception as exc:  # a spawn, a connection or a handshake that failed, maybe inside a task group
-            cause = _leaf(exc)
+            cause = first_leaf(exc)
             if ready.done():
                 logger.warning("MCP server %s ended: %s", self.where, cause)
             self._fail(ready, f"{type(cause).__name__}: {cause}")
@@ -357,12 +362,12 @@ class McpServer:
         try:
             session = await self._session_now()
         except ConfigError as exc:
-            self._gone = f"{name}: the MCP server failed and could not be restarted: {exc}"
+            self._gone = self._gone or f"{name}: the MCP server failed and could not be restarted: {exc}"
             return ToolOutcome(None, self._gone)
         try:
             result = await session.call_tool(name, arguments)
         except Exception as exc:  # the server died or broke the protocol: the model is told, the run goes on
-            cause = _leaf(exc)
+            cause = first_leaf(exc)
             await self._drop(session)
             return ToolOutcome(None, f"{name}: the MCP server {self.where} failed: {type(cause).__name__}: {cause}")
         text = "\n".join(getattr(block, "text", None) or json.dumps(block.model_dump()) for block in result.content)
@@ -377,7 +382,7 @@ class McpServer:
                 return  # another case dropped it already
             if self._reopened:
                 self._gone = f"the MCP server {self.where} failed again after a restart; its tools are unavailable"
-                logger.warning("%s; the cases left fail without calling their model", self._gone)
+                logger.warning("%s; the cases left are not called", self._gone)
             else:
                 logger.warning("MCP server %s failed during the run; it is restarted for the next call", self.where)
             self._reopened = True
@@ -412,21 +417,18 @@ class McpServers:
 
         Raises:
             ConfigError: a server cannot be started or reached on its first use.
-            CallFailed: a server failed during the run and cannot be restarted.
+            CallNotStarted: a server failed during the run and cannot be restarted.
         """
         found: list[McpTool] = []
         for server in self.servers:
             found += await server.tools()
         return found
 
+    def gone(self) -> str | None:
+        """Why the run's cases cannot have their tools any more (a server that failed again after a restart)."""
+        return next((s._gone for s in self.servers if s._gone is not None), None)
+
     async def close(self) -> None:
         """Close every server's session."""
         for server in self.servers:
             await server.close()
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first exception a task group's error holds (itself when it is not a group)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.core.errors import CallFailed
+from evalcore.core.errors import CallNotStarted
 from evalcore.scoring.agent_tools import McpServerModel, McpServers
 from tests.agents import alive
 
@@ -79,7 +79,7 @@ def test_a_server_that_fails_again_after_its_restart_fails_the_next_case_before_
         finally:
             await servers.close()
 
-    with pytest.raises(CallFailed, match=r"^not called: the MCP server .*mcp_orders.py failed again after a restart"):
+    with pytest.raises(CallNotStarted, match=r"^the MCP server .*mcp_orders.py failed again after a restart"):
         asyncio.run(scenario())
     assert len(pids(starts)) == 2 and not any(alive(pid) for pid in pids(starts))
 
