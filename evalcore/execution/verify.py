@@ -51,6 +51,9 @@ def _check_cases(suite: Suite, report: Report) -> None:
     check_adapter = getattr(adapter, "check_ready", None)
     if check_adapter is not None:  # what the adapter would start (an agent's MCP servers' programs)
         check_adapter()
+    learn = getattr(adapter, "learn_tools", None)  # an agent's MCP servers, opened to list their tools
+    if learn is not None and (unlisted := learn()) is not None:
+        report.lines.append(f"note: the MCP servers' tools are not checked against the expected actions: {unlisted}")
     #: What the adapter says about a case's expected answer (an agent's: the actions name its tools).
     adapter_case = getattr(adapter, "check_case", None)
     scorer = build_scorer(suite.scorer_refs, suite.path)

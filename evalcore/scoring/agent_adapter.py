@@ -23,7 +23,7 @@ from typing import Any, Literal
 import pydantic
 
 from evalcore._util.suggest import did_you_mean
-from evalcore.core.errors import ConfigError
+from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.core.records import Case, Contender
 from evalcore.models.types import Reply
 from evalcore.scoring.adapters import ChatAdapter, Context, Parsed
@@ -98,6 +98,8 @@ class AgentAdapter:
         self.functions = self._python_tools()
         #: The run's MCP sessions: opened by the first case that needs them, closed by :meth:`aclose`.
         self.servers = McpServers(self.options.mcp, suite_dir, self.options.mcp_connect_timeout_s)
+        #: The MCP servers' tools and their parameters, once :meth:`learn_tools` listed them (``evalcore verify``).
+        self._mcp_tools: dict[str, list[str]] | None = None
 
     def _python_tools(self) -> list[FunctionTool]:
         found: list[FunctionTool] = []
@@ -116,28 +118,45 @@ class AgentAdapter:
         for i, server in enumerate(self.options.mcp):
             check_command(server, self.suite_dir, f"evalcore.yaml: adapter.options.mcp[{i}]")
 
+    def learn_tools(self) -> str | None:
+        """Open the MCP servers (no model is called) so that :meth:`check_case` knows their tools too, then close
+        them; why they could not be opened, else None (their tools are then left unchecked)."""
+        if not self.options.mcp:
+            return None
+
+        async def listed() -> list[Any]:
+            try:
+                return await self.servers.tools()
+            finally:
+                await self.servers.close()
+
+        try:
+            self._mcp_tools = {t.name: list(t.schema.get("properties") or {}) for t in asyncio.run(listed())}
+        except EvalcoreError as exc:
+            return str(exc)
+        return None
+
     def check_case(self, case: Case) -> str | None:
         """What is wrong with the case's ``expected.actions`` for this suite's tools: an action naming no tool,
-        or an argument its tool does not take; None when nothing is. An MCP server's tools are known only once
-        it runs, so with servers an action naming no Python tool is left to them."""
+        or an argument its tool does not take; None when nothing is. An MCP server's tools are known once
+        :meth:`learn_tools` has listed them; until then an action naming no Python tool is left to the servers."""
         actions = case.expected.get("actions") if isinstance(case.expected, dict) else None
-        tools = {t.name: t for t in self.functions}
+        tools = {t.name: list(t.arguments.model_fields) for t in self.functions} | (self._mcp_tools or {})
+        unknown = bool(self.options.mcp) and self._mcp_tools is None
         for i, action in enumerate(actions if isinstance(actions, list) else []):
             name = action.get("name") if isinstance(action, dict) else None
-            tool = tools.get(name) if isinstance(name, str) else None
-            if tool is None:
-                if self.options.mcp or not isinstance(name, str):
+            if not isinstance(name, str) or name not in tools:
+                if unknown or not isinstance(name, str):
                     continue
                 hint = did_you_mean(name, tools)
                 return f"expected.actions[{i}].name: {name!r} is not a tool of this suite ({sorted(tools)}){hint}"
             arguments = action.get("arguments")
-            taken = tool.arguments.model_fields
             for key in arguments if isinstance(arguments, dict) else []:
-                if key not in taken:
-                    hint = did_you_mean(key, taken)
+                if key not in tools[name]:
+                    hint = did_you_mean(key, tools[name])
                     return (
                         f"expected.actions[{i}].arguments: {key!r} is not a parameter of {name} "
-                        f"({', '.join(taken) or 'none'}){hint}"
+                        f"({', '.join(tools[name]) or 'none'}){hint}"
                     )
         return None
 
