@@ -274,6 +274,11 @@ class McpServer:
         #: The handshake in progress (its deadline), which closing the server cancels.
         self._opening: anyio.CancelScope | None = None
 
+    @property
+    def gone(self) -> str | None:
+        """Why the server's tools are unavailable for the rest of the run (it failed again after a restart)."""
+        return self._gone
+
     async def tools(self) -> list[McpTool]:
         """The server's tools, opening its session on first use (and after it failed, once).
 
@@ -426,7 +431,7 @@ class McpServers:
 
     def gone(self) -> str | None:
         """Why the run's cases cannot have their tools any more (a server that failed again after a restart)."""
-        return next((s._gone for s in self.servers if s._gone is not None), None)
+        return next((s.gone for s in self.servers if s.gone is not None), None)
 
     async def close(self) -> None:
         """Close every server's session."""

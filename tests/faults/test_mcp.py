@@ -130,7 +130,7 @@ def test_a_stdio_server_is_ended_when_its_run_is_sent_sigterm(tmp_path: Path, tm
     assert not alive(pid)
 
 
-def test_a_stdio_server_that_crashes_midway_keeps_the_paid_calls_and_is_named(
+def test_a_stdio_server_that_crashes_midway_keeps_what_was_paid_and_leaves_the_rest_to_a_resume(
     tmp_path: Path, tmp_db: Path, openai_server: OpenAIServer
 ):
     def calls(body: dict[str, Any]) -> list[dict[str, Any]]:
