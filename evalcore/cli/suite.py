@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import contextlib
 import dataclasses
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -316,8 +319,10 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     if plan.max_cost_usd is not None:
         print(f"budget cap: ${plan.max_cost_usd:g} for the whole run", file=sys.stderr)
     watch = Watch(None if args.quiet else StderrBars())
+    terminated: list[int] = []
     try:
-        status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch, claims=claims))
+        with _sigterm_as_ctrl_c(terminated):
+            status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch, claims=claims))
     except KeyboardInterrupt:
         slots = plan.parallelism * plan.concurrency
         print(
@@ -325,7 +330,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             f"their replies not stored. Resume with: evalcore run --resume {run.info.id}",
             file=sys.stderr,
         )
-        return 130
+        return 143 if terminated else 130
     except EvalcoreError as exc:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
         return 1
@@ -334,6 +339,29 @@ def _run(args: argparse.Namespace, store: Store) -> int:
         print(line, file=sys.stderr)
     code = exit_code(store, run.info.id, status, watch.last, plan.samples)
     return max(code, _gate_code(store, run.info.id)) if args.gate else code
+
+
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c(came: list[int]) -> Iterator[None]:
+    """Stop the run on SIGTERM as on Ctrl-C (finished results stored, the run cancelled, an agent's MCP servers
+    ended): the default action would end the process at once and leave the stdio servers, which run in
+    sessions of their own, behind. ``came`` gets the signal's number when it comes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        came.append(signum)
+        _thread.interrupt_main()  # what Ctrl-C does: asyncio cancels the run's task, which cleans up
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _run_plan(args: argparse.Namespace, store: Store) -> Plan:

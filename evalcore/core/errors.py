@@ -9,6 +9,7 @@
      │    └── StoreMissing        a store opened to be read does not exist (no file, or a server without its tables)
      ├── WeightsError             weights name something that cannot be weighted
      └── CallFailed               a model call failed after its retries (carries ``kind`` and ``attempts``)
+          └── CallNotStarted      a case could not start: what it needs is gone (an agent's MCP server)
 """
 
 from __future__ import annotations
@@ -66,3 +67,12 @@ class CallFailed(EvalcoreError):
         self.message = message
         self.attempts = attempts
         self.latency_s = latency_s
+
+
+class CallNotStarted(CallFailed):
+    """A case's call could not start, before any model call: something it needs is gone for the rest of the run
+    (an agent's MCP server that failed again after a restart). A run leaves the case unrun (resumable), never
+    stores it; ``message`` says what is gone."""
+
+    def __init__(self, message: str):
+        super().__init__("transport", message)

@@ -40,6 +40,11 @@ class ContenderProgress:
     #: An adaptive run stopped calling this contender, and why: ``stopped after 120 of 500 cases: behind …``.
     stopped: str | None = None
 
+    def skip(self, why: str) -> None:
+        """Count a case (× sample) left unrun, and why: it will not be called in this session."""
+        self.skipped += 1
+        self.blocked = why
+
     @property
     def saved(self) -> int:
         """Calls an adaptive run did not make for this contender because the race stopped it (or ended)."""

@@ -27,7 +27,10 @@ def check_ready(plan: Plan) -> None:
             f"{model} needs {', '.join(keys)} in the environment; set it (export "
             f"{keys[0]}=...) and run again. No model was called."
         )
-    build_adapter(plan.suite.adapter_ref, plan.suite.path)  # its options (an http adapter's ${VAR}s) are checked
+    adapter = build_adapter(plan.suite.adapter_ref, plan.suite.path)  # its options (an http adapter's ${VAR}s)
+    check_adapter = getattr(adapter, "check_ready", None)
+    if check_adapter is not None and plan.replay is None:  # what it would start (an agent's MCP servers)
+        check_adapter()
     build_trackers(tracker_refs(plan.suite.config.trackers, plan.options.trackers), plan.suite.path)
     check_weights(plan.suite)
     check_pairwise(plan.suite, [c.id for c in plan.contenders])

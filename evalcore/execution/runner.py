@@ -15,8 +15,9 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from evalcore._util.groups import first_leaf
 from evalcore.core.clock import utc_now
-from evalcore.core.errors import CallFailed, EvalcoreError
+from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.adaptive import open_race
 from evalcore.execution.budget import open_budget
@@ -80,6 +81,7 @@ class _Execution:
         self.ascore = getattr(self.scorer, "ascore", None)
         if self.ascore is not None and plan.options.judge_cache and plan.replay is not None:
             self.scorer.use_cache(stored_verdicts(plan.replay.run))
+        self.adapter_blocked = getattr(self.adapter, "blocked", lambda: None)  # why no case can start (MCP gone)
         self.contexts = suite_contexts(suite)
         self.messages = plan_messages(plan, self.adapter, self.contexts)
         self.on_progress, self.stop = on_progress, stop
@@ -211,7 +213,7 @@ class _Execution:
                 for contender in contenders:
                     group.create_task(self._run_contender(contender, experiments))
         except BaseExceptionGroup as failures:
-            raise _first_leaf(failures) from None
+            raise first_leaf(failures) from None
 
     def _finish(self, status: RunStatus) -> str:
         if self.writer.is_alive():
@@ -234,7 +236,7 @@ class _Execution:
                 stop = {"stopped_by": STOPPED_BY_USER}
             elif status == "completed" and (unrun or unjudged):
                 status = "interrupted"  # cases are left to call: resumable, not complete
-                opened = [b.message for b in self.breakers.opened()]
+                opened = [b.message for b in self.breakers.opened()] + [g for g in [self.adapter_blocked()] if g]
                 stop = stop_reason(opened, p, unrun, unjudged, self.plan.samples, self.run.info.id)
                 self.progress.message = stop["reason"]
             # A worker leaving slots that others still hold leaves the run running: the last of them sets it.
@@ -288,9 +290,9 @@ class _Execution:
         for case, sample in items:
             # An endpoint that cannot be reached (the contender's, or its judge's): left unrun, not stored
             blocked = breaker.message if breaker.is_open else judging.blocked() if judging is not None else None
+            blocked = blocked or self.adapter_blocked()  # or what its cases need (an agent's MCP server) is gone
             if blocked:
-                progress.skipped += 1
-                progress.blocked = blocked
+                progress.skip(blocked)
                 self._report()
                 continue
             stored = self.unjudged.get((contender.id, case.dataset, case.id, sample))
@@ -304,6 +306,11 @@ class _Execution:
             result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
             if session is not None:
                 session.close()  # what it reserved and did not use goes back
+            if isinstance(result, CallNotStarted):  # as if blocked above: no call made, left unrun (reported then)
+                if budget is not None:
+                    budget.release(reserved - judge_usd)
+                progress.skip(result.message)
+                continue
             if budget is not None:
                 budget.settle(reserved - judge_usd, result, paid=stored is None)
                 self.progress.spent_usd = budget.spent_usd
@@ -346,7 +353,7 @@ class _Execution:
         gate: Gate | None = None,
         judges: JudgeSession | None = None,
         stored: Result | None = None,
-    ) -> Result:
+    ) -> Result | CallNotStarted:
         """One result: the call (scoring holds no place in its rate limits), or the ``stored`` reply; its score."""
         context = self.contexts[case.dataset]
         request = Request(
@@ -373,6 +380,8 @@ class _Execution:
         try:
             reply = stored_reply(stored) if stored is not None else await through(gate, call, request.messages)
         except CallFailed as exc:
+            if isinstance(exc, CallNotStarted):
+                return exc  # never a result: the case is left unrun
             return Result(
                 contender.id,
                 case.dataset,
@@ -442,11 +451,6 @@ class _Execution:
         if force or clock - self._last_report >= 0.1:
             self._last_report = clock
             self.on_progress(self.progress)
-
-
-def _first_leaf(group: BaseExceptionGroup) -> BaseException:
-    first = group.exceptions[0]
-    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 async def execute_plan(

@@ -48,6 +48,14 @@ def verify_suite(path: str | Path) -> Report:
 
 def _check_cases(suite: Suite, report: Report) -> None:
     adapter = build_adapter(suite.adapter_ref, suite.path)
+    check_adapter = getattr(adapter, "check_ready", None)
+    if check_adapter is not None:  # what the adapter would start (an agent's MCP servers' programs)
+        check_adapter()
+    learn = getattr(adapter, "learn_tools", None)  # an agent's MCP servers, opened to list their tools
+    if learn is not None and (unlisted := learn()) is not None:
+        report.lines.append(f"note: the MCP servers' tools are not checked against the expected actions: {unlisted}")
+    #: What the adapter says about a case's expected answer (an agent's: the actions name its tools).
+    adapter_case = getattr(adapter, "check_case", None)
     scorer = build_scorer(suite.scorer_refs, suite.path)
     check_case = getattr(scorer, "check_case", None)
     primary = next(m.name for m in scorer.metrics if m.primary)
@@ -62,7 +70,8 @@ def _check_cases(suite: Suite, report: Report) -> None:
         context = contexts[dataset.name]
         for case in dataset.cases:
             adapter.build_messages(case, context)
-            problem = check_case(case) if check_case is not None else None
+            problem = adapter_case(case) if adapter_case is not None else None
+            problem = problem or (check_case(case) if check_case is not None else None)
             if problem is not None:
                 raise ConfigError(f"{case.source or f'{case.dataset}/{case.id}'}: {problem}")
             if not asks_model:

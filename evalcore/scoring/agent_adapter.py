@@ -22,11 +22,20 @@ from typing import Any, Literal
 
 import pydantic
 
-from evalcore.core.errors import ConfigError
+from evalcore._util.suggest import did_you_mean
+from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.core.records import Case, Contender
 from evalcore.models.types import Reply
 from evalcore.scoring.adapters import ChatAdapter, Context, Parsed
-from evalcore.scoring.agent_tools import FunctionTool, McpServerModel, McpServers, ToolOutcome, python_tools
+from evalcore.scoring.agent_tools import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    FunctionTool,
+    McpServerModel,
+    McpServers,
+    ToolOutcome,
+    check_command,
+    python_tools,
+)
 from evalcore.scoring.client import Client
 from evalcore.suite.code import import_suite_module
 
@@ -55,6 +64,8 @@ class AgentOptions(pydantic.BaseModel):
     result_bytes: int = pydantic.Field(DEFAULT_RESULT_BYTES, ge=1)
     #: How long one tool call may take, in seconds.
     tool_timeout_s: float = pydantic.Field(30.0, gt=0)
+    #: How long starting or reaching an MCP server and its handshake may take, in seconds.
+    mcp_connect_timeout_s: float = pydantic.Field(DEFAULT_CONNECT_TIMEOUT_S, gt=0)
 
     @pydantic.field_validator("tools", mode="before")
     @classmethod
@@ -86,7 +97,9 @@ class AgentAdapter:
         self.suite_dir = suite_dir
         self.functions = self._python_tools()
         #: The run's MCP sessions: opened by the first case that needs them, closed by :meth:`aclose`.
-        self.servers = McpServers(self.options.mcp, suite_dir)
+        self.servers = McpServers(self.options.mcp, suite_dir, self.options.mcp_connect_timeout_s)
+        #: The MCP servers' tools and their parameters, once :meth:`learn_tools` listed them (``evalcore verify``).
+        self._mcp_tools: dict[str, list[str]] | None = None
 
     def _python_tools(self) -> list[FunctionTool]:
         found: list[FunctionTool] = []
@@ -95,6 +108,57 @@ class AgentAdapter:
             module = import_suite_module(module_name, self.suite_dir, "adapter.options.tools")
             found += python_tools(module, f"{self.suite_dir.name}/{module_name.replace('.', '/')}.py")
         return found
+
+    def check_ready(self) -> None:
+        """Refuse, before any call, an MCP server whose program (or script) cannot be found.
+
+        Raises:
+            ConfigError: naming the server's entry and the missing program.
+        """
+        for i, server in enumerate(self.options.mcp):
+            check_command(server, self.suite_dir, f"evalcore.yaml: adapter.options.mcp[{i}]")
+
+    def learn_tools(self) -> str | None:
+        """Open the MCP servers (no model is called) so that :meth:`check_case` knows their tools too, then close
+        them; why they could not be opened, else None (their tools are then left unchecked)."""
+        if not self.options.mcp:
+            return None
+
+        async def listed() -> list[Any]:
+            try:
+                return await self.servers.tools()
+            finally:
+                await self.servers.close()
+
+        try:
+            self._mcp_tools = {t.name: list(t.schema.get("properties") or {}) for t in asyncio.run(listed())}
+        except EvalcoreError as exc:
+            return str(exc)
+        return None
+
+    def check_case(self, case: Case) -> str | None:
+        """What is wrong with the case's ``expected.actions`` for this suite's tools: an action naming no tool,
+        or an argument its tool does not take; None when nothing is. An MCP server's tools are known once
+        :meth:`learn_tools` has listed them; until then an action naming no Python tool is left to the servers."""
+        actions = case.expected.get("actions") if isinstance(case.expected, dict) else None
+        tools = {t.name: list(t.arguments.model_fields) for t in self.functions} | (self._mcp_tools or {})
+        unknown = bool(self.options.mcp) and self._mcp_tools is None
+        for i, action in enumerate(actions if isinstance(actions, list) else []):
+            name = action.get("name") if isinstance(action, dict) else None
+            if not isinstance(name, str) or name not in tools:
+                if unknown or not isinstance(name, str):
+                    continue
+                hint = did_you_mean(name, tools)
+                return f"expected.actions[{i}].name: {name!r} is not a tool of this suite ({sorted(tools)}){hint}"
+            arguments = action.get("arguments")
+            for key in arguments if isinstance(arguments, dict) else []:
+                if key not in tools[name]:
+                    hint = did_you_mean(key, tools[name])
+                    return (
+                        f"expected.actions[{i}].arguments: {key!r} is not a parameter of {name} "
+                        f"({', '.join(tools[name]) or 'none'}){hint}"
+                    )
+        return None
 
     def build_messages(self, case: Case, context: Context) -> list[dict[str, Any]]:
         """The instructions as the system message, the case's input as the user's."""
@@ -107,6 +171,11 @@ class AgentAdapter:
                 raise ConfigError(f"evalcore.yaml: adapter.options: two tools are named {tool.name!r}")
             tools[tool.name] = tool
         return tools
+
+    def blocked(self) -> str | None:
+        """Why no case can run any more (an MCP server gone for the rest of the run), else None: the runner
+        leaves the cases left unrun."""
+        return self.servers.gone()
 
     async def aclose(self) -> None:
         """End the run's MCP sessions (stdio servers stop); the runner calls it when the run ends, however."""

@@ -5,7 +5,10 @@ signature and its docstring (the first paragraph describes the tool, a Google-st
 parameters) by a pydantic model made with ``create_model``, which also validates the model's arguments before
 the call. An MCP server (the official ``mcp`` package) is started over stdio (``command`` and ``args``) or
 reached at a ``url`` (streamable HTTP); its session opens on a run's first use and is shared by the run's
-cases (:class:`McpServers`) until the run closes it.
+cases (:class:`McpServers`) until the run closes it. Starting or reaching a server and its handshake have a
+time limit (``mcp_connect_timeout_s``): a server that cannot be opened fails the run with what went wrong, one
+that is gone midway (it failed again after a restart) stops each case left before any model call
+(:class:`CallNotStarted`: the run leaves them unrun).
 
 A tool that raises, times out or is given arguments its schema refuses gives an error result (the loop sends
 it back to the model, which may recover); only a configuration problem raises :class:`ConfigError`.
@@ -17,7 +20,10 @@ import asyncio
 import inspect
 import json
 import logging
+import math
+import os
 import re
+import shutil
 import sys
 import threading
 from collections.abc import Callable
@@ -25,14 +31,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pydantic
 
-from evalcore.core.errors import ConfigError
+from evalcore._util.groups import first_leaf
+from evalcore.core.errors import CallNotStarted, ConfigError
 
 logger = logging.getLogger(__name__)
 
 #: How long closing a server's session may take before the run stops waiting for it, in seconds.
 CLOSE_WAIT_S = 10.0
+#: How long starting or reaching an MCP server and its handshake may take when the suite sets no
+#: ``mcp_connect_timeout_s``, in seconds: room for a server fetched on first use (``npx``, ``uvx``).
+DEFAULT_CONNECT_TIMEOUT_S = 30.0
 #: A Google-style docstring's parameter line: ``name (type): text`` or ``name: text``.
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 
@@ -183,6 +194,39 @@ class McpServerModel(pydantic.BaseModel):
         return self
 
 
+def check_command(server: McpServerModel, suite_dir: Path, where: str) -> None:
+    """Refuse a stdio server whose program cannot be found (on the ``PATH`` it gets, or as a file), or whose
+    script, when the program is ``python``, is not in the suite folder; nothing for a ``url``.
+
+    Raises:
+        ConfigError: the program or the script is missing, quoted with where it was looked for.
+    """
+    command = server.command
+    if command is None:
+        return
+    if command != "python" and _program(command, suite_dir, server.env) is None:
+        looked = "from the suite folder" if os.sep in command else "on PATH"
+        raise ConfigError(
+            f"{where}.command: {command!r} is not found {looked}; install it, or give its full path "
+            "(`python` is the Python evalcore runs on)"
+        )
+    script = next((a for a in server.args if not a.startswith("-")), None)
+    is_python = command == "python" or Path(command).name.startswith("python")
+    if is_python and script is not None and script.endswith(".py") and not (suite_dir / script).is_file():
+        raise ConfigError(
+            f"{where}.args: {script!r} is not a file of the suite folder {suite_dir}; the server starts there"
+        )
+
+
+def _program(command: str, suite_dir: Path, env: dict[str, str]) -> str | None:
+    """Where the program a stdio server starts is, as the spawn finds it (a path is read from the server's
+    working directory, the suite folder); None when it is nowhere."""
+    if os.sep in command:
+        path = suite_dir / command
+        return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+    return shutil.which(command, path=env.get("PATH", os.environ.get("PATH")))
+
+
 @dataclass
 class McpTool:
     """A tool of an MCP server of the run."""
@@ -210,12 +254,14 @@ class McpServer:
     The ``mcp`` client session matches each reply to its request by id, so concurrent cases call tools on one
     session. The session lives in a task of its own (an ``mcp.Client`` must be left in the task that entered
     it), which :meth:`close` ends; a session left open when the event loop ends is closed by the loop's
-    cancellation of its tasks. A server that fails mid-run gives the call an error result and is reopened once,
-    for the next call; when that fails too, every later call of its tools gets the error.
+    cancellation of its tasks. Opening it (the start or connection and the handshake) may take
+    ``connect_timeout_s``. A server that fails mid-run gives the call an error result and is reopened once,
+    for the next call; when that fails too, it is gone: every later call of its tools gets the error, and every
+    case that asks for the tools afterwards stops before calling its model (:class:`CallNotStarted`).
     """
 
-    def __init__(self, server: McpServerModel, suite_dir: Path):
-        self.server, self.suite_dir = server, suite_dir
+    def __init__(self, server: McpServerModel, suite_dir: Path, connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S):
+        self.server, self.suite_dir, self.connect_timeout_s = server, suite_dir, connect_timeout_s
         self.where = server.url or " ".join([server.command or "", *server.args])
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = asyncio.Lock()
@@ -225,14 +271,32 @@ class McpServer:
         self._owner: asyncio.Task[None] | None = None
         self._reopened = False
         self._gone: str | None = None
+        #: The handshake in progress (its deadline), which closing the server cancels.
+        self._opening: anyio.CancelScope | None = None
+
+    @property
+    def gone(self) -> str | None:
+        """Why the server's tools are unavailable for the rest of the run (it failed again after a restart)."""
+        return self._gone
 
     async def tools(self) -> list[McpTool]:
-        """The server's tools, opening its session on first use.
+        """The server's tools, opening its session on first use (and after it failed, once).
 
         Raises:
-            ConfigError: the server cannot be started or reached.
+            ConfigError: the server cannot be started or reached on its first use.
+            CallNotStarted: the server failed during the run and cannot be restarted.
         """
-        await self._session_now()
+        if self._gone is not None and self._loop is asyncio.get_running_loop():
+            raise CallNotStarted(self._gone)
+        try:
+            await self._session_now()
+        except ConfigError as exc:
+            if not self._reopened:
+                raise
+            if self._gone is None:
+                self._gone = f"the MCP server {self.where} failed and could not be restarted: {exc}"
+                logger.warning("%s; the cases left are not called", self._gone)
+            raise CallNotStarted(self._gone) from None
         return self._tools
 
     async def _session_now(self) -> Any:
@@ -241,6 +305,8 @@ class McpServer:
             self._loop, self._lock, self._session, self._owner = loop, asyncio.Lock(), None, None
             self._reopened, self._gone = False, None
         async with self._lock:
+            if self._gone is not None:  # it went while this case waited: no third start
+                raise ConfigError(self._gone)
             if self._session is None:
                 await self._open()
             return self._session
@@ -262,20 +328,36 @@ class McpServer:
             target = mcp.StdioServerParameters(
                 command=command, args=self.server.args, env=self.server.env, cwd=self.suite_dir
             )
+        # An anyio scope, not asyncio's timeout: the transport's own shutdown (a stdio server's stop) is shielded
+        # from anyio's cancellation only. Its deadline covers the start and the handshake, then is lifted.
+        opening = anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout_s)
+        self._opening = opening
         try:
-            async with mcp.Client(target) as session:
-                listed = await session.list_tools()
-                if ready.done():  # the caller stopped waiting (a tool's timeout): nobody uses this session
-                    return
-                ready.set_result((session, listed))
-                await closing.wait()
+            with opening:
+                async with mcp.Client(target) as session:
+                    listed = await session.list_tools()
+                    opening.deadline = math.inf
+                    if ready.done():  # the caller stopped waiting (a tool's timeout): nobody uses this session
+                        return
+                    ready.set_result((session, listed))
+                    await closing.wait()
         except Exception as exc:  # a spawn, a connection or a handshake that failed, maybe inside a task group
-            if not ready.done():
-                cause = _leaf(exc)
-                problem = f"cannot open MCP server {self.where}: {type(cause).__name__}: {cause}"
-                ready.set_exception(ConfigError(f"evalcore.yaml: adapter.options.mcp: {problem}"))
-            else:
-                logger.warning("MCP server %s ended: %s", self.where, _leaf(exc))
+            cause = first_leaf(exc)
+            if ready.done():
+                logger.warning("MCP server %s ended: %s", self.where, cause)
+            self._fail(ready, f"{type(cause).__name__}: {cause}")
+        finally:
+            if self._opening is opening:
+                self._opening = None
+        if opening.cancelled_caught:
+            self._fail(ready, f"no answer within {self.connect_timeout_s:g} s (adapter.options.mcp_connect_timeout_s)")
+
+    def _fail(self, ready: asyncio.Future[tuple[Any, Any]], why: str) -> None:
+        """Tell the caller waiting for the session why it cannot be opened (nothing when nobody waits)."""
+        if not ready.done():
+            fix = "check that it runs and is reachable, then run again"
+            problem = f"cannot open MCP server {self.where}: {why}; {fix}"
+            ready.set_exception(ConfigError(f"evalcore.yaml: adapter.options.mcp: {problem}"))
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Call a tool; a result the server marks as an error is the call's error, and so is a server that
@@ -285,12 +367,12 @@ class McpServer:
         try:
             session = await self._session_now()
         except ConfigError as exc:
-            self._gone = f"{name}: the MCP server failed and could not be restarted: {exc}"
+            self._gone = self._gone or f"{name}: the MCP server failed and could not be restarted: {exc}"
             return ToolOutcome(None, self._gone)
         try:
             result = await session.call_tool(name, arguments)
         except Exception as exc:  # the server died or broke the protocol: the model is told, the run goes on
-            cause = _leaf(exc)
+            cause = first_leaf(exc)
             await self._drop(session)
             return ToolOutcome(None, f"{name}: the MCP server {self.where} failed: {type(cause).__name__}: {cause}")
         text = "\n".join(getattr(block, "text", None) or json.dumps(block.model_dump()) for block in result.content)
@@ -305,6 +387,9 @@ class McpServer:
                 return  # another case dropped it already
             if self._reopened:
                 self._gone = f"the MCP server {self.where} failed again after a restart; its tools are unavailable"
+                logger.warning("%s; the cases left are not called", self._gone)
+            else:
+                logger.warning("MCP server %s failed during the run; it is restarted for the next call", self.where)
             self._reopened = True
             self._session = None
             owner, self._owner = self._owner, None
@@ -314,10 +399,12 @@ class McpServer:
             await asyncio.wait([owner], timeout=CLOSE_WAIT_S)
 
     async def close(self) -> None:
-        """End the session (a stdio server stops); nothing when it was never opened."""
+        """End the session (a stdio server stops), or its handshake in progress; nothing when it was never opened."""
         owner, self._owner, self._session = self._owner, None, None
         if self._closing is not None:
             self._closing.set()
+        if self._opening is not None:
+            self._opening.cancel()
         if owner is not None and self._loop is asyncio.get_running_loop():
             await asyncio.wait([owner], timeout=CLOSE_WAIT_S)
 
@@ -325,28 +412,28 @@ class McpServer:
 class McpServers:
     """The MCP servers of a run, each opened on first use and shared by its cases; :meth:`close` ends them."""
 
-    def __init__(self, servers: list[McpServerModel], suite_dir: Path):
-        self.servers = [McpServer(s, suite_dir) for s in servers]
+    def __init__(
+        self, servers: list[McpServerModel], suite_dir: Path, connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S
+    ):
+        self.servers = [McpServer(s, suite_dir, connect_timeout_s) for s in servers]
 
     async def tools(self) -> list[McpTool]:
         """Every server's tools, in the suite's order.
 
         Raises:
-            ConfigError: a server cannot be started or reached.
+            ConfigError: a server cannot be started or reached on its first use.
+            CallNotStarted: a server failed during the run and cannot be restarted.
         """
         found: list[McpTool] = []
         for server in self.servers:
             found += await server.tools()
         return found
 
+    def gone(self) -> str | None:
+        """Why the run's cases cannot have their tools any more (a server that failed again after a restart)."""
+        return next((s.gone for s in self.servers if s.gone is not None), None)
+
     async def close(self) -> None:
         """Close every server's session."""
         for server in self.servers:
             await server.close()
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first exception a task group's error holds (itself when it is not a group)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc

@@ -1,4 +1,4 @@
-"""The exit codes of ``evalcore run``, each through a real process: 0, 1, 2 and 130.
+"""The exit codes of ``evalcore run``, each through a real process: 0, 1, 2, 130 and 143.
 
 Also what the user reads when an endpoint cannot be reached, short run ids, and the plan's cost range.
 """
@@ -116,6 +116,24 @@ def test_ctrl_c_exits_130_and_the_run_reads_cancelled(suite, tmp_db):
     assert Store(tmp_db).load_run(info["id"], results=False).info.status == "interrupted"  # in the run file
     listed = evalcore("runs", "--db", tmp_db)
     assert "cancelled" in listed.stdout
+
+
+def test_sigterm_stops_the_run_as_ctrl_c_does_and_exits_143(suite, tmp_db):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalcore.cli", "run", str(suite), "--db", str(tmp_db), "--samples", "8", "--quiet"],
+        cwd=ROOT,
+        env=_env({"EVALCORE_FAKE_LATENCY_SCALE": "0.3"}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for_results(tmp_db, 3)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    assert "cancelled: finished results are stored" in err
+    info = only_run(tmp_db)
+    assert info["status"] == "cancelled" and info["results"] >= 3
 
 
 def _wait_for_results(db: Path, at_least: int, timeout: float = 60) -> None:

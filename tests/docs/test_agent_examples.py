@@ -1,4 +1,5 @@
-"""The YAML examples of docs/suites.md for tool-call rules and the trajectory scorer are answers they accept."""
+"""The YAML examples of docs/suites.md for tool-call rules and the trajectory scorer are answers they accept, and
+the MCP server of docs/agents.md serves an agent run its tool."""
 
 from __future__ import annotations
 
@@ -8,12 +9,19 @@ from pathlib import Path
 import yaml
 
 from evalcore.core.records import Case
+from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.runner import run_suite
 from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.tool_calls import score_tool_calls
 from evalcore.scoring.trajectory import TrajectoryScorer
+from evalcore.storage.store import Store
+from evalcore.suite.loader import load_suite
+from tests.agents import CASES, agent_suite
 
 SUITES = Path(__file__).resolve().parents[2] / "docs" / "suites.md"
+AGENTS = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
 BLOCK = re.compile(r"^( *)```yaml\n(.*?)^\1```", re.DOTALL | re.MULTILINE)
+PYTHON = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def yaml_block(marker: str) -> dict:
@@ -39,3 +47,18 @@ def test_the_trajectory_example_accepts_a_lookup_and_a_refund_with_a_call_betwee
     ]
     scored = TrajectoryScorer().score(case, Parsed("Refunded.", trace=steps), Context("", ()))
     assert scored.metrics["order_correct"] == 1.0 and scored.metrics["extra_calls"] == 1.0
+
+
+def test_the_mcp_server_example_serves_its_tool_to_an_agent_run_over_stdio(tmp_path: Path, tmp_db: Path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+    (server,) = [m.group(1) for m in PYTHON.finditer(AGENTS.read_text()) if "MCPServer(" in m.group(1)]
+    options = {"tools": [], "mcp": [{"command": "python", "args": ["orders_server.py"]}]}
+    root = agent_suite(tmp_path / "s", [{"model": "fake/agent"}], options=options, cases=[CASES[0], CASES[2]])
+    (root / "orders_server.py").write_text(server)
+    with Store(tmp_db) as store:
+        run_id, status = run_suite(make_plan(load_suite(root), RunOptions()), store)
+        results = {r.case: r for r in store.load_run(run_id).results}
+    assert status == "completed"
+    found, missing = results["status/A17"].trace[1], results["unknown/Z9"].trace[1]
+    assert found["result"] == "order A17: shipped, total 42.5" and found["error"] is None
+    assert missing["error"] == "Error executing tool lookup_order: no order Z9"

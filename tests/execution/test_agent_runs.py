@@ -151,3 +151,32 @@ def test_an_mcp_server_is_stopped_when_its_run_is_stopped_midway(tmp_path: Path,
     assert status == "cancelled"
     (pid,) = [int(line) for line in starts.read_text().split()]
     assert not alive(pid)
+
+
+def test_verify_refuses_an_agent_suite_whose_expected_action_names_no_tool(tmp_path: Path):
+    typo = [("status/A17", "Where is A17?", {"actions": [{"name": "lookup_ordr", "arguments": {"order_id": "A17"}}]})]
+    report = verify_suite(agent_suite(tmp_path / "s", FAKES[:1], cases=typo))
+    assert not report.ok
+    assert "cases.jsonl: line 1: expected.actions[0].name: 'lookup_ordr'" in report.lines[-1]
+    assert report.lines[-1].endswith("did you mean `lookup_order`?")
+
+
+def test_verify_checks_expected_actions_against_the_tools_an_mcp_server_lists(tmp_path: Path):
+    server = {
+        "command": sys.executable,
+        "args": [str(Path(__file__).resolve().parents[1] / "fixtures" / "mcp_orders.py")],
+    }
+    typo = [("status/A17", "Where is A17?", {"actions": [{"name": "lookup_order", "arguments": {"orderid": "A17"}}]})]
+    report = verify_suite(agent_suite(tmp_path / "s", FAKES[:1], options={"tools": [], "mcp": [server]}, cases=typo))
+    assert not report.ok
+    wrong = "expected.actions[0].arguments: 'orderid' is not a parameter of lookup_order (order_id)"
+    assert report.lines[-1].endswith(f"{wrong}; did you mean `order_id`?")
+
+
+def test_verify_notes_an_mcp_server_it_cannot_open_and_checks_the_rest(tmp_path: Path):
+    url = {"url": "http://127.0.0.1:9/mcp"}  # a port nothing listens on
+    report = verify_suite(agent_suite(tmp_path / "s", FAKES[:1], options={"mcp": [url], "mcp_connect_timeout_s": 2}))
+    assert report.ok, report.lines
+    assert any(
+        line.startswith("note: the MCP servers' tools are not checked") and ":9/mcp" in line for line in report.lines
+    )

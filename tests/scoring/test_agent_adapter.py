@@ -23,7 +23,7 @@ from evalcore.scoring.agent_adapter import AgentAdapter
 from evalcore.scoring.client import Client, call_adapter
 from evalcore.scoring.plugins import build_adapter
 from evalcore.suite.config import NamedRef
-from tests.agents import CASES, TOOLS_PY
+from tests.agents import CASES, TOOLS_PY, alive
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -253,3 +253,54 @@ def test_an_mcp_url_that_cannot_be_reached_is_a_config_error(tmp_path: Path):
     agent = build_adapter(NamedRef(name="agent", options={"mcp": [{"url": url}]}), tmp_path)
     with pytest.raises(ConfigError, match=rf"cannot open MCP server {url}: ConnectError"):
         run_loop(agent, case(0))
+
+
+def test_an_mcp_server_that_never_finishes_its_handshake_is_a_config_error_at_the_connect_timeout(tmp_path: Path):
+    pids = tmp_path / "pids"
+    server = {
+        "command": sys.executable,
+        "args": [str(FIXTURES / "mcp_silent.py")],
+        "env": {"MCP_SILENT_PID": str(pids)},
+    }
+    agent = build_adapter(NamedRef(name="agent", options={"mcp": [server], "mcp_connect_timeout_s": 1}), tmp_path)
+    started = time.monotonic()
+    with pytest.raises(
+        ConfigError, match=r"mcp_silent.py: no answer within 1 s \(adapter.options.mcp_connect_timeout_s\)"
+    ):
+        run_loop(agent, case(0))
+    assert time.monotonic() - started < 15
+    (pid,) = [int(line) for line in pids.read_text().split()]
+    assert not alive(pid)
+
+
+def test_an_mcp_program_that_is_not_on_path_is_refused_before_it_is_started(tmp_path: Path):
+    agent = build_adapter(NamedRef(name="agent", options={"mcp": [{"command": "no-such-mcp-xyz"}]}), tmp_path)
+    with pytest.raises(ConfigError, match=r"mcp\[0\].command: 'no-such-mcp-xyz' is not found on PATH"):
+        agent.check_ready()
+
+
+def test_an_mcp_script_missing_from_the_suite_folder_is_refused_before_it_is_started(tmp_path: Path):
+    server = {"command": "python", "args": ["orders_servr.py"]}
+    agent = build_adapter(NamedRef(name="agent", options={"mcp": [server]}), tmp_path)
+    with pytest.raises(ConfigError, match=r"mcp\[0\].args: 'orders_servr.py' is not a file of the suite folder"):
+        agent.check_ready()
+
+
+def test_an_expected_action_naming_no_tool_is_named_with_the_closest_tool(suite_dir: Path):
+    wrong = {"actions": [{"name": "lookup_ordr", "arguments": {"order_id": "A17"}}]}
+    problem = adapter(suite_dir).check_case(case(0, wrong))
+    assert problem is not None and problem.startswith("expected.actions[0].name: 'lookup_ordr' is not a tool")
+    assert problem.endswith("did you mean `lookup_order`?")
+
+
+def test_an_expected_argument_its_tool_does_not_take_is_named_with_the_closest_parameter(suite_dir: Path):
+    wrong = {"actions": [{"name": "refund_order", "arguments": {"order_id": "A17", "amuont": 1}}]}
+    problem = adapter(suite_dir).check_case(case(0, wrong))
+    assert problem == (
+        "expected.actions[0].arguments: 'amuont' is not a parameter of refund_order (order_id, amount); "
+        "did you mean `amount`?"
+    )
+
+
+def test_expected_actions_that_name_the_suites_tools_are_accepted(suite_dir: Path):
+    assert [adapter(suite_dir).check_case(case(i)) for i in range(len(CASES))] == [None] * len(CASES)

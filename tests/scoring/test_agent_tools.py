@@ -8,6 +8,9 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
+
+from evalcore.core.errors import CallNotStarted
 from evalcore.scoring.agent_tools import McpServerModel, McpServers
 from tests.agents import alive
 
@@ -59,6 +62,26 @@ def test_a_killed_server_gives_the_call_an_error_and_is_restarted_for_the_next(t
     assert error is not None and error.startswith("lookup_order: the MCP server ")
     assert result == "order A17: shipped, total 42.5"
     assert len(pids(starts)) == 2
+
+
+def test_a_server_that_fails_again_after_its_restart_fails_the_next_case_before_it_calls_anything(tmp_path: Path):
+    starts = tmp_path / "starts"
+
+    async def scenario() -> None:
+        servers = McpServers([orders_server(starts)], tmp_path)
+        try:
+            (lookup,) = await servers.tools()
+            for _ in range(2):  # the first server, then the restarted one
+                os.kill(pids(starts)[-1], signal.SIGKILL)
+                await asyncio.wait_for(lookup.run({"order_id": "A17"}), 30)
+                await asyncio.wait_for(lookup.run({"order_id": "A17"}), 30)  # the restart, or the server gone
+            await servers.tools()
+        finally:
+            await servers.close()
+
+    with pytest.raises(CallNotStarted, match=r"^the MCP server .*mcp_orders.py failed again after a restart"):
+        asyncio.run(scenario())
+    assert len(pids(starts)) == 2 and not any(alive(pid) for pid in pids(starts))
 
 
 def test_closing_the_servers_stops_a_stdio_server(tmp_path: Path):
