@@ -100,7 +100,11 @@ def add_selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("-e", "--effort", help="reasoning_effort values, e.g. low,high (one contender each)")
     p.add_argument("-t", "--temperature", help="temperature values, e.g. 0,0.7 (one contender each)")
     p.add_argument(
-        "--set", action="append", default=[], metavar="KEY=V1,V2", help="any other setting, e.g. --set max_tokens=300"
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="any other setting, e.g. --set max_tokens=300 (never a key or token: see docs/suites.md)",
     )
     p.add_argument("--api-base", help="send every real model's calls to this endpoint (local servers)")
     p.add_argument("--samples", type=int, help="repetitions per case")
