@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 def add_db(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--db",
-        help="the store: a SQLite file, sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DB "
-        "(default: $EVALCORE_DB or data/evalcore.db)",
+        help="the store: a SQLite file, sqlite:///PATH or postgresql://USER@HOST/DB (its password in "
+        "PGPASSWORD or ~/.pgpass, never on the command line; default: $EVALCORE_DB or data/evalcore.db)",
     )
 
 
