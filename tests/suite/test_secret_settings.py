@@ -100,3 +100,14 @@ def test_a_secret_in_a_judge_scorer_settings_is_refused_without_quoting_it(capsy
     assert code == 2
     assert "settings.api_key" in err and "holds a secret" in err
     assert SECRET not in out + err
+
+
+def test_a_secret_among_the_overrides_of_the_api_is_refused_without_quoting_it(tmp_path):
+    from evalcore.core.errors import ConfigError
+    from evalcore.suite.lineup import Overrides, expand_lineup
+    from evalcore.suite.loader import load_suite
+
+    suite = load_suite(write_suite(tmp_path / "suite"))
+    with pytest.raises(ConfigError) as refused:
+        expand_lineup(suite.config, Overrides(settings={"api_key": [SECRET]}))
+    assert str(refused.value).startswith("settings.api_key: holds a secret") and SECRET not in str(refused.value)
