@@ -19,9 +19,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
-from urllib.parse import unquote
 
 from evalcore.core.errors import ConfigError, StoreMissing
+from evalcore.storage.urls import check_password, without_password
 
 #: The environment variable that names the store.
 ENV = "EVALCORE_DB"
@@ -74,7 +74,7 @@ class Location:
         """The store as messages show it: the path, or the URL without its password."""
         if self.url is None:
             return str(self.path)
-        return _without_password(self.url)
+        return without_password(self.url)
 
 
 #: What names a store: a path, a ``sqlite:///`` or ``postgresql://`` URL, or a :class:`Location`.
@@ -102,11 +102,11 @@ def parse_location(text: StoreAddress, source: str = "--db") -> Location:
     kind = SCHEMES.get(scheme)
     if kind is None:
         raise ConfigError(
-            f"{source} {_without_password(text)}: the scheme {scheme!r} is not supported; give a file path, "
+            f"{source} {without_password(text)}: the scheme {scheme!r} is not supported; give a file path, "
             "sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
         )
     if kind == "postgresql":
-        _check_password(text, source)
+        check_password(text, source)
         return Location("postgresql", url="postgresql" + text[found.end(1) :])
     rest = text[found.end() :]  # sqlite:///data/e.db -> "/data/e.db"; sqlite:////abs -> "//abs"
     if rest in ("", "/", "/:memory:"):
@@ -185,52 +185,3 @@ def _connect(location: Location, timeout: float) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-def _without_password(url: str) -> str:
-    """``url`` with its passwords (the user part's, a ``password=`` parameter's) shown as ``***``: messages and
-    logs never carry them, however the URL is written."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    found = _user_part(rest)
-    if found is not None:
-        rest = f"{found[0]}:***@{rest[found[2] + 1 :]}"
-    return scheme + sep + _QUERY_PASSWORD.sub(r"\1***", rest)
-
-
-def url_passwords(url: str) -> list[str]:
-    """Every password ``url`` holds, as written and percent-decoded: what a message quoting the server (which
-    may have read the URL another way) must not show."""
-    rest = url.partition("://")[2]
-    found = _user_part(rest)
-    written = [found[1]] if found is not None else []
-    written += [m.group(2) for m in _QUERY_PASSWORD.finditer(rest)]
-    return sorted({p for w in written for p in (w, unquote(w)) if p}, key=len, reverse=True)
-
-
-#: A ``password=`` (or ``sslpassword=``) parameter of the URL's query, and its value.
-_QUERY_PASSWORD = re.compile(r"([?&](?:ssl)?password=)([^&#]*)", re.IGNORECASE)
-
-
-def _user_part(rest: str) -> tuple[str, str, int] | None:
-    """The user, the password and where the ``@`` ending them is in ``rest`` (the URL after ``://``), or None
-    when it names no password. The password runs to the last ``@``: a ``?``, ``#``, ``/`` or ``@`` the user did
-    not percent-encode stays inside it rather than spilling into the host or the query."""
-    at = rest.rfind("@")
-    user, colon, password = rest[: max(at, 0)].partition(":")
-    if at < 0 or not colon or any(c in user for c in "/?#"):
-        return None
-    return user, password, at
-
-
-def _check_password(url: str, source: str) -> None:
-    """Refuse a password holding a character a URL must percent-encode: the server's client would read the
-    URL another way (a piece of the password as the host, say) and quote that piece in its error."""
-    found = _user_part(url.partition("://")[2])
-    if found is not None and any(c in found[1] for c in "?#/@"):
-        raise ConfigError(
-            f"{source} {_without_password(url)}: the password holds a character a URL must percent-encode "
-            "(? # / @ as %3F %23 %2F %40); percent-encode it, or better, leave the password out of the URL and "
-            "give it in PGPASSWORD, ~/.pgpass or a service file (docs/sharing.md)"
-        )

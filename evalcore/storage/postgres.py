@@ -44,7 +44,6 @@ from psycopg import pq
 
 from evalcore.core.errors import StoreError
 from evalcore.storage import pairs, ratings
-from evalcore.storage.location import url_passwords
 from evalcore.storage.migrations import (
     MIGRATION_NAMES,
     SCHEMA_BASELINES,
@@ -54,6 +53,7 @@ from evalcore.storage.migrations import (
     SCHEMA_V1,
     SCHEMA_V3_RESULTS,
 )
+from evalcore.storage.urls import url_passwords
 
 if TYPE_CHECKING:
     from evalcore.storage.location import Location

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 from evalcore.core import records
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import StoreError
-from evalcore.core.runids import run_id_problem
 from evalcore.storage import history, packed, pairs, ratings, rows
 from evalcore.storage.location import DEFAULT_DB, StoreAddress, connect, default_location, parse_location
 from evalcore.storage.migrations import MIGRATION_NAMES, applied_names, migrations
@@ -151,13 +150,9 @@ class Store:
             replace: overwrite a run already stored under the same id.
 
         Raises:
-            StoreError: the id is already stored (without ``replace``), is not a run id (a path), or the run is
-                inconsistent.
+            StoreError: the id is already stored (without ``replace``) or is a path, or the run is inconsistent.
         """
-        problem = run_id_problem(run.info.id)
-        if problem:  # a file is named for a run id: a path as an id would let an export write outside its folder
-            raise StoreError(f"run {problem}")
-        rows.check_metric_names(run)
+        rows.check_names(run)
         with self.transaction() as conn:
             if self._exists(run.info.id):
                 if not replace:
