@@ -197,7 +197,8 @@ def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOpti
     for item in args.set:
         key, sep, values = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--set {item!r}: write KEY=VALUE or KEY=V1,V2")
+            # Not quoted: a key pasted without its name would be shown.
+            raise ConfigError("--set: write KEY=VALUE or KEY=V1,V2 (e.g. --set max_tokens=300)")
         settings[key.strip()] = _checked(f"--set {key.strip()}", key.strip(), split(values))
     if args.samples is not None:
         _checked("--samples", "samples", [str(args.samples)])

@@ -344,7 +344,9 @@ def _connect_reason(error: Exception, location: Location) -> str:
     for found, said in _CONNECT_FAILURES:
         if found in text.lower():
             return said
-    return _without_secrets(text.removeprefix("connection failed: ") or type(error).__name__, location)
+    # libpq's "connection to server at "h", port p failed: FATAL: <reason>": the URL already names the server.
+    reason = re.sub(r"^(connection failed: )?(connection to server .*? failed: )?(FATAL: )?", "", text)
+    return _without_secrets(reason or type(error).__name__, location)
 
 
 def _without_secrets(text: str, location: Location) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import socket
+from urllib.parse import quote
 
 import pytest
 
@@ -114,3 +115,31 @@ def test_an_unknown_host_says_the_name_does_not_resolve(capsys, tmp_path, monkey
     code, err = _run(capsys, "runs", "--db", "postgresql://user@no-such-host.invalid:5432/evalcore")
     assert code == 2
     assert "no-such-host.invalid" in err and "cannot resolve the host name" in err
+
+
+def test_a_wrong_password_is_said_without_showing_it(capsys, tmp_path, monkeypatch, postgres_password_server):
+    monkeypatch.chdir(tmp_path)
+    url = postgres_password_server.url.replace(postgres_password_server.password, f"{HEAD}{TAIL}")
+    code, err = _run(capsys, "runs", "--db", url)
+    assert code == 2 and err.count("\n") == 1
+    assert 'password authentication failed for user "postgres"' in err and "FATAL" not in err
+    assert HEAD not in err and TAIL not in err
+
+
+def test_a_setting_without_a_name_is_refused_without_quoting_it(capsys, tmp_path):
+    from tests.suites import write_suite
+
+    code, err = _run(capsys, "plan", write_suite(tmp_path / "suite"), "--set", f"{HEAD}{TAIL}")
+    assert code == 2 and "KEY=VALUE" in err
+    assert HEAD not in err and TAIL not in err
+
+
+def test_the_password_may_come_from_pgpassword_off_the_command_line(
+    capsys, tmp_path, monkeypatch, postgres_password_server
+):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PGPASSWORD", postgres_password_server.password)
+    url = postgres_password_server.new_url().replace(f":{quote(postgres_password_server.password, safe='')}@", "@")
+    assert postgres_password_server.password not in url
+    code, err = _run(capsys, "runs", "--db", url)
+    assert code == 0, err
