@@ -104,6 +104,25 @@ def postgres_server() -> Iterator[PostgresServer]:
     server.stop()
 
 
+#: The password of :func:`postgres_password_server`'s superuser: a message that shows a piece of it leaks it.
+PG_PASSWORD = "pg-Secret-4242-pass"
+
+
+@pytest.fixture(scope="session")
+def postgres_password_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL server that asks for a password (:data:`PG_PASSWORD`), as a hosted one does: a
+    connection made with the password masked (``***``) is refused there."""
+    bin_dir = postgres_bin()
+    if bin_dir is None:
+        missing = "PostgreSQL is not installed: apt-get install postgresql (tests/run.sh does)"
+        if os.environ.get(REQUIRE_POSTGRES):
+            pytest.fail(missing)
+        pytest.skip(missing)
+    server = PostgresServer(bin_dir, password=PG_PASSWORD)
+    yield server
+    server.stop()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """Where a test's store lives: a SQLite file, then (the same test again) a new PostgreSQL schema."""

@@ -221,6 +221,7 @@ _json = st.recursive(
 )
 _objects = st.dictionaries(st.text(max_size=6), _json, max_size=3)
 _names = st.text(min_size=1, max_size=10)
+_run_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._:+@=-]{0,11}", fullmatch=True)
 _unit = st.floats(min_value=0.0, max_value=1.0)
 _counts = st.integers(min_value=0, max_value=2**63 - 1)
 _metric_names = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(lambda n: n not in records.RESERVED_NAMES)
@@ -289,7 +290,7 @@ def valid_runs(draw: st.DrawFn) -> records.Run:
     results = [draw(_results((c, *k, s), metrics)) for c, k, s in draw(st.lists(keys, max_size=6, unique=True))]
     status = draw(st.sampled_from(["running", "completed", "interrupted", "failed"]))
     info = records.RunInfo(
-        id=draw(_names),
+        id=draw(_run_ids),
         suite=draw(st.text(max_size=10)),
         created_at=draw(_timestamps()),
         finished_at=None if status in ("running", "interrupted") else draw(_timestamps() | st.none()),

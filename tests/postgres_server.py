@@ -27,17 +27,26 @@ def postgres_bin() -> Path | None:
 
 
 class PostgresServer:
-    """A running cluster; :meth:`stop` ends it and deletes its folder."""
+    """A running cluster; :meth:`stop` ends it and deletes its folder. With a ``password``, the cluster asks
+    for it (``scram-sha-256``) on every connection, as a hosted database does; without, it trusts anyone."""
 
-    def __init__(self, bin_dir: Path):
+    def __init__(self, bin_dir: Path, password: str | None = None):
         self.bin = bin_dir
+        self.password = password
         self.folder = Path(tempfile.mkdtemp(prefix="evalcore-pg-"))
         self.port = _free_port()
         self._as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
         if self._as_user:
             shutil.chown(self.folder, "postgres")
         data = self.folder / "data"
-        self._run(str(self.bin / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
+        auth = ["-A", "trust"]
+        if password is not None:
+            pwfile = self.folder / "pwfile"
+            pwfile.write_text(password + "\n")
+            if self._as_user:
+                shutil.chown(pwfile, "postgres")
+            auth = ["-A", "scram-sha-256", f"--pwfile={pwfile}"]
+        self._run(str(self.bin / "initdb"), "-D", str(data), *auth, "-U", "postgres", "--no-sync", "-E", "UTF8")
         options = (
             f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
             "-c full_page_writes=off"
@@ -49,8 +58,9 @@ class PostgresServer:
 
     @property
     def url(self) -> str:
-        """The server's ``postgres`` database, as its superuser."""
-        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        """The server's ``postgres`` database, as its superuser (with its password, when it has one)."""
+        user = "postgres" if self.password is None else f"postgres:{quote(self.password, safe='')}"
+        return f"postgresql://{user}@127.0.0.1:{self.port}/postgres"
 
     def new_url(self) -> str:
         """A URL whose tables live in a new, empty schema of their own."""

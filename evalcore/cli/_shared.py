@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 def add_db(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--db",
-        help="the store: a SQLite file, sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DB "
-        "(default: $EVALCORE_DB or data/evalcore.db)",
+        help="the store: a SQLite file, sqlite:///PATH or postgresql://USER@HOST/DB (its password in "
+        "PGPASSWORD or ~/.pgpass, never on the command line; default: $EVALCORE_DB or data/evalcore.db)",
     )
 
 
@@ -100,7 +100,11 @@ def add_selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("-e", "--effort", help="reasoning_effort values, e.g. low,high (one contender each)")
     p.add_argument("-t", "--temperature", help="temperature values, e.g. 0,0.7 (one contender each)")
     p.add_argument(
-        "--set", action="append", default=[], metavar="KEY=V1,V2", help="any other setting, e.g. --set max_tokens=300"
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="any other setting, e.g. --set max_tokens=300 (never a key or token: see docs/suites.md)",
     )
     p.add_argument("--api-base", help="send every real model's calls to this endpoint (local servers)")
     p.add_argument("--samples", type=int, help="repetitions per case")
@@ -193,7 +197,8 @@ def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOpti
     for item in args.set:
         key, sep, values = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--set {item!r}: write KEY=VALUE or KEY=V1,V2")
+            # Not quoted: a key pasted without its name would be shown.
+            raise ConfigError("--set: write KEY=VALUE or KEY=V1,V2 (e.g. --set max_tokens=300)")
         settings[key.strip()] = _checked(f"--set {key.strip()}", key.strip(), split(values))
     if args.samples is not None:
         _checked("--samples", "samples", [str(args.samples)])

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore.cli._shared import add_db, add_run_metadata, open_store, run_metadata, table
+from evalcore.cli._shared import add_db, add_run_metadata, open_store, run_metadata, store_location, table
 from evalcore.cli.output import output_path, writing
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from evalcore.storage.history import RunFilters
 
     filters = run_filters(args)
-    runs = open_store(args).list_runs(filters)
+    runs = _listed_runs(args, filters)
     if args.format == "json":
         print(json.dumps(runs, indent=1, default=str))
         return 0
@@ -95,6 +95,24 @@ def cmd_runs(args: argparse.Namespace) -> int:
     rows = [[_cell(r.get(k)) for k in keys] + [_labels(r["metadata"])] for r in runs]
     print(table(rows, keys + ["metadata"]))
     return 0
+
+
+def _listed_runs(args: argparse.Namespace, filters: RunFilters) -> list[dict[str, Any]]:
+    """The runs of the store ``--db`` names. A PostgreSQL database that is reached but holds no evalcore tables
+    is an empty store (its name was not mistyped: the server knows it), listed as such and left as it is; a
+    missing SQLite file is no store (a mistyped path), said as an error."""
+    from evalcore.core.errors import StoreMissing
+
+    try:
+        store = open_store(args)
+    except StoreMissing:
+        if not store_location(args).is_server:
+            raise
+        return []
+    try:
+        return store.list_runs(filters)
+    finally:
+        store.close()
 
 
 def _cell(value: Any) -> str:
@@ -271,7 +289,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def add_copy(p: argparse.ArgumentParser) -> None:
-    where = "a SQLite file, sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DB"
+    where = "a SQLite file, sqlite:///PATH or postgresql://USER@HOST/DB (password in PGPASSWORD or ~/.pgpass)"
     p.add_argument("--from", dest="source", required=True, metavar="STORE", help=f"the store to read: {where}")
     p.add_argument("--to", dest="target", required=True, metavar="STORE", help=f"the store to write: {where}")
     p.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="only these runs (ids or unique prefixes); default all")
@@ -346,6 +364,6 @@ COMMANDS = {
         add_copy,
         cmd_copy,
         "copy every run (or the runs named) from one store to another, e.g. SQLite to PostgreSQL; each run atomically",
-        "evalcore copy --from sqlite:///data/evalcore.db --to postgresql://evalcore:PASSWORD@db.example.com/evalcore",
+        "evalcore copy --from sqlite:///data/evalcore.db --to postgresql://evalcore@db.example.com/evalcore",
     ),
 }

@@ -38,7 +38,7 @@ examples:
   evalcore import run.json.gz                    read a run file into the store
   evalcore import out.json logs/                 promptfoo results, Inspect logs (told apart by content)
   evalcore merge RUN_A RUN_B -o merged.json      one run of the contenders of both, over their common cases
-  evalcore copy --from data/evalcore.db --to postgresql://USER:PASSWORD@HOST/DB   move the history to a server
+  evalcore copy --from data/evalcore.db --to postgresql://USER@HOST/DB   move the history to a server
   evalcore run --resume RUN_ID                   finish an interrupted run
   evalcore rescore RUN_ID --judge-cache          score a run's stored outputs again; calls no contender
   evalcore compare BASE_RUN CANDIDATE_RUN        what changed between two runs, case by case

@@ -21,11 +21,11 @@ INTRO = f"""\
 # Command-line reference
 
 Every `evalcore` command and its options, as `--help` prints them. Every command that touches the store
-takes `--db PATH` or `--db URL` (`sqlite:///PATH`, `postgresql://USER:PASSWORD@HOST/DB`; default
-`$EVALCORE_DB`, else `data/evalcore.db`); a user error (a bad flag, an unknown run id, a broken suite, a URL
-scheme no store has) exits with code 2 and one line on stderr. Warnings of dependencies (litellm,
-pydantic) go to `evalcore-warnings.log` in the store's folder instead of the terminal, and one line at the
-end says how many and where.
+takes `--db PATH` or `--db URL` (`sqlite:///PATH`, `postgresql://USER@HOST/DB` with the password in
+`PGPASSWORD` or `~/.pgpass`, never on a command line; default `$EVALCORE_DB`, else `data/evalcore.db`); a
+user error (a bad flag, an unknown run id, a broken suite, a URL scheme no store has) exits with code 2 and
+one line on stderr. Warnings of dependencies (litellm, pydantic) go to `evalcore-warnings.log` in the
+store's folder instead of the terminal, and one line at the end says how many and where.
 
 <!-- Generated from evalcore/cli/parser.py by `{REGENERATE}`: edit the parsers, not this file. -->
 """

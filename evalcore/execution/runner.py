@@ -255,8 +255,8 @@ class _Execution:
             return
         run_id = self.run.info.id
         self.progress.unsent = self.trackers.finish(lambda: ended_run(self.store, run_id))
-        for line in self.progress.unsent:
-            log.warning("run %s: %s", run_id, line)
+        for line in self.progress.unsent:  # said by the caller (the CLI prints each): a warning would say it twice
+            log.info("run %s: %s", run_id, line)
 
     def _prompt(self, contender_id: str, dataset: str, case_id: str) -> list[dict[str, Any]]:
         """The messages a contender was sent for a case (for a tracker that records prompts)."""

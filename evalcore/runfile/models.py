@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from evalcore.core import records
+from evalcore.core.runids import RUN_ID_PATTERN, run_id_problem
 from evalcore.runfile._cross import Loc, cross_problems
 from evalcore.runfile.pairwise import PairwiseEntry
 from evalcore.runfile.ratings import RatingEntry
@@ -79,7 +80,16 @@ def _check_not_reserved(name: str) -> str:
     return name
 
 
+def _check_run_id(value: str) -> str:
+    problem = run_id_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
 Timestamp = Annotated[str, AfterValidator(_check_timestamp), WithJsonSchema(_TIMESTAMP_SCHEMA)]
+#: A run id names files, so it is never a path (:mod:`evalcore.core.runids`).
+RunId = Annotated[str, AfterValidator(_check_run_id), WithJsonSchema({"type": "string", "pattern": RUN_ID_PATTERN})]
 Name = Annotated[str, Field(min_length=1)]
 Unit = Annotated[float, Field(ge=0, le=1)]
 Count = Annotated[int, Field(ge=0, le=INT64_MAX)]
@@ -135,8 +145,9 @@ class ProvenanceEntry(_OpenModel):
 class RunEntry(_Model):
     """The run's header."""
 
-    id: Name
-    """Unique run id; a UUID is fine."""
+    id: RunId
+    """Unique run id, never a path: letters, digits and . _ - : + @ = (at most 200), starting with a letter or a
+    digit; a UUID is fine."""
     suite: str
     """The suite's name."""
     created_at: Timestamp

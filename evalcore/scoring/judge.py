@@ -44,6 +44,7 @@ from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.client import UNJUDGED_PREFIX, Client, JudgeModel, NotCalled
 from evalcore.scoring.judge_prompt import VerdictError, judge_messages, parse_verdict, verdict_key
 from evalcore.scoring.scorer_set import NAME
+from evalcore.suite.settings import secret_settings_problem
 
 JUDGE_KIND = "judge"
 #: The key of a judge's record in a result's diagnostics.
@@ -100,6 +101,9 @@ class LlmJudge:
             raise ConfigError(f"{_WHERE}.samples: {samples!r} is not a whole number >= 1")
         self.samples = samples
         self.settings = dict(settings or {})
+        secret = secret_settings_problem(self.settings)
+        if secret:
+            raise ConfigError(f"{_WHERE}.settings.{secret}")
         for m in self.models:  # a fake judge is checked here; a litellm id only when called (no import at load)
             refusal = FakeProvider().refusal(m, self.settings) if m.startswith("fake/") else None
             if refusal:

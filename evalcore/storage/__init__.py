@@ -10,6 +10,7 @@
 - :mod:`~evalcore.storage.packed`: a result's numbers as one packed row, and a stored run's rows read back in bulk.
 - :mod:`~evalcore.storage.frames`: a run's results as columns: the results frame every leaderboard is computed
   from, and the same numbers as plain NumPy columns, what a comparison reads.
+- :mod:`~evalcore.storage.urls`: the passwords of a PostgreSQL URL, masked in messages and never quoted back.
 
 May import :mod:`evalcore.core` and :mod:`evalcore._util` (and nothing that calls a model).
 """

@@ -19,9 +19,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
-from urllib.parse import urlsplit, urlunsplit
 
 from evalcore.core.errors import ConfigError, StoreMissing
+from evalcore.storage.urls import check_password, without_password
 
 #: The environment variable that names the store.
 ENV = "EVALCORE_DB"
@@ -74,7 +74,7 @@ class Location:
         """The store as messages show it: the path, or the URL without its password."""
         if self.url is None:
             return str(self.path)
-        return _without_password(self.url)
+        return without_password(self.url)
 
 
 #: What names a store: a path, a ``sqlite:///`` or ``postgresql://`` URL, or a :class:`Location`.
@@ -102,10 +102,11 @@ def parse_location(text: StoreAddress, source: str = "--db") -> Location:
     kind = SCHEMES.get(scheme)
     if kind is None:
         raise ConfigError(
-            f"{source} {_without_password(text)}: the scheme {scheme!r} is not supported; give a file path, "
+            f"{source} {without_password(text)}: the scheme {scheme!r} is not supported; give a file path, "
             "sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
         )
     if kind == "postgresql":
+        check_password(text, source)
         return Location("postgresql", url="postgresql" + text[found.end(1) :])
     rest = text[found.end() :]  # sqlite:///data/e.db -> "/data/e.db"; sqlite:////abs -> "//abs"
     if rest in ("", "/", "/:memory:"):
@@ -184,12 +185,3 @@ def _connect(location: Location, timeout: float) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-def _without_password(url: str) -> str:
-    """``url`` with its password (if any) shown as ``***``: messages and logs never carry it."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))

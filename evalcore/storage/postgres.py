@@ -53,6 +53,7 @@ from evalcore.storage.migrations import (
     SCHEMA_V1,
     SCHEMA_V3_RESULTS,
 )
+from evalcore.storage.urls import url_passwords
 
 if TYPE_CHECKING:
     from evalcore.storage.location import Location
@@ -96,10 +97,9 @@ class PgConnection:
                 location.url or "", autocommit=True, connect_timeout=max(2, int(timeout)), application_name="evalcore"
             )
         except psycopg.Error as e:
-            reason = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
             raise StoreError(
-                f"{location}: cannot connect to PostgreSQL ({_without_secrets(reason, location)}); check the "
-                "host, port, user, password and database of the URL, and that the server is running"
+                f"{location}: cannot connect to PostgreSQL: {_connect_reason(e, location)}; check the host, port, "
+                "user, password and database of the URL, and that the server is running"
             ) from None
         self.set_lock_timeout(timeout)
 
@@ -326,10 +326,33 @@ def _as_sqlite_errors() -> Iterator[None]:
         raise sqlite3.DatabaseError(message) from e
 
 
+#: libpq's words for a failure to connect, and ours: one plain line, never the text libpq quoted from the URL.
+_CONNECT_FAILURES = (
+    ("connection refused", "connection refused"),
+    ("failed to resolve host", "cannot resolve the host name"),
+    ("could not translate host name", "cannot resolve the host name"),
+    ("timeout expired", "timed out"),
+    ("no route to host", "no route to host"),
+    ("network is unreachable", "network is unreachable"),
+)
+
+
+def _connect_reason(error: Exception, location: Location) -> str:
+    """Why a connection failed, in one line: a known failure in its own words (``connection refused``), else
+    libpq's message on one line without any password of the URL."""
+    text = " ".join(str(error).split())
+    for found, said in _CONNECT_FAILURES:
+        if found in text.lower():
+            return said
+    # libpq's "connection to server at "h", port p failed: FATAL: <reason>": the URL already names the server.
+    reason = re.sub(r"^(connection failed: )?(connection to server .*? failed: )?(FATAL: )?", "", text)
+    return _without_secrets(reason or type(error).__name__, location)
+
+
 def _without_secrets(text: str, location: Location) -> str:
-    url = location.url or ""
-    password = re.match(r"^[^:]+://[^:@/]*:([^@]*)@", url)
-    return text.replace(password.group(1), "***") if password and password.group(1) else text
+    for password in url_passwords(location.url or ""):
+        text = text.replace(password, "***")
+    return text
 
 
 # --- the schema -----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any
 from evalcore._util import jsonfast
 from evalcore.core import records
 from evalcore.core.errors import StoreError
+from evalcore.core.runids import run_id_problem
 from evalcore.storage.packed import ERROR_KIND_CODES
 
 #: The columns of the results table, in the order of a result's row.
@@ -79,12 +80,16 @@ def from_json(text: str | None) -> Any:
     return None if text is None else jsonfast.loads(text)
 
 
-def check_metric_names(run: records.Run) -> None:
-    """Refuse a metric name that is not a plain identifier.
+def check_names(run: records.Run) -> None:
+    """Refuse a run id that is not one (:mod:`evalcore.core.runids`) and a metric name that is not a plain
+    identifier.
 
     Raises:
-        StoreError: a name does not match ``^[a-z][a-z0-9_]*$``.
+        StoreError: the run id could be a path, or a metric name does not match ``^[a-z][a-z0-9_]*$``.
     """
+    # Files are named for run ids (an export's, a tracker's): an id is never a path.
+    if problem := run_id_problem(run.info.id):
+        raise StoreError(f"run {problem}")
     # Metric names go into JSON paths of queries: only the spec's names are safe there.
     for m in run.metrics:
         if not _METRIC_NAME.match(m.name):

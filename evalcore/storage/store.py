@@ -150,9 +150,9 @@ class Store:
             replace: overwrite a run already stored under the same id.
 
         Raises:
-            StoreError: the id is already stored (without ``replace``), or the run is inconsistent.
+            StoreError: the id is already stored (without ``replace``) or is a path, or the run is inconsistent.
         """
-        rows.check_metric_names(run)
+        rows.check_names(run)
         with self.transaction() as conn:
             if self._exists(run.info.id):
                 if not replace:

@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from evalcore.suite.settings import secret_settings_problem
 
 SettingValue = str | int | float | bool | None
+
+
+def _no_secrets(settings: dict[str, Any]) -> dict[str, Any]:
+    problem = secret_settings_problem(settings)
+    if problem:
+        raise ValueError(problem)
+    return settings
+
+
+#: A model's settings: a setting named for a secret (``api_key``, ``*_token``, ``*password*``) is refused here.
+Settings = Annotated[dict[str, SettingValue], AfterValidator(_no_secrets)]
+#: A lineup entry's settings, where a list value multiplies into one contender per value.
+LineupSettings = Annotated[dict[str, SettingValue | list[SettingValue]], AfterValidator(_no_secrets)]
 
 
 class _Strict(BaseModel):
@@ -201,7 +216,7 @@ class LineupEntryModel(_Strict):
     """A model with settings; a list value multiplies into one contender per value."""
 
     model: str = Field(min_length=1)
-    settings: dict[str, SettingValue | list[SettingValue]] = Field(default_factory=dict)
+    settings: LineupSettings = Field(default_factory=dict)
     #: The prompt(s) of ``prompts/`` to ask with, by name; a list multiplies like a list setting.
     prompt: str | list[str] | None = None
     api_base: str | None = None
@@ -327,7 +342,7 @@ class PairwiseModel(_Strict):
     #: Judge calls per order; an order's verdict is their majority.
     samples: int = Field(1, ge=1)
     #: The judge model's settings (``temperature`` …).
-    settings: dict[str, SettingValue] = Field(default_factory=dict)
+    settings: Settings = Field(default_factory=dict)
     api_base: str | None = None
 
 
@@ -345,7 +360,7 @@ class SuiteModel(_Strict):
     scorers: list[str | ScorerRef] | None = Field(None, min_length=1)
     fields: dict[str, FieldModel] | None = None
     datasets: dict[str, DatasetModel] = Field(default_factory=dict)
-    defaults: dict[str, SettingValue] = Field(default_factory=dict)
+    defaults: Settings = Field(default_factory=dict)
     run: RunModel = Field(default_factory=RunModel)  # type: ignore[arg-type]
     lineup: list[LineupEntryModel] = Field(default_factory=list)
     prices: dict[str, PriceModel] = Field(default_factory=dict)

@@ -27,6 +27,9 @@ def expand_lineup(config: SuiteModel, overrides: Overrides | None = None) -> lis
     """Every contender of the lineup, in lineup order; a repeated id is a configuration error."""
     overrides = overrides or Overrides()
     _check_ranges(config)
+    found = settings_problem(overrides.settings)  # the CLI checked its flags; a caller of the API may not have
+    if found:
+        raise ConfigError(f"settings.{found[0]}: {found[1]}")
     entries = _entries(config, overrides)
     if not entries:
         raise ConfigError("evalcore.yaml: lineup: empty. Add `lineup: [{model: fake/oracle}]` or pass -m MODEL.")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Contender
+from evalcore.core.runids import run_file_stem
 from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker, Unsent
 
 # httpx is imported where a call is made: the runner (and `evalcore verify`) import every tracker.
@@ -203,7 +204,7 @@ class MlflowTracker(Tracker):
             )
         path = uri.removeprefix("mlflow-artifacts:").lstrip("/")
         with tempfile.TemporaryDirectory() as folder:
-            file = Path(folder) / f"{run.info.id}.json.gz"
+            file = Path(folder) / f"{run_file_stem(run.info.id)}.json.gz"
             run.write_run_file(file)
             data = file.read_bytes()
         self._request("PUT", f"{self.uri}/api/2.0/mlflow-artifacts/artifacts/{path}/{file.name}", content=data)

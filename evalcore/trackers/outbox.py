@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any, ClassVar
 
 from evalcore.core.records import Contender, Result
+from evalcore.core.runids import run_file_stem
 from evalcore.trackers._tracker import RunEnded, RunStarted, Tracker
 
 #: Where rows go when no ``path`` is given (``trackers: [{name: outbox, options: {path: …}}]``).
@@ -25,7 +26,8 @@ class OutboxTracker(Tracker):
 
     Args:
         path: a ``.jsonl`` file, to which every run appends; or a folder, with a file per run
-            (``<run id>.jsonl``). Default ``$EVALCORE_OUTBOX``, else ``./evalcore-outbox/``.
+            (``<run id>.jsonl``; a run id that is not a plain name gets a hashed one, never a path).
+            Default ``$EVALCORE_OUTBOX``, else ``./evalcore-outbox/``.
     """
 
     name: ClassVar[str] = "outbox"
@@ -40,7 +42,7 @@ class OutboxTracker(Tracker):
         """Open the file (a folder gets one per run)."""
         self.run_id, self.suite = run.info.id, run.info.suite
         self.contenders = {c.id: c for c in run.contenders}
-        target = self.path if self.path.suffix == ".jsonl" else self.path / f"{run.info.id}.jsonl"
+        target = self.path if self.path.suffix == ".jsonl" else self.path / f"{run_file_stem(run.info.id)}.jsonl"
         target.parent.mkdir(parents=True, exist_ok=True)
         self.file = target.open("a", encoding="utf-8")
 

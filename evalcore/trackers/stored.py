@@ -38,11 +38,12 @@ def ended_run(store: Store, run_id: str) -> RunEnded:
 
 @contextmanager
 def _own(store: Store) -> Iterator[Store]:
-    """A connection of this thread's own to ``store``'s file (the same store when it lives in memory)."""
+    """A connection of this thread's own to ``store`` (the same store when it lives in memory), opened at its
+    location: ``store.path`` of a PostgreSQL store is the URL as messages show it, its password masked."""
     if str(store.path) == ":memory:":
         yield store
         return
-    mine = Store(store.path)
+    mine = Store(store.location)
     try:
         yield mine
     finally:

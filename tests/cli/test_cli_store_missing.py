@@ -108,14 +108,24 @@ def test_plan_without_a_store_creates_none(tmp_path, capsys):
     assert not (tmp_path / "new.db").exists()
 
 
-def test_a_postgresql_database_without_the_stores_tables_is_no_store_to_read(postgres_server, capsys):
+@pytest.mark.parametrize(("form", "said"), [([], "no runs yet"), (["--format", "json"], "[]")])
+def test_a_postgresql_database_without_the_stores_tables_is_an_empty_store_left_as_it_is(
+    postgres_server, capsys, form, said
+):
     import psycopg
 
     url = postgres_server.new_url()
-    assert main(["runs", "--db", url]) == 2
-    assert capsys.readouterr().err == "error: " + SAID.format(db=url)
+    assert main(["runs", "--db", url, *form]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(said) and err == ""
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT to_regclass('evalcore_migrations')").fetchone() == (None,)
+
+
+def test_a_postgresql_database_without_the_stores_tables_holds_no_run_to_read(postgres_server, capsys):
+    url = postgres_server.new_url()
+    assert main(["leaderboard", "abcd", "--db", url]) == 2
+    assert capsys.readouterr().err == "error: abcd: no such file, and " + SAID.format(db=url)
 
 
 def test_a_run_of_a_broken_suite_leaves_no_store_behind(tmp_path, capsys):

@@ -186,6 +186,8 @@ RULES: list[tuple[str, Mutation, str, str]] = [
     ("unknown run status", _set("run.status", "done"), "run.status", "Input should be 'running'"),
     ("provenance without tool", _drop("run.provenance.tool"), "run.provenance.tool", "required key is missing"),
     ("missing key", _drop("results.0.raw"), "results.0.raw", "required key is missing"),
+    ("run id a relative path", _set("run.id", "../../x"), "run.id", "'../../x' is not a run id"),
+    ("run id an absolute path", _set("run.id", "/tmp/x"), "run.id", "'/tmp/x' is not a run id"),
     ("empty contender id", _both(_set("contenders.0.id", "")), "contenders.0.id", "at least 1 character"),
     ("number as input", _set("cases.0.input", 3), "cases.0.input", "should be a string or an object"),
     ("unknown top-level key", _set("comment", "hi"), "comment", "unknown key; allowed keys: format, schema_version"),

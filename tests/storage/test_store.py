@@ -625,3 +625,17 @@ def test_any_valid_run_round_trips_through_postgresql_as_through_sqlite(run: rec
         pd.testing.assert_frame_equal(postgres_store.load_results_frame(run.info.id), expected_frame)
     finally:
         postgres_store.delete_run(run.info.id)
+
+
+def test_a_run_whose_id_is_a_path_is_not_stored(tmp_path):
+    from dataclasses import replace
+
+    from evalcore.core.errors import StoreError
+    from tests.factories import make_run
+
+    run = make_run()
+    run.info = replace(run.info, id="../../x")
+    store = Store(tmp_path / "db.sqlite")
+    with pytest.raises(StoreError, match=r"'\.\./\.\./x' is not a run id"):
+        store.import_run(run)
+    assert store.list_runs() == []

@@ -47,3 +47,21 @@ def test_every_contender_gets_an_aggregate_row_with_its_leaderboard_figures(tmp_
 def test_a_folder_gets_one_file_per_run(tmp_path: Path):
     run_id, rows = run_with_outbox(tmp_path, tmp_path / "outbox")
     assert (tmp_path / "outbox" / f"{run_id}.jsonl").is_file() and rows
+
+
+def test_a_run_id_that_is_a_path_still_writes_inside_the_outbox_folder(tmp_path: Path):
+    from dataclasses import replace
+
+    from evalcore.trackers._tracker import RunStarted
+    from evalcore.trackers.outbox import OutboxTracker
+    from tests.factories import make_run
+
+    run = make_run()
+    folder = tmp_path / "deep" / "outbox"
+    tracker = OutboxTracker(str(folder))
+    tracker.run_started(RunStarted(replace(run.info, id="../../escaped"), run.contenders, run.metrics))
+    tracker.result_stored(run.results[0])
+    tracker.file.close()
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(written) == 1 and written[0].parent == folder
+    assert json.loads(written[0].read_text())["run_id"] == "../../escaped"  # the row still says which run

@@ -151,3 +151,20 @@ def test_sending_a_stored_run_again_updates_its_mlflow_runs_without_duplicating_
     assert f"sent run {run_id} to mlflow" in capsys.readouterr().out
     experiment = client.get_experiment_by_name(f"again-{tmp_path.name}").experiment_id
     assert len(client.search_runs([experiment], f"tags.`evalcore.run_id` = '{run_id}'")) == 1 + 3
+
+
+def test_a_run_on_a_postgresql_store_with_a_password_arrives_and_is_sent_again(
+    tmp_path, client, monkeypatch, capsys, postgres_password_server
+):
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", f"pg-{tmp_path.name}")
+    url = postgres_password_server.new_url()
+    code = main(["run", str(write_suite(tmp_path / "suite")), "--db", url, "--quiet", "--tracker", "mlflow"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "not sent" not in err, err
+    run_id = out.split("\nrun ")[1].split(":")[0]
+    experiment = client.get_experiment_by_name(f"pg-{tmp_path.name}").experiment_id
+    runs = client.search_runs([experiment], f"tags.`evalcore.run_id` = '{run_id}'")
+    [parent] = [r for r in runs if r.data.tags["evalcore.kind"] == "run"]
+    assert parent.info.status == "FINISHED" and len(runs) == 1 + 3  # the end of the run was sent
+    assert [a.path for a in client.list_artifacts(parent.info.run_id)] == [f"{run_id}.json.gz"]
+    assert main(["export", run_id, "--to", "mlflow", "--db", url]) == 0, capsys.readouterr().err
