@@ -91,9 +91,7 @@ def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
 
 def weight_names(metrics: Sequence[Metric]) -> list[str]:
     """Every name a slider can weight: score, each metric (aggregate metrics last), then errors, cost and time.
-
-    The primary metric is the score, one number: it has no slider of its own
-    (:func:`evalcore.analysis.weights.fold_primary` puts its weight on ``score``'s)."""
+    The primary metric is the score: no slider of its own (``weights.fold_primary`` puts its weight on score)."""
     primary = {m.name for m in metrics if m.primary} - {"score"}
     return [name for name in weight_order(metrics) if name not in primary]
 
@@ -103,20 +101,16 @@ def weight_hint(name: str, metrics: Sequence[Metric], *, markdown: bool = True) 
     or plain text (``markdown=False``) for a tooltip that shows text as it is."""
     text = escape_markdown if markdown else str
     described = {m.name: text(m.description) for m in with_aggregates(metrics)}
+    primary = next((m for m in metrics if m.primary and m.name != "score"), None)
     fixed = {
-        "score": _score_hint(metrics, text),
+        "score": f"The primary metric, {text(primary.name)}: {text(primary.description.rstrip('. '))}."
+        if primary
+        else "The primary metric.",
         "errors": f"Failed calls; a row with n errors loses {errors_penalty_text()} points.",
         "cost": "USD per case, on a log scale.",
         "time": "Seconds per case, on a log scale.",
     }
     return f"{described.get(name) or fixed.get(name, name)} Positive: higher is better; negative: lower is better."
-
-
-def _score_hint(metrics: Sequence[Metric], text: Any) -> str:
-    primary = next((m for m in metrics if m.primary and m.name != "score"), None)
-    if primary is None:
-        return "The primary metric."
-    return f"The primary metric, {text(primary.name)}: {text(primary.description.rstrip('. '))}."
 
 
 #: A weight slider runs over whole numbers: fractional steps drift in the browser (-0.1 comes back as -0.05).
