@@ -26,7 +26,14 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender
 from evalcore.models.types import Reply
 from evalcore.scoring.adapters import ChatAdapter, Context, Parsed
-from evalcore.scoring.agent_tools import FunctionTool, McpServerModel, McpServers, ToolOutcome, python_tools
+from evalcore.scoring.agent_tools import (
+    FunctionTool,
+    McpServerModel,
+    McpServers,
+    ToolOutcome,
+    python_tools,
+    tool_raised,
+)
 from evalcore.scoring.client import Client
 from evalcore.suite.code import import_suite_module
 
@@ -175,7 +182,7 @@ class AgentAdapter:
         except TimeoutError:
             return ToolOutcome(None, f"{name} timed out after {timeout:g} s")
         except Exception as exc:  # the tool's own fault: the model is told, and may recover
-            return ToolOutcome(None, f"{name} raised {type(exc).__name__}: {exc}")
+            return ToolOutcome(None, tool_raised(name, exc))
 
     def parse(self, raw: str, context: Context) -> Parsed:
         """The final answer as the output, and the trace; a raw text that is not the agent's JSON is unusable."""

@@ -253,3 +253,56 @@ def test_an_mcp_url_that_cannot_be_reached_is_a_config_error(tmp_path: Path):
     agent = build_adapter(NamedRef(name="agent", options={"mcp": [{"url": url}]}), tmp_path)
     with pytest.raises(ConfigError, match=rf"cannot open MCP server {url}: ConnectError"):
         run_loop(agent, case(0))
+
+
+EXITING_PY = """
+import argparse
+import asyncio
+
+
+def parse_flags(order_id: str) -> str:
+    \"\"\"A tool that parses flags with argparse, which exits on a bad one.
+
+    Args:
+        order_id: the order.
+    \"\"\"
+    argparse.ArgumentParser(prog="parse_flags").parse_args(["--nope"])
+    return "parsed"
+
+
+def interrupt(order_id: str) -> str:
+    \"\"\"A tool that raises KeyboardInterrupt.
+
+    Args:
+        order_id: the order.
+    \"\"\"
+    raise KeyboardInterrupt
+
+
+async def exit_async(order_id: str) -> str:
+    \"\"\"An async tool that raises SystemExit.
+
+    Args:
+        order_id: the order.
+    \"\"\"
+    await asyncio.sleep(0)
+    raise SystemExit(3)
+"""
+
+
+@pytest.mark.parametrize(
+    ("tool", "error"),
+    [
+        ("parse_flags", "parse_flags raised SystemExit: 2"),
+        ("interrupt", "interrupt raised KeyboardInterrupt: "),
+        ("exit_async", "exit_async raised SystemExit: 3"),
+    ],
+)
+def test_a_tool_raising_systemexit_or_keyboardinterrupt_is_the_tools_error_sent_to_the_model(
+    suite_dir: Path, tool: str, error: str
+):
+    (suite_dir / "exiting.py").write_text(EXITING_PY)
+    agent = adapter(suite_dir, tools=["tools.py", "exiting.py"])
+    exits = {"actions": [{"name": tool, "arguments": {"order_id": "A17"}}], "answer": "Sorry."}
+    done = run_loop(agent, case(0, exits))
+    assert done["trace"][1]["error"] == error and done["content"] == "Sorry."
