@@ -215,4 +215,5 @@ def test_want_vs_got_of_an_agent_shows_the_actions_it_took_and_its_answer_agains
     right = find_result(run, "fake/agent", "orders", "status/01")
     table = want_vs_got(case.expected, right)
     assert table["right"].tolist() == [True, True]
-    assert table.loc[table["field"] == "actions (order: strict)", "got"].item() == '["lookup_order(order_id=\\"A17\\")"]'
+    took = table.loc[table["field"] == "actions (order: strict)", "got"].item()
+    assert took == '["lookup_order(order_id=\\"A17\\")"]'
