@@ -27,7 +27,7 @@ def failed_result(contender: str, case: Case, sample: int, failure: CallFailed, 
 def unfinished_result(contender: str, case: Case, sample: int, refused: OverBudget, started_at: str) -> Result:
     """A case the cap stopped midway (a later call of it, an agent's step, was refused): an error whose message
     begins with :data:`~evalcore.models.metering.UNFINISHED_PREFIX`, which a resume calls again, holding what
-    the case's calls cost (its ticket's spend), never a score."""
+    the case's calls cost and their attempts (its ticket's), never a score."""
     ticket = current_ticket()
     message = f"{UNFINISHED_PREFIX}{refused.message}; this case is called again by evalcore run --resume"
     return Result(
@@ -39,5 +39,6 @@ def unfinished_result(contender: str, case: Case, sample: int, refused: OverBudg
         None,
         error=ErrorInfo("other", message),
         usage=Usage(cost_usd=ticket.spent if ticket is not None else 0.0),
+        attempts=ticket.attempts if ticket is not None else 0,
         started_at=started_at,
     )

@@ -34,6 +34,8 @@ from evalcore.models.types import Provider, Reply, Request
 UNFINISHED_PREFIX = "not finished: "
 #: Output tokens expected of a reply before a model's first reply in the run is seen.
 DEFAULT_REPLY_TOKENS = 100
+#: Calls of a model whose reported input tokens replace the word-count estimate's scale.
+MIN_SEEN = 3
 #: Characters of a tool's JSON schema per token, for the input it adds to a call.
 CHARS_PER_TOKEN = 4
 
@@ -67,10 +69,12 @@ class Ticket:
     Attributes:
         reserved: USD reserved and not used yet; the next metered call takes all of it.
         spent: USD the calls made under the ticket cost (as settled).
+        attempts: the attempts of the calls made under the ticket (retries included), failed ones too.
     """
 
     reserved: float = 0.0
     spent: float = 0.0
+    attempts: int = 0
 
 
 _METER: ContextVar[Meter | None] = ContextVar("evalcore_meter", default=None)
@@ -124,19 +128,20 @@ class Meter:
         self._prices: dict[str, tuple[float, float] | None] = {}
         #: Per model: (output tokens seen, replies seen), for the expected size of the next reply.
         self._replies: dict[str, tuple[int, int]] = {}
-        #: Per model: (input tokens reported, input tokens estimated), to correct the word-count estimate.
-        self._inputs: dict[str, tuple[int, int]] = {}
+        #: Per model: (input tokens reported, input tokens estimated, calls), to correct the word-count estimate.
+        self._inputs: dict[str, tuple[int, int, int]] = {}
 
     def estimate(self, request: Request) -> float:
-        """A call's expected cost: its messages and tools as input tokens (corrected by what the model's replies
-        reported so far), the mean reply seen of the model as output tokens."""
+        """A call's expected cost: its messages and tools as input tokens (scaled, after :data:`MIN_SEEN` calls
+        of the model, by what it reported against what was estimated), the mean reply seen of the model as output
+        tokens."""
         prices = self._price(request.contender)
         if prices is None:
             return 0.0
         model = request.contender.model
-        reported, estimated = self._inputs.get(model, (0, 0))
+        reported, estimated, calls = self._inputs.get(model, (0, 0, 0))
         tokens: float = self._input_tokens(request)
-        if estimated and reported > estimated:
+        if calls >= MIN_SEEN and estimated:  # the model's own token counts, once a few calls tell them
             tokens = tokens * reported / estimated
         out, seen = self._replies.get(model, (0, 0))
         reply = out / seen if seen else DEFAULT_REPLY_TOKENS
@@ -161,8 +166,10 @@ class Meter:
                 )
         try:
             reply = await provider.complete(request)
-        except CallFailed:
+        except CallFailed as failed:
             budget.settle_usd(held, 0.0)  # a failed call is taken as unbilled
+            if ticket is not None:
+                ticket.attempts += failed.attempts
             raise
         except BaseException:  # cancelled (the run was stopped) before it ended: nothing known was spent
             budget.release(held)
@@ -171,6 +178,7 @@ class Meter:
         budget.settle_usd(held, cost)
         if ticket is not None:
             ticket.spent += cost
+            ticket.attempts += reply.attempts
         self._learn(request, reply)
         return reply
 
@@ -185,8 +193,8 @@ class Meter:
             out, seen = self._replies.get(model, (0, 0))
             self._replies[model] = (out + usage.output_tokens, seen + 1)
         if usage.input_tokens is not None:
-            reported, estimated = self._inputs.get(model, (0, 0))
-            self._inputs[model] = (reported + usage.input_tokens, estimated + self._input_tokens(request))
+            reported, estimated, calls = self._inputs.get(model, (0, 0, 0))
+            self._inputs[model] = (reported + usage.input_tokens, estimated + self._input_tokens(request), calls + 1)
 
     @staticmethod
     def _input_tokens(request: Request) -> int:

@@ -103,3 +103,23 @@ def test_a_pairwise_judges_calls_are_held_to_the_cap(tmp_path: Path, tmp_db: Pat
     cap = round(answers + (whole - answers) / 2, 6)  # every answer, half the comparisons
     run = assert_capped(capped(suite, tmp_db, cap), tmp_db, cap, slack=3 * judging)  # concurrency comparisons
     assert len(run.results) == 60 and 0 < len(run.pairwise) < 30  # every answer kept, some comparisons left
+
+
+def test_an_agent_over_real_http_is_held_to_the_cap_and_every_step_it_paid_for_is_stored(
+    tmp_path: Path, tmp_db: Path, openai_server
+):
+    openai_server.tool_calls = [{"name": "lookup_order", "arguments": {"order_id": "A17"}}]  # it never answers
+    prices = {"input_cost_per_token": 1e-5, "output_cost_per_token": 3e-5}
+    lineup = [{"model": "openai/agent-loops", "api_base": openai_server.base_url, "prices": prices}]
+    cases = [(f"status/{i:02d}", AGENT_CASES[0][1], AGENT_CASES[0][2]) for i in range(10)]
+    suite = agent_suite(tmp_path / "s", lineup, options={"max_steps": 6}, cases=cases)
+    outcome = capped(suite, tmp_db, 0.01)
+    _, _, _, run = stored(tmp_db)
+    steps = [s for r in run.results for s in (r.trace or []) if s["kind"] == "model"]
+    unfinished = [r for r in run.results if r.error is not None]
+    assert unfinished and all(r.error.message.startswith("not finished: ") for r in unfinished)
+    assert_holds(
+        outcome, exit_codes=[1], within_s=90, paid=openai_server.calls,
+        stored=len(steps) + sum(r.attempts for r in unfinished),
+    )  # fmt: skip
+    assert_capped(outcome, tmp_db, 0.01, slack=2 * max(s["cost_usd"] for s in steps))  # concurrency 2
