@@ -209,12 +209,16 @@ def open_budget(plan: Plan, store: Store, run: Run, claims: Claims | None = None
     return Budget(plan.max_cost_usd, per_call, stored_spend(store, run.info.id, contenders=paid), paid)
 
 
-def budget_message(spent_usd: float, cap_usd: float, unrun: int, samples: int, run_id: str, unjudged: int = 0) -> str:
+def budget_message(
+    spent_usd: float, cap_usd: float, unrun: int, samples: int, run_id: str, unjudged: int = 0, unfinished: int = 0
+) -> str:
     """``budget cap reached: spent $0.01023 of $0.01; 40 cases not called; continue with evalcore run --resume
     RUN --max-cost <more than 0.01>``; ``unjudged``: replies stored but not judged (``…; 2 replies not judged;
-    …``)."""
+    …``); ``unfinished``: of the cases not called, those the cap stopped midway (``40 cases not called (3 of
+    them stopped midway)``)."""
+    left = _left(unrun, samples, unjudged, unfinished)
     return (
-        f"budget cap reached: spent {usd_text(spent_usd)} of {usd_text(cap_usd)}; {_left(unrun, samples, unjudged)}; "
+        f"budget cap reached: spent {usd_text(spent_usd)} of {usd_text(cap_usd)}; {left}; "
         f"continue with evalcore run --resume {run_id} --max-cost <more than {usd_text(cap_usd)[1:]}>"
     )
 
@@ -226,9 +230,11 @@ def left_message(unrun: int, unjudged: int, samples: int, run_id: str) -> str:
     return f"{left}; continue with evalcore run --resume {run_id}"
 
 
-def _left(unrun: int, samples: int, unjudged: int) -> str:
+def _left(unrun: int, samples: int, unjudged: int, unfinished: int = 0) -> str:
     noun = "case" if samples == 1 else "call"
     left = f"{unrun} {noun}{'' if unrun == 1 else 's'} not called"
+    if unfinished:
+        left += f" ({unfinished} of them stopped midway)"
     return f"{left}; {_unjudged(unjudged)}" if unjudged else left
 
 

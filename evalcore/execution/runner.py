@@ -315,6 +315,7 @@ class _Execution:
             self.writer.put(result)
             if result.error is not None and result.error.message.startswith(UNFINISHED_PREFIX):
                 progress.over_budget += 1  # stored with what its calls cost; a resume calls it again
+                progress.unfinished += 1
                 self._report()
                 continue
             if trackers is not None:

@@ -301,6 +301,8 @@ def test_an_agent_case_the_cap_stops_midway_is_stored_unfinished_and_the_resume_
     assert stopped and all(r.status == "error" and r.score is None for r in stopped)
     assert all(r.error.message.startswith("not finished: the budget cap was reached") for r in stopped)
     assert all(r.usage.cost_usd and r.usage.cost_usd > 0 for r in stopped)  # what its steps cost is counted
+    reason = store.load_run(run_id, results=False).info.settings["stop_reason"]
+    assert f"cases not called ({len(stopped)} of them stopped midway)" in reason
     again, run, done = resume_plan(store, run_id, max_cost_usd=5.0)
     assert not {r.key for r in stopped} & done
     status = asyncio.run(execute_plan(again, store, run, done))
