@@ -290,8 +290,8 @@ class JudgeCalls:
             session.reserved += estimate
         gate = self._gate(session.caller, contender)
         # The meter settles the call's cost against what was reserved here (or gives it back when the run is
-        # stopped first); outside a run's meter, one of this budget's own.
-        metered_provider = metered(provider, Meter(budget, prices_of) if budget is not None else None)
+        # stopped first): the run's current one, else (this guard used outside a run) one of this budget's own.
+        metered_provider = metered(metered(provider), Meter(budget, prices_of)) if budget is not None else provider
         ticket = Ticket(estimate) if budget is not None else None
 
         async def ask() -> _Asked:  # the call is made only once the limits let it start
