@@ -409,7 +409,9 @@ def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: in
         unrun, unjudged = progress.over_budget + progress.skipped, progress.unjudged
         if getattr(progress, "run_unrun", None) is not None:  # a worker of a shared run: the whole run's
             unrun = progress.run_unrun
-        print(budget_message(progress.spent_usd, progress.cap_usd, unrun, samples, run_id, unjudged), file=sys.stderr)
+        unfinished = getattr(progress, "unfinished", 0)
+        stop = budget_message(progress.spent_usd, progress.cap_usd, unrun, samples, run_id, unjudged, unfinished)
+        print(stop, file=sys.stderr)
         code = 1
     for name, p in progress.contenders.items() if progress is not None else []:
         if p.skipped:

@@ -14,6 +14,11 @@ swaps that for its own estimate (:meth:`Budget.reserve_usd`, made by :mod:`evalc
 its actual cost when it ends (:meth:`Budget.settle_usd`). A judge call the cap refuses leaves the reply stored
 but not judged, which a resume judges without asking the contender again.
 
+Every model call is metered where its provider is called (:mod:`evalcore.models.metering`): a case's first
+call draws on the case's reservation (:class:`~evalcore.models.metering.Ticket`), each later call (an agent's
+next step, a model an adapter asks itself) reserves its own estimate, and one the cap refuses ends its case
+unfinished (:func:`evalcore.execution.outcomes.unfinished_result`), which a resume calls again.
+
 Under a cap, a contender or judge model whose price is unknown is refused before the run starts
 (:func:`check_budget`).
 """
@@ -32,6 +37,7 @@ from evalcore.scoring.judge import judge_records
 from evalcore.storage.spend import CAP_SETTING, record_cap, stored_spend
 
 if TYPE_CHECKING:
+    from evalcore.models.metering import Ticket
     from evalcore.storage.claims import Claims
     from evalcore.storage.store import Store
 
@@ -90,17 +96,21 @@ class Budget:
         self.release(reserved)
         self.spent_usd += cost
 
-    def settle(self, reserved: float, result: Result, paid: bool = True) -> None:
-        """Replace a finished contender call's reservation by what it cost. Its judges' calls are counted
-        as each ends (:meth:`settle_usd`), so they are not added again here.
+    def settle_case(self, ticket: Ticket, result: Result, paid: bool = True) -> None:
+        """Close a finished case's reservation: give back what its calls did not draw of ``ticket``, and count
+        what the result cost beyond what its model calls settled as each ended (an adapter's HTTP calls, whose
+        cost only its reply tells). Its judges' calls are counted as each ends, so not again here.
 
         Args:
-            reserved: what :meth:`reserve` reserved for the contender's call alone.
+            ticket: what :meth:`reserve` reserved for the contender's calls (its judges' part apart), and what
+                the case's metered calls drew and cost.
             result: the result.
             paid: False when the reply was not asked for this time (a stored reply reused): it costs nothing.
         """
         paid = self.paid and paid
-        self.settle_usd(reserved, result_cost(result, reserved if paid else 0.0, paid, judges=False))
+        # A cost the result does not know is the estimate its calls did not draw (they counted their own).
+        own = result_cost(result, ticket.reserved, judges=False) if paid else 0.0
+        self.settle_usd(ticket.reserved, max(0.0, own - ticket.spent))
 
 
 class SharedBudget(Budget):
@@ -199,12 +209,16 @@ def open_budget(plan: Plan, store: Store, run: Run, claims: Claims | None = None
     return Budget(plan.max_cost_usd, per_call, stored_spend(store, run.info.id, contenders=paid), paid)
 
 
-def budget_message(spent_usd: float, cap_usd: float, unrun: int, samples: int, run_id: str, unjudged: int = 0) -> str:
+def budget_message(
+    spent_usd: float, cap_usd: float, unrun: int, samples: int, run_id: str, unjudged: int = 0, unfinished: int = 0
+) -> str:
     """``budget cap reached: spent $0.01023 of $0.01; 40 cases not called; continue with evalcore run --resume
     RUN --max-cost <more than 0.01>``; ``unjudged``: replies stored but not judged (``…; 2 replies not judged;
-    …``)."""
+    …``); ``unfinished``: of the cases not called, those the cap stopped midway (``40 cases not called (3 of
+    them stopped midway)``)."""
+    left = _left(unrun, samples, unjudged, unfinished)
     return (
-        f"budget cap reached: spent {usd_text(spent_usd)} of {usd_text(cap_usd)}; {_left(unrun, samples, unjudged)}; "
+        f"budget cap reached: spent {usd_text(spent_usd)} of {usd_text(cap_usd)}; {left}; "
         f"continue with evalcore run --resume {run_id} --max-cost <more than {usd_text(cap_usd)[1:]}>"
     )
 
@@ -216,9 +230,11 @@ def left_message(unrun: int, unjudged: int, samples: int, run_id: str) -> str:
     return f"{left}; continue with evalcore run --resume {run_id}"
 
 
-def _left(unrun: int, samples: int, unjudged: int) -> str:
+def _left(unrun: int, samples: int, unjudged: int, unfinished: int = 0) -> str:
     noun = "case" if samples == 1 else "call"
     left = f"{unrun} {noun}{'' if unrun == 1 else 's'} not called"
+    if unfinished:
+        left += f" ({unfinished} of them stopped midway)"
     return f"{left}; {_unjudged(unjudged)}" if unjudged else left
 
 

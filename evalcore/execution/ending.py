@@ -42,5 +42,6 @@ def stop_reason(
         if not reasons:  # another worker of a shared run left them
             reasons.append(left_message(unrun, unjudged, samples, run_id))
         return {"stopped_by": STOPPED_BY_UNREACHABLE, "reason": "; ".join(reasons)}
-    reasons.append(budget_message(progress.spent_usd, progress.cap_usd or 0.0, unrun, samples, run_id, unjudged))
+    spent, cap = progress.spent_usd, progress.cap_usd or 0.0
+    reasons.append(budget_message(spent, cap, unrun, samples, run_id, unjudged, progress.unfinished))
     return {"stopped_by": STOPPED_BY_BUDGET, "reason": "; ".join(reasons)}

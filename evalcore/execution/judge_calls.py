@@ -31,6 +31,7 @@ from evalcore.execution.estimate import prices_of
 from evalcore.execution.pairwise import pairwise_judge
 from evalcore.models.breaker import Breakers
 from evalcore.models.limits import Gate, Limits, estimate_tokens
+from evalcore.models.metering import Meter, Ticket, metered, prepaid
 from evalcore.models.registry import provider_for
 from evalcore.models.types import Provider, Reply, Request
 from evalcore.scoring.client import UNJUDGED_PREFIX, JudgeModel, NotCalled
@@ -288,26 +289,23 @@ class JudgeCalls:
                 raise NotCalled(f"the budget cap was reached (spent ${budget.spent_usd:.6f} of ${budget.cap_usd:g})")
             session.reserved += estimate
         gate = self._gate(session.caller, contender)
+        # The meter settles the call's cost against what was reserved here (or gives it back when the run is
+        # stopped first): the run's current one, else (this guard used outside a run) one of this budget's own.
+        metered_provider = metered(metered(provider), Meter(budget, prices_of)) if budget is not None else provider
+        ticket = Ticket(estimate) if budget is not None else None
 
         async def ask() -> _Asked:  # the call is made only once the limits let it start
-            return await asked(provider.complete(request))
+            with prepaid(ticket):
+                return await asked(metered_provider.complete(request))
 
         try:
             outcome = await (ask() if gate is None else gate.call(ask(), request.messages))
-        except BaseException:  # cancelled (the run was stopped) before it ended: nothing known was spent
-            if budget is not None:
-                budget.release(estimate)
-            raise
-        cost = 0.0  # a failed call is taken as unbilled, as a contender's is
-        if outcome.reply is not None:
-            reply = outcome.reply
-            known = reply.usage.cost_usd
-            cost = known if known is not None else estimate
-            if reply.usage.output_tokens is not None:
-                tokens, seen = self._seen.get(contender.model, (0, 0))
-                self._seen[contender.model] = (tokens + reply.usage.output_tokens, seen + 1)
-        if budget is not None:
-            budget.settle_usd(estimate, cost)
+        finally:
+            if budget is not None and ticket is not None and ticket.reserved:
+                budget.release(ticket.reserved)  # stopped before the call started: nothing was spent
+        if outcome.reply is not None and outcome.reply.usage.output_tokens is not None:
+            tokens, seen = self._seen.get(contender.model, (0, 0))
+            self._seen[contender.model] = (tokens + outcome.reply.usage.output_tokens, seen + 1)
         if outcome.failure is not None:
             raise outcome.failure
         assert outcome.reply is not None

@@ -30,6 +30,8 @@ class ContenderProgress:
     blocked: str | None = None
     #: Cases (× samples) not called because the run's budget cap was reached (``--max-cost``).
     over_budget: int = 0
+    #: Of ``over_budget``, cases the cap stopped midway (an agent's later step refused), stored unfinished.
+    unfinished: int = 0
     #: Replies stored but not judged: their judge call would have passed the budget cap, or the judge's endpoint
     #: could not be reached (``evalcore run --resume`` judges them, without asking the contender again).
     unjudged: int = 0
@@ -95,6 +97,11 @@ class Progress:
     def over_budget(self) -> int:
         """Cases not called because the budget cap was reached (``evalcore run --resume --max-cost`` calls them)."""
         return sum(p.over_budget for p in self.contenders.values())
+
+    @property
+    def unfinished(self) -> int:
+        """Of :attr:`over_budget`, cases the cap stopped midway (stored unfinished; a resume calls them again)."""
+        return sum(p.unfinished for p in self.contenders.values())
 
     @property
     def unjudged(self) -> int:

@@ -1,7 +1,8 @@
 """Resuming a stored run that did not finish: its plan, and the results already done.
 
 ``evalcore run --resume RUN`` (and the app's Runs page) call only what is missing: a result stored with an
-unreachable endpoint is called again, a reply stored but not judged is judged, every other stored result is kept.
+unreachable endpoint is called again, and so is a case the budget cap stopped midway; a reply stored but not judged
+is judged, every other stored result is kept.
 With ``--retry-errors`` (the Runs page's Retry errors) every result stored as an error is called again too,
 even in a completed run; each retry is recorded in the run's settings under :data:`RETRIES_SETTING`.
 """
@@ -21,6 +22,7 @@ from evalcore.execution.plan import Plan, RunOptions, make_plan
 from evalcore.execution.replay import stored_replay
 from evalcore.execution.rescore import rescore_plan
 from evalcore.models.breaker import BREAKER_PREFIXES
+from evalcore.models.metering import UNFINISHED_PREFIX
 from evalcore.scoring.client import UNJUDGED_PREFIX
 from evalcore.storage.history import update_settings
 from evalcore.storage.spend import CAP_SETTING, stored_spend
@@ -168,10 +170,10 @@ def _edited_prompts(run: Run, suite: Suite) -> list[str]:
 
 
 def _unreachable_keys(store: Store, run_id: str) -> set[Key]:
-    """The stored results whose call never reached its endpoint (or its breaker stopped), or whose reply was not
-    judged (the budget cap, an unreachable judge): a resume calls the first again and judges the second's
-    stored reply."""
-    again = (*BREAKER_PREFIXES, UNJUDGED_PREFIX)
+    """The stored results whose call never reached its endpoint (or its breaker stopped), that the budget cap
+    stopped midway (an agent's later step), or whose reply was not judged (the budget cap, an unreachable
+    judge): a resume calls the first two again and judges the third's stored reply."""
+    again = (*BREAKER_PREFIXES, UNJUDGED_PREFIX, UNFINISHED_PREFIX)
     return {key for key, message in store.error_messages(run_id).items() if (message or "").startswith(again)}
 
 

@@ -22,13 +22,9 @@ from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunSt
 from evalcore.execution.adaptive import open_race
 from evalcore.execution.budget import open_budget
 from evalcore.execution.ending import left_undone, stop_reason
-from evalcore.execution.judge_calls import (
-    JudgeSession,
-    open_judging,
-    stored_reply,
-    stored_unjudged,
-    through,
-)
+from evalcore.execution.estimate import prices_of
+from evalcore.execution.judge_calls import JudgeSession, open_judging, stored_reply, stored_unjudged, through
+from evalcore.execution.outcomes import failed_result, unfinished_result
 from evalcore.execution.pairwise import PairJudging
 from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
@@ -40,6 +36,7 @@ from evalcore.models.breaker import Breaker, Breakers
 from evalcore.models.http import close_http_clients
 from evalcore.models.limits import Gate, Limits
 from evalcore.models.llm import close_clients
+from evalcore.models.metering import UNFINISHED_PREFIX, Meter, OverBudget, Ticket, metering, prepaid
 from evalcore.models.registry import run_providers
 from evalcore.models.types import Provider, Reply, Request
 from evalcore.scoring.adapters import Context, Parsed
@@ -94,9 +91,12 @@ class _Execution:
         self.batch: dict[str, list[tuple[Case, int]]] | None = None
         self.writer = ResultWriter(store, run.info.id, claims.store_rows if claims is not None else None)
         self.breakers = Breakers()
-        self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
-        self.limits = Limits(plan.limits, shared=claims)
         self.budget = open_budget(plan, store, run, claims)
+        #: Every model call of the run goes through it (:mod:`evalcore.models.metering`); None without a cap.
+        self.meter = Meter(self.budget, prices_of) if self.budget is not None else None
+        with metering(self.meter):  # a replay's provider calls no model: it is left as it is
+            self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
+        self.limits = Limits(plan.limits, shared=claims)
         self.gates: dict[str, Gate | None] = {}
         self._last_report = 0.0
         self.pairs = PairJudging(plan, store, run.info.id, resumed=bool(done))
@@ -230,6 +230,8 @@ class _Execution:
         p = self.progress
         if p.status == "running":
             p.budget_reached = self.budget is not None and self.budget.exhausted
+            if self.budget is not None:  # the pairwise judge's calls too, made after the last case
+                p.spent_usd = self.budget.spent_usd
             stop: dict[str, str] = {}
             unrun, unjudged = left_undone(p, self.claims, self.store, self.run.info.id, self.pairs_unjudged)
             if status == "interrupted":
@@ -303,18 +305,26 @@ class _Execution:
                 self._report()
                 continue
             session = judging.session(contender, judge_usd) if judging is not None else None
-            result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
+            # The case's first call draws on this reservation; later ones (an agent's steps) reserve their own.
+            ticket = Ticket(reserved - judge_usd) if budget is not None else None
+            with prepaid(ticket):
+                result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
             if session is not None:
                 session.close()  # what it reserved and did not use goes back
             if isinstance(result, CallNotStarted):  # as if blocked above: no call made, left unrun (reported then)
-                if budget is not None:
-                    budget.release(reserved - judge_usd)
+                if budget is not None and ticket is not None:
+                    budget.release(ticket.reserved)
                 progress.skip(result.message)
                 continue
-            if budget is not None:
-                budget.settle(reserved - judge_usd, result, paid=stored is None)
+            if budget is not None and ticket is not None:
+                budget.settle_case(ticket, result, paid=stored is None)
                 self.progress.spent_usd = budget.spent_usd
             self.writer.put(result)
+            if result.error is not None and result.error.message.startswith(UNFINISHED_PREFIX):
+                progress.over_budget += 1  # stored with what its calls cost; a resume calls it again
+                progress.unfinished += 1
+                self._report()
+                continue
             if trackers is not None:
                 trackers.put(result)
             self.pairs.add(result)
@@ -379,21 +389,12 @@ class _Execution:
 
         try:
             reply = stored_reply(stored) if stored is not None else await through(gate, call, request.messages)
+        except OverBudget as exc:  # a later call of the case (an agent's step) was refused: never a score
+            return unfinished_result(contender.id, case, sample, exc, started[0])
         except CallFailed as exc:
             if isinstance(exc, CallNotStarted):
                 return exc  # never a result: the case is left unrun
-            return Result(
-                contender.id,
-                case.dataset,
-                case.id,
-                sample,
-                "error",
-                None,
-                error=ErrorInfo(exc.kind, exc.message),
-                latency_s=exc.latency_s,
-                attempts=exc.attempts,
-                started_at=started[0],
-            )
+            return failed_result(contender.id, case, sample, exc, started[0])
         parsed = self.adapter.parse(reply.text, context)
         unjudged: CallFailed | None = None
         try:
@@ -466,7 +467,8 @@ async def execute_plan(
     (``evalcore run --resume RUN --worker``) only the slots this worker claims, until the shared run is done."""
     execution = _Execution(plan, run, store, done or set(), on_progress, stop, claims)
     try:
-        return await execution.execute()
+        with metering(execution.meter):  # the tasks started inside inherit it: every model call they make is metered
+            return await execution.execute()
     except EvalcoreError as exc:
         execution.progress.message = str(exc)
         execution._finish("failed")

@@ -264,7 +264,9 @@ def want_vs_got(expected: Any, result: Result) -> pd.DataFrame:
     """One row per field of the expected answer: ``field, want, got, right``, wrong fields first.
 
     A field is wrong when the scorer's diagnostics name it; for an answer that is not an object, the
-    single row ``answer`` is right when the score is 1.
+    single row ``answer`` is right when the score is 1. For an agent's result (a trace, and an expected
+    answer with ``actions``) the rows are what its scorers compared: ``actions (order: …)``, the calls wanted
+    and the calls its trace holds, and ``answer``, its final answer, when the case expects one.
     """
     return pd.DataFrame(want_vs_got_rows(expected, result), columns=["field", "want", "got", "right"])
 
@@ -273,7 +275,9 @@ def want_vs_got_rows(expected: Any, result: Result) -> list[dict[str, Any]]:
     """The rows of :func:`want_vs_got` as plain dicts, wrong fields first: for a page of many answers
     (a report), where a DataFrame per answer costs more than the answer."""
     diagnostics = result.diagnostics or {}
-    if isinstance(expected, dict):
+    if isinstance(expected, dict) and isinstance(expected.get("actions"), list) and result.trace is not None:
+        rows = _path_rows(expected, result)
+    elif isinstance(expected, dict):
         output = result.output if isinstance(result.output, dict) else {}
         names = [*expected, *(k for k in diagnostics if k not in expected)]
         rows = [
@@ -290,6 +294,40 @@ def want_vs_got_rows(expected: Any, result: Result) -> list[dict[str, Any]]:
             {"field": "answer", "want": _inline(expected), "got": _inline(result.output), "right": result.score == 1}
         ]
     return sorted(rows, key=lambda row: bool(row["right"]))  # stable: wrong fields first, in order
+
+
+def _path_rows(expected: dict[str, Any], result: Result) -> list[dict[str, Any]]:
+    """An agent's result: the actions it took (its trace's tool calls) against the expected ones, right when the
+    trajectory scorer found them in the expected order, and its final answer against the expected one, right
+    when a ``contains`` scorer found it (else when the two texts are the same)."""
+    order = expected.get("order") or "strict"
+    want = [_call_text(a) for a in expected["actions"] if isinstance(a, dict)]
+    got = [_call_text(s) for s in result.trace or [] if isinstance(s, dict) and s.get("kind") == "tool"]
+    in_order = result.metrics.get("order_correct")
+    rows = [
+        {
+            "field": f"actions (order: {order})",
+            "want": _inline(want),
+            "got": _inline(got),
+            "right": result.status == "scored" and (in_order == 1 if in_order is not None else want == got),
+        }
+    ]
+    if "answer" in expected:
+        answer, contains = expected["answer"], result.metrics.get("contains")
+        same = str(result.output or "").strip().casefold() == str(answer).strip().casefold()
+        right = contains == 1 if contains is not None else same
+        rows.append({"field": "answer", "want": _inline(answer), "got": _inline(result.output), "right": right})
+    return rows
+
+
+def _call_text(call: dict[str, Any]) -> str:
+    """``lookup_order(order_id="A17")``: a tool call as one line."""
+    arguments = call.get("arguments")
+    if isinstance(arguments, dict):
+        listed = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in arguments.items())
+    else:
+        listed = "" if arguments is None else str(arguments)
+    return f"{call.get('name')}({listed})"
 
 
 def compare_answers(run: Run, contenders: Sequence[str], dataset: str, case: str, sample: int = 0) -> pd.DataFrame:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalcore.core.toolcalls import example_value, properties_of, tool_parameters
+from evalcore.core.errors import ConfigError
+from evalcore.core.toolcalls import canonical_calls, example_value, properties_of, tool_parameters
 from evalcore.models.types import Request
 
 #: How each fake agent errs (the ``agent`` of its spec).
@@ -31,7 +32,8 @@ def agent_answer(way: str, request: Request) -> tuple[str, list[dict[str, Any]] 
     expected = request.case.expected if request.case is not None else None
     actions = _actions(expected)
     done = sum(1 for m in request.messages if m.get("role") == "tool")
-    plan = _plan(way, actions, request.params.get("tools"))
+    tools = request.params.get("tools")
+    plan = _plan(way, [_sent(a, tools) for a in actions], tools)
     if way == LOOPS and plan:
         step: dict[str, Any] | None = plan[0]
     else:
@@ -45,6 +47,16 @@ def agent_answer(way: str, request: Request) -> tuple[str, list[dict[str, Any]] 
 def _actions(expected: Any) -> list[dict[str, Any]]:
     actions = expected.get("actions") if isinstance(expected, dict) else None
     return [a for a in actions if isinstance(a, dict)] if isinstance(actions, list) else []
+
+
+def _sent(action: dict[str, Any], tools: Any) -> dict[str, Any]:
+    """The call an expected action stands for, as a model sends it: one acceptable value for each argument (the
+    first of several), a rule object read as its value, an optional argument without one left out."""
+    try:
+        call = canonical_calls(action, tools)
+    except ConfigError:  # an action naming no offered tool: sent as written (the tool answers it is unknown)
+        return action
+    return call if isinstance(call, dict) else action
 
 
 def _plan(way: str, actions: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:

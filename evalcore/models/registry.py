@@ -14,6 +14,7 @@ from evalcore.core.records import Contender
 from evalcore.models.fakes import FakeProvider
 from evalcore.models.http import HTTP_PREFIX, HttpTargetProvider
 from evalcore.models.llm import LiteLLMProvider
+from evalcore.models.metering import metered
 from evalcore.models.router import RouterProvider
 from evalcore.models.types import Provider
 
@@ -26,7 +27,12 @@ def register_provider(prefix: str, provider: Provider) -> None:
 
 
 def get_provider(model: str) -> Provider:
-    """The provider for a model id: a registered prefix, else litellm."""
+    """The provider for a model id: a registered prefix, else litellm. Inside a capped run its calls go through
+    the run's budget (:mod:`evalcore.models.metering`), whoever makes them."""
+    return metered(_own_provider(model))
+
+
+def _own_provider(model: str) -> Provider:
     for prefix, provider in _PROVIDERS.items():
         if model.startswith(prefix):
             return provider
@@ -38,9 +44,10 @@ def get_provider(model: str) -> Provider:
 
 
 def provider_for(contender: Contender) -> Provider:
-    """The provider that answers a contender: a Router of its ``router:`` setup, else :func:`get_provider`."""
+    """The provider that answers a contender: a Router of its ``router:`` setup, else :func:`get_provider`
+    (metered inside a capped run, as :func:`get_provider`'s)."""
     if contender.router is not None:
-        return RouterProvider(contender.router)
+        return metered(RouterProvider(contender.router))
     return get_provider(contender.model)
 
 

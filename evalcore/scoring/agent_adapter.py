@@ -35,6 +35,7 @@ from evalcore.scoring.agent_tools import (
     ToolOutcome,
     check_command,
     python_tools,
+    tool_raised,
 )
 from evalcore.scoring.client import Client
 from evalcore.suite.code import import_suite_module
@@ -244,7 +245,7 @@ class AgentAdapter:
         except TimeoutError:
             return ToolOutcome(None, f"{name} timed out after {timeout:g} s")
         except Exception as exc:  # the tool's own fault: the model is told, and may recover
-            return ToolOutcome(None, f"{name} raised {type(exc).__name__}: {exc}")
+            return ToolOutcome(None, tool_raised(name, exc))
 
     def parse(self, raw: str, context: Context) -> Parsed:
         """The final answer as the output, and the trace; a raw text that is not the agent's JSON is unusable."""

@@ -10,7 +10,8 @@ time limit (``mcp_connect_timeout_s``): a server that cannot be opened fails the
 that is gone midway (it failed again after a restart) stops each case left before any model call
 (:class:`CallNotStarted`: the run leaves them unrun).
 
-A tool that raises, times out or is given arguments its schema refuses gives an error result (the loop sends
+A tool that raises (anything, ``SystemExit`` and ``KeyboardInterrupt`` included: they are the tool's, not the
+process's), times out or is given arguments its schema refuses gives an error result (the loop sends
 it back to the model, which may recover); only a configuration problem raises :class:`ConfigError`.
 """
 
@@ -80,11 +81,23 @@ class FunctionTool:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
             return ToolOutcome(None, f"invalid arguments for {self.name}: {problems}")
         kwargs = {name: getattr(values, name) for name in type(values).model_fields}
-        if inspect.iscoroutinefunction(self.function):
-            value = await self.function(**kwargs)
-        else:
-            value = await in_own_thread(self.function, kwargs)
+        try:
+            if inspect.iscoroutinefunction(self.function):
+                value = await self.function(**kwargs)
+            else:
+                value = await in_own_thread(self.function, kwargs)
+        except asyncio.CancelledError:  # the run stopped (Ctrl-C) or the tool's timeout: not the tool's doing
+            raise
+        except (SystemExit, KeyboardInterrupt) as exc:
+            # The tool's own exit (argparse inside it) or interrupt, not the process's: escaping here, it would
+            # end the event loop and the run with it.
+            return ToolOutcome(None, tool_raised(self.name, exc))
         return ToolOutcome(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
+
+
+def tool_raised(name: str, exc: BaseException) -> str:
+    """The error the model is sent when tool ``name`` raised ``exc``."""
+    return f"{name} raised {type(exc).__name__}: {exc}"
 
 
 async def in_own_thread(function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:

@@ -2,7 +2,8 @@
 
 A resumed run's cap covers the whole run, so the runner starts from what the stored results cost: the
 contenders' own calls (``results.cost_usd``) and the calls an LLM judge made to score them (the judge's
-total in each result's ``diagnostics``: under ``judge``, or under a scorer's id when a suite has several).
+total in each result's ``diagnostics``: under ``judge``, or under a scorer's id when a suite has several), and
+the calls of its ``pairwise:`` judge (each stored verdict's ``cost_usd``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ _SPENT = """
 SELECT COALESCE(SUM(cost_usd), 0), COALESCE(SUM(json_extract(diagnostics, '$.judge.cost_usd')), 0)
 FROM results WHERE run_id = ?
 """
+_PAIRWISE = "SELECT COALESCE(SUM(cost_usd), 0) FROM pairwise WHERE run_id = ?"
 _NESTED_JUDGES = """
 SELECT COALESCE(SUM(json_extract(d.value, '$.judge.cost_usd')), 0)
 FROM results r, json_each(r.diagnostics) d WHERE r.run_id = ? AND d.type = 'object'
@@ -29,7 +31,8 @@ FROM results r, json_each(r.diagnostics) d WHERE r.run_id = ? AND d.type = 'obje
 
 
 def stored_spend(store: Store, run_id: str, contenders: bool = True) -> float:
-    """USD the stored results of a run cost: their calls and their judges' calls (unknown costs count 0).
+    """USD the stored results of a run cost: their calls, their judges' calls and its pairwise judge's stored
+    comparisons (unknown costs count 0).
 
     Args:
         store: the store.
@@ -40,7 +43,8 @@ def stored_spend(store: Store, run_id: str, contenders: bool = True) -> float:
     with store.transaction("DEFERRED") as conn:
         calls, judges = conn.execute(_SPENT, (run_id,)).fetchone()
         (nested,) = conn.execute(_NESTED_JUDGES, (run_id,)).fetchone()
-    return float(judges) + float(nested) + (float(calls) if contenders else 0.0)
+        (compared,) = conn.execute(_PAIRWISE, (run_id,)).fetchone()
+    return float(judges) + float(nested) + float(compared) + (float(calls) if contenders else 0.0)
 
 
 def record_cap(store: Store, run_id: str, cap_usd: float | None) -> None:

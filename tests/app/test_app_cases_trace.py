@@ -55,3 +55,13 @@ def test_a_result_without_a_trace_has_no_trace_section(monkeypatch, tmp_path):
     run = demo_run()
     at = _open_case(monkeypatch, tmp_path, run, run.contenders[0].id, run.cases[0].id)
     assert "Trace" not in [m.value for m in at.markdown]
+
+
+def test_an_agent_that_missed_its_lookup_shows_the_actions_wanted_and_taken_as_wrong(monkeypatch, tmp_path):
+    at = _open_case(monkeypatch, tmp_path, read_run_file(AGENT_DEMO), "fake/agent-skips", "status/01")
+    assert not at.exception and not at.error
+    table = next(d.value for d in at.dataframe if list(d.value.columns) == ["field", "want", "got", "right"])
+    rows = {r.field: r for r in table.itertuples()}
+    assert set(rows) == {"actions (order: strict)", "answer"}
+    assert rows["actions (order: strict)"].got == "[]" and not rows["actions (order: strict)"].right
+    assert "null" not in set(table["got"])

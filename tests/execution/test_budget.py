@@ -14,6 +14,7 @@ from evalcore.core.records import ErrorInfo, Result, Usage
 from evalcore.execution.budget import Budget, result_cost
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.runner import Progress, execute_plan, resume_plan, run_suite
+from evalcore.models.metering import Ticket
 from evalcore.storage.spend import stored_spend
 from evalcore.storage.store import Store
 from evalcore.suite.lineup import Overrides
@@ -237,7 +238,7 @@ def test_a_budget_reserves_estimates_and_settles_actual_costs():
     assert budget.reserve("a") is None and budget.exhausted  # 1.2 would pass the cap
     assert budget.reserve("b") is None  # once refused, nothing more starts
     scored = Result("a", "d", "c", 0, "scored", 1.0, usage=Usage(10, 10, 0.3))
-    budget.settle(0.4, scored)
+    budget.settle_case(Ticket(0.4), scored)  # no metered call drew on it (an adapter's own HTTP call)
     assert budget.spent_usd == pytest.approx(0.3) and budget.reserved_usd == pytest.approx(0.4)
 
 
@@ -264,3 +265,47 @@ def test_a_replay_under_a_cap_needs_no_price_and_spends_nothing(tmp_path, tmp_db
     seen: list[Progress] = []
     _, status = run_suite(replay, store, on_progress=seen.append)
     assert status == "completed" and seen[-1].spent_usd == 0.0
+
+
+def looping_agent_suite(tmp_path: Path, n: int = 12) -> Path:
+    from tests.agents import CASES as AGENT_CASES
+    from tests.agents import agent_suite
+
+    cases = [(f"status/{i:02d}", AGENT_CASES[0][1], AGENT_CASES[0][2]) for i in range(n)]
+    return agent_suite(tmp_path / "agent", [{"model": "fake/agent-loops"}], options={"max_steps": 40}, cases=cases)
+
+
+def model_steps(results: list[Result]) -> list[dict]:
+    return [s for r in results for s in (r.trace or []) if s["kind"] == "model"]
+
+
+def test_the_cap_holds_every_step_of_an_agent_not_only_a_cases_first_call(tmp_path, tmp_db):
+    store = Store(tmp_db)
+    plan = make_plan(load_suite(looping_agent_suite(tmp_path)), RunOptions(max_cost_usd=0.002))
+    seen: list[Progress] = []
+    run_id, status = run_suite(plan, store, on_progress=seen.append)
+    run = store.load_run(run_id)
+    finished = [r for r in run.results if r.error is None]
+    steepest = max(s["cost_usd"] for s in model_steps(finished)) if finished else 0.0
+    assert status == "interrupted" and run.info.status == "interrupted" and seen[-1].budget_reached
+    assert run.info.settings["stopped_by"] == "budget"
+    assert stored_spend(store, run_id) <= 0.002 + plan.concurrency * steepest
+    assert seen[-1].spent_usd <= 0.002 + plan.concurrency * steepest
+
+
+def test_an_agent_case_the_cap_stops_midway_is_stored_unfinished_and_the_resume_calls_it_again(tmp_path, tmp_db):
+    store = Store(tmp_db)
+    plan = make_plan(load_suite(looping_agent_suite(tmp_path, n=4)), RunOptions(max_cost_usd=0.002))
+    run_id, _ = run_suite(plan, store)
+    stopped = [r for r in store.load_run(run_id).results if r.error is not None]
+    assert stopped and all(r.status == "error" and r.score is None for r in stopped)
+    assert all(r.error.message.startswith("not finished: the budget cap was reached") for r in stopped)
+    assert all(r.usage.cost_usd and r.usage.cost_usd > 0 for r in stopped)  # what its steps cost is counted
+    reason = store.load_run(run_id, results=False).info.settings["stop_reason"]
+    assert f"cases not called ({len(stopped)} of them stopped midway)" in reason
+    again, run, done = resume_plan(store, run_id, max_cost_usd=5.0)
+    assert not {r.key for r in stopped} & done
+    status = asyncio.run(execute_plan(again, store, run, done))
+    results = store.load_run(run_id).results
+    assert status == "completed" and len(results) == 4 and all(r.status == "scored" for r in results)
+    assert max(keys(results).values()) == 1

@@ -258,3 +258,13 @@ def test_a_cap_stops_the_comparisons_unjudged_and_a_resume_compares_the_rest_onc
     assert len(finished.pairwise) == 4 and all(v.outcome is not None for v in finished.pairwise)
     assert len({(v.dataset, v.case, v.sample, v.a, v.b) for v in finished.pairwise}) == 4
     assert len(openai_server.requests) - asked == 8  # no contender asked again: two judge calls per comparison
+
+
+def test_a_runs_stored_spend_counts_its_pairwise_judges_calls(tmp_path, openai_server):
+    from evalcore.storage.spend import stored_spend
+
+    openai_server.content = judged_by(fair)
+    store, stored = run(tmp_path, openai_server)
+    answers = sum(r.usage.cost_usd for r in stored.results)
+    comparisons = sum(v.cost_usd for v in stored.pairwise)
+    assert comparisons > 0 and stored_spend(store, stored.info.id) == pytest.approx(answers + comparisons)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -191,3 +192,28 @@ def test_hallucinations_only_keeps_calls_made_where_none_was_right(tmp_path):
     frame = results_frame(run)
     listed, _ = cases_view_of_frame(frame, run.metrics, run.cases, {}, CaseFilters(hallucinations_only=True))
     assert len(listed) == len(table)  # the big-run path keeps the same results
+
+
+AGENT_DEMO = Path(__file__).resolve().parents[2] / "data" / "runs" / "agent-demo.json"
+
+
+def test_want_vs_got_of_an_agent_shows_the_actions_it_took_and_its_answer_against_the_expected():
+    from evalcore.runfile.read import read_run_file
+
+    run = read_run_file(AGENT_DEMO)
+    case = next(c for c in run.cases if c.id == "status/01")
+    skipped = find_result(run, "fake/agent-skips", "orders", "status/01")  # it never looked the order up
+    rows = {row["field"]: row for row in want_vs_got(case.expected, skipped).to_dict("records")}
+    assert set(rows) == {"actions (order: strict)", "answer"}
+    assert rows["actions (order: strict)"] == {
+        "field": "actions (order: strict)",
+        "want": '["lookup_order(order_id=\\"A17\\")"]',
+        "got": "[]",
+        "right": False,
+    }
+    assert rows["answer"]["got"] == '"Order A17 (blender) is shipped."' and rows["answer"]["right"] is True
+    right = find_result(run, "fake/agent", "orders", "status/01")
+    table = want_vs_got(case.expected, right)
+    assert table["right"].tolist() == [True, True]
+    took = table.loc[table["field"] == "actions (order: strict)", "got"].item()
+    assert took == '["lookup_order(order_id=\\"A17\\")"]'

@@ -53,3 +53,20 @@ def test_each_fake_agent_takes_its_own_path(model: str, path: list[Any]):
 def test_a_fake_agent_answers_with_the_expected_answer_once_its_plan_is_done():
     reply = turn("fake/agent", 2)
     assert reply.text == "Refunded." and reply.tool_calls is None and reply.usage.input_tokens
+
+
+def test_the_right_fake_agent_sends_one_acceptable_value_where_the_case_accepts_several():
+    expected = {
+        "actions": [
+            {"name": "lookup", "arguments": {"x": ["Paris", "paris"]}},
+            {"name": "refund", "arguments": {"x": {"any_of": ["A17", "a17"]}}},
+        ]
+    }
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather in Paris?"}]
+    case = Case("d", "c/1", "c", "Weather in Paris?", expected)
+    sent = []
+    for results in range(2):
+        asked = messages + [{"role": "tool", "tool_call_id": f"call_{i}", "content": "ok"} for i in range(results)]
+        request = Request(Contender("fake/agent", "fake/agent"), asked, case=case, params={"tools": TOOLS})
+        sent.append(call_of(asyncio.run(FakeProvider().complete(request))))
+    assert sent == [("lookup", {"x": "Paris"}), ("refund", {"x": "A17"})]

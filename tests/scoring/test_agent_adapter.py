@@ -304,3 +304,56 @@ def test_an_expected_argument_its_tool_does_not_take_is_named_with_the_closest_p
 
 def test_expected_actions_that_name_the_suites_tools_are_accepted(suite_dir: Path):
     assert [adapter(suite_dir).check_case(case(i)) for i in range(len(CASES))] == [None] * len(CASES)
+
+
+EXITING_PY = """
+import argparse
+import asyncio
+
+
+def parse_flags(order_id: str) -> str:
+    \"\"\"A tool that parses flags with argparse, which exits on a bad one.
+
+    Args:
+        order_id: the order.
+    \"\"\"
+    argparse.ArgumentParser(prog="parse_flags").parse_args(["--nope"])
+    return "parsed"
+
+
+def interrupt(order_id: str) -> str:
+    \"\"\"A tool that raises KeyboardInterrupt.
+
+    Args:
+        order_id: the order.
+    \"\"\"
+    raise KeyboardInterrupt
+
+
+async def exit_async(order_id: str) -> str:
+    \"\"\"An async tool that raises SystemExit.
+
+    Args:
+        order_id: the order.
+    \"\"\"
+    await asyncio.sleep(0)
+    raise SystemExit(3)
+"""
+
+
+@pytest.mark.parametrize(
+    ("tool", "error"),
+    [
+        ("parse_flags", "parse_flags raised SystemExit: 2"),
+        ("interrupt", "interrupt raised KeyboardInterrupt: "),
+        ("exit_async", "exit_async raised SystemExit: 3"),
+    ],
+)
+def test_a_tool_raising_systemexit_or_keyboardinterrupt_is_the_tools_error_sent_to_the_model(
+    suite_dir: Path, tool: str, error: str
+):
+    (suite_dir / "exiting.py").write_text(EXITING_PY)
+    agent = adapter(suite_dir, tools=["tools.py", "exiting.py"])
+    exits = {"actions": [{"name": tool, "arguments": {"order_id": "A17"}}], "answer": "Sorry."}
+    done = run_loop(agent, case(0, exits))
+    assert done["trace"][1]["error"] == error and done["content"] == "Sorry."
