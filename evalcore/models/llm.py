@@ -43,10 +43,11 @@ from typing import Any
 from urllib.parse import urlparse
 
 from evalcore._util import deplog
+from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender, Usage
 from evalcore.models.breaker import Breaker, connection_failure
-from evalcore.models.types import Reply, Request
+from evalcore.models.types import NameProblem, Reply, Request
 
 logger = logging.getLogger(__name__)
 
@@ -176,6 +177,36 @@ class LiteLLMProvider:
             # the model's own entry says whether it reasons.
             return f"{model} does not take reasoning_effort (litellm lists no reasoning for it)"
         return None
+
+    def name_problem(self, model: str, api_base: str | None) -> NameProblem | None:
+        """What litellm's model list says of the id: an error when litellm cannot tell which provider serves it
+        (an unknown ``provider/`` prefix, or a bare name it does not list), a warning for a model its provider's
+        list lacks (a new release may still answer). An id sent to an ``api_base`` (a local server, a proxy) is
+        that server's to name, and is never questioned."""
+        if api_base:
+            return None
+        lite = litellm_module()
+        prefix, slash, name = model.partition("/")
+        providers = sorted(str(getattr(p, "value", p)) for p in lite.provider_list)
+        if model in lite.model_cost:
+            return None
+        if not slash or prefix not in providers:
+            hint = did_you_mean(prefix, providers) if slash else did_you_mean(model, lite.model_list)
+            what = f"no provider {prefix!r}" if slash else "no model by that name"
+            return NameProblem(
+                True,
+                f"{model}: litellm knows {what}, so it cannot be called{hint} (name a provider and a model, e.g. "
+                "openai/gpt-4o-mini; providers: https://docs.litellm.ai/docs/providers)",
+            )
+        listed = lite.models_by_provider.get(prefix) or set()
+        if not listed or name in listed or model in listed:
+            return None
+        hint = did_you_mean(model, [f"{prefix}/{m}" for m in listed if not m.startswith(f"{prefix}/")])
+        return NameProblem(
+            False,
+            f"litellm does not list {model} among {prefix}'s models{hint} (a model newer than litellm's list "
+            "still runs)",
+        )
 
     def takes_images(self, model: str) -> bool:
         """False only for a model litellm knows and lists without vision (``litellm.supports_vision``); models

@@ -9,6 +9,7 @@ from typing import Any
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import SHORT_NAMES, Contender, Refusal
 from evalcore.models.registry import provider_for
+from evalcore.models.types import NameProblem
 from evalcore.suite.config import LineupEntryModel, SuiteModel
 from evalcore.suite.prompts import PROMPT_SETTING
 from evalcore.suite.settings import settings_problem
@@ -158,6 +159,18 @@ def split_refused(contenders: list[Contender], images: bool = False) -> tuple[li
         else:
             kept.append(contender)
     return kept, refused
+
+
+def name_problems(contenders: list[Contender]) -> dict[str, NameProblem]:
+    """What is wrong with each model id of the lineup, by id, asking each provider that can tell
+    (``name_problem``): litellm is asked only when the lineup holds a model it calls."""
+    found: dict[str, NameProblem] = {}
+    for contender in contenders:
+        check = None if contender.router is not None else getattr(provider_for(contender), "name_problem", None)
+        problem = check(contender.model, contender.api_base) if check is not None else None
+        if problem is not None:
+            found.setdefault(contender.model, problem)
+    return found
 
 
 def missing_api_keys(contenders: list[Contender]) -> dict[str, list[str]]:
