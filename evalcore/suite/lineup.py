@@ -12,7 +12,6 @@ from evalcore.models.registry import provider_for
 from evalcore.models.types import NameProblem
 from evalcore.suite.config import LineupEntryModel, SuiteModel
 from evalcore.suite.prompts import PROMPT_SETTING
-from evalcore.suite.settings import settings_problem
 
 
 @dataclass
@@ -27,7 +26,6 @@ class Overrides:
 def expand_lineup(config: SuiteModel, overrides: Overrides | None = None) -> list[Contender]:
     """Every contender of the lineup, in lineup order; a repeated id is a configuration error."""
     overrides = overrides or Overrides()
-    _check_ranges(config)
     entries = _entries(config, overrides)
     if not entries:
         raise ConfigError("evalcore.yaml: lineup: empty. Add `lineup: [{model: fake/oracle}]` or pass -m MODEL.")
@@ -36,17 +34,6 @@ def expand_lineup(config: SuiteModel, overrides: Overrides | None = None) -> lis
         contenders.extend(_expand_entry(entry, config, overrides))
     _check_unique_ids(contenders)
     return contenders
-
-
-def _check_ranges(config: SuiteModel) -> None:
-    """Refuse a file's setting outside its range (:mod:`evalcore.suite.settings`), naming where it is."""
-    found = settings_problem(config.defaults)
-    if found:
-        raise ConfigError(f"evalcore.yaml: defaults.{found[0]}: {found[1]}")
-    for entry in config.lineup:
-        found = settings_problem(entry.settings)
-        if found:
-            raise ConfigError(f"evalcore.yaml: lineup: {entry.model}: settings.{found[0]}: {found[1]}")
 
 
 def _entries(config: SuiteModel, overrides: Overrides) -> list[LineupEntryModel]:

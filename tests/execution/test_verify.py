@@ -73,3 +73,10 @@ def test_verify_of_a_fake_lineup_does_not_import_litellm(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout.splitlines()[-1]) is False
+
+
+def test_a_setting_out_of_its_range_is_the_first_thing_verify_says(tmp_path):
+    report = _verify(tmp_path, [{"model": "fake/oracle", "settings": {"temperature": "hot"}}])
+    assert not report.ok
+    assert report.lines[0].startswith("error: ") and "line " in report.lines[0], report.lines
+    assert "'hot' is not a number from 0 to 2" in report.lines[0]

@@ -104,23 +104,3 @@ def test_matrix_expansion_gives_the_product_of_list_lengths(settings):
     assert len({c.id for c in contenders}) == expected
 
 
-@pytest.mark.parametrize(
-    ("settings", "said"),
-    [
-        ({"temperature": "hot"}, "settings.temperature: 'hot' is not a number from 0 to 2"),
-        ({"temperature": 3}, "settings.temperature: 3 is not a number from 0 to 2"),
-        ({"top_p": 1.5}, "settings.top_p: 1.5 is not a number from 0 to 1"),
-        ({"max_tokens": 0}, "settings.max_tokens: 0 is not a whole number of at least 1"),
-        ({"max_tokens": True}, "settings.max_tokens: True is not a whole number of at least 1"),
-    ],
-)
-def test_a_setting_out_of_its_range_in_the_file_is_refused(settings, said):
-    config = _config([{"model": "fake/oracle", "settings": settings}])
-    with pytest.raises(ConfigError, match=re_escape(f"evalcore.yaml: lineup: fake/oracle: {said}")):
-        expand_lineup(config)
-
-
-def test_a_default_out_of_its_range_is_refused():
-    config = _config([{"model": "fake/oracle"}], defaults={"top_p": -0.1})
-    with pytest.raises(ConfigError, match=re_escape("evalcore.yaml: defaults.top_p: -0.1 is not a number from 0 to 1")):
-        expand_lineup(config)
