@@ -24,7 +24,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from evalcore.analysis.racing import CASES_RAN_OUT, METHOD, SETTING, Round, judge_round, race_stops, stop_text
+from evalcore.analysis.racing import (
+    CASES_RAN_OUT,
+    METHOD,
+    SETTING,
+    TIED,
+    Round,
+    judge_round,
+    race_stops,
+    stop_text,
+)
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender, Result
 from evalcore.storage.history import update_settings
@@ -189,6 +198,8 @@ class Race:
                 self.settings.confidence,
                 self.settings.margin,
             )
+            if upto == total:  # whoever is still in has answered every case: nobody is stopped, the cases ran out
+                decided = Round([], decided.leader, TIED if decided.ended == TIED else None)
             self._record(decided, upto, rounds.progress)
             if decided.ended:
                 ended = decided.ended
