@@ -8,7 +8,8 @@ cases it skipped.
 
 The run records the race in its settings under :data:`SETTING` (free form in the run file, so a reader that
 knows nothing of races still reads it): the seed, confidence, margin and round size, and each stop (after how
-many cases, behind whom, by how much at least). A resumed run replays the recorded rounds from its stored
+many cases, behind whom, by how much at least), and when it ends, why, and the calls it made of those a run
+without the race would have made (``calls`` of ``of_calls``). A resumed run replays the recorded rounds from its stored
 results, which reach the same decisions, and continues the race.
 """
 
@@ -156,8 +157,11 @@ class Race:
         run_id: str,
         stored: Sequence[Result] = (),
         stopped: Mapping[str, dict[str, Any]] | None = None,
+        calls: int | None = None,
     ):
         self.settings, self.contenders, self.cases = settings, list(contenders), list(cases)
+        #: The calls a run without the race would make (every contender on every case and sample).
+        self.calls = len(self.contenders) * len(self.cases) if calls is None else calls
         self.store, self.run_id = store, run_id
         self.order = race_order(len(self.cases), settings.seed)
         self.position = {self.cases[i].key: at for at, i in enumerate(self.order)}
@@ -232,7 +236,14 @@ class Race:
                 p.finished = time.monotonic()
                 if upto < len(self.cases):
                     p.stopped = f"the race ended after {upto} of {len(self.cases)} cases: {ended}"
-        update_settings(self.store, self.run_id, lambda s: _with(s, ended=ended, ended_after_cases=upto))
+        # every contender was called on the race's first cases: a stopped one up to its stop, the rest up to the end
+        samples = self.calls // max(1, len(self.contenders) * len(self.cases))
+        made = samples * sum(int(self.stopped.get(c.id, {}).get("after_cases", upto)) for c in self.contenders)
+        update_settings(
+            self.store,
+            self.run_id,
+            lambda s: _with(s, ended=ended, ended_after_cases=upto, calls=made, of_calls=self.calls),
+        )
 
 
 def _with(settings: dict[str, Any], **changes: Any) -> dict[str, Any]:
@@ -260,4 +271,4 @@ def open_race(plan: Plan, store: Store, run: Run, done: set[tuple[str, str, str,
         return None
     stored = store.load_run(run.info.id).results if done else []
     stopped = race_stops(run.info.settings) if done else {}
-    return Race(settings, plan.contenders, plan.cases, store, run.info.id, stored, stopped)
+    return Race(settings, plan.contenders, plan.cases, store, run.info.id, stored, stopped, plan.calls)

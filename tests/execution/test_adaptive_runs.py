@@ -69,3 +69,11 @@ def test_a_contender_still_in_when_the_cases_run_out_is_not_stopped(tmp_path, tm
     assert status == "completed" and stops, "the race stops nobody: the test no longer reaches its case"
     assert all(stop["after_cases"] < stop["of_cases"] for stop in stops.values()), stops
     assert "fake/skill · skill=0.6" not in stops
+
+
+def test_a_race_records_how_many_calls_it_made_of_how_many_at_most(suite, tmp_db):
+    store = Store(tmp_db)
+    run_id, _ = run_suite(make_plan(suite, _race()), store)
+    run = store.load_run(run_id)
+    race = run.info.settings["adaptive"]
+    assert (race["calls"], race["of_calls"]) == (len(run.results), 3 * 240)
