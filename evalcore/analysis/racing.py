@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from evalcore.analysis.weights import rank_order
+
 #: How the race decides, as a run records it.
 METHOD = "betting confidence sequences on paired differences (Waudby-Smith & Ramdas 2024), union bound"
 #: A bet stakes at most this share of the largest stake that cannot ruin the bettor (the authors' choice).
@@ -135,6 +137,7 @@ def judge_round(
     contenders: int,
     confidence: float = 0.95,
     margin: float = 0.0,
+    costs: Mapping[str, float] | None = None,
 ) -> Round:
     """Which of the ``running`` contenders cannot be the best, given every score so far.
 
@@ -146,12 +149,14 @@ def judge_round(
         confidence: the chance that the true best is never stopped, however often one looks.
         margin: points (0-100); the race ends when no contender still in can be ahead of the leader by this
             much. 0: never (only a single contender left, or the cases running out, end it).
+        costs: each contender's mean cost per call so far, which breaks a tie in score as the leaderboard
+            does (:func:`leader_of`); none: the contender id breaks it.
     """
 
     def held(pairs: list[tuple[str, str]]) -> np.ndarray:
         return evidence(np.array([scores[a] for a, _ in pairs]), np.array([scores[b] for _, b in pairs]))
 
-    return _judge(scores, list(running), contenders, confidence, margin, held)
+    return _judge(scores, list(running), contenders, confidence, margin, held, costs=costs)
 
 
 #: The evidence (:func:`evidence`, by 0) that each pair's first contender is ahead of its second, so far.
@@ -166,12 +171,13 @@ def _judge(
     margin: float,
     held: _Held,
     bounds: bool = True,
+    costs: Mapping[str, float] | None = None,
 ) -> Round:
     """:func:`judge_round`, with the pairs' evidence from ``held``: the one place the race decides, whether
     the evidence is computed from the scores so far (a run) or looked up (:func:`replay_race`). Without
     ``bounds`` a stop's ``by_at_least`` (what a run records, never part of a decision) is NaN."""
     means = {c: float(np.nanmean(scores[c])) if np.any(~np.isnan(scores[c])) else -1.0 for c in running}
-    leader = max(running, key=lambda c: (means[c], c)) if running else None
+    leader = leader_of(means, costs or {}) if running else None
     if len(running) < 2 or leader is None:
         return Round([], leader, ONE_LEFT if running else None)
     level = pair_level(confidence, contenders)
@@ -196,6 +202,17 @@ def _judge(
     if len(left) == 1:
         return Round(stops, leader, ONE_LEFT)
     return Round(stops, leader, TIED if margin > 0 and _within(scores, leader, left, margin, threshold) else None)
+
+
+def leader_of(means: Mapping[str, float], costs: Mapping[str, float]) -> str:
+    """The contender the leaderboard would rank first on these mean scores: its ranking rule
+    (:func:`evalcore.analysis.weights.rank_order`: score, then cost, then id), so that a race and the
+    leaderboard of its run never name different leaders of a tie."""
+    ids = list(means)
+    score = np.array([means[c] for c in ids])
+    cost = np.array([costs.get(c, np.nan) for c in ids], dtype=float)
+    id_rank = np.unique(np.array(ids, dtype=object), return_inverse=True)[1]
+    return ids[int(rank_order(np.full(len(ids), np.nan), score, cost, id_rank)[0])]
 
 
 def _points_down(share: float) -> float:

@@ -168,11 +168,17 @@ class Race:
         self.sums = {c.id: np.zeros(len(self.cases)) for c in self.contenders}
         self.counts = {c.id: np.zeros(len(self.cases)) for c in self.contenders}
         self.stopped: dict[str, dict[str, Any]] = dict(stopped or {})
+        #: Each contender's cost so far and the results it is known for: a tie in score goes to the cheaper.
+        self.costs = {c.id: [0.0, 0] for c in self.contenders}
         for result in stored:
             self.add(result)
 
     def add(self, result: Result) -> None:
-        """Count a result's score (an error counts nothing: the case has no score for that contender)."""
+        """Count a result's score (an error counts nothing: the case has no score for that contender) and cost."""
+        cost = result.usage.cost_usd
+        if result.contender in self.costs and cost is not None:
+            self.costs[result.contender][0] += cost
+            self.costs[result.contender][1] += 1
         if result.status != "scored" or result.score is None or result.contender not in self.sums:
             return
         at = self.position[(result.dataset, result.case)]
@@ -201,6 +207,7 @@ class Race:
                 len(self.contenders),
                 self.settings.confidence,
                 self.settings.margin,
+                {c: spent / n for c, (spent, n) in self.costs.items() if n},
             )
             if upto == total:  # whoever is still in has answered every case: nobody is stopped, the cases ran out
                 decided = Round([], decided.leader, TIED if decided.ended == TIED else None)

@@ -103,3 +103,12 @@ def test_a_stop_s_bound_is_above_zero_when_the_race_stops_on_little_evidence():
 def test_a_stop_with_no_bound_above_zero_says_the_contender_is_surely_not_ahead():
     stop = {"after_cases": 20, "of_cases": 48, "behind": "fake/x", "by_at_least": 0.0}
     assert stop_text(stop) == "stopped after 20 of 48 cases: behind fake/x: surely not ahead of it"
+
+
+def test_leaders_exactly_tied_are_led_by_the_one_the_leaderboard_ranks_first():
+    rng = np.random.default_rng(2)
+    a, _ = _lineup([0.8, 0.8], 3000, rng, nested=True)
+    # equal scores: the leaderboard ranks the cheaper first, then the smaller id
+    assert judge_round({"a": a, "b": a.copy()}, ["a", "b"], 2, margin=5).leader == "a"
+    cheaper_b = judge_round({"a": a, "b": a.copy()}, ["a", "b"], 2, margin=5, costs={"a": 0.002, "b": 0.001})
+    assert cheaper_b.leader == "b" and cheaper_b.ended == TIED
