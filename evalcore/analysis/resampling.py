@@ -407,7 +407,10 @@ def intervals(
             low, high = np.where(np.isnan(exact[0]), low, exact[0]), np.where(np.isnan(exact[1]), high, exact[1])
         out[f"{name}_lo"], out[f"{name}_hi"] = low, high
     stopped = np.isin(np.asarray(resampled.contenders, dtype=object), list(out_of_race))
-    out["p_best"] = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]))
+    weighted = bool(weights)
+    out["p_best"] = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]), weighted)
+    if weighted and np.isnan(tables["wscore"]).all():
+        out["p_best"] = np.nan  # no row can be best under these weights: nobody has a chance of it
     return out
 
 
