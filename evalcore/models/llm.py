@@ -14,7 +14,8 @@ rate_limit     ``RateLimitError`` (429)                                     yes
 timeout        ``Timeout`` (408, or the client's own timeout)               yes
 transport      ``APIConnectionError``, ``InternalServerError``,             yes
                ``BadGatewayError``, ``ServiceUnavailableError``, other 5xx,
-               a body that is not JSON, a reply with no choices or no text
+               a body that is not JSON (said as "the server's reply was not
+               JSON"), a reply with no choices or no text
 auth           ``AuthenticationError``, ``PermissionDeniedError`` (401/403)  no
 bad_request    ``BadRequestError``, ``NotFoundError``,                      no
                ``UnsupportedParamsError``, 422
@@ -32,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import ipaddress
+import json
 import logging
 import os
 import random
@@ -85,7 +87,22 @@ _STATUS_KINDS |= {422: "bad_request", 429: "rate_limit"}
 
 
 class MalformedReply(Exception):
-    """The server answered 200 but the reply holds no usable text."""
+    """The server answered 200 but the reply holds no usable text (or is not JSON at all)."""
+
+
+def _not_json(exc: BaseException) -> MalformedReply | None:
+    """The server's reply as what it is when its body could not be read as JSON: litellm reports such a
+    200 as an ``InternalServerError`` (status 500) whose cause is the JSON decoder's error. A garbage body
+    may be a passing fault of a proxy on the way, so it stays a retried ``transport`` fault; only its words
+    change."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the chain litellm builds is a few links long
+        if seen is None:
+            return None
+        if isinstance(seen, json.JSONDecodeError):
+            return MalformedReply(f"the server's reply was not JSON ({seen})")
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def litellm_module() -> ModuleType:
@@ -119,7 +136,8 @@ class LiteLLMProvider:
             try:
                 response = await self.send(kwargs)
                 text, tool_calls = _reply_content(response)
-            except Exception as exc:
+            except Exception as raised:
+                exc = _not_json(raised) or raised
                 latency = time.monotonic() - started
                 kind, cause = classify(exc), connection_failure(exc)
                 if breaker is not None:
@@ -128,7 +146,7 @@ class LiteLLMProvider:
                     breaker.record_failure(
                         kind, status if isinstance(status, int) else None, cause, request.asked, key_variable(model)
                     )
-                    said = scrub(f"{type(exc).__name__}: {exc}")[:MAX_MESSAGE_CHARS]
+                    said = scrub(_said(exc))[:MAX_MESSAGE_CHARS]
                     stop = breaker.stop_error(model, kind, cause, attempt, attempts, latency, said)
                     if stop is not None:
                         raise stop from None
@@ -442,8 +460,13 @@ def _header(exc: BaseException, name: str) -> str | None:
 
 def _failure(model: str, exc: BaseException, kind: str, attempts: int, latency: float) -> CallFailed:
     noun = "attempt" if attempts == 1 else "attempts"
-    message = scrub(f"{model}: {kind} after {attempts} {noun}: {type(exc).__name__}: {exc}")
+    message = scrub(f"{model}: {kind} after {attempts} {noun}: {_said(exc)}")
     return CallFailed(kind, message[:MAX_MESSAGE_CHARS], attempts=attempts, latency_s=latency)
+
+
+def _said(exc: BaseException) -> str:
+    """What a failed attempt met, in a line: a reply we could not use in its own words, else the exception."""
+    return str(exc) if isinstance(exc, MalformedReply) else f"{type(exc).__name__}: {exc}"
 
 
 def scrub(text: str) -> str:
