@@ -419,7 +419,9 @@ def _calls_text(plan: Plan) -> str:
 def _race_calls(settings: dict[str, Any]) -> str:
     """``; the race made 96 of at most 144 calls (48 saved: one contender left)`` for a race that ended, else ''."""
     race = settings.get("adaptive")
-    made, ceiling = (race.get("calls"), race.get("of_calls")) if isinstance(race, dict) else (None, None)
+    if not isinstance(race, dict):
+        return ""
+    made, ceiling = race.get("calls"), race.get("of_calls")
     if not isinstance(made, int) or not isinstance(ceiling, int):
         return ""
     return f"; the race made {made:,} of at most {ceiling:,} calls ({ceiling - made:,} saved: {race.get('ended')})"

@@ -238,7 +238,9 @@ def test_markdown_is_a_pipe_table_then_the_glossary():
 
 def test_json_rows_have_a_stopped_key_whether_or_not_a_race_stopped_anyone():
     plain = json.loads(format_leaderboard(ranked_table(), METRICS, "json"))
-    raced = json.loads(format_leaderboard(ranked_table().assign(stopped=[None, "stopped after 2 of 4 cases"]), METRICS, "json"))
+    raced = json.loads(
+        format_leaderboard(ranked_table().assign(stopped=[None, "stopped after 2 of 4 cases"]), METRICS, "json")
+    )
     assert [list(row) for row in plain] == [list(row) for row in raced]
     assert [row["stopped"] for row in plain] == [None, None]
 

@@ -28,4 +28,6 @@ def test_an_adaptive_run_ends_saying_how_many_calls_it_made_and_saved(capsys, tm
     made, ended = len(stored.results), stored.info.settings["adaptive"]["ended"]
     assert made < 144, "the race stopped nobody: the test no longer reaches its case"
     last = out.strip().splitlines()[-1]
-    assert last == f"run {run['id']}: completed; the race made {made} of at most 144 calls ({144 - made} saved: {ended})"
+    assert (
+        last == f"run {run['id']}: completed; the race made {made} of at most 144 calls ({144 - made} saved: {ended})"
+    )

@@ -44,7 +44,10 @@ def _suite(root: Path, server: OpenAIServer) -> Path:
     (root / "evalcore.yaml").write_text(json.dumps(config))
     dataset = root / "datasets" / "questions"
     dataset.mkdir(parents=True)
-    cases = [{"id": f"q{i:02d}", "input": f"Question {i}: six times seven?", "expected": {"answer": 42}} for i in range(CASES)]
+    cases = [
+        {"id": f"q{i:02d}", "input": f"Question {i}: six times seven?", "expected": {"answer": 42}}
+        for i in range(CASES)
+    ]
     (dataset / "cases.jsonl").write_text("".join(json.dumps(case) + "\n" for case in cases))
     return root
 

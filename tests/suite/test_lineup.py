@@ -1,5 +1,3 @@
-from re import escape as re_escape
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -102,5 +100,3 @@ def test_matrix_expansion_gives_the_product_of_list_lengths(settings):
     contenders = expand_lineup(config)
     assert len(contenders) == expected
     assert len({c.id for c in contenders}) == expected
-
-

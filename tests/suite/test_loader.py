@@ -178,7 +178,9 @@ def _line_holding(root, text):
     ],
 )
 def test_a_lineup_setting_out_of_its_range_is_an_error_with_its_file_and_line(tmp_path, settings, said):
-    root = write_suite(tmp_path / "s", config={"lineup": [{"model": "fake/guesser"}, {"model": "fake/oracle", "settings": settings}]})
+    root = write_suite(
+        tmp_path / "s", config={"lineup": [{"model": "fake/guesser"}, {"model": "fake/oracle", "settings": settings}]}
+    )
     line = _line_holding(root, next(iter(settings)))
     with pytest.raises(ConfigError) as raised:
         load_suite(root)
@@ -190,4 +192,5 @@ def test_a_default_out_of_its_range_is_an_error_with_its_file_and_line(tmp_path)
     line = _line_holding(root, "top_p")
     with pytest.raises(ConfigError) as raised:
         load_suite(root)
-    assert str(raised.value) == f"{root / 'evalcore.yaml'}: line {line}: defaults.top_p: -0.1 is not a number from 0 to 1"
+    said = "defaults.top_p: -0.1 is not a number from 0 to 1"
+    assert str(raised.value) == f"{root / 'evalcore.yaml'}: line {line}: {said}"
