@@ -40,6 +40,8 @@ class Completeness:
     #: An adaptive run's: the results its race chose not to make (stopped contenders, an early end); they are
     #: not missing.
     unraced: int = 0
+    #: The contenders with some results but fewer than they should hold, in the run's order.
+    short: tuple[str, ...] = ()
 
     @property
     def expected(self) -> int:
@@ -72,8 +74,10 @@ def completeness(
     samples = max(1, samples)
     without = tuple(c for c in contenders if not counts.get(c))
     held = sum(counts.get(c, 0) for c in contenders)
-    unraced = sum(cases - n for n in raced_cases(settings or {}, contenders, cases).values()) * samples
-    return Completeness(len(contenders), cases, samples, held, without, unraced)
+    raced = raced_cases(settings or {}, contenders, cases)
+    unraced = sum(cases - n for n in raced.values()) * samples
+    short = tuple(c for c in contenders if 0 < counts.get(c, 0) < raced.get(c, cases) * samples)
+    return Completeness(len(contenders), cases, samples, held, without, unraced, short)
 
 
 def raced_cases(settings: Mapping[str, Any], contenders: Sequence[str], cases: int) -> dict[str, int]:
@@ -146,7 +150,14 @@ def missing_note(found: Completeness) -> str | None:
         shape += f", less {found.unraced:,} the race chose not to make"
     note = f"{found.missing:,} of {found.expected:,} results are missing ({shape})"
     if not found.without:
-        return note + "; every contender has some: their rows are ranked on fewer cases"
+        if len(found.short) in (0, found.contenders):
+            return note + "; every contender lacks some: their rows are ranked on fewer cases"
+        one = len(found.short) == 1
+        named = ", ".join(found.short[:NAMED]) + (
+            f" and {len(found.short) - NAMED} more" if len(found.short) > NAMED else ""
+        )
+        rows = "its row is" if one else "their rows are"
+        return f"{note}; {named} {'lacks' if one else 'lack'} some: {rows} ranked on fewer cases"
     named = ", ".join(found.without[:NAMED]) + (
         f" and {len(found.without) - NAMED} more" if len(found.without) > NAMED else ""
     )

@@ -91,3 +91,12 @@ def test_a_race_s_result_lost_from_a_contender_still_in_is_missing(tmp_path, tmp
     run.results.pop(lost)
     note = missing_note(run_completeness(run))
     assert note is not None and note.startswith("1 of ") and "the race chose not to make" in note
+
+
+def test_a_note_names_the_contender_that_lacks_results_instead_of_saying_every_contender_does():
+    run = make_run(n_contenders=3, n_cases=4, with_errors=False)
+    short = run.contenders[1].id
+    run.results.remove(next(r for r in run.results if r.contender == short))
+    note = missing_note(run_completeness(run))
+    shape = "(3 contenders × 4 cases × 1 sample)"
+    assert note == f"1 of 12 results are missing {shape}; {short} lacks some: its row is ranked on fewer cases"
