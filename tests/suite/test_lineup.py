@@ -3,8 +3,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalcore.core.errors import ConfigError
+from evalcore.core.records import Contender
 from evalcore.suite.config import SuiteModel
-from evalcore.suite.lineup import Overrides, contender_id, expand_lineup, split_refused
+from evalcore.suite.lineup import Overrides, contender_id, expand_lineup, name_problems, split_refused
 
 
 def _config(lineup, **extra):
@@ -100,3 +101,12 @@ def test_matrix_expansion_gives_the_product_of_list_lengths(settings):
     contenders = expand_lineup(config)
     assert len(contenders) == expected
     assert len({c.id for c in contenders}) == expected
+
+
+def test_an_application_endpoint_or_a_model_sent_to_an_api_base_is_never_questioned_by_name():
+    contenders = [
+        Contender(id="http/app", model="http/app"),
+        Contender(id="openai/local", model="openai/anything-at-all", api_base="http://127.0.0.1:8000/v1"),
+        Contender(id="ollama", model="ollama_chat/llama3", api_base="http://127.0.0.1:11434"),
+    ]
+    assert name_problems(contenders) == {}
