@@ -170,12 +170,15 @@ class Race:
         self.stopped: dict[str, dict[str, Any]] = dict(stopped or {})
         #: Each contender's cost so far and the results it is known for: a tie in score goes to the cheaper.
         self.costs = {c.id: [0.0, 0] for c in self.contenders}
+        #: Results of the run's contenders so far, a resumed run's stored ones included: the calls it made.
+        self.made = 0
         for result in stored:
             self.add(result)
 
     def add(self, result: Result) -> None:
         """Count a result's score (an error counts nothing: the case has no score for that contender) and cost."""
         cost = result.usage.cost_usd
+        self.made += result.contender in self.costs
         if result.contender in self.costs and cost is not None:
             self.costs[result.contender][0] += cost
             self.costs[result.contender][1] += 1
@@ -243,13 +246,10 @@ class Race:
                 p.finished = time.monotonic()
                 if upto < len(self.cases):
                     p.stopped = f"the race ended after {upto} of {len(self.cases)} cases: {ended}"
-        # every contender was called on the race's first cases: a stopped one up to its stop, the rest up to the end
-        samples = self.calls // max(1, len(self.contenders) * len(self.cases))
-        made = samples * sum(int(self.stopped.get(c.id, {}).get("after_cases", upto)) for c in self.contenders)
         update_settings(
             self.store,
             self.run_id,
-            lambda s: _with(s, ended=ended, ended_after_cases=upto, calls=made, of_calls=self.calls),
+            lambda s: _with(s, ended=ended, ended_after_cases=upto, calls=self.made, of_calls=self.calls),
         )
 
 

@@ -100,8 +100,8 @@ def test_a_race_whose_endpoint_fails_every_call_of_one_contender_ends_with_its_t
     _errors_never_scored(results, race)
     if fault == "not_json":
         assert all("the server's reply was not JSON" in r.error.message for r in remote)
-    if not stopped:
-        assert race["ended"] is not None and "the race made" in outcome.output
+    assert race["ended"] is not None and race["calls"] == len(results)
+    assert f"the race made {len(results)} of at most {2 * CASES} calls" in outcome.output
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
