@@ -45,7 +45,6 @@ from typing import Any
 from urllib.parse import urlparse
 
 from evalcore._util import deplog
-from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender, Usage
 from evalcore.models.breaker import Breaker, connection_failure
@@ -91,17 +90,13 @@ class MalformedReply(Exception):
 
 
 def _not_json(exc: BaseException) -> MalformedReply | None:
-    """The server's reply as what it is when its body could not be read as JSON: litellm reports such a
-    200 as an ``InternalServerError`` (status 500) whose cause is the JSON decoder's error. A garbage body
-    may be a passing fault of a proxy on the way, so it stays a retried ``transport`` fault; only its words
-    change."""
+    """A 200 whose body is not JSON, which litellm raises as an ``InternalServerError`` (500) caused by the
+    JSON decoder, as what it is; still a retried ``transport`` fault (a proxy may garble one reply)."""
     seen: BaseException | None = exc
     for _ in range(8):  # the chain litellm builds is a few links long
-        if seen is None:
-            return None
         if isinstance(seen, json.JSONDecodeError):
             return MalformedReply(f"the server's reply was not JSON ({seen})")
-        seen = seen.__cause__ or seen.__context__
+        seen = seen and (seen.__cause__ or seen.__context__)
     return None
 
 
@@ -197,34 +192,10 @@ class LiteLLMProvider:
         return None
 
     def name_problem(self, model: str, api_base: str | None) -> NameProblem | None:
-        """What litellm's model list says of the id: an error when litellm cannot tell which provider serves it
-        (an unknown ``provider/`` prefix, or a bare name it does not list), a warning for a model its provider's
-        list lacks (a new release may still answer). An id sent to an ``api_base`` (a local server, a proxy) is
-        that server's to name, and is never questioned."""
-        if api_base:
-            return None
-        lite = litellm_module()
-        prefix, slash, name = model.partition("/")
-        providers = sorted(str(getattr(p, "value", p)) for p in lite.provider_list)
-        if model in lite.model_cost:
-            return None
-        if not slash or prefix not in providers:
-            hint = did_you_mean(prefix, providers) if slash else did_you_mean(model, lite.model_list)
-            what = f"no provider {prefix!r}" if slash else "no model by that name"
-            return NameProblem(
-                True,
-                f"{model}: litellm knows {what}, so it cannot be called{hint} (name a provider and a model, e.g. "
-                "openai/gpt-4o-mini; providers: https://docs.litellm.ai/docs/providers)",
-            )
-        listed = lite.models_by_provider.get(prefix) or set()
-        if not listed or name in listed or model in listed:
-            return None
-        hint = did_you_mean(model, [f"{prefix}/{m}" for m in listed if not m.startswith(f"{prefix}/")])
-        return NameProblem(
-            False,
-            f"litellm does not list {model} among {prefix}'s models{hint} (a model newer than litellm's list "
-            "still runs)",
-        )
+        """What litellm's model list says of the id (:func:`evalcore.models.names.litellm_name_problem`)."""
+        from evalcore.models.names import litellm_name_problem
+
+        return litellm_name_problem(litellm_module(), model, api_base)
 
     def takes_images(self, model: str) -> bool:
         """False only for a model litellm knows and lists without vision (``litellm.supports_vision``); models
