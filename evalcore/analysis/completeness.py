@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from evalcore.analysis.racing import SETTING, race_stops
 from evalcore.core.records import Run
 from evalcore.storage.history import StoredRun
 
@@ -36,11 +37,16 @@ class Completeness:
     held: int
     #: The contenders with no result at all, in the run's order.
     without: tuple[str, ...]
+    #: An adaptive run's: the results its race chose not to make (stopped contenders, an early end); they are
+    #: not missing.
+    unraced: int = 0
+    #: The contenders with some results but fewer than they should hold, in the run's order.
+    short: tuple[str, ...] = ()
 
     @property
     def expected(self) -> int:
-        """Results a whole run holds: one per contender × case × sample."""
-        return self.contenders * self.cases * self.samples
+        """Results a whole run holds: one per contender × case × sample, less those a race chose not to make."""
+        return self.contenders * self.cases * self.samples - self.unraced
 
     @property
     def missing(self) -> int:
@@ -48,7 +54,13 @@ class Completeness:
         return max(0, self.expected - self.held)
 
 
-def completeness(contenders: Sequence[str], cases: int, samples: int, counts: Mapping[str, int]) -> Completeness:
+def completeness(
+    contenders: Sequence[str],
+    cases: int,
+    samples: int,
+    counts: Mapping[str, int],
+    settings: Mapping[str, Any] | None = None,
+) -> Completeness:
     """Count what a run lacks.
 
     Args:
@@ -56,17 +68,39 @@ def completeness(contenders: Sequence[str], cases: int, samples: int, counts: Ma
         cases: how many cases the run names.
         samples: samples per case the run was asked for (at least 1).
         counts: results held per contender id.
+        settings: the run's settings: an adaptive run's race (``adaptive``) says which results it chose not
+            to make.
     """
+    samples = max(1, samples)
     without = tuple(c for c in contenders if not counts.get(c))
     held = sum(counts.get(c, 0) for c in contenders)
-    return Completeness(len(contenders), cases, max(1, samples), held, without)
+    raced = raced_cases(settings or {}, contenders, cases)
+    unraced = sum(cases - n for n in raced.values()) * samples
+    short = tuple(c for c in contenders if 0 < counts.get(c, 0) < raced.get(c, cases) * samples)
+    return Completeness(len(contenders), cases, samples, held, without, unraced, short)
+
+
+def raced_cases(settings: Mapping[str, Any], contenders: Sequence[str], cases: int) -> dict[str, int]:
+    """The cases an adaptive run's race called each contender on: a stopped one's until its stop, the others'
+    until the race ended (every case while it has not); empty for a run that is not a race."""
+    race = settings.get(SETTING)
+    if not isinstance(race, Mapping):
+        return {}
+    stopped = {contender: stop.get("after_cases") for contender, stop in race_stops(settings).items()}
+    ended = race.get("ended_after_cases") if race.get("ended") else None
+    called: dict[str, int] = {}
+    for contender in contenders:
+        upto = stopped.get(contender, ended)
+        called[contender] = min(cases, upto) if isinstance(upto, int) and upto >= 0 else cases
+    return called
 
 
 def run_completeness(run: Run) -> Completeness:
     """:func:`completeness` of a run with its cases and results in hand (a run file, an import, an upload)."""
     counts = Counter(r.contender for r in run.results)
     seen = max((r.sample for r in run.results), default=0) + 1
-    return completeness([c.id for c in run.contenders], len(run.cases), samples_of(run.info.settings, seen), counts)
+    settings = run.info.settings
+    return completeness([c.id for c in run.contenders], len(run.cases), samples_of(settings, seen), counts, settings)
 
 
 def stored_completeness(store: Store, run: Run) -> Completeness:
@@ -80,7 +114,8 @@ def stored_completeness(store: Store, run: Run) -> Completeness:
 
     counts = {cid: n for cid, (n, _) in store.result_counts(run.info.id).items()}
     cases, seen = case_and_sample_counts(store, run.info.id)
-    return completeness([c.id for c in run.contenders], cases, samples_of(run.info.settings, seen), counts)
+    settings = run.info.settings
+    return completeness([c.id for c in run.contenders], cases, samples_of(settings, seen), counts, settings)
 
 
 def completeness_of(run: Run | StoredRun) -> Completeness:
@@ -111,9 +146,18 @@ def missing_note(found: Completeness) -> str | None:
         f"{_counted(found.contenders, 'contender')} × {_counted(found.cases, 'case')} × "
         f"{_counted(found.samples, 'sample')}"
     )
+    if found.unraced:
+        shape += f", less {found.unraced:,} the race chose not to make"
     note = f"{found.missing:,} of {found.expected:,} results are missing ({shape})"
     if not found.without:
-        return note + "; every contender has some: their rows are ranked on fewer cases"
+        if len(found.short) in (0, found.contenders):
+            return note + "; every contender lacks some: their rows are ranked on fewer cases"
+        one = len(found.short) == 1
+        named = ", ".join(found.short[:NAMED]) + (
+            f" and {len(found.short) - NAMED} more" if len(found.short) > NAMED else ""
+        )
+        rows = "its row is" if one else "their rows are"
+        return f"{note}; {named} {'lacks' if one else 'lack'} some: {rows} ranked on fewer cases"
     named = ", ".join(found.without[:NAMED]) + (
         f" and {len(found.without) - NAMED} more" if len(found.without) > NAMED else ""
     )

@@ -16,12 +16,15 @@ NumPy only: data in, decisions out.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
 
 import numpy as np
+
+from evalcore.analysis.weights import rank_order
 
 #: How the race decides, as a run records it.
 METHOD = "betting confidence sequences on paired differences (Waudby-Smith & Ramdas 2024), union bound"
@@ -31,8 +34,8 @@ TRUNCATION = 0.5
 ONE_LEFT, TIED, CASES_RAN_OUT = "one contender left", "leaders within the margin", "the cases ran out"
 #: The key of a run's settings that records its race (free form in the run file: no schema change).
 SETTING = "adaptive"
-#: Offsets (in score, 0 to 1) at which :func:`lower_bound` looks for the bound: half a point apart.
-_OFFSETS = np.linspace(0.0, 1.0, 201)
+#: How close (in score, 0 to 1) :func:`lower_bound` comes to the largest offset its bets rule out.
+_BOUND_STEP = 1e-5
 
 
 def log_wealth(x: np.ndarray, valid: np.ndarray, m: float | np.ndarray) -> np.ndarray:
@@ -80,21 +83,22 @@ def evidence(a: np.ndarray, b: np.ndarray, by: float = 0.0) -> np.ndarray:
 
 
 def lower_bound(a: np.ndarray, b: np.ndarray, level: float) -> float:
-    """An anytime-valid lower bound on the mean of ``a - b`` (one pair of rows): an offset, on a grid half a
-    point apart, that the bets have ruled out at ``level`` (found by bisection); 0 when none above 0 is."""
+    """An anytime-valid lower bound on the mean of ``a - b`` (one pair of rows): the largest offset the bets
+    have ruled out at ``level``, found by bisection to within :data:`_BOUND_STEP` (never above the true
+    one); 0 when no offset above 0 is ruled out."""
     x, valid = _paired(a[None, :], b[None, :])
     threshold = np.log(1 / level)
 
-    def ruled_out(i: int) -> bool:
-        return bool(log_wealth(x, valid, (1 + _OFFSETS[i]) / 2).max(initial=0.0) >= threshold)
+    def ruled_out(offset: float) -> bool:
+        return bool(log_wealth(x, valid, (1 + offset) / 2).max(initial=0.0) >= threshold)
 
-    low, high = 0, len(_OFFSETS) - 1  # _OFFSETS[low] is ruled out (or 0); the answer lies in [low, high]
+    low, high = 0.0, 1.0  # low is ruled out (or 0), high is not (an offset of 1 never is)
     if not ruled_out(low):
         return 0.0
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if ruled_out(middle) else (low, middle - 1)
-    return float(_OFFSETS[low])
+    while high - low > _BOUND_STEP:
+        middle = (low + high) / 2
+        low, high = (middle, high) if ruled_out(middle) else (low, middle)
+    return low
 
 
 def pair_level(confidence: float, contenders: int) -> float:
@@ -133,6 +137,7 @@ def judge_round(
     contenders: int,
     confidence: float = 0.95,
     margin: float = 0.0,
+    costs: Mapping[str, float] | None = None,
 ) -> Round:
     """Which of the ``running`` contenders cannot be the best, given every score so far.
 
@@ -144,12 +149,14 @@ def judge_round(
         confidence: the chance that the true best is never stopped, however often one looks.
         margin: points (0-100); the race ends when no contender still in can be ahead of the leader by this
             much. 0: never (only a single contender left, or the cases running out, end it).
+        costs: each contender's mean cost per call so far, which breaks a tie in score as the leaderboard
+            does (:func:`leader_of`); none: the contender id breaks it.
     """
 
     def held(pairs: list[tuple[str, str]]) -> np.ndarray:
         return evidence(np.array([scores[a] for a, _ in pairs]), np.array([scores[b] for _, b in pairs]))
 
-    return _judge(scores, list(running), contenders, confidence, margin, held)
+    return _judge(scores, list(running), contenders, confidence, margin, held, costs=costs)
 
 
 #: The evidence (:func:`evidence`, by 0) that each pair's first contender is ahead of its second, so far.
@@ -164,12 +171,13 @@ def _judge(
     margin: float,
     held: _Held,
     bounds: bool = True,
+    costs: Mapping[str, float] | None = None,
 ) -> Round:
     """:func:`judge_round`, with the pairs' evidence from ``held``: the one place the race decides, whether
     the evidence is computed from the scores so far (a run) or looked up (:func:`replay_race`). Without
     ``bounds`` a stop's ``by_at_least`` (what a run records, never part of a decision) is NaN."""
     means = {c: float(np.nanmean(scores[c])) if np.any(~np.isnan(scores[c])) else -1.0 for c in running}
-    leader = max(running, key=lambda c: (means[c], c)) if running else None
+    leader = leader_of(means, costs or {}) if running else None
     if len(running) < 2 or leader is None:
         return Round([], leader, ONE_LEFT if running else None)
     level = pair_level(confidence, contenders)
@@ -185,7 +193,7 @@ def _judge(
             c,
             int(np.sum(~np.isnan(scores[c]))),
             behind[c],
-            round(100 * lower_bound(scores[behind[c]], scores[c], level), 1) if bounds else float("nan"),
+            _points_down(lower_bound(scores[behind[c]], scores[c], level)) if bounds else float("nan"),
         )
         for c in running
         if c in behind
@@ -194,6 +202,23 @@ def _judge(
     if len(left) == 1:
         return Round(stops, leader, ONE_LEFT)
     return Round(stops, leader, TIED if margin > 0 and _within(scores, leader, left, margin, threshold) else None)
+
+
+def leader_of(means: Mapping[str, float], costs: Mapping[str, float]) -> str:
+    """The contender the leaderboard would rank first on these mean scores: its ranking rule
+    (:func:`evalcore.analysis.weights.rank_order`: score, then cost, then id), so that a race and the
+    leaderboard of its run never name different leaders of a tie."""
+    ids = list(means)
+    score = np.array([means[c] for c in ids])
+    cost = np.array([costs.get(c, np.nan) for c in ids], dtype=float)
+    id_rank = np.unique(np.array(ids, dtype=object), return_inverse=True)[1]
+    return ids[int(rank_order(np.full(len(ids), np.nan), score, cost, id_rank)[0])]
+
+
+def _points_down(share: float) -> float:
+    """A lower bound in score (0 to 1) as points to two decimals, rounded down: a bound never grows in the
+    telling."""
+    return math.floor(share * 10_000) / 100
 
 
 def _within(scores: Mapping[str, np.ndarray], leader: str, left: list[str], margin: float, threshold: float) -> bool:
@@ -290,11 +315,11 @@ def race_stops(run_settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def stop_text(stop: Mapping[str, Any]) -> str:
-    """``stopped after 120 of 500 cases: behind fake/x by at least 6 points``."""
-    return (
-        f"stopped after {stop['after_cases']} of {stop['of_cases']} cases: "
-        f"behind {stop['behind']} by at least {stop['by_at_least']:g} points"
-    )
+    """``stopped after 120 of 500 cases: behind fake/x by at least 6.37 points``; a stop whose bound is not
+    above 0 (on two decimals) says only what the race ruled out: ``behind fake/x: surely not ahead of it``."""
+    by = stop["by_at_least"]
+    how = f" by at least {by:g} points" if isinstance(by, int | float) and by > 0 else ": surely not ahead of it"
+    return f"stopped after {stop['after_cases']} of {stop['of_cases']} cases: behind {stop['behind']}{how}"
 
 
 def stop_texts(run_settings: Mapping[str, Any]) -> dict[str, str]:

@@ -418,7 +418,10 @@ def intervals(
             low, high = widen_points(low, high, low, cases)
         out[f"{name}_lo"], out[f"{name}_hi"] = low, high
     stopped = np.isin(np.asarray(resampled.contenders, dtype=object), list(out_of_race))
-    out["p_best"] = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]))
+    weighted = bool(weights)
+    out["p_best"] = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]), weighted)
+    if weighted and np.isnan(tables["wscore"]).all():
+        out["p_best"] = np.nan  # no row can be best under these weights: nobody has a chance of it
     return out
 
 

@@ -42,7 +42,8 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
     ``contender`` (``dataset`` or ``variant``), ``cases`` (results, as the spec counts them), ``scored, errors,
     distinct_cases, samples, score, <metrics>, cost, time, input_tokens, output_tokens``, ``pass_rate``
     (only when a case declares minimum scores), ``wscore, rank, best, best_value, few_cases``, ``stopped`` (an
-    adaptive run's: the race's stop text, null for a contender still in), then the interval fields
+    adaptive run's: the race's stop text, null for a contender still in; JSON has it for every run), then the
+    interval fields
     (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``), ``p_best`` and ``stability``
     (the share of weight jitters in which the row ranks first; null without weights). The metrics
     include the aggregate metrics (``macro_f1``) after the declared ones.
@@ -121,7 +122,10 @@ def format_leaderboard(
 
 
 def to_json(table: pd.DataFrame, metrics: Sequence[Metric]) -> str:
-    """The table as a JSON list of rows, in table order, with null for NaN."""
+    """The table as a JSON list of rows, in table order, with null for NaN; ``stopped`` is always there (null
+    for every row of a run that is not a race), so a reader meets one set of keys."""
+    if STOPPED not in table.columns:
+        table = table.assign(**{STOPPED: pd.Series([None] * len(table), index=table.index, dtype=object)})
     keys = row_keys(table, metrics)
     rows = [
         {key: json_value(value) for key, value in zip(keys, values, strict=True)}

@@ -244,7 +244,7 @@ def _nan_last(values: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(values), np.inf, values)
 
 
-def first_shares(wscore: np.ndarray, score: np.ndarray) -> np.ndarray:
+def first_shares(wscore: np.ndarray, score: np.ndarray, weighted: bool | None = None) -> np.ndarray:
     """Each row's share of first places over tables of shape ``(draws, rows)``: P(best) or weight stability.
 
     In each draw the rows tied for first share it equally, 1/k each for k rows: the table's tie-breaks
@@ -252,6 +252,11 @@ def first_shares(wscore: np.ndarray, score: np.ndarray) -> np.ndarray:
     wscore (equal to :data:`TIE_DECIMALS` decimals); in a draw where no row has a wscore (no weights), by
     score, equal to as many decimals. A row with no score in a draw (nothing scored) is never first in it;
     a draw with no such row gives no one a share.
+
+    Args:
+        weighted: True: the table has weights, so first is by wscore only and a draw where no row has one
+            gives no one a share (the spec's "best" needs a wscore); False: by score; None: by wscore where
+            a draw has one, else by score.
 
     Returns:
         ``(rows,)`` shares, each the sum of its draws' shares divided by the number of draws.
@@ -261,7 +266,7 @@ def first_shares(wscore: np.ndarray, score: np.ndarray) -> np.ndarray:
     wscore, score = np.broadcast_arrays(np.asarray(wscore, dtype=float), np.asarray(score, dtype=float))
     if not wscore.shape[0]:
         return np.zeros(wscore.shape[-1])
-    unweighted = np.isnan(wscore).all(axis=-1, keepdims=True)
+    unweighted = np.isnan(wscore).all(axis=-1, keepdims=True) if weighted is None else np.full((1, 1), not weighted)
     key = np.round(np.where(unweighted, score, wscore), TIE_DECIMALS)
     key = np.where(np.isnan(score), np.nan, key)
     top = np.where(np.isnan(key), -np.inf, key).max(axis=-1, keepdims=True)

@@ -433,8 +433,7 @@ def warn_directions(weights: dict[str, float] | None, metrics: list[Any]) -> Non
 def print_refused(plan: Plan) -> None:
     """One line per lineup entry the suite cannot ask, with the reason."""
     for r in plan.refused:
-        settings = " ".join(f"{k}={v}" for k, v in r.settings.items())
-        print(f"refused: {r.model} {settings}: {r.reason}")
+        print(f"refused: {r.text}")
 
 
 def print_messages(title: str, messages: list[dict[str, Any]]) -> None:

@@ -308,7 +308,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
         if args.worker:
             check_shareable(plan)
         run = start_run(plan, store)
-        print(f"run {run.info.id}: {plural(plan.calls, 'call')}", file=sys.stderr)
+        print(f"run {run.info.id}: {_calls_text(plan)}", file=sys.stderr)
         if args.worker:
             claims = join_run(store, plan, run, done, args.lease)
             print(
@@ -441,6 +441,24 @@ def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: in
     return code
 
 
+def _calls_text(plan: Plan) -> str:
+    """``144 calls``; an adaptive run's are a ceiling: ``at most 144 calls (a race: …)``."""
+    if plan.options.adaptive is None:
+        return plural(plan.calls, "call")
+    return f"at most {plan.calls:,} calls (a race: it stops calling the contenders that cannot win)"
+
+
+def _race_calls(settings: dict[str, Any]) -> str:
+    """``; the race made 96 of at most 144 calls (48 saved: one contender left)`` for a race that ended, else ''."""
+    race = settings.get("adaptive")
+    if not isinstance(race, dict):
+        return ""
+    made, ceiling = race.get("calls"), race.get("of_calls")
+    if not isinstance(made, int) or not isinstance(ceiling, int):
+        return ""
+    return f"; the race made {made:,} of at most {ceiling:,} calls ({ceiling - made:,} saved: {race.get('ended')})"
+
+
 def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) -> None:
     """The leaderboard, why calls failed and the run file, without reading every result back as a record:
     the leaderboard comes from the summary the app opens the run with, the failures from their own query,
@@ -465,7 +483,7 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
     if stored == "running" and status != "completed":  # a worker of a shared run that others still work on
         print(f"\nrun {run_id}: running (this worker stopped: {status}; the other workers finish it)")
     else:
-        print(f"\nrun {run_id}: {status}")
+        print(f"\nrun {run_id}: {status}{_race_calls(run.header.info.settings)}")
     if args.output:
         from evalcore.cli.output import writing
         from evalcore.runfile.write import export_run

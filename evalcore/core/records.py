@@ -92,6 +92,13 @@ class Refusal:
     settings: dict[str, Any]
     reason: str
 
+    @property
+    def text(self) -> str:
+        """``fake/oracle reasoning_effort=low: fake/oracle does not take reasoning_effort`` (the settings only
+        when the entry has some)."""
+        named = " ".join([self.model, *(f"{k}={v}" for k, v in self.settings.items())])
+        return f"{named}: {self.reason}"
+
 
 class Usage(msgspec.Struct, gc=False):
     """What one call used: tokens in and out, and its cost in USD; None where not known.

@@ -8,7 +8,8 @@ cases it skipped.
 
 The run records the race in its settings under :data:`SETTING` (free form in the run file, so a reader that
 knows nothing of races still reads it): the seed, confidence, margin and round size, and each stop (after how
-many cases, behind whom, by how much at least). A resumed run replays the recorded rounds from its stored
+many cases, behind whom, by how much at least), and when it ends, why, and the calls it made of those a run
+without the race would have made (``calls`` of ``of_calls``). A resumed run replays the recorded rounds from its stored
 results, which reach the same decisions, and continues the race.
 """
 
@@ -24,7 +25,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from evalcore.analysis.racing import CASES_RAN_OUT, METHOD, SETTING, Round, judge_round, race_stops, stop_text
+from evalcore.analysis.racing import (
+    CASES_RAN_OUT,
+    METHOD,
+    SETTING,
+    TIED,
+    Round,
+    judge_round,
+    race_stops,
+    stop_text,
+)
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Contender, Result
 from evalcore.storage.history import update_settings
@@ -147,19 +157,31 @@ class Race:
         run_id: str,
         stored: Sequence[Result] = (),
         stopped: Mapping[str, dict[str, Any]] | None = None,
+        calls: int | None = None,
     ):
         self.settings, self.contenders, self.cases = settings, list(contenders), list(cases)
+        #: The calls a run without the race would make (every contender on every case and sample).
+        self.calls = len(self.contenders) * len(self.cases) if calls is None else calls
         self.store, self.run_id = store, run_id
         self.order = race_order(len(self.cases), settings.seed)
         self.position = {self.cases[i].key: at for at, i in enumerate(self.order)}
         self.sums = {c.id: np.zeros(len(self.cases)) for c in self.contenders}
         self.counts = {c.id: np.zeros(len(self.cases)) for c in self.contenders}
         self.stopped: dict[str, dict[str, Any]] = dict(stopped or {})
+        #: Each contender's cost so far and the results it is known for: a tie in score goes to the cheaper.
+        self.costs = {c.id: [0.0, 0] for c in self.contenders}
+        #: Results of the run's contenders so far, a resumed run's stored ones included: the calls it made.
+        self.made = 0
         for result in stored:
             self.add(result)
 
     def add(self, result: Result) -> None:
-        """Count a result's score (an error counts nothing: the case has no score for that contender)."""
+        """Count a result's score (an error counts nothing: the case has no score for that contender) and cost."""
+        cost = result.usage.cost_usd
+        self.made += result.contender in self.costs
+        if result.contender in self.costs and cost is not None:
+            self.costs[result.contender][0] += cost
+            self.costs[result.contender][1] += 1
         if result.status != "scored" or result.score is None or result.contender not in self.sums:
             return
         at = self.position[(result.dataset, result.case)]
@@ -188,7 +210,10 @@ class Race:
                 len(self.contenders),
                 self.settings.confidence,
                 self.settings.margin,
+                {c: spent / n for c, (spent, n) in self.costs.items() if n},
             )
+            if upto == total:  # whoever is still in has answered every case: nobody is stopped, the cases ran out
+                decided = Round([], decided.leader, TIED if decided.ended == TIED else None)
             self._record(decided, upto, rounds.progress)
             if decided.ended:
                 ended = decided.ended
@@ -221,7 +246,11 @@ class Race:
                 p.finished = time.monotonic()
                 if upto < len(self.cases):
                     p.stopped = f"the race ended after {upto} of {len(self.cases)} cases: {ended}"
-        update_settings(self.store, self.run_id, lambda s: _with(s, ended=ended, ended_after_cases=upto))
+        update_settings(
+            self.store,
+            self.run_id,
+            lambda s: _with(s, ended=ended, ended_after_cases=upto, calls=self.made, of_calls=self.calls),
+        )
 
 
 def _with(settings: dict[str, Any], **changes: Any) -> dict[str, Any]:
@@ -249,4 +278,4 @@ def open_race(plan: Plan, store: Store, run: Run, done: set[tuple[str, str, str,
         return None
     stored = store.load_run(run.info.id).results if done else []
     stopped = race_stops(run.info.settings) if done else {}
-    return Race(settings, plan.contenders, plan.cases, store, run.info.id, stored, stopped)
+    return Race(settings, plan.contenders, plan.cases, store, run.info.id, stored, stopped, plan.calls)

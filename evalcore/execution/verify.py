@@ -14,7 +14,7 @@ from evalcore.execution.plan import suite_contexts
 from evalcore.execution.readiness import check_weights
 from evalcore.scoring.adapters import Parsed, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
-from evalcore.suite.lineup import expand_lineup, missing_api_keys, split_refused
+from evalcore.suite.lineup import expand_lineup, missing_api_keys, name_problems, split_refused
 from evalcore.suite.loader import Suite, load_suite
 from evalcore.suite.prompts import check_prompt_names
 
@@ -126,8 +126,14 @@ def _check_lineup(suite: Suite, report: Report) -> None:
     contenders, refused = split_refused(lineup, images=any(image_refs(c.input) for c in suite.cases))
     report.lines.append(f"lineup: {_counted(len(contenders), 'contender')}, {len(refused)} refused")
     report.lines.extend(pairwise_lines(suite, [c.id for c in contenders]))
+    problems = name_problems(lineup)
     for r in refused:
-        report.lines.append(f"  refused: {r.model} {r.settings}: {r.reason}")
+        if not (r.model in problems and problems[r.model].error):  # said below, as an error
+            report.lines.append(f"  refused: {r.text}")
+    for problem in problems.values():
+        report.ok &= not problem.error
+        where = f"{suite.path / 'evalcore.yaml'}: lineup"
+        report.lines.append(f"{'error' if problem.error else '  warning'}: {where}: {problem.message}")
     for model, keys in missing_api_keys(contenders).items():
         report.lines.append(f"  warning: {model} needs {', '.join(keys)} in the environment to run")
 

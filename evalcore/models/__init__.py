@@ -5,6 +5,7 @@
 - :mod:`~evalcore.models.breaker`: a circuit breaker per endpoint (stop calling a server that cannot be reached).
 - :mod:`~evalcore.models.fakes`: the built-in offline fake models (``fake/oracle`` …).
 - :mod:`~evalcore.models.llm`: every other model id, through litellm (the one module that imports it, lazily).
+- :mod:`~evalcore.models.names`: whether litellm can route a model id, from its model list (``evalcore verify``).
 - :mod:`~evalcore.models.router`: a contender answered by a ``litellm.Router`` over several deployments.
 - :mod:`~evalcore.models.replay`: answers from a stored run's replies instead of a model.
 - :mod:`~evalcore.models.limits`: rate limits (rpm, tpm, calls in flight) per model or endpoint.

@@ -47,6 +47,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import CallFailed, ConfigError
 from evalcore.core.images import image_refs, message_text, sent_images, sha256_of
 from evalcore.core.records import Usage
@@ -60,7 +61,7 @@ from evalcore.core.toolcalls import (
     tool_parameters,
 )
 from evalcore.models import fake_agent
-from evalcore.models.types import Reply, Request
+from evalcore.models.types import NameProblem, Reply, Request
 
 COMMON_SETTINGS = frozenset({"temperature", "max_tokens", "top_p", "seed"})
 #: The setting of ``fake/skill``: its chance of answering a case right.
@@ -123,13 +124,22 @@ def latency_scale() -> float:
         return 1.0
 
 
+def _not_a_fake(model: str) -> str:
+    names = sorted("fake/" + n for n in FAKES)
+    return f"{model} is not a fake model{did_you_mean(model, names)} (fakes: {', '.join(names)})"
+
+
 class FakeProvider:
     """Answers ``fake/<name>`` model ids."""
+
+    def name_problem(self, model: str, api_base: str | None) -> NameProblem | None:
+        """An id that names no fake is an error: no call to it can be answered."""
+        return NameProblem(True, _not_a_fake(model)) if _spec(model) is None else None
 
     def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
         spec = _spec(model)
         if spec is None:
-            return f"{model} is not a fake model; fakes: {sorted('fake/' + n for n in FAKES)}"
+            return _not_a_fake(model)
         for key in settings:
             takes = key in COMMON_SETTINGS or (key == "reasoning_effort" and spec.takes_reasoning_effort)
             if not takes and not (key == SKILL_SETTING and spec.skilled):

@@ -14,7 +14,8 @@ rate_limit     ``RateLimitError`` (429)                                     yes
 timeout        ``Timeout`` (408, or the client's own timeout)               yes
 transport      ``APIConnectionError``, ``InternalServerError``,             yes
                ``BadGatewayError``, ``ServiceUnavailableError``, other 5xx,
-               a body that is not JSON, a reply with no choices or no text
+               a body that is not JSON (said as "the server's reply was not
+               JSON"), a reply with no choices or no text
 auth           ``AuthenticationError``, ``PermissionDeniedError`` (401/403)  no
 bad_request    ``BadRequestError``, ``NotFoundError``,                      no
                ``UnsupportedParamsError``, 422
@@ -32,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import ipaddress
+import json
 import logging
 import os
 import random
@@ -46,7 +48,7 @@ from evalcore._util import deplog
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender, Usage
 from evalcore.models.breaker import Breaker, connection_failure
-from evalcore.models.types import Reply, Request
+from evalcore.models.types import NameProblem, Reply, Request
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +86,18 @@ _STATUS_KINDS |= {422: "bad_request", 429: "rate_limit"}
 
 
 class MalformedReply(Exception):
-    """The server answered 200 but the reply holds no usable text."""
+    """The server answered 200 but the reply holds no usable text (or is not JSON at all)."""
+
+
+def _not_json(exc: BaseException) -> MalformedReply | None:
+    """A 200 whose body is not JSON, which litellm raises as an ``InternalServerError`` (500) caused by the
+    JSON decoder, as what it is; still a retried ``transport`` fault (a proxy may garble one reply)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the chain litellm builds is a few links long
+        if isinstance(seen, json.JSONDecodeError):
+            return MalformedReply(f"the server's reply was not JSON ({seen})")
+        seen = seen and (seen.__cause__ or seen.__context__)
+    return None
 
 
 def litellm_module() -> ModuleType:
@@ -118,7 +131,8 @@ class LiteLLMProvider:
             try:
                 response = await self.send(kwargs)
                 text, tool_calls = _reply_content(response)
-            except Exception as exc:
+            except Exception as raised:
+                exc = _not_json(raised) or raised
                 latency = time.monotonic() - started
                 kind, cause = classify(exc), connection_failure(exc)
                 if breaker is not None:
@@ -127,7 +141,7 @@ class LiteLLMProvider:
                     breaker.record_failure(
                         kind, status if isinstance(status, int) else None, cause, request.asked, key_variable(model)
                     )
-                    said = scrub(f"{type(exc).__name__}: {exc}")[:MAX_MESSAGE_CHARS]
+                    said = scrub(_said(exc))[:MAX_MESSAGE_CHARS]
                     stop = breaker.stop_error(model, kind, cause, attempt, attempts, latency, said)
                     if stop is not None:
                         raise stop from None
@@ -176,6 +190,12 @@ class LiteLLMProvider:
             # the model's own entry says whether it reasons.
             return f"{model} does not take reasoning_effort (litellm lists no reasoning for it)"
         return None
+
+    def name_problem(self, model: str, api_base: str | None) -> NameProblem | None:
+        """What litellm's model list says of the id (:func:`evalcore.models.names.litellm_name_problem`)."""
+        from evalcore.models.names import litellm_name_problem
+
+        return litellm_name_problem(litellm_module(), model, api_base)
 
     def takes_images(self, model: str) -> bool:
         """False only for a model litellm knows and lists without vision (``litellm.supports_vision``); models
@@ -411,8 +431,13 @@ def _header(exc: BaseException, name: str) -> str | None:
 
 def _failure(model: str, exc: BaseException, kind: str, attempts: int, latency: float) -> CallFailed:
     noun = "attempt" if attempts == 1 else "attempts"
-    message = scrub(f"{model}: {kind} after {attempts} {noun}: {type(exc).__name__}: {exc}")
+    message = scrub(f"{model}: {kind} after {attempts} {noun}: {_said(exc)}")
     return CallFailed(kind, message[:MAX_MESSAGE_CHARS], attempts=attempts, latency_s=latency)
+
+
+def _said(exc: BaseException) -> str:
+    """What a failed attempt met, in a line: a reply we could not use in its own words, else the exception."""
+    return str(exc) if isinstance(exc, MalformedReply) else f"{type(exc).__name__}: {exc}"
 
 
 def scrub(text: str) -> str:

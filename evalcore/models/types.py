@@ -55,6 +55,16 @@ class Reply:
     tool_calls: list[dict[str, Any]] | None = None
 
 
+@dataclass(frozen=True)
+class NameProblem:
+    """What is wrong with a model id, found before any call (``evalcore verify``)."""
+
+    #: True when no call can succeed (an unknown provider or fake); False when the id may still work.
+    error: bool
+    #: What is wrong, where to look and the id it was most likely meant to be.
+    message: str
+
+
 class Provider(Protocol):
     """Answers requests for the model ids it owns."""
 

@@ -9,6 +9,7 @@ from typing import Any
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import SHORT_NAMES, Contender, Refusal
 from evalcore.models.registry import provider_for
+from evalcore.models.types import NameProblem
 from evalcore.suite.config import LineupEntryModel, SuiteModel
 from evalcore.suite.prompts import PROMPT_SETTING
 from evalcore.suite.settings import settings_problem
@@ -26,7 +27,6 @@ class Overrides:
 def expand_lineup(config: SuiteModel, overrides: Overrides | None = None) -> list[Contender]:
     """Every contender of the lineup, in lineup order; a repeated id is a configuration error."""
     overrides = overrides or Overrides()
-    _check_ranges(config)
     found = settings_problem(overrides.settings)  # the CLI checked its flags; a caller of the API may not have
     if found:
         raise ConfigError(f"settings.{found[0]}: {found[1]}")
@@ -38,17 +38,6 @@ def expand_lineup(config: SuiteModel, overrides: Overrides | None = None) -> lis
         contenders.extend(_expand_entry(entry, config, overrides))
     _check_unique_ids(contenders)
     return contenders
-
-
-def _check_ranges(config: SuiteModel) -> None:
-    """Refuse a file's setting outside its range (:mod:`evalcore.suite.settings`), naming where it is."""
-    found = settings_problem(config.defaults)
-    if found:
-        raise ConfigError(f"evalcore.yaml: defaults.{found[0]}: {found[1]}")
-    for entry in config.lineup:
-        found = settings_problem(entry.settings)
-        if found:
-            raise ConfigError(f"evalcore.yaml: lineup: {entry.model}: settings.{found[0]}: {found[1]}")
 
 
 def _entries(config: SuiteModel, overrides: Overrides) -> list[LineupEntryModel]:
@@ -161,6 +150,18 @@ def split_refused(contenders: list[Contender], images: bool = False) -> tuple[li
         else:
             kept.append(contender)
     return kept, refused
+
+
+def name_problems(contenders: list[Contender]) -> dict[str, NameProblem]:
+    """What is wrong with each model id of the lineup, by id, asking each provider that can tell
+    (``name_problem``): litellm is asked only when the lineup holds a model it calls."""
+    found: dict[str, NameProblem] = {}
+    for contender in contenders:
+        check = None if contender.router is not None else getattr(provider_for(contender), "name_problem", None)
+        problem = check(contender.model, contender.api_base) if check is not None else None
+        if problem is not None:
+            found.setdefault(contender.model, problem)
+    return found
 
 
 def missing_api_keys(contenders: list[Contender]) -> dict[str, list[str]]:

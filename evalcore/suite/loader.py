@@ -27,6 +27,7 @@ from evalcore.suite.envfiles import read_env_files
 from evalcore.suite.fieldrules import all_fit, names_of
 from evalcore.suite.images import attach_images
 from evalcore.suite.prompts import Prompt, load_prompts
+from evalcore.suite.settings import settings_problem
 
 SUITE_FILE = "evalcore.yaml"
 #: The environment variable naming the suite of a command run without one (:func:`find_suite`).
@@ -154,12 +155,27 @@ def parse_suite_config(text: str, where: str) -> SuiteModel:
             f"{where}: expected a mapping of keys (suite:, adapter:, lineup: …), got {type(data).__name__}"
         )
     try:
-        return SuiteModel.model_validate(data)
+        config = SuiteModel.model_validate(data)
     except ValidationError as exc:
         lines = [_describe_error(err, text) for err in exc.errors()]
         raise ConfigError(
             f"{where}: " + ("\n".join(lines) if len(lines) == 1 else f"{len(lines)} problems:\n  " + "\n  ".join(lines))
         ) from None
+    _check_setting_ranges(config, text, where)
+    return config
+
+
+def _check_setting_ranges(config: SuiteModel, text: str, where: str) -> None:
+    """Refuse a setting outside its range (:mod:`evalcore.suite.settings`) in ``defaults`` or a lineup entry's
+    ``settings``, with its line, as any other mistake in the file."""
+    places: list[tuple[list[Any], dict[str, Any]]] = [(["defaults"], config.defaults)]
+    places += [(["lineup", i, "settings"], entry.settings) for i, entry in enumerate(config.lineup)]
+    for loc, settings in places:
+        found = settings_problem(settings)
+        if found:
+            line = _line_of(text, [*loc, found[0]])
+            key = ".".join(str(p) for p in [*loc, found[0]])
+            raise ConfigError(f"{where}: {f'line {line}: ' if line else ''}{key}: {found[1]}")
 
 
 def _describe_error(err: Any, text: str) -> str:

@@ -60,3 +60,43 @@ def test_a_running_run_is_not_said_to_lack_results():
     run = cut_run()
     run.info.status = "running"
     assert run_notes(run, run_completeness(run)) == []
+
+
+def _race_run(tmp_path, store):
+    from evalcore.execution.adaptive import RaceSettings
+    from evalcore.execution.plan import RunOptions, make_plan
+    from evalcore.execution.runner import run_suite
+    from evalcore.suite.loader import load_suite
+    from tests.suites import skill_suite
+
+    suite = load_suite(skill_suite(tmp_path / "s", skills=(0.9, 0.6, 0.2)))
+    run_id, _ = run_suite(make_plan(suite, RunOptions(adaptive=RaceSettings(seed=3, round=10))), store)
+    return store.load_run(run_id)
+
+
+def test_results_a_race_chose_not_to_make_are_not_missing(tmp_path, tmp_db):
+    store = Store(tmp_db)
+    run = _race_run(tmp_path, store)
+    found = run_completeness(run)
+    assert len(run.results) < 3 * 48, "the race stopped nobody: the test no longer reaches its case"
+    assert found.missing == 0 and run_notes(run, found) == []
+    assert stored_completeness(store, store.load_run(run.info.id, results=False)) == found
+
+
+def test_a_race_s_result_lost_from_a_contender_still_in_is_missing(tmp_path, tmp_db):
+    store = Store(tmp_db)
+    run = _race_run(tmp_path, store)
+    stopped = {stop["contender"] for stop in run.info.settings["adaptive"]["stops"]}
+    lost = next(i for i, r in enumerate(run.results) if r.contender not in stopped)
+    run.results.pop(lost)
+    note = missing_note(run_completeness(run))
+    assert note is not None and note.startswith("1 of ") and "the race chose not to make" in note
+
+
+def test_a_note_names_the_contender_that_lacks_results_instead_of_saying_every_contender_does():
+    run = make_run(n_contenders=3, n_cases=4, with_errors=False)
+    short = run.contenders[1].id
+    run.results.remove(next(r for r in run.results if r.contender == short))
+    note = missing_note(run_completeness(run))
+    shape = "(3 contenders × 4 cases × 1 sample)"
+    assert note == f"1 of 12 results are missing {shape}; {short} lacks some: its row is ranked on fewer cases"

@@ -73,3 +73,11 @@ def test_per_dataset_tables_mark_few_cases_and_rank_per_dataset():
 def test_without_weights_the_table_ranks_by_score():
     ranked = rank(table({"contender": "a", "score": 0.4}, {"contender": "b", "score": 0.6}), None, METRICS)
     assert list(ranked["contender"]) == ["b", "a"] and ranked["wscore"].isna().all() and ranked.loc[0, "best"]
+
+
+def test_under_weights_no_row_with_a_wscore_means_no_row_has_a_p_best():
+    # a price nobody knows: cost is weighted, so no row has a wscore, and the banner names no winner
+    df = frame({"a": [1.0, 0.0, 1.0], "b": [0.0, 0.0, 1.0]}, cost=NAN)
+    board = leaderboard(df, METRICS, {"score": 1, "cost": -1}, B=50)
+    assert board["wscore"].isna().all() and not board["best"].any()
+    assert not (board["p_best"] > 0).any(), board[["contender", "p_best"]]

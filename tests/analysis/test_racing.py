@@ -2,7 +2,16 @@ import math
 
 import numpy as np
 
-from evalcore.analysis.racing import CASES_RAN_OUT, ONE_LEFT, TIED, judge_round, log_wealth, lower_bound, replay_race
+from evalcore.analysis.racing import (
+    CASES_RAN_OUT,
+    ONE_LEFT,
+    TIED,
+    judge_round,
+    log_wealth,
+    lower_bound,
+    replay_race,
+    stop_text,
+)
 
 
 def _lineup(accuracies, cases, rng, nested=False):
@@ -80,3 +89,26 @@ def test_when_all_are_equal_a_single_winner_is_declared_no_more_often_than_the_l
     rng = np.random.default_rng(12)
     races = [replay_race(_lineup([0.75] * 4, 400, rng), 20) for _ in range(100)]
     assert np.mean([len(r.survivors) == 1 for r in races]) <= 0.05
+
+
+def test_a_stop_s_bound_is_above_zero_when_the_race_stops_on_little_evidence():
+    # seed 2: the bets against "b is not behind" reach the threshold after 250 cases, with a bound under half
+    # a point
+    rng = np.random.default_rng(2)
+    a, b = (rng.random(300) < 0.8).astype(float), (rng.random(300) < 0.7).astype(float)
+    (stop,) = judge_round({"a": a[:250], "b": b[:250]}, ["a", "b"], 2).stops
+    assert 0 < stop.by_at_least < 0.5
+
+
+def test_a_stop_with_no_bound_above_zero_says_the_contender_is_surely_not_ahead():
+    stop = {"after_cases": 20, "of_cases": 48, "behind": "fake/x", "by_at_least": 0.0}
+    assert stop_text(stop) == "stopped after 20 of 48 cases: behind fake/x: surely not ahead of it"
+
+
+def test_leaders_exactly_tied_are_led_by_the_one_the_leaderboard_ranks_first():
+    rng = np.random.default_rng(2)
+    a, _ = _lineup([0.8, 0.8], 3000, rng, nested=True)
+    # equal scores: the leaderboard ranks the cheaper first, then the smaller id
+    assert judge_round({"a": a, "b": a.copy()}, ["a", "b"], 2, margin=5).leader == "a"
+    cheaper_b = judge_round({"a": a, "b": a.copy()}, ["a", "b"], 2, margin=5, costs={"a": 0.002, "b": 0.001})
+    assert cheaper_b.leader == "b" and cheaper_b.ended == TIED

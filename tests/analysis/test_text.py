@@ -81,6 +81,7 @@ def test_json_is_the_ranked_rows_with_spec_keys_and_null_for_nan():
             "best": True,
             "best_value": False,
             "few_cases": True,
+            "stopped": None,
         },
         {
             "contender": "big/model",
@@ -99,6 +100,7 @@ def test_json_is_the_ranked_rows_with_spec_keys_and_null_for_nan():
             "best": False,
             "best_value": False,
             "few_cases": True,
+            "stopped": None,
         },
     ]
 
@@ -125,6 +127,7 @@ def test_json_keys_come_in_spec_order_then_intervals_and_p_best():
         "best",
         "best_value",
         "few_cases",
+        "stopped",
         "score_lo",
         "score_hi",
         "wscore_lo",
@@ -231,6 +234,15 @@ def test_markdown_is_a_pipe_table_then_the_glossary():
     assert lines[0].startswith("| # | contender | score |") and lines[1].startswith("| ---: | --- | ---: |")
     assert lines[2].startswith("| 1 | cheap/mini | 80.0% |") and lines[2].endswith("| ★ best  few cases |")
     assert any(line.startswith("- field_accuracy: ") for line in lines)
+
+
+def test_json_rows_have_a_stopped_key_whether_or_not_a_race_stopped_anyone():
+    plain = json.loads(format_leaderboard(ranked_table(), METRICS, "json"))
+    raced = json.loads(
+        format_leaderboard(ranked_table().assign(stopped=[None, "stopped after 2 of 4 cases"]), METRICS, "json")
+    )
+    assert [list(row) for row in plain] == [list(row) for row in raced]
+    assert [row["stopped"] for row in plain] == [None, None]
 
 
 def test_csv_has_the_json_columns_and_one_line_per_row():

@@ -49,7 +49,7 @@ def test_launching_an_adaptive_run_shows_the_race_then_the_stopped_contenders(pa
     page.get_by_role("button", name="Launch").click()
     expect(page.get_by_test_id("stProgress").first).to_be_visible()
     expect(page.get_by_text("The run is complete.")).to_be_visible(timeout=60_000)
-    race = re.compile(r"Race: 1 of 3 still in, \d+ calls saved \(one contender left\)")
+    race = re.compile(r"Race: 2 of 3 still in, \d+ calls saved \(the cases ran out\)")
     expect(page.get_by_text(race)).to_be_visible()
     expect(page.get_by_text(re.compile(r"skill=0\.3: \d+/48 .* stopped after \d+ of 48 cases"))).to_be_visible()
     page.get_by_text(re.compile(r"^Race: ")).scroll_into_view_if_needed()

@@ -9,7 +9,7 @@ from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.runner import execute_plan, resume_plan, run_suite, start_run
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
-from tests.suites import write_suite
+from tests.suites import skill_suite, write_suite
 
 WANT = {"name": "Ann", "kind": "a", "count": 2, "amount": 10.5, "urgent": True, "tags": ["x"]}
 
@@ -58,3 +58,22 @@ def test_a_resumed_race_continues_to_the_same_decisions(suite, tmp_db, tmp_path,
     plan, run, done = resume_plan(store, run.info.id)
     assert asyncio.run(execute_plan(plan, store, run, done)) == "completed"
     assert race_stops(store.load_run(run.info.id).info.settings) == expected
+
+
+def test_a_contender_still_in_when_the_cases_run_out_is_not_stopped(tmp_path, tmp_db):
+    # seed 1: after the last round the race would rule out skill=0.6, which has answered every case by then
+    suite = load_suite(skill_suite(tmp_path / "s", race={"seed": 1}))
+    store = Store(tmp_db)
+    run_id, status = run_suite(make_plan(suite, RunOptions(adaptive=RaceSettings(seed=1))), store)
+    stops = race_stops(store.load_run(run_id).info.settings)
+    assert status == "completed" and stops, "the race stops nobody: the test no longer reaches its case"
+    assert all(stop["after_cases"] < stop["of_cases"] for stop in stops.values()), stops
+    assert "fake/skill · skill=0.6" not in stops
+
+
+def test_a_race_records_how_many_calls_it_made_of_how_many_at_most(suite, tmp_db):
+    store = Store(tmp_db)
+    run_id, _ = run_suite(make_plan(suite, _race()), store)
+    run = store.load_run(run_id)
+    race = run.info.settings["adaptive"]
+    assert (race["calls"], race["of_calls"]) == (len(run.results), 3 * 240)

@@ -183,6 +183,14 @@ def test_broken_replies_fail_as_transport_after_retries(openai_server: OpenAISer
     assert (failure.kind, failure.attempts) == ("transport", 2)
 
 
+def test_a_reply_that_is_not_json_is_said_to_be_the_server_s_once(openai_server: OpenAIServer) -> None:
+    openai_server.script("malformed", "malformed")
+    failure = fail(openai_server, max_attempts=2)
+    assert failure.kind == "transport"
+    assert str(failure).startswith("openai/test-model: transport after 2 attempts: the server's reply was not JSON")
+    assert "InternalServerError" not in str(failure) and str(failure).count("JSON") == 1
+
+
 def test_slow_reply_fails_as_timeout(openai_server: OpenAIServer) -> None:
     openai_server.script("slow:2", "slow:2")
     failure = fail(openai_server, timeout_s=0.2, max_attempts=2)

@@ -1,12 +1,11 @@
-from re import escape as re_escape
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from evalcore.core.errors import ConfigError
+from evalcore.core.records import Contender
 from evalcore.suite.config import SuiteModel
-from evalcore.suite.lineup import Overrides, contender_id, expand_lineup, split_refused
+from evalcore.suite.lineup import Overrides, contender_id, expand_lineup, name_problems, split_refused
 
 
 def _config(lineup, **extra):
@@ -104,23 +103,10 @@ def test_matrix_expansion_gives_the_product_of_list_lengths(settings):
     assert len({c.id for c in contenders}) == expected
 
 
-@pytest.mark.parametrize(
-    ("settings", "said"),
-    [
-        ({"temperature": "hot"}, "settings.temperature: 'hot' is not a number from 0 to 2"),
-        ({"temperature": 3}, "settings.temperature: 3 is not a number from 0 to 2"),
-        ({"top_p": 1.5}, "settings.top_p: 1.5 is not a number from 0 to 1"),
-        ({"max_tokens": 0}, "settings.max_tokens: 0 is not a whole number of at least 1"),
-        ({"max_tokens": True}, "settings.max_tokens: True is not a whole number of at least 1"),
-    ],
-)
-def test_a_setting_out_of_its_range_in_the_file_is_refused(settings, said):
-    config = _config([{"model": "fake/oracle", "settings": settings}])
-    with pytest.raises(ConfigError, match=re_escape(f"evalcore.yaml: lineup: fake/oracle: {said}")):
-        expand_lineup(config)
-
-
-def test_a_default_out_of_its_range_is_refused():
-    config = _config([{"model": "fake/oracle"}], defaults={"top_p": -0.1})
-    with pytest.raises(ConfigError, match=re_escape("evalcore.yaml: defaults.top_p: -0.1 is not a number from 0 to 1")):
-        expand_lineup(config)
+def test_an_application_endpoint_or_a_model_sent_to_an_api_base_is_never_questioned_by_name():
+    contenders = [
+        Contender(id="http/app", model="http/app"),
+        Contender(id="openai/local", model="openai/anything-at-all", api_base="http://127.0.0.1:8000/v1"),
+        Contender(id="ollama", model="ollama_chat/llama3", api_base="http://127.0.0.1:11434"),
+    ]
+    assert name_problems(contenders) == {}

@@ -160,3 +160,37 @@ def test_rank_by_takes_judge_or_corrected_and_names_them_when_wrong(tmp_path):
     wrong = write_suite(tmp_path / "wrong", {"weighted_score": {"weights": {}, "rank_by": "people"}})
     with pytest.raises(ConfigError, match=r"weighted_score.rank_by: .*'judge' or 'corrected'"):
         load_suite(wrong)
+
+
+def _line_holding(root, text):
+    lines = (root / "evalcore.yaml").read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        ({"temperature": "hot"}, "settings.temperature: 'hot' is not a number from 0 to 2"),
+        ({"temperature": [0, 3]}, "settings.temperature: 3 is not a number from 0 to 2"),
+        ({"top_p": 1.5}, "settings.top_p: 1.5 is not a number from 0 to 1"),
+        ({"max_tokens": 0}, "settings.max_tokens: 0 is not a whole number of at least 1"),
+        ({"max_tokens": True}, "settings.max_tokens: True is not a whole number of at least 1"),
+    ],
+)
+def test_a_lineup_setting_out_of_its_range_is_an_error_with_its_file_and_line(tmp_path, settings, said):
+    root = write_suite(
+        tmp_path / "s", config={"lineup": [{"model": "fake/guesser"}, {"model": "fake/oracle", "settings": settings}]}
+    )
+    line = _line_holding(root, next(iter(settings)))
+    with pytest.raises(ConfigError) as raised:
+        load_suite(root)
+    assert str(raised.value) == f"{root / 'evalcore.yaml'}: line {line}: lineup.1.{said}"
+
+
+def test_a_default_out_of_its_range_is_an_error_with_its_file_and_line(tmp_path):
+    root = write_suite(tmp_path / "s", config={"defaults": {"top_p": -0.1}})
+    line = _line_holding(root, "top_p")
+    with pytest.raises(ConfigError) as raised:
+        load_suite(root)
+    said = "defaults.top_p: -0.1 is not a number from 0 to 1"
+    assert str(raised.value) == f"{root / 'evalcore.yaml'}: line {line}: {said}"
