@@ -195,6 +195,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                 continue
             target.written += 1
             imports.report(run, path)
+        if target.written:
+            print(f"stored in {target.store().location}")
     finally:
         target.close()
     return 2 if failed else 0
