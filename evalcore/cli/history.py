@@ -158,7 +158,12 @@ def add_import(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), or folders of them",
     )
-    p.add_argument("--replace", action="store_true", help="replace a stored run with the same id")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a stored run with the same id (without it, the same run again is left as it is, and a "
+        "different run under a stored id is refused)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_db(p)
 
@@ -176,6 +181,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         for path, in_folder in imports.targets([Path(p) for p in args.paths]):
             try:
                 run = imports.read_with_bar(path, quiet=args.quiet)
+                if not args.replace and target.store().holds(run):
+                    where = target.store().location
+                    print(f"run {run.info.id} is already in the store {where}, unchanged: nothing imported")
+                    continue
                 store_run(target.store(), run, replace=args.replace)
             except UnknownLayoutError as exc:
                 if in_folder:
