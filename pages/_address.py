@@ -24,8 +24,14 @@ def read_address_bar() -> None:
         return
     st.session_state[Keys.QUERY_READ] = True
     state = sharing.decode_query({k: st.query_params.get_all(k) for k in st.query_params})
-    refs = list(loaders.runs_index())
+    index = loaders.runs_index()
+    refs = list(index)
     state.run = sharing.resolve_ref(state.run, refs)  # a short id, as the app shows them, opens its run
+    if state.run and state.run not in index and index:
+        # The run the sidebar falls back to stands in, and the filters go with it: it keeps those it has.
+        shown = sharing.default_run(list(index.values()))
+        st.session_state[Keys.MISSING_RUN] = (state.run, shown)
+        state.run = shown
     if state.run:
         st.session_state[Keys.RUN] = state.run
     st.session_state[Keys.FILTERS_FOR] = state.run
@@ -41,6 +47,19 @@ def read_address_bar() -> None:
     if compared != sharing.ComparisonState():
         base, candidate = (sharing.resolve_ref(ref, refs) for ref in (compared.base, compared.candidate))
         st.session_state[Keys.COMPARISON] = sharing.ComparisonState(base, candidate, compared.pairs)
+
+
+def say_missing_run() -> None:
+    """While the run standing in for one the address named (and this store lacks) is shown, say so."""
+    missing = st.session_state.get(Keys.MISSING_RUN)
+    if missing is None:
+        return
+    asked, shown = missing
+    info = loaders.runs_index().get(shown)
+    if st.session_state.get(Keys.RUN) != shown or info is None:
+        del st.session_state[Keys.MISSING_RUN]  # another run was picked: the note is no longer true
+        return
+    st.warning(sharing.missing_run_note(asked, info), icon=":material/link_off:")
 
 
 def write_address_bar(page: str | None = None) -> None:

@@ -35,6 +35,7 @@ class Keys:
     FILTER = "f_"  # + one of those names: its multiselect, drawn while the Filters are open
     FILTERS_OPEN = "filters_open"  # the leaderboard's Filters expander is open (its widgets are drawn)
     QUERY_READ = "query_read"  # the address bar was read into the session
+    MISSING_RUN = "missing_run"  # (the run an address named that the store lacks, the run shown in its place)
     URL_WEIGHTS = "url_weights"  # weights from the address bar, for the sliders to take once
     REFRAMED = "reframed"  # a page ran without app.py and asked for a rerun through it (see _frame)
     CASE_CONTENDER = "case_contender"

@@ -205,6 +205,15 @@ def default_comparison(infos: Sequence[Mapping[str, Any]], pins: Mapping[str, st
     return (after or same_suite)[0], candidate
 
 
+def missing_run_note(asked: str, shown: Mapping[str, Any]) -> str:
+    """What a page says when an address names a run this store does not hold and ``shown`` stands in for it."""
+    return (
+        f"Run {asked} is not in this store; showing {run_label(shown)} instead, with the address's filters and "
+        "weights that apply to it. To see that run, import its file here (evalcore import FILE) or open the "
+        "address on the store that holds it."
+    )
+
+
 def run_label(info: Mapping[str, Any]) -> str:
     """How a run picker names a run: ``intake · 2026-11-29 18:04 · completed · 3f2c9a1b``."""
     created = str(info.get("created_at") or "")[:16].replace("T", " ")
