@@ -1,9 +1,9 @@
 """Every ``bash`` and ``python`` block in README.md and docs/*.md runs, so the docs cannot drift from the code.
 
 Each document runs in a fresh folder holding a copy of the bundled ``data/`` and ``docs/examples/``, with
-its own store and the fake models at zero latency. The README starts from an empty store, as a newcomer
-does; a page of ``docs/`` from one holding the bundled runs, as the app seeds an empty store (so it may name
-them by id); its blocks run in order, so a later block sees an earlier block's runs and files. A bash line must
+its own store and the fake models at zero latency. Every document starts from a store holding the bundled
+runs, as the app seeds an empty store when it first opens (so a page may name them by id, and the README's tour
+runs as a newcomer who opened the app first meets it); its blocks run in order, so a later block sees an earlier block's runs and files. A bash line must
 be an ``evalcore`` command (run in this process, ``>`` and ``>>`` honoured) and exit 0. A block that
 cannot run here (a real API key, a server that runs until stopped, an install) is preceded by a visible
 ``<!-- skip: why -->`` line, and :data:`SKIPPED` counts them, so a new skip is a decision.
@@ -155,3 +155,24 @@ def test_a_block_is_found_with_its_line_and_skip_reason(tmp_path: Path):
     )
     found = [(b.line, b.lang, b.text, b.skip) for b in blocks_of(doc)]
     assert found == [(4, "bash", "evalcore run x", "needs OPENAI_API_KEY"), (11, "python", "print(1)", None)]
+
+
+#: The README's words on ``evalcore plan``: contenders x cases = calls, the estimate, its range, the refusals.
+PLAN_SAID = re.compile(r"(\d+) contenders x (\d+) cases = (\d+) calls, ~\$([\d.]+) \(\$([\d.]+)–\$([\d.]+)\), (\d+) refused")
+
+
+def test_the_readme_plan_line_says_what_the_command_prints(workspace: Path, capsys: pytest.CaptureFixture[str]):
+    _seed_bundled_runs()
+    line = next(c for b in blocks_of(ROOT / "README.md") for c in commands_of(b) if c.startswith("evalcore plan"))
+    said = PLAN_SAID.search(line)
+    assert said, f"README.md: `{line}` no longer says '… contenders x … cases = … calls, ~$… ($…–$…), … refused'"
+    capsys.readouterr()
+    assert main(shlex.split(line, comments=True)[1:]) == 0
+    printed = capsys.readouterr().out
+    counts = re.search(r"(\d+) results: (\d+) contenders x (\d+) cases", printed)
+    cost = re.search(r"estimated cost: \$([\d.]+) \(range \$([\d.]+)–\$([\d.]+)", printed)
+    assert counts and cost, printed
+    cents = [f"{float(v):.2f}" for v in cost.groups()]
+    refused = sum(row.startswith("refused: ") for row in printed.splitlines())
+    assert said.groups() == (counts[2], counts[3], counts[1], *cents, str(refused)), printed
+
