@@ -143,9 +143,15 @@ def _root_tags(roots: Sequence[Path]) -> list[str]:
     return [os.path.abspath(r) for r in roots]
 
 
-def suite_of_run(suites: Mapping[str, Path], run_suite: str | None) -> int:
-    """Which of ``suites`` (label → folder) the Run page opens on: the suite of the run being looked at, so
-    "run it again" is one click; the first listed when no listed suite has that name (by its folder's name)."""
+def suite_of_run(suites: Mapping[str, Path], run_suite: str | None, run_folder: str | None = None) -> int:
+    """Which of ``suites`` (label → folder) the Run page opens on: the suite of the run being looked at (or
+    resumed), so "run it again" is one click: the folder the run recorded (``run_folder``), else the first
+    folder named like the run's suite, else the first listed."""
+    if run_folder:
+        recorded = Path(run_folder).resolve()
+        for i, folder in enumerate(suites.values()):
+            if Path(folder).resolve() == recorded:
+                return i
     for i, folder in enumerate(suites.values()):
         if run_suite and Path(folder).name == run_suite:
             return i

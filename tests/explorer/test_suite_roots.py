@@ -147,3 +147,9 @@ def test_the_run_page_opens_on_the_suite_named_like_the_run_else_the_first(tmp_p
     assert suite_of_run(suites, "intake") == 1
     assert suite_of_run(suites, "elsewhere") == 0
     assert suite_of_run(suites, None) == 0
+
+
+def test_the_run_page_opens_on_the_folder_a_run_recorded_before_one_of_the_same_name(tmp_path):
+    suites = {"data/intake": tmp_path / "data" / "intake", "mine/intake": tmp_path / "mine" / "intake"}
+    assert suite_of_run(suites, "intake", str(tmp_path / "mine" / "intake")) == 1
+    assert suite_of_run(suites, "intake", str(tmp_path / "gone" / "intake")) == 0
