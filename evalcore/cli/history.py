@@ -39,12 +39,11 @@ def run_filters(args: argparse.Namespace) -> RunFilters:
         ConfigError: a ``--limit`` below 1, a ``--since`` that is no date or time, a bad ``--metadata``.
     """
     from evalcore.core.errors import ConfigError
-    from evalcore.storage.history import CANCELLED, RunFilters
-    from evalcore.storage.store import RUN_STATUSES
+    from evalcore.storage.history import RunFilters
 
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit {args.limit}: give a number of runs, 1 or more")
-    statuses = [*RUN_STATUSES, CANCELLED]
+    statuses = run_statuses()
     if args.status is not None and args.status not in statuses:
         raise ConfigError(f"--status {args.status!r}: not a run status; give one of {', '.join(statuses)}")
     return RunFilters(
@@ -54,6 +53,14 @@ def run_filters(args: argparse.Namespace) -> RunFilters:
         metadata=run_metadata(args.metadata),
         limit=args.limit,
     )
+
+
+def run_statuses() -> list[str]:
+    """The statuses ``runs --status`` takes: a stored run's, and ``cancelled`` (an interrupted run a user stopped)."""
+    from evalcore.storage.history import CANCELLED
+    from evalcore.storage.store import RUN_STATUSES
+
+    return [*RUN_STATUSES, CANCELLED]
 
 
 def since_stamp(text: str) -> str:
