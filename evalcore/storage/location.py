@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
-from evalcore.core.errors import ConfigError, StoreMissing
+from evalcore.core.errors import ConfigError, StoreError, StoreMissing
 
 #: The environment variable that names the store.
 ENV = "EVALCORE_DB"
@@ -204,7 +204,13 @@ def _connect(location: Location, timeout: float) -> sqlite3.Connection:
         return postgres.connect(location, timeout)
     path = location.path or DEFAULT_DB
     if str(path) != ":memory:":
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(
+                f"{path.parent}: cannot make the store's folder ({e.strerror or e}); name a store with --db or "
+                f"{ENV}, or work in a project folder (one holding data/evalcore.db, a pyproject.toml or a .git)"
+            ) from None
     # isolation_level=None: the store begins and commits every transaction itself.
     conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False, isolation_level=None)
     try:
