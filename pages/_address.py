@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import view
-from evalcore.explorer import sharing
+from evalcore.explorer import cases_address, sharing
 from pages import _loaders as loaders
 from pages._filters import filters
 from pages._sidebar import weights
@@ -52,7 +52,7 @@ def read_address_bar() -> None:
 
 def read_cases_view() -> None:
     """A shared Cases address's contender, open case, toggles and search become the Cases page's."""
-    cases = sharing.decode_cases({k: st.query_params.get_all(k) for k in st.query_params})
+    cases = cases_address.decode_cases({k: st.query_params.get_all(k) for k in st.query_params})
     if cases.by:
         st.session_state[Keys.CASE_CONTENDER] = cases.by
     if cases.case is not None:
@@ -63,13 +63,13 @@ def read_cases_view() -> None:
         st.session_state[Keys.CASE_SEARCH] = cases.search
 
 
-def share_cases_view(state: sharing.CasesState) -> None:
+def share_cases_view(state: cases_address.CasesState) -> None:
     """The Cases page's view, put in the address bar now (the page picks its case after the bar was written)
     and kept for the next script run's."""
     st.session_state[Keys.CASES_VIEW] = state
     now_params = {k: st.query_params.get_all(k) for k in st.query_params}
-    wanted = {k: v for k, v in now_params.items() if k not in sharing.CASES_KEYS}
-    wanted |= {k: v if isinstance(v, list) else [v] for k, v in sharing.encode_cases(state).items()}
+    wanted = {k: v for k, v in now_params.items() if k not in cases_address.CASES_KEYS}
+    wanted |= {k: v if isinstance(v, list) else [v] for k, v in cases_address.encode_cases(state).items()}
     if now_params != wanted:
         st.query_params.from_dict(wanted)
 
@@ -100,7 +100,7 @@ def write_address_bar(page: str | None = None) -> None:
         wanted = dict(sharing.encode_query(view.ViewState(now.ref, filters(), chosen if changed else None)))
     cases = st.session_state.get(Keys.CASES_VIEW)
     if page == CASES_URL and cases is not None and now is not None and not now.ref.startswith(loaders.UPLOAD_PREFIX):
-        wanted |= sharing.encode_cases(cases)
+        wanted |= cases_address.encode_cases(cases)
     compared = st.session_state.get(Keys.COMPARISON)
     if page == COMPARE_URL and compared is not None:
         uploaded = (compared.base or "").startswith(loaders.UPLOAD_PREFIX) or (compared.candidate or "").startswith(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import view
-from evalcore.explorer import drilldown, sharing
+from evalcore.explorer import cases_address, drilldown
 from evalcore.explorer.case_images import case_images
 from pages import _actions, _address, _filters, _frame, _loaders, _trace, _widgets
 from pages._state import Keys
@@ -85,10 +85,10 @@ else:
 row = None if picked is None else table.iloc[picked]
 toggled = (failures, errors, hallucinations)
 _address.share_cases_view(
-    sharing.CasesState(
+    cases_address.CasesState(
         None if contender == ALL else contender,
         None if row is None else (row["contender"], row["dataset"], row["case"], int(row["sample"])),
-        tuple(name for name, on in zip(sharing.CASES_ONLY, toggled, strict=True) if on),
+        tuple(name for name, on in zip(cases_address.CASES_ONLY, toggled, strict=True) if on),
         text,
     )
 )

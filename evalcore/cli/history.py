@@ -181,6 +181,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from evalcore.cli import imports
     from evalcore.core.errors import EvalcoreError
     from evalcore.runfile.importers.detect import InspectListingError, UnknownLayoutError
+    from evalcore.storage.transfer import holds_run
 
     target = imports.StoreOnDemand(args)
     failed = 0
@@ -188,7 +189,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         for path, in_folder in imports.targets([Path(p) for p in args.paths]):
             try:
                 run = imports.read_with_bar(path, quiet=args.quiet)
-                if not args.replace and target.store().holds(run):
+                if not args.replace and holds_run(target.store(), run):
                     where = target.store().location
                     print(f"run {run.info.id} is already in the store {where}, unchanged: nothing imported")
                     continue

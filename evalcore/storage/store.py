@@ -49,8 +49,7 @@ RUN_STATUSES = ("running", "completed", "interrupted", "failed")
 
 
 def default_db_path() -> Path:
-    """The store's path as ``$EVALCORE_DB`` spells it, else the nearest project's ``data/evalcore.db`` up from the
-    working folder, else the per-user store (:func:`default_location`, which also reads a URL)."""
+    """The store's path as ``$EVALCORE_DB`` spells it, else :func:`default_location`'s (which also reads a URL)."""
     named = os.environ.get("EVALCORE_DB")
     return Path(named) if named else Path(str(default_location().path))
 
@@ -164,20 +163,6 @@ class Store:
                 conn.execute("DELETE FROM runs WHERE id = ?", (run.info.id,))
             self._insert_run(conn, run)
         logger.info("stored run %s (%d results)", run.info.id, len(run.results))
-
-    def holds(self, run: records.Run) -> bool:
-        """Whether the store holds this very run: its id, with the same header, contenders, cases, results,
-        refusals, verdicts and ratings (importing it again would change nothing). When an importer stamped the
-        run with the time it read the file (``provenance.source.imported_at``), that time is no difference."""
-        if not self._exists(run.info.id):
-            return False
-        contenders = {c.id: i for i, c in enumerate(run.contenders)}
-        cases = {c.key: i for i, c in enumerate(run.cases)}
-        try:  # the store keeps results in the run's contender, case and sample order
-            ordered = sorted(run.results, key=lambda r: (contenders[r.contender], cases[(r.dataset, r.case)], r.sample))
-        except KeyError:  # a result of an unknown contender or case: no stored run is like it
-            return False
-        return _unstamped(self.load_run(run.info.id)) == _unstamped(dataclasses.replace(run, results=ordered))
 
     def _insert_run(self, conn: sqlite3.Connection, run: records.Run) -> None:
         run_id = run.info.id
@@ -513,12 +498,3 @@ class Store:
                 "SELECT changes, data FROM summaries WHERE run_id = ? AND kind = ?", (run_id, kind)
             ).fetchone()
             return row[1] if row is not None and row[0] == packed.changes(conn, run_id) else None
-
-
-def _unstamped(run: records.Run) -> records.Run:
-    """``run`` without the time an importer read its file: two reads of one file are the same run."""
-    source = run.info.provenance.get("source")
-    if not isinstance(source, dict) or "imported_at" not in source:
-        return run
-    provenance = {**run.info.provenance, "source": {k: v for k, v in source.items() if k != "imported_at"}}
-    return dataclasses.replace(run, info=dataclasses.replace(run.info, provenance=provenance))

@@ -305,24 +305,3 @@ def test_the_app_opens_a_named_store_that_exists(tmp_path):
         store.import_run(make_run(run_id="kept"))
     with open_app_store(str(tmp_path / "team.db")) as store:
         assert [r["id"] for r in store.list_runs()] == ["kept"]
-
-
-def test_a_cases_view_round_trips_through_the_address():
-    from evalcore.explorer.sharing import CasesState, decode_cases, encode_cases
-
-    state = CasesState(
-        by="fake/oracle · t=0",
-        case=("fake/flaky", "tax_preparation", "vague/003", 1),
-        only=("failures", "errors"),
-        search="client 3",
-    )
-    params = encode_cases(state)
-    assert params["case"] == "tax_preparation/vague/003" and params["of"] == "fake/flaky"
-    assert decode_cases(params) == state
-    assert decode_cases(encode_cases(CasesState())) == CasesState()
-
-
-def test_a_case_in_an_address_without_its_contender_is_left_out():
-    from evalcore.explorer.sharing import CasesState, decode_cases
-
-    assert decode_cases({"case": "roofing/003", "only": ["failures", "nonsense"]}) == CasesState(only=("failures",))

@@ -630,11 +630,3 @@ def test_any_valid_run_round_trips_through_postgresql_as_through_sqlite(run: rec
         pd.testing.assert_frame_equal(postgres_store.load_results_frame(run.info.id), expected_frame)
     finally:
         postgres_store.delete_run(run.info.id)
-
-
-def test_the_store_holds_a_run_only_with_the_same_id_and_content(store: Store) -> None:
-    run = make_run(2, 3)
-    assert not store.holds(run)
-    store.import_run(run)
-    assert store.holds(read_run_file(dump_run(run)))
-    assert not store.holds(make_run(3, 2))
