@@ -2,11 +2,12 @@
 
 Each document runs in a fresh folder holding a copy of the bundled ``data/`` and ``docs/examples/``, with
 its own store and the fake models at zero latency. Every document starts from a store holding the bundled
-runs, as the app seeds an empty store when it first opens (so a page may name them by id, and the README's tour
-runs as a newcomer who opened the app first meets it); its blocks run in order, so a later block sees an earlier block's runs and files. A bash line must
-be an ``evalcore`` command (run in this process, ``>`` and ``>>`` honoured) and exit 0. A block that
-cannot run here (a real API key, a server that runs until stopped, an install) is preceded by a visible
-``<!-- skip: why -->`` line, and :data:`SKIPPED` counts them, so a new skip is a decision.
+runs, as the app seeds an empty store when it first opens (so a page may name them by id, and the README's
+tour runs as a newcomer who opened the app first meets it); its blocks run in order, so a later block sees an
+earlier block's runs and files. A bash line must be an ``evalcore`` command (run in this process, ``>`` and
+``>>`` honoured) and exit 0. A block that cannot run here (a real API key, a server that runs until stopped,
+an install) is preceded by a visible ``<!-- skip: why -->`` line, and :data:`SKIPPED` counts them, so a new
+skip is a decision.
 """
 
 from __future__ import annotations
@@ -158,7 +159,9 @@ def test_a_block_is_found_with_its_line_and_skip_reason(tmp_path: Path):
 
 
 #: The README's words on ``evalcore plan``: contenders x cases = calls, the estimate, its range, the refusals.
-PLAN_SAID = re.compile(r"(\d+) contenders x (\d+) cases = (\d+) calls, ~\$([\d.]+) \(\$([\d.]+)–\$([\d.]+)\), (\d+) refused")
+PLAN_SAID = re.compile(
+    r"(\d+) contenders x (\d+) cases = (\d+) calls, ~\$([\d.]+) \(\$([\d.]+)–\$([\d.]+)\), (\d+) refused"
+)
 
 
 def test_the_readme_plan_line_says_what_the_command_prints(workspace: Path, capsys: pytest.CaptureFixture[str]):
@@ -175,4 +178,3 @@ def test_the_readme_plan_line_says_what_the_command_prints(workspace: Path, caps
     cents = [f"{float(v):.2f}" for v in cost.groups()]
     refused = sum(row.startswith("refused: ") for row in printed.splitlines())
     assert said.groups() == (counts[2], counts[3], counts[1], *cents, str(refused)), printed
-
