@@ -68,6 +68,7 @@ def main() -> None:
         # Before the page: a page may stop early, and widget state is already current.
         _address.write_address_bar(page.url_path)
         with _frame.framed():
+            _address.say_missing_run()
             page.run()
         if st.session_state.get(Keys.DRAWN_ONCE):  # a first view is on screen: Compare's default comparison next
             _prefetch.prepare_default_comparison()

@@ -77,7 +77,8 @@ STORE_CONNECTION = "evalcore"
 
 
 def db_path() -> str:
-    """The store: ``$EVALCORE_DB``, else the ``[connections.evalcore]`` secret's url, else ``data/evalcore.db``."""
+    """The store: ``$EVALCORE_DB``, else the ``[connections.evalcore]`` secret's url, else the project's
+    ``data/evalcore.db``, the store the commands use there (:func:`evalcore.storage.location.nearest_store`)."""
     return os.environ.get(STORE_ENV) or _secret_store_url() or str(default_db_path())
 
 

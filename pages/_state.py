@@ -17,6 +17,8 @@ LEADERBOARD, CASES, RUN, RUNS, COMPARE, UPLOAD, RATE = (
 )
 #: The Compare page's URL path: the address bar carries a comparison there only.
 COMPARE_URL = "compare"
+#: The Cases page's URL path: the address bar carries its contender, case and toggles there only.
+CASES_URL = "cases"
 #: URL paths of the pages that show no leaderboard: the sidebar leaves out the weight sliders there.
 UNWEIGHTED_URLS = ("run", "runs", "upload", "rate")
 
@@ -35,6 +37,7 @@ class Keys:
     FILTER = "f_"  # + one of those names: its multiselect, drawn while the Filters are open
     FILTERS_OPEN = "filters_open"  # the leaderboard's Filters expander is open (its widgets are drawn)
     QUERY_READ = "query_read"  # the address bar was read into the session
+    MISSING_RUN = "missing_run"  # (the run an address named that the store lacks, the run shown in its place)
     URL_WEIGHTS = "url_weights"  # weights from the address bar, for the sliders to take once
     REFRAMED = "reframed"  # a page ran without app.py and asked for a rerun through it (see _frame)
     CASE_CONTENDER = "case_contender"
@@ -56,6 +59,9 @@ class Keys:
     SO_FAR = "so_far"  # the leaderboard so far of that run: (run id, when, took, results, view)
     CONFIRM_DELETE = "confirm_delete"
     CASE_OPEN = "case_open"  # (contender, dataset, case, sample) the Cases page shows until a row is clicked
+    CASE_ONLY = "case_only_"  # + failures / errors / hallucinations: the Cases page's toggles
+    CASE_SEARCH = "case_search"
+    CASES_VIEW = "cases_view"  # the Cases page's view (a sharing.CasesState) for the address bar
     COMPARISON = "comparison"  # the Compare page's choice (a sharing.ComparisonState), kept apart from its widgets
     COMPARE_BASE = "compare_base"
     COMPARE_CANDIDATE = "compare_candidate"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import view
-from evalcore.explorer import drilldown
+from evalcore.explorer import cases_address, drilldown
 from evalcore.explorer.case_images import case_images
-from pages import _actions, _filters, _frame, _loaders, _trace, _widgets
+from pages import _actions, _address, _filters, _frame, _loaders, _trace, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -32,17 +32,18 @@ left, middle, right, search = st.columns([3, 2, 2, 3])
 contender = left.selectbox("Contender", [ALL, *contenders], key=Keys.CASE_CONTENDER)
 datasets = _filters.filter_widget(middle, "Datasets", "dataset", options["datasets"])
 variants = _filters.filter_widget(right, "Variants", "variant", options["variants"])
-text = search.text_input("Search the inputs", placeholder="words in the input text")
+text = search.text_input("Search the inputs", placeholder="words in the input text", key=Keys.CASE_SEARCH)
 _filters.filters_caption(leave_out=("dataset", "variant"), where=" (under Filters on the Leaderboard)")
 checks = st.columns(4)
-failures = checks[0].toggle("Failures only", help="Errors and scores below 100%")
-errors = checks[1].toggle("Errors only", help="Failed calls and unusable replies")
+failures = checks[0].toggle("Failures only", help="Errors and scores below 100%", key=Keys.CASE_ONLY + "failures")
+errors = checks[1].toggle("Errors only", help="Failed calls and unusable replies", key=Keys.CASE_ONLY + "errors")
 metrics = now.run.metrics
 has_hallucinations = any(m.name in drilldown.HALLUCINATION_METRICS for m in metrics)
 hallucinations = checks[2].toggle(
     "Hallucinations only",
     disabled=not has_hallucinations,
     help="Answers that filled in a field the text leaves open, or called a function where no call was right",
+    key=Keys.CASE_ONLY + "hallucinations",
 )
 
 filters = drilldown.CaseFilters(
@@ -81,11 +82,20 @@ if picked is not None or opened is None:
 else:
     keys = zip(table["contender"], table["dataset"], table["case"], table["sample"], strict=True)
     picked = next((i for i, key in enumerate(keys) if key == opened), None)
-if picked is None:
+row = None if picked is None else table.iloc[picked]
+toggled = (failures, errors, hallucinations)
+_address.share_cases_view(
+    cases_address.CasesState(
+        None if contender == ALL else contender,
+        None if row is None else (row["contender"], row["dataset"], row["case"], int(row["sample"])),
+        tuple(name for name, on in zip(cases_address.CASES_ONLY, toggled, strict=True) if on),
+        text,
+    )
+)
+if row is None:
     st.info("Click a row to see its input, expected answer and output side by side.", icon=":material/touch_app:")
     st.stop()
 
-row = table.iloc[picked]
 if run is None:
     run = _loaders.run_with_results(now, [row["contender"]])
 detail = drilldown.case_detail(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))

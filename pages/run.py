@@ -85,11 +85,14 @@ if active in _loaders.jobs():
 roots = _actions.suite_roots()
 where = ", ".join(str(root) for root in roots)
 suites = {name: str(path) for name, path in suite_roots.suites_under(roots).items()}
-looked_at = _loaders.current_suite()
+# The run this session launched or resumed, when there is one, else the run the sidebar shows.
+job = _loaders.jobs().get(active) if active else None
+looked_at = job.run.info.suite if job is not None else _loaders.current_suite()
+recorded = job.run.info.settings.get("suite_path") if job is not None else None
 choice = st.selectbox(
     "Suite",
     [*suites, OTHER],
-    index=suite_roots.suite_of_run({k: Path(v) for k, v in suites.items()}, looked_at),
+    index=suite_roots.suite_of_run({k: Path(v) for k, v in suites.items()}, looked_at, recorded),
     help=plain(f"The suites under this app's suite folders: {where}"),
 )
 path = suites.get(choice) or st.text_input("Suite folder", placeholder="path/to/suite", help=plain(f"Under {where}"))

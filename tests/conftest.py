@@ -76,6 +76,15 @@ def network_guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
     assert not blocked, f"the test tried to reach the network: {blocked}"
 
 
+@pytest.fixture(autouse=True)
+def user_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The per-user data folder (``$XDG_DATA_HOME``): a command run outside any project keeps its store there,
+    never in the home folder of whoever runs the tests."""
+    folder = tmp_path_factory.mktemp("user-data")
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder))
+    return folder
+
+
 @pytest.fixture
 def openai_server() -> Iterator[OpenAIServer]:
     """A started OpenAI-compatible server on 127.0.0.1; script faults with ``server.script(...)``."""

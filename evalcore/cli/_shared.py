@@ -30,7 +30,8 @@ def add_db(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--db",
         help="the store: a SQLite file, sqlite:///PATH or postgresql://USER@HOST/DB (its password in "
-        "PGPASSWORD or ~/.pgpass, never on the command line; default: $EVALCORE_DB or data/evalcore.db)",
+        "PGPASSWORD or ~/.pgpass, never on the command line; default: $EVALCORE_DB, else data/evalcore.db of "
+        "the nearest project folder up from here, else ~/.local/share/evalcore/evalcore.db)",
     )
 
 
@@ -362,7 +363,9 @@ def store_holding(ref: str, args: argparse.Namespace) -> Store:
 
 
 def store_location(args: argparse.Namespace) -> Location:
-    """Where the store ``--db`` names is, else ``$EVALCORE_DB``'s, else ``data/evalcore.db``.
+    """Where the store ``--db`` names is, else the default one (:func:`~evalcore.storage.location.default_location`:
+    ``$EVALCORE_DB``, else the nearest project's, walking up from the suite's folder for a command on a suite and
+    from the working folder for the others, else the per-user store).
 
     Raises:
         ConfigError: the URL's scheme is not one a store can have.
@@ -370,7 +373,11 @@ def store_location(args: argparse.Namespace) -> Location:
     from evalcore.storage.location import default_location, parse_location
 
     db = getattr(args, "db", None)
-    return parse_location(db) if db else default_location()
+    if db:
+        return parse_location(db)
+    suite = getattr(args, "suite", None)
+    start = Path(suite) if isinstance(suite, str | Path) and Path(suite).exists() else None
+    return default_location(start.parent if start is not None and start.is_file() else start)
 
 
 def open_run(ref: str, args: argparse.Namespace) -> Run | StoredRun:

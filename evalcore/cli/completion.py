@@ -1,17 +1,36 @@
-"""``evalcore completion bash|zsh``: a shell completion script, written from the parsers so it follows them.
+"""``evalcore completion bash|zsh|fish``: a shell completion script, written from the parsers so it follows them.
 
 The script completes command names, each command's options and the values of options with a fixed set of
-choices (``--format table|json``); anything else completes file names. zsh runs the same script through its
-``bashcompinit``.
+choices (``--format table|json``) or a known set of names (:data:`VALUES`: ``--status``, ``--tracker``); anything
+else completes file names. zsh runs the bash script through its ``bashcompinit``; fish gets its own
+``complete`` lines.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
+from collections.abc import Callable
 
 #: The shells a script is written for.
-SHELLS = ("bash", "zsh")
+SHELLS = ("bash", "zsh", "fish")
+
+
+def _run_statuses() -> list[str]:
+    from evalcore.cli.history import run_statuses
+
+    return run_statuses()
+
+
+def _tracker_names() -> list[str]:
+    from evalcore.trackers.registry import available_trackers
+
+    return available_trackers()
+
+
+#: Options whose values are a known set of names that argparse does not check (a registry's, or checked with a
+#: message of evalcore's own), by option string: what completes them.
+VALUES: dict[str, Callable[[], list[str]]] = {"--status": _run_statuses, "--tracker": _tracker_names}
 
 _FUNCTION = """\
 _evalcore() {{
@@ -44,14 +63,17 @@ def completion_script(shell: str, parser: argparse.ArgumentParser, commands: dic
     """
     if shell not in SHELLS:
         raise ValueError(f"no completion for {shell!r}; give one of {', '.join(SHELLS)}")
+    if shell == "fish":
+        return _fish_script(parser, commands)
     top = [*commands, *_options(parser)]
     choices, options = [], []
     for name, command in commands.items():
         options.append(f"        {name}) opts={shlex.quote(' '.join(_options(command)))} ;;")
         for action in _actions(command):
-            if not (action.option_strings and action.choices):
+            values = _values(action)
+            if not (action.option_strings and values):
                 continue
-            words = shlex.quote(" ".join(str(c) for c in action.choices or ()))
+            words = shlex.quote(" ".join(values))
             for flag in action.option_strings:
                 choices.append(f'        "{name} {flag}") COMPREPLY=($(compgen -W {words} -- "$cur")); return ;;')
     script = _FUNCTION.format(
@@ -60,6 +82,47 @@ def completion_script(shell: str, parser: argparse.ArgumentParser, commands: dic
     if shell == "zsh":
         script = "autoload -U +X bashcompinit && bashcompinit\n" + script
     return f'# evalcore {shell} completion: eval "$(evalcore completion {shell})"\n{script}'
+
+
+def _fish_script(parser: argparse.ArgumentParser, commands: dict[str, argparse.ArgumentParser]) -> str:
+    """fish's ``complete`` lines: the commands (with their summaries) until one is typed, then its options; an
+    option's value is one of its words (:func:`_values`), else a file name."""
+    lines = [
+        "# evalcore fish completion: evalcore completion fish > ~/.config/fish/completions/evalcore.fish",
+        "complete -c evalcore -f -n __fish_use_subcommand -l help -s h -d 'show help'",
+    ]
+    for name, command in commands.items():
+        about = f" -d {shlex.quote(command.description)}" if command.description else ""
+        lines.append(f"complete -c evalcore -n __fish_use_subcommand -f -a {shlex.quote(name)}{about}")
+    for name, command in commands.items():
+        seen = shlex.quote(f"__fish_seen_subcommand_from {name}")
+        for action in _actions(command):
+            flags = [_fish_flag(flag) for flag in action.option_strings]
+            if not flags:
+                continue
+            line = f"complete -c evalcore -n {seen} {' '.join(flags)}"
+            values = _values(action)
+            if values:
+                line += f" -x -a {shlex.quote(' '.join(values))}"
+            elif action.nargs != 0:
+                line += " -r"
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _fish_flag(flag: str) -> str:
+    """``--status`` as fish's ``-l status``, ``-o`` as ``-s o``."""
+    return f"-l {flag[2:]}" if flag.startswith("--") else f"-s {flag[1:]}"
+
+
+def _values(action: argparse.Action) -> list[str]:
+    """The words an option's value completes to: its choices, else its :data:`VALUES`; none: a file name."""
+    if action.choices:
+        return [str(c) for c in action.choices]
+    for flag in action.option_strings:
+        if flag in VALUES:
+            return VALUES[flag]()
+    return []
 
 
 def _options(parser: argparse.ArgumentParser) -> list[str]:
@@ -78,5 +141,8 @@ def add_completion(p: argparse.ArgumentParser) -> None:
 
 
 #: The command's summary and example (the parser, which it completes, adds the command: see ``parser.py``).
-SUMMARY = "print a shell completion script for commands, options and their choices (bash or zsh)"
-EXAMPLE = 'eval "$(evalcore completion bash)"   # in ~/.bashrc (zsh: completion zsh, in ~/.zshrc)'
+SUMMARY = "print a shell completion script for commands, options and their choices (bash, zsh or fish)"
+EXAMPLE = (
+    'eval "$(evalcore completion bash)"   # ~/.bashrc (zsh: ~/.zshrc; '
+    "fish: evalcore completion fish > ~/.config/fish/completions/evalcore.fish)"
+)

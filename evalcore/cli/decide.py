@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from evalcore.cli._shared import add_db, open_run, open_store
 from evalcore.cli.output import writing
+from evalcore.core.errors import StoreMissing
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
@@ -155,9 +156,13 @@ def _baseline(args: argparse.Namespace, header: Run) -> tuple[Run | StoredRun | 
     """The baseline run, its contender and why: ``--baseline``, else :func:`stored_baseline`, else none."""
     if args.baseline:
         return open_run(args.baseline, args), args.baseline_contender, None
-    if Path(args.run).is_file() and not args.db and not os.environ.get("EVALCORE_DB"):
-        return None, None, "the candidate is a run file and no store is named (--db or EVALCORE_DB)"
-    run, contender, why = stored_baseline(open_store(args), header)
+    try:
+        store = open_store(args)
+    except StoreMissing as e:
+        if not Path(args.run).is_file():
+            raise
+        return None, None, f"the candidate is a run file and there is no store to find one in: {e}"
+    run, contender, why = stored_baseline(store, header)
     return run, args.baseline_contender or contender, why
 
 

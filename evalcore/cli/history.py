@@ -39,12 +39,11 @@ def run_filters(args: argparse.Namespace) -> RunFilters:
         ConfigError: a ``--limit`` below 1, a ``--since`` that is no date or time, a bad ``--metadata``.
     """
     from evalcore.core.errors import ConfigError
-    from evalcore.storage.history import CANCELLED, RunFilters
-    from evalcore.storage.store import RUN_STATUSES
+    from evalcore.storage.history import RunFilters
 
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit {args.limit}: give a number of runs, 1 or more")
-    statuses = [*RUN_STATUSES, CANCELLED]
+    statuses = run_statuses()
     if args.status is not None and args.status not in statuses:
         raise ConfigError(f"--status {args.status!r}: not a run status; give one of {', '.join(statuses)}")
     return RunFilters(
@@ -54,6 +53,14 @@ def run_filters(args: argparse.Namespace) -> RunFilters:
         metadata=run_metadata(args.metadata),
         limit=args.limit,
     )
+
+
+def run_statuses() -> list[str]:
+    """The statuses ``runs --status`` takes: a stored run's, and ``cancelled`` (an interrupted run a user stopped)."""
+    from evalcore.storage.history import CANCELLED
+    from evalcore.storage.store import RUN_STATUSES
+
+    return [*RUN_STATUSES, CANCELLED]
 
 
 def since_stamp(text: str) -> str:
@@ -176,7 +183,12 @@ def add_import(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), or folders of them",
     )
-    p.add_argument("--replace", action="store_true", help="replace a stored run with the same id")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a stored run with the same id (without it, the same run again is left as it is, and a "
+        "different run under a stored id is refused)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_db(p)
 
@@ -187,6 +199,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from evalcore.cli import imports
     from evalcore.core.errors import EvalcoreError
     from evalcore.runfile.importers.detect import InspectListingError, UnknownLayoutError
+    from evalcore.storage.transfer import holds_run
 
     target = imports.StoreOnDemand(args)
     failed = 0
@@ -194,6 +207,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         for path, in_folder in imports.targets([Path(p) for p in args.paths]):
             try:
                 run = imports.read_with_bar(path, quiet=args.quiet)
+                if not args.replace and holds_run(target.store(), run):
+                    where = target.store().location
+                    print(f"run {run.info.id} is already in the store {where}, unchanged: nothing imported")
+                    continue
                 store_run(target.store(), run, replace=args.replace)
             except UnknownLayoutError as exc:
                 if in_folder:
@@ -213,6 +230,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                 continue
             target.written += 1
             imports.report(run, path)
+        if target.written:
+            print(f"stored in {target.store().location}")
     finally:
         target.close()
     return 2 if failed else 0

@@ -22,10 +22,17 @@ INTRO = f"""\
 
 Every `evalcore` command and its options, as `--help` prints them. Every command that touches the store
 takes `--db PATH` or `--db URL` (`sqlite:///PATH`, `postgresql://USER@HOST/DB` with the password in
-`PGPASSWORD` or `~/.pgpass`, never on a command line; default `$EVALCORE_DB`, else `data/evalcore.db`); a
-user error (a bad flag, an unknown run id, a broken suite, a URL scheme no store has) exits with code 2 and
-one line on stderr. Warnings of dependencies (litellm, pydantic) go to `evalcore-warnings.log` in the
-store's folder instead of the terminal, and one line at the end says how many and where.
+`PGPASSWORD` or `~/.pgpass`, never on a command line); a user error (a bad flag, an unknown run id, a broken
+suite, a URL scheme no store has) exits with code 2 and one line on stderr.
+
+**Which store, when none is named.** `--db`, else `$EVALCORE_DB`, else the project's store: walking up from
+the current folder (from the suite's folder for `plan` and `run`), the first folder holding
+`data/evalcore.db`, a `pyproject.toml` or a `.git` keeps it in its `data/evalcore.db`; outside any project,
+the per-user store `$XDG_DATA_HOME/evalcore/evalcore.db` (else `~/.local/share/evalcore/evalcore.db`). The
+app, started at the project's root, serves the same store; `run` and `import` end with the line `stored in
+PATH`. Warnings of dependencies (litellm,
+pydantic) go to `evalcore-warnings.log` in the store's folder instead of the terminal, and one line at the
+end says how many and where.
 
 <!-- Generated from evalcore/cli/parser.py by `{REGENERATE}`: edit the parsers, not this file. -->
 """

@@ -338,7 +338,9 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     for line in getattr(watch.last, "unsent", []):
         print(line, file=sys.stderr)
     code = exit_code(store, run.info.id, status, watch.last, plan.samples)
-    return max(code, _gate_code(store, run.info.id)) if args.gate else code
+    code = max(code, _gate_code(store, run.info.id)) if args.gate else code
+    print(f"run {run.info.id} stored in {store.location}", file=sys.stderr)
+    return code
 
 
 @contextlib.contextmanager

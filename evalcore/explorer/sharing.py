@@ -205,6 +205,15 @@ def default_comparison(infos: Sequence[Mapping[str, Any]], pins: Mapping[str, st
     return (after or same_suite)[0], candidate
 
 
+def missing_run_note(asked: str, shown: Mapping[str, Any]) -> str:
+    """What a page says when an address names a run this store does not hold and ``shown`` stands in for it."""
+    return (
+        f"Run {asked} is not in this store; showing {run_label(shown)} instead, with the address's filters and "
+        "weights that apply to it. To see that run, import its file here (evalcore import FILE) or open the "
+        "address on the store that holds it."
+    )
+
+
 def run_label(info: Mapping[str, Any]) -> str:
     """How a run picker names a run: ``intake · 2026-11-29 18:04 · completed · 3f2c9a1b``."""
     created = str(info.get("created_at") or "")[:16].replace("T", " ")
@@ -228,9 +237,10 @@ def bundled_suites(folder: str | Path) -> dict[str, Path]:
 
 
 def open_app_store(path: str) -> Store:
-    """The store the app serves: the default file of a fresh install (``data/evalcore.db``) is created when
-    missing, as are a database server's tables; a SQLite file that ``EVALCORE_DB`` or the app's secret names must
-    exist, so a mistyped path is said on the page instead of becoming an empty store.
+    """The store the app serves: the default one (the project's ``data/evalcore.db``, by the rule of
+    :func:`~evalcore.storage.location.nearest_store`, as the commands find it) is created when missing, as are a
+    database server's tables; a SQLite file that ``EVALCORE_DB`` or the app's secret names must exist, so a
+    mistyped path is said on the page instead of becoming an empty store.
 
     Raises:
         StoreMissing: ``path`` names a SQLite file other than the default that does not exist; the message says
@@ -239,18 +249,19 @@ def open_app_store(path: str) -> Store:
         StoreError: the store cannot be opened or reached.
     """
     from evalcore.core.errors import StoreMissing
-    from evalcore.storage.location import DEFAULT_DB, parse_location
+    from evalcore.storage.location import nearest_store, parse_location
     from evalcore.storage.store import Store
 
     location = parse_location(path, "EVALCORE_DB")
-    create = location.is_server or location.path == DEFAULT_DB
+    default = nearest_store()
+    create = location.is_server or (location.path is not None and location.path.absolute() == default)
     try:
         return Store(location, create=create)
     except StoreMissing as e:
         fix = (
             "(EVALCORE_DB, else the [connections.evalcore] secret): check the path, or store runs there with "
             f"evalcore import FILE --db {e.location} (or evalcore run); with neither set, the app keeps its runs "
-            f"in {DEFAULT_DB}"
+            f"in {default}"
         )
         raise StoreMissing(e.location, fix) from None
 

@@ -2,9 +2,10 @@
 
 A deployment that launches runs must not load any folder of the server a visitor types: a suite's files
 are read, and a run imports the suite's own scorer and adapter modules. The app therefore offers, and accepts,
-only suite folders under its roots: the bundled ``data/suites`` and the folders listed in
-``EVALCORE_SUITE_ROOTS`` (or the same key in ``st.secrets``, which the page reads and passes in). A path
-is compared by its real location, so ``..`` or a symbolic link that leads out of every root is refused.
+only suite folders under its roots: the project's own suites (the bundled ``data/suites`` and the examples of
+``docs/examples``, whose images the app then shows) and the folders listed in ``EVALCORE_SUITE_ROOTS`` (or the
+same key in ``st.secrets``, which the page reads and passes in). A path is compared by its real location, so
+``..`` or a symbolic link that leads out of every root is refused.
 
 The command line is not confined: it runs as the user, on the user's own files.
 
@@ -27,6 +28,8 @@ log = logging.getLogger(__name__)
 ROOTS_ENV = "EVALCORE_SUITE_ROOTS"
 #: The bundled suites, relative to the working directory: always a root, so the demo keeps running.
 BUNDLED_SUITES = Path("data/suites")
+#: The documentation's example suites: always a root, so a run of one shows its images and can run again.
+BUNDLED_EXAMPLES = Path("docs/examples")
 #: The file that makes a folder a suite (as :data:`evalcore.suite.loader.SUITE_FILE`, without its imports).
 SUITE_FILE = "evalcore.yaml"
 #: How deep below a root suite folders are looked for (``root/team/suite``).
@@ -34,7 +37,8 @@ DEPTH = 2
 
 
 def suite_roots(environ: Mapping[str, str] | None = None, secret: Any = None) -> list[Path]:
-    """The folders whose suites the app may run: :data:`BUNDLED_SUITES`, then ``EVALCORE_SUITE_ROOTS``.
+    """The folders whose suites the app may run: :data:`BUNDLED_SUITES` and :data:`BUNDLED_EXAMPLES`, then
+    ``EVALCORE_SUITE_ROOTS``.
 
     Args:
         environ: the environment (default: ``os.environ``).
@@ -50,7 +54,7 @@ def suite_roots(environ: Mapping[str, str] | None = None, secret: Any = None) ->
     items = [str(v) for v in value] if isinstance(value, list | tuple) else str(value).split(os.pathsep)
     roots: list[Path] = []
     seen: set[Path] = set()
-    for item in [str(BUNDLED_SUITES), *items]:
+    for item in [str(BUNDLED_SUITES), str(BUNDLED_EXAMPLES), *items]:
         if not item.strip():
             continue
         root = Path(item.strip()).expanduser()
@@ -143,9 +147,15 @@ def _root_tags(roots: Sequence[Path]) -> list[str]:
     return [os.path.abspath(r) for r in roots]
 
 
-def suite_of_run(suites: Mapping[str, Path], run_suite: str | None) -> int:
-    """Which of ``suites`` (label → folder) the Run page opens on: the suite of the run being looked at, so
-    "run it again" is one click; the first listed when no listed suite has that name (by its folder's name)."""
+def suite_of_run(suites: Mapping[str, Path], run_suite: str | None, run_folder: str | None = None) -> int:
+    """Which of ``suites`` (label → folder) the Run page opens on: the suite of the run being looked at (or
+    resumed), so "run it again" is one click: the folder the run recorded (``run_folder``), else the first
+    folder named like the run's suite, else the first listed."""
+    if run_folder:
+        recorded = Path(run_folder).resolve()
+        for i, folder in enumerate(suites.values()):
+            if Path(folder).resolve() == recorded:
+                return i
     for i, folder in enumerate(suites.values()):
         if run_suite and Path(folder).name == run_suite:
             return i

@@ -9,6 +9,12 @@
 
 Any other scheme is refused by name, never taken for a file path (``mysql://h/db`` would otherwise make a
 folder ``mysql:``).
+
+With neither ``--db`` nor ``$EVALCORE_DB``, the store is the nearest project's (:func:`default_location`): walking
+up from the working folder (``run``: from the suite's folder), the first folder that holds ``data/evalcore.db``,
+a ``pyproject.toml`` or a ``.git`` keeps the store in its ``data/evalcore.db``; outside any project, the per-user
+store (``$XDG_DATA_HOME/evalcore/evalcore.db``, else ``~/.local/share/evalcore/evalcore.db``). So a command run
+from a subfolder, and the app started at the project's root, use the same store.
 """
 
 from __future__ import annotations
@@ -20,12 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
 
-from evalcore.core.errors import ConfigError, StoreMissing
+from evalcore.core.errors import ConfigError, StoreError, StoreMissing
 from evalcore.storage.urls import check_password, without_password
 
 #: The environment variable that names the store.
 ENV = "EVALCORE_DB"
+#: Where a project keeps its store, relative to the project's folder.
 DEFAULT_DB = Path("data") / "evalcore.db"
+#: What makes a folder a project's (besides a store in its ``data/``).
+PROJECT_MARKERS = ("pyproject.toml", ".git")
 #: Bytes of a SQLite file read through memory maps: reads of big runs skip a syscall per page.
 MMAP_BYTES = 1 << 30
 #: The schemes a store URL may have, and the database each selects.
@@ -119,14 +128,41 @@ def parse_location(text: StoreAddress, source: str = "--db") -> Location:
     return Location("sqlite", path=Path(rest[1:]))
 
 
-def default_location() -> Location:
-    """The store ``$EVALCORE_DB`` names, else ``data/evalcore.db`` relative to the working folder.
+def default_location(start: str | os.PathLike[str] | None = None) -> Location:
+    """The store ``$EVALCORE_DB`` names, else the nearest project's (:func:`project_store`), else the per-user
+    store (:func:`user_store`).
+
+    Args:
+        start: the folder the walk up to a project starts from (a command's working folder when None; a run's
+            suite folder).
 
     Raises:
         ConfigError: ``$EVALCORE_DB`` is a URL of a scheme a store cannot have.
     """
     named = os.environ.get(ENV)
-    return parse_location(named, ENV) if named else Location("sqlite", path=DEFAULT_DB)
+    return parse_location(named, ENV) if named else Location("sqlite", path=nearest_store(start))
+
+
+def nearest_store(start: str | os.PathLike[str] | None = None) -> Path:
+    """The store no setting names: the nearest project's up from ``start`` (the working folder when None), else
+    the per-user one; an absolute path."""
+    return project_store(Path.cwd() if start is None else Path(start)) or user_store()
+
+
+def project_store(start: Path) -> Path | None:
+    """``data/evalcore.db`` of the first folder, from ``start`` up, that holds one or a project marker
+    (:data:`PROJECT_MARKERS`); None outside any project."""
+    for folder in (start.absolute(), *start.absolute().parents):
+        if (folder / DEFAULT_DB).is_file() or any((folder / marker).exists() for marker in PROJECT_MARKERS):
+            return folder / DEFAULT_DB
+    return None
+
+
+def user_store() -> Path:
+    """The store of commands run outside any project: ``$XDG_DATA_HOME/evalcore/evalcore.db``, else
+    ``~/.local/share/evalcore/evalcore.db``."""
+    share = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(share).absolute() / "evalcore" / "evalcore.db"
 
 
 def connect(location: Location, timeout: float, *, create: bool = True) -> sqlite3.Connection:
@@ -169,7 +205,13 @@ def _connect(location: Location, timeout: float) -> sqlite3.Connection:
         return postgres.connect(location, timeout)
     path = location.path or DEFAULT_DB
     if str(path) != ":memory:":
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(
+                f"{path.parent}: cannot make the store's folder ({e.strerror or e}); name a store with --db or "
+                f"{ENV}, or work in a project folder (one holding data/evalcore.db, a pyproject.toml or a .git)"
+            ) from None
     # isolation_level=None: the store begins and commits every transaction itself.
     conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False, isolation_level=None)
     try:

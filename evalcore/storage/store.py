@@ -49,9 +49,9 @@ RUN_STATUSES = ("running", "completed", "interrupted", "failed")
 
 
 def default_db_path() -> Path:
-    """The store's path as ``$EVALCORE_DB`` spells it, else ``data/evalcore.db`` relative to the working directory
-    (:func:`default_location` reads a URL)."""
-    return Path(os.environ.get("EVALCORE_DB") or DEFAULT_DB)
+    """The store's path as ``$EVALCORE_DB`` spells it, else :func:`default_location`'s (which also reads a URL)."""
+    named = os.environ.get("EVALCORE_DB")
+    return Path(named) if named else Path(str(default_location().path))
 
 
 class Store:

@@ -10,10 +10,13 @@ that suite. Summaries are not copied: the target computes them again when a page
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from evalcore.core import records
+from evalcore.core.errors import StoreError
 from evalcore.storage import baselines
 
 if TYPE_CHECKING:
@@ -75,3 +78,29 @@ def copy_runs(
             baselines.pin_baseline(target, pin["suite"], pin["run_id"], pin["contender"], pin["pinned_at"])
             report.pins.append(pin["suite"])
     return report
+
+
+def holds_run(store: Store, run: records.Run) -> bool:
+    """Whether ``store`` holds this very run: its id, with the same header, contenders, cases, results,
+    refusals, verdicts and ratings (importing it again would change nothing). When an importer stamped the
+    run with the time it read the file (``provenance.source.imported_at``), that time is no difference."""
+    try:
+        stored = store.load_run(run.info.id)
+    except StoreError:  # no run of that id
+        return False
+    contenders = {c.id: i for i, c in enumerate(run.contenders)}
+    cases = {c.key: i for i, c in enumerate(run.cases)}
+    try:  # the store keeps results in the run's contender, case and sample order
+        ordered = sorted(run.results, key=lambda r: (contenders[r.contender], cases[(r.dataset, r.case)], r.sample))
+    except KeyError:  # a result of an unknown contender or case: no stored run is like it
+        return False
+    return _unstamped(stored) == _unstamped(dataclasses.replace(run, results=ordered))
+
+
+def _unstamped(run: records.Run) -> records.Run:
+    """``run`` without the time an importer read its file: two reads of one file are the same run."""
+    source = run.info.provenance.get("source")
+    if not isinstance(source, dict) or "imported_at" not in source:
+        return run
+    provenance = {**run.info.provenance, "source": {k: v for k, v in source.items() if k != "imported_at"}}
+    return dataclasses.replace(run, info=dataclasses.replace(run.info, provenance=provenance))

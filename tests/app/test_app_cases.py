@@ -181,3 +181,41 @@ def test_the_store_reads_one_contender_s_results(tmp_path):
         assert one.cases == store.load_run(run.info.id).cases
         assert one.results == [r for r in run.results if r.contender == run.contenders[2].id]
         assert store.load_run(run.info.id, contender="nobody").results == []
+
+
+def test_the_address_of_a_picked_case_holds_its_contender_case_and_filters(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.test_app_shared import REPO
+
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30).run()
+    at.session_state["case_contender"] = run.contenders[2].id
+    at.switch_page(PAGE).run()
+    at.toggle[0].set_value(True).run()  # failures only
+    row = at.dataframe[0].value.iloc[0]
+    at.session_state["case_table"] = picked(0)["case_table"]
+    at.run()
+    assert not at.exception
+    assert at.query_params["by"] == run.contenders[2].id
+    assert at.query_params["case"] == f"{row['dataset']}/{row['case']}" and at.query_params["only"] == "failures"
+
+
+def test_opening_a_cases_address_restores_the_contender_case_and_filters(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.test_app_shared import REPO
+
+    run = demo_run()
+    seed(monkeypatch, tmp_path, run)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    who, case = run.contenders[1].id, run.cases[4]
+    for key, value in {"run": "run-demo", "by": who, "case": f"{case.dataset}/{case.id}", "q": "Client"}.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.selectbox(key="case_contender").value == who and at.text_input[0].value == "Client"
+    assert set(at.dataframe[0].value["contender"]) == {who}
+    assert at.subheader[0].value == f"{case.dataset} / {case.id}"

@@ -15,7 +15,7 @@ def metric(at, label: str) -> str:
 def open_intake():
     """The Run page on the bundled intake suite (with no run stored it opens on the first listed, agent)."""
     at = open_page(PAGE)
-    return at.selectbox[0].select("intake").run()
+    return at.selectbox[0].select("suites/intake").run()
 
 
 def test_the_plan_of_the_demo_suite_counts_results_cost_and_refusals(monkeypatch, tmp_path):
@@ -197,7 +197,7 @@ def test_the_page_opens_on_the_suite_of_the_run_being_looked_at(monkeypatch, tmp
 
     seed(monkeypatch, tmp_path, read_run_file("data/runs/support-demo.json"))
     at = open_page(PAGE)
-    assert at.selectbox[0].value == "support"
+    assert at.selectbox[0].value == "suites/support"
 
 
 def _agent_suite_picked(monkeypatch, tmp_path):  # noqa: ANN001, ANN202

@@ -259,3 +259,23 @@ def test_viewer_mode_never_offers_to_pin(monkeypatch, tmp_path):
     suite_history(tmp_path)
     at = open_page(PAGE, **picked(0))
     assert "Pin as baseline" not in labels(at) and "Baseline contender" not in [s.label for s in at.selectbox]
+
+
+def test_after_resume_the_run_page_shows_the_resumed_runs_suite(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())  # the newest completed run, of suite "intake", is the sidebar's
+    monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path / "suites"))
+    write_suite(tmp_path / "suites" / "intake", {"suite": "intake"})
+    open_page(PAGE)  # the app seeds its store
+    store = Store(tmp_path / "evalcore.db")
+    run = start_run(make_plan(load_suite(write_suite(tmp_path / "suites" / "mini")), RunOptions()), store)
+    store.set_status(run.info.id, "interrupted")
+    record_page_switches(monkeypatch)
+    runs = open_page(PAGE, run="run-demo", **picked(0))
+    next(b for b in runs.button if b.label == "Resume").click().run()
+    state = {k: runs.session_state[k] for k in ("run", "job")}
+    at = open_page("pages/run.py", **state)  # where the button goes
+    assert not at.exception
+    assert next(s for s in at.selectbox if s.label == "Suite").value.endswith("/suites/mini")
+    from pages._loaders import jobs
+
+    jobs()[run.info.id].join(timeout=30)

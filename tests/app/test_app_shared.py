@@ -403,3 +403,29 @@ def test_a_score_slider_below_zero_warns_once_in_the_sidebar(monkeypatch, tmp_pa
     warnings = [w.value for w in at.sidebar.warning]
     assert len(warnings) == 1
     assert warnings[0].startswith("Weight score=-1 ranks the contenders with the lowest score first")
+
+
+def test_an_address_naming_a_run_this_store_lacks_says_so_and_keeps_the_filters_that_apply(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run())
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    at.query_params["run"] = "17e9de52"
+    at.query_params["dataset"] = ["roofing", "no-such-dataset"]
+    at.run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="run").value == "run-demo"
+    assert "Run 17e9de52 is not in this store; showing intake · " in texts(at)
+    assert [t.label for t in at.tabs][0] == "roofing"
+    at.sidebar.slider(key="w_errors").set_value(0).run()  # the note stays while the stand-in is shown
+    assert "Run 17e9de52 is not in this store" in texts(at)
+    assert at.query_params["run"] == "run-demo" and at.query_params["dataset"] == "roofing"
+
+
+def test_the_missing_run_note_goes_once_another_run_is_picked(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path, demo_run(), make_run(2, 3, run_id="run-other"))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
+    at.query_params["run"] = "17e9de52"
+    at.run()
+    shown = at.sidebar.selectbox(key="run").value
+    assert "Run 17e9de52 is not in this store; showing intake · " in texts(at)
+    at.sidebar.selectbox(key="run").select("run-other" if shown != "run-other" else "run-demo").run()
+    assert not at.exception and "is not in this store" not in texts(at)

@@ -30,6 +30,10 @@ def test_suites_under_a_configured_root_are_offered_beside_the_bundled_ones(monk
         "suites/agent",
         "suites/intake",
         "suites/support",
+        "examples/classification",
+        "examples/http-target",
+        "examples/receipts",
+        "examples/tools",
         "evals/shop",
         "evals/team/intake",
         "another folder…",
@@ -58,7 +62,7 @@ def test_a_typed_folder_outside_the_roots_is_refused_with_the_roots_listed(monke
     at.text_input[0].input(str(outside)).run()
     assert refusal(at) == (
         f"{outside}: is outside the suite folders this app may run "
-        f"(data/suites, {tmp_path / 'evals'}, {tmp_path / 'more'}); "
+        f"(data/suites, docs/examples, {tmp_path / 'evals'}, {tmp_path / 'more'}); "
         "move the suite under one of them, or add its folder to EVALCORE_SUITE_ROOTS."
     )
     assert not at.metric and not any(b.label == "Launch" for b in at.button)  # nothing was read or planned
@@ -70,7 +74,8 @@ def test_a_typed_folder_that_climbs_out_of_a_root_is_refused(monkeypatch, tmp_pa
     at.selectbox[0].select("another folder…").run()
     climbed = "data/suites/../../tests/fixtures"
     at.text_input[0].input(climbed).run()
-    assert refusal(at).startswith(f"{climbed}: is outside the suite folders this app may run (data/suites)")
+    roots = "(data/suites, docs/examples)"
+    assert refusal(at).startswith(f"{climbed}: is outside the suite folders this app may run {roots}")
     at.text_input[0].input("/etc").run()
     assert refusal(at).startswith("/etc: is outside")
 
@@ -110,5 +115,6 @@ def test_resuming_a_run_whose_suite_is_outside_the_roots_is_refused_on_the_runs_
     store.set_status(run.info.id, "interrupted")
     at = open_page("pages/runs.py", runs_table={"selection": {"rows": [0], "columns": [], "cells": []}})
     next(b for b in at.button if b.label == "Resume").click().run()
-    assert f"{tmp_path / 'outside'}: is outside the suite folders this app may run (data/suites)" in texts(at)
+    roots = "(data/suites, docs/examples)"
+    assert f"{tmp_path / 'outside'}: is outside the suite folders this app may run {roots}" in texts(at)
     assert store.list_runs()[0]["status"] == "interrupted"

@@ -67,6 +67,7 @@ def test_a_click_on_a_leaderboard_cell_opens_that_contenders_cases(page, app_url
     click_cell(page, page.get_by_test_id("stDataFrame").first, x=400)  # the score column, not the box
     expect(page).to_have_url(re.compile(r"/cases"))
     expect(page.get_by_role("combobox", name="Contender")).to_have_value(first)
+    expect(page).to_have_url(re.compile(r"/cases\?.*\bby="))  # the address shares the contender shown
 
 
 #: Streamlit's script that draws Plotly charts: several megabytes, fetched when a tab draws its first chart.

@@ -121,12 +121,12 @@ def test_run_and_the_import_of_a_big_run_leave_its_leaderboard_summary_in_the_st
     assert read_summary(Store(big), run_id) is not None
 
 
-def test_import_of_an_id_already_stored_is_refused_unless_replace(capsys, suite, tmp_db, tmp_path):
+def test_import_of_a_run_already_stored_changes_nothing_and_replace_still_replaces(capsys, suite, tmp_db, tmp_path):
     run_id = _one_run(capsys, suite, tmp_db)
     path = tmp_path / "run.json"
     _run(capsys, "export", run_id, "-o", path, "--db", tmp_db)
-    code, _, err = _run(capsys, "import", path, "--db", tmp_db)
-    assert code == 2 and run_id in err
+    code, out, _ = _run(capsys, "import", path, "--db", tmp_db)
+    assert code == 0 and f"run {run_id} is already in the store" in out
     assert _run(capsys, "import", path, "--db", tmp_db, "--replace")[0] == 0
 
 

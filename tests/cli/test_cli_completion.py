@@ -45,3 +45,36 @@ def test_zsh_runs_the_same_completion_through_bashcompinit(capsys, bash_script):
     assert main(["completion", "zsh"]) == 0
     script = capsys.readouterr().out
     assert "bashcompinit" in script and "complete -o filenames -F _evalcore evalcore" in script
+
+
+def test_bash_completes_the_run_statuses_for_status(bash_script):
+    assert _complete(bash_script, "evalcore", "runs", "--status", "") == [
+        "running",
+        "completed",
+        "interrupted",
+        "failed",
+        "cancelled",
+    ]
+
+
+def test_bash_completes_the_tracker_names_for_tracker(bash_script):
+    from evalcore.trackers.registry import available_trackers
+
+    offered = _complete(bash_script, "evalcore", "run", "--tracker", "")
+    assert offered == available_trackers() and {"otel", "mlflow", "outbox"} <= set(offered)
+
+
+def test_fish_completes_commands_options_and_their_values(capsys):
+    assert main(["completion", "fish"]) == 0
+    script = capsys.readouterr().out.splitlines()
+    assert "complete -c evalcore -n __fish_use_subcommand -f -a run -d " in "\n".join(script)
+    assert (
+        "complete -c evalcore -n '__fish_seen_subcommand_from runs' -l status -x -a "
+        "'running completed interrupted failed cancelled'"
+    ) in script
+    assert any(
+        line.startswith("complete -c evalcore -n '__fish_seen_subcommand_from run' -l tracker -x -a ")
+        for line in script
+    )
+    assert "complete -c evalcore -n '__fish_seen_subcommand_from runs' -l since -r" in script
+    assert "complete -c evalcore -n '__fish_seen_subcommand_from import' -l quiet" in script

@@ -52,3 +52,24 @@ def test_a_run_that_cannot_be_written_leaves_no_new_store_behind(tmp_path, monke
     good = write_run_file(make_run(run_id="good"), tmp_path / "good.json")
     assert main(["import", str(good), "--db", str(tmp_path / "stores" / "new.db")]) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good.json"]
+
+
+def test_importing_the_same_run_again_changes_nothing_and_says_so_in_one_line(tmp_path, capsys):
+    path = write_run_file(make_run(run_id="same"), tmp_path / "same.json")
+    db = tmp_path / "e.db"
+    assert main(["import", str(path), "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["import", str(path), "--db", str(db)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"run same is already in the store {db}, unchanged: nothing imported\n" and err == ""
+    assert [r["id"] for r in Store(db).list_runs()] == ["same"]
+
+
+def test_importing_a_different_run_under_a_stored_id_is_still_refused(tmp_path, capsys):
+    db = tmp_path / "e.db"
+    first = write_run_file(make_run(2, 3, run_id="same"), tmp_path / "first.json")
+    other = write_run_file(make_run(3, 2, run_id="same"), tmp_path / "other.json")
+    assert main(["import", str(first), "--db", str(db)]) == 0
+    assert main(["import", str(other), "--db", str(db)]) == 2
+    assert "'same' is already in the store" in capsys.readouterr().err
+    assert len(Store(db).load_run("same").contenders) == 2

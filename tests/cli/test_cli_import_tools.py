@@ -35,11 +35,11 @@ def test_import_takes_a_promptfoo_file_and_an_inspect_log_and_names_their_tools(
     assert sum(r.status == "error" for r in stored.results) == 2
 
 
-def test_the_same_file_twice_is_refused_unless_replace_and_keeps_its_id(tmp_path):
+def test_the_same_file_twice_changes_nothing_and_keeps_its_id(tmp_path):
     db = tmp_path / "e.db"
     assert evalcore("import", EVAL_LOG, db=db).returncode == 0
     again = evalcore("import", EVAL_LOG, db=db)
-    assert again.returncode == 2 and "'inspect-c76df0ba5dcd0ef7' is already in the store" in again.stderr
+    assert again.returncode == 0 and "run inspect-c76df0ba5dcd0ef7 is already in the store" in again.stdout
     assert evalcore("import", EVAL_LOG, "--replace", db=db).returncode == 0
     assert _ids(db) == ["inspect-c76df0ba5dcd0ef7"]
 

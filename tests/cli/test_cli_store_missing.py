@@ -69,10 +69,10 @@ def test_a_missing_store_named_by_the_environment_is_said_with_its_path(tmp_path
     assert _files(tmp_path) == []
 
 
-def test_the_default_store_of_a_fresh_folder_is_not_created_by_a_reader(tmp_path, capsys):
+def test_the_default_store_of_a_fresh_folder_is_not_created_by_a_reader(tmp_path, user_data, capsys):
     assert main(["runs"]) == 2
-    assert capsys.readouterr().err == "error: " + SAID.format(db=Path("data") / "evalcore.db")
-    assert _files(tmp_path) == []
+    assert capsys.readouterr().err == "error: " + SAID.format(db=user_data / "evalcore" / "evalcore.db")
+    assert _files(tmp_path) == [] and _files(user_data) == []
 
 
 def test_a_reader_reads_a_store_that_exists(capsys):

@@ -1,12 +1,13 @@
 """Every ``bash`` and ``python`` block in README.md and docs/*.md runs, so the docs cannot drift from the code.
 
 Each document runs in a fresh folder holding a copy of the bundled ``data/`` and ``docs/examples/``, with
-its own store and the fake models at zero latency. The README starts from an empty store, as a newcomer
-does; a page of ``docs/`` from one holding the bundled runs, as the app seeds an empty store (so it may name
-them by id); its blocks run in order, so a later block sees an earlier block's runs and files. A bash line must
-be an ``evalcore`` command (run in this process, ``>`` and ``>>`` honoured) and exit 0. A block that
-cannot run here (a real API key, a server that runs until stopped, an install) is preceded by a visible
-``<!-- skip: why -->`` line, and :data:`SKIPPED` counts them, so a new skip is a decision.
+its own store and the fake models at zero latency. Every document starts from a store holding the bundled
+runs, as the app seeds an empty store when it first opens (so a page may name them by id, and the README's
+tour runs as a newcomer who opened the app first meets it); its blocks run in order, so a later block sees an
+earlier block's runs and files. A bash line must be an ``evalcore`` command (run in this process, ``>`` and
+``>>`` honoured) and exit 0. A block that cannot run here (a real API key, a server that runs until stopped,
+an install) is preceded by a visible ``<!-- skip: why -->`` line, and :data:`SKIPPED` counts them, so a new
+skip is a decision.
 """
 
 from __future__ import annotations
@@ -96,7 +97,12 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _seed_bundled_runs() -> None:
-    assert main(["import", *sorted(str(p) for p in Path("data/runs").glob("*.json*"))]) == 0
+    """The store as the app leaves it once opened: seeded with the bundled runs."""
+    from evalcore.explorer.sharing import seed_store_from_bundled
+    from evalcore.storage.store import Store
+
+    with Store() as store:
+        assert seed_store_from_bundled(store, "data/runs")
 
 
 def _run_bash(block: Block, capsys: pytest.CaptureFixture[str]) -> None:
@@ -127,8 +133,7 @@ def _run_python(block: Block) -> None:
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)
 def test_every_code_block_of_a_document_runs(path: Path, workspace: Path, capsys: pytest.CaptureFixture[str]):
-    if path.name != "README.md":
-        _seed_bundled_runs()
+    _seed_bundled_runs()  # the README's tour runs after the app has opened (and seeded) the store
     for block in blocks_of(path):
         if block.skip:
             continue
@@ -151,3 +156,25 @@ def test_a_block_is_found_with_its_line_and_skip_reason(tmp_path: Path):
     )
     found = [(b.line, b.lang, b.text, b.skip) for b in blocks_of(doc)]
     assert found == [(4, "bash", "evalcore run x", "needs OPENAI_API_KEY"), (11, "python", "print(1)", None)]
+
+
+#: The README's words on ``evalcore plan``: contenders x cases = calls, the estimate, its range, the refusals.
+PLAN_SAID = re.compile(
+    r"(\d+) contenders x (\d+) cases = (\d+) calls, ~\$([\d.]+) \(\$([\d.]+)–\$([\d.]+)\), (\d+) refused"
+)
+
+
+def test_the_readme_plan_line_says_what_the_command_prints(workspace: Path, capsys: pytest.CaptureFixture[str]):
+    _seed_bundled_runs()
+    line = next(c for b in blocks_of(ROOT / "README.md") for c in commands_of(b) if c.startswith("evalcore plan"))
+    said = PLAN_SAID.search(line)
+    assert said, f"README.md: `{line}` no longer says '… contenders x … cases = … calls, ~$… ($…–$…), … refused'"
+    capsys.readouterr()
+    assert main(shlex.split(line, comments=True)[1:]) == 0
+    printed = capsys.readouterr().out
+    counts = re.search(r"(\d+) results: (\d+) contenders x (\d+) cases", printed)
+    cost = re.search(r"estimated cost: \$([\d.]+) \(range \$([\d.]+)–\$([\d.]+)", printed)
+    assert counts and cost, printed
+    cents = [f"{float(v):.2f}" for v in cost.groups()]
+    refused = sum(row.startswith("refused: ") for row in printed.splitlines())
+    assert said.groups() == (counts[2], counts[3], counts[1], *cents, str(refused)), printed

@@ -78,3 +78,17 @@ def test_the_cases_list_previews_an_input_s_text_without_its_image_references() 
     run = make_run(n_contenders=1, n_cases=1)
     run = dataclasses.replace(run, cases=[case], results=[result], contenders=[Contender("fake/vision", "fake/vision")])
     assert list(cases_view(run)["input"]) == ["What is the total?"]
+
+
+def test_the_bundled_receipts_example_shows_its_images_under_the_default_roots(monkeypatch) -> None:
+    from evalcore.core.images import image_refs
+    from evalcore.explorer.suite_roots import suite_roots
+    from evalcore.suite.loader import load_suite
+
+    repo = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(repo)
+    suite = load_suite("docs/examples/receipts")
+    case = next(c for d in suite.datasets.values() for c in d.cases if c.id == "cafe")
+    (shown,) = case_images(image_refs(case.input), "docs/examples/receipts", suite_roots({}))
+    pixels = (repo / "docs/examples/receipts/datasets/receipts/images/cafe.png").read_bytes()
+    assert shown.why is None and shown.data == pixels

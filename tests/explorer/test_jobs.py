@@ -113,7 +113,7 @@ def test_a_suite_outside_the_suite_roots_is_refused_when_launched_directly(tmp_p
         launch_run(plan, tmp_path / "evalcore.db", OWNER)
     assert str(refused.value).startswith(
         f"{tmp_path / 'elsewhere' / 'suite'}: is outside the suite folders this app may run "
-        f"(data/suites, {tmp_path / 'roots'})"
+        f"(data/suites, docs/examples, {tmp_path / 'roots'})"
     )
     assert Store(tmp_path / "evalcore.db").list_runs() == []
 

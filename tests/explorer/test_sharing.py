@@ -275,10 +275,24 @@ def test_a_run_ranked_by_the_corrected_score_has_its_leaderboards_winner_in_the_
 
 
 def test_the_app_creates_the_default_store_of_a_fresh_install(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").touch()
     monkeypatch.chdir(tmp_path)
     with open_app_store("data/evalcore.db") as store:
         assert store.list_runs() == []
     assert (tmp_path / "data" / "evalcore.db").is_file()
+
+
+def test_the_app_serves_the_store_the_commands_use_from_the_projects_root(tmp_path, monkeypatch):
+    from evalcore.storage.store import default_db_path
+
+    (tmp_path / "pyproject.toml").touch()
+    (tmp_path / "suites").mkdir()
+    monkeypatch.delenv("EVALCORE_DB", raising=False)
+    monkeypatch.chdir(tmp_path / "suites")
+    from_a_subfolder = default_db_path()
+    monkeypatch.chdir(tmp_path)
+    with open_app_store(str(default_db_path())) as store:
+        assert Path(store.path) == from_a_subfolder == tmp_path / "data" / "evalcore.db"
 
 
 def test_the_app_refuses_a_named_store_file_that_does_not_exist_and_creates_nothing(tmp_path):

@@ -21,24 +21,24 @@ def make_suite(folder: Path) -> Path:
     return folder
 
 
-def test_the_default_root_is_the_bundled_suites_folder():
-    assert suite_roots({}) == [Path("data/suites")]
+def test_the_default_roots_are_the_bundled_suites_and_the_documentations_examples():
+    assert suite_roots({}) == [Path("data/suites"), Path("docs/examples")]
 
 
 def test_the_environment_adds_roots_separated_by_the_path_separator(tmp_path):
     listed = os.pathsep.join([str(tmp_path / "a"), "", f" {tmp_path / 'b'} ", str(tmp_path / "a")])
-    assert suite_roots({ROOTS_ENV: listed}) == [Path("data/suites"), tmp_path / "a", tmp_path / "b"]
+    assert suite_roots({ROOTS_ENV: listed})[2:] == [tmp_path / "a", tmp_path / "b"]
 
 
 def test_a_secret_replaces_the_environment_and_may_be_a_list(tmp_path):
     environ = {ROOTS_ENV: str(tmp_path / "env")}
-    assert suite_roots(environ, [str(tmp_path / "s1"), str(tmp_path / "s2")])[1:] == [tmp_path / "s1", tmp_path / "s2"]
-    assert suite_roots(environ, str(tmp_path / "s1"))[1:] == [tmp_path / "s1"]
+    assert suite_roots(environ, [str(tmp_path / "s1"), str(tmp_path / "s2")])[2:] == [tmp_path / "s1", tmp_path / "s2"]
+    assert suite_roots(environ, str(tmp_path / "s1"))[2:] == [tmp_path / "s1"]
 
 
 def test_a_root_may_start_with_the_home_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert suite_roots({ROOTS_ENV: "~/suites"})[1:] == [tmp_path / "suites"]
+    assert suite_roots({ROOTS_ENV: "~/suites"})[2:] == [tmp_path / "suites"]
 
 
 def test_a_folder_under_a_root_is_accepted_and_resolved(tmp_path, monkeypatch):
@@ -134,12 +134,14 @@ def test_suites_under_leave_out_a_link_that_leaves_the_roots_and_missing_roots(t
     assert suites_under([root, tmp_path / "missing"]) == {"root/kept": root / "kept"}
 
 
-def test_suites_under_the_default_root_are_the_bundled_ones(monkeypatch):
+def test_suites_under_the_default_roots_are_the_bundled_ones_and_the_examples(monkeypatch):
     monkeypatch.chdir(REPO)
     listed = suites_under(suite_roots({}))
-    assert {"intake", "support"} <= set(listed)
-    assert listed["intake"] == Path("data/suites/intake")  # as written: a run records the path it was given
-    assert bundled_suites(REPO / "data" / "suites") == {name: REPO / "data" / "suites" / name for name in listed}
+    assert {"suites/intake", "suites/support", "examples/receipts"} <= set(listed)
+    assert listed["suites/intake"] == Path("data/suites/intake")  # as written: a run records the path it was given
+    assert listed["examples/receipts"] == Path("docs/examples/receipts")
+    bundled = bundled_suites(REPO / "data" / "suites")
+    assert {f"suites/{name}": folder.relative_to(REPO) for name, folder in bundled.items()}.items() <= listed.items()
 
 
 def test_the_run_page_opens_on_the_suite_named_like_the_run_else_the_first(tmp_path):
@@ -147,3 +149,9 @@ def test_the_run_page_opens_on_the_suite_named_like_the_run_else_the_first(tmp_p
     assert suite_of_run(suites, "intake") == 1
     assert suite_of_run(suites, "elsewhere") == 0
     assert suite_of_run(suites, None) == 0
+
+
+def test_the_run_page_opens_on_the_folder_a_run_recorded_before_one_of_the_same_name(tmp_path):
+    suites = {"data/intake": tmp_path / "data" / "intake", "mine/intake": tmp_path / "mine" / "intake"}
+    assert suite_of_run(suites, "intake", str(tmp_path / "mine" / "intake")) == 1
+    assert suite_of_run(suites, "intake", str(tmp_path / "gone" / "intake")) == 0

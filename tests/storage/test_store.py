@@ -87,9 +87,14 @@ def test_wal_foreign_keys_and_busy_timeout_are_on(sqlite_store: Store) -> None:
     assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
 
 
-def test_default_path_is_data_folder_unless_evalcore_db_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_path_is_the_projects_data_folder_unless_evalcore_db_is_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delenv("EVALCORE_DB", raising=False)
-    assert default_db_path() == Path("data") / "evalcore.db"
+    (tmp_path / "pyproject.toml").touch()
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    assert default_db_path() == tmp_path / "data" / "evalcore.db"
     monkeypatch.setenv("EVALCORE_DB", "/tmp/elsewhere.db")
     assert default_db_path() == Path("/tmp/elsewhere.db")
 
