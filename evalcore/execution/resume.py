@@ -25,6 +25,7 @@ from evalcore.scoring.client import UNJUDGED_PREFIX
 from evalcore.storage.history import update_settings
 from evalcore.storage.spend import CAP_SETTING, stored_spend
 from evalcore.storage.store import Store
+from evalcore.storage.unsaved import store_unsaved
 from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import Suite, load_suite
 
@@ -89,7 +90,10 @@ def resume_plan(
     Raises:
         ConfigError: the run cannot be resumed as it was, a capped contender has no known price, or (with
             ``retry_errors``) a completed run has no error to retry.
+        StoreError: the results a run kept in a file when its store went away cannot be stored
+            (:func:`~evalcore.storage.unsaved.store_unsaved`).
     """
+    store_unsaved(store, run_id)  # results paid for before the store went away count as done
     run = store.load_run(run_id)
     refused = why_not_resumable(run, retry_errors)
     if refused:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evalcore.core.clock import utc_now
-from evalcore.core.errors import CallFailed, EvalcoreError
+from evalcore.core.errors import CallFailed, EvalcoreError, StoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.adaptive import open_race
 from evalcore.execution.budget import open_budget
@@ -46,8 +47,9 @@ from evalcore.scoring.client import UNJUDGED_PREFIX, Client, call_adapter
 from evalcore.scoring.judge import stored_verdicts
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored, scorer_failures
-from evalcore.storage.history import CANCELLED, STOPPED_BY_USER
+from evalcore.storage.history import CANCELLED, STOPPED_BY_STORE, STOPPED_BY_USER
 from evalcore.storage.store import Store
+from evalcore.storage.unsaved import keep_unsaved
 from evalcore.trackers import RunStarted, TrackerHub, ended_run, open_trackers, tracker_refs
 
 if TYPE_CHECKING:
@@ -216,6 +218,8 @@ class _Execution:
     def _finish(self, status: RunStatus) -> str:
         if self.writer.is_alive():
             self.writer.close()
+        if self.writer.lost is not None:
+            return self._finish_without_store(self.writer.lost)
         if self.claims is not None:
             # After the last write: what was not stored goes back to the other workers. A user's stop does not
             # wait to learn whether the others are alive.
@@ -245,6 +249,44 @@ class _Execution:
             self._finish_trackers()
             self._report(force=True)
         return self.progress.status
+
+    def _finish_without_store(self, lost: str) -> str:
+        """End a run whose store went away and stayed away: the results it could not store go to a file that
+        ``evalcore run --resume`` stores, and the run is marked ``interrupted`` if the store takes that."""
+        run_id, unsaved = self.run.info.id, self.writer.unsaved
+        if not unsaved:
+            kept = ""
+        else:
+            try:
+                kept = f"; {len(unsaved)} results paid for are kept in {keep_unsaved(run_id, unsaved)}"
+            except OSError as exc:
+                kept = f"; {len(unsaved)} results paid for are lost: they cannot be kept in a file either ({exc})"
+        marked = self._mark_interrupted(lost)
+        if self.claims is not None:
+            try:  # the slots this worker holds go back to the others at once, if the store lets them
+                self.claims.close(wait=False)
+            except (StoreError, sqlite3.Error) as exc:
+                log.info("run %s: the claims stay held until their lease ends: %s", run_id, exc)
+        then = "" if marked else " (it reads running until then)"
+        self.progress.store_lost = (
+            f"run {run_id} stopped: {lost}{kept}; once the store is back, evalcore run --resume {run_id} "
+            f"stores them and calls what is left{then}"
+        )
+        self.progress.message = self.progress.store_lost
+        self.progress.status = "interrupted"
+        self._report(force=True)
+        return self.progress.status
+
+    def _mark_interrupted(self, lost: str) -> bool:
+        """Store the run's status as ``interrupted`` (stopped by the store), on a connection opened again;
+        False when the store does not take it."""
+        try:
+            self.store.reconnect()
+            self.store.set_status(self.run.info.id, "interrupted", stopped_by=STOPPED_BY_STORE, reason=lost)
+        except (StoreError, sqlite3.Error) as exc:
+            log.info("run %s: its status cannot be stored: %s", self.run.info.id, exc)
+            return False
+        return True
 
     def _finish_trackers(self) -> None:
         """Tell the trackers the run ended (they read its leaderboard on their own threads) and keep their
@@ -285,7 +327,14 @@ class _Execution:
         progress = self.progress.contenders[contender.id]
         breaker = self.breakers.of(contender)
         gate, budget, judging, trackers = self._gate(contender), self.budget, self.judging, self.trackers
+        writer = self.writer
         for case, sample in items:
+            if writer.down.is_set():  # the store went away: no call starts until it is back
+                await self._store_back()
+            if writer.stopped:  # its result could not be stored: left unrun, for a resume
+                progress.skipped += 1
+                progress.blocked = "the store cannot be written"
+                continue
             # An endpoint that cannot be reached (the contender's, or its judge's): left unrun, not stored
             blocked = breaker.message if breaker.is_open else judging.blocked() if judging is not None else None
             if blocked:
@@ -317,6 +366,10 @@ class _Execution:
             progress.errors += result.status == "error"
             progress.unjudged += result.error is not None and result.error.message.startswith(UNJUDGED_PREFIX)
             self._report()
+
+    async def _store_back(self) -> None:
+        while self.writer.down.is_set():
+            await asyncio.sleep(0.05)
 
     def _gate(self, contender: Contender) -> Gate | None:
         """The contender's rate limits (one gate for all its workers), telling its progress when calls wait on

@@ -110,8 +110,8 @@ class PgConnection:
         if sql == "BEGIN IMMEDIATE":
             return self._begin_writing()
         sql, params = _deduplicated(sql, params)
-        cursor = self._conn.cursor()
-        with _as_sqlite_errors():
+        with _as_sqlite_errors():  # a closed connection refuses a cursor: that too is sqlite3's error
+            cursor = self._conn.cursor()
             cursor.execute(translate(sql), params)
         return cursor
 
@@ -119,22 +119,23 @@ class PgConnection:
         """Run a query whose rows come from the server as they are fetched, as a SQLite cursor's do (the default
         cursor takes every row at once): a server-side cursor, in the transaction that is open."""
         sql, params = _deduplicated(sql, params)
-        cursor = self._conn.cursor(name=f"evalcore_{next(_CURSOR_NAMES)}")
         with _as_sqlite_errors():
+            cursor = self._conn.cursor(name=f"evalcore_{next(_CURSOR_NAMES)}")
             cursor.execute(translate(sql), params)
         return cursor
 
     def executemany(self, sql: str, seq: Sequence[Sequence[Any]]) -> psycopg.Cursor[Any]:
         """Run one statement once per parameter row, in order."""
-        cursor = self._conn.cursor()
         with _as_sqlite_errors():
+            cursor = self._conn.cursor()
             cursor.executemany(translate(sql), seq)
         return cursor
 
     @property
     def in_transaction(self) -> bool:
-        """Whether a transaction is open (also one a failed statement aborted)."""
-        return self._conn.info.transaction_status != pq.TransactionStatus.IDLE
+        """Whether a transaction is open (also one a failed statement aborted); a lost connection holds none."""
+        status = self._conn.info.transaction_status
+        return status not in (pq.TransactionStatus.IDLE, pq.TransactionStatus.UNKNOWN)
 
     def getlimit(self, category: int) -> int:
         """The most parameters a statement may have (the only limit the store asks for)."""
@@ -157,8 +158,8 @@ class PgConnection:
         self._conn.execute(f"SET lock_timeout = {int(seconds * 1000)}")
 
     def _begin_writing(self) -> psycopg.Cursor[Any]:
-        cursor = self._conn.cursor()
         with _as_sqlite_errors():
+            cursor = self._conn.cursor()
             cursor.execute("BEGIN")
             try:
                 cursor.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
