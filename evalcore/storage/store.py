@@ -239,7 +239,8 @@ class Store:
         except sqlite3.IntegrityError as e:  # the run's row is gone: FOREIGN KEY constraint failed
             raise StoreError(f"run {run_id!r}: its results cannot be stored ({e}); was it deleted?") from e
         except (sqlite3.OperationalError, sqlite3.InterfaceError) as e:
-            raise StoreUnavailable(f"{self.path}: the store is busy or cannot be written ({e})") from e
+            state = "is busy" if "locked" in str(e) else "cannot be written"  # SQLite's "database is locked"
+            raise StoreUnavailable(f"{self.path}: the store {state} ({e})") from e
 
     def reconnect(self) -> None:
         """Open the store's connection again (after it was lost: a server restarted, a connection killed).
