@@ -92,7 +92,13 @@ class _Execution:
         self.pairs_unjudged = 0
         #: The slots claimed and not yet started, by contender; None until a worker starts calling.
         self.batch: dict[str, list[tuple[Case, int]]] | None = None
-        self.writer = ResultWriter(store, run.info.id, claims.store_rows if claims is not None else None)
+        self.writer = (
+            ResultWriter(store, run.info.id)
+            if claims is None
+            else ResultWriter(store, run.info.id, claims.store_rows, lambda: _reconnect_both(claims, store))
+        )
+        #: Why a worker of a shared run could not claim slots (its store went away); None while it can.
+        self.unclaimable: str | None = None
         self.breakers = Breakers()
         self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
         self.limits = Limits(plan.limits, shared=claims)
@@ -175,6 +181,8 @@ class _Execution:
         self.batch = {c.id: [] for c in self.plan.contenders}
         while True:
             await self.run_round(self.plan.contenders, self.plan.cases)
+            if self.unclaimable is not None or self.writer.stopped:
+                return  # its store went away: what it holds goes back to the others when it closes, if it can
             if self.progress.skipped or (self.budget is not None and self.budget.exhausted):
                 return  # what this worker could not call goes back to the others when it closes
             if self.pairs.judge is not None and await asyncio.to_thread(claims.claim_pairwise):
@@ -198,11 +206,26 @@ class _Execution:
         cases = {c.key: c for c in self.plan.cases}
         while self.budget is None or not self.budget.exhausted:
             if not batch:
-                keys = claims.claim(self.plan.concurrency, contender.id)
+                keys = self._claim(claims, contender)
                 if not keys:
                     return
                 batch.extend((cases[(dataset, case)], sample) for _, dataset, case, sample in keys)
             yield batch.pop(0)
+
+    def _claim(self, claims: Claims, contender: Contender) -> list[tuple[str, str, str, int]]:
+        """Slots claimed for ``contender``; on a lost connection, opened again once. A store that does not answer
+        then ends this worker's calls (:attr:`unclaimable`): the calls in flight finish and are stored."""
+        try:
+            return claims.claim(self.plan.concurrency, contender.id)
+        except (StoreError, sqlite3.Error):
+            pass  # a lost connection: opened again below
+        try:
+            claims.reconnect()
+            return claims.claim(self.plan.concurrency, contender.id)
+        except (StoreError, sqlite3.Error) as exc:
+            self.unclaimable = str(exc)
+        log.warning("run %s: this worker cannot claim slots: %s", self.run.info.id, self.unclaimable)
+        return []
 
     async def run_round(self, contenders: Sequence[Contender], cases: Sequence[Case]) -> None:
         """Call what is not done of ``contenders`` over ``cases`` (all of a plain run's; a round of a race's)."""
@@ -218,13 +241,17 @@ class _Execution:
     def _finish(self, status: RunStatus) -> str:
         if self.writer.is_alive():
             self.writer.close()
-        if self.writer.lost is not None:
-            return self._finish_without_store(self.writer.lost)
-        if self.claims is not None:
+        lost = self.writer.lost
+        if lost is None and self.claims is not None:
             # After the last write: what was not stored goes back to the other workers. A user's stop does not
             # wait to learn whether the others are alive.
-            self.claims.close(wait=status != "interrupted")
+            try:
+                self.claims.close(wait=status != "interrupted")
+            except (StoreError, sqlite3.Error) as exc:
+                lost = str(exc)
             self.progress.run_unrun = self.claims.left
+        if lost is not None:
+            return self._finish_without_store(lost)
         self.pairs.save()
         if self.writer.error is not None:
             status = "failed"
@@ -262,14 +289,17 @@ class _Execution:
             except OSError as exc:
                 kept = f"; {len(unsaved)} results paid for are lost: they cannot be kept in a file either ({exc})"
         marked = self._mark_interrupted(lost)
+        held = ""
         if self.claims is not None:
             try:  # the slots this worker holds go back to the others at once, if the store lets them
+                self.claims.reconnect()
                 self.claims.close(wait=False)
-            except (StoreError, sqlite3.Error) as exc:
-                log.info("run %s: the claims stay held until their lease ends: %s", run_id, exc)
+            except (StoreError, sqlite3.Error):
+                lease = f"{self.claims.lease_s:g} s"
+                held = f"; the slots this worker holds go back to the others when its lease lapses ({lease})"
         then = "" if marked else " (it reads running until then)"
         self.progress.store_lost = (
-            f"run {run_id} stopped: {lost}{kept}; once the store is back, evalcore run --resume {run_id} "
+            f"run {run_id} stopped: {lost}{kept}{held}; once the store is back, evalcore run --resume {run_id} "
             f"stores them and calls what is left{then}"
         )
         self.progress.message = self.progress.store_lost
@@ -495,6 +525,12 @@ class _Execution:
         if force or clock - self._last_report >= 0.1:
             self._last_report = clock
             self.on_progress(self.progress)
+
+
+def _reconnect_both(claims: Claims, store: Store) -> None:
+    """A worker's connections opened again: the one that stores its results, and the store's (which ends the run)."""
+    claims.reconnect()
+    store.reconnect()
 
 
 def _first_leaf(group: BaseExceptionGroup) -> BaseException:

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from evalcore.core.errors import ConfigError
+from evalcore.core.errors import ConfigError, StoreError, StoreUnavailable
 from evalcore.storage import rows
 from evalcore.storage.postgres import connect
 
@@ -135,6 +135,7 @@ class Claims:
         require_server(store)
         self.run_id, self.lease_s, self.name = run_id, lease_s, worker_name()
         # A connection of its own: the store's serializes its writers, and claims must not wait on them.
+        self._location = store.location
         self._conn = connect(store.location, 30.0)
         self._lock = threading.Lock()
         self._stopped = threading.Event()
@@ -219,17 +220,20 @@ class Claims:
         keys = [list(c) for c in zip(*(row[1:5] for row in result_rows), strict=True)]
         with self._lock:
             conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")  # the advisory lock every writer of the store takes
             try:
-                held = {tuple(k) for k in conn.execute(_DONE, (self.run_id, self.name, *keys)).fetchall()}
-                kept = [row for row in result_rows if tuple(row[1:5]) in held]
-                if kept:
-                    rows.insert_rows(conn, rows.INSERT_RESULTS, len(rows.RESULT_FIELDS), kept)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+                conn.execute("BEGIN IMMEDIATE")  # the advisory lock every writer of the store takes
+                try:
+                    held = {tuple(k) for k in conn.execute(_DONE, (self.run_id, self.name, *keys)).fetchall()}
+                    kept = [row for row in result_rows if tuple(row[1:5]) in held]
+                    if kept:
+                        rows.insert_rows(conn, rows.INSERT_RESULTS, len(rows.RESULT_FIELDS), kept)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except (sqlite3.OperationalError, sqlite3.InterfaceError) as e:
+                raise StoreUnavailable(f"{self._location}: the store cannot be written ({e})") from e
         dropped = len(result_rows) - len(kept)
         if dropped:
             logger.warning(
@@ -238,6 +242,23 @@ class Claims:
                 dropped,
             )
         return dropped
+
+    def reconnect(self) -> None:
+        """Open this worker's connection again (after it was lost: a server restarted, a connection killed).
+
+        Raises:
+            StoreUnavailable: the store cannot be reached yet.
+        """
+        with self._lock:
+            try:
+                conn = connect(self._location, 30.0)
+            except (sqlite3.DatabaseError, StoreError) as e:
+                raise StoreUnavailable(f"{self._location}: cannot open the store again: {e}") from e
+            try:
+                self._conn.close()
+            except (sqlite3.Error, OSError):  # closing a connection the server already dropped
+                pass
+            self._conn = conn
 
     # --- the spend -----------------------------------------------------------------------------------
 
@@ -377,7 +398,6 @@ class Claims:
         (Ctrl-C), any live lease counts as a live worker."""
         if self._closed:
             return
-        self._closed = True
         self._stopped.set()
         if self._renewer is not None:
             self._renewer.join()
@@ -394,6 +414,7 @@ class Claims:
                 until = self._read_left()
                 if until is None or until > first:
                     break
+            self._closed = True  # a store that went away meanwhile: closed again on a new connection
         finally:
             self._conn.close()
 

@@ -137,6 +137,11 @@ class PgConnection:
         status = self._conn.info.transaction_status
         return status not in (pq.TransactionStatus.IDLE, pq.TransactionStatus.UNKNOWN)
 
+    @property
+    def lost(self) -> bool:
+        """Whether the connection is gone (the server ended it, or stopped): only a new one can go on."""
+        return bool(self._conn.closed or self._conn.broken)
+
     def getlimit(self, category: int) -> int:
         """The most parameters a statement may have (the only limit the store asks for)."""
         return MAX_PARAMETERS

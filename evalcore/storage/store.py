@@ -121,7 +121,7 @@ class Store:
         """One transaction (``IMMEDIATE`` to write, ``DEFERRED`` to read), committed or rolled back."""
         with self._lock:
             try:
-                self.conn.execute(f"BEGIN {mode}")
+                self._begin(mode)
             except (sqlite3.OperationalError, sqlite3.InterfaceError) as e:
                 raise StoreUnavailable(f"{self.path}: the store is busy or unreadable ({e}); try again") from e
             try:
@@ -131,6 +131,17 @@ class Store:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
                 raise
+
+    def _begin(self, mode: str) -> None:
+        """``BEGIN``; on a server whose connection was lost (it restarted, the connection was ended), once more on
+        a connection opened again: nothing was done yet, so nothing is done twice."""
+        try:
+            self.conn.execute(f"BEGIN {mode}")
+        except (sqlite3.OperationalError, sqlite3.InterfaceError):
+            if not getattr(self.conn, "lost", False):  # a SQLite store, or a server that is busy
+                raise
+            self.reconnect()
+            self.conn.execute(f"BEGIN {mode}")
 
     # --- writing ---------------------------------------------------------------------------------
 

@@ -47,8 +47,10 @@ def suite(tmp_path: Path) -> Path:
     return write_suite(tmp_path / "suite", config, cases)
 
 
-def start_run(suite: Path, db: str, server: OpenAIServer, env: dict[str, str]) -> tuple[subprocess.Popen[str], float]:
-    argv = ["run", suite, "--db", db, "--quiet", "-m", "openai/x", "--api-base", server.base_url]
+def start_run(
+    suite: Path, db: str, server: OpenAIServer, env: dict[str, str], *extra: str
+) -> tuple[subprocess.Popen[str], float]:
+    argv = ["run", suite, "--db", db, "--quiet", "-m", "openai/x", "--api-base", server.base_url, *extra]
     process = subprocess.Popen(
         [sys.executable, "-m", "evalcore.cli", *map(str, argv)],
         cwd=ROOT,
@@ -123,7 +125,6 @@ def test_a_killed_postgresql_connection_is_opened_again_and_the_run_completes(po
         stored_status=pg_status(url),
         paid=server.calls,
         stored=pg_stored(url),
-        says=["the store is back"],
     )
     assert pg_stored(url) == CASES
 
@@ -317,3 +318,28 @@ def test_a_postgresql_server_that_stays_stopped_ends_the_run_and_the_resume_stor
     resumed = run_cli("run", "--resume", info["id"], "--db", url, "--quiet", env={"EVALCORE_UNSAVED_DIR": str(unsaved)})
     assert_holds(resumed, exit_codes=[0], within_s=BOUND_S, status="completed", stored_status=pg_status(url))
     assert pg_stored(url) == CASES == server.calls
+
+
+def held_claims(url: str) -> int:
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) FROM evalcore_claims WHERE held_by IS NOT NULL AND NOT done").fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_a_worker_whose_connections_are_killed_goes_on_and_holds_no_slot_at_the_end(postgres_server, server, suite):
+    url = postgres_server.new_url()
+    process, started = start_run(suite, url, server, {}, "--worker")  # the run's first worker
+    wait_until(lambda: pg_stored(url) > 0)
+    assert terminate_evalcore(url) >= 2  # the store's connection and the claims'
+    outcome = finish(process, started)
+    assert_holds(
+        outcome,
+        exit_codes=[0],
+        within_s=BOUND_S,
+        status="completed",
+        stored_status=pg_status(url),
+        paid=server.calls,
+        stored=pg_stored(url),
+    )
+    assert pg_stored(url) == CASES == server.calls
+    assert held_claims(url) == 0
