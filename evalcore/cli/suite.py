@@ -24,6 +24,7 @@ from evalcore.cli._shared import (
     print_errors,
     print_refused,
     run_options,
+    said_store_lost,
     store_holding,
     suite_folder,
     table,
@@ -327,9 +328,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     except EvalcoreError as exc:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
         return 1
-    lost = getattr(watch.last, "store_lost", None)
-    if lost:  # nothing more can be read from the store: the one line says what was kept and how to go on
-        print(lost, file=sys.stderr)
+    if said_store_lost(watch.last):
         return 1
     after_run(args, store, run.info.id, status)
     for line in getattr(watch.last, "unsent", []):

@@ -259,6 +259,8 @@ class Store:
         Raises:
             StoreUnavailable: the store cannot be reached yet.
         """
+        if str(self.path) == ":memory:":  # a new connection would be a new, empty database
+            return
         with self._lock:
             try:
                 conn = connect(self.location, self._timeout)

@@ -36,8 +36,22 @@ BOUND_S = 90
 @pytest.fixture
 def server() -> Iterator[OpenAIServer]:
     with OpenAIServer(REPLY) as served:
-        served.inject(1.0, ["slow:0.05"])  # every call takes a little while: the fault lands mid-run
+        served.inject(1.0, ["slow:0.1"])  # every call takes a little while: the fault lands mid-run
         yield served
+
+
+#: The processes a row started: one still running when the row ends (it failed) is killed.
+STARTED: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def no_process_left() -> Iterator[None]:
+    yield
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
 
 
 @pytest.fixture
@@ -51,14 +65,15 @@ def start_run(
     suite: Path, db: str, server: OpenAIServer, env: dict[str, str], *extra: str
 ) -> tuple[subprocess.Popen[str], float]:
     argv = ["run", suite, "--db", db, "--quiet", "-m", "openai/x", "--api-base", server.base_url, *extra]
+    return popen(["-m", "evalcore.cli", *map(str, argv)], {"EVALCORE_STORE_WAIT_S": WAIT_S, **env})
+
+
+def popen(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], float]:
+    """``python ARGV`` started in the matrix's environment, and when."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "evalcore.cli", *map(str, argv)],
-        cwd=ROOT,
-        env=fault_env({"EVALCORE_STORE_WAIT_S": WAIT_S, **env}),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        [sys.executable, *argv], cwd=ROOT, env=fault_env(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+    STARTED.append(process)
     return process, time.monotonic()
 
 
@@ -71,7 +86,7 @@ def finish(process: subprocess.Popen[str], started: float, timeout: float = 2 * 
     return Outcome(process.returncode, out, err, time.monotonic() - started)
 
 
-def wait_until(done: Callable[[], bool], timeout: float = 30) -> None:
+def wait_until(done: Callable[[], bool], timeout: float = BOUND_S) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -226,15 +241,7 @@ def test_a_store_made_read_only_mid_run_keeps_what_was_paid_and_the_resume_store
     db, unsaved, flag = tmp_path / "evalcore.db", tmp_path / "unsaved", tmp_path / "read-only"
     argv = ["run", suite, "--db", db, "--quiet", "-m", "openai/x", "--api-base", server.base_url]
     env = {"EVALCORE_STORE_WAIT_S": WAIT_S, "EVALCORE_UNSAVED_DIR": str(unsaved), "READ_ONLY_FLAG": str(flag)}
-    process = subprocess.Popen(
-        [sys.executable, "-c", READ_ONLY_CLI, *map(str, argv)],
-        cwd=ROOT,
-        env=fault_env(env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    started = time.monotonic()
+    process, started = popen(["-c", READ_ONLY_CLI, *map(str, argv)], env)
     wait_until(lambda: sqlite_stored(db) > 0)
     flag.touch()
     outcome = finish(process, started)
