@@ -68,6 +68,11 @@ _TABLES = (
 )
 _SEED = """INSERT INTO evalcore_claims (run_id, contender, dataset, "case", sample)
 SELECT ?, * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) ON CONFLICT DO NOTHING"""
+#: Slots whose result is stored though the claims do not say so: a worker that lost its store kept them in a file
+#: (:mod:`evalcore.storage.unsaved`), and the resume stored them.
+_STORED_DONE = """UPDATE evalcore_claims c SET done = true, held_by = NULL, expires_at = NULL
+WHERE c.run_id = ? AND NOT c.done AND c.contender <> ? AND EXISTS (SELECT 1 FROM results r WHERE r.run_id = c.run_id
+  AND r.contender = c.contender AND r.dataset = c.dataset AND r."case" = c."case" AND r.sample = c.sample)"""
 _CLAIM = """UPDATE evalcore_claims c SET held_by = ?, expires_at = now() + make_interval(secs => ?)
 FROM (SELECT contender, dataset, "case", sample FROM evalcore_claims
       WHERE run_id = ? AND contender = ? AND NOT done AND (held_by IS NULL OR expires_at < now())
@@ -172,6 +177,7 @@ class Claims:
         keys = list(keys)
         columns = [list(c) for c in zip(*keys, strict=True)] if keys else [[], [], [], []]
         self._execute(_SEED, (self.run_id, *columns))
+        self._execute(_STORED_DONE, (self.run_id, PAIRWISE_SLOT[0]))
         self._execute(
             "INSERT INTO evalcore_spend (run_id, spent_usd) VALUES (?, ?) ON CONFLICT DO NOTHING",
             (self.run_id, spent_usd),

@@ -350,3 +350,35 @@ def test_a_worker_whose_connections_are_killed_goes_on_and_holds_no_slot_at_the_
     )
     assert pg_stored(url) == CASES == server.calls
     assert held_claims(url) == 0
+
+
+def test_a_worker_whose_server_stays_stopped_ends_in_one_line_and_a_resumed_worker_calls_each_slot_once(
+    own_server, server, suite, tmp_path
+):
+    url, unsaved = own_server.new_url(), tmp_path / "unsaved"
+    process, started = start_run(suite, url, server, {"EVALCORE_UNSAVED_DIR": str(unsaved)}, "--worker", "--lease", "3")
+    wait_until(lambda: pg_stored(url) > 0)
+    own_server.halt()
+    try:
+        outcome = finish(process, started)
+    finally:
+        own_server.start()
+    paid = server.calls
+    info = only_run(url)
+    assert_holds(
+        outcome,
+        exit_codes=[1],
+        within_s=BOUND_S,
+        paid=paid,
+        stored=info["results"],
+        named_lost=kept_in_file(outcome, unsaved, info["id"]),
+        says=["go back to the others when its lease lapses (3 s)", f"evalcore run --resume {info['id']}"],
+    )
+    assert paid < CASES
+
+    resumed = run_cli(
+        "run", "--resume", info["id"], "--worker", "--db", url, "--quiet", env={"EVALCORE_UNSAVED_DIR": str(unsaved)}
+    )
+    assert_holds(resumed, exit_codes=[0], within_s=BOUND_S, status="completed", stored_status=pg_status(url))
+    assert pg_stored(url) == CASES == server.calls  # the kept results' slots are not called again
+    assert held_claims(url) == 0
