@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalcore.core.errors import StoreError
+
 if TYPE_CHECKING:
     from evalcore.storage.store import Store
 
@@ -64,12 +66,19 @@ def store_unsaved(store: Store, run_id: str) -> tuple[int, Path] | None:
         How many rows were stored, and the file they came from.
 
     Raises:
-        StoreError: the store refused them (the file is kept).
+        StoreError: the store refused them, or a line of the file is not a row (the file is kept).
     """
     path = unsaved_path(run_id)
     if not path.is_file():
         return None
-    kept = [tuple(json.loads(line, object_hook=_decode)) for line in path.read_text("utf-8").splitlines() if line]
+    kept = []
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        try:
+            kept.append(tuple(json.loads(line, object_hook=_decode)))
+        except ValueError as e:  # a write cut short (the process was killed while it wrote)
+            raise StoreError(
+                f"{path}: line {n} is not a result's row ({e}); move the file away to resume without its results"
+            ) from None
     for start in range(0, len(kept), 1000):
         store.add_rows(kept[start : start + 1000])
     path.unlink()

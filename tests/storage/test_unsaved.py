@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from evalcore.core.errors import StoreError
 from evalcore.storage import unsaved
 from evalcore.storage.store import Store
 from tests.factories import make_run
@@ -40,3 +43,13 @@ def test_the_files_live_in_the_user_s_state_folder_unless_named(tmp_path: Path, 
     monkeypatch.delenv(unsaved.UNSAVED_DIR_ENV, raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     assert unsaved.unsaved_path("r1") == tmp_path / "state" / "evalcore" / "unsaved" / "r1.jsonl"
+
+
+def test_a_file_cut_short_is_named_and_kept(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv(unsaved.UNSAVED_DIR_ENV, str(tmp_path / "kept"))
+    store, run_id, _, rows = _store_and_rows(tmp_path)
+    path = unsaved.keep_unsaved(run_id, rows[:2])
+    path.write_text(path.read_text()[:-20])
+    with pytest.raises(StoreError, match=f"{path}: line 2 is not a result's row"):
+        unsaved.store_unsaved(store, run_id)
+    assert path.exists() and store.list_runs()[0]["results"] == 0
