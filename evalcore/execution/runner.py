@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evalcore.core.clock import utc_now
-from evalcore.core.errors import CallFailed, EvalcoreError, StoreError
+from evalcore.core.errors import CallFailed, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.adaptive import open_race
 from evalcore.execution.budget import open_budget
-from evalcore.execution.ending import left_undone, stop_reason
+from evalcore.execution.ending import close_claims, end_without_store, finish_trackers, left_undone, stop_reason
 from evalcore.execution.judge_calls import (
     JudgeSession,
     open_judging,
@@ -47,10 +46,9 @@ from evalcore.scoring.client import UNJUDGED_PREFIX, Client, call_adapter
 from evalcore.scoring.judge import stored_verdicts
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored, scorer_failures
-from evalcore.storage.history import CANCELLED, STOPPED_BY_STORE, STOPPED_BY_USER
+from evalcore.storage.history import CANCELLED, STOPPED_BY_USER
 from evalcore.storage.store import Store
-from evalcore.storage.unsaved import keep_unsaved
-from evalcore.trackers import RunStarted, TrackerHub, ended_run, open_trackers, tracker_refs
+from evalcore.trackers import RunStarted, TrackerHub, open_trackers, tracker_refs
 
 if TYPE_CHECKING:
     from evalcore.storage.claims import Claims
@@ -92,13 +90,7 @@ class _Execution:
         self.pairs_unjudged = 0
         #: The slots claimed and not yet started, by contender; None until a worker starts calling.
         self.batch: dict[str, list[tuple[Case, int]]] | None = None
-        self.writer = (
-            ResultWriter(store, run.info.id)
-            if claims is None
-            else ResultWriter(store, run.info.id, claims.store_rows, lambda: _reconnect_both(claims, store))
-        )
-        #: Why a worker of a shared run could not claim slots (its store went away); None while it can.
-        self.unclaimable: str | None = None
+        self.writer = ResultWriter(store, run.info.id, claims.store_rows if claims is not None else None)
         self.breakers = Breakers()
         self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
         self.limits = Limits(plan.limits, shared=claims)
@@ -181,9 +173,8 @@ class _Execution:
         self.batch = {c.id: [] for c in self.plan.contenders}
         while True:
             await self.run_round(self.plan.contenders, self.plan.cases)
-            if self.unclaimable is not None or self.writer.stopped:
-                return  # its store went away: what it holds goes back to the others when it closes, if it can
-            if self.progress.skipped or (self.budget is not None and self.budget.exhausted):
+            stopped = claims.unreachable is not None or self.writer.stopped  # its store went away
+            if stopped or self.progress.skipped or (self.budget is not None and self.budget.exhausted):
                 return  # what this worker could not call goes back to the others when it closes
             if self.pairs.judge is not None and await asyncio.to_thread(claims.claim_pairwise):
                 before = self.progress.unjudged
@@ -206,26 +197,11 @@ class _Execution:
         cases = {c.key: c for c in self.plan.cases}
         while self.budget is None or not self.budget.exhausted:
             if not batch:
-                keys = self._claim(claims, contender)
+                keys = claims.claim(self.plan.concurrency, contender.id)
                 if not keys:
                     return
                 batch.extend((cases[(dataset, case)], sample) for _, dataset, case, sample in keys)
             yield batch.pop(0)
-
-    def _claim(self, claims: Claims, contender: Contender) -> list[tuple[str, str, str, int]]:
-        """Slots claimed for ``contender``; on a lost connection, opened again once. A store that does not answer
-        then ends this worker's calls (:attr:`unclaimable`): the calls in flight finish and are stored."""
-        try:
-            return claims.claim(self.plan.concurrency, contender.id)
-        except (StoreError, sqlite3.Error):
-            pass  # a lost connection: opened again below
-        try:
-            claims.reconnect()
-            return claims.claim(self.plan.concurrency, contender.id)
-        except (StoreError, sqlite3.Error) as exc:
-            self.unclaimable = str(exc)
-        log.warning("run %s: this worker cannot claim slots: %s", self.run.info.id, self.unclaimable)
-        return []
 
     async def run_round(self, contenders: Sequence[Contender], cases: Sequence[Case]) -> None:
         """Call what is not done of ``contenders`` over ``cases`` (all of a plain run's; a round of a race's)."""
@@ -245,13 +221,12 @@ class _Execution:
         if lost is None and self.claims is not None:
             # After the last write: what was not stored goes back to the other workers. A user's stop does not
             # wait to learn whether the others are alive.
-            try:
-                self.claims.close(wait=status != "interrupted")
-            except (StoreError, sqlite3.Error) as exc:
-                lost = str(exc)
+            lost = close_claims(self.claims, wait=status != "interrupted")
             self.progress.run_unrun = self.claims.left
-        if lost is not None:
-            return self._finish_without_store(lost)
+        if lost is not None:  # the results it could not store go to a file that `run --resume` stores
+            end_without_store(self.store, self.run.info.id, self.writer, self.claims, lost, self.progress)
+            self._report(force=True)
+            return self.progress.status
         self.pairs.save()
         if self.writer.error is not None:
             status = "failed"
@@ -273,60 +248,10 @@ class _Execution:
                 finished = utc_now() if status == "completed" else None
                 self.store.set_status(self.run.info.id, status, finished_at=finished, **stop)
             self.progress.status = CANCELLED if stop.get("stopped_by") == STOPPED_BY_USER else status
-            self._finish_trackers()
+            if self.trackers is not None:
+                self.progress.unsent = finish_trackers(self.trackers, self.store, self.run.info.id)
             self._report(force=True)
         return self.progress.status
-
-    def _finish_without_store(self, lost: str) -> str:
-        """End a run whose store went away and stayed away: the results it could not store go to a file that
-        ``evalcore run --resume`` stores, and the run is marked ``interrupted`` if the store takes that."""
-        run_id, unsaved = self.run.info.id, self.writer.unsaved
-        if not unsaved:
-            kept = ""
-        else:
-            try:
-                kept = f"; {len(unsaved)} results paid for are kept in {keep_unsaved(run_id, unsaved)}"
-            except OSError as exc:
-                kept = f"; {len(unsaved)} results paid for are lost: they cannot be kept in a file either ({exc})"
-        marked = self._mark_interrupted(lost)
-        held = ""
-        if self.claims is not None:
-            try:  # the slots this worker holds go back to the others at once, if the store lets them
-                self.claims.reconnect()
-                self.claims.close(wait=False)
-            except (StoreError, sqlite3.Error):
-                lease = f"{self.claims.lease_s:g} s"
-                held = f"; the slots this worker holds go back to the others when its lease lapses ({lease})"
-        then = "" if marked else " (it reads running until then)"
-        self.progress.store_lost = (
-            f"run {run_id} stopped: {lost}{kept}{held}; once the store is back, evalcore run --resume {run_id} "
-            f"stores them and calls what is left{then}"
-        )
-        self.progress.message = self.progress.store_lost
-        self.progress.status = "interrupted"
-        self._report(force=True)
-        return self.progress.status
-
-    def _mark_interrupted(self, lost: str) -> bool:
-        """Store the run's status as ``interrupted`` (stopped by the store), on a connection opened again;
-        False when the store does not take it."""
-        try:
-            self.store.reconnect()
-            self.store.set_status(self.run.info.id, "interrupted", stopped_by=STOPPED_BY_STORE, reason=lost)
-        except (StoreError, sqlite3.Error) as exc:
-            log.info("run %s: its status cannot be stored: %s", self.run.info.id, exc)
-            return False
-        return True
-
-    def _finish_trackers(self) -> None:
-        """Tell the trackers the run ended (they read its leaderboard on their own threads) and keep their
-        lines about what they could not send."""
-        if self.trackers is None:
-            return
-        run_id = self.run.info.id
-        self.progress.unsent = self.trackers.finish(lambda: ended_run(self.store, run_id))
-        for line in self.progress.unsent:
-            log.warning("run %s: %s", run_id, line)
 
     def _prompt(self, contender_id: str, dataset: str, case_id: str) -> list[dict[str, Any]]:
         """The messages a contender was sent for a case (for a tracker that records prompts)."""
@@ -359,8 +284,8 @@ class _Execution:
         gate, budget, judging, trackers = self._gate(contender), self.budget, self.judging, self.trackers
         writer = self.writer
         for case, sample in items:
-            if writer.down.is_set():  # the store went away: no call starts until it is back
-                await self._store_back()
+            while writer.down.is_set():  # the store went away: no call starts until it is back
+                await asyncio.sleep(0.05)
             if writer.stopped:  # its result could not be stored: left unrun, for a resume
                 progress.skipped += 1
                 progress.blocked = "the store cannot be written"
@@ -396,10 +321,6 @@ class _Execution:
             progress.errors += result.status == "error"
             progress.unjudged += result.error is not None and result.error.message.startswith(UNJUDGED_PREFIX)
             self._report()
-
-    async def _store_back(self) -> None:
-        while self.writer.down.is_set():
-            await asyncio.sleep(0.05)
 
     def _gate(self, contender: Contender) -> Gate | None:
         """The contender's rate limits (one gate for all its workers), telling its progress when calls wait on
@@ -525,12 +446,6 @@ class _Execution:
         if force or clock - self._last_report >= 0.1:
             self._last_report = clock
             self.on_progress(self.progress)
-
-
-def _reconnect_both(claims: Claims, store: Store) -> None:
-    """A worker's connections opened again: the one that stores its results, and the store's (which ends the run)."""
-    claims.reconnect()
-    store.reconnect()
 
 
 def _first_leaf(group: BaseExceptionGroup) -> BaseException:

@@ -1,8 +1,9 @@
 """The one thread that stores a run's results as they come, in batches (see :class:`ResultWriter`).
 
 A store that goes away (a lost connection, a server that stopped, a full disk, a read-only file) is waited for:
-the writer says so (:attr:`ResultWriter.down`, so the runner starts no call meanwhile), opens the store again
-with a growing pause for at most :func:`store_wait_s` seconds, and stores what it holds once the store is back.
+the writer says so (:attr:`ResultWriter.down`, so the runner starts no call meanwhile), tries again with a
+growing pause for at most :func:`store_wait_s` seconds (a lost PostgreSQL connection is opened again on the way:
+:class:`~evalcore.storage.postgres.PgConnection`), and stores what it holds once the store is back.
 A store that stays away is given up on (:attr:`ResultWriter.lost`): every result from then on is kept in
 :attr:`ResultWriter.unsaved`, for the runner to write to a file that ``evalcore run --resume`` stores.
 """
@@ -69,7 +70,6 @@ class ResultWriter(threading.Thread):
         store: Store,
         run_id: str,
         add: Callable[[Sequence[tuple]], object] | None = None,
-        reconnect: Callable[[], object] | None = None,
         wait_s: float | None = None,
     ):
         """
@@ -78,13 +78,11 @@ class ResultWriter(threading.Thread):
             run_id: the run.
             add: what stores a batch of rows; default :meth:`Store.add_rows` (a worker of a shared run stores
                 only the rows whose slots it still holds, :meth:`~evalcore.storage.claims.Claims.store_rows`).
-            reconnect: what opens the store again after a write found it gone; default :meth:`Store.reconnect`.
             wait_s: how long to wait for a store that went away; default :func:`store_wait_s`.
         """
         super().__init__(name=f"evalcore-writer-{run_id[:8]}", daemon=True)
         self.store, self.run_id = store, run_id
         self.add = add or store.add_rows
-        self.reconnect = reconnect or store.reconnect
         self.wait_s = store_wait_s() if wait_s is None else wait_s
         self.row = store.result_rows(run_id)
         self.pending: deque[tuple] = deque()
@@ -169,8 +167,7 @@ class ResultWriter(threading.Thread):
             time.sleep(min(pause, left))
             pause = min(2 * pause, LONGEST_PAUSE_S)
             try:
-                self.reconnect()
-                self.add(batch)
+                self.add(batch)  # a lost PostgreSQL connection is opened again on the way
             except StoreUnavailable as again:
                 exc = again
                 continue

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from evalcore.core.errors import ConfigError, StoreError, StoreUnavailable
+from evalcore.core.errors import ConfigError, StoreUnavailable
 from evalcore.storage import rows
 from evalcore.storage.postgres import connect
 
@@ -151,6 +151,8 @@ class Claims:
         self.pairwise_left = False
         #: Another worker held slots of the run on a live lease when this one closed: it sets the run's status.
         self.others_live = False
+        #: Why this worker could not claim slots (its store went away); None while it can.
+        self.unreachable: str | None = None
         self._renewer: threading.Thread | None = None
         self._create_tables()
 
@@ -191,9 +193,17 @@ class Claims:
         self._renewer.start()
 
     def claim(self, n: int, contender: str) -> list[Key]:
-        """Up to ``n`` slots of ``contender`` no live worker holds, now held by this one (none when none is free)."""
-        found = self._execute(_CLAIM, (self.name, self.lease_s, self.run_id, contender, n, self.run_id)).fetchall()
-        return [(c, d, k, int(s)) for c, d, k, s in found]
+        """Up to ``n`` slots of ``contender`` no live worker holds, now held by this one (none when none is free, or
+        when the store cannot be reached: then :attr:`unreachable` says why)."""
+        params = (self.name, self.lease_s, self.run_id, contender, n, self.run_id)
+        for _ in range(2):  # a lost connection: the second try is made on a new one
+            try:
+                return [(c, d, k, int(s)) for c, d, k, s in self._execute(_CLAIM, params).fetchall()]
+            except sqlite3.Error as exc:
+                why = str(exc)
+        self.unreachable = why
+        logger.warning("run %s: this worker cannot claim slots: %s", self.run_id, self.unreachable)
+        return []
 
     def claim_pairwise(self) -> bool:
         """Hold the run's pairwise phase (:data:`PAIRWISE_SLOT`) if every result slot is done and no live worker
@@ -248,23 +258,6 @@ class Claims:
                 dropped,
             )
         return dropped
-
-    def reconnect(self) -> None:
-        """Open this worker's connection again (after it was lost: a server restarted, a connection killed).
-
-        Raises:
-            StoreUnavailable: the store cannot be reached yet.
-        """
-        with self._lock:
-            try:
-                conn = connect(self._location, 30.0)
-            except (sqlite3.DatabaseError, StoreError) as e:
-                raise StoreUnavailable(f"{self._location}: cannot open the store again: {e}") from e
-            try:
-                self._conn.close()
-            except (sqlite3.Error, OSError):  # closing a connection the server already dropped
-                pass
-            self._conn = conn
 
     # --- the spend -----------------------------------------------------------------------------------
 

@@ -121,7 +121,7 @@ class Store:
         """One transaction (``IMMEDIATE`` to write, ``DEFERRED`` to read), committed or rolled back."""
         with self._lock:
             try:
-                self._begin(mode)
+                self.conn.execute(f"BEGIN {mode}")
             except (sqlite3.OperationalError, sqlite3.InterfaceError) as e:
                 raise StoreUnavailable(f"{self.path}: the store is busy or unreadable ({e}); try again") from e
             try:
@@ -131,17 +131,6 @@ class Store:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
                 raise
-
-    def _begin(self, mode: str) -> None:
-        """``BEGIN``; on a server whose connection was lost (it restarted, the connection was ended), once more on
-        a connection opened again: nothing was done yet, so nothing is done twice."""
-        try:
-            self.conn.execute(f"BEGIN {mode}")
-        except (sqlite3.OperationalError, sqlite3.InterfaceError):
-            if not getattr(self.conn, "lost", False):  # a SQLite store, or a server that is busy
-                raise
-            self.reconnect()
-            self.conn.execute(f"BEGIN {mode}")
 
     # --- writing ---------------------------------------------------------------------------------
 
@@ -234,8 +223,7 @@ class Store:
         statement, which SQLite inserts without the GIL while the event loop runs on).
 
         Raises:
-            StoreError: the run is no longer in the store (deleted meanwhile); StoreUnavailable: the store stayed
-                busy, or cannot be written for now (a lost connection, a full disk, a read-only file).
+            StoreError: the run is gone (deleted meanwhile); StoreUnavailable: the store is busy or away for now.
         """
         if not result_rows:
             return
@@ -250,27 +238,7 @@ class Store:
         except sqlite3.IntegrityError as e:  # the run's row is gone: FOREIGN KEY constraint failed
             raise StoreError(f"run {run_id!r}: its results cannot be stored ({e}); was it deleted?") from e
         except (sqlite3.OperationalError, sqlite3.InterfaceError) as e:
-            state = "is busy" if "locked" in str(e) else "cannot be written"  # SQLite's "database is locked"
-            raise StoreUnavailable(f"{self.path}: the store {state} ({e})") from e
-
-    def reconnect(self) -> None:
-        """Open the store's connection again (after it was lost: a server restarted, a connection killed).
-
-        Raises:
-            StoreUnavailable: the store cannot be reached yet.
-        """
-        if str(self.path) == ":memory:":  # a new connection would be a new, empty database
-            return
-        with self._lock:
-            try:
-                conn = connect(self.location, self._timeout)
-            except (sqlite3.DatabaseError, StoreError) as e:
-                raise StoreUnavailable(f"{self.path}: cannot open the store again: {e}") from e
-            try:
-                self.conn.close()
-            except (sqlite3.Error, OSError):  # closing a connection the server already dropped
-                pass
-            self.conn, self._db = conn, None
+            raise StoreUnavailable(f"{self.path}: the store is busy or cannot be written now ({e})") from e
 
     def _insert_results(
         self, conn: sqlite3.Connection, make_row: ResultRows, results: Sequence[records.Result]
