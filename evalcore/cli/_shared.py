@@ -474,6 +474,15 @@ def print_errors(failed: list[tuple[str, str, str]]) -> None:
         print(f"errors: {contender}: {summary}; first: {first[contender]}", file=sys.stderr)
 
 
+def said_store_lost(progress: Any) -> bool:
+    """Whether the run ended without its store (it went away and stayed away); then its one line is said on stderr,
+    and nothing more can be read from the store."""
+    lost = getattr(progress, "store_lost", None)
+    if lost:
+        print(lost, file=sys.stderr)
+    return bool(lost)
+
+
 class Watch:
     """A progress callback that keeps the last progress and passes it on to the bars, if any."""
 

@@ -32,6 +32,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     configuration error before anything was scored, 130 Ctrl-C."""
     import asyncio
 
+    from evalcore.cli._shared import said_store_lost
     from evalcore.cli.suite import Watch, after_run, exit_code
     from evalcore.core.errors import ConfigError, EvalcoreError
     from evalcore.execution.plan import RunOptions
@@ -73,6 +74,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         return 130
     except EvalcoreError as exc:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
+        return 1
+    if said_store_lost(watch.last):
         return 1
     after_run(args, store, run.info.id, status)
     return exit_code(store, run.info.id, status, watch.last, plan.samples)

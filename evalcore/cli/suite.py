@@ -27,6 +27,7 @@ from evalcore.cli._shared import (
     print_errors,
     print_refused,
     run_options,
+    said_store_lost,
     store_holding,
     suite_folder,
     table,
@@ -333,6 +334,8 @@ def _run(args: argparse.Namespace, store: Store) -> int:
         return 143 if terminated else 130
     except EvalcoreError as exc:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
+        return 1
+    if said_store_lost(watch.last):
         return 1
     after_run(args, store, run.info.id, status)
     for line in getattr(watch.last, "unsent", []):

@@ -6,7 +6,9 @@
      ├── ConfigError              a suite folder, evalcore.yaml or a case is wrong (names file, key, fix)
      ├── RunFileError             a run file is not valid (lists ``path.to.field: message`` problems)
      ├── StoreError               the SQLite store refused an operation (unknown run id, duplicate id …)
-     │    └── StoreMissing        a store opened to be read does not exist (no file, or a server without its tables)
+     │    ├── StoreMissing        a store opened to be read does not exist (no file, or a server without its tables)
+     │    └── StoreUnavailable    the store cannot be written for now: its connection is lost, its disk full, or
+     │                            its file read-only (what failed may succeed once it is back)
      ├── WeightsError             weights name something that cannot be weighted
      └── CallFailed               a model call failed after its retries (carries ``kind`` and ``attempts``)
           └── CallNotStarted      a case could not start: what it needs is gone (an agent's MCP server)
@@ -44,6 +46,12 @@ class StoreMissing(StoreError):
     def __init__(self, location: str, fix: str = ""):
         self.location = location
         super().__init__(f"no store at {location}" + (f" {fix}" if fix else ""))
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached or written for now (a lost connection, a server that stopped, a full disk, a
+    read-only file): the same write may succeed once it is back, on a connection opened again
+    (:meth:`evalcore.storage.store.Store.reconnect`)."""
 
 
 class WeightsError(EvalcoreError):

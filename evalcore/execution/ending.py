@@ -2,21 +2,31 @@
 
 A run that leaves calls unmade or replies unjudged is ``interrupted`` (resumable), never ``completed``; its
 reason names the stop: endpoints that could not be reached, the budget cap, or, for a worker of a shared run,
-the work other workers left.
+the work other workers left. A run whose store went away and stayed away ends without it
+(:func:`end_without_store`).
 """
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from typing import TYPE_CHECKING
 
+from evalcore.core.errors import StoreError
 from evalcore.execution.budget import budget_message, left_message
 from evalcore.execution.judge_calls import unjudged_keys
-from evalcore.storage.history import STOPPED_BY_BUDGET, STOPPED_BY_UNREACHABLE
+from evalcore.storage.history import STOPPED_BY_BUDGET, STOPPED_BY_STORE, STOPPED_BY_UNREACHABLE
+from evalcore.storage.unsaved import keep_unsaved
+from evalcore.trackers import ended_run
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from evalcore.execution.progress import Progress
+    from evalcore.execution.writer import ResultWriter
     from evalcore.storage.claims import Claims
     from evalcore.storage.store import Store
+    from evalcore.trackers import TrackerHub
 
 
 def left_undone(
@@ -45,3 +55,53 @@ def stop_reason(
     spent, cap = progress.spent_usd, progress.cap_usd or 0.0
     reasons.append(budget_message(spent, cap, unrun, samples, run_id, unjudged, progress.unfinished))
     return {"stopped_by": STOPPED_BY_BUDGET, "reason": "; ".join(reasons)}
+
+
+def finish_trackers(trackers: TrackerHub, store: Store, run_id: str) -> list[str]:
+    """Tell the trackers the run ended (they read its leaderboard on their own threads); their lines about what they
+    could not send, logged at INFO: the caller says each (the CLI prints it), a warning would say it twice."""
+    unsent = trackers.finish(lambda: ended_run(store, run_id))
+    for line in unsent:
+        log.info("run %s: %s", run_id, line)
+    return unsent
+
+
+def close_claims(claims: Claims, wait: bool) -> str | None:
+    """Give back the slots a worker holds (:meth:`Claims.close`); why not, when its store went away."""
+    try:
+        claims.close(wait=wait)
+    except (StoreError, sqlite3.Error) as exc:
+        return str(exc)
+    return None
+
+
+def end_without_store(
+    store: Store, run_id: str, writer: ResultWriter, claims: Claims | None, lost: str, progress: Progress
+) -> None:
+    """End a run whose store went away and stayed away (``lost`` says how): keep the results the writer could not
+    store in a file that ``evalcore run --resume`` stores, mark the run ``interrupted`` if the store takes it,
+    give a worker's slots back if it can; the progress's :attr:`~Progress.store_lost` is the one line that says
+    so."""
+    kept = ""
+    if writer.unsaved:
+        try:
+            kept = f"; {len(writer.unsaved)} results paid for are kept in {keep_unsaved(run_id, writer.unsaved)}"
+        except OSError as exc:
+            kept = f"; {len(writer.unsaved)} results paid for are lost: they cannot be kept in a file either ({exc})"
+    try:
+        store.set_status(run_id, "interrupted", stopped_by=STOPPED_BY_STORE, reason=lost)
+        then = ""
+    except (StoreError, sqlite3.Error) as exc:
+        log.info("run %s: its status cannot be stored: %s", run_id, exc)
+        then = " (it reads running until then)"
+    held = ""
+    if claims is not None:
+        try:  # the slots this worker holds go back to the others at once, if the store lets them
+            claims.close(wait=False)
+        except (StoreError, sqlite3.Error):
+            held = f"; the slots this worker holds go back to the others when its lease lapses ({claims.lease_s:g} s)"
+    progress.store_lost = (
+        f"run {run_id} stopped: {lost}{kept}{held}; once the store is back, evalcore run --resume {run_id} "
+        f"stores them and calls what is left{then}"
+    )
+    progress.message, progress.status = progress.store_lost, "interrupted"

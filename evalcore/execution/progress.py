@@ -82,6 +82,9 @@ class Progress:
     unsent: list[str] = field(default_factory=list)
     #: A worker of a shared run (``--worker``), once it ended: the slots the whole run left unrun; None otherwise.
     run_unrun: int | None = None
+    #: The one line that says the store went away and did not come back, what was kept and how to go on;
+    #: None while the store takes the results.
+    store_lost: str | None = None
 
     @property
     def saved(self) -> int:

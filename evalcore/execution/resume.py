@@ -10,14 +10,14 @@ even in a completed run; each retry is recorded in the run's settings under :dat
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Result, Run
 from evalcore.execution.adaptive import recorded_race
-from evalcore.execution.budget import check_budget
+from evalcore.execution.budget import Budget, check_budget
 from evalcore.execution.plan import Plan, RunOptions, make_plan
 from evalcore.execution.replay import stored_replay
 from evalcore.execution.rescore import rescore_plan
@@ -27,6 +27,7 @@ from evalcore.scoring.client import UNJUDGED_PREFIX
 from evalcore.storage.history import update_settings
 from evalcore.storage.spend import CAP_SETTING, stored_spend
 from evalcore.storage.store import Store
+from evalcore.storage.unsaved import store_unsaved
 from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import Suite, load_suite
 
@@ -91,7 +92,10 @@ def resume_plan(
     Raises:
         ConfigError: the run cannot be resumed as it was, a capped contender has no known price, or (with
             ``retry_errors``) a completed run has no error to retry.
+        StoreError: the results a run kept in a file when its store went away cannot be stored
+            (:func:`~evalcore.storage.unsaved.store_unsaved`).
     """
+    store_unsaved(store, run_id)  # results paid for before the store went away count as done
     run = store.load_run(run_id)
     refused = why_not_resumable(run, retry_errors)
     if refused:
@@ -234,3 +238,18 @@ def join_run(store: Store, plan: Plan, run: Run, done: set[Key], lease_s: float)
         slots.append(PAIRWISE_SLOT)
     claims.seed(slots, stored_spend(store, run.info.id, plan.replay is None))
     return claims
+
+
+def claimed_slots(
+    claims: Claims, plan: Plan, contender_id: str, batch: list[tuple[Case, int]], budget: Budget | None
+) -> Iterator[tuple[Case, int]]:
+    """A worker's slots of a contender as it claims them, a few at a time (a short call to the database in the
+    event loop), until none is free or the budget is spent; ``batch`` holds the claimed ones not yet started."""
+    cases = {c.key: c for c in plan.cases}
+    while budget is None or not budget.exhausted:
+        if not batch:
+            keys = claims.claim(plan.concurrency, contender_id)
+            if not keys:
+                return
+            batch.extend((cases[(dataset, case)], sample) for _, dataset, case, sample in keys)
+        yield batch.pop(0)

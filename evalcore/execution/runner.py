@@ -21,7 +21,7 @@ from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.adaptive import open_race
 from evalcore.execution.budget import open_budget
-from evalcore.execution.ending import left_undone, stop_reason
+from evalcore.execution.ending import close_claims, end_without_store, finish_trackers, left_undone, stop_reason
 from evalcore.execution.estimate import prices_of
 from evalcore.execution.judge_calls import JudgeSession, open_judging, stored_reply, stored_unjudged, through
 from evalcore.execution.outcomes import failed_result, unfinished_result
@@ -30,6 +30,7 @@ from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
 from evalcore.execution.readiness import check_ready
 from evalcore.execution.replay import replay_provider
+from evalcore.execution.resume import claimed_slots
 from evalcore.execution.resume import resume_plan as resume_plan  # part of the runner API: run, resume
 from evalcore.execution.writer import ResultWriter
 from evalcore.models.breaker import Breaker, Breakers
@@ -46,7 +47,7 @@ from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored, scorer_failures
 from evalcore.storage.history import CANCELLED, STOPPED_BY_USER
 from evalcore.storage.store import Store
-from evalcore.trackers import RunStarted, TrackerHub, ended_run, open_trackers, tracker_refs
+from evalcore.trackers import RunStarted, TrackerHub, open_trackers, tracker_refs
 
 if TYPE_CHECKING:
     from evalcore.storage.claims import Claims
@@ -116,7 +117,7 @@ class _Execution:
 
     def work_for(self, contender: Contender) -> Iterator[tuple[Case, int]]:
         if self.batch is not None and self.claims is not None:
-            yield from self._claimed(contender, self.claims, self.batch[contender.id])
+            yield from claimed_slots(self.claims, self.plan, contender.id, self.batch[contender.id], self.budget)
             return
         done, samples = self.done, range(self.plan.samples)
         for case in self.plan.cases if self.round is None else self.round:
@@ -175,7 +176,8 @@ class _Execution:
         self.batch = {c.id: [] for c in self.plan.contenders}
         while True:
             await self.run_round(self.plan.contenders, self.plan.cases)
-            if self.progress.skipped or (self.budget is not None and self.budget.exhausted):
+            stopped = claims.unreachable is not None or self.writer.stopped  # its store went away
+            if stopped or self.progress.skipped or (self.budget is not None and self.budget.exhausted):
                 return  # what this worker could not call goes back to the others when it closes
             if self.pairs.judge is not None and await asyncio.to_thread(claims.claim_pairwise):
                 before = self.progress.unjudged
@@ -189,20 +191,6 @@ class _Execution:
             if not await asyncio.to_thread(claims.held_elsewhere):
                 return
             await asyncio.sleep(min(1.0, claims.lease_s / 4))  # until another worker's slots are done or lapse
-
-    def _claimed(
-        self, contender: Contender, claims: Claims, batch: list[tuple[Case, int]]
-    ) -> Iterator[tuple[Case, int]]:
-        """The contender's slots as this worker claims them, a few at a time (a short call to the database in
-        the event loop), until none is free or the budget is spent."""
-        cases = {c.key: c for c in self.plan.cases}
-        while self.budget is None or not self.budget.exhausted:
-            if not batch:
-                keys = claims.claim(self.plan.concurrency, contender.id)
-                if not keys:
-                    return
-                batch.extend((cases[(dataset, case)], sample) for _, dataset, case, sample in keys)
-            yield batch.pop(0)
 
     async def run_round(self, contenders: Sequence[Contender], cases: Sequence[Case]) -> None:
         """Call what is not done of ``contenders`` over ``cases`` (all of a plain run's; a round of a race's)."""
@@ -218,11 +206,16 @@ class _Execution:
     def _finish(self, status: RunStatus) -> str:
         if self.writer.is_alive():
             self.writer.close()
-        if self.claims is not None:
+        lost = self.writer.lost
+        if lost is None and self.claims is not None:
             # After the last write: what was not stored goes back to the other workers. A user's stop does not
             # wait to learn whether the others are alive.
-            self.claims.close(wait=status != "interrupted")
+            lost = close_claims(self.claims, wait=status != "interrupted")
             self.progress.run_unrun = self.claims.left
+        if lost is not None:  # the results it could not store go to a file that `run --resume` stores
+            end_without_store(self.store, self.run.info.id, self.writer, self.claims, lost, self.progress)
+            self._report(force=True)
+            return self.progress.status
         self.pairs.save()
         if self.writer.error is not None:
             status = "failed"
@@ -246,19 +239,10 @@ class _Execution:
                 finished = utc_now() if status == "completed" else None
                 self.store.set_status(self.run.info.id, status, finished_at=finished, **stop)
             self.progress.status = CANCELLED if stop.get("stopped_by") == STOPPED_BY_USER else status
-            self._finish_trackers()
+            if self.trackers is not None:
+                self.progress.unsent = finish_trackers(self.trackers, self.store, self.run.info.id)
             self._report(force=True)
         return self.progress.status
-
-    def _finish_trackers(self) -> None:
-        """Tell the trackers the run ended (they read its leaderboard on their own threads) and keep their
-        lines about what they could not send."""
-        if self.trackers is None:
-            return
-        run_id = self.run.info.id
-        self.progress.unsent = self.trackers.finish(lambda: ended_run(self.store, run_id))
-        for line in self.progress.unsent:  # said by the caller (the CLI prints each): a warning would say it twice
-            log.info("run %s: %s", run_id, line)
 
     def _prompt(self, contender_id: str, dataset: str, case_id: str) -> list[dict[str, Any]]:
         """The messages a contender was sent for a case (for a tracker that records prompts)."""
@@ -289,7 +273,14 @@ class _Execution:
         progress = self.progress.contenders[contender.id]
         breaker = self.breakers.of(contender)
         gate, budget, judging, trackers = self._gate(contender), self.budget, self.judging, self.trackers
+        writer = self.writer
         for case, sample in items:
+            while writer.down.is_set():  # the store went away: no call starts until it is back
+                await asyncio.sleep(0.05)
+            if writer.stopped:  # its result could not be stored: left unrun, for a resume
+                progress.skipped += 1
+                progress.blocked = "the store cannot be written"
+                continue
             # An endpoint that cannot be reached (the contender's, or its judge's): left unrun, not stored
             blocked = breaker.message if breaker.is_open else judging.blocked() if judging is not None else None
             blocked = blocked or self.adapter_blocked()  # or what its cases need (an agent's MCP server) is gone

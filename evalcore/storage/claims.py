@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from evalcore.core.errors import ConfigError
+from evalcore.core.errors import ConfigError, StoreUnavailable
 from evalcore.storage import rows
 from evalcore.storage.postgres import connect
 
@@ -68,6 +68,11 @@ _TABLES = (
 )
 _SEED = """INSERT INTO evalcore_claims (run_id, contender, dataset, "case", sample)
 SELECT ?, * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) ON CONFLICT DO NOTHING"""
+#: Slots whose result is stored though the claims do not say so: a worker that lost its store kept them in a file
+#: (:mod:`evalcore.storage.unsaved`), and the resume stored them.
+_STORED_DONE = """UPDATE evalcore_claims c SET done = true, held_by = NULL, expires_at = NULL
+WHERE c.run_id = ? AND NOT c.done AND c.contender <> ? AND EXISTS (SELECT 1 FROM results r WHERE r.run_id = c.run_id
+  AND r.contender = c.contender AND r.dataset = c.dataset AND r."case" = c."case" AND r.sample = c.sample)"""
 _CLAIM = """UPDATE evalcore_claims c SET held_by = ?, expires_at = now() + make_interval(secs => ?)
 FROM (SELECT contender, dataset, "case", sample FROM evalcore_claims
       WHERE run_id = ? AND contender = ? AND NOT done AND (held_by IS NULL OR expires_at < now())
@@ -135,6 +140,7 @@ class Claims:
         require_server(store)
         self.run_id, self.lease_s, self.name = run_id, lease_s, worker_name()
         # A connection of its own: the store's serializes its writers, and claims must not wait on them.
+        self._location = store.location
         self._conn = connect(store.location, 30.0)
         self._lock = threading.Lock()
         self._stopped = threading.Event()
@@ -145,6 +151,8 @@ class Claims:
         self.pairwise_left = False
         #: Another worker held slots of the run on a live lease when this one closed: it sets the run's status.
         self.others_live = False
+        #: Why this worker could not claim slots (its store went away); None while it can.
+        self.unreachable: str | None = None
         self._renewer: threading.Thread | None = None
         self._create_tables()
 
@@ -171,6 +179,7 @@ class Claims:
         keys = list(keys)
         columns = [list(c) for c in zip(*keys, strict=True)] if keys else [[], [], [], []]
         self._execute(_SEED, (self.run_id, *columns))
+        self._execute(_STORED_DONE, (self.run_id, PAIRWISE_SLOT[0]))
         self._execute(
             "INSERT INTO evalcore_spend (run_id, spent_usd) VALUES (?, ?) ON CONFLICT DO NOTHING",
             (self.run_id, spent_usd),
@@ -184,9 +193,17 @@ class Claims:
         self._renewer.start()
 
     def claim(self, n: int, contender: str) -> list[Key]:
-        """Up to ``n`` slots of ``contender`` no live worker holds, now held by this one (none when none is free)."""
-        found = self._execute(_CLAIM, (self.name, self.lease_s, self.run_id, contender, n, self.run_id)).fetchall()
-        return [(c, d, k, int(s)) for c, d, k, s in found]
+        """Up to ``n`` slots of ``contender`` no live worker holds, now held by this one (none when none is free, or
+        when the store cannot be reached: then :attr:`unreachable` says why)."""
+        params = (self.name, self.lease_s, self.run_id, contender, n, self.run_id)
+        for _ in range(2):  # a lost connection: the second try is made on a new one
+            try:
+                return [(c, d, k, int(s)) for c, d, k, s in self._execute(_CLAIM, params).fetchall()]
+            except sqlite3.Error as exc:
+                why = str(exc)
+        self.unreachable = why
+        logger.warning("run %s: this worker cannot claim slots: %s", self.run_id, self.unreachable)
+        return []
 
     def claim_pairwise(self) -> bool:
         """Hold the run's pairwise phase (:data:`PAIRWISE_SLOT`) if every result slot is done and no live worker
@@ -219,17 +236,20 @@ class Claims:
         keys = [list(c) for c in zip(*(row[1:5] for row in result_rows), strict=True)]
         with self._lock:
             conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")  # the advisory lock every writer of the store takes
             try:
-                held = {tuple(k) for k in conn.execute(_DONE, (self.run_id, self.name, *keys)).fetchall()}
-                kept = [row for row in result_rows if tuple(row[1:5]) in held]
-                if kept:
-                    rows.insert_rows(conn, rows.INSERT_RESULTS, len(rows.RESULT_FIELDS), kept)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+                conn.execute("BEGIN IMMEDIATE")  # the advisory lock every writer of the store takes
+                try:
+                    held = {tuple(k) for k in conn.execute(_DONE, (self.run_id, self.name, *keys)).fetchall()}
+                    kept = [row for row in result_rows if tuple(row[1:5]) in held]
+                    if kept:
+                        rows.insert_rows(conn, rows.INSERT_RESULTS, len(rows.RESULT_FIELDS), kept)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except (sqlite3.OperationalError, sqlite3.InterfaceError) as e:
+                raise StoreUnavailable(f"{self._location}: the store cannot be written ({e})") from e
         dropped = len(result_rows) - len(kept)
         if dropped:
             logger.warning(
@@ -377,7 +397,6 @@ class Claims:
         (Ctrl-C), any live lease counts as a live worker."""
         if self._closed:
             return
-        self._closed = True
         self._stopped.set()
         if self._renewer is not None:
             self._renewer.join()
@@ -394,6 +413,7 @@ class Claims:
                 until = self._read_left()
                 if until is None or until > first:
                     break
+            self._closed = True  # a store that went away meanwhile: closed again on a new connection
         finally:
             self._conn.close()
 

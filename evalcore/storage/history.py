@@ -53,6 +53,8 @@ def header_of(run: Run | StoredRun) -> Run:
 STOPPED_BY_USER = "user"
 STOPPED_BY_UNREACHABLE = "unreachable"
 STOPPED_BY_BUDGET = "budget"
+#: The store could not be written (it went away and did not come back in time).
+STOPPED_BY_STORE = "store"
 #: How a run the user stopped reads (its stored status is ``interrupted``, as the run file allows).
 CANCELLED = "cancelled"
 #: The shortest run id prefix taken in place of a whole id.

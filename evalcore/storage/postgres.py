@@ -91,27 +91,48 @@ class PgConnection:
     """
 
     def __init__(self, location: Location, timeout: float):
-        self.location = location
+        self.location, self._timeout = location, timeout
+        self.__conn = self._connect()
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        location = self.location
         try:
-            self._conn = psycopg.connect(
-                location.url or "", autocommit=True, connect_timeout=max(2, int(timeout)), application_name="evalcore"
+            conn = psycopg.connect(
+                location.url or "",
+                autocommit=True,
+                connect_timeout=max(2, int(self._timeout)),
+                application_name="evalcore",
             )
         except psycopg.Error as e:
             raise StoreError(
                 f"{location}: cannot connect to PostgreSQL: {_connect_reason(e, location)}; check the host, port, "
                 "user, password and database of the URL, and that the server is running"
             ) from None
-        self.set_lock_timeout(timeout)
+        conn.execute(f"SET lock_timeout = {int(self._timeout * 1000)}")
+        return conn
+
+    @property
+    def _conn(self) -> psycopg.Connection[Any]:
+        """The connection; a new one in place of one that was lost (the server ended it, or restarted): nothing
+        was sent on the lost one since it failed, so nothing is done twice. A server still away raises sqlite3's
+        OperationalError, as a lost connection does."""
+        if self.__conn.closed or self.__conn.broken:
+            try:
+                self.__conn = self._connect()
+            except StoreError as e:
+                raise sqlite3.OperationalError(str(e)) from None
+            logger.info("%s: connected again", self.location)
+        return self.__conn
 
     # --- sqlite3.Connection's interface -------------------------------------------------------------
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> psycopg.Cursor[Any]:
         """Run one SQLite statement as its PostgreSQL form; the cursor holds its rows."""
-        if sql == "BEGIN IMMEDIATE":
-            return self._begin_writing()
+        if sql.startswith("BEGIN"):
+            return self._begin(sql)
         sql, params = _deduplicated(sql, params)
-        cursor = self._conn.cursor()
-        with _as_sqlite_errors():
+        with _as_sqlite_errors():  # a closed connection refuses a cursor: that too is sqlite3's error
+            cursor = self._conn.cursor()
             cursor.execute(translate(sql), params)
         return cursor
 
@@ -119,22 +140,23 @@ class PgConnection:
         """Run a query whose rows come from the server as they are fetched, as a SQLite cursor's do (the default
         cursor takes every row at once): a server-side cursor, in the transaction that is open."""
         sql, params = _deduplicated(sql, params)
-        cursor = self._conn.cursor(name=f"evalcore_{next(_CURSOR_NAMES)}")
         with _as_sqlite_errors():
+            cursor = self._conn.cursor(name=f"evalcore_{next(_CURSOR_NAMES)}")
             cursor.execute(translate(sql), params)
         return cursor
 
     def executemany(self, sql: str, seq: Sequence[Sequence[Any]]) -> psycopg.Cursor[Any]:
         """Run one statement once per parameter row, in order."""
-        cursor = self._conn.cursor()
         with _as_sqlite_errors():
+            cursor = self._conn.cursor()
             cursor.executemany(translate(sql), seq)
         return cursor
 
     @property
     def in_transaction(self) -> bool:
-        """Whether a transaction is open (also one a failed statement aborted)."""
-        return self._conn.info.transaction_status != pq.TransactionStatus.IDLE
+        """Whether a transaction is open (also one a failed statement aborted); a lost connection holds none."""
+        status = self.__conn.info.transaction_status
+        return status not in (pq.TransactionStatus.IDLE, pq.TransactionStatus.UNKNOWN)
 
     def getlimit(self, category: int) -> int:
         """The most parameters a statement may have (the only limit the store asks for)."""
@@ -142,11 +164,11 @@ class PgConnection:
 
     def close(self) -> None:
         """Close the connection."""
-        self._conn.close()
+        self.__conn.close()
 
     def __del__(self) -> None:
         # Dropped unclosed (a command that ends with its store open): closed quietly, as sqlite3 closes its own.
-        conn = getattr(self, "_conn", None)
+        conn = getattr(self, "_PgConnection__conn", None)
         if conn is not None:
             conn.close()
 
@@ -156,15 +178,26 @@ class PgConnection:
         """Wait at most ``seconds`` for a lock another connection holds (SQLite's ``busy_timeout``)."""
         self._conn.execute(f"SET lock_timeout = {int(seconds * 1000)}")
 
-    def _begin_writing(self) -> psycopg.Cursor[Any]:
-        cursor = self._conn.cursor()
-        with _as_sqlite_errors():
-            cursor.execute("BEGIN")
-            try:
-                cursor.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
-            except psycopg.Error:
-                self._conn.execute("ROLLBACK")
+    def _begin(self, sql: str) -> psycopg.Cursor[Any]:
+        """A transaction begun; on a connection the server ended while it sat idle (found only now), begun again
+        on a new one: nothing was done in it yet, so nothing is done twice."""
+        try:
+            return self._begin_once(sql)
+        except sqlite3.OperationalError:
+            if not (self.__conn.closed or self.__conn.broken):
                 raise
+            return self._begin_once(sql)
+
+    def _begin_once(self, sql: str) -> psycopg.Cursor[Any]:
+        with _as_sqlite_errors():
+            cursor = self._conn.cursor()
+            cursor.execute(translate(sql) if sql != "BEGIN IMMEDIATE" else "BEGIN")
+            if sql == "BEGIN IMMEDIATE":
+                try:
+                    cursor.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+                except psycopg.Error:
+                    self._conn.execute("ROLLBACK")
+                    raise
         return cursor
 
     def has_tables(self) -> bool:

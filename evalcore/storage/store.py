@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.core import records
 from evalcore.core.clock import utc_now
-from evalcore.core.errors import StoreError
+from evalcore.core.errors import StoreError, StoreUnavailable
 from evalcore.storage import history, packed, pairs, ratings, rows
 from evalcore.storage.location import DEFAULT_DB, StoreAddress, connect, default_location, parse_location
 from evalcore.storage.migrations import MIGRATION_NAMES, applied_names, migrations
@@ -122,8 +122,8 @@ class Store:
         with self._lock:
             try:
                 self.conn.execute(f"BEGIN {mode}")
-            except sqlite3.OperationalError as e:
-                raise StoreError(f"{self.path}: the store is busy or unreadable ({e}); try again") from e
+            except (sqlite3.OperationalError, sqlite3.InterfaceError) as e:
+                raise StoreUnavailable(f"{self.path}: the store is busy or unreadable ({e}); try again") from e
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
@@ -223,7 +223,7 @@ class Store:
         statement, which SQLite inserts without the GIL while the event loop runs on).
 
         Raises:
-            StoreError: the run is no longer in the store (deleted meanwhile), or the store stayed busy.
+            StoreError: the run is gone (deleted meanwhile); StoreUnavailable: the store is busy or away for now.
         """
         if not result_rows:
             return
@@ -237,8 +237,8 @@ class Store:
                     rows.insert_rows(conn, rows.INSERT_RESULTS, width, result_rows)
         except sqlite3.IntegrityError as e:  # the run's row is gone: FOREIGN KEY constraint failed
             raise StoreError(f"run {run_id!r}: its results cannot be stored ({e}); was it deleted?") from e
-        except sqlite3.OperationalError as e:
-            raise StoreError(f"{self.path}: the store is busy or unreadable ({e}); try again") from e
+        except (sqlite3.OperationalError, sqlite3.InterfaceError) as e:
+            raise StoreUnavailable(f"{self.path}: the store is busy or cannot be written now ({e})") from e
 
     def _insert_results(
         self, conn: sqlite3.Connection, make_row: ResultRows, results: Sequence[records.Result]
