@@ -16,6 +16,7 @@ from evalcore.cli import (
     decide,
     history,
     pairwise,
+    planning,
     ranking,
     ratings,
     report,
@@ -54,6 +55,7 @@ Handler = Callable[[argparse.Namespace], int]
 #: Every command: name → (adds its arguments, runs it, one-line summary, example), in the order of ``--help``.
 COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **cases.COMMANDS,
+    **planning.COMMANDS,
     **suite.COMMANDS,
     **rescore.COMMANDS,
     **history.COMMANDS,

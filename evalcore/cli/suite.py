@@ -1,12 +1,11 @@
-"""Commands on a suite: ``verify``, ``plan`` and ``run`` (``cases`` is in :mod:`evalcore.cli.cases`)."""
+"""``evalcore run``: a suite (or ``--resume`` a run), storing results as they complete (``verify`` and ``plan`` are in
+:mod:`evalcore.cli.planning`, ``cases`` in :mod:`evalcore.cli.cases`)."""
 
 from __future__ import annotations
 
 import _thread
 import argparse
 import contextlib
-import dataclasses
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,6 @@ from evalcore.cli._shared import (
     add_race,
     add_run_metadata,
     add_selection,
-    add_suite,
     add_trackers,
     open_store,
     plan_of,
@@ -30,153 +28,12 @@ from evalcore.cli._shared import (
     said_store_lost,
     store_holding,
     suite_folder,
-    table,
 )
 from evalcore.cli.output import output_path
 
 if TYPE_CHECKING:
-    from evalcore.execution.estimate import CostEstimate
     from evalcore.execution.plan import Plan
     from evalcore.storage.store import Store
-
-
-def _budget_line(plan: Plan, estimate: CostEstimate) -> str | None:
-    """What the plan's budget cap means for this run, in one line; None without a cap."""
-    from evalcore.core.errors import ConfigError
-    from evalcore.execution.budget import check_budget, usd_text
-
-    if plan.max_cost_usd is None:
-        return None
-    cap = f"budget cap: {usd_text(plan.max_cost_usd)} for the whole run"
-    try:
-        check_budget(plan)
-    except ConfigError as exc:
-        return f"{cap}; the run would be refused: {exc}"
-    if estimate.usd is None:
-        return f"{cap}; the estimate is unknown"
-    if estimate.lower_bound:
-        floor = usd_text(estimate.usd)
-        if estimate.usd > plan.max_cost_usd:
-            return f"{cap}: even the estimate's lower bound ({floor}) is over it"
-        return f"{cap}: the estimate is a lower bound ({floor}); an agent's steps decide whether the run fits"
-    if (estimate.high_usd or estimate.usd) <= plan.max_cost_usd:
-        return f"{cap}: the estimate fits under it"
-    if estimate.usd <= plan.max_cost_usd:
-        return f"{cap}: the estimate fits, but its upper end ({usd_text(estimate.high_usd or 0.0)}) does not"
-    return (
-        f"{cap}: the estimate is over it; the run would stop at the cap and leave the rest for "
-        "evalcore run --resume RUN_ID --max-cost <more>"
-    )
-
-
-def add_verify(p: argparse.ArgumentParser) -> None:
-    add_suite(p)
-
-
-def cmd_verify(args: argparse.Namespace) -> int:
-    """Exit 0 when the suite can run, 2 when it cannot (what ``evalcore run`` exits on the same suite)."""
-    from evalcore.execution.verify import verify_suite
-
-    report = verify_suite(suite_folder(args.suite))
-    for line in report.lines:
-        print(line)
-    return 0 if report.ok else 2
-
-
-def add_plan(p: argparse.ArgumentParser) -> None:
-    add_suite(p)
-    add_selection(p)
-    add_db(p)
-    p.add_argument(
-        "--max-cost",
-        type=float,
-        metavar="USD",
-        help="the budget cap the run would have (default: the suite's run.max_cost_usd; 0: none): the plan says "
-        "whether the estimate fits under it",
-    )
-    add_race(p)
-    p.add_argument("--format", choices=["table", "json"], default="table")
-
-
-def cmd_plan(args: argparse.Namespace) -> int:
-    from evalcore.execution.estimate import as_dict, calls_text, describe, estimate_plan_cost
-    from evalcore.execution.race_estimate import estimate_race
-
-    plan = plan_of(args)
-    datasets = sorted({c.dataset for c in plan.cases})
-    matrix = plan.matrix()
-    past = _past_runs(args)
-    estimate = estimate_plan_cost(plan, past)
-    race = estimate_race(plan, past)
-    budget = _budget_line(plan, estimate)
-    if args.format == "json":
-        print(
-            json.dumps(
-                {
-                    "matrix": matrix,
-                    "calls": plan.calls,
-                    "estimated_cost_usd": estimate.usd,
-                    "estimate": as_dict(estimate),
-                    "max_cost_usd": plan.max_cost_usd,
-                    "budget": budget,
-                    "refused": [r.__dict__ for r in plan.refused],
-                    "missing_keys": plan.missing_keys,
-                    "limits": {key: _limited(plan, key) for key in plan.limits},
-                    "adaptive": None if race is None else dataclasses.asdict(race),
-                },
-                indent=1,
-            )
-        )
-        return 0
-    costs = {c.contender: c for c in estimate.contenders}
-    rows = [
-        [cid] + [m.get(d, 0) for d in datasets] + [sum(m.values()), _usd(costs[cid].usd), costs[cid].source]
-        for cid, m in matrix.items()
-    ]
-    print(table(rows, ["contender"] + datasets + ["results", "est. cost", "output tokens from"]))
-    print(
-        f"\n{plural(plan.calls, 'result')}: {plural(len(plan.contenders), 'contender')} x "
-        f"{plural(len(plan.cases), 'case')} x {plural(plan.samples, 'sample')}; "
-        f"{plural(plan.parallelism, 'contender')} in flight, {plural(plan.concurrency, 'case')} each"
-    )
-    agent_calls = calls_text(estimate)
-    if agent_calls:
-        print(f"model calls: {agent_calls}")
-    print(f"estimated cost: {describe(estimate)}")
-    if race is not None:
-        print(f"adaptive: {race.text()}")
-    if budget:
-        print(budget)
-    print_refused(plan)
-    for model, keys in plan.missing_keys.items():
-        print(f"missing API key: {model} needs {', '.join(keys)}")
-    for key, limit in plan.limits.items():
-        shared = _limited(plan, key)
-        whom = f"shared by {', '.join(shared)}" if shared else "no contender of this plan"
-        print(f"limit {key}: {limit.describe()} ({whom})")
-    return 0
-
-
-def _limited(plan: Plan, key: str) -> list[str]:
-    """The contenders of the plan that the limit ``key`` of the suite applies to."""
-    from evalcore.models.limits import Limits
-
-    limits = Limits({key: plan.limits[key]})
-    return [c.id for c in plan.contenders if limits.of(c)]
-
-
-def _past_runs(args: argparse.Namespace) -> Store | None:
-    """The store, when there is one to learn output tokens from (a plan never creates it)."""
-    from evalcore.core.errors import StoreMissing
-
-    try:
-        return open_store(args)
-    except StoreMissing:
-        return None
-
-
-def _usd(value: float | None) -> str:
-    return "–" if value is None else f"${value:.4f}"
 
 
 def add_run(p: argparse.ArgumentParser) -> None:
@@ -502,18 +359,6 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
 
 
 COMMANDS = {
-    "verify": (
-        add_verify,
-        cmd_verify,
-        "check a suite offline: config, cases, expected answers, adapter, scorer",
-        "evalcore verify data/suites/intake",
-    ),
-    "plan": (
-        add_plan,
-        cmd_plan,
-        "show the contender x dataset matrix, calls, cost estimate and refusals; calls nothing",
-        "evalcore plan data/suites/intake -m openai/o4-mini -e low,high",
-    ),
     "run": (
         add_run,
         cmd_run,
