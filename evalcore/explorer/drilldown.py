@@ -307,8 +307,8 @@ def _path_rows(expected: dict[str, Any], result: Result) -> list[dict[str, Any]]
     rows = [
         {
             "field": f"actions (order: {order})",
-            "want": _inline(want),
-            "got": _inline(got),
+            "want": _calls_text(want),
+            "got": _calls_text(got),
             "right": result.status == "scored" and (in_order == 1 if in_order is not None else want == got),
         }
     ]
@@ -318,6 +318,11 @@ def _path_rows(expected: dict[str, Any], result: Result) -> list[dict[str, Any]]
         right = contains == 1 if contains is not None else same
         rows.append({"field": "answer", "want": _inline(answer), "got": _inline(result.output), "right": right})
     return rows
+
+
+def _calls_text(calls: list[str]) -> str:
+    """Tool calls in the order made, as a person writes them: ``a(x=1); b()``, or ``no tool call``."""
+    return "; ".join(calls) if calls else "no tool call"
 
 
 def _call_text(call: dict[str, Any]) -> str:

@@ -63,5 +63,5 @@ def test_an_agent_that_missed_its_lookup_shows_the_actions_wanted_and_taken_as_w
     table = next(d.value for d in at.dataframe if list(d.value.columns) == ["field", "want", "got", "right"])
     rows = {r.field: r for r in table.itertuples()}
     assert set(rows) == {"actions (order: strict)", "answer"}
-    assert rows["actions (order: strict)"].got == "[]" and not rows["actions (order: strict)"].right
+    assert rows["actions (order: strict)"].got == "no tool call" and not rows["actions (order: strict)"].right
     assert "null" not in set(table["got"])

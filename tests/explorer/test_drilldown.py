@@ -207,8 +207,8 @@ def test_want_vs_got_of_an_agent_shows_the_actions_it_took_and_its_answer_agains
     assert set(rows) == {"actions (order: strict)", "answer"}
     assert rows["actions (order: strict)"] == {
         "field": "actions (order: strict)",
-        "want": '["lookup_order(order_id=\\"A17\\")"]',
-        "got": "[]",
+        "want": 'lookup_order(order_id="A17")',
+        "got": "no tool call",
         "right": False,
     }
     assert rows["answer"]["got"] == '"Order A17 (blender) is shipped."' and rows["answer"]["right"] is True
@@ -216,4 +216,4 @@ def test_want_vs_got_of_an_agent_shows_the_actions_it_took_and_its_answer_agains
     table = want_vs_got(case.expected, right)
     assert table["right"].tolist() == [True, True]
     took = table.loc[table["field"] == "actions (order: strict)", "got"].item()
-    assert took == '["lookup_order(order_id=\\"A17\\")"]'
+    assert took == 'lookup_order(order_id="A17")'
