@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from evalcore.core.errors import CallFailed, ConfigError
 from evalcore.core.records import Contender, Result, Usage
@@ -31,7 +31,7 @@ from evalcore.execution.estimate import prices_of
 from evalcore.execution.pairwise import pairwise_judge
 from evalcore.models.breaker import Breakers
 from evalcore.models.limits import Gate, Limits, estimate_tokens
-from evalcore.models.metering import Meter, Ticket, metered, prepaid
+from evalcore.models.metering import Budget, Meter, Ticket, metered, prepaid
 from evalcore.models.registry import provider_for
 from evalcore.models.types import Provider, Reply, Request
 from evalcore.scoring.client import UNJUDGED_PREFIX, JudgeModel, NotCalled
@@ -42,19 +42,6 @@ if TYPE_CHECKING:
     from evalcore.storage.store import Store
 
 Key = tuple[str, str, str, int]
-
-
-class Budget(Protocol):
-    """What judge calls need of the run's budget cap (:class:`evalcore.execution.budget.Budget`)."""
-
-    cap_usd: float
-    spent_usd: float
-
-    def reserve_usd(self, amount: float) -> bool: ...
-
-    def release(self, amount: float) -> None: ...
-
-    def settle_usd(self, reserved: float, cost: float) -> None: ...
 
 
 #: Replies of a judge model in the run after which their mean output tokens replace its expected reply size.

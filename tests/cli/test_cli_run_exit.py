@@ -12,12 +12,12 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from evalcore.storage.store import Store
+from tests.faults.invariants import start_cli, wait_for_results
 from tests.openai_server import OpenAIServer
 from tests.suites import write_suite
 
@@ -98,15 +98,10 @@ def test_a_dead_endpoint_stops_the_run_in_seconds_names_the_url_and_exits_1(tmp_
 
 
 def test_ctrl_c_exits_130_and_the_run_reads_cancelled(suite, tmp_db):
-    process = subprocess.Popen(
-        [sys.executable, "-m", "evalcore.cli", "run", str(suite), "--db", str(tmp_db), "--samples", "8", "--quiet"],
-        cwd=ROOT,
-        env=_env({"EVALCORE_FAKE_LATENCY_SCALE": "0.3"}),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    process = start_cli(
+        "run", suite, "--db", tmp_db, "--samples", "8", "--quiet", env=_env({"EVALCORE_FAKE_LATENCY_SCALE": "0.3"})
     )
-    _wait_for_results(tmp_db, 3)
+    wait_for_results(tmp_db, 3, process=process)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
@@ -119,34 +114,16 @@ def test_ctrl_c_exits_130_and_the_run_reads_cancelled(suite, tmp_db):
 
 
 def test_sigterm_stops_the_run_as_ctrl_c_does_and_exits_143(suite, tmp_db):
-    process = subprocess.Popen(
-        [sys.executable, "-m", "evalcore.cli", "run", str(suite), "--db", str(tmp_db), "--samples", "8", "--quiet"],
-        cwd=ROOT,
-        env=_env({"EVALCORE_FAKE_LATENCY_SCALE": "0.3"}),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    process = start_cli(
+        "run", suite, "--db", tmp_db, "--samples", "8", "--quiet", env=_env({"EVALCORE_FAKE_LATENCY_SCALE": "0.3"})
     )
-    _wait_for_results(tmp_db, 3)
+    wait_for_results(tmp_db, 3, process=process)
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 143, err
     assert "cancelled: finished results are stored" in err
     info = only_run(tmp_db)
     assert info["status"] == "cancelled" and info["results"] >= 3
-
-
-def _wait_for_results(db: Path, at_least: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with sqlite3.connect(db) as conn:
-                if conn.execute("SELECT count(*) FROM results").fetchone()[0] >= at_least:
-                    return
-        except sqlite3.OperationalError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {at_least} results in {timeout}s")
 
 
 def test_resume_takes_a_short_id_and_counts_progress_out_of_the_whole(suite, tmp_db):

@@ -17,6 +17,7 @@ adaptive run, a worker on PostgreSQL) through a real ``evalcore`` process, then 
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -58,6 +59,35 @@ def run_cli(*argv: object, env: Mapping[str, str] | None = None, timeout: float 
     except subprocess.TimeoutExpired as hung:
         raise AssertionError(f"evalcore {' '.join(map(str, argv))} still running after {timeout} s") from hung
     return Outcome(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+
+
+def start_cli(*argv: object, env: Mapping[str, str] | None = None, cwd: Path = ROOT) -> subprocess.Popen:
+    """Start ``python -m evalcore.cli ARGV`` in the background (to signal or kill it midway), its output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "evalcore.cli", *map(str, argv)],
+        cwd=cwd,
+        env=fault_env(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_results(db: Path, at_least: int, timeout: float = 60, process: subprocess.Popen | None = None) -> None:
+    """Wait until the SQLite store ``db`` holds ``at_least`` results (its tables may not exist yet); fail when the
+    ``process`` writing them ends first or ``timeout`` passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"the run ended before it stored {at_least} results: {process.communicate()}")
+        try:
+            with sqlite3.connect(db, timeout=5) as conn:
+                if conn.execute("SELECT count(*) FROM results").fetchone()[0] >= at_least:
+                    return
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {at_least} results in {timeout} s")
 
 
 def fault_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from evalcore.storage.store import Store
-from tests.faults.invariants import ROOT, Outcome, assert_holds, fault_env, run_cli
+from tests.faults.invariants import Outcome, assert_holds, run_cli, start_cli, wait_for_results
 from tests.openai_server import OpenAIServer
 
 CASES, SLOTS, REPLY_S = 40, 4, 0.2
@@ -46,30 +44,9 @@ def _suite(root: Path, server: OpenAIServer) -> Path:
     return root
 
 
-def _stored_results(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return conn.execute("SELECT count(*) FROM results").fetchone()[0]
-    except sqlite3.OperationalError:  # the tables are not made yet
-        return 0
-
-
 def _start_and_interrupt(suite: Path, db: Path, sig: signal.Signals, after: int) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "evalcore.cli", "run", str(suite), "--db", str(db), "--quiet"],
-        cwd=ROOT,
-        env=fault_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 120
-    while _stored_results(db) < after:
-        assert process.poll() is None, f"the run ended before it was interrupted: {process.communicate()}"
-        assert time.monotonic() < deadline, "the run stored nothing within 120 s"
-        time.sleep(0.05)
+    process = start_cli("run", suite, "--db", db, "--quiet")
+    wait_for_results(db, after, timeout=120, process=process)
     process.send_signal(sig)
     return process
 

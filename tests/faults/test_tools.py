@@ -8,9 +8,6 @@ cases make the fake agent call the faulty tool, then checks :func:`~tests.faults
 from __future__ import annotations
 
 import signal
-import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,7 +15,7 @@ import pytest
 
 from evalcore.storage.store import Store
 from tests.agents import agent_suite
-from tests.faults.invariants import ROOT, Outcome, assert_holds, fault_env, run_cli
+from tests.faults.invariants import Outcome, assert_holds, run_cli, start_cli, wait_for_results
 
 FAULTY_PY = '''
 import argparse
@@ -122,15 +119,8 @@ def test_a_faulty_tool_is_its_error_sent_to_the_model_and_the_agent_run_complete
 def test_ctrl_c_during_an_agent_run_exits_130_cancelled_with_the_finished_results_kept(tmp_path: Path, tmp_db: Path):
     suite = faulty_suite(tmp_path / "suite", "slow", cases=40)
     started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "evalcore.cli", "run", str(suite), "--db", str(tmp_db), "--quiet"],
-        cwd=ROOT,
-        env=fault_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    _wait_for_results(tmp_db, 2)
+    process = start_cli("run", suite, "--db", tmp_db, "--quiet")
+    wait_for_results(tmp_db, 2, process=process)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     outcome = Outcome(process.returncode, out, err, time.monotonic() - started)
@@ -140,16 +130,3 @@ def test_ctrl_c_during_an_agent_run_exits_130_cancelled_with_the_finished_result
         says=["cancelled: finished results are stored"],
     )  # fmt: skip
     assert 2 <= len(results) < 40 and all(r.status == "scored" and r.output == "Sorry." for r in results)
-
-
-def _wait_for_results(db: Path, at_least: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with sqlite3.connect(db) as conn:
-                if conn.execute("SELECT count(*) FROM results").fetchone()[0] >= at_least:
-                    return
-        except sqlite3.OperationalError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {at_least} results in {timeout} s")
