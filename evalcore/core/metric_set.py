@@ -10,7 +10,7 @@ handed instead of deriving them again from a list.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -48,9 +48,10 @@ class MetricSet:
     primary: str | None
 
     @classmethod
-    def of(cls, metrics: Sequence[Metric]) -> MetricSet:
+    def of(cls, metrics: Iterable[Metric]) -> MetricSet:
         """The metric set of a run that declares ``metrics`` (aggregate metrics already among them are kept,
         not derived twice)."""
+        metrics = tuple(metrics)
         declared = tuple(m for m in metrics if not isinstance(m, AggregateMetric))
         given = tuple(m for m in metrics if isinstance(m, AggregateMetric))
         aggregates = given or tuple(aggregate_metrics(declared))
