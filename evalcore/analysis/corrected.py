@@ -27,13 +27,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evalcore.analysis.human import corrected_scores, judged_metric
-from evalcore.analysis.leaderboard import RANKED_BY, Prepared
+from evalcore.analysis.leaderboard import RANKED_BY, Prepared, PreparedView
 from evalcore.analysis.ppi import CorrectedMean
 from evalcore.analysis.resampling import Resampled
 from evalcore.core.records import CORRECTED, RANK_BY, Rating, Run
 
 if TYPE_CHECKING:
-    from evalcore.analysis.view import PreparedView
     from evalcore.core.metric_set import MetricSet
 
 __all__ = [

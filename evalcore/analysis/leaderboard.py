@@ -259,6 +259,20 @@ class Prepared:
         return Prepared(self.table, [])
 
 
+@dataclass
+class PreparedView:
+    """A run's selection prepared overall and per dataset: the weight-independent half of a leaderboard view
+    (:class:`evalcore.analysis.view.LeaderboardView`), which :func:`evalcore.analysis.view.view_of` ranks and
+    :func:`evalcore.analysis.corrected.with_corrected_view` corrects.
+
+    It depends on the run and the filters only: cache it, and a weight slider costs only the ranking.
+    """
+
+    overall: Prepared
+    by_dataset: Prepared
+    ci: bool
+
+
 def prepare(
     df: pd.DataFrame,
     metric_set: MetricSet,

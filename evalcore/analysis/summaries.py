@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.leaderboard import Prepared
+from evalcore.analysis.leaderboard import Prepared, PreparedView
 from evalcore.analysis.resampling import Resampled
-from evalcore.analysis.view import PreparedView, filter_options, prepare_view
+from evalcore.analysis.view import filter_options, prepare_view
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.version import __version__

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.banner import Banner, banner_markdown, banner_of, flagged, value_of
-from evalcore.analysis.leaderboard import FEW_CASES, RANKED_BY, STOPPED, Prepared, finish, prepare
+from evalcore.analysis.leaderboard import FEW_CASES, RANKED_BY, STOPPED, PreparedView, finish, prepare
 from evalcore.analysis.outcomes import PassRates, add_pass_rate
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import best_value_text, errors_penalty_text
@@ -217,18 +217,6 @@ def leaderboard_view(
 
         prepared = with_corrected_view(prepared, basis, metric_set)
     return _view_of(prepared, metric_set, weights, contenders, stops or {}, pass_rates)
-
-
-@dataclass
-class PreparedView:
-    """The weight-independent half of a :class:`LeaderboardView` (aggregates and bootstrap resamples).
-
-    It depends on the run and the filters only: cache it, and a weight slider costs only :func:`view_of`.
-    """
-
-    overall: Prepared
-    by_dataset: Prepared
-    ci: bool
 
 
 def prepare_view(
