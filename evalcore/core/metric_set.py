@@ -6,6 +6,10 @@ the same facts about them: which metrics have a value per result, which aggregat
 are kept, whether a higher value is better, and what each metric says it is. :meth:`MetricSet.of` derives them
 from the declared metrics once, where a run is opened, and every step reads them from the one value it is
 handed instead of deriving them again from a list.
+
+:attr:`MetricSet.weightable` is the one rule for which names a weighted score may use, read by the run file's
+checks, the suite's and the CLI's weight checks, a merge and the leaderboard. Pure Python (no pandas), so the
+weight checks stay light.
 """
 
 from __future__ import annotations
