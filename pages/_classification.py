@@ -6,7 +6,6 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis import charts, classification
-from evalcore.core.aggregates import aggregate_metrics
 from pages import _loaders, _widgets
 from pages._widgets import plain
 
@@ -19,7 +18,7 @@ CONTENDER_KEY = "classification_contender"
 def classification_panel(now: _loaders.Current) -> None:
     """The panel, when the run has a classification metric; labels are read for the chosen contender only."""
     # A classification scorer's ``correct`` (its description says so): an LLM judge may name a dimension so too.
-    if not any(a.source == CORRECT for a in aggregate_metrics(now.run.metrics)):
+    if not any(a.source == CORRECT for a in now.metric_set.aggregates):
         return
     with st.expander(
         "Classification: per-label precision, recall, F1 and the confusion matrix", icon=":material/grid_on:"

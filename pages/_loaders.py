@@ -8,6 +8,7 @@ time), so a run that changes is read again. Nothing here computes a number: each
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import logging
 import os
@@ -20,8 +21,9 @@ import streamlit as st
 
 from evalcore.analysis import completeness, corrected, outcomes, summaries, view
 from evalcore.analysis.racing import SETTING as RACE
-from evalcore.analysis.runs import run_stops
+from evalcore.analysis.runs import metric_set_of, run_stops
 from evalcore.core.errors import EvalcoreError
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Case, Run
 from evalcore.explorer import sharing
 from evalcore.explorer.jobs import RunJob
@@ -64,6 +66,11 @@ class Current:
     version: tuple
     #: How many results the run has (from the run index: no result is read to know it).
     results: int
+
+    @functools.cached_property
+    def metric_set(self) -> MetricSet:
+        """The run's metric set (:func:`evalcore.analysis.runs.metric_set_of`), built once per selected run."""
+        return metric_set_of(self.run)
 
     @property
     def frame(self) -> Any:
@@ -161,7 +168,7 @@ def _summary(path: str, ref: str, version: tuple) -> summaries.Summary:
         return saved
     run = _load(path, ref, version)
     frame, changes = _results_frame(path, ref, version)
-    summary = summaries.summarize(frame, run.metrics)
+    summary = summaries.summarize(frame, metric_set_of(run))
     if changes is not None and run.info.status != "running" and len(frame):
         summaries.save_summary(_store(path), ref, changes, summary, wait=SUMMARY_WAIT_S)
     return summary
@@ -223,7 +230,7 @@ def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> view.Prepa
     if not any(filters):
         return _summary(path, ref, version).prepared
     f = _filters_of(filters)
-    return view.prepare_view(_results_frame(path, ref, version)[0], _load(path, ref, version).metrics, f)
+    return view.prepare_view(_results_frame(path, ref, version)[0], metric_set_of(_load(path, ref, version)), f)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -243,11 +250,12 @@ def cached_view(
 ) -> view.LeaderboardView:
     """The leaderboard; ``rated`` (:func:`rated_key`) non-empty: ranked by the judge's score corrected by people."""
     run = _load(path, ref, version)
+    metric_set = metric_set_of(run)
     prepared = _prepared(path, ref, version, filters)
     if rated:
-        prepared = corrected.with_corrected_view(prepared, _rank_basis(path, ref, version, rated), run.metrics)
+        prepared = corrected.with_corrected_view(prepared, _rank_basis(path, ref, version, rated), metric_set)
     rates = _pass_rates(path, ref, version, filters)
-    return view.view_of(prepared, run.metrics, dict(weights), run.contenders, run_stops(run), rates)
+    return view.view_of(prepared, metric_set, dict(weights), run.contenders, run_stops(run), rates)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -446,7 +454,7 @@ def leaderboard_so_far(run_id: str, job: RunJob) -> tuple[int, view.LeaderboardV
     stops = run_stops(store().load_run(run_id, results=False)) if RACE in job.run.info.settings else {}
     board = (
         view.leaderboard_view(
-            frame, job.run.metrics, job.run.info.weights, ci=False, contenders=job.run.contenders, stops=stops
+            frame, metric_set_of(job.run), job.run.info.weights, ci=False, contenders=job.run.contenders, stops=stops
         )
         if len(frame)
         else None
@@ -490,7 +498,7 @@ def _selected(index: dict[str, dict]) -> str | None:
 
 def run_weights(run: Run) -> dict[str, float]:
     """The run's own weights, when the explorer can use them (else none)."""
-    return sharing.usable_weights(run.info.weights, run.metrics) or {}
+    return sharing.usable_weights(run.info.weights, metric_set_of(run)) or {}
 
 
 def own_weights(run: Run) -> dict[str, float]:

@@ -37,9 +37,9 @@ def sidebar(*, weighted: bool = True) -> None:
 
 def weight_sliders(now: loaders.Current) -> None:
     """One slider per weight, each with a caption saying its share of the weighted score."""
-    names = view.weight_names(now.run.metrics)
+    names = view.weight_names(now.metric_set)
     if Keys.URL_WEIGHTS in st.session_state:
-        set_weights(sharing.usable_weights(st.session_state.pop(Keys.URL_WEIGHTS), now.run.metrics) or {}, names)
+        set_weights(sharing.usable_weights(st.session_state.pop(Keys.URL_WEIGHTS), now.metric_set) or {}, names)
         st.session_state[Keys.WEIGHTS_FOR] = now.ref
     elif st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
         set_weights(loaders.run_weights(now.run), names)
@@ -61,7 +61,7 @@ def weight_sliders(now: loaders.Current) -> None:
             step=1,
             key=Keys.WEIGHT + name,
             format="%+d",
-            help=view.weight_hint(name, now.run.metrics),
+            help=view.weight_hint(name, now.metric_set),
             persist_state="session",  # kept on a page that leaves the sliders out
         )
         captions[name] = st.sidebar.empty()
@@ -70,7 +70,7 @@ def weight_sliders(now: loaders.Current) -> None:
     shares = view.live_shares(chosen)
     if not any(positions.values()):
         unweighted.caption("No weights set: ranked by score.")
-    against = direction_warnings(chosen, now.run.metrics)
+    against = direction_warnings(chosen, now.metric_set)
     for name, caption in captions.items():
         share = shares.get(name, 0.0)
         direction = "lower is better" if positions[name] < 0 else "higher is better"
@@ -97,7 +97,7 @@ def weights(now: loaders.Current) -> dict[str, float]:
     """The sliders' weights (non-zero ones) when the sliders are set for this run, else the run's own."""
     if st.session_state.get(Keys.WEIGHTS_FOR) != now.ref:
         return loaders.own_weights(now.run)
-    names = view.weight_names(now.run.metrics)  # a stable order keeps the address stable
+    names = view.weight_names(now.metric_set)  # a stable order keeps the address stable
     return view.slider_weights({n: st.session_state.get(Keys.WEIGHT + n, 0) for n in names})
 
 

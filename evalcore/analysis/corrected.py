@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evalcore.analysis.human import corrected_scores, judged_metric
-from evalcore.analysis.leaderboard import RANKED_BY, Prepared
+from evalcore.analysis.leaderboard import RANKED_BY, Prepared, PreparedView
 from evalcore.analysis.ppi import CorrectedMean
 from evalcore.analysis.resampling import Resampled
-from evalcore.core.records import CORRECTED, RANK_BY, Metric, Rating, Run
+from evalcore.core.records import CORRECTED, RANK_BY, Rating, Run
 
 if TYPE_CHECKING:
-    from evalcore.analysis.view import PreparedView
+    from evalcore.core.metric_set import MetricSet
 
 __all__ = [
     "CORRECTED",
@@ -110,12 +110,12 @@ def _basis(run: Run, ratings: Sequence[Rating]) -> RankBasis:
     return RankBasis(metric, True, note, corrected)
 
 
-def with_corrected(prepared: Prepared, basis: RankBasis, metrics: Sequence[Metric], seed: int = 0) -> Prepared:
+def with_corrected(prepared: Prepared, basis: RankBasis, metric_set: MetricSet, seed: int = 0) -> Prepared:
     """``prepared`` (an overall table) with the judged metric's values replaced by the corrected ones, and its
     resamples moved to match (see the module docstring); ``prepared`` itself is left as it was."""
     if not basis.applied or basis.metric is None:
         return prepared
-    names = [basis.metric] + (["score"] if any(m.primary and m.name == basis.metric for m in metrics) else [])
+    names = [basis.metric] + (["score"] if metric_set.primary == basis.metric else [])
     table = prepared.table.copy()
     known = table["contender"].isin(list(basis.corrected)).to_numpy()
     judged = dict(zip(table["contender"], table[basis.metric], strict=True))
@@ -156,9 +156,7 @@ def _moved(
     return dataclasses.replace(resampled, tables=tables, binomial=binomial)
 
 
-def with_corrected_by_dataset(
-    prepared: Prepared, basis: RankBasis, metrics: Sequence[Metric], seed: int = 0
-) -> Prepared:
+def with_corrected_by_dataset(prepared: Prepared, basis: RankBasis, metric_set: MetricSet, seed: int = 0) -> Prepared:
     """``prepared`` (a per-dataset table) with each dataset's judged metric corrected as :func:`with_corrected`
     corrects the overall one, from the ratings of that dataset (:attr:`RankBasis.by_dataset`), and a
     ``ranked_by`` column saying for each row whether it ranked by the corrected score or, where that
@@ -173,14 +171,14 @@ def with_corrected_by_dataset(
         if part is None or not part.applied:
             continue
         own = [(dataset, resampled[dataset])] if dataset in resampled else []
-        fixed = with_corrected(Prepared(table.loc[rows], own), part, metrics, seed)
+        fixed = with_corrected(Prepared(table.loc[rows], own), part, metric_set, seed)
         table.loc[rows, fixed.table.columns] = fixed.table
         table.loc[rows, RANKED_BY] = BY_PEOPLE
         resampled.update(fixed.resampled)
     return Prepared(table, [(name, resampled[name]) for name, _ in prepared.resampled])
 
 
-def with_corrected_view(prepared: PreparedView, basis: RankBasis | None, metrics: Sequence[Metric]) -> PreparedView:
+def with_corrected_view(prepared: PreparedView, basis: RankBasis | None, metric_set: MetricSet) -> PreparedView:
     """``prepared`` (a leaderboard's overall and per-dataset tables) ranked by what ``basis`` says: the overall
     table by :func:`with_corrected`, the per-dataset one by :func:`with_corrected_by_dataset`. ``basis`` None
     (the suite did not ask): ``prepared`` as it is. The app's leaderboard and the report both rank through here."""
@@ -188,6 +186,6 @@ def with_corrected_view(prepared: PreparedView, basis: RankBasis | None, metrics
         return prepared
     return dataclasses.replace(
         prepared,
-        overall=with_corrected(prepared.overall, basis, metrics),
-        by_dataset=with_corrected_by_dataset(prepared.by_dataset, basis, metrics),
+        overall=with_corrected(prepared.overall, basis, metric_set),
+        by_dataset=with_corrected_by_dataset(prepared.by_dataset, basis, metric_set),
     )

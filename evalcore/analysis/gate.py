@@ -31,9 +31,9 @@ from pydantic import ValidationError
 from evalcore.analysis.compare import CompareError, Comparison, compare
 from evalcore.analysis.formats import format_value
 from evalcore.analysis.guardrails import guardrail_results, support_drift
-from evalcore.analysis.runs import rank_run
-from evalcore.core.aggregates import with_aggregates
+from evalcore.analysis.runs import metric_set_of, rank_run, rank_run_with
 from evalcore.core.errors import EvalcoreError
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric, Run
 from evalcore.storage.history import StoredRun, header_of
 from evalcore.suite.config import GateModel, LimitModel, RegressionModel
@@ -157,13 +157,14 @@ def evaluate(
     head = header_of(candidate)
     notes = [] if gate is not None else [DEFAULT_GATE_TEXT]
     gate = gate or DEFAULT_GATE
-    metrics = with_aggregates(head.metrics)  # macro-F1 of a classification scorer is checked like any metric
+    metric_set = metric_set_of(candidate)
+    metrics = metric_set.metrics  # macro-F1 of a classification scorer is checked like any metric
     check_gate_names(gate, metrics, sorted(head.info.provenance.get("dataset_hashes") or {}) or None)
-    table = rank_run(candidate, head.info.weights, ci=False)
+    table = rank_run_with(candidate, metric_set, head.info.weights, ci=False)
     chosen, why = choose_contender(table, [c.id for c in head.contenders], contender, "run " + head.info.id)
     if why:
         notes.append(why)
-    checks = _minimum_checks(gate, candidate, table, chosen, metrics)
+    checks = _minimum_checks(gate, candidate, table, chosen, metric_set)
     comparison = None
     base_chosen = None
     base_row = None
@@ -253,8 +254,9 @@ def _direction(name: str, metrics: Sequence[Metric]) -> bool:
 
 
 def _minimum_checks(
-    gate: GateModel, run: Run | StoredRun, table: pd.DataFrame, contender: str, metrics: Sequence[Metric]
+    gate: GateModel, run: Run | StoredRun, table: pd.DataFrame, contender: str, metric_set: MetricSet
 ) -> list[Check]:
+    metrics = metric_set.metrics
     checks = []
     overall = _row(table, contender)
     for name, limit in gate.minimum.items():
@@ -277,7 +279,7 @@ def _minimum_checks(
         )
     per_dataset = gate.minimum.get("datasets")
     if isinstance(per_dataset, dict) and per_dataset:
-        by_dataset = rank_run(run, header_of(run).info.weights, by_dataset=True, ci=False)
+        by_dataset = rank_run_with(run, metric_set, header_of(run).info.weights, by_dataset=True, ci=False)
         for dataset, limits in per_dataset.items():
             part = by_dataset[by_dataset["dataset"] == dataset]
             row = _row(part, contender)

@@ -210,10 +210,12 @@ def judge_intervals(run: Run, metric: str, contenders: Sequence[str]) -> dict[st
     if not contenders:
         return {}
     from evalcore.analysis.leaderboard import finish, prepare
+    from evalcore.core.metric_set import MetricSet
     from evalcore.storage.frames import results_frame
 
     # The whole run under no weights: a metric's interval does not depend on them.
-    table = finish(prepare(results_frame(run), run.metrics), run.metrics, {}).set_index("contender")
+    metric_set = MetricSet.of(run.metrics)
+    table = finish(prepare(results_frame(run), metric_set), metric_set, {}).set_index("contender")
     low, high = table[f"{metric}_lo"], table[f"{metric}_hi"]
     return {c: (float(low[c]), float(high[c])) for c in contenders if c in table.index}
 

@@ -32,7 +32,8 @@ from evalcore.analysis.results import USAGE_COLUMNS, Filters, result_values, sel
 from evalcore.analysis.rules import BEST_VALUE_POINTS, POINTS_TOLERANCE
 from evalcore.analysis.stability import stability_of
 from evalcore.analysis.weights import rank_order, validate_weights, wscores
-from evalcore.core.aggregates import AggregateMetric, declared_only, with_aggregates
+from evalcore.core.aggregates import AggregateMetric
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 
 #: Table columns, in order, around the metric columns.
@@ -75,32 +76,33 @@ def aggregate(
     keys = list(by) if tuple(by) in GROUPINGS else None
     if keys is None or average not in AVERAGES:
         raise ValueError(f"by={tuple(by)!r}, average={average!r}: use by in {GROUPINGS} and average in {AVERAGES}")
-    metrics = with_aggregates(metrics)
-    return _aggregate(df, metrics, keys, average, result_values(df, declared_only(metrics)))
+    metric_set = MetricSet.of(metrics)
+    return _aggregate(df, metric_set, keys, average, result_values(df, metric_set.declared))
 
 
 def _aggregate(
-    df: pd.DataFrame, metrics: Sequence[Metric], keys: list[str], average: str, per_result: Mapping[str, np.ndarray]
+    df: pd.DataFrame, metric_set: MetricSet, keys: list[str], average: str, per_result: Mapping[str, np.ndarray]
 ) -> pd.DataFrame:
     """:func:`aggregate` from the results' :func:`result_values`; aggregate metrics from the whole group."""
     values = _values_frame(df, per_result)
-    for metric in metrics:
-        if isinstance(metric, AggregateMetric):
-            values[metric.name] = np.nan  # a place in the column order; computed below, never averaged
+    for metric in metric_set.aggregates:
+        values[metric.name] = np.nan  # a place in the column order; computed below, never averaged
+    aggregates = metric_set.aggregates
     if average == "macro" and "dataset" not in keys:
-        per_dataset = _with_aggregate_values(df, metrics, _group_means(values, [*keys, "dataset"]), [*keys, "dataset"])
+        per_dataset = _with_aggregate_values(
+            df, aggregates, _group_means(values, [*keys, "dataset"]), [*keys, "dataset"]
+        )
         grouped = per_dataset.groupby(keys, sort=True)
         counts = [grouped[[*COUNT_COLUMNS, "distinct_cases"]].sum(), grouped[["samples"]].max()]
-        table = pd.concat([*counts, grouped[_value_names(metrics)].mean()], axis=1)
-        return table.reset_index()[_aggregate_order(keys, metrics)]
-    return _with_aggregate_values(df, metrics, _group_means(values, keys), keys)
+        table = pd.concat([*counts, grouped[_value_names(metric_set)].mean()], axis=1)
+        return table.reset_index()[_aggregate_order(keys, metric_set)]
+    return _with_aggregate_values(df, aggregates, _group_means(values, keys), keys)
 
 
 def _with_aggregate_values(
-    df: pd.DataFrame, metrics: Sequence[Metric], table: pd.DataFrame, keys: list[str]
+    df: pd.DataFrame, aggregates: Sequence[AggregateMetric], table: pd.DataFrame, keys: list[str]
 ) -> pd.DataFrame:
     """The table with each aggregate metric computed from its group's results (null without labels)."""
-    aggregates = [m for m in metrics if isinstance(m, AggregateMetric)]
     if not aggregates or table.empty:
         return table
     # The same groups, in the same order, as the table's (groupby sorts its keys the same way).
@@ -122,12 +124,12 @@ def _values_frame(df: pd.DataFrame, values: Mapping[str, np.ndarray]) -> pd.Data
     return pd.DataFrame({**keys, **cases, **values}, copy=False)
 
 
-def _aggregate_order(keys: list[str], metrics: Sequence[Metric]) -> list[str]:
-    return [*keys, *COUNT_COLUMNS, "distinct_cases", "samples", *_value_names(metrics)]
+def _aggregate_order(keys: list[str], metric_set: MetricSet) -> list[str]:
+    return [*keys, *COUNT_COLUMNS, "distinct_cases", "samples", *_value_names(metric_set)]
 
 
-def _value_names(metrics: Sequence[Metric]) -> list[str]:
-    return ["score", *(m.name for m in metrics), *USAGE_COLUMNS]
+def _value_names(metric_set: MetricSet) -> list[str]:
+    return ["score", *(m.name for m in metric_set.metrics), *USAGE_COLUMNS]
 
 
 def _group_means(values: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -171,7 +173,7 @@ def rank(
     Raises:
         WeightsError: a weight names something that cannot be weighted.
     """
-    return _rank(table, validate_weights(weights, metrics), best_value_points, stops or {})
+    return _rank(table, validate_weights(weights, MetricSet.of(metrics)), best_value_points, stops or {})
 
 
 def _rank(table: pd.DataFrame, weights: Mapping[str, float], points: float, stops: Mapping[str, str]) -> pd.DataFrame:
@@ -257,9 +259,23 @@ class Prepared:
         return Prepared(self.table, [])
 
 
+@dataclass
+class PreparedView:
+    """A run's selection prepared overall and per dataset: the weight-independent half of a leaderboard view
+    (:class:`evalcore.analysis.view.LeaderboardView`), which :func:`evalcore.analysis.view.view_of` ranks and
+    :func:`evalcore.analysis.corrected.with_corrected_view` corrects.
+
+    It depends on the run and the filters only: cache it, and a weight slider costs only the ranking.
+    """
+
+    overall: Prepared
+    by_dataset: Prepared
+    ci: bool
+
+
 def prepare(
     df: pd.DataFrame,
-    metrics: Sequence[Metric],
+    metric_set: MetricSet,
     filters: Filters | None = None,
     *,
     by: Sequence[str] = ("contender",),
@@ -272,6 +288,7 @@ def prepare(
     """Select and aggregate results and, with ``ci``, draw the bootstrap resamples (see :func:`leaderboard`).
 
     Args:
+        metric_set: the run's metric set (:meth:`~evalcore.core.metric_set.MetricSet.of` its declared metrics).
         overall: for a per-dataset table, the overall table prepared from the same selection, micro
             average, seed and B: when the selection has one dataset its resamples are that dataset's
             (the same results drawn the same way), and are not drawn twice.
@@ -290,15 +307,14 @@ def prepare(
         table = overall.table.copy()
         table.insert(1, "dataset", pd.Series([only] * len(table), index=table.index, dtype=object).astype(str))
         return Prepared(table, [(only, overall.resampled[0][1])] if ci and overall.resampled else [])
-    metrics = with_aggregates(metrics)
-    values = result_values(selected, declared_only(metrics))
-    table = _aggregate(selected, metrics, keys, average, values)
+    values = result_values(selected, metric_set.declared)
+    table = _aggregate(selected, metric_set, keys, average, values)
     if not ci or table.empty:
         return Prepared(table, [])
     if "dataset" not in table.columns:
-        return Prepared(table, [(None, resample(selected, metrics, average=average, B=B, seed=seed, values=values))])
+        return Prepared(table, [(None, resample(selected, metric_set, average=average, B=B, seed=seed, values=values))])
     parts = list(selected.groupby("dataset", observed=True, sort=True))
-    return Prepared(table, [(str(name), resample(part, metrics, B=B, seed=seed)) for name, part in parts])
+    return Prepared(table, [(str(name), resample(part, metric_set, B=B, seed=seed)) for name, part in parts])
 
 
 def _only_dataset(df: pd.DataFrame) -> str | None:
@@ -315,7 +331,7 @@ def _only_dataset(df: pd.DataFrame) -> str | None:
 
 def finish(
     prepared: Prepared,
-    metrics: Sequence[Metric],
+    metric_set: MetricSet,
     weights: Mapping[str, float],
     best_value_points: float = BEST_VALUE_POINTS,
     stops: Mapping[str, str] | None = None,
@@ -329,22 +345,21 @@ def finish(
 
     Args:
         prepared: from :func:`prepare`.
-        metrics: the declared metrics.
+        metric_set: the run's metric set.
         weights: checked by :func:`~evalcore.analysis.weights.validate_weights` (no zero weight).
         best_value_points: as for :func:`rank`.
         stops: as for :func:`rank`.
     """
-    metrics = with_aggregates(metrics)
     stops = stops or {}
     table = _rank(prepared.table, weights, best_value_points, stops)
     if not prepared.resampled:
         return table
     out = set(stops)
     if "dataset" not in table.columns:
-        bounds = intervals(prepared.resampled[0][1], metrics, weights, out)
+        bounds = intervals(prepared.resampled[0][1], metric_set, weights, out)
         merged = table.merge(bounds, on="contender", how="left")
     else:
-        parts = [intervals(r, metrics, weights, out).assign(dataset=name) for name, r in prepared.resampled]
+        parts = [intervals(r, metric_set, weights, out).assign(dataset=name) for name, r in prepared.resampled]
         merged = table.merge(pd.concat(parts, ignore_index=True), on=["contender", "dataset"], how="left")
     merged["stability"] = _stability(merged, weights, out)
     unscored = merged["scored"].to_numpy() == 0
@@ -392,6 +407,7 @@ def leaderboard(
         WeightsError: before anything is computed, when a weight cannot be used.
         EvalcoreError: a metadata filter on a key no case has.
     """
-    weights = validate_weights(weights, metrics)
-    prepared = prepare(df, metrics, filters, by=by, average=average, ci=ci, seed=seed, B=B)
-    return finish(prepared, metrics, weights, best_value_points)
+    metric_set = MetricSet.of(metrics)
+    weights = validate_weights(weights, metric_set)
+    prepared = prepare(df, metric_set, filters, by=by, average=average, ci=ci, seed=seed, B=B)
+    return finish(prepared, metric_set, weights, best_value_points)

@@ -38,7 +38,8 @@ from evalcore.analysis.intervals import (
     widen_points,
 )
 from evalcore.analysis.weights import first_shares, validate_weights, wscores
-from evalcore.core.aggregates import AggregateMetric, declared_only, with_aggregates
+from evalcore.core.aggregates import AggregateMetric
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 
 if TYPE_CHECKING:
@@ -289,7 +290,7 @@ class Resampled:
 
 def resample(
     df: pd.DataFrame,
-    metrics: Sequence[Metric],
+    metric_set: MetricSet,
     *,
     average: str = "micro",
     B: int = 1000,  # noqa: N803
@@ -303,11 +304,10 @@ def resample(
     """
     if df.empty:
         return Resampled(np.asarray([], dtype=object), {})
-    metrics = with_aggregates(metrics)
-    matrix = case_matrix(df, declared_only(metrics), values)
+    matrix = case_matrix(df, metric_set.declared, values)
     strata = matrix.case_dataset if average == "macro" else np.zeros_like(matrix.case_dataset)
     rng = np.random.default_rng(seed)
-    recompute = _aggregate_recomputers(df, metrics, matrix, average)
+    recompute = _aggregate_recomputers(df, metric_set.aggregates, matrix, average)
     blocks = []
     for counts in count_blocks(strata, B, rng):
         block = resampled_tables(matrix, counts, average)
@@ -328,7 +328,7 @@ def case_numbers(matrix: CaseMatrix) -> dict[str, np.ndarray]:
 
 
 def _aggregate_recomputers(
-    df: pd.DataFrame, metrics: Sequence[Metric], matrix: CaseMatrix, average: str
+    df: pd.DataFrame, aggregates: Sequence[AggregateMetric], matrix: CaseMatrix, average: str
 ) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
     """For each aggregate metric, what computes its (resamples, contenders) values from case multiplicities.
 
@@ -337,7 +337,6 @@ def _aggregate_recomputers(
     """
     from evalcore.analysis.classification import fold_labels, frame_labels, resampled_grouped_macro_f1
 
-    aggregates = [m for m in metrics if isinstance(m, AggregateMetric)]
     if not aggregates:
         return {}
     contender_codes = _sorted_codes(df["contender"])[0]
@@ -386,7 +385,7 @@ def binary_intervals(matrix: CaseMatrix) -> dict[str, np.ndarray]:
 
 def intervals(
     resampled: Resampled,
-    metrics: Sequence[Metric],
+    metric_set: MetricSet,
     weights: Mapping[str, float],
     out_of_race: Collection[str] = (),
 ) -> pd.DataFrame:
@@ -398,15 +397,15 @@ def intervals(
     """
     import pandas as pd
 
-    metrics = with_aggregates(metrics)
-    bounds = [f"{n}_{e}" for n in ["score", *(m.name for m in metrics), "wscore"] for e in ("lo", "hi")]
+    names = ["score", *(m.name for m in metric_set.metrics), "wscore"]
+    bounds = [f"{n}_{e}" for n in names for e in ("lo", "hi")]
     if not len(resampled.contenders):
         return pd.DataFrame(columns=["contender", *bounds, "p_best"])
     # Resamples drawn without an aggregate metric (none in the frame) leave it null, not missing.
-    tables = {m.name: np.full((0, len(resampled.contenders)), np.nan) for m in metrics} | resampled.tables
+    tables = {m.name: np.full((0, len(resampled.contenders)), np.nan) for m in metric_set.metrics} | resampled.tables
     tables["wscore"] = wscores(tables, weights)
     out = pd.DataFrame({"contender": resampled.contenders})
-    for name in ["score", *(m.name for m in metrics), "wscore"]:
+    for name in names:
         cases = resampled.cases.get(name, resampled.cases.get("score"))
         low, high = percentile_interval(tables[name], LEVEL if cases is None else expanded_level(cases))
         exact = resampled.binomial.get(name)
@@ -463,5 +462,6 @@ def bootstrap(
     Raises:
         WeightsError: a weight cannot be used.
     """
-    weights = validate_weights(weights, metrics)
-    return intervals(resample(df, metrics, average=average, B=B, seed=seed), metrics, weights)
+    metric_set = MetricSet.of(metrics)
+    weights = validate_weights(weights, metric_set)
+    return intervals(resample(df, metric_set, average=average, B=B, seed=seed), metric_set, weights)

@@ -22,6 +22,7 @@ from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.significance import pairwise_significance
 from evalcore.analysis.summaries import read_summary, save_summary, summarize
 from evalcore.analysis.weights import validate_weights
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import CORRECTED, RANK_BY, Run
 from evalcore.storage.history import StoredRun, header_of
 
@@ -38,6 +39,12 @@ def frame_of(run: Run | StoredRun) -> pd.DataFrame:
     return results_frame(run)
 
 
+def metric_set_of(run: Run | StoredRun) -> MetricSet:
+    """The run's metric set (:class:`~evalcore.core.metric_set.MetricSet`), built from its declared metrics: what
+    every step of its leaderboard reads about them, derived once where the run is opened."""
+    return MetricSet.of(header_of(run).metrics)
+
+
 def run_stops(run: Run | StoredRun) -> dict[str, str]:
     """The contenders an adaptive run's race stopped, id → stop text: what every surface passes to
     :func:`evalcore.analysis.leaderboard.finish`; empty for a run that is not adaptive."""
@@ -46,6 +53,7 @@ def run_stops(run: Run | StoredRun) -> dict[str, str]:
 
 def prepare_run(
     run: Run | StoredRun,
+    metric_set: MetricSet,
     filters: Filters | None = None,
     *,
     by_dataset: bool = False,
@@ -58,6 +66,7 @@ def prepare_run(
 
     Args:
         run: a run read from a file, or a stored run.
+        metric_set: the run's :func:`metric_set_of`.
         filters: which results count; none: the whole run.
         by_dataset: the per-dataset table instead of the overall one.
         average: ``"micro"`` or ``"macro"``.
@@ -75,13 +84,13 @@ def prepare_run(
         if summary is None and save and run.header.info.status != "running":
             frame, changes = run.store.load_results_frame_and_changes(run.id)
             if len(frame):
-                summary = summarize(frame, run.header.metrics)
+                summary = summarize(frame, metric_set)
                 save_summary(run.store, run.id, changes, summary, wait=wait)
         if summary is not None:
             prepared = summary.prepared.by_dataset if by_dataset else summary.prepared.overall
             return prepared if ci else prepared.without_intervals()
     by = ("contender", "dataset") if by_dataset else ("contender",)
-    return prepare(frame_of(run), header_of(run).metrics, filters, by=by, average=average, ci=ci)
+    return prepare(frame_of(run), metric_set, filters, by=by, average=average, ci=ci)
 
 
 def rank_run(
@@ -117,17 +126,44 @@ def rank_run(
     Raises:
         WeightsError: a weight cannot be used; EvalcoreError: a metadata filter on a key no case has.
     """
-    metrics = header_of(run).metrics
-    checked = validate_weights(weights, metrics)
+    return rank_run_with(
+        run,
+        metric_set_of(run),
+        weights,
+        filters,
+        by_dataset=by_dataset,
+        by_variant=by_variant,
+        average=average,
+        ci=ci,
+        best_value_points=best_value_points,
+        basis=basis,
+    )
+
+
+def rank_run_with(
+    run: Run | StoredRun,
+    metric_set: MetricSet,
+    weights: Mapping[str, float] | None,
+    filters: Filters | None = None,
+    *,
+    by_dataset: bool = False,
+    by_variant: bool = False,
+    average: str = "micro",
+    ci: bool = True,
+    best_value_points: float = BEST_VALUE_POINTS,
+    basis: RankBasis | None = None,
+) -> pd.DataFrame:
+    """:func:`rank_run` with the run's :func:`metric_set_of` already in hand (a caller that needs it too)."""
+    checked = validate_weights(weights, metric_set)
     if by_variant:
-        return _rank_by_variant(run, checked, filters, ci, best_value_points)
-    prepared = prepare_run(run, filters, by_dataset=by_dataset, average=average, ci=ci)
+        return _rank_by_variant(run, metric_set, checked, filters, ci, best_value_points)
+    prepared = prepare_run(run, metric_set, filters, by_dataset=by_dataset, average=average, ci=ci)
     basis = basis or rank_basis_of(run)
     if basis is not None:
         from evalcore.analysis.corrected import with_corrected, with_corrected_by_dataset
 
-        prepared = (with_corrected_by_dataset if by_dataset else with_corrected)(prepared, basis, metrics)
-    ranked = finish(prepared, metrics, checked, best_value_points, run_stops(run))
+        prepared = (with_corrected_by_dataset if by_dataset else with_corrected)(prepared, basis, metric_set)
+    ranked = finish(prepared, metric_set, checked, best_value_points, run_stops(run))
     return with_pass_rate(ranked, run, filters, by_dataset)
 
 
@@ -143,7 +179,12 @@ def rank_basis_of(run: Run | StoredRun) -> RankBasis | None:
 
 
 def _rank_by_variant(
-    run: Run | StoredRun, weights: Mapping[str, float], filters: Filters | None, ci: bool, points: float
+    run: Run | StoredRun,
+    metric_set: MetricSet,
+    weights: Mapping[str, float],
+    filters: Filters | None,
+    ci: bool,
+    points: float,
 ) -> pd.DataFrame:
     """The leaderboard per variant (a case folder such as ``complete`` or ``vague``) across every dataset: the
     per-dataset table with each result grouped under its case's variant instead, in a ``variant`` column."""
@@ -151,8 +192,8 @@ def _rank_by_variant(
     selected = select_results(frame, filters)
     # Filtered first (a --dataset filter still reads datasets), then each result grouped under its variant.
     regrouped = selected.assign(dataset=selected["variant"].astype(str))
-    prepared = prepare(regrouped, header_of(run).metrics, by=("contender", "dataset"), ci=ci)
-    return finish(prepared, header_of(run).metrics, weights, points).rename(columns={"dataset": "variant"})
+    prepared = prepare(regrouped, metric_set, by=("contender", "dataset"), ci=ci)
+    return finish(prepared, metric_set, weights, points).rename(columns={"dataset": "variant"})
 
 
 def compare_run(run: Run | StoredRun, metric: str = "score", filters: Filters | None = None) -> pd.DataFrame:

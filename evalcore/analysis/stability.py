@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.weights import errors_penalty, first_shares, goodness_matrix, validate_weights
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 
 
@@ -39,7 +40,7 @@ def weight_stability(
         WeightsError: a weight cannot be used.
         ValueError: the table has several datasets.
     """
-    return stability_of(table, validate_weights(weights, metrics), draws=draws, seed=seed)
+    return stability_of(table, validate_weights(weights, MetricSet.of(metrics)), draws=draws, seed=seed)
 
 
 def stability_of(

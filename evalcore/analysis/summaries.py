@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.leaderboard import Prepared
+from evalcore.analysis.leaderboard import Prepared, PreparedView
 from evalcore.analysis.resampling import Resampled
-from evalcore.analysis.view import PreparedView, filter_options, prepare_view
+from evalcore.analysis.view import filter_options, prepare_view
 from evalcore.core.errors import EvalcoreError
-from evalcore.core.records import Metric
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.version import __version__
 
 if TYPE_CHECKING:
@@ -56,9 +55,9 @@ class Summary:
     options: dict[str, Any]
 
 
-def summarize(frame: pd.DataFrame, metrics: Sequence[Metric]) -> Summary:
+def summarize(frame: pd.DataFrame, metric_set: MetricSet) -> Summary:
     """The summary of a run's results frame."""
-    return Summary(prepare_view(frame, metrics, ci=True, B=B), filter_options(frame))
+    return Summary(prepare_view(frame, metric_set, ci=True, B=B), filter_options(frame))
 
 
 def write_summary(store: Store, run_id: str, *, wait: float | None = None) -> Summary | None:
@@ -73,7 +72,7 @@ def write_summary(store: Store, run_id: str, *, wait: float | None = None) -> Su
     frame, changes = store.load_results_frame_and_changes(run_id)
     if frame.empty:
         return None
-    summary = summarize(frame, store.load_run(run_id, results=False).metrics)
+    summary = summarize(frame, MetricSet.of(store.load_run(run_id, results=False).metrics))
     save_summary(store, run_id, changes, summary, wait=wait)
     return summary
 

@@ -22,8 +22,8 @@ from evalcore.analysis.formats import DASH, format_cost, format_percent, format_
 from evalcore.analysis.leaderboard import FEW_CASES, RANKED_BY, STOPPED
 from evalcore.analysis.results import USAGE_COLUMNS
 from evalcore.analysis.rules import BEST_VALUE_POINTS
-from evalcore.analysis.weights import weight_order, weight_shares
-from evalcore.core.aggregates import AggregateMetric, with_aggregates
+from evalcore.analysis.weights import weight_shares
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -36,7 +36,7 @@ NO_SCORED_MARK = "no scored results"
 STOPPED_MARK = "stopped"
 
 
-def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
+def row_keys(table: pd.DataFrame, metric_set: MetricSet) -> list[str]:
     """The exported keys, in order, that the table has.
 
     ``contender`` (``dataset`` or ``variant``), ``cases`` (results, as the spec counts them), ``scored, errors,
@@ -48,7 +48,7 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
     (the share of weight jitters in which the row ranks first; null without weights). The metrics
     include the aggregate metrics (``macro_f1``) after the declared ones.
     """
-    names = [m.name for m in with_aggregates(metrics)]
+    names = [m.name for m in metric_set.metrics]
     keys = [
         "contender",
         "dataset",
@@ -76,7 +76,7 @@ def row_keys(table: pd.DataFrame, metrics: Sequence[Metric]) -> list[str]:
 
 def format_leaderboard(
     table: pd.DataFrame,
-    metrics: Sequence[Metric],
+    metric_set: MetricSet,
     fmt: str = "table",
     *,
     weights: Mapping[str, float] | None = None,
@@ -87,7 +87,7 @@ def format_leaderboard(
 
     Args:
         table: a ranked leaderboard, in rank order.
-        metrics: the declared metrics (columns, and the glossary's descriptions).
+        metric_set: the run's metric set (columns, and the glossary's descriptions).
         fmt: ``table`` (aligned text with marks, the banner (:mod:`evalcore.analysis.banner`), glossary and
             weight shares),
             ``json`` (a list of rows, NaN as null), ``csv`` or ``markdown`` (a pipe table, then the glossary).
@@ -99,14 +99,14 @@ def format_leaderboard(
     Raises:
         ValueError: an unknown ``fmt``.
     """
-    metrics = with_aggregates(metrics)
+    metrics = metric_set.metrics
     if fmt == "json":
-        return to_json(table, metrics)
+        return to_json(table, metric_set)
     if fmt == "csv":
-        return table[row_keys(table, metrics)].to_csv(index=False)
+        return table[row_keys(table, metric_set)].to_csv(index=False)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    notes = glossary(metrics, weights, best_value_points, intervals="score_lo" in table.columns, table=table)
+    notes = glossary(metric_set, weights, best_value_points, intervals="score_lo" in table.columns, table=table)
     banner = banner_text(banner_of(table, weights, best_value_points))
     if fmt == "markdown":
         lines = _pipe_table(_columns(table, metrics, set(), short=False, weighted=bool(weights)))
@@ -121,12 +121,12 @@ def format_leaderboard(
     return "\n".join([*lines, "", *notes]) + "\n"
 
 
-def to_json(table: pd.DataFrame, metrics: Sequence[Metric]) -> str:
+def to_json(table: pd.DataFrame, metric_set: MetricSet) -> str:
     """The table as a JSON list of rows, in table order, with null for NaN; ``stopped`` is always there (null
     for every row of a run that is not a race), so a reader meets one set of keys."""
     if STOPPED not in table.columns:
         table = table.assign(**{STOPPED: pd.Series([None] * len(table), index=table.index, dtype=object)})
-    keys = row_keys(table, metrics)
+    keys = row_keys(table, metric_set)
     rows = [
         {key: json_value(value) for key, value in zip(keys, values, strict=True)}
         for values in table[keys].itertuples(index=False, name=None)
@@ -370,7 +370,7 @@ def _pipe_table(columns: list[_Column]) -> list[str]:
 
 
 def glossary(
-    metrics: Sequence[Metric],
+    metric_set: MetricSet,
     weights: Mapping[str, float] | None = None,
     best_value_points: float = BEST_VALUE_POINTS,
     intervals: bool = False,
@@ -382,8 +382,7 @@ def glossary(
         table: the table explained: its marks ("few cases", "no scored results") are explained when some
             row has them, and ``wscore`` only when some row has one.
     """
-    metrics = with_aggregates(metrics)
-    primary = next((m.name for m in metrics if m.primary), None)
+    metrics, primary = metric_set.metrics, metric_set.primary
     lines = [
         f"score: {primary or 'the primary metric'}, mean over scored results"
         + (
@@ -394,12 +393,12 @@ def glossary(
         )
     ]
     lines += [f"{m.name}: {m.description} ({'higher' if m.higher_is_better else 'lower'} is better)" for m in metrics]
-    if intervals and any(isinstance(m, AggregateMetric) for m in metrics):
+    if intervals and metric_set.aggregates:
         lines.append(
             "an aggregate metric's [low–high]: 95% bootstrap interval, the metric recomputed on each resample of "
             "the cases; it has no per-case value, so `evalcore significance` and the cases view leave it out"
         )
-    order = weight_order(metrics)
+    order = metric_set.order
     shares = weight_shares({n: (weights or {})[n] for n in sorted(weights or {}, key=_place_in(order))})
     weighted = bool(shares) if table is None else has_wscore(table) or bool(shares)
     lines += [

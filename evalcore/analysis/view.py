@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.banner import Banner, banner_markdown, banner_of, flagged, value_of
-from evalcore.analysis.leaderboard import FEW_CASES, RANKED_BY, STOPPED, Prepared, finish, prepare
+from evalcore.analysis.leaderboard import FEW_CASES, RANKED_BY, STOPPED, PreparedView, finish, prepare
 from evalcore.analysis.outcomes import PassRates, add_pass_rate
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import best_value_text, errors_penalty_text
 from evalcore.analysis.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, STOPPED_MARK, VALUE_MARK, glossary
-from evalcore.analysis.weights import validate_weights, weight_order, weight_shares
-from evalcore.core.aggregates import with_aggregates
+from evalcore.analysis.weights import validate_weights, weight_shares
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import SHORT_NAMES, Contender, Metric
 
 if TYPE_CHECKING:
@@ -89,21 +89,20 @@ def filter_options(frame: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def weight_names(metrics: Sequence[Metric]) -> list[str]:
+def weight_names(metric_set: MetricSet) -> list[str]:
     """Every name a slider can weight: score, each metric (aggregate metrics last), then errors, cost and time.
     The primary metric is the score: no slider of its own (``weights.fold_primary`` puts its weight on score)."""
-    primary = {m.name for m in metrics if m.primary} - {"score"}
-    return [name for name in weight_order(metrics) if name not in primary]
+    return [name for name in metric_set.order if name == "score" or name != metric_set.primary]
 
 
-def weight_hint(name: str, metrics: Sequence[Metric], *, markdown: bool = True) -> str:
+def weight_hint(name: str, metric_set: MetricSet, *, markdown: bool = True) -> str:
     """What a weight on ``name`` means, for a slider's help text: Markdown with the run's descriptions escaped,
     or plain text (``markdown=False``) for a tooltip that shows text as it is."""
     text = escape_markdown if markdown else str
-    described = {m.name: text(m.description) for m in with_aggregates(metrics)}
-    primary = next((m for m in metrics if m.primary and m.name != "score"), None)
+    described = {n: text(d) for n, d in metric_set.descriptions.items()}
+    primary = metric_set.primary if metric_set.primary != "score" else None
     fixed = {
-        "score": f"The primary metric, {text(primary.name)}: {text(primary.description.rstrip('. '))}."
+        "score": f"The primary metric, {text(primary)}: {text(metric_set.descriptions[primary].rstrip('. '))}."
         if primary
         else "The primary metric.",
         "errors": f"Failed calls; a row with n errors loses {errors_penalty_text()} points.",
@@ -179,7 +178,7 @@ class LeaderboardView:
 
 def leaderboard_view(
     frame: pd.DataFrame,
-    metrics: Sequence[Metric],
+    metric_set: MetricSet,
     weights: Mapping[str, float] | None,
     filters: Filters | None = None,
     contenders: Sequence[Contender] = (),
@@ -194,7 +193,7 @@ def leaderboard_view(
 
     Args:
         frame: the run's results frame (:func:`evalcore.storage.frames.results_frame`).
-        metrics: the run's declared metrics.
+        metric_set: the run's metric set (:meth:`~evalcore.core.metric_set.MetricSet.of` its declared metrics).
         weights: name → weight (validated; zeros dropped).
         filters: which results count.
         contenders: the run's contenders, for the settings column.
@@ -211,44 +210,32 @@ def leaderboard_view(
         WeightsError: a weight names something that cannot be weighted.
         EvalcoreError: a metadata filter on a key no case has.
     """
-    weights = validate_weights(weights, metrics)
-    prepared = prepare_view(frame, metrics, filters, ci=ci, B=B)
+    weights = validate_weights(weights, metric_set)
+    prepared = prepare_view(frame, metric_set, filters, ci=ci, B=B)
     if basis is not None:
         from evalcore.analysis.corrected import with_corrected_view
 
-        prepared = with_corrected_view(prepared, basis, metrics)
-    return _view_of(prepared, metrics, weights, contenders, stops or {}, pass_rates)
-
-
-@dataclass
-class PreparedView:
-    """The weight-independent half of a :class:`LeaderboardView` (aggregates and bootstrap resamples).
-
-    It depends on the run and the filters only: cache it, and a weight slider costs only :func:`view_of`.
-    """
-
-    overall: Prepared
-    by_dataset: Prepared
-    ci: bool
+        prepared = with_corrected_view(prepared, basis, metric_set)
+    return _view_of(prepared, metric_set, weights, contenders, stops or {}, pass_rates)
 
 
 def prepare_view(
-    frame: pd.DataFrame, metrics: Sequence[Metric], filters: Filters | None = None, *, ci: bool = True, B: int = 1000
+    frame: pd.DataFrame, metric_set: MetricSet, filters: Filters | None = None, *, ci: bool = True, B: int = 1000
 ) -> PreparedView:  # noqa: N803
     """Aggregate a run's results overall and per dataset, with bootstrap resamples when ``ci``.
 
     Raises:
         EvalcoreError: a metadata filter on a key no case has.
     """
-    overall = prepare(frame, metrics, filters, ci=ci, B=B)
+    overall = prepare(frame, metric_set, filters, ci=ci, B=B)
     return PreparedView(
-        overall, prepare(frame, metrics, filters, by=("contender", "dataset"), overall=overall, ci=ci, B=B), ci
+        overall, prepare(frame, metric_set, filters, by=("contender", "dataset"), overall=overall, ci=ci, B=B), ci
     )
 
 
 def view_of(
     prepared: PreparedView,
-    metrics: Sequence[Metric],
+    metric_set: MetricSet,
     weights: Mapping[str, float] | None,
     contenders: Sequence[Contender] = (),
     stops: Mapping[str, str] | None = None,
@@ -259,22 +246,24 @@ def view_of(
     Raises:
         WeightsError: a weight names something that cannot be weighted.
     """
-    return _view_of(prepared, metrics, validate_weights(weights, metrics), contenders, stops or {}, pass_rates)
+    return _view_of(prepared, metric_set, validate_weights(weights, metric_set), contenders, stops or {}, pass_rates)
 
 
 def _view_of(
     prepared: PreparedView,
-    metrics: Sequence[Metric],
+    metric_set: MetricSet,
     weights: dict[str, float],
     contenders: Sequence[Contender],
     stops: Mapping[str, str],
     pass_rates: PassRates | None = None,
 ) -> LeaderboardView:
     """:func:`view_of` under validated weights."""
-    metrics = with_aggregates(metrics)
+    metrics = metric_set.metrics
     ci = prepared.ci
-    ranked = add_pass_rate(finish(prepared.overall, metrics, weights, stops=stops), pass_rates)
-    by_dataset = add_pass_rate(finish(prepared.by_dataset, metrics, weights, stops=stops), pass_rates, by_dataset=True)
+    ranked = add_pass_rate(finish(prepared.overall, metric_set, weights, stops=stops), pass_rates)
+    by_dataset = add_pass_rate(
+        finish(prepared.by_dataset, metric_set, weights, stops=stops), pass_rates, by_dataset=True
+    )
     money = money_format(np.concatenate([ranked["cost"].to_numpy(float), by_dataset["cost"].to_numpy(float)]))
     columns = display_columns(metrics, money, intervals=ci, weighted=bool(weights), pass_rate=pass_rates is not None)
     settings = {c.id: format_settings(c.settings) for c in contenders}
@@ -300,7 +289,7 @@ def _view_of(
         winner=winner,
         best_value=flagged(ranked, "best_value"),
         stability=None if winner is None else value_of(ranked, winner, "stability"),
-        glossary=glossary(metrics, weights, intervals=ci, table=ranked),
+        glossary=glossary(metric_set, weights, intervals=ci, table=ranked),
         reason=banner.reason,
         few_cases=int(ranked["few_cases"].sum()) if "few_cases" in ranked.columns else 0,
         banner=banner,

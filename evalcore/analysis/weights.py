@@ -13,13 +13,12 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypedDict
 
 from evalcore.analysis.rules import ERRORS_PENALTY_BASE, ERRORS_PENALTY_EACH, LOG_SCALE_NAMES, TIE_DECIMALS
-from evalcore.core.aggregates import BASE_WEIGHT_NAMES, weightable_names, with_aggregates
 from evalcore.core.errors import WeightsError
-from evalcore.core.records import Metric
+from evalcore.core.metric_set import MetricSet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,15 +26,9 @@ if TYPE_CHECKING:
 _WEIGHT_ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*")
 
 
-def weight_order(metrics: Sequence[Metric]) -> list[str]:
-    """Every name a suite may weight, in the one order weights are kept in: ``score``, the declared metrics
-    (aggregate metrics last), then ``errors``, ``cost`` and ``time``."""
-    names = [m.name for m in with_aggregates(metrics)]
-    return ["score", *names, *(n for n in BASE_WEIGHT_NAMES if n != "score")]
-
-
-def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float]:
-    """Check weight names, drop zero weights and put the rest in :func:`weight_order`.
+def validate_weights(weights: Mapping[str, float] | None, metric_set: MetricSet) -> dict[str, float]:
+    """Check weight names, drop zero weights and put the rest in the run's weight order
+    (:attr:`~evalcore.core.metric_set.MetricSet.order`).
 
     A name that cannot be weighted is refused even with a zero weight: it is a typo either way. The order
     is the suite's, never the caller's: weight stability draws one factor per name in this order, so the
@@ -46,8 +39,7 @@ def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metr
             aggregate metrics (:func:`evalcore.core.aggregates.aggregate_metrics`: ``macro_f1``), or a
             weight that is not a finite number; the message lists the allowed names.
     """
-    allowed = weightable_names(metrics)
-    metrics = with_aggregates(metrics)
+    allowed = metric_set.weightable
     weights = dict(weights or {})
     unknown = [name for name in weights if name not in allowed]
     if unknown:
@@ -55,10 +47,10 @@ def validate_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metr
     for name, weight in weights.items():
         if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight):
             raise WeightsError(f"weight {name}={weight!r} is not a finite number")
-    return {name: float(weights[name]) for name in weight_order(metrics) if weights.get(name, 0) != 0}
+    return {name: float(weights[name]) for name in metric_set.order if weights.get(name, 0) != 0}
 
 
-def fold_primary(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float]:
+def fold_primary(weights: Mapping[str, float] | None, metric_set: MetricSet) -> dict[str, float]:
     """``weights`` with the primary metric's weight added to ``score``'s, for one slider per number.
 
     The score is the primary metric's value, so a weight on either weighs the same goodness ``g``
@@ -66,7 +58,7 @@ def fold_primary(weights: Mapping[str, float] | None, metrics: Sequence[Metric])
     their sum when their signs agree. A sum of opposite signs is one weight of their difference, which is
     what a single slider can show.
     """
-    primary = next((m.name for m in metrics if m.primary), None)
+    primary = metric_set.primary
     folded = dict(weights or {})
     if primary is not None and primary != "score" and primary in folded:
         total = folded.pop(primary) + folded.get("score", 0.0)
@@ -74,17 +66,13 @@ def fold_primary(weights: Mapping[str, float] | None, metrics: Sequence[Metric])
     return folded
 
 
-#: The direction of the names every suite may weight (``errors`` is charged by its penalty, whatever its sign).
-_BASE_DIRECTIONS = {"score": True, "cost": False, "time": False}
-
-
-def direction_warnings(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, str]:
+def direction_warnings(weights: Mapping[str, float] | None, metric_set: MetricSet) -> dict[str, str]:
     """A line for each weighted name whose weight's sign rewards the opposite of its direction (``score=-1``
     ranks the worst contender first), by name, for whoever sets the weights to show once, beside the weight.
 
     The sign alone sets the direction (spec), so such a weight is legal, but almost always a mistake.
     """
-    better = dict(_BASE_DIRECTIONS) | {m.name: m.higher_is_better for m in with_aggregates(metrics)}
+    better = metric_set.directions
     lines = {}
     for name, weight in (weights or {}).items():
         if name not in better or not weight or (weight > 0) == better[name]:

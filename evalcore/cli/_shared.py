@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from evalcore.analysis.results import Filters
+    from evalcore.core.metric_set import MetricSet
     from evalcore.core.records import Run
     from evalcore.execution.plan import Plan, RunOptions
     from evalcore.storage.history import StoredRun
@@ -429,11 +430,11 @@ def table(rows: list[list[Any]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
-def warn_directions(weights: dict[str, float] | None, metrics: list[Any]) -> None:
+def warn_directions(weights: dict[str, float] | None, metric_set: MetricSet) -> None:
     """On stderr, once: each weight whose sign ranks the worse contenders first (``score=-1``)."""
     from evalcore.analysis.weights import direction_warnings
 
-    for line in direction_warnings(weights, metrics).values():
+    for line in direction_warnings(weights, metric_set).values():
         print(f"warning: {line}", file=sys.stderr)
 
 

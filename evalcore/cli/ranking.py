@@ -69,7 +69,7 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     import sys
 
-    from evalcore.analysis.runs import rank_basis_of, rank_run
+    from evalcore.analysis.runs import metric_set_of, rank_basis_of, rank_run_with
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import parse_weights
     from evalcore.core.errors import ConfigError
@@ -79,13 +79,15 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         raise ConfigError("--by variant ranks across datasets: drop --by-dataset and --average macro")
     run = open_run(args.run, args)
     header = header_of(run)
+    metric_set = metric_set_of(run)
     weights = parse_weights(args.weights) if args.weights is not None else header.info.weights
     if args.weights is not None:
-        warn_directions(weights, header.metrics)
+        warn_directions(weights, metric_set)
     points = args.best_value_points / 100
     basis = rank_basis_of(run)
-    ranked = rank_run(
+    ranked = rank_run_with(
         run,
+        metric_set,
         weights,
         filters_of(args),
         by_dataset=args.by_dataset or args.by == "dataset",
@@ -96,9 +98,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         basis=basis,
     )
     width = None if args.wide else terminal_width()
-    text = format_leaderboard(
-        ranked, header.metrics, args.format, weights=weights, best_value_points=points, width=width
-    )
+    text = format_leaderboard(ranked, metric_set, args.format, weights=weights, best_value_points=points, width=width)
     labels = _label_tables(run, args) if args.labels else None
     print(_labels_json(text, labels) if labels is not None and args.format == "json" else text, end="")
     if basis is not None:  # beside the table, never inside JSON, CSV or Markdown meant for a program
@@ -178,7 +178,7 @@ def print_run_leaderboard(run: StoredRun, summary: Summary | None) -> None:
     from evalcore.analysis.corrected import with_corrected
     from evalcore.analysis.leaderboard import finish
     from evalcore.analysis.outcomes import with_pass_rate
-    from evalcore.analysis.runs import rank_basis_of, run_stops
+    from evalcore.analysis.runs import metric_set_of, rank_basis_of, run_stops
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import validate_weights
 
@@ -186,13 +186,14 @@ def print_run_leaderboard(run: StoredRun, summary: Summary | None) -> None:
         print("no results")
         return
     header = run.header
-    weights = validate_weights(header.info.weights, header.metrics)
+    metric_set = metric_set_of(run)
+    weights = validate_weights(header.info.weights, metric_set)
     basis = rank_basis_of(run)
     prepared = (
-        summary.prepared.overall if basis is None else with_corrected(summary.prepared.overall, basis, header.metrics)
+        summary.prepared.overall if basis is None else with_corrected(summary.prepared.overall, basis, metric_set)
     )
-    ranked = with_pass_rate(finish(prepared, header.metrics, weights, stops=run_stops(run)), run)
-    text = format_leaderboard(ranked, header.metrics, "table", weights=header.info.weights, width=terminal_width())
+    ranked = with_pass_rate(finish(prepared, metric_set, weights, stops=run_stops(run)), run)
+    text = format_leaderboard(ranked, metric_set, "table", weights=header.info.weights, width=terminal_width())
     print(text, end="")
     if basis is not None:
         print(basis.note)
@@ -229,6 +230,7 @@ def add_weights(p: argparse.ArgumentParser) -> None:
 
 def cmd_weights(args: argparse.Namespace) -> int:
     from evalcore.analysis.weights import parse_weights, validate_weights, weight_shares
+    from evalcore.core.metric_set import MetricSet
 
     source = Path(args.source)
     if source.is_dir():
@@ -242,8 +244,9 @@ def cmd_weights(args: argparse.Namespace) -> int:
         metrics, weights = run.metrics, run.info.weights
     if args.weights is not None:
         weights = parse_weights(args.weights)
-    weights = validate_weights(weights, metrics)
-    warn_directions(weights, metrics)
+    metric_set = MetricSet.of(metrics)
+    weights = validate_weights(weights, metric_set)
+    warn_directions(weights, metric_set)
     if not weights:
         print("no weights set: ranked by score, then cost")
         return 0

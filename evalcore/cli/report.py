@@ -52,9 +52,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     path = None if target is None or target == "-" else output_path(target, example=f"report.{reporter.suffix}")
     run = open_run(args.run, args)
     if weights is not None:
-        from evalcore.storage.history import header_of
+        from evalcore.analysis.runs import metric_set_of
 
-        warn_directions(weights, header_of(run).metrics)
+        warn_directions(weights, metric_set_of(run))
     text = reporter.render(run, options)
     data = text.encode("utf-8") if isinstance(text, str) else text
     if path is None:

@@ -16,8 +16,8 @@ The rule: each declared metric that is a ``classification`` scorer's ``correct``
 
 A derived name that a declared metric already has is left out: the declared metric keeps its name.
 
-:func:`weightable_names` is the one rule for which names a weighted score may use, read by the run file's
-checks, the suite's and the CLI's weight checks and a merge. Pure Python: weight checks use this without pandas.
+A run's :class:`~evalcore.core.metric_set.MetricSet` applies this rule once, with the names a weighted score
+may use, in its order.
 """
 
 from __future__ import annotations
@@ -88,19 +88,6 @@ def with_aggregates(metrics: Sequence[Metric]) -> list[Metric]:
     if any(isinstance(m, AggregateMetric) for m in metrics):
         return list(metrics)
     return [*metrics, *aggregate_metrics(metrics)]
-
-
-def weightable_names(metrics: Sequence[Metric]) -> list[str]:
-    """Every name a weighted score over a run with these metrics may use (the spec's "allowed names").
-
-    :data:`BASE_WEIGHT_NAMES`, then each declared metric, then the aggregate metrics they bring (``macro_f1``).
-    """
-    return [*BASE_WEIGHT_NAMES, *(m.name for m in with_aggregates(metrics))]
-
-
-def declared_only(metrics: Sequence[Metric]) -> list[Metric]:
-    """The metrics that have a value per result (every one but the aggregate metrics)."""
-    return [m for m in metrics if not isinstance(m, AggregateMetric)]
 
 
 def label_columns(metric: AggregateMetric) -> tuple[str, str]:

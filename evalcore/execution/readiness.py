@@ -7,6 +7,7 @@ from __future__ import annotations
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.errors import ConfigError, WeightsError
 from evalcore.core.images import image_refs
+from evalcore.core.metric_set import MetricSet
 from evalcore.execution.budget import check_budget
 from evalcore.execution.judge_calls import check_judges_take_images
 from evalcore.execution.pairwise import check_pairwise
@@ -48,7 +49,7 @@ def check_weights(suite: Suite) -> None:
     """Refuse suite weights that name no weightable column: a typo would otherwise surface only after
     every model was called, when the leaderboard is drawn (and the run file could not be written)."""
     try:
-        validate_weights(suite.weights, build_scorer(suite.scorer_refs, suite.path).metrics)
+        validate_weights(suite.weights, MetricSet.of(build_scorer(suite.scorer_refs, suite.path).metrics))
     except WeightsError as exc:
         raise ConfigError(
             f"{suite.path / 'evalcore.yaml'}: weighted_score.weights: {exc}. Fix the name; no model was called."

@@ -36,7 +36,7 @@ from evalcore.analysis.leaderboard import RANKED_BY
 from evalcore.analysis.outcomes import pass_rates_of
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import ranking_rules
-from evalcore.analysis.runs import frame_of, rank_basis_of, run_stops
+from evalcore.analysis.runs import frame_of, metric_set_of, rank_basis_of, run_stops
 from evalcore.analysis.text import (
     BEST_MARK,
     FEW_MARK,
@@ -57,7 +57,7 @@ from evalcore.analysis.view import (
     weight_names,
 )
 from evalcore.analysis.weights import fold_primary, validate_weights
-from evalcore.core.aggregates import with_aggregates
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric, Result, Run
 from evalcore.core.version import __version__
 from evalcore.explorer._report_parts import (
@@ -127,11 +127,12 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
         raise ValueError(f"unknown report format {fmt!r}; use one of {', '.join(REPORT_FORMATS)}")
     options = options or ReportOptions()
     header = header_of(run)
-    weights = validate_weights(header.info.weights if options.weights is None else options.weights, header.metrics)
+    metric_set = metric_set_of(run)
+    weights = validate_weights(header.info.weights if options.weights is None else options.weights, metric_set)
     basis = rank_basis_of(run)
     view = leaderboard_view(
         frame_of(run),
-        header.metrics,
+        metric_set,
         weights,
         options.filters,
         header.contenders,
@@ -175,16 +176,17 @@ def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, An
     ``id_rank`` (the contender id's place in sorted order, the last tie-break) and what the report's
     ranking gave it (rank, wscore, marks, P(best), intervals).
     """
-    metrics = with_aggregates(metrics)  # macro-F1 is weighted from its row value, as any metric
-    names = weight_names(metrics)
+    metric_set = MetricSet.of(metrics)
+    metrics = list(metric_set.metrics)  # macro-F1 is weighted from its row value, as any metric
+    names = weight_names(metric_set)
     tables: list[dict[str, Any]] = [{"dataset": None, "rows": _rows(view.ranked, metrics)}]
     for name, part in view.ranked_by_dataset.groupby("dataset", sort=True):
         tables.append({"dataset": str(name), "rows": _rows(part, metrics)})
     return {
         "names": names,
-        "hints": {name: weight_hint(name, metrics, markdown=False) for name in names},  # a title attribute
+        "hints": {name: weight_hint(name, metric_set, markdown=False) for name in names},  # a title attribute
         "weights": view.weights,
-        "sliders": {name: slider_values(fold_primary(view.weights, metrics)).get(name, 0) for name in names},
+        "sliders": {name: slider_values(fold_primary(view.weights, metric_set)).get(name, 0) for name in names},
         "metrics": [{"name": m.name, "primary": m.primary, "higher_is_better": m.higher_is_better} for m in metrics],
         "intervals": "p_best" in view.ranked.columns,
         "pass_rate": PASS_RATE in view.ranked.columns,
@@ -333,6 +335,7 @@ def report_markdown(
     Every text from the run is backslash-escaped, so a name can never become a link, an image or HTML.
     """
     info = run.info
+    metric_set = MetricSet.of(run.metrics)
     revision = info.provenance.get("revision")
     lines = [
         f"# evalcore report: {escape_markdown(info.suite)}",
@@ -345,10 +348,10 @@ def report_markdown(
         "",
         "## Overall",
         "",
-        _markdown_table(view.ranked, run.metrics, view.weights),
+        _markdown_table(view.ranked, metric_set, view.weights),
     ]
     for name, part in view.ranked_by_dataset.groupby("dataset", sort=True):
-        table = _markdown_table(part.drop(columns=["dataset"]), run.metrics, view.weights)
+        table = _markdown_table(part.drop(columns=["dataset"]), metric_set, view.weights)
         lines += ["", f"## {escape_markdown(str(name))}", "", table]
     if basis is not None and basis.corrected:
         title, header, rows = corrected_rows(basis)
@@ -371,10 +374,10 @@ def report_markdown(
     return "\n".join(lines) + "\n"
 
 
-def _markdown_table(ranked: pd.DataFrame, metrics: list[Metric], weights: Mapping[str, float]) -> str:
+def _markdown_table(ranked: pd.DataFrame, metric_set: MetricSet, weights: Mapping[str, float]) -> str:
     # The pipe table only (its notes follow once, escaped); names escaped, so "|" and "<" stay text.
     named = ranked.assign(contender=ranked["contender"].astype(str).map(escape_markdown))
-    text = format_leaderboard(named, metrics, "markdown", weights=weights)
+    text = format_leaderboard(named, metric_set, "markdown", weights=weights)
     return text.split("\n\n", 1)[0].rstrip()
 
 

@@ -20,11 +20,12 @@ from evalcore.analysis.banner import flagged
 from evalcore.analysis.compare import PairComparison
 from evalcore.analysis.leaderboard import Prepared, finish, prepare
 from evalcore.analysis.results import Filters
-from evalcore.analysis.runs import prepare_run, rank_basis_of, run_stops
+from evalcore.analysis.runs import metric_set_of, prepare_run, rank_basis_of, run_stops
 from evalcore.analysis.view import ViewState, weight_names
 from evalcore.analysis.weights import fold_primary, validate_weights
 from evalcore.core.errors import EvalcoreError, WeightsError
-from evalcore.core.records import Metric, Run
+from evalcore.core.metric_set import MetricSet
+from evalcore.core.records import Run
 from evalcore.storage.history import StoredRun, header_of
 
 if TYPE_CHECKING:
@@ -43,28 +44,28 @@ def winner_of(run: Run, frame: pd.DataFrame | None = None) -> str | None:
     frame = results_frame(run) if frame is None else frame
     if frame.empty:
         return None
-    return _best_of(prepare(frame, run.metrics, ci=False), run)
+    metric_set = metric_set_of(run)
+    return _best_of(prepare(frame, metric_set, ci=False), run, metric_set)
 
 
-def _best_of(prepared: Prepared, run: Run | StoredRun) -> str | None:
+def _best_of(prepared: Prepared, run: Run | StoredRun, metric_set: MetricSet) -> str | None:
     """The row flagged best when ``prepared`` is ranked under the run's weights (its own, when usable)."""
-    return flagged(_ranked(prepared, run), "best")
+    return flagged(_ranked(prepared, run, metric_set), "best")
 
 
-def _ranked(prepared: Prepared, run: Run | StoredRun) -> pd.DataFrame:
+def _ranked(prepared: Prepared, run: Run | StoredRun, metric_set: MetricSet) -> pd.DataFrame:
     """``prepared`` ranked under the run's weights (its own, when usable), without intervals, by the judge's
     score corrected by people when the run's suite asks, as its leaderboard ranks."""
-    header = header_of(run)
     try:
-        weights = validate_weights(header.info.weights, header.metrics)
+        weights = validate_weights(header_of(run).info.weights, metric_set)
     except WeightsError:
         weights = {}
     basis = rank_basis_of(run)
     if basis is not None:
         from evalcore.analysis.corrected import with_corrected
 
-        prepared = with_corrected(prepared, basis, header.metrics)
-    return finish(prepared.without_intervals(), header.metrics, weights, stops=run_stops(run))
+        prepared = with_corrected(prepared, basis, metric_set)
+    return finish(prepared.without_intervals(), metric_set, weights, stops=run_stops(run))
 
 
 #: Columns of :func:`run_trend`.
@@ -82,7 +83,8 @@ def run_trend(store: Any, suite: str) -> pd.DataFrame:
             continue
         try:
             stored = StoredRun(store, info["id"])
-            table = _ranked(prepare_run(stored, ci=False), stored)
+            metric_set = metric_set_of(stored)
+            table = _ranked(prepare_run(stored, metric_set, ci=False), stored, metric_set)
         except EvalcoreError as exc:
             log.warning("run %s: left out of the trend: %s", info["id"], exc)
             continue
@@ -128,7 +130,8 @@ def run_summaries(store: Any) -> pd.DataFrame:
             if info.get("results"):
                 # The run's summary when it has one, else its packed frame: never every reply.
                 stored = StoredRun(store, info["id"])
-                winner = _best_of(prepare_run(stored, ci=False), stored)
+                metric_set = metric_set_of(stored)
+                winner = _best_of(prepare_run(stored, metric_set, ci=False), stored, metric_set)
         except EvalcoreError as exc:
             log.warning("run %s: no winner: %s", info["id"], exc)
             winner = None
@@ -353,13 +356,13 @@ def _decode_weights(text: str) -> dict[str, float] | None:
     return weights or None
 
 
-def usable_weights(weights: Mapping[str, float] | None, metrics: Sequence[Metric]) -> dict[str, float] | None:
-    """Keep only weights these metrics' sliders allow (a shared URL may name another suite's metric), the
+def usable_weights(weights: Mapping[str, float] | None, metric_set: MetricSet) -> dict[str, float] | None:
+    """Keep only weights this metric set's sliders allow (a shared URL may name another suite's metric), the
     primary metric's on ``score`` (:func:`evalcore.analysis.weights.fold_primary`)."""
     if weights is None:
         return None
-    allowed = set(weight_names(metrics))
-    return {k: v for k, v in fold_primary(weights, metrics).items() if k in allowed}
+    allowed = set(weight_names(metric_set))
+    return {k: v for k, v in fold_primary(weights, metric_set).items() if k in allowed}
 
 
 @dataclass(frozen=True)

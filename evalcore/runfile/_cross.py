@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
-from evalcore.core import aggregates, records
+from evalcore.core import records
+from evalcore.core.metric_set import MetricSet
 from evalcore.runfile._refs import References
 from evalcore.runfile.pairwise import pairwise_problems
 from evalcore.runfile.ratings import ratings_problems
@@ -93,7 +94,7 @@ def _weight_problems(run: Any, metrics: list[dict[str, Any]]) -> Iterator[tuple[
         for m in metrics
         if isinstance(name := m.get("name"), str)
     ]
-    allowed = aggregates.weightable_names(declared)
+    allowed = MetricSet.of(declared).weightable
     for name in weights if isinstance(weights, dict) else ():
         if name not in allowed:
             yield ("run", "weights", name), f"{name!r} cannot be weighted; allowed: {', '.join(allowed)}"

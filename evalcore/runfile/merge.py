@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalcore.core import aggregates, records
+from evalcore.core import records
 from evalcore.core.errors import EvalcoreError
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.version import __version__
 from evalcore.runfile.importers import _common as common
 from evalcore.runfile.importers.load import source_label
@@ -163,7 +164,7 @@ def _info(
     ids = [r.info.id for r in runs]
     status = max((r.info.status for r in runs), key=_STATUS_ORDER.index)
     finished = [r.info.finished_at for r in runs]
-    allowed = set(aggregates.weightable_names(metrics))
+    allowed = set(MetricSet.of(metrics).weightable)
     suites = list(dict.fromkeys(r.info.suite for r in runs))
     left_out: dict[str, int] = {}
     for rid, _, _ in unmatched:

@@ -17,6 +17,7 @@ from evalcore.analysis.text import format_leaderboard
 from evalcore.analysis.weights import validate_weights
 from evalcore.core.aggregates import CORRECT_DESCRIPTION, aggregate_metrics, with_aggregates
 from evalcore.core.errors import EvalcoreError, WeightsError
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Case, Contender, ErrorInfo, Metric, Result, Run, Usage
 from evalcore.scoring.classification import CLASSIFICATION_METRICS
 from evalcore.storage.frames import results_frame
@@ -87,15 +88,15 @@ def test_weighting_macro_f1_puts_the_better_classifier_first():
 
 
 def test_macro_f1_is_a_weight_name_and_an_unknown_one_is_still_refused():
-    assert validate_weights({"macro_f1": -1}, [CORRECT]) == {"macro_f1": -1.0}
+    assert validate_weights({"macro_f1": -1}, MetricSet.of([CORRECT])) == {"macro_f1": -1.0}
     with pytest.raises(WeightsError, match="macro_f1"):
-        validate_weights({"macro_f2": 1}, [CORRECT])
+        validate_weights({"macro_f2": 1}, MetricSet.of([CORRECT]))
 
 
 def test_each_resample_recomputes_macro_f1_from_the_drawn_cases():
     run = labelled_run(n_repeats=5)
     frame = results_frame(run)
-    resampled = resample(frame, run.metrics, B=50, seed=3)
+    resampled = resample(frame, MetricSet.of(run.metrics), B=50, seed=3)
     strata = np.zeros(len(run.cases), dtype=np.int64)
     counts = np.concatenate(list(count_blocks(strata, 50, np.random.default_rng(3))))
     x = list(resampled.contenders).index("x")
@@ -172,9 +173,9 @@ def test_significance_says_an_aggregate_metric_has_no_per_case_value():
 def test_the_cli_table_and_json_show_macro_f1():
     run = labelled_run()
     table = leaderboard(results_frame(run), run.metrics, {"macro_f1": 1})
-    text = format_leaderboard(table, run.metrics, weights={"macro_f1": 1})
+    text = format_leaderboard(table, MetricSet.of(run.metrics), weights={"macro_f1": 1})
     assert "macro_f1: Macro-F1" in text and "recomputed on each resample" in text
-    assert '"macro_f1": 0.291' in format_leaderboard(table, run.metrics, "json")
+    assert '"macro_f1": 0.291' in format_leaderboard(table, MetricSet.of(run.metrics), "json")
 
 
 def test_the_offline_report_can_weight_macro_f1_from_its_row_value():

@@ -7,6 +7,7 @@ import pytest
 
 from evalcore.analysis.corrected import CORRECTED, RANK_BY, asks_corrected, rank_basis, with_corrected
 from evalcore.analysis.leaderboard import finish, prepare
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Rating
 from evalcore.storage.frames import results_frame
 from tests.factories import rated_run
@@ -33,8 +34,10 @@ def test_every_contender_rated_ranks_by_the_corrected_score_worked_out_by_hand()
     basis = rank_basis(run, singles)
     assert basis.applied and basis.metric == "judge_score"
     assert basis.note.startswith("Ranked by judge_score corrected by people (4 rated replies")
-    prepared = prepare(results_frame(run), run.metrics, B=200)
-    ranked = finish(with_corrected(prepared, basis, run.metrics), run.metrics, {"judge_score": 1.0})
+    prepared = prepare(results_frame(run), MetricSet.of(run.metrics), B=200)
+    ranked = finish(
+        with_corrected(prepared, basis, MetricSet.of(run.metrics)), MetricSet.of(run.metrics), {"judge_score": 1.0}
+    )
     row = ranked.set_index("contender").loc[run.contenders[0].id]
     # judge 1 on all 4 replies; people: pass, fail where the judge said 1, 1: 1 + mean(0, -1) = 0.5
     assert row["judge_score"] == pytest.approx(0.5)
@@ -45,8 +48,10 @@ def test_every_contender_rated_ranks_by_the_corrected_score_worked_out_by_hand()
 def test_ratings_that_all_agree_with_the_judge_give_the_boundary_rules_interval_not_a_point():
     run, singles = _asking(rated_run())
     basis = rank_basis(run, singles)
-    prepared = prepare(results_frame(run), run.metrics, B=200)
-    ranked = finish(with_corrected(prepared, basis, run.metrics), run.metrics, {"judge_score": 1.0})
+    prepared = prepare(results_frame(run), MetricSet.of(run.metrics), B=200)
+    ranked = finish(
+        with_corrected(prepared, basis, MetricSet.of(run.metrics)), MetricSet.of(run.metrics), {"judge_score": 1.0}
+    )
     c1 = run.contenders[1].id  # one rated reply, pass, where the judge said 1
     row, corrected = ranked.set_index("contender").loc[c1], basis.corrected[c1]
     assert (corrected.value, corrected.se) == (1.0, 0.0)
@@ -56,9 +61,9 @@ def test_ratings_that_all_agree_with_the_judge_give_the_boundary_rules_interval_
 
 def test_the_prepared_table_it_came_from_is_left_as_it_was():
     run, singles = _asking(rated_run())
-    prepared = prepare(results_frame(run), run.metrics, B=50)
+    prepared = prepare(results_frame(run), MetricSet.of(run.metrics), B=50)
     before = prepared.table.copy()
-    with_corrected(prepared, rank_basis(run, singles), run.metrics)
+    with_corrected(prepared, rank_basis(run, singles), MetricSet.of(run.metrics))
     assert prepared.table.equals(before)
 
 
@@ -78,8 +83,12 @@ def test_with_no_single_ratings_the_note_says_no_one_has_rated_yet():
 def test_the_corrected_interval_shown_stays_within_0_and_1():
     # c0's corrected 0.5 carries a standard error of 0.35: 0.5 ± 0.69 before clipping.
     run, singles = _asking(rated_run())
-    prepared = prepare(results_frame(run), run.metrics, B=400)
-    ranked = finish(with_corrected(prepared, rank_basis(run, singles), run.metrics), run.metrics, {"judge_score": 1})
+    prepared = prepare(results_frame(run), MetricSet.of(run.metrics), B=400)
+    ranked = finish(
+        with_corrected(prepared, rank_basis(run, singles), MetricSet.of(run.metrics)),
+        MetricSet.of(run.metrics),
+        {"judge_score": 1},
+    )
     row = ranked.set_index("contender").loc[run.contenders[0].id]
     assert (row["judge_score_lo"], row["judge_score_hi"]) == (0.0, 1.0)
 
@@ -88,7 +97,11 @@ def test_the_corrected_resamples_spread_with_the_unclipped_standard_error():
     # Resamples of 0.5 + N(0, 0.354²) fall outside [0, 1] 16% of the time; with the standard error read from
     # the clipped ends, (1 − 0) / (2 · 1.96) = 0.255, only 5% would.
     run, singles = _asking(rated_run())
-    prepared = with_corrected(prepare(results_frame(run), run.metrics, B=400), rank_basis(run, singles), run.metrics)
+    prepared = with_corrected(
+        prepare(results_frame(run), MetricSet.of(run.metrics), B=400),
+        rank_basis(run, singles),
+        MetricSet.of(run.metrics),
+    )
     resampled = prepared.resampled[0][1]
     values = resampled.tables["judge_score"][:, list(resampled.contenders).index(run.contenders[0].id)]
     assert ((values == 0.0) | (values == 1.0)).mean() > 0.11

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from evalcore.analysis.leaderboard import aggregate, finish, leaderboard, prepare, rank
 from evalcore.analysis.results import Filters
 from evalcore.core.errors import WeightsError
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 from evalcore.storage.frames import results_frame
 from tests.factories import METRICS as RUN_METRICS
@@ -486,10 +487,11 @@ def test_every_wscore_is_between_0_and_100(rows, weights):
 def test_a_prepared_leaderboard_finishes_as_the_one_call_does():
     frame = results_frame(make_run(4, 9, samples=2))
     for by in (("contender",), ("contender", "dataset")):
-        prepared = prepare(frame, RUN_METRICS, by=by, B=100)
+        prepared = prepare(frame, MetricSet.of(RUN_METRICS), by=by, B=100)
         for weights in ({"score": 1.0}, {"hallucinated_rate": -0.3, "time": -0.2}):
             pd.testing.assert_frame_equal(
-                finish(prepared, RUN_METRICS, weights), leaderboard(frame, RUN_METRICS, weights, by=by, B=100)
+                finish(prepared, MetricSet.of(RUN_METRICS), weights),
+                leaderboard(frame, MetricSet.of(RUN_METRICS), weights, by=by, B=100),
             )
 
 
@@ -498,22 +500,22 @@ def test_a_single_dataset_table_is_the_overall_table_with_its_dataset_and_its_re
     for item in (*run.cases, *run.results):
         item.dataset = "only"
     frame = results_frame(run)
-    overall = prepare(frame, RUN_METRICS, B=50)
-    by_dataset = prepare(frame, RUN_METRICS, by=("contender", "dataset"), overall=overall, B=50)
+    overall = prepare(frame, MetricSet.of(RUN_METRICS), B=50)
+    by_dataset = prepare(frame, MetricSet.of(RUN_METRICS), by=("contender", "dataset"), overall=overall, B=50)
     pd.testing.assert_frame_equal(
         by_dataset.table, aggregate(frame, RUN_METRICS, by=("contender", "dataset")), check_exact=True
     )
     assert by_dataset.resampled[0][0] == "only" and by_dataset.resampled[0][1] is overall.resampled[0][1]
     pd.testing.assert_frame_equal(
-        finish(by_dataset, RUN_METRICS, {"score": 1.0}),
+        finish(by_dataset, MetricSet.of(RUN_METRICS), {"score": 1.0}),
         leaderboard(frame, RUN_METRICS, {"score": 1.0}, by=("contender", "dataset"), B=50),
     )
 
 
 def test_a_several_dataset_table_is_aggregated_and_resampled_per_dataset():
     frame = results_frame(make_run(3, 9))
-    overall = prepare(frame, RUN_METRICS, B=20)
-    by_dataset = prepare(frame, RUN_METRICS, by=("contender", "dataset"), overall=overall, B=20)
+    overall = prepare(frame, MetricSet.of(RUN_METRICS), B=20)
+    by_dataset = prepare(frame, MetricSet.of(RUN_METRICS), by=("contender", "dataset"), overall=overall, B=20)
     pd.testing.assert_frame_equal(by_dataset.table, aggregate(frame, RUN_METRICS, by=("contender", "dataset")))
     assert sorted(name for name, _ in by_dataset.resampled) == sorted(frame["dataset"].astype(str).unique())
 

@@ -10,6 +10,7 @@ import pytest
 from evalcore.analysis.leaderboard import STOPPED, finish, leaderboard, prepare
 from evalcore.analysis.racing import stop_texts
 from evalcore.analysis.runs import rank_run, run_stops
+from evalcore.core.metric_set import MetricSet
 from evalcore.storage.frames import results_frame
 from tests.report_runs import ADAPTIVE_STOPS, adaptive_run
 
@@ -89,7 +90,7 @@ def test_a_run_that_is_not_adaptive_has_no_stops(run):
 
 
 def test_ranking_a_prepared_table_with_stops_matches_the_one_call(run, ranked):
-    prepared = prepare(results_frame(run), run.metrics)
-    again = finish(prepared, run.metrics, run.info.weights, stops=run_stops(run))
+    prepared = prepare(results_frame(run), MetricSet.of(run.metrics))
+    again = finish(prepared, MetricSet.of(run.metrics), run.info.weights, stops=run_stops(run))
     assert list(again["contender"]) == list(ranked["contender"])
     np.testing.assert_allclose(again["p_best"], ranked["p_best"])

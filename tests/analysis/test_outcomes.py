@@ -12,6 +12,7 @@ from evalcore.analysis.outcomes import case_outcomes, minimum_scores_of
 from evalcore.analysis.runs import rank_run
 from evalcore.analysis.text import format_leaderboard
 from evalcore.core import records
+from evalcore.core.metric_set import MetricSet
 from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store
 from tests.factories import binary_run
@@ -45,7 +46,7 @@ def test_pass_rate_counts_evaluated_cases_and_leaves_the_ranking_alone() -> None
     assert list(ranked["contender"]) == list(plain["contender"]) and list(ranked["rank"]) == list(plain["rank"])
     rates = dict(zip(ranked["contender"], ranked["pass_rate"], strict=True))
     assert rates == {"a": pytest.approx(2 / 3), "b": pytest.approx(2 / 3)}
-    assert "pass rate" in format_leaderboard(ranked, run.metrics)
+    assert "pass rate" in format_leaderboard(ranked, MetricSet.of(run.metrics))
 
 
 def test_pass_rate_is_null_for_a_contender_with_no_evaluated_case() -> None:

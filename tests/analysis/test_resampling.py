@@ -25,6 +25,7 @@ from evalcore.analysis.resampling import (
     resampled_tables,
 )
 from evalcore.analysis.results import result_values
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 from evalcore.storage.frames import results_frame
 from tests.analysis.rows import METRICS, NAN, frame, result
@@ -119,7 +120,7 @@ def test_macro_resamples_draw_within_each_dataset_and_average_per_dataset_values
     # a's dataset x is always 1, y always 0: every macro resample scores exactly 0.5, while micro
     # resamples draw from all four cases and move.
     df = pd.concat([frame({"a": [1.0, 1.0, 1.0]}, dataset="x"), frame({"a": [0.0]}, dataset="y")])
-    assert (resample(df, METRICS, B=100, average="macro").tables["score"] == 0.5).all()
+    assert (resample(df, MetricSet.of(METRICS), B=100, average="macro").tables["score"] == 0.5).all()
     macro = bootstrap(df, METRICS, B=100, average="macro")  # a point, so the boundary rule's interval around it
     assert macro.loc[0, "score_lo"] < 0.5 < macro.loc[0, "score_hi"]
     micro = bootstrap(df, METRICS, B=100)
@@ -254,7 +255,10 @@ def test_resampled_counts_are_exact_and_sums_within_1e_9_of_the_exact_sums(cases
 def test_resample_with_the_values_already_computed_is_the_same() -> None:
     frame = results_frame(make_run(3, 6, samples=2))
     values = result_values(frame, RUN_METRICS)
-    a, b = resample(frame, RUN_METRICS, B=30), resample(frame, RUN_METRICS, B=30, values=values)
+    a, b = (
+        resample(frame, MetricSet.of(RUN_METRICS), B=30),
+        resample(frame, MetricSet.of(RUN_METRICS), B=30, values=values),
+    )
     for name in a.tables:
         np.testing.assert_array_equal(a.tables[name], b.tables[name])
 
@@ -299,10 +303,11 @@ def test_resample_blocks_are_the_resample_counts(strata: list[int], B: int, seed
 
 def test_intervals_of_cached_resamples_are_the_bootstrap_under_other_weights() -> None:
     frame = results_frame(make_run(4, 9, samples=2))
-    resampled = resample(frame, RUN_METRICS, B=200, seed=3)
+    resampled = resample(frame, MetricSet.of(RUN_METRICS), B=200, seed=3)
     for weights in ({"score": 1.0}, {"score": 0.5, "cost": -0.5, "errors": -0.2}, {}):
         pd.testing.assert_frame_equal(
-            intervals(resampled, RUN_METRICS, weights), bootstrap(frame, RUN_METRICS, weights, B=200, seed=3)
+            intervals(resampled, MetricSet.of(RUN_METRICS), weights),
+            bootstrap(frame, MetricSet.of(RUN_METRICS), weights, B=200, seed=3),
         )
 
 
@@ -331,8 +336,8 @@ def test_a_contender_right_on_every_case_gets_an_exact_interval_not_a_point():
 
 def test_a_score_of_averaged_samples_gets_the_bootstrap_interval_at_the_expanded_level():
     df = frame({"a": [1.0, 0.5, 0.0, 0.5, 1.0, 0.5] * 5, "b": [0.5, 1.0] * 15})
-    resampled = resample(df, METRICS, B=400, seed=5)
-    out = intervals(resampled, METRICS, {}).set_index("contender")
+    resampled = resample(df, MetricSet.of(METRICS), B=400, seed=5)
+    out = intervals(resampled, MetricSet.of(METRICS), {}).set_index("contender")
     low, high = percentile_interval(resampled.tables["score"], expanded_level(np.array([30, 30])))
     assert out["score_lo"].tolist() == pytest.approx(low.tolist()) and out["score_hi"].tolist() == pytest.approx(
         high.tolist()
@@ -343,7 +348,7 @@ def test_a_score_of_averaged_samples_gets_the_bootstrap_interval_at_the_expanded
 
 def test_each_contender_reads_its_bootstrap_interval_at_the_level_of_its_own_number_of_cases():
     df = pd.concat([frame({"a": [1.0, 0.5] * 20}), frame({"b": [1.0, 0.5] * 3})], ignore_index=True)
-    cases = resample(df, METRICS, B=50).cases["score"]
+    cases = resample(df, MetricSet.of(METRICS), B=50).cases["score"]
     assert cases.tolist() == [40, 6]
 
 

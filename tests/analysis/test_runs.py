@@ -11,7 +11,7 @@ import pytest
 from evalcore.analysis import summaries
 from evalcore.analysis.leaderboard import leaderboard
 from evalcore.analysis.results import Filters, select_results
-from evalcore.analysis.runs import compare_run, prepare_run, rank_run
+from evalcore.analysis.runs import compare_run, metric_set_of, prepare_run, rank_run
 from evalcore.analysis.significance import pairwise_significance
 from evalcore.core.errors import WeightsError
 from evalcore.core.records import Run
@@ -80,7 +80,7 @@ def test_filters_and_the_macro_average_read_the_results(tmp_path: Path) -> None:
 
 def test_opening_a_stored_run_can_save_its_missing_summary_for_the_next_reader(tmp_path: Path) -> None:
     stored, _ = _stored(tmp_path, summary=False)
-    prepared = prepare_run(stored, save=True)
+    prepared = prepare_run(stored, metric_set_of(stored), save=True)
     saved = summaries.read_summary(stored.store, stored.id)
     assert saved is not None
     pd.testing.assert_frame_equal(prepared.table, saved.prepared.overall.table)
@@ -89,7 +89,7 @@ def test_opening_a_stored_run_can_save_its_missing_summary_for_the_next_reader(t
 def test_a_running_run_s_summary_is_not_saved(tmp_path: Path) -> None:
     stored, _ = _stored(tmp_path, summary=False)
     stored.store.set_status(stored.id, "running")
-    prepare_run(stored, save=True)
+    prepare_run(stored, metric_set_of(stored), save=True)
     assert summaries.read_summary(stored.store, stored.id) is None
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalcore.analysis import summaries, view
-from evalcore.analysis.weights import weight_order
+from evalcore.core.metric_set import MetricSet
 from evalcore.runfile.read import read_run_file
 from evalcore.storage.frames import results_frame
 from evalcore.storage.store import Store
@@ -54,15 +54,15 @@ def assert_same_prepared(a: view.PreparedView, b: view.PreparedView) -> None:
 @pytest.mark.parametrize("run", runs(), ids=["demo", "factory", "unknown-costs"])
 def test_a_packed_summary_ranks_every_weighting_as_the_results_do(run) -> None:
     frame = results_frame(run)
-    summary = summaries.summarize(frame, run.metrics)
+    summary = summaries.summarize(frame, MetricSet.of(run.metrics))
     back = summaries.unpack(summaries.pack(summary))
     assert_same_prepared(summary.prepared, back.prepared)
     assert back.options == view.filter_options(frame)
-    weight_names = set(weight_order(run.metrics))  # every weightable name, the primary metric included
+    weight_names = set(MetricSet.of(run.metrics).order)  # every weightable name, the primary metric included
     for weights in WEIGHTINGS:
         weights = {k: v for k, v in (weights or {}).items() if k in weight_names} or None
-        direct = view.leaderboard_view(frame, run.metrics, weights, contenders=run.contenders)
-        stored = view.view_of(back.prepared, run.metrics, weights, run.contenders)
+        direct = view.leaderboard_view(frame, MetricSet.of(run.metrics), weights, contenders=run.contenders)
+        stored = view.view_of(back.prepared, MetricSet.of(run.metrics), weights, run.contenders)
         pd.testing.assert_frame_equal(direct.overall, stored.overall)
         pd.testing.assert_frame_equal(direct.ranked_by_dataset, stored.ranked_by_dataset)
         assert (direct.winner, direct.best_value, direct.stability) == (
@@ -91,7 +91,7 @@ def test_a_summary_saved_under_an_earlier_interval_rule_is_not_read(tmp_path: Pa
     with Store(tmp_path / "s.db") as store:
         store.create_run(run)
         frame, changes = store.load_results_frame_and_changes(run.info.id)
-        stale = summaries.pack(summaries.summarize(frame, run.metrics))
+        stale = summaries.pack(summaries.summarize(frame, MetricSet.of(run.metrics)))
         # Layout 4 read the bootstrap at the plain 95% level and gave 0/1 scores Wilson's interval.
         older = summaries.KIND.replace("leaderboard/6/", "leaderboard/5/")
         assert older != summaries.KIND and store.save_summary(run.info.id, older, changes, stale)
@@ -103,7 +103,7 @@ def test_a_summary_of_results_that_changed_since_they_were_read_is_not_saved(tmp
     with Store(tmp_path / "s.db") as store:
         store.create_run(run)
         frame, changes = store.load_results_frame_and_changes(run.info.id)
-        summary = summaries.summarize(frame, run.metrics)
+        summary = summaries.summarize(frame, MetricSet.of(run.metrics))
         store.add_results(run.info.id, [run.results[-1]])  # a writer got in between
         assert not summaries.save_summary(store, run.info.id, changes, summary)
         assert summaries.read_summary(store, run.info.id) is None
@@ -165,7 +165,9 @@ def test_a_store_from_before_summaries_counts_changes_once_it_opens(tmp_path: Pa
     with Store(tmp_path / "old.db") as store:
         frame, changes = store.load_results_frame_and_changes(run.info.id)
         pd.testing.assert_frame_equal(frame, results_frame(run))
-        assert summaries.save_summary(store, run.info.id, changes, summaries.summarize(frame, run.metrics))
+        assert summaries.save_summary(
+            store, run.info.id, changes, summaries.summarize(frame, MetricSet.of(run.metrics))
+        )
         assert summaries.read_summary(store, run.info.id) is not None
         store.add_results(run.info.id, [run.results[0]])
         assert store.load_results_frame_and_changes(run.info.id)[1] > changes
@@ -175,7 +177,7 @@ def test_a_store_from_before_summaries_counts_changes_once_it_opens(tmp_path: Pa
 
 def test_a_summary_that_asks_for_objects_or_lacks_bytes_is_refused() -> None:
     run = make_run(2, 4)
-    data = summaries.pack(summaries.summarize(results_frame(run), run.metrics))
+    data = summaries.pack(summaries.summarize(results_frame(run), MetricSet.of(run.metrics)))
     with pytest.raises(ValueError, match="dtype"):
         summaries.unpack(data.replace(b'"<f8"', b'"|O8"', 1))
     with pytest.raises(ValueError):

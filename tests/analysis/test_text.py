@@ -9,6 +9,7 @@ import pytest
 
 from evalcore.analysis.leaderboard import leaderboard, rank
 from evalcore.analysis.text import ERRORS_P_BEST, format_cost, format_leaderboard, format_percent, format_seconds
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 from tests.analysis.rows import METRICS as ROW_METRICS
 from tests.analysis.rows import frame, result
@@ -63,7 +64,7 @@ def rounded(rows: list[dict]) -> list[dict]:
 
 
 def test_json_is_the_ranked_rows_with_spec_keys_and_null_for_nan():
-    assert rounded(json.loads(format_leaderboard(ranked_table(), METRICS, "json"))) == [
+    assert rounded(json.loads(format_leaderboard(ranked_table(), MetricSet.of(METRICS), "json"))) == [
         {
             "contender": "cheap/mini",
             "cases": 4,
@@ -109,7 +110,7 @@ def test_json_keys_come_in_spec_order_then_intervals_and_p_best():
     table = ranked_table().assign(
         p_best=[0.75, 0.25], score_hi=[0.9, 1.0], score_lo=[0.7, 0.8], wscore_lo=[80.0, NAN], wscore_hi=[90.0, NAN]
     )
-    rows = json.loads(format_leaderboard(table, METRICS, "json"))
+    rows = json.loads(format_leaderboard(table, MetricSet.of(METRICS), "json"))
     assert list(rows[0]) == [
         "contender",
         "cases",
@@ -139,7 +140,7 @@ def test_json_keys_come_in_spec_order_then_intervals_and_p_best():
 
 def test_json_gives_a_per_dataset_table_its_dataset_key():
     table = ranked_table().assign(dataset="tax")
-    assert list(json.loads(format_leaderboard(table, METRICS, "json"))[0])[:2] == ["contender", "dataset"]
+    assert list(json.loads(format_leaderboard(table, MetricSet.of(METRICS), "json"))[0])[:2] == ["contender", "dataset"]
 
 
 @pytest.mark.parametrize(
@@ -168,7 +169,7 @@ def test_seconds_and_percentages():
 def test_table_marks_best_and_best_value_and_aligns_columns():
     table = ranked_table()
     table.loc[0, "best_value"] = True
-    lines = format_leaderboard(table, METRICS, weights=WEIGHTS).splitlines()
+    lines = format_leaderboard(table, MetricSet.of(METRICS), weights=WEIGHTS).splitlines()
     assert lines[0].split() == [
         "#",
         "contender",
@@ -212,17 +213,17 @@ def test_table_marks_best_and_best_value_and_aligns_columns():
 def test_table_shows_a_dash_for_a_missing_wscore():
     table = ranked_table()
     table.loc[1, "wscore"] = NAN
-    assert format_leaderboard(table, METRICS).splitlines()[3].split()[4] == "–"
+    assert format_leaderboard(table, MetricSet.of(METRICS)).splitlines()[3].split()[4] == "–"
 
 
 def test_table_shows_intervals_and_p_best_when_present():
     table = ranked_table().assign(score_lo=[0.7, 0.8], score_hi=[0.9, 1.0], p_best=[0.75, 0.25])
-    text = format_leaderboard(table, METRICS)
+    text = format_leaderboard(table, MetricSet.of(METRICS))
     assert "80.0% [70.0–90.0%]" in text and "75.0%" in text and "P(best)" in text
 
 
 def test_table_ends_with_a_glossary_from_the_metric_descriptions_and_the_weight_shares():
-    text = format_leaderboard(ranked_table(), METRICS, weights=WEIGHTS, best_value_points=0.05)
+    text = format_leaderboard(ranked_table(), MetricSet.of(METRICS), weights=WEIGHTS, best_value_points=0.05)
     assert "field_accuracy: Share of fields right. (higher is better)" in text
     assert "hallucinated_rate: Share of fields invented. (lower is better)" in text
     assert "within 5 points of the top score" in text
@@ -230,30 +231,32 @@ def test_table_ends_with_a_glossary_from_the_metric_descriptions_and_the_weight_
 
 
 def test_markdown_is_a_pipe_table_then_the_glossary():
-    lines = format_leaderboard(ranked_table(), METRICS, "markdown").splitlines()
+    lines = format_leaderboard(ranked_table(), MetricSet.of(METRICS), "markdown").splitlines()
     assert lines[0].startswith("| # | contender | score |") and lines[1].startswith("| ---: | --- | ---: |")
     assert lines[2].startswith("| 1 | cheap/mini | 80.0% |") and lines[2].endswith("| ★ best  few cases |")
     assert any(line.startswith("- field_accuracy: ") for line in lines)
 
 
 def test_json_rows_have_a_stopped_key_whether_or_not_a_race_stopped_anyone():
-    plain = json.loads(format_leaderboard(ranked_table(), METRICS, "json"))
+    plain = json.loads(format_leaderboard(ranked_table(), MetricSet.of(METRICS), "json"))
     raced = json.loads(
-        format_leaderboard(ranked_table().assign(stopped=[None, "stopped after 2 of 4 cases"]), METRICS, "json")
+        format_leaderboard(
+            ranked_table().assign(stopped=[None, "stopped after 2 of 4 cases"]), MetricSet.of(METRICS), "json"
+        )
     )
     assert [list(row) for row in plain] == [list(row) for row in raced]
     assert [row["stopped"] for row in plain] == [None, None]
 
 
 def test_csv_has_the_json_columns_and_one_line_per_row():
-    lines = format_leaderboard(ranked_table(), METRICS, "csv").splitlines()
+    lines = format_leaderboard(ranked_table(), MetricSet.of(METRICS), "csv").splitlines()
     assert lines[0].startswith("contender,cases,scored,errors,score,field_accuracy,hallucinated_rate,cost,time")
     assert len(lines) == 3 and lines[1].startswith("cheap/mini,4,4,0,0.8,")
 
 
 def test_an_unknown_format_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="table, json, csv, markdown"):
-        format_leaderboard(ranked_table(), METRICS, "html")
+        format_leaderboard(ranked_table(), MetricSet.of(METRICS), "html")
 
 
 def test_the_glossary_explains_a_p_best_that_one_error_holds_down():
@@ -261,21 +264,27 @@ def test_the_glossary_explains_a_p_best_that_one_error_holds_down():
     results = frame({"a": [1.0] * 39 + [0.0], "b": [1.0] * 39 + [float("nan")]})
     ranked = leaderboard(results, ROW_METRICS, {"score": 1, "errors": -1})
     assert list(ranked["contender"]) == ["a", "b"] and ranked["p_best"].iloc[1] > 0.05
-    assert ERRORS_P_BEST in format_leaderboard(ranked, ROW_METRICS, weights={"score": 1, "errors": -1})
-    assert ERRORS_P_BEST not in format_leaderboard(ranked, ROW_METRICS, weights={"score": 1})
+    assert ERRORS_P_BEST in format_leaderboard(ranked, MetricSet.of(ROW_METRICS), weights={"score": 1, "errors": -1})
+    assert ERRORS_P_BEST not in format_leaderboard(ranked, MetricSet.of(ROW_METRICS), weights={"score": 1})
 
 
 def test_json_rows_carry_each_rows_weight_stability():
     results = frame({"a": [1.0, 1.0, 0.0], "b": [1.0, 0.0, 0.0]})
-    rows = json.loads(format_leaderboard(leaderboard(results, ROW_METRICS, {"score": 1}), ROW_METRICS, "json"))
+    rows = json.loads(
+        format_leaderboard(
+            leaderboard(results, MetricSet.of(ROW_METRICS), {"score": 1}), MetricSet.of(ROW_METRICS), "json"
+        )
+    )
     assert [(r["contender"], r["stability"]) for r in rows] == [("a", 1.0), ("b", 0.0)]
-    unweighted = json.loads(format_leaderboard(leaderboard(results, ROW_METRICS, {}), ROW_METRICS, "json"))
+    unweighted = json.loads(
+        format_leaderboard(leaderboard(results, MetricSet.of(ROW_METRICS), {}), MetricSet.of(ROW_METRICS), "json")
+    )
     assert [r["stability"] for r in unweighted] == [None, None]
 
 
 def test_the_cases_column_shows_cases_and_samples_while_json_keeps_the_specs_result_count():
     rows = [r | {"sample": s} for r in (result("a", "001"), result("a", "002")) for s in range(3)]
     ranked = leaderboard(pd.DataFrame(rows), ROW_METRICS, {"score": 1}, ci=False)
-    assert "2 × 3" in format_leaderboard(ranked, ROW_METRICS).splitlines()[2]
-    row = json.loads(format_leaderboard(ranked, ROW_METRICS, "json"))[0]
+    assert "2 × 3" in format_leaderboard(ranked, MetricSet.of(ROW_METRICS)).splitlines()[2]
+    row = json.loads(format_leaderboard(ranked, MetricSet.of(ROW_METRICS), "json"))[0]
     assert (row["cases"], row["distinct_cases"], row["samples"]) == (6, 2, 3)

@@ -11,6 +11,7 @@ from evalcore.analysis.banner import winner_reason
 from evalcore.analysis.formats import plural
 from evalcore.analysis.leaderboard import rank
 from evalcore.analysis.text import cut_names, format_leaderboard
+from evalcore.core.metric_set import MetricSet
 from tests.analysis.rows import METRICS, NAN, table
 
 LONG = "openai/gpt-4o-mini · effort=low · t=0.2"
@@ -40,43 +41,45 @@ def wide_table(weights=None) -> pd.DataFrame:
 @pytest.mark.parametrize("width", [80, 100, 120])
 @pytest.mark.parametrize("weights", [None, {"score": 1, "errors": 1, "cost": -0.5}])
 def test_every_line_fits_the_width(width, weights):
-    text = format_leaderboard(wide_table(weights), METRICS, weights=weights, width=width)
+    text = format_leaderboard(wide_table(weights), MetricSet.of(METRICS), weights=weights, width=width)
     assert max(map(len, text.splitlines())) <= width
     assert "--wide shows every column" in text or width > 100
 
 
 def test_the_columns_that_explain_a_rank_stay_at_80_characters():
-    text = format_leaderboard(wide_table({"score": 1, "errors": 1}), METRICS, weights={"score": 1}, width=80)
+    text = format_leaderboard(
+        wide_table({"score": 1, "errors": 1}), MetricSet.of(METRICS), weights={"score": 1}, width=80
+    )
     header = text.splitlines()[0].split()
     assert {"#", "contender", "score", "wscore", "errors", "cost", "time"} <= set(header)
     assert "tokens" not in header and "…" in text  # long ids cut in the middle
 
 
 def test_without_a_width_every_column_shows():
-    text = format_leaderboard(wide_table(), METRICS)
+    text = format_leaderboard(wide_table(), MetricSet.of(METRICS))
     assert "in tokens" in text and "hallucinated_rate" in text and "P(best)" in text and "--wide" not in text
 
 
 def test_the_primary_metric_is_not_repeated_when_it_is_the_score():
-    assert "field_accuracy" not in format_leaderboard(wide_table(), METRICS).splitlines()[0]
+    assert "field_accuracy" not in format_leaderboard(wide_table(), MetricSet.of(METRICS)).splitlines()[0]
 
 
 def test_without_weights_there_is_no_wscore_column_and_the_glossary_says_so():
-    text = format_leaderboard(wide_table(), METRICS)
+    text = format_leaderboard(wide_table(), MetricSet.of(METRICS))
     assert "wscore" not in text.splitlines()[0]
     assert "weights: no weights set: ranked by score" in text
     assert "weighted score" not in text and "missing" not in text
 
 
 def test_a_row_with_nothing_scored_says_so_and_has_no_rank():
-    lines = format_leaderboard(wide_table(), METRICS).splitlines()
+    lines = format_leaderboard(wide_table(), MetricSet.of(METRICS)).splitlines()
     last = lines[6]
     assert last.startswith("   fake/dead") and last.endswith("no scored results")
     assert any(line.startswith("no scored results: every call failed") for line in lines)
 
 
 def test_json_gives_a_row_with_nothing_scored_null_rank_p_best_and_wscore():
-    rows = json.loads(format_leaderboard(wide_table({"cost": -1}), METRICS, "json"))
+    rows = json.loads(format_leaderboard(wide_table({"cost": -1}), MetricSet.of(METRICS), "json"))
     dead = rows[-1]
     assert dead["contender"] == "fake/dead" and (dead["rank"], dead["p_best"], dead["wscore"]) == (None, None, None)
     assert [r["rank"] for r in rows[:-1]] == [1, 2, 3, 4]
@@ -84,7 +87,7 @@ def test_json_gives_a_row_with_nothing_scored_null_rank_p_best_and_wscore():
 
 def test_a_row_with_few_cases_is_marked_and_explained():
     ranked = rank(table({"contender": "a", "scored": 1}), {}, METRICS)
-    text = format_leaderboard(ranked, METRICS)
+    text = format_leaderboard(ranked, MetricSet.of(METRICS))
     assert "★ best  $ value  few cases" in text and "few cases: scored on fewer than 30 cases" in text
 
 
@@ -174,7 +177,7 @@ def unpriced():
 
 
 def test_a_row_without_a_price_is_named_with_how_to_give_one():
-    text = format_leaderboard(unpriced(), METRICS, weights={"score": 1, "cost": -0.2})
+    text = format_leaderboard(unpriced(), MetricSet.of(METRICS), weights={"score": 1, "cost": -0.2})
     assert (
         "no wscore for openai/llama: cost is weighted and unknown (no price); give its model one under `prices:` "
         "in evalcore.yaml (input_cost_per_token, output_cost_per_token), or weight cost 0. Rows without a wscore "
@@ -184,7 +187,7 @@ def test_a_row_without_a_price_is_named_with_how_to_give_one():
 
 def test_the_wscore_column_stays_when_no_row_has_one():
     ranked = rank(table({"contender": "openai/llama", "cost": NAN}), {"score": 1, "cost": -0.2}, METRICS)
-    text = format_leaderboard(ranked, METRICS, weights={"score": 1, "cost": -0.2})
+    text = format_leaderboard(ranked, MetricSet.of(METRICS), weights={"score": 1, "cost": -0.2})
     assert "wscore" in text.splitlines()[0].split()
     assert "no wscore for openai/llama: cost is weighted and unknown (no price)" in text
 

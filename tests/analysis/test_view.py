@@ -20,6 +20,7 @@ from evalcore.analysis.view import (
     weight_names,
 )
 from evalcore.core.errors import WeightsError
+from evalcore.core.metric_set import MetricSet
 from evalcore.storage.frames import results_frame
 from tests.factories import make_run
 
@@ -36,7 +37,7 @@ def frame(run):
 
 def view(run, frame, weights=None, filters=None, **kwargs):
     weights = run.info.weights if weights is None else weights
-    return leaderboard_view(frame, run.metrics, weights, filters, run.contenders, B=200, **kwargs)
+    return leaderboard_view(frame, MetricSet.of(run.metrics), weights, filters, run.contenders, B=200, **kwargs)
 
 
 def test_overall_table_has_one_ranked_row_per_contender_with_scores_in_percent(run, frame):
@@ -138,16 +139,18 @@ def test_format_settings_uses_short_names_in_a_stable_order():
 
 
 def test_weight_names_cover_score_each_metric_errors_cost_and_time(run):
-    names = weight_names(run.metrics)
+    names = weight_names(MetricSet.of(run.metrics))
     assert names[0] == "score" and names[-3:] == ["errors", "cost", "time"]
     assert "hallucinated_rate" in names
 
 
 def test_the_primary_metric_and_the_score_share_one_slider_named_score(run):
     primary = next(m.name for m in run.metrics if m.primary)
-    names = weight_names(run.metrics)
+    names = weight_names(MetricSet.of(run.metrics))
     assert names.count("score") == 1 and primary not in names
-    assert primary in weight_hint("score", run.metrics, markdown=False)  # the slider says which metric it weighs
+    assert primary in weight_hint(
+        "score", MetricSet.of(run.metrics), markdown=False
+    )  # the slider says which metric it weighs
 
 
 def test_live_shares_sum_to_one_and_a_zero_weight_has_none():
@@ -205,23 +208,23 @@ def test_escaped_markdown_has_no_live_syntax_left(text):
 
 
 def test_every_weight_name_has_a_hint_with_its_direction(run):
-    for name in weight_names(run.metrics):
-        hint = weight_hint(name, run.metrics)
+    for name in weight_names(MetricSet.of(run.metrics)):
+        hint = weight_hint(name, MetricSet.of(run.metrics))
         assert hint.endswith("negative: lower is better.") and ". Positive" in hint
 
 
 def test_the_app_table_counts_cases_and_shows_samples_only_when_a_case_was_asked_several_times():
     several = make_run(n_contenders=2, n_cases=4, samples=3)
-    shown = leaderboard_view(results_frame(several), several.metrics, {"score": 1}, ci=False)
+    shown = leaderboard_view(results_frame(several), MetricSet.of(several.metrics), {"score": 1}, ci=False)
     assert list(shown.overall["cases"]) == [4, 4] and list(shown.overall["samples"]) == [3, 3]
     once = make_run(n_contenders=2, n_cases=4)
-    shown = leaderboard_view(results_frame(once), once.metrics, {"score": 1}, ci=False)
+    shown = leaderboard_view(results_frame(once), MetricSet.of(once.metrics), {"score": 1}, ci=False)
     assert "samples" not in shown.overall.columns and "samples" not in [c.name for c in shown.columns]
 
 
 def test_headline_without_a_winner_names_the_model_without_a_price(run, frame):
     unpriced = frame.assign(cost_usd=float("nan"))
-    v = leaderboard_view(unpriced, run.metrics, {"score": 1, "cost": -0.5}, None, run.contenders, B=50)
+    v = leaderboard_view(unpriced, MetricSet.of(run.metrics), {"score": 1, "cost": -0.5}, None, run.contenders, B=50)
     text = headline(v).replace("\\", "")  # as the reader sees the escaped Markdown
     assert text.startswith("**No winner:** no row has a wscore")
     assert "cost is weighted and unknown (no price)" in text and "`prices:`" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from evalcore.core.metric_set import MetricSet
 from tests.app.test_app_shared import demo_run, open_page, record_page_switches, seed, texts, unescaped
 from tests.factories import make_run
 
@@ -235,7 +236,9 @@ def test_a_run_with_a_saved_summary_opens_without_reading_its_results(monkeypatc
     monkeypatch.setattr(Store, "load_results_frame", no_reading)
     at = open_page(PAGE, filters_open=True)
     assert not at.exception and not at.error
-    expected = view.leaderboard_view(results_frame(run), run.metrics, run.info.weights, contenders=run.contenders)
+    expected = view.leaderboard_view(
+        results_frame(run), MetricSet.of(run.metrics), run.info.weights, contenders=run.contenders
+    )
     shown = at.dataframe[0].value
     assert list(shown["contender"]) == list(expected.overall["contender"])
     assert list(shown["wscore"]) == list(expected.overall["wscore"])

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from evalcore.core.metric_set import MetricSet
 from tests.browser.conftest import screenshot, settled
 
 pytestmark = pytest.mark.browser
@@ -51,7 +52,7 @@ def expected_winner(run_file, **changes) -> str:  # noqa: ANN001
     from evalcore.storage.frames import results_frame
 
     run = read_run_file(run_file)
-    view = leaderboard_view(results_frame(run), run.metrics, {**run.info.weights, **changes}, ci=False)
+    view = leaderboard_view(results_frame(run), MetricSet.of(run.metrics), {**run.info.weights, **changes}, ci=False)
     return view.winner
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from evalcore.analysis.view import leaderboard_view
 from evalcore.core.errors import ConfigError
+from evalcore.core.metric_set import MetricSet
 from evalcore.execution.plan import RunOptions, case_messages, make_plan
 from evalcore.execution.runner import execute_plan, resume_plan, run_suite
 from evalcore.execution.verify import verify_suite
@@ -124,7 +125,7 @@ def test_the_prompts_round_trip_through_the_run_file_and_the_store(prompt_run, t
 def test_the_leaderboard_shows_the_prompt_in_ids_and_settings(prompt_run):
     _, store, run_id = prompt_run
     run = store.load_run(run_id)
-    view = leaderboard_view(results_frame(run), run.metrics, run.info.weights, None, run.contenders, B=50)
+    view = leaderboard_view(results_frame(run), MetricSet.of(run.metrics), run.info.weights, None, run.contenders, B=50)
     rows = dict(zip(view.overall["contender"], view.overall["settings"], strict=True))
     assert rows == {
         "fake/oracle · prompt=terse · t=0": "prompt=terse · t=0",

@@ -19,6 +19,7 @@ from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import BEST_VALUE_POINTS, ranking_rules
 from evalcore.analysis.runs import rank_run, run_stops
 from evalcore.analysis.view import leaderboard_view, weight_names
+from evalcore.core.metric_set import MetricSet
 from evalcore.explorer.report import (
     ReportOptions,
     build_report,
@@ -98,13 +99,15 @@ def test_the_embedded_per_dataset_tables_equal_the_leaderboards(demo, demo_html)
 
 def test_sliders_cover_every_weightable_name_and_start_at_the_reports_weights(demo, demo_html):
     data = read_embedded(demo_html)
-    assert data["names"] == weight_names(demo.metrics)
+    assert data["names"] == weight_names(MetricSet.of(demo.metrics))
     assert data["sliders"]["score"] == 60 and data["sliders"]["cost"] == -5 and data["sliders"]["exact_match"] == 0
     assert data["weights"] == demo.info.weights
 
 
 def test_the_sliders_tooltips_are_plain_text_not_escaped_markdown(demo):
-    hints = report_payload(demo.metrics, leaderboard_view(results_frame(demo), demo.metrics, {}, ci=False))["hints"]
+    hints = report_payload(
+        demo.metrics, leaderboard_view(results_frame(demo), MetricSet.of(demo.metrics), {}, ci=False)
+    )["hints"]
     described = {m.name: m.description for m in demo.metrics}
     assert hints["exact_match"].startswith(described["exact_match"] + " Positive")
     assert described["field_accuracy"].rstrip(".") in hints["score"]  # the primary metric weighs on score
@@ -152,7 +155,7 @@ def test_the_page_embeds_the_rules_it_ranks_with(demo_html):
 def test_the_pages_ranking_equals_the_pythons_under_any_weights(which, demo, node, script_file):
     run = {"demo": demo, "edges": edge_run(), "adaptive": adaptive_run()}[which]
     stops = run_stops(run)
-    view = leaderboard_view(results_frame(run), run.metrics, run.info.weights, ci=False, stops=stops)
+    view = leaderboard_view(results_frame(run), MetricSet.of(run.metrics), run.info.weights, ci=False, stops=stops)
     payload = report_payload(run.metrics, view)
     names = payload["names"]
     rng = np.random.default_rng(7)

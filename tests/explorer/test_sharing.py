@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from evalcore.analysis.view import Filters, ViewState
+from evalcore.core.metric_set import MetricSet
 from evalcore.explorer.access import Policy
 from evalcore.explorer.sharing import (
     bundled_suites,
@@ -96,14 +97,14 @@ def test_a_malformed_weight_in_the_address_is_skipped():
 
 
 def test_usable_weights_drop_names_this_run_cannot_weight(run):
-    assert usable_weights({"score": 1, "latency": 2}, run.metrics) == {"score": 1}
-    assert usable_weights(None, run.metrics) is None
+    assert usable_weights({"score": 1, "latency": 2}, MetricSet.of(run.metrics)) == {"score": 1}
+    assert usable_weights(None, MetricSet.of(run.metrics)) is None
 
 
 def test_a_weight_on_the_primary_metric_is_a_weight_on_the_score(run):
     primary = next(m.name for m in run.metrics if m.primary)
-    assert usable_weights({primary: 0.85, "cost": -0.05}, run.metrics) == {"score": 0.85, "cost": -0.05}
-    assert usable_weights({primary: 0.25, "score": 0.5}, run.metrics) == {"score": 0.75}
+    assert usable_weights({primary: 0.85, "cost": -0.05}, MetricSet.of(run.metrics)) == {"score": 0.85, "cost": -0.05}
+    assert usable_weights({primary: 0.25, "score": 0.5}, MetricSet.of(run.metrics)) == {"score": 0.75}
 
 
 # --- runs and the store --------------------------------------------------------------------------

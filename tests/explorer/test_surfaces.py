@@ -16,6 +16,7 @@ from evalcore.analysis.runs import rank_run
 from evalcore.analysis.text import STOPPED_MARK
 from evalcore.analysis.view import leaderboard_view
 from evalcore.cli import main
+from evalcore.core.metric_set import MetricSet
 from evalcore.explorer.report import ReportOptions, build_report, read_embedded
 from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import write_run_file
@@ -111,7 +112,7 @@ def test_the_app_shows_the_same_banner_and_p_best(monkeypatch, tmp_path, demo, r
 def test_the_views_numbers_do_not_depend_on_the_order_of_the_weights(demo):
     frame = results_frame(demo)
     views = [
-        leaderboard_view(frame, demo.metrics, weights, contenders=demo.contenders)
+        leaderboard_view(frame, MetricSet.of(demo.metrics), weights, contenders=demo.contenders)
         for weights in (demo.info.weights, reversed_weights(demo.info.weights))
     ]
     assert views[0].banner == views[1].banner

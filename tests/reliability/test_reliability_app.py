@@ -16,6 +16,7 @@ import re
 import pytest
 
 from evalcore.core.errors import EvalcoreError
+from evalcore.core.metric_set import MetricSet
 from evalcore.explorer import jobs
 from evalcore.explorer.access import Access
 from evalcore.runfile.write import dump_run
@@ -232,7 +233,7 @@ def test_tooltips_and_labels_built_from_a_run_file_are_escaped():
     run = untrusted_run()
     for metric in run.metrics:
         escaped = escape_markdown(metric.description)
-        assert weight_hint(metric.name, run.metrics).startswith(escaped + " Positive")
+        assert weight_hint(metric.name, MetricSet.of(run.metrics)).startswith(escaped + " Positive")
         helps = [c.help for c in display_columns(run.metrics) if c.name == metric.name]
         assert all(h.startswith(escaped) for h in helps)
 
