@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evalcore.analysis.racing import replay_race  # noqa: E402
-from evalcore.execution.adaptive import default_round  # noqa: E402
+from evalcore.execution.race_settings import default_round  # noqa: E402
 
 #: name: accuracies (the first is the true best, except in the all-equal lineups).
 LINEUPS = {

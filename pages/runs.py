@@ -12,7 +12,7 @@ from evalcore.analysis.formats import DASH, UNKNOWN_COST_HELP
 from evalcore.core.errors import EvalcoreError
 from evalcore.execution.resume import why_not_resumable
 from evalcore.explorer import jobs, sharing
-from evalcore.storage.history import STOPPED_BY_BUDGET, STOPPED_BY_UNREACHABLE
+from evalcore.storage.runs import STOPPED_BY_BUDGET, STOPPED_BY_UNREACHABLE
 from pages import _actions, _frame, _loaders, _trend, _widgets
 from pages._state import RUN, Keys
 from pages._widgets import plain

@@ -185,8 +185,8 @@ def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOpti
     """The run options of :func:`add_selection`'s arguments (and ``run``'s, when present); with the ``suite``,
     its ``run.adaptive`` under the race flags (``--adaptive``, ``--confidence``…)."""
     from evalcore.core.errors import ConfigError
-    from evalcore.execution.adaptive import race_settings
     from evalcore.execution.plan import RunOptions
+    from evalcore.execution.race_settings import race_settings
     from evalcore.suite.lineup import Overrides
 
     settings: dict[str, list[Any]] = {}

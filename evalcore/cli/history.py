@@ -13,7 +13,7 @@ from evalcore.cli.output import output_path, writing
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
-    from evalcore.storage.history import RunFilters
+    from evalcore.storage.runs import RunFilters
     from evalcore.storage.store import Store
 
 #: ``evalcore import`` stores the leaderboard summary of a run with more results than this, so the explorer
@@ -39,7 +39,7 @@ def run_filters(args: argparse.Namespace) -> RunFilters:
         ConfigError: a ``--limit`` below 1, a ``--since`` that is no date or time, a bad ``--metadata``.
     """
     from evalcore.core.errors import ConfigError
-    from evalcore.storage.history import RunFilters
+    from evalcore.storage.runs import RunFilters
 
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit {args.limit}: give a number of runs, 1 or more")
@@ -57,7 +57,7 @@ def run_filters(args: argparse.Namespace) -> RunFilters:
 
 def run_statuses() -> list[str]:
     """The statuses ``runs --status`` takes: a stored run's, and ``cancelled`` (an interrupted run a user stopped)."""
-    from evalcore.storage.history import CANCELLED
+    from evalcore.storage.runs import CANCELLED
     from evalcore.storage.store import RUN_STATUSES
 
     return [*RUN_STATUSES, CANCELLED]
@@ -87,7 +87,7 @@ def since_stamp(text: str) -> str:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from evalcore.storage.history import RunFilters
+    from evalcore.storage.runs import RunFilters
 
     filters = run_filters(args)
     runs = _listed_runs(args, filters)

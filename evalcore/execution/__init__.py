@@ -5,7 +5,8 @@
 - :mod:`~evalcore.execution.budget`: a run's budget cap (``--max-cost``), checked before each call.
 - :mod:`~evalcore.execution.runner`: :func:`run_suite`, :func:`execute_plan`, :func:`resume_plan`;
   :mod:`~evalcore.execution.writer`: the thread that stores its results in batches.
-- :mod:`~evalcore.execution.adaptive`: adaptive runs (``--adaptive``): the race that stops contenders that cannot win.
+- :mod:`~evalcore.execution.adaptive`: adaptive runs (``--adaptive``): the race that stops contenders that cannot win;
+  :mod:`~evalcore.execution.race_settings`: its settings, which the plan carries and the run records.
 - :mod:`~evalcore.execution.progress`: the progress records the runner keeps, and progress bars on stderr.
 - :mod:`~evalcore.execution.replay`: :func:`open_replay`, a stored run whose replies answer a run's calls.
 - :mod:`~evalcore.execution.verify`: offline checks of a suite (:func:`verify_suite`).

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from evalcore.core.errors import StoreError
 from evalcore.execution.budget import budget_message, left_message
 from evalcore.execution.judge_calls import unjudged_keys
-from evalcore.storage.history import STOPPED_BY_BUDGET, STOPPED_BY_STORE, STOPPED_BY_UNREACHABLE
+from evalcore.storage.runs import STOPPED_BY_BUDGET, STOPPED_BY_STORE, STOPPED_BY_UNREACHABLE
 from evalcore.storage.unsaved import keep_unsaved
 from evalcore.trackers import ended_run
 

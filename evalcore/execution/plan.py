@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.images import image_refs
 from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
+from evalcore.execution.race_settings import RaceSettings, race_record
 from evalcore.models.limits import RateLimit
 from evalcore.scoring.adapters import Adapter, Context, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
-from evalcore.storage.history import METADATA_SETTING
+from evalcore.storage.runs import METADATA_SETTING
 from evalcore.suite.cases import MINIMUM_SCORES, check_minimum_scores
 from evalcore.suite.fingerprint import SETTING as FINGERPRINT_SETTING
 from evalcore.suite.fingerprint import definition_fingerprint
 from evalcore.suite.lineup import Overrides, expand_lineup, missing_api_keys, split_refused
 from evalcore.suite.loader import Suite
 from evalcore.suite.prompts import PROMPT_SETTING, check_prompt_names, prompts_used
-
-if TYPE_CHECKING:
-    from evalcore.execution.adaptive import RaceSettings
 
 Messages = list[dict[str, Any]]
 CaseKey = tuple[str, str]
@@ -335,10 +333,7 @@ def _race(plan: Plan) -> dict[str, Any]:
     """An adaptive run's race as the run records it; nothing for a plain run."""
     if plan.options.adaptive is None:
         return {}
-    # Only a race loads the race's module: its statistics compute with numpy, which a plain run never needs.
-    from evalcore.execution.adaptive import SETTING, race_record
-
-    return {SETTING: race_record(plan.options.adaptive, len(plan.cases))}
+    return race_record(plan.options.adaptive, len(plan.cases))
 
 
 def _gate(plan: Plan) -> dict[str, Any]:

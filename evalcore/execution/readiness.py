@@ -12,6 +12,7 @@ from evalcore.execution.budget import check_budget
 from evalcore.execution.judge_calls import check_judges_take_images
 from evalcore.execution.pairwise import check_pairwise
 from evalcore.execution.plan import Plan
+from evalcore.execution.race_settings import check_race
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.suite.loader import Suite
 from evalcore.trackers import build_trackers, tracker_refs
@@ -38,11 +39,7 @@ def check_ready(plan: Plan) -> None:
     if any(image_refs(c.input) for c in plan.cases):
         check_judges_take_images(plan.suite)
     check_budget(plan)
-    if plan.options.adaptive is not None:
-        # Only a race loads the race's module: its statistics compute with numpy, which a plain run never needs.
-        from evalcore.execution.adaptive import check_race
-
-        check_race(plan.options.adaptive, plan.contenders)
+    check_race(plan.options.adaptive, plan.contenders)
 
 
 def check_weights(suite: Suite) -> None:

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Result, Run
-from evalcore.execution.adaptive import recorded_race
 from evalcore.execution.budget import Budget, check_budget
 from evalcore.execution.plan import Plan, RunOptions, make_plan
+from evalcore.execution.race_settings import recorded_race
 from evalcore.execution.replay import stored_replay
 from evalcore.execution.rescore import rescore_plan
 from evalcore.models.breaker import BREAKER_PREFIXES

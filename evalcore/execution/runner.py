@@ -45,7 +45,7 @@ from evalcore.scoring.client import UNJUDGED_PREFIX, Client, call_adapter
 from evalcore.scoring.judge import stored_verdicts
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored, scorer_failures
-from evalcore.storage.history import CANCELLED, STOPPED_BY_USER
+from evalcore.storage.runs import CANCELLED, STOPPED_BY_USER
 from evalcore.storage.store import Store
 from evalcore.trackers import RunStarted, TrackerHub, open_trackers, tracker_refs
 

@@ -47,8 +47,8 @@ def build_plan(
     Raises:
         ConfigError: a race's confidence or margin out of range.
     """
-    from evalcore.execution.adaptive import race_settings
     from evalcore.execution.plan import RunOptions, make_plan
+    from evalcore.execution.race_settings import race_settings
 
     asked = race or Race(on=None)
     adaptive = race_settings(suite.config.run.adaptive, asked.on, asked.confidence, asked.margin)
@@ -106,9 +106,9 @@ def plan_summary(plan: Any, db_path: str | Path | None = None) -> dict[str, Any]
         plan: the plan.
         db_path: a store whose past runs of the same contenders inform the estimate (when the file exists).
     """
-    from evalcore.execution.adaptive import check_race
     from evalcore.execution.budget import check_budget
     from evalcore.execution.estimate import calls_text, describe, estimate_plan_cost
+    from evalcore.execution.race_settings import check_race
     from evalcore.storage.store import Store
 
     past = Store(db_path) if db_path is not None and Path(db_path).is_file() else None

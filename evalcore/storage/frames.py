@@ -47,7 +47,7 @@ from evalcore.storage.packed import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evalcore.storage.store import Store
+    from evalcore.storage.connection import StoreConnection
 
 STATUSES = ("scored", "error")
 
@@ -283,7 +283,7 @@ class ResultColumns:
         return len(self.case)
 
 
-def read_columns(store: Store, run_id: str) -> ResultColumns:
+def read_columns(store: StoreConnection, run_id: str) -> ResultColumns:
     """A stored run's results as columns: its packed numbers, its cases' keys and its labels (no metadata,
     no frame).
 

@@ -1,4 +1,4 @@
-"""Where a store is (a SQLite file or a PostgreSQL server, named by a path or a URL), and a connection to it.
+"""Where a store is: a SQLite file or a PostgreSQL server, named by a path or a URL.
 
 ``--db``, ``$EVALCORE_DB`` and the app's secret all take the same forms:
 
@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
 
-from evalcore.core.errors import ConfigError, StoreError, StoreMissing
+from evalcore.core.errors import ConfigError
 from evalcore.storage.urls import check_password, without_password
 
 #: The environment variable that names the store.
@@ -35,8 +34,6 @@ ENV = "EVALCORE_DB"
 DEFAULT_DB = Path("data") / "evalcore.db"
 #: What makes a folder a project's (besides a store in its ``data/``).
 PROJECT_MARKERS = ("pyproject.toml", ".git")
-#: Bytes of a SQLite file read through memory maps: reads of big runs skip a syscall per page.
-MMAP_BYTES = 1 << 30
 #: The schemes a store URL may have, and the database each selects.
 SCHEMES = {
     "sqlite": "sqlite",
@@ -163,67 +160,3 @@ def user_store() -> Path:
     ``~/.local/share/evalcore/evalcore.db``."""
     share = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(share).absolute() / "evalcore" / "evalcore.db"
-
-
-def connect(location: Location, timeout: float, *, create: bool = True) -> sqlite3.Connection:
-    """A new connection to the store at ``location``, set up as the store uses it: a SQLite file (created with
-    its folder when missing) in WAL mode, or a PostgreSQL database (:mod:`evalcore.storage.postgres`).
-
-    Args:
-        location: the store.
-        timeout: seconds to wait for another writer.
-        create: False to connect only to a store that exists, as whatever only reads does: a missing file is
-            never created, and a database without evalcore's tables (no migration applied) is left as it is.
-
-    Raises:
-        StoreMissing: ``create`` is False and there is no store at ``location``.
-        sqlite3.DatabaseError: the SQLite file is not a database.
-        StoreError: the PostgreSQL server cannot be reached.
-    """
-    if not create and not location.exists():  # connecting to a missing SQLite file would create it
-        raise StoreMissing(str(location))
-    conn = _connect(location, timeout)
-    if not create and not _has_tables(conn, location):
-        conn.close()
-        raise StoreMissing(str(location))
-    return conn
-
-
-def _has_tables(conn: sqlite3.Connection, location: Location) -> bool:
-    """Whether the database holds evalcore's tables: a migration of the store's was applied to it."""
-    if location.is_server:
-        return bool(conn.has_tables())  # type: ignore[attr-defined]
-    from evalcore.storage.migrations import applied_names
-
-    return bool(applied_names(conn))
-
-
-def _connect(location: Location, timeout: float) -> sqlite3.Connection:
-    if location.is_server:
-        from evalcore.storage import postgres
-
-        return postgres.connect(location, timeout)
-    path = location.path or DEFAULT_DB
-    if str(path) != ":memory:":
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise StoreError(
-                f"{path.parent}: cannot make the store's folder ({e.strerror or e}); name a store with --db or "
-                f"{ENV}, or work in a project folder (one holding data/evalcore.db, a pyproject.toml or a .git)"
-            ) from None
-    # isolation_level=None: the store begins and commits every transaction itself.
-    conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False, isolation_level=None)
-    try:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        # With WAL, NORMAL never corrupts: a killed process loses nothing, a power cut the last batches.
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-        # A REPLACE of a result then fires the delete trigger too, and run_totals stays exact.
-        conn.execute("PRAGMA recursive_triggers = ON")
-    except BaseException:
-        conn.close()
-        raise
-    return conn

@@ -21,6 +21,7 @@ from evalcore.core import records
 from evalcore.core.aggregates import AggregateMetric, aggregate_metrics, label_place, labels_of
 from evalcore.core.errors import StoreError
 from evalcore.core.records import Metric
+from evalcore.storage.dialects import query
 
 #: The row tuple both sources produce: these, the metric values, then :data:`TAIL_FIELDS`.
 HEAD_FIELDS = ("contender_code", "case_code", "sample", "is_error", "error_kind_code", "score")
@@ -231,8 +232,12 @@ def _numbers_in(conn: sqlite3.Connection, run_id: str, start: int, end: int) -> 
     return conn.execute(_NUMBERS_BETWEEN, (start, end, run_id)).fetchone()[0] or b""
 
 
-_LABELLED = """SELECT contender_pos, case_pos, sample, json_extract(diagnostics, ?), json_extract(diagnostics, ?)
-    FROM results WHERE run_id = ? AND status = 'scored'"""
+_LABELLED = query(
+    """SELECT contender_pos, case_pos, sample, json_extract(diagnostics, ?), json_extract(diagnostics, ?)
+    FROM results WHERE run_id = ? AND status = 'scored'""",
+    """SELECT contender_pos, case_pos, sample, evalcore_json_string(diagnostics, %s),
+    evalcore_json_string(diagnostics, %s) FROM results WHERE run_id = %s AND status = 'scored'""",
+)
 #: A scored result whose diagnostics may hold labels somewhere: where the run's labels are is read from it.
 _FIRST_LABELLED = (
     "SELECT diagnostics FROM results WHERE run_id = ? AND status = 'scored' AND instr(diagnostics, '\"want\"') LIMIT 1"

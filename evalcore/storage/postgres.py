@@ -12,8 +12,8 @@ how totals are kept) are written once. What it changes on the way:
   ``BEGIN DEFERRED`` (one snapshot) a ``REPEATABLE READ`` one, and ``busy_timeout`` is ``lock_timeout``;
 - **types and functions**: ``REAL``/``INTEGER``/``BLOB`` are ``DOUBLE PRECISION``/``BIGINT``/``BYTEA``; text
   compares bytewise (``COLLATE "C"``, SQLite's order); ``json_extract`` is a SQL function of the same name
-  (text results), and the few queries whose JSON functions have no like-named PostgreSQL form are given in
-  theirs (:data:`_QUERIES`);
+  (text results), and the few queries whose JSON functions have no like-named PostgreSQL form are written in
+  PostgreSQL's beside their SQLite form (:mod:`evalcore.storage.dialects`);
 - **cursors**: a query read a part at a time (a big run's export) is a server-side cursor, since psycopg's
   default cursor holds every row of the result in memory (SQLite's reads rows as they are fetched);
 - **rowid**: the tables read by ``rowid`` (runs, results) have an identity column of that name;
@@ -44,6 +44,7 @@ from psycopg import pq
 
 from evalcore.core.errors import StoreError
 from evalcore.storage import pairs, ratings
+from evalcore.storage.dialects import postgres_form
 from evalcore.storage.migrations import (
     MIGRATION_NAMES,
     SCHEMA_BASELINES,
@@ -247,7 +248,7 @@ def connect(location: Location, timeout: float) -> sqlite3.Connection:
 @cache
 def translate(sql: str) -> str:
     """A SQLite statement of the store in PostgreSQL's SQL, with psycopg's placeholders."""
-    known = _queries().get(sql)
+    known = postgres_form(sql)
     if known is not None:
         return known
     if sql == "BEGIN DEFERRED":
@@ -305,34 +306,6 @@ def _deduplicated(sql: str, params: Sequence[Any] | dict[str, Any]) -> tuple[str
         return sql, params
     one = f"({', '.join('?' * width)})"
     return f"{sql[: head.end()]} {', '.join([one] * len(kept))}", [v for row in kept for v in row]
-
-
-@cache
-def _queries() -> dict[str, str]:
-    """The store's queries whose SQLite JSON functions have no like-named PostgreSQL form, in PostgreSQL's SQL."""
-    from evalcore.storage import packed, rows, spend
-
-    return {
-        rows.BATCH_LOOKUP: """SELECT r.metrics,
-    (SELECT COALESCE(json_agg(json_build_array(ct.id, ct.position)), '[]')::text FROM contenders ct
-     WHERE ct.run_id = r.id),
-    (SELECT COALESCE(json_agg(json_build_array(c.dataset, c.id, c.position)), '[]')::text
-     FROM jsonb_array_elements(%s::jsonb) k JOIN cases c
-     ON c.run_id = r.id AND c.dataset = k.value->>0 AND c.id = k.value->>1)
-FROM runs r WHERE r.id = %s""",
-        rows._RUN_POSITIONS: """SELECT r.metrics,
-    (SELECT COALESCE(json_agg(json_build_array(ct.id, ct.position)), '[]')::text FROM contenders ct
-     WHERE ct.run_id = r.id),
-    (SELECT COALESCE(json_agg(json_build_array(c.dataset, c.id, c.position)), '[]')::text FROM cases c
-     WHERE c.run_id = r.id)
-FROM runs r WHERE r.id = %s""",
-        spend._SPENT: """SELECT COALESCE(SUM(cost_usd), 0),
-    COALESCE(SUM((evalcore_jsonb(diagnostics) #>> '{judge,cost_usd}')::float8), 0) FROM results WHERE run_id = %s""",
-        spend._NESTED_JUDGES: """SELECT COALESCE(SUM((d.value #>> '{judge,cost_usd}')::float8), 0)
-FROM results r, jsonb_each(evalcore_jsonb(r.diagnostics)) d WHERE r.run_id = %s AND jsonb_typeof(d.value) = 'object'""",
-        packed._LABELLED: """SELECT contender_pos, case_pos, sample, evalcore_json_string(diagnostics, %s),
-    evalcore_json_string(diagnostics, %s) FROM results WHERE run_id = %s AND status = 'scored'""",
-    }
 
 
 @contextmanager

@@ -22,6 +22,7 @@ from evalcore._util import jsonfast
 from evalcore.core import records
 from evalcore.core.errors import StoreError
 from evalcore.core.runids import run_id_problem
+from evalcore.storage.dialects import query
 from evalcore.storage.packed import ERROR_KIND_CODES
 
 #: The columns of the results table, in the order of a result's row.
@@ -50,15 +51,32 @@ to_json = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",",
 #: of [id, position], and the positions of the batch's case keys (a JSON array of [dataset, id] pairs) as
 #: one of [dataset, id, position]. No row: no such run. CROSS JOIN keeps the keys outside: one primary-key
 #: lookup per key, never a scan of the run's cases per key.
-BATCH_LOOKUP = """SELECT r.metrics,
+BATCH_LOOKUP = query(
+    """SELECT r.metrics,
     (SELECT json_group_array(json_array(ct.id, ct.position)) FROM contenders ct WHERE ct.run_id = r.id),
     (SELECT json_group_array(json_array(c.dataset, c.id, c.position)) FROM json_each(?1) k CROSS JOIN cases c
      ON c.run_id = r.id AND c.dataset = json_extract(k.value, '$[0]') AND c.id = json_extract(k.value, '$[1]'))
-FROM runs r WHERE r.id = ?2"""
-_RUN_POSITIONS = """SELECT r.metrics,
+FROM runs r WHERE r.id = ?2""",
+    """SELECT r.metrics,
+    (SELECT COALESCE(json_agg(json_build_array(ct.id, ct.position)), '[]')::text FROM contenders ct
+     WHERE ct.run_id = r.id),
+    (SELECT COALESCE(json_agg(json_build_array(c.dataset, c.id, c.position)), '[]')::text
+     FROM jsonb_array_elements(%s::jsonb) k JOIN cases c
+     ON c.run_id = r.id AND c.dataset = k.value->>0 AND c.id = k.value->>1)
+FROM runs r WHERE r.id = %s""",
+)
+_RUN_POSITIONS = query(
+    """SELECT r.metrics,
     (SELECT json_group_array(json_array(ct.id, ct.position)) FROM contenders ct WHERE ct.run_id = r.id),
     (SELECT json_group_array(json_array(c.dataset, c.id, c.position)) FROM cases c WHERE c.run_id = r.id)
-FROM runs r WHERE r.id = ?"""
+FROM runs r WHERE r.id = ?""",
+    """SELECT r.metrics,
+    (SELECT COALESCE(json_agg(json_build_array(ct.id, ct.position)), '[]')::text FROM contenders ct
+     WHERE ct.run_id = r.id),
+    (SELECT COALESCE(json_agg(json_build_array(c.dataset, c.id, c.position)), '[]')::text FROM cases c
+     WHERE c.run_id = r.id)
+FROM runs r WHERE r.id = %s""",
+)
 
 
 _ORDERED_RESULTS = f"""

@@ -11,26 +11,35 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from evalcore.storage.dialects import query
 from evalcore.storage.rows import to_json
 
 if TYPE_CHECKING:
-    from evalcore.storage.store import Store
+    from evalcore.storage.connection import StoreConnection
 
 #: The key of a run's settings that holds its budget cap in USD (absent: no cap).
 CAP_SETTING = "max_cost_usd"
 
-_SPENT = """
+_SPENT = query(
+    """
 SELECT COALESCE(SUM(cost_usd), 0), COALESCE(SUM(json_extract(diagnostics, '$.judge.cost_usd')), 0)
 FROM results WHERE run_id = ?
-"""
+""",
+    """SELECT COALESCE(SUM(cost_usd), 0),
+    COALESCE(SUM((evalcore_jsonb(diagnostics) #>> '{judge,cost_usd}')::float8), 0) FROM results WHERE run_id = %s""",
+)
 _PAIRWISE = "SELECT COALESCE(SUM(cost_usd), 0) FROM pairwise WHERE run_id = ?"
-_NESTED_JUDGES = """
+_NESTED_JUDGES = query(
+    """
 SELECT COALESCE(SUM(json_extract(d.value, '$.judge.cost_usd')), 0)
 FROM results r, json_each(r.diagnostics) d WHERE r.run_id = ? AND d.type = 'object'
-"""
+""",
+    """SELECT COALESCE(SUM((d.value #>> '{judge,cost_usd}')::float8), 0)
+FROM results r, jsonb_each(evalcore_jsonb(r.diagnostics)) d WHERE r.run_id = %s AND jsonb_typeof(d.value) = 'object'""",
+)
 
 
-def stored_spend(store: Store, run_id: str, contenders: bool = True) -> float:
+def stored_spend(store: StoreConnection, run_id: str, contenders: bool = True) -> float:
     """USD the stored results of a run cost: their calls, their judges' calls and its pairwise judge's stored
     comparisons (unknown costs count 0).
 
@@ -47,7 +56,7 @@ def stored_spend(store: Store, run_id: str, contenders: bool = True) -> float:
     return float(judges) + float(nested) + float(compared) + (float(calls) if contenders else 0.0)
 
 
-def record_cap(store: Store, run_id: str, cap_usd: float | None) -> None:
+def record_cap(store: StoreConnection, run_id: str, cap_usd: float | None) -> None:
     """Store ``cap_usd`` as the run's budget cap in its settings (None: no cap), e.g. a resume's higher cap."""
     with store.transaction() as conn:
         found = conn.execute("SELECT settings FROM runs WHERE id = ?", (run_id,)).fetchone()

@@ -3,6 +3,7 @@
 Where the store is comes from a path or a URL (:mod:`evalcore.storage.location`). SQLite is the default;
 a ``postgresql://`` URL puts the same tables on a server, through a connection that offers sqlite3's
 interface and translates what differs (:mod:`evalcore.storage.postgres`): every rule below holds for both.
+The connection and its transactions are :class:`~evalcore.storage.connection.StoreConnection`'s.
 
 The schema lives in numbered migrations (:mod:`evalcore.storage.migrations`), applied when a store
 opens. The connection runs in WAL mode with foreign keys on and a busy timeout, and is shared by threads
@@ -22,17 +23,16 @@ import json
 import logging
 import os
 import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore.core import records
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import StoreError, StoreUnavailable
-from evalcore.storage import history, packed, pairs, ratings, rows
-from evalcore.storage.location import DEFAULT_DB, StoreAddress, connect, default_location, parse_location
+from evalcore.storage import packed, pairs, ratings, rows, runs
+from evalcore.storage.connection import StoreConnection, connect
+from evalcore.storage.location import DEFAULT_DB, StoreAddress, default_location, parse_location
 from evalcore.storage.migrations import MIGRATION_NAMES, applied_names, migrations
 from evalcore.storage.rows import FULL_BATCH, RESULT_FIELDS, ResultRows
 
@@ -54,7 +54,7 @@ def default_db_path() -> Path:
     return Path(named) if named else Path(str(default_location().path))
 
 
-class Store:
+class Store(StoreConnection):
     """Runs and their results in one SQLite file or PostgreSQL database.
 
     Args:
@@ -69,16 +69,8 @@ class Store:
     """
 
     def __init__(self, path: StoreAddress | None = None, *, timeout: float = BUSY_TIMEOUT_S, create: bool = True):
-        self.location = parse_location(path) if path is not None else default_location()
-        #: The SQLite file, or the PostgreSQL URL without its password: what messages name.
-        self.path: Path | str = self.location.path if self.location.path is not None else str(self.location)
-        self._timeout = timeout
-        self._lock = threading.RLock()
+        super().__init__(parse_location(path) if path is not None else default_location(), timeout, create)
         self._db: sqlite_utils.Database | None = None
-        try:
-            self.conn = connect(self.location, timeout, create=create)
-        except sqlite3.DatabaseError as e:
-            raise StoreError(f"{self.path}: cannot open the store: {e}") from e
         try:
             self.conn.migrate() if self.location.is_server else self._migrate()  # type: ignore[attr-defined]
         except sqlite3.DatabaseError as e:
@@ -104,33 +96,6 @@ class Store:
             if applied_names(self.conn) != list(MIGRATION_NAMES):
                 migrations().apply(self.db)
                 logger.info("migrated %s to %s", self.path, MIGRATION_NAMES[-1])
-
-    def close(self) -> None:
-        """Close the connection."""
-        with self._lock:
-            self.conn.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @contextmanager
-    def transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
-        """One transaction (``IMMEDIATE`` to write, ``DEFERRED`` to read), committed or rolled back."""
-        with self._lock:
-            try:
-                self.conn.execute(f"BEGIN {mode}")
-            except (sqlite3.OperationalError, sqlite3.InterfaceError) as e:
-                raise StoreUnavailable(f"{self.path}: the store is busy or unreadable ({e}); try again") from e
-            try:
-                yield self.conn
-                self.conn.execute("COMMIT")
-            except BaseException:
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
-                raise
 
     # --- writing ---------------------------------------------------------------------------------
 
@@ -254,7 +219,7 @@ class Store:
     def set_status(
         self, run_id: str, status: records.RunStatus, finished_at: str | None = None, **stop: str | None
     ) -> None:
-        """Set a run's status; for ``interrupted``, say who stopped it (see :func:`history.with_stop`).
+        """Set a run's status; for ``interrupted``, say who stopped it (see :func:`runs.with_stop`).
 
         ``finished_at`` is cleared for ``running`` and ``interrupted`` (the run file's rule) and
         defaults to now for ``completed`` and ``failed``.
@@ -272,7 +237,7 @@ class Store:
         elif finished_at is None:
             finished_at = utc_now()
         with self.transaction() as conn:
-            if not history.update_status(conn, run_id, status, finished_at, **stop):
+            if not runs.update_status(conn, run_id, status, finished_at, **stop):
                 raise self._unknown(run_id)
 
     def resolve_run_id(self, ref: str) -> str:
@@ -283,18 +248,18 @@ class Store:
                 than 4 characters.
         """
         with self._lock:
-            return history.resolve_run_id(self.conn, ref, str(self.path))
+            return runs.resolve_run_id(self.conn, ref, str(self.path))
 
     def result_counts(self, run_id: str) -> dict[str, tuple[int, int]]:
         """Per contender of the run (in its order): (results stored, of which errors)."""
         with self._lock:
-            found = self.conn.execute(history.RESULT_COUNTS, (run_id,)).fetchall()
+            found = self.conn.execute(runs.RESULT_COUNTS, (run_id,)).fetchall()
         return {cid: (n, errors) for cid, n, errors in found}
 
     def past_spend(self, suite: str, contender: str, dataset: str, limit: int = 2000) -> list[tuple[Any, ...]]:
         """(input tokens, output tokens, trace JSON or None) of a contender's latest scored calls on a dataset."""
         with self._lock:
-            return self.conn.execute(history.PAST_SPEND, (suite, contender, dataset, limit)).fetchall()
+            return self.conn.execute(runs.PAST_SPEND, (suite, contender, dataset, limit)).fetchall()
 
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its contenders, cases and results.
@@ -319,7 +284,7 @@ class Store:
     def _unknown(self, run_id: str) -> StoreError:
         return StoreError(f"no run {run_id!r} in {self.path}: `evalcore runs` lists the stored runs")
 
-    def list_runs(self, filters: history.RunFilters | None = None) -> list[dict[str, Any]]:
+    def list_runs(self, filters: runs.RunFilters | None = None) -> list[dict[str, Any]]:
         """Every run (or those ``filters`` lets through), newest first, with counts of contenders, cases, results
         and errors, and total cost.
 
@@ -329,11 +294,11 @@ class Store:
             ``launched_by`` is the e-mail, else name, of who launched it signed in to the app, else None;
             ``metadata`` the labels it was run with, ``{}`` when none).
         """
-        sql, params = history.list_runs_query(filters or history.RunFilters())
+        sql, params = runs.list_runs_query(filters or runs.RunFilters())
         with self._lock:
             cursor = self.conn.execute(sql, params)
             names = [d[0] for d in cursor.description]
-            return [history.run_entry(dict(zip(names, row, strict=True))) for row in cursor]
+            return [runs.run_entry(dict(zip(names, row, strict=True))) for row in cursor]
 
     def done_keys(self, run_id: str, include_errors: bool = True) -> set[tuple[str, str, str, int]]:
         """The (contender, dataset, case, sample) keys already stored, for resuming a run.

@@ -63,8 +63,8 @@ def test_a_running_run_is_not_said_to_lack_results():
 
 
 def _race_run(tmp_path, store):
-    from evalcore.execution.adaptive import RaceSettings
     from evalcore.execution.plan import RunOptions, make_plan
+    from evalcore.execution.race_settings import RaceSettings
     from evalcore.execution.runner import run_suite
     from evalcore.suite.loader import load_suite
     from tests.suites import skill_suite

@@ -1,10 +1,10 @@
 """evalcore's sub-packages depend on each other in one direction, and the engine never imports streamlit.
 
-Every import counts: at module level or inside a function, under ``if TYPE_CHECKING:`` (but for cycles,
-which only what runs can make), an
+Every import counts: at module level or inside a function, under ``if TYPE_CHECKING:``, an
 ``importlib.import_module("evalcore....")`` with a literal name, and a name a package re-exports lazily
 (its ``_EXPORTS``), which counts as an import of the module that defines it. An import hidden in a
-function is still a dependency, and a cycle hidden that way (or behind a package's facade) is still a cycle.
+function is still a dependency, and a cycle hidden that way (or behind a package's facade, or in the
+annotations only) is still a cycle: neither module of it can be read or changed alone.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ LAYERS = (
 )
 
 
-def _modules() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py"))
+def _modules(package: Path = PACKAGE) -> list[Path]:
+    return sorted(p for p in package.rglob("*.py"))
 
 
 def _layer_of(path: Path) -> str | None:
@@ -55,8 +55,8 @@ FORBIDDEN = {
 }
 
 
-def _package_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def _package_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1]) if parts[-1] == "__init__" else ".".join(parts[:-1])
 
 
@@ -69,28 +69,11 @@ def _lazy_exports(tree: ast.Module, package: str) -> list[tuple[int, str]]:
     return []
 
 
-def _type_only(tree: ast.Module) -> set[int]:
-    """The ids of the import nodes under ``if TYPE_CHECKING:``: annotations only, never run."""
-    return {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-        for inner in ast.walk(node)
-        if isinstance(inner, ast.Import | ast.ImportFrom)
-    }
-
-
-def _imported(path: Path, run_time_only: bool = False) -> list[tuple[int, str]]:
-    """Every name ``path`` imports, dotted in full (``evalcore.analysis.rank``), with its line.
-
-    ``run_time_only`` leaves out the imports under ``if TYPE_CHECKING:`` (a cycle through them never runs).
-    """
+def _imported(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
+    """Every name ``path`` imports, dotted in full (``evalcore.analysis.rank``), with its line."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    skipped = _type_only(tree) if run_time_only else set()
     found = []
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -105,7 +88,7 @@ def _imported(path: Path, run_time_only: bool = False) -> list[tuple[int, str]]:
         ):
             found.append((node.lineno, str(node.args[0].value)))
     if path.name == "__init__.py":
-        found += _lazy_exports(tree, _package_name(path))
+        found += _lazy_exports(tree, _package_name(path, root))
     return found
 
 
@@ -154,8 +137,8 @@ def test_no_module_is_over_500_lines():
     assert long == {}
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -170,13 +153,14 @@ def _facades(names: dict[str, Path]) -> dict[str, str]:
     return facades
 
 
-def _import_graph() -> dict[str, set[str]]:
-    names = {_module_name(p): p for p in _modules()}
+def _import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Which modules each module of ``root``'s ``evalcore`` imports, by dotted name."""
+    names = {_module_name(p, root): p for p in _modules(root / "evalcore")}
     facades = _facades(names)
     graph: dict[str, set[str]] = {}
     for name, path in names.items():
         targets = set()
-        for _, imported in _imported(path, run_time_only=True):
+        for _, imported in _imported(path, root):
             # A name a facade re-exports leads to the module that defines it, so a cycle through the facade shows.
             imported = facades.get(imported, imported)
             # "from evalcore.analysis import leaderboard" names a module; "... import Filters" names its package.
@@ -188,8 +172,8 @@ def _import_graph() -> dict[str, set[str]]:
     return graph
 
 
-def test_no_import_cycle_between_modules():
-    graph = _import_graph()
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph``, each as the modules on it, the first one again at the end."""
     cycles = []
     state: dict[str, int] = {}
 
@@ -197,7 +181,7 @@ def test_no_import_cycle_between_modules():
         state[node] = 1
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                cycles.append(" -> ".join([*trail[trail.index(nxt) :], nxt]))
+                cycles.append([*trail[trail.index(nxt) :], nxt])
             elif nxt not in state:
                 visit(nxt, [*trail, nxt])
         state[node] = 2
@@ -205,7 +189,30 @@ def test_no_import_cycle_between_modules():
     for node in sorted(graph):
         if node not in state:
             visit(node, [node])
+    return cycles
+
+
+#: Circles still being taken apart, each as the set of its modules; no other may appear.
+UNTANGLING = ({"evalcore.analysis.corrected", "evalcore.analysis.view"},)
+
+
+def test_no_import_cycle_between_modules():
+    cycles = [" -> ".join(c) for c in _cycles(_import_graph()) if set(c) not in UNTANGLING]
     assert cycles == []
+
+
+def test_a_cycle_in_annotations_or_inside_a_function_is_found(tmp_path: Path):
+    package = tmp_path / "evalcore" / "storage"
+    package.mkdir(parents=True)
+    (tmp_path / "evalcore" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "store.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from evalcore.storage.spend import Spend\n"
+    )
+    (package / "spend.py").write_text("def spent():\n    from evalcore.storage import store\n\n    return store\n")
+    assert _cycles(_import_graph(tmp_path)) == [
+        ["evalcore.storage.spend", "evalcore.storage.store", "evalcore.storage.spend"]
+    ]
 
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))

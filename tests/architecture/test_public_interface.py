@@ -10,7 +10,6 @@ import ast
 import importlib
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -189,12 +188,6 @@ def test_importing_evalcore_loads_no_heavy_dependency():
     code = "import sys, evalcore; print(sorted({'pandas', 'litellm', 'plotly', 'streamlit'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
-
-
-def test_the_package_ships_its_py_typed_marker():
-    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    assert (ROOT / "evalcore" / "py.typed").is_file()
-    assert "py.typed" in package_data["evalcore"]
 
 
 def test_mypy_sees_the_real_types_of_public_names_and_rejects_a_misspelt_one(tmp_path: Path):

@@ -4,8 +4,9 @@ from collections import Counter
 
 import pytest
 
-from evalcore.execution.adaptive import RaceSettings, race_stops
+from evalcore.execution.adaptive import race_stops
 from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.race_settings import RaceSettings
 from evalcore.execution.runner import execute_plan, resume_plan, run_suite, start_run
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite

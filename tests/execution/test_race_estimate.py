@@ -7,9 +7,9 @@ import json
 import pytest
 
 from evalcore.cli import main
-from evalcore.execution.adaptive import RaceSettings
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.race_estimate import ORDERS, estimate_race
+from evalcore.execution.race_settings import RaceSettings
 from evalcore.execution.runner import run_suite
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite

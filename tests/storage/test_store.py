@@ -20,8 +20,8 @@ from evalcore.core.errors import StoreError, StoreMissing
 from evalcore.runfile.read import read_run_file
 from evalcore.runfile.write import dump_run, write_run_file
 from evalcore.storage.frames import results_frame
-from evalcore.storage.history import status_label
 from evalcore.storage.migrations import MIGRATION_NAMES, migrations
+from evalcore.storage.runs import status_label
 from evalcore.storage.store import Store, default_db_path
 from tests.factories import failed, make_case, make_run, valid_runs
 

@@ -1,6 +1,6 @@
 import pytest
 
-from evalcore.storage.history import RunFilters
+from evalcore.storage.runs import RunFilters
 from evalcore.storage.store import Store
 from tests.factories import make_run, timestamp
 
