@@ -298,8 +298,11 @@ class _Execution:
             session = judging.session(contender, judge_usd) if judging is not None else None
             # The case's first call draws on this reservation; later ones (an agent's steps) reserve their own.
             ticket = Ticket(reserved - judge_usd) if budget is not None else None
-            with prepaid(ticket):
+            if ticket is None:  # no budget: the calls draw on nothing
                 result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
+            else:
+                with prepaid(ticket):
+                    result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
             if session is not None:
                 session.close()  # what it reserved and did not use goes back
             if isinstance(result, CallNotStarted):  # as if blocked above: no call made, left unrun (reported then)
@@ -379,7 +382,10 @@ class _Execution:
             return call_adapter(self.adapter, Client(request, provider, context))
 
         try:
-            reply = stored_reply(stored) if stored is not None else await through(gate, call, request.messages)
+            if stored is not None:
+                reply = stored_reply(stored)
+            else:  # without rate limits, through() is the call itself
+                reply = await (call() if gate is None else through(gate, call, request.messages))
         except OverBudget as exc:  # a later call of the case (an agent's step) was refused: never a score
             return unfinished_result(contender.id, case, sample, exc, started[0])
         except CallFailed as exc:
