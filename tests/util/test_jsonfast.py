@@ -1,4 +1,5 @@
-"""evalcore._util.jsonfast: json.loads's value or error for any text; json.dumps's compact text or error for any value."""
+"""evalcore._util.jsonfast: json.loads's value or error for any text, json.dumps's compact text or error
+for any value."""
 
 from __future__ import annotations
 
@@ -98,9 +99,11 @@ _values = st.recursive(
         st.text(),
         st.sets(st.integers(), max_size=2),
     ),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.tuples(inner, inner)
-    | st.dictionaries(st.text(max_size=4) | st.integers(0, 9), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=4) | st.integers(0, 9), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
