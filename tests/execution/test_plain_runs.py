@@ -20,6 +20,7 @@ OFF_FEATURES = (
     "execution/adaptive.py",
     "analysis/racing.py",
     "execution/judge_calls.py",
+    "execution/pairwise.py",
     "scoring/judge.py",
     "scoring/judge_prompt.py",
     "scoring/agent_adapter.py",
