@@ -11,20 +11,25 @@ Floor, in the same process on the same file: read the JSONL, then 50 asyncio wor
 same mock call, ``json.loads`` of the reply, a field-by-field comparison with the expected answer,
 and every 500 results an ``executemany`` into a SQLite table with the same unique key.
 
-Target: evalcore at most 3x the floor and under 100 us per case.
+Target: evalcore at most 2.5x the floor and under 100 us per case. The CPU time of each (best of the same
+repeats, the writer thread's included) is printed too: on a machine that other work loads, it moves
+less than the wall time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import sqlite3
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from _common import arguments, best_of, register_instant, report, write_suite, zero_latency
 
-TARGET_RATIO = 3.0
+TARGET_RATIO = 2.5
 TARGET_US = 100.0
 BATCH = 500
 
@@ -96,6 +101,17 @@ def run_floor(suite_dir: Path, db: Path, concurrency: int = 50) -> int:
     return stored
 
 
+def cpu_of(fn: Callable[[], object], repeat: int) -> float:
+    """The least CPU time (this process's threads) of ``repeat`` calls."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = time.process_time()
+        fn()
+        best = min(best, time.process_time() - start)
+    return best
+
+
 def main() -> None:
     args = arguments(__doc__, cases=20_000, repeat=3)
     zero_latency()
@@ -114,6 +130,8 @@ def main() -> None:
         ours_s, (status, stored) = best_of(lambda: run_evalcore(suite, fresh_db()), args.repeat)
         assert (status, stored) == ("completed", n), (status, stored)
         oracle_s, (status, stored) = best_of(lambda: run_evalcore(suite, fresh_db(), "fake/oracle"), 1)
+        floor_cpu = cpu_of(lambda: run_floor(suite, fresh_db()), args.repeat)
+        ours_cpu = cpu_of(lambda: run_evalcore(suite, fresh_db()), args.repeat)
         assert (status, stored) == ("completed", n), (status, stored)
     ours, floor, oracle = (t / n * 1e6 for t in (ours_s, floor_s, oracle_s))
     ratio = ours / floor
@@ -122,8 +140,13 @@ def main() -> None:
         f"evalcore {ours:.1f} us/case",
         f"floor {floor:.1f} us/case",
         ratio,
-        f"<= {TARGET_RATIO:.0f}x and < {TARGET_US:.0f} us/case",
+        f"<= {TARGET_RATIO:g}x and < {TARGET_US:.0f} us/case",
         ratio <= TARGET_RATIO and ours < TARGET_US,
+    )
+    print(
+        f"runner CPU time: evalcore {ours_cpu / n * 1e6:.1f} us/case | floor {floor_cpu / n * 1e6:.1f} us/case | "
+        f"ratio {ours_cpu / floor_cpu:.2f}",
+        flush=True,
     )
     print(
         f"runner with fake/oracle at latency 0 (draws a seeded answer per case): {oracle:.1f} us/case "

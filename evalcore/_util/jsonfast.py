@@ -1,10 +1,15 @@
-"""``json.loads`` for the texts read once per case, reply or stored row: the same values, the same errors,
-parsed by msgspec.
+"""``json.loads`` and compact ``json.dumps`` for the texts read or written once per case, reply or stored row:
+the same values, texts and errors, by msgspec.
 
 msgspec parses strict JSON faster than the standard library and gives the same Python
 values for it. A text it refuses (``NaN``, a number too large for a float, an unpaired surrogate, a
 BOM, a syntax error) goes to ``json.loads``, which decides it and words any error, so a caller sees
 exactly what ``json.loads`` would give or raise.
+
+msgspec writes the same compact text as ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` for
+values made of str, int, bool, None, lists, tuples, dicts with str keys and floats written without an exponent
+(zero, or 1e-4 ≤ |x| < 1e16: ``1e+16`` is ``1e16`` in msgspec, and NaN its ``null``). Any other value (a set,
+a date, a str subclass, NaN) is written by ``json.dumps``, which decides it and raises its own error.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from typing import Any
 import msgspec
 
 _decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+_encode_sorted = msgspec.json.Encoder(order="deterministic").encode
+_LEAVES = frozenset({str, int, bool, type(None)})
 
 
 def loads(text: str) -> Any:
@@ -23,6 +31,43 @@ def loads(text: str) -> Any:
         return _decode(text)
     except Exception:  # json.loads gives the value, or raises its own error, below
         return json.loads(text)
+
+
+def dumps(value: Any, *, sort_keys: bool = False, allow_nan: bool = False, default: Any = None) -> str:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=…, allow_nan=…, default=…)``.
+
+    Raises:
+        ValueError, TypeError: what ``json.dumps`` raises for ``value``.
+    """
+    try:
+        same = _same_text(value)
+    except RecursionError:  # nested too deep, or a cycle: json.dumps words it
+        same = False
+    if same:
+        return (_encode_sorted if sort_keys else _encode)(value).decode()
+    return json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, allow_nan=allow_nan, default=default
+    )
+
+
+def _same_text(value: Any) -> bool:
+    """Whether msgspec writes ``value`` as ``json.dumps`` does (see the module)."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return True
+    if kind is float:
+        return value == 0.0 or 1e-4 <= abs(value) < 1e16
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or (type(item) not in _LEAVES and not _same_text(item)):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        for item in value:
+            if type(item) not in _LEAVES and not _same_text(item):
+                return False
+        return True
+    return False
 
 
 #: ``json``'s messages that stop where its ``str()`` adds the position, as sentences of their own.

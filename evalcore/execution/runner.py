@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from evalcore._util.groups import first_leaf
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from evalcore.storage.claims import Claims
 
 log = logging.getLogger(__name__)
+_NO_TICKET = nullcontext()  # a run without a budget: its calls draw on no ticket
 
 Key = tuple[str, str, str, int]
 
@@ -273,7 +275,8 @@ class _Execution:
         progress = self.progress.contenders[contender.id]
         breaker = self.breakers.of(contender)
         gate, budget, judging, trackers = self._gate(contender), self.budget, self.judging, self.trackers
-        writer = self.writer
+        writer, pairs = self.writer, self.pairs if self.pairs.judge is not None else None  # None: no answers kept
+        pairs = self.pairs if self.pairs.judge is not None else None  # no pairwise judge: no answers kept
         for case, sample in items:
             while writer.down.is_set():  # the store went away: no call starts until it is back
                 await asyncio.sleep(0.05)
@@ -298,7 +301,7 @@ class _Execution:
             session = judging.session(contender, judge_usd) if judging is not None else None
             # The case's first call draws on this reservation; later ones (an agent's steps) reserve their own.
             ticket = Ticket(reserved - judge_usd) if budget is not None else None
-            with prepaid(ticket):
+            with prepaid(ticket) if ticket is not None else _NO_TICKET:  # no budget: nothing to draw on
                 result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
             if session is not None:
                 session.close()  # what it reserved and did not use goes back
@@ -318,7 +321,8 @@ class _Execution:
                 continue
             if trackers is not None:
                 trackers.put(result)
-            self.pairs.add(result)
+            if pairs is not None:
+                pairs.add(result)
             if self.race is not None:
                 self.race.add(result)
             progress.done += 1
@@ -379,7 +383,10 @@ class _Execution:
             return call_adapter(self.adapter, Client(request, provider, context))
 
         try:
-            reply = stored_reply(stored) if stored is not None else await through(gate, call, request.messages)
+            if stored is not None:
+                reply = stored_reply(stored)
+            else:  # without rate limits, through() is the call itself
+                reply = await (call() if gate is None else through(gate, call, request.messages))
         except OverBudget as exc:  # a later call of the case (an agent's step) was refused: never a score
             return unfinished_result(contender.id, case, sample, exc, started[0])
         except CallFailed as exc:

@@ -44,7 +44,7 @@ _METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _NAN = float("nan")
 
 #: The canonical JSON text of a value: compact, non-ASCII kept, NaN and infinities refused (ValueError).
-to_json = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+to_json = jsonfast.dumps
 
 #: What storing a batch needs, in one statement (one row: a statement per lookup, or a row per key, is a
 #: hand-over of the GIL each, see insert_rows): the run's metrics, its contenders' positions as a JSON array

@@ -10,10 +10,10 @@ and descriptions. ``evalcore gate`` takes only a run with the same fingerprint a
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from evalcore._util import jsonfast
 from evalcore.suite.cases import MINIMUM_SCORES
 
 if TYPE_CHECKING:
@@ -40,5 +40,5 @@ def definition_fingerprint(suite: Suite, cases: Sequence[Case]) -> str:
         "prompts": {name: p.text for name, p in suite.prompts.items()},
         "cases": sorted([c.dataset, c.id, c.input, c.expected, c.metadata.get(MINIMUM_SCORES)] for c in cases),
     }
-    text = json.dumps(definition, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = jsonfast.dumps(definition, sort_keys=True, allow_nan=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

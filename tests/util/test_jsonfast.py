@@ -1,4 +1,5 @@
-"""evalcore._util.jsonfast.loads: json.loads's value or json.loads's error, for any text."""
+"""evalcore._util.jsonfast: json.loads's value or error for any text, json.dumps's compact text or error
+for any value."""
 
 from __future__ import annotations
 
@@ -87,3 +88,49 @@ def test_a_json_error_in_one_line_of_a_file_names_the_files_line() -> None:
         json.loads('{"a": "b\tc"}')
     text = jsonfast.error_text(caught.value, "not valid JSON: ", line=7)
     assert text == r"line 7, column 9: not valid JSON: a raw line break or tab inside a string; write it as \n or \t"
+
+
+_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**80), max_value=2**80),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(),
+        st.sets(st.integers(), max_size=2),
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=4) | st.integers(0, 9), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _written(fn: Any, value: Any, **options: Any) -> Any:
+    try:
+        return "ok", fn(value, **options)
+    except (ValueError, TypeError) as exc:
+        return "error", type(exc).__name__, str(exc)
+
+
+@settings(max_examples=800, deadline=None)
+@given(value=_values, sort_keys=st.booleans(), allow_nan=st.booleans(), default=st.sampled_from([None, str]))
+def test_dumps_is_compact_json_dumps(value: Any, sort_keys: bool, allow_nan: bool, default: Any) -> None:
+    options = {"sort_keys": sort_keys, "allow_nan": allow_nan, "default": default}
+    expected = _written(json.dumps, value, ensure_ascii=False, separators=(",", ":"), **options)
+    assert _written(jsonfast.dumps, value, **options) == expected
+
+
+def test_dumps_writes_exponents_and_refuses_nan_as_json_dumps_does() -> None:
+    assert jsonfast.dumps({"x": [1e16, 1e-05, 0.0001, -0.0]}) == '{"x":[1e+16,1e-05,0.0001,-0.0]}'
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        jsonfast.dumps({"x": float("nan")})
+
+
+def test_dumps_of_a_cycle_is_json_dumps_error() -> None:
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        jsonfast.dumps(cycle)
