@@ -16,6 +16,7 @@ from evalcore.storage.store import Store
 from tests.agents import CASES as AGENT_CASES
 from tests.agents import agent_suite
 from tests.faults.invariants import Outcome, assert_holds, run_cli
+from tests.openai_server import completion, tool_completion
 
 SPENT = re.compile(r"budget cap reached: spent \$([0-9.]+) of")
 
@@ -123,3 +124,33 @@ def test_an_agent_over_real_http_is_held_to_the_cap_and_every_step_it_paid_for_i
         stored=len(steps) + sum(r.attempts for r in unfinished),
     )  # fmt: skip
     assert_capped(outcome, tmp_db, 0.01, slack=2 * max(s["cost_usd"] for s in steps))  # concurrency 2
+
+
+def server_cost(server: Any, prices: dict[str, float]) -> float:
+    """What the calls ``server`` received cost at ``prices``, from the usage its replies reported."""
+    total = 0.0
+    for body in server.requests:
+        reply = tool_completion(body, server.tool_calls) if body.get("tools") else completion(body, server.content)
+        usage = reply["usage"]
+        total += usage["prompt_tokens"] * prices["input_cost_per_token"]
+        total += usage["completion_tokens"] * prices["output_cost_per_token"]
+    return total
+
+
+def test_a_resumed_run_records_what_the_steps_of_its_cases_stopped_midway_cost(
+    tmp_path: Path, tmp_db: Path, openai_server
+):
+    openai_server.tool_calls = [{"name": "lookup_order", "arguments": {"order_id": "A17"}}]  # it never answers
+    prices = {"input_cost_per_token": 1e-5, "output_cost_per_token": 3e-5}
+    lineup = [{"model": "openai/agent-loops", "api_base": openai_server.base_url, "prices": prices}]
+    cases = [(f"status/{i:02d}", AGENT_CASES[0][1], AGENT_CASES[0][2]) for i in range(10)]
+    suite = agent_suite(tmp_path / "s", lineup, options={"max_steps": 6}, cases=cases)
+    first = capped(suite, tmp_db, 0.01)
+    _, _, _, run = stored(tmp_db)
+    assert first.exit_code == 1 and any(r.error and r.error.message.startswith("not finished: ") for r in run.results)
+    resumed = run_cli("run", "--resume", run.info.id, "--db", tmp_db, "--quiet", "--max-cost", 1, timeout=120)
+    status, _, spent, run = stored(tmp_db)
+    assert not [r for r in run.results if r.error and r.error.message.startswith("not finished: ")]
+    paid = server_cost(openai_server, prices)
+    assert_holds(resumed, exit_codes=[0, 1], within_s=90, status="completed", stored_status=status, spent=spent, cap=1)
+    assert abs(spent - paid) <= 1e-9, f"the run records ${spent:.6f}, its calls cost ${paid:.6f}"
