@@ -154,3 +154,27 @@ def test_a_resumed_run_records_what_the_steps_of_its_cases_stopped_midway_cost(
     paid = server_cost(openai_server, prices)
     assert_holds(resumed, exit_codes=[0, 1], within_s=90, status="completed", stored_status=status, spent=spent, cap=1)
     assert abs(spent - paid) <= 1e-9, f"the run records ${spent:.6f}, its calls cost ${paid:.6f}"
+
+
+def test_a_comparison_the_cap_stopped_after_its_first_order_keeps_what_that_order_cost(tmp_path: Path, tmp_db: Path):
+    suite = judged_suite(tmp_path / "s", pairwise=True)
+    config = json.loads((suite / "evalcore.yaml").read_text())
+    config["run"]["concurrency"] = 1  # one comparison at a time: its first order reserves, then its second
+    (suite / "evalcore.yaml").write_text(json.dumps(config))
+    free = run_cli("run", suite, "--db", tmp_path / "free.db", "--quiet", timeout=120)
+    assert free.exit_code == 0, free.output
+    _, _, whole, run = stored(tmp_path / "free.db")
+    answers = sum(r.usage.cost_usd or 0.0 for r in run.results)
+    order = max(c.get("cost_usd") or 0.0 for v in run.pairwise for c in v.calls)
+    first, second = (c["cost_usd"] for c in run.pairwise[15].calls)  # asked one after the other, as stored
+    cap = round(answers + sum(v.cost_usd or 0.0 for v in run.pairwise[:15]) + first + second / 2, 7)
+    outcome = capped(suite, tmp_db, cap)
+    run = assert_capped(outcome, tmp_db, cap, slack=2 * order)  # what was paid is what is stored
+    halves = [v for v in run.pairwise if any(c.get("not_called") for c in v.calls)]
+    assert len(halves) == 1 and (halves[0].cost_usd or 0.0) > 0  # stored with its paid order, never as a verdict
+    assert halves[0].outcome is None
+    resumed = run_cli("run", "--resume", run.info.id, "--db", tmp_db, "--quiet", "--max-cost", 1, timeout=120)
+    status, _, spent, run = stored(tmp_db)
+    assert_holds(resumed, exit_codes=[0], within_s=90, status="completed", stored_status=status, spent=spent, cap=1)
+    assert len(run.pairwise) == 30 and not [v for v in run.pairwise if v.error is not None]
+    assert abs(spent - whole) <= 1e-9  # the paid order was kept, not asked and paid for again
