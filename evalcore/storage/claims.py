@@ -175,13 +175,15 @@ class Claims:
 
     def seed(self, keys: Iterable[Key], spent_usd: float) -> None:
         """Record the slots still to call (a slot already recorded is kept as it is) and the run's spend so far
-        (kept when another worker recorded it first); start renewing this worker's lease."""
+        (kept when another worker recorded more); start renewing this worker's lease."""
         keys = list(keys)
         columns = [list(c) for c in zip(*keys, strict=True)] if keys else [[], [], [], []]
         self._execute(_SEED, (self.run_id, *columns))
         self._execute(_STORED_DONE, (self.run_id, PAIRWISE_SLOT[0]))
         self._execute(
-            "INSERT INTO evalcore_spend (run_id, spent_usd) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            # Never below what the stored results cost: a worker that lost its store could not count its last calls.
+            "INSERT INTO evalcore_spend (run_id, spent_usd) VALUES (?, ?) ON CONFLICT (run_id) "
+            "DO UPDATE SET spent_usd = GREATEST(evalcore_spend.spent_usd, excluded.spent_usd)",
             (self.run_id, spent_usd),
         )
         self._execute(
