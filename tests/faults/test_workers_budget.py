@@ -11,6 +11,8 @@ import psycopg
 
 from evalcore.storage.spend import stored_spend
 from evalcore.storage.store import Store
+from tests.agents import CASES as AGENT_CASES
+from tests.agents import agent_suite
 from tests.faults import test_store
 from tests.faults.invariants import assert_holds, run_cli
 from tests.faults.test_store import (
@@ -21,6 +23,7 @@ from tests.faults.test_store import (
     only_run,
     pg_status,
     pg_stored,
+    popen,
     start_run,
     wait_until,
 )
@@ -83,3 +86,44 @@ def shared_spend(url: str, run_id: str) -> float:
 
 def wait_until_stored(url: str) -> None:
     wait_until(lambda: pg_stored(url) > 0)
+
+
+def unfinished(url: str) -> int:
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) FROM results WHERE error_message LIKE 'not finished: %'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_workers_leave_the_agent_cases_the_cap_stopped_midway_to_the_resume(postgres_server, tmp_path):
+    url = postgres_server.new_url()
+    cases = [(f"status/{i:02d}", AGENT_CASES[0][1], AGENT_CASES[0][2]) for i in range(12)]
+    suite = agent_suite(tmp_path / "s", [{"model": "fake/agent-loops"}], options={"max_steps": 40}, cases=cases)
+    first, started = popen(
+        ["-m", "evalcore.cli", "run", str(suite), "--db", url, "--quiet", "--worker", "--max-cost", "0.002"], {}
+    )
+    info = wait_for_run(url)
+    second, joined = popen(["-m", "evalcore.cli", "run", "--resume", info, "--db", url, "--quiet", "--worker"], {})
+    outcomes = [finish(first, started), finish(second, joined)]
+    stopped = unfinished(url)
+    assert stopped > 0
+    for outcome in outcomes:
+        assert_holds(outcome, exit_codes=[1], within_s=BOUND_S)
+    spent = stored_spend(Store(url), info)
+    assert_holds(outcomes[0], exit_codes=[1], within_s=BOUND_S, status="interrupted", stored_status=pg_status(url))
+    resumed = run_cli("run", "--resume", info, "--worker", "--db", url, "--quiet", "--max-cost", "1")
+    assert_holds(resumed, exit_codes=[0], within_s=BOUND_S, status="completed", stored_status=pg_status(url))
+    assert unfinished(url) == 0 and pg_stored(url) == len(cases)
+    assert stored_spend(Store(url), info) > spent  # the stopped cases were called again, their earlier steps kept
+
+
+def wait_for_run(url: str) -> str:
+    found: list[str] = []
+
+    def started() -> bool:
+        with psycopg.connect(url, autocommit=True) as conn:
+            row = conn.execute("SELECT id FROM runs").fetchone()
+        found.extend([row[0]] if row else [])
+        return bool(found)
+
+    wait_until(started)
+    return found[0]
