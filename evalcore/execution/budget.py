@@ -28,12 +28,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import sqlite3
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from evalcore.core.errors import ConfigError, StoreError
-from evalcore.core.records import Result, Run
+from evalcore.core.records import Contender, Result, Run
 from evalcore.execution.estimate import estimate_plan_cost, prices_of
-from evalcore.execution.judge_calls import judge_contender, judge_models
+from evalcore.execution.judge_calls import judge_contender, judge_models, suite_prices
 from evalcore.execution.plan import Plan
 from evalcore.scoring.judge import judge_records
 from evalcore.storage.spend import CAP_SETTING, record_cap, stored_spend
@@ -214,6 +215,17 @@ def _check_judge_prices(plan: Plan, cap_usd: float) -> None:
                 f"cap ({usd_text(cap_usd)}) cannot count its calls; give it in the suite, e.g. prices: "
                 f"{{{model}: {{input_cost_per_token: 1.0e-06, output_cost_per_token: 2.0e-06}}}}. No model was called."
             )
+
+
+def meter_prices(plan: Plan) -> Callable[[Contender], tuple[float, float] | None]:
+    """A model's prices for the run's meter: the caller's contender's, else the suite's ``prices:`` (a model an
+    adapter asks itself is priced there), else a fake's or litellm's; None when none is known."""
+
+    def prices(contender: Contender) -> tuple[float, float] | None:
+        given = suite_prices(plan.suite, contender.model) if not contender.prices else None
+        return prices_of(dataclasses.replace(contender, prices=given) if given else contender)
+
+    return prices
 
 
 def open_budget(plan: Plan, store: Store, run: Run, claims: Claims | None = None) -> Budget | None:

@@ -178,3 +178,42 @@ def test_a_comparison_the_cap_stopped_after_its_first_order_keeps_what_that_orde
     assert_holds(resumed, exit_codes=[0], within_s=90, status="completed", stored_status=status, spent=spent, cap=1)
     assert len(run.pairwise) == 30 and not [v for v in run.pairwise if v.error is not None]
     assert abs(spent - whole) <= 1e-9  # the paid order was kept, not asked and paid for again
+
+
+ASKER_PY = '''
+from evalcore.scoring.adapters import ChatAdapter
+
+
+class Asker(ChatAdapter):
+    """Asks a model of its own (a user simulator) before the contender."""
+
+    def __init__(self, api_base: str):
+        super().__init__()
+        self.api_base = api_base
+
+    async def call(self, case, contender, client):
+        await client.complete(model="openai/simulator", api_base=self.api_base)
+        return await client.complete()
+'''
+
+
+def test_a_model_an_adapter_asks_with_no_known_price_is_not_called_under_a_cap(tmp_path: Path, openai_server):
+    suite = judged_suite(tmp_path / "s")
+    config = json.loads((suite / "evalcore.yaml").read_text())
+    config |= {"adapter": {"name": "asker:Asker", "options": {"api_base": openai_server.base_url}}}
+    config |= {"scorer": "non_empty", "lineup": [{"model": "fake/oracle"}]}
+    config.pop("scorers")
+    (suite / "asker.py").write_text(ASKER_PY)
+    (suite / "evalcore.yaml").write_text(json.dumps(config))
+    outcome = capped(suite, tmp_path / "a.db", 1)
+    assert_holds(outcome, exit_codes=[1], within_s=90, paid=openai_server.calls, stored=0)
+    assert openai_server.calls == 0, "a call the cap could not bound was made"
+    _, _, _, run = stored(tmp_path / "a.db")
+    assert all(r.error is not None and "no price is known for openai/simulator" in r.error.message for r in run.results)
+
+    config["prices"] = {"openai/simulator": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}}
+    (suite / "evalcore.yaml").write_text(json.dumps(config))
+    outcome = capped(suite, tmp_path / "b.db", 1)
+    _, _, spent, run = stored(tmp_path / "b.db")
+    assert_holds(outcome, exit_codes=[0], within_s=90, spent=spent, cap=1)
+    assert openai_server.calls == 30 and spent > sum(r.usage.cost_usd or 0.0 for r in run.results) - 1e-12
