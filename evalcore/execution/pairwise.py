@@ -8,8 +8,9 @@ contenders use, with the run's timeout, retries and backoff, ``concurrency`` com
 is the judge's, apart from the contenders'. The verdicts are stored when the run finishes
 (:meth:`PairJudging.save`), even when it was stopped halfway through judging: a resumed run judges only the
 comparisons not stored yet. A comparison the budget cap stopped after one order was asked is stored with that
-order's calls (what they cost counts in the run's spend) and no outcome; a resume completes it, reusing them. ``evalcore rescore`` runs the same phase over the replayed outputs; with
-``--judge-cache`` a call whose model and prompt are unchanged reuses the stored one.
+order's calls (what they cost counts in the run's spend) and no outcome; a resume completes it, reusing them.
+``evalcore rescore`` runs the same phase over the replayed outputs; with ``--judge-cache`` a call whose model and
+prompt are unchanged reuses the stored one.
 """
 
 from __future__ import annotations
