@@ -26,12 +26,15 @@ Under a cap, a contender or judge model whose price is unknown is refused before
 from __future__ import annotations
 
 import dataclasses
+import logging
+import sqlite3
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from evalcore.core.errors import ConfigError
-from evalcore.core.records import Result, Run
+from evalcore.core.errors import ConfigError, StoreError
+from evalcore.core.records import Contender, Result, Run
 from evalcore.execution.estimate import estimate_plan_cost, prices_of
-from evalcore.execution.judge_calls import judge_contender, judge_models
+from evalcore.execution.judge_calls import judge_contender, judge_models, suite_prices
 from evalcore.execution.plan import Plan
 from evalcore.scoring.judge import judge_records
 from evalcore.storage.spend import CAP_SETTING, record_cap, stored_spend
@@ -40,6 +43,8 @@ if TYPE_CHECKING:
     from evalcore.models.metering import Ticket
     from evalcore.storage.claims import Claims
     from evalcore.storage.store import Store
+
+log = logging.getLogger(__name__)
 
 
 class Budget:
@@ -122,13 +127,21 @@ class SharedBudget(Budget):
     def __init__(self, claims: Claims, cap_usd: float, per_call: dict[str, float], paid: bool = True):
         super().__init__(cap_usd, per_call, claims.spent(), paid)
         self.claims = claims
+        #: What finished calls cost that the database has not counted yet (it could not be reached).
+        self.unsettled_usd = 0.0
 
     def reserve_usd(self, amount: float) -> bool:
         """Reserve ``amount`` in the database; False (and every later call refused) when the run would pass
-        the cap."""
-        if self.exhausted:
+        the cap. A database that cannot be reached refuses the call too, without calling the cap reached: the
+        worker ends on its store-lost path (:attr:`~evalcore.storage.claims.Claims.unreachable` says why)."""
+        if self.exhausted or self.claims.unreachable is not None:
             return False
-        if not self.claims.reserve(self.reserved_usd, amount, self.cap_usd):
+        try:
+            fits = self.claims.reserve(self.reserved_usd, amount, self.cap_usd)
+        except (StoreError, sqlite3.Error) as exc:
+            self._lost(exc)
+            return False
+        if not fits:
             self.exhausted = True
             return False
         self.reserved_usd += amount
@@ -136,13 +149,26 @@ class SharedBudget(Budget):
 
     def release(self, amount: float) -> None:
         """Give back a reservation that no call will use."""
-        self.reserved_usd = max(0.0, self.reserved_usd - amount)
-        self.spent_usd = self.claims.settle(self.reserved_usd, 0.0)
+        self.settle_usd(amount, 0.0)
 
     def settle_usd(self, reserved: float, cost: float) -> None:
-        """Replace a finished call's reservation by what it cost, in the run's shared spend."""
+        """Replace a finished call's reservation by what it cost, in the run's shared spend; a database that
+        cannot be reached counts it here, for the next settlement that reaches it (a resume counts the results
+        kept in a file from the stored results: :meth:`~evalcore.storage.claims.Claims.seed`)."""
         self.reserved_usd = max(0.0, self.reserved_usd - reserved)
-        self.spent_usd = self.claims.settle(self.reserved_usd, cost)
+        self.unsettled_usd += cost
+        try:
+            self.spent_usd = self.claims.settle(self.reserved_usd, self.unsettled_usd)
+        except (StoreError, sqlite3.Error) as exc:
+            self.spent_usd += cost
+            self._lost(exc)
+            return
+        self.unsettled_usd = 0.0
+
+    def _lost(self, exc: BaseException) -> None:
+        if self.claims.unreachable is None:
+            self.claims.unreachable = str(exc)
+            log.warning("run %s: this worker cannot count its spend: %s", self.claims.run_id, exc)
 
 
 def result_cost(result: Result, estimate: float, paid: bool = True, judges: bool = True) -> float:
@@ -189,6 +215,17 @@ def _check_judge_prices(plan: Plan, cap_usd: float) -> None:
                 f"cap ({usd_text(cap_usd)}) cannot count its calls; give it in the suite, e.g. prices: "
                 f"{{{model}: {{input_cost_per_token: 1.0e-06, output_cost_per_token: 2.0e-06}}}}. No model was called."
             )
+
+
+def meter_prices(plan: Plan) -> Callable[[Contender], tuple[float, float] | None]:
+    """A model's prices for the run's meter: the caller's contender's, else the suite's ``prices:`` (a model an
+    adapter asks itself is priced there), else a fake's or litellm's; None when none is known."""
+
+    def prices(contender: Contender) -> tuple[float, float] | None:
+        given = suite_prices(plan.suite, contender.model) if not contender.prices else None
+        return prices_of(dataclasses.replace(contender, prices=given) if given else contender)
+
+    return prices
 
 
 def open_budget(plan: Plan, store: Store, run: Run, claims: Claims | None = None) -> Budget | None:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from evalcore.core.errors import StoreError
 from evalcore.execution.budget import budget_message, left_message
-from evalcore.execution.judge_calls import unjudged_keys
+from evalcore.models.metering import UNFINISHED_PREFIX
+from evalcore.scoring.client import UNJUDGED_PREFIX
 from evalcore.storage.runs import STOPPED_BY_BUDGET, STOPPED_BY_STORE, STOPPED_BY_UNREACHABLE
 from evalcore.storage.unsaved import keep_unsaved
 from evalcore.trackers import ended_run
@@ -36,10 +37,13 @@ def left_undone(
     (every worker's), from the claims and the stored results."""
     if claims is None:
         return progress.skipped + progress.over_budget, progress.unjudged
-    unjudged = len(unjudged_keys(store, run_id))
+    messages = store.error_messages(run_id)
+    unjudged = sum((m or "").startswith(UNJUDGED_PREFIX) for m in messages.values())
+    # A case the cap stopped midway has its slot done (its result is stored), yet a resume calls it again.
+    unfinished = sum((m or "").startswith(UNFINISHED_PREFIX) for m in messages.values())
     if claims.pairwise_left and not claims.left:  # every answer is in, not every comparison
         unjudged += max(1, pairs_unjudged)
-    return claims.left, unjudged
+    return claims.left + unfinished, unjudged
 
 
 def stop_reason(

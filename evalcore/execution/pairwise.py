@@ -7,8 +7,10 @@ each case and sample both answered without a call error, the two answers in both
 contenders use, with the run's timeout, retries and backoff, ``concurrency`` comparisons at a time; their cost
 is the judge's, apart from the contenders'. The verdicts are stored when the run finishes
 (:meth:`PairJudging.save`), even when it was stopped halfway through judging: a resumed run judges only the
-comparisons not stored yet. ``evalcore rescore`` runs the same phase over the replayed outputs; with
-``--judge-cache`` a call whose model and prompt are unchanged reuses the stored one.
+comparisons not stored yet. A comparison the budget cap stopped after one order was asked is stored with that
+order's calls (what they cost counts in the run's spend) and no outcome; a resume completes it, reusing them.
+``evalcore rescore`` runs the same phase over the replayed outputs; with ``--judge-cache`` a call whose model and
+prompt are unchanged reuses the stored one.
 """
 
 from __future__ import annotations
@@ -70,6 +72,12 @@ def _counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def unfinished(verdict: PairVerdict) -> bool:
+    """Whether a comparison has a call that was not asked (the budget cap, an open breaker): a resume completes it,
+    with the calls it made (stored for what they cost)."""
+    return any(call.get("not_called") for call in verdict.calls)
+
+
 class PairJudging:
     """The pairwise phase of one run; inert when the suite has no pairwise judge."""
 
@@ -91,7 +99,10 @@ class PairJudging:
         compares them (``--worker``)."""
         for result in self.store.load_run(self.run_id).results:
             self.add(result)
-        self.done = {v.key for v in load_pairs(self.store, self.run_id)}
+        stored = load_pairs(self.store, self.run_id)
+        self.done = {v.key for v in stored if not unfinished(v)}
+        if self.judge is not None:
+            self.judge.keep_paid(v for v in stored if unfinished(v))
 
     def add(self, result: Result) -> None:
         """Keep a result's answer for the comparisons (a failed call has none)."""
@@ -157,9 +168,10 @@ class PairJudging:
                 a_output = self.outputs[(a, case.dataset, case.id, sample)]
                 b_output = self.outputs[(b, case.dataset, case.id, sample)]
                 verdict = await judge.compare(case, sample, a, a_output, b, b_output, ask)
-                if any(call.get("not_called") for call in verdict.calls):
+                if unfinished(verdict):
                     progress.contenders[a].unjudged += 1  # the run ends interrupted: a resume compares them
-                else:
+                # One asked and paid for, the other not: stored for its cost, and the resume completes it.
+                if not unfinished(verdict) or any(not call.get("not_called") for call in verdict.calls):
                     self.verdicts.append(verdict)
 
         log.info("pairwise: %d comparisons to judge with %s", len(work), judge.model)

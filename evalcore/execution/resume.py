@@ -236,7 +236,8 @@ def join_run(store: Store, plan: Plan, run: Run, done: set[Key], lease_s: float)
     slots = [key for key in todo if key not in done]
     if pairwise_judge(plan.suite) is not None:  # its comparisons stored so far are not compared again
         slots.append(PAIRWISE_SLOT)
-    claims.seed(slots, stored_spend(store, run.info.id, plan.replay is None))
+    # A case the cap stopped midway is stored (its slot done) for what its steps cost; a resume calls it again.
+    claims.seed(slots, stored_spend(store, run.info.id, plan.replay is None), redo=UNFINISHED_PREFIX)
     return claims
 
 

@@ -21,9 +21,8 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.adaptive import open_race
-from evalcore.execution.budget import open_budget
+from evalcore.execution.budget import meter_prices, open_budget
 from evalcore.execution.ending import close_claims, end_without_store, finish_trackers, left_undone, stop_reason
-from evalcore.execution.estimate import prices_of
 from evalcore.execution.judge_calls import JudgeSession, open_judging, stored_reply, stored_unjudged, through
 from evalcore.execution.outcomes import failed_result, unfinished_result
 from evalcore.execution.pairwise import PairJudging
@@ -96,7 +95,7 @@ class _Execution:
         self.breakers = Breakers()
         self.budget = open_budget(plan, store, run, claims)
         #: Every model call of the run goes through it (:mod:`evalcore.models.metering`); None without a cap.
-        self.meter = Meter(self.budget, prices_of) if self.budget is not None else None
+        self.meter = Meter(self.budget, meter_prices(plan)) if self.budget is not None else None
         with metering(self.meter):  # a replay's provider calls no model: it is left as it is
             self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
         self.limits = Limits(plan.limits, shared=claims)

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 
 from evalcore.core.errors import ConfigError, StoreError, StoreUnavailable
 from evalcore.core.records import Result
+from evalcore.scoring.client import UNJUDGED_PREFIX
+from evalcore.storage.spend import carry_earlier, replaced_spend
 from evalcore.storage.store import FULL_BATCH, Store
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,8 @@ class ResultWriter(threading.Thread):
         self.add = add or store.add_rows
         self.wait_s = store_wait_s() if wait_s is None else wait_s
         self.row = store.result_rows(run_id)
+        #: What the stored results a resume calls again had cost, by key: the result replacing one carries it.
+        self.earlier = replaced_spend(store, run_id, (UNJUDGED_PREFIX,))
         self.pending: deque[tuple] = deque()
         self.wake = threading.Event()
         self.taken = threading.Event()
@@ -110,6 +114,8 @@ class ResultWriter(threading.Thread):
             StoreError: the result cannot be stored (a value the store cannot hold).
         """
         pending = self.pending
+        if self.earlier and result.key in self.earlier:
+            carry_earlier(result.diagnostics, self.earlier.pop(result.key))
         pending.append(self.row(result))
         if len(pending) >= FLUSH_BATCH:
             if not self.wake.is_set():  # set() takes a lock, on every result until the writer wakes

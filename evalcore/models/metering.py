@@ -10,8 +10,10 @@ provider is called, so no caller can forget it.
 Each call holds a reservation while it runs: the one its caller made for it beforehand (a :class:`Ticket`,
 :func:`prepaid`: the runner's per-case estimate for a case's first call, a judge's estimate), else its own
 estimate (:meth:`Meter.estimate`, from its messages, tools and the model's prices). A call whose reservation
-would pass the cap is not made: :class:`OverBudget` is raised and every later reservation is refused. When the
-call ends its reservation is replaced by its cost: the reply's, else the estimate; a failed call as unbilled.
+would pass the cap is not made: :class:`OverBudget` is raised and every later reservation is refused. Nor is a
+call that reserves its own estimate for a model with no known price (its own, the suite's ``prices:``, litellm's).
+When the call ends its reservation is replaced by its cost: the reply's, else the estimate; a failed call as
+unbilled.
 The cap can thus be passed by at most what the calls in flight cost beyond their estimates.
 """
 
@@ -120,9 +122,9 @@ class Meter:
     def __init__(self, budget: Budget, prices: Prices):
         """Args:
         budget: the run's budget.
-        prices: a model's (input, output) USD per token, or None when unknown (the call is then counted at
-            the cost its reply reports, reserved at nothing: a capped run refuses such a contender or judge up
-            front).
+        prices: a model's (input, output) USD per token, or None when unknown: a call that reserves its own
+            estimate is then not made (:class:`OverBudget`), since nothing reserved could stop it before the cap
+            (a capped run refuses such a contender or judge before it starts).
         """
         self.budget, self._prices_of = budget, prices
         self._prices: dict[str, tuple[float, float] | None] = {}
@@ -155,6 +157,14 @@ class Meter:
             CallFailed: the provider's.
         """
         ticket, budget = _TICKET.get(), self.budget
+        model = request.contender.model
+        # Nothing reserved for it could stop it before the cap (a contender's or judge's was refused before the run).
+        if self._price(request.contender) is None:
+            raise OverBudget(
+                f"no price is known for {model}, so the budget cap (${budget.cap_usd:g}) cannot bound its calls; "
+                f"it was not called. Give its price in the suite, e.g. prices: {{{model}: "
+                "{input_cost_per_token: 1.0e-06, output_cost_per_token: 2.0e-06}}"
+            )
         if ticket is not None and ticket.reserved > 0:
             held, ticket.reserved = ticket.reserved, 0.0
         else:

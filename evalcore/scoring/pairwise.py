@@ -73,6 +73,8 @@ class PairwiseJudge:
             raise ConfigError(f"{_WHERE}.model: {refusal}")
         #: Stored judge calls by prompt key, reused instead of calling (``evalcore rescore --judge-cache``).
         self.cache: Mapping[str, list[dict[str, Any]]] = {}
+        #: Calls this run made and paid for, by prompt key, of comparisons it did not finish: taken as made.
+        self.paid: dict[str, list[dict[str, Any]]] = {}
 
     @classmethod
     def from_options(cls, options: Any) -> PairwiseJudge:
@@ -104,6 +106,14 @@ class PairwiseJudge:
                     found.setdefault(call["key"], []).append(call)
         self.cache = found
 
+    def keep_paid(self, verdicts: Iterable[PairVerdict]) -> None:
+        """Take the calls these unfinished comparisons of the run made (one order asked, the other not) as made
+        when they are compared again: they were paid for, so they count in the new verdict's cost."""
+        for v in verdicts:
+            for call in v.calls:
+                if not call.get("not_called") and not call.get("cached") and isinstance(call.get("key"), str):
+                    self.paid.setdefault(call["key"], []).append(call)
+
     async def compare(
         self, case: Case, sample: int, a: str, a_output: Any, b: str, b_output: Any, ask: Ask
     ) -> PairVerdict:
@@ -126,7 +136,7 @@ class PairwiseJudge:
         asked = await asyncio.gather(*(self._ask_order(order, messages, ask) for order, messages in orders.items()))
         calls = [call for order_calls in asked for call in order_calls]
         verdict = PairVerdict(case.dataset, case.id, sample, a, b, None, self.model, calls=calls)
-        made = [c for c in calls if not c.get("cached")]
+        made = [c for c in calls if not c.get("cached") and not c.get("not_called")]
         verdict.cost_usd = known_total(c.get("cost_usd") for c in made)
         verdict.latency_s = sum(c.get("latency_s") or 0.0 for c in made)
         failed = next((c for c in calls if "error" in c), None)
@@ -146,8 +156,9 @@ class PairwiseJudge:
         stored = self.cache.get(key, [])
         if len(stored) >= self.samples:
             return [dict(c, cached=True, order=order) for c in stored[: self.samples]]
-        calls = await asyncio.gather(*(self._call(order, key, messages, ask) for _ in range(self.samples)))
-        return list(calls)
+        made = [dict(c, order=order) for c in self.paid.pop(key, [])[: self.samples]]
+        calls = await asyncio.gather(*(self._call(order, key, messages, ask) for _ in range(self.samples - len(made))))
+        return [*made, *calls]
 
     async def _call(self, order: str, key: str, messages: list[dict[str, str]], ask: Ask) -> dict[str, Any]:
         call: dict[str, Any] = {"order": order, "key": key, "messages": messages}

@@ -117,3 +117,15 @@ def test_a_call_draws_on_its_callers_reservation_and_the_next_reserves_its_own(s
 
     asyncio.run(ask())
     assert ticket.reserved == 0 and ticket.spent == pytest.approx(0.8) and budget.spent_usd == pytest.approx(0.8)
+
+
+def test_a_call_of_a_model_with_no_known_price_is_not_made_under_a_cap(simulator: Counting):
+    budget = Budget(1.0)
+
+    async def ask() -> None:
+        with metering(Meter(budget, lambda _: None)):
+            await get_provider("sim/user").complete(request())
+
+    with pytest.raises(OverBudget, match=r"no price is known for sim/user.*prices:"):
+        asyncio.run(ask())
+    assert simulator.calls == 0 and budget.spent_usd == 0 and budget.reserved_usd == 0
