@@ -185,3 +185,38 @@ def test_the_http_targets_provider_is_one_whose_model_ids_are_endpoints_of_their
     from evalcore.models.http import HTTP_PREFIX
 
     assert HTTP_PREFIX.removesuffix("/") in OWN_ENDPOINT_PROVIDERS
+
+
+def test_an_unreachable_endpoint_s_error_is_a_transport_fault_unless_told_otherwise() -> None:
+    failed = EndpointUnreachable("http://h/v1", "connection refused", "openai/x, 1 attempt", 1)
+    assert failed.kind == "transport" and failed.cause == "connection refused"
+    assert failed.message == "cannot connect to http://h/v1: connection refused (openai/x, 1 attempt)"
+
+
+def test_a_refused_key_without_a_status_is_named_without_one() -> None:
+    breaker = Breaker("http://h/v1")
+    breaker.record_refused_key(None, "MY_KEY")
+    assert breaker.cause == "key refused" and breaker.stopped
+    assert breaker.message == "stopped calling http://h/v1: it refused the key; check MY_KEY"
+
+
+def test_a_call_stopped_after_a_refused_key_names_its_caller_what_the_server_said_and_its_time() -> None:
+    breaker = Breaker("http://h/v1")
+    breaker.record_refused_key(403, "MY_KEY")
+    failed = breaker.stop_error("openai/x", "auth", None, 1, 4, 0.25, "Forbidden")
+    assert failed is not None and failed.message == (
+        "stopped calling http://h/v1: it refused the key (403); check MY_KEY (openai/x, 1 attempt: Forbidden)"
+    )
+    assert (failed.kind, failed.cause, failed.attempts, failed.latency_s) == ("auth", "key refused", 1, 0.25)
+
+
+def test_the_last_attempt_of_a_call_that_could_not_connect_names_its_caller_and_its_time() -> None:
+    breaker = Breaker("http://h/v1")
+    breaker.record_unreachable("connection refused")
+    assert breaker.stop_error("openai/x", "transport", "connection refused", 1, 2, 0.5, "") is None
+    failed = breaker.stop_error("openai/x", "transport", "connection refused", 2, 2, 0.5, "")
+    assert (
+        failed is not None
+        and failed.message == "cannot connect to http://h/v1: connection refused (openai/x, 2 attempts)"
+    )
+    assert (failed.kind, failed.latency_s) == ("transport", 0.5)
