@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
+import httpx
 import pytest
 
 from evalcore.core.errors import CallFailed
@@ -220,3 +221,62 @@ def test_the_last_attempt_of_a_call_that_could_not_connect_names_its_caller_and_
         and failed.message == "cannot connect to http://h/v1: connection refused (openai/x, 2 attempts)"
     )
     assert (failed.kind, failed.latency_s) == ("transport", 0.5)
+
+
+def _server_errors_of(breaker: Breaker, status: int | None, kind: str = "transport", cases: int = 6) -> None:
+    for i in range(cases):
+        breaker.record_failure(kind, status, None, f"case {i % 3}", "KEY")
+
+
+def test_a_500_is_a_server_error_as_much_as_a_503() -> None:
+    breaker = Breaker("http://h/v1")
+    _server_errors_of(breaker, 500)
+    assert breaker.is_open and breaker.cause == "server error 500"
+
+
+@pytest.mark.parametrize(("kind", "status"), [("transport", 499), ("transport", None), ("rate_limit", 503)])
+def test_only_a_transport_fault_with_a_5xx_status_counts_towards_stopping(kind: str, status: int | None) -> None:
+    breaker = Breaker("http://h/v1")
+    _server_errors_of(breaker, status, kind, cases=12)
+    assert not breaker.is_open
+
+
+def test_a_timeout_between_server_errors_neither_counts_nor_starts_the_count_again() -> None:
+    breaker = Breaker("http://h/v1")
+    _server_errors_of(breaker, 503, cases=5)
+    breaker.record_failure("timeout", None, None, "case 9", "KEY")
+    assert not breaker.is_open
+    breaker.record_failure("transport", 503, None, "case 5", "KEY")
+    assert breaker.is_open
+
+
+def _raised(exc: BaseException, cause: BaseException | None) -> BaseException:
+    try:
+        raise exc from cause
+    except BaseException as caught:  # noqa: BLE001 - the chain is what the test reads
+        return caught
+
+
+def test_a_connect_timeout_or_error_is_named_by_the_innermost_os_error_it_wraps() -> None:
+    assert connection_failure(httpx.ConnectTimeout("timed out")) == "connect timed out"
+    inner = _raised(OSError(101, "Network is unreachable"), None)
+    middle = _raised(OSError(113, "No route to host"), inner)
+    assert connection_failure(_raised(httpx.ConnectError("failed"), middle)) == "network is unreachable"
+    assert connection_failure(httpx.ConnectError("failed")) == "connection failed"
+
+
+def test_an_exception_chain_that_loops_is_read_once() -> None:
+    a, b = ValueError("a"), ValueError("b")
+    a.__cause__, b.__cause__ = b, a
+    assert connection_failure(a) is None
+
+
+def test_an_endpoint_keeps_its_path_and_a_provider_is_the_model_id_s_first_part() -> None:
+    assert endpoint_of(Contender("c", "openai/x", api_base="http://h/MAX/")) == "http://h/MAX"
+    assert endpoint_of(Contender("r", "openrouter/openai/gpt-4o")) == "openrouter"
+
+
+def test_the_breakers_of_a_run_open_at_its_threshold() -> None:
+    breaker = Breakers(threshold=1).of(Contender("a", "openai/x", api_base="http://h/v1"))
+    breaker.record_unreachable("connection refused")
+    assert breaker.is_open
