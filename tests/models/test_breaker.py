@@ -261,7 +261,8 @@ def test_a_connect_timeout_or_error_is_named_by_the_innermost_os_error_it_wraps(
     assert connection_failure(httpx.ConnectTimeout("timed out")) == "connect timed out"
     inner = _raised(OSError(101, "Network is unreachable"), None)
     middle = _raised(OSError(113, "No route to host"), inner)
-    assert connection_failure(_raised(httpx.ConnectError("failed"), middle)) == "network is unreachable"
+    outer = _raised(OSError(99, "Cannot assign requested address"), middle)
+    assert connection_failure(_raised(httpx.ConnectError("failed"), outer)) == "network is unreachable"
     assert connection_failure(httpx.ConnectError("failed")) == "connection failed"
 
 
