@@ -145,7 +145,7 @@ class Breaker:
         else:
             self.record_reached()
 
-    def record_server_error(self, status: int | None, case: object) -> None:
+    def record_server_error(self, status: int, case: object) -> None:
         """The endpoint answered a call with a server error (5xx) while asking ``case`` (any hashable naming
         it); :data:`SERVER_ERROR_THRESHOLD` identical ones in a row over :data:`THRESHOLD` cases open the breaker."""
         self._streak, self._streak_cause = 0, None
@@ -155,12 +155,8 @@ class Breaker:
         self._errors += 1
         self._error_cases.add(case)
         if self._errors >= SERVER_ERROR_THRESHOLD and len(self._error_cases) >= self.threshold:
-            cases = len(self._error_cases)
-            what = f"answered {status} to" if status is not None else "timed out on"
-            self._open(
-                f"server error {status}" if status is not None else "timed out",
-                f"{STOPPED_PREFIX}{self.endpoint}: it {what} {self._errors} calls in a row, over {cases} cases",
-            )
+            said = f"it answered {status} to {self._errors} calls in a row, over {len(self._error_cases)} cases"
+            self._open(f"server error {status}", f"{STOPPED_PREFIX}{self.endpoint}: {said}")
 
     def record_refused_key(self, status: int | None, variable: str) -> None:
         """The endpoint refused the key (401/403): the breaker opens at once, naming the key's variable."""

@@ -245,9 +245,8 @@ class _Header:
         version = tree.get("schema_version")
         if tree.get("format") != FORMAT or type(version) is not int or version not in RUN_FILE_MODELS:
             raise _Unsure
+        self.version = version
         self.results: Any = _TRACED_RESULTS if version >= TRACE_VERSION else _RESULTS
-        if any(version < _SINCE[key] for key in OPTIONAL if key in tree):  # unknown in its version: the models say
-            raise _Unsure
         try:
             self.info = RunEntry.model_validate(tree["run"])
             self.metrics = [MetricEntry.model_validate(m) for m in _list(tree["metrics"])]
@@ -262,6 +261,10 @@ class _Header:
         self.primary = next(m.name for m in self.metrics if m.primary)
 
     def run(self, cases: list[records.Case], results: list[records.Result]) -> records.Run:
+        # the optional keys come after the results, so a canonical file's are known only now; one unknown in
+        # the file's version is the models' to name
+        if any(self.version < _SINCE[key] for key in OPTIONAL if key in self.tree):
+            raise _Unsure
         try:
             refused = [RefusalEntry.model_validate(r) for r in _list(self.tree["refused"])]
             pairwise = verdicts_of(_list(self.tree.get(PAIRWISE, [])))

@@ -70,6 +70,29 @@ def test_the_race_ends_when_the_leaders_are_within_the_margin():
     assert decided.stops == [] and decided.ended == TIED
 
 
+def _two_equal_leaders_and_one_unknown(rng):
+    """Two contenders right on the same cases (within any margin of each other, surely) and a third scored
+    on only its first ten cases, well below the first there: too few to rule out that it is far ahead."""
+    a, b = _lineup([0.8, 0.8], 3000, rng, nested=True)
+    unknown = np.full(3000, np.nan)
+    unknown[:10] = a[:10] * 0.5
+    return np.array([a, b, unknown])
+
+
+def test_the_race_does_not_end_on_the_margin_while_a_third_contender_could_still_be_ahead():
+    a, b, unknown = _two_equal_leaders_and_one_unknown(np.random.default_rng(2))
+    scores = {"a": a, "b": b, "c": unknown}
+    decided = judge_round(scores, ["a", "b", "c"], 3, margin=5)
+    assert decided.stops == [] and decided.ended is None
+    # the same race without the unknown one is tied: the margin asks about every rival, not some
+    assert judge_round({"a": a, "b": b}, ["a", "b"], 3, margin=5).ended == TIED
+
+
+def test_a_replayed_race_with_a_margin_keeps_going_while_a_third_contender_could_still_be_ahead():
+    race = replay_race(_two_equal_leaders_and_one_unknown(np.random.default_rng(2)), 500, margin=5)
+    assert race.ended == CASES_RAN_OUT and sorted(race.survivors) == [0, 1, 2] and race.calls == 9000
+
+
 def test_a_race_of_equals_runs_out_of_cases_with_everyone_in():
     rng = np.random.default_rng(4)
     race = replay_race(_lineup([0.7] * 4, 300, rng), 20)

@@ -11,7 +11,7 @@ import pytest
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import ErrorInfo, Result, Usage
-from evalcore.execution.budget import Budget, result_cost
+from evalcore.execution.budget import Budget, budget_message, left_message, result_cost, usd_text
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.runner import Progress, execute_plan, resume_plan, run_suite
 from evalcore.models.metering import Ticket
@@ -309,3 +309,75 @@ def test_an_agent_case_the_cap_stops_midway_is_stored_unfinished_and_the_resume_
     results = store.load_run(run_id).results
     assert status == "completed" and len(results) == 4 and all(r.status == "scored" for r in results)
     assert max(keys(results).values()) == 1
+
+
+def test_a_budget_may_be_spent_to_the_cap_exactly_but_not_past_it():
+    budget = Budget(1.0, {"a": 0.5})
+    assert budget.reserve("a") == 0.5 and budget.reserve("a") == 0.5  # 1.0: the cap reached, not passed
+    assert budget.exhausted is False  # a run's progress reports it as it is
+    assert budget.reserve("a") is None and budget.exhausted is True
+
+
+def test_a_call_reserves_its_judging_with_it_and_a_contender_with_no_estimate_reserves_only_that():
+    budget = Budget(1.0, {"a": 0.4})
+    assert budget.reserve("a", extra_usd=0.1) == pytest.approx(0.5)
+    assert budget.reserve("unpriced", extra_usd=0.1) == pytest.approx(0.1)
+    assert budget.reserved_usd == pytest.approx(0.6)
+
+
+def test_a_case_whose_cost_is_unknown_is_settled_at_what_its_ticket_reserved():
+    budget = Budget(1.0, {"a": 0.4})
+    budget.reserve("a")
+    budget.settle_case(Ticket(0.4), Result("a", "d", "c", 0, "scored", 1.0, usage=Usage(10, 10, None)))
+    assert budget.spent_usd == pytest.approx(0.4) and budget.reserved_usd == 0.0
+
+
+def test_a_result_s_judges_of_unknown_cost_add_nothing():
+    judged = Result("a", "d", "c", 0, "scored", 1.0, usage=Usage(1, 1, 0.01), diagnostics={"judge": {"judges": []}})
+    assert result_cost(judged, 0.5) == pytest.approx(0.01)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), [(5.0, "$5"), (0.05028, "$0.05028"), (0.0000014, "$0.000001"), (12.5, "$12.5"), (0.0, "$0")]
+)
+def test_dollars_are_shown_to_the_millionth_without_trailing_zeros(value, text):
+    assert usd_text(value) == text
+
+
+@pytest.mark.parametrize(
+    ("unrun", "samples", "unjudged", "unfinished", "left"),
+    [
+        (1, 1, 0, 0, "1 case not called"),
+        (2, 1, 0, 0, "2 cases not called"),
+        (1, 3, 0, 0, "1 call not called"),
+        (40, 3, 0, 0, "40 calls not called"),
+        (40, 1, 1, 0, "40 cases not called; 1 reply not judged"),
+        (40, 1, 2, 3, "40 cases not called (3 of them stopped midway); 2 replies not judged"),
+    ],
+)
+def test_the_budget_message_says_what_was_left_and_how_to_continue(unrun, samples, unjudged, unfinished, left):
+    message = budget_message(0.01023, 0.01, unrun, samples, "RUN", unjudged=unjudged, unfinished=unfinished)
+    assert message == (
+        f"budget cap reached: spent $0.01023 of $0.01; {left}; continue with evalcore run --resume RUN "
+        "--max-cost <more than 0.01>"
+    )
+
+
+def test_the_budget_message_by_default_has_nothing_unjudged_or_stopped_midway():
+    assert budget_message(2.0, 2.0, 3, 1, "RUN") == (
+        "budget cap reached: spent $2 of $2; 3 cases not called; continue with evalcore run --resume RUN "
+        "--max-cost <more than 2>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("unrun", "unjudged", "samples", "left"),
+    [
+        (3, 2, 1, "3 cases not called; 2 replies not judged"),
+        (1, 0, 2, "1 call not called"),
+        (0, 1, 1, "1 reply not judged"),
+        (0, 2, 1, "2 replies not judged"),
+    ],
+)
+def test_what_another_worker_left_undone_is_named_with_how_to_continue(unrun, unjudged, samples, left):
+    assert left_message(unrun, unjudged, samples, "RUN") == f"{left}; continue with evalcore run --resume RUN"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
+import httpx
 import pytest
 
 from evalcore.core.errors import CallFailed
@@ -185,3 +186,98 @@ def test_the_http_targets_provider_is_one_whose_model_ids_are_endpoints_of_their
     from evalcore.models.http import HTTP_PREFIX
 
     assert HTTP_PREFIX.removesuffix("/") in OWN_ENDPOINT_PROVIDERS
+
+
+def test_an_unreachable_endpoint_s_error_is_a_transport_fault_unless_told_otherwise() -> None:
+    failed = EndpointUnreachable("http://h/v1", "connection refused", "openai/x, 1 attempt", 1)
+    assert failed.kind == "transport" and failed.cause == "connection refused"
+    assert failed.message == "cannot connect to http://h/v1: connection refused (openai/x, 1 attempt)"
+
+
+def test_a_refused_key_without_a_status_is_named_without_one() -> None:
+    breaker = Breaker("http://h/v1")
+    breaker.record_refused_key(None, "MY_KEY")
+    assert breaker.cause == "key refused" and breaker.stopped
+    assert breaker.message == "stopped calling http://h/v1: it refused the key; check MY_KEY"
+
+
+def test_a_call_stopped_after_a_refused_key_names_its_caller_what_the_server_said_and_its_time() -> None:
+    breaker = Breaker("http://h/v1")
+    breaker.record_refused_key(403, "MY_KEY")
+    failed = breaker.stop_error("openai/x", "auth", None, 1, 4, 0.25, "Forbidden")
+    assert failed is not None and failed.message == (
+        "stopped calling http://h/v1: it refused the key (403); check MY_KEY (openai/x, 1 attempt: Forbidden)"
+    )
+    assert (failed.kind, failed.cause, failed.attempts, failed.latency_s) == ("auth", "key refused", 1, 0.25)
+
+
+def test_the_last_attempt_of_a_call_that_could_not_connect_names_its_caller_and_its_time() -> None:
+    breaker = Breaker("http://h/v1")
+    breaker.record_unreachable("connection refused")
+    assert breaker.stop_error("openai/x", "transport", "connection refused", 1, 2, 0.5, "") is None
+    failed = breaker.stop_error("openai/x", "transport", "connection refused", 2, 2, 0.5, "")
+    assert (
+        failed is not None
+        and failed.message == "cannot connect to http://h/v1: connection refused (openai/x, 2 attempts)"
+    )
+    assert (failed.kind, failed.latency_s) == ("transport", 0.5)
+
+
+def _server_errors_of(breaker: Breaker, status: int | None, kind: str = "transport", cases: int = 6) -> None:
+    for i in range(cases):
+        breaker.record_failure(kind, status, None, f"case {i % 3}", "KEY")
+
+
+def test_a_500_is_a_server_error_as_much_as_a_503() -> None:
+    breaker = Breaker("http://h/v1")
+    _server_errors_of(breaker, 500)
+    assert breaker.is_open and breaker.cause == "server error 500"
+
+
+@pytest.mark.parametrize(("kind", "status"), [("transport", 499), ("transport", None), ("rate_limit", 503)])
+def test_only_a_transport_fault_with_a_5xx_status_counts_towards_stopping(kind: str, status: int | None) -> None:
+    breaker = Breaker("http://h/v1")
+    _server_errors_of(breaker, status, kind, cases=12)
+    assert not breaker.is_open
+
+
+def test_a_timeout_between_server_errors_neither_counts_nor_starts_the_count_again() -> None:
+    breaker = Breaker("http://h/v1")
+    _server_errors_of(breaker, 503, cases=5)
+    breaker.record_failure("timeout", None, None, "case 9", "KEY")
+    assert not breaker.is_open
+    breaker.record_failure("transport", 503, None, "case 5", "KEY")
+    assert breaker.is_open
+
+
+def _raised(exc: BaseException, cause: BaseException | None) -> BaseException:
+    try:
+        raise exc from cause
+    except BaseException as caught:  # noqa: BLE001 - the chain is what the test reads
+        return caught
+
+
+def test_a_connect_timeout_or_error_is_named_by_the_innermost_os_error_it_wraps() -> None:
+    assert connection_failure(httpx.ConnectTimeout("timed out")) == "connect timed out"
+    inner = _raised(OSError(101, "Network is unreachable"), None)
+    middle = _raised(OSError(113, "No route to host"), inner)
+    outer = _raised(OSError(99, "Cannot assign requested address"), middle)
+    assert connection_failure(_raised(httpx.ConnectError("failed"), outer)) == "network is unreachable"
+    assert connection_failure(httpx.ConnectError("failed")) == "connection failed"
+
+
+def test_an_exception_chain_that_loops_is_read_once() -> None:
+    a, b = ValueError("a"), ValueError("b")
+    a.__cause__, b.__cause__ = b, a
+    assert connection_failure(a) is None
+
+
+def test_an_endpoint_keeps_its_path_and_a_provider_is_the_model_id_s_first_part() -> None:
+    assert endpoint_of(Contender("c", "openai/x", api_base="http://h/MAX/")) == "http://h/MAX"
+    assert endpoint_of(Contender("r", "openrouter/openai/gpt-4o")) == "openrouter"
+
+
+def test_the_breakers_of_a_run_open_at_its_threshold() -> None:
+    breaker = Breakers(threshold=1).of(Contender("a", "openai/x", api_base="http://h/v1"))
+    breaker.record_unreachable("connection refused")
+    assert breaker.is_open

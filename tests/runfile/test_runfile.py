@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from evalcore.runfile.jsonschema import json_schema
 from evalcore.runfile.read import read_run_file, run_from_dict
 from evalcore.runfile.write import dump_run, run_to_dict, write_run_file
 from tests.factories import make_run, valid_runs
+from tests.runfile.violations import RULES, Mutation, set_at
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,10 +33,6 @@ def _problems(data: dict[str, Any] | bytes, name: str = "bad.json") -> list[str]
         read_run_file(raw, name=name)
     assert str(caught.value).startswith(f"{name}: not a valid evalcore run file")
     return caught.value.problems
-
-
-def _first_error(d: dict[str, Any]) -> int:
-    return next(i for i, r in enumerate(d["results"]) if r["status"] == "error")
 
 
 # --- round trips ---------------------------------------------------------------------------------
@@ -87,112 +82,6 @@ def test_non_ascii_is_written_as_is() -> None:
 
 
 # --- cross-field and field rules -----------------------------------------------------------------
-
-Mutation = Callable[[dict[str, Any]], None]
-
-
-def _set(path: str, value: Any) -> Mutation:
-    """A mutation that sets ``a.0.b`` to ``value`` (``@error`` stands for the first error result)."""
-
-    def mutate(d: dict[str, Any]) -> None:
-        parts: list[Any] = [_first_error(d) if p == "@error" else int(p) if p.isdigit() else p for p in path.split(".")]
-        node = d
-        for part in parts[:-1]:
-            node = node[part]
-        node[parts[-1]] = value
-
-    return mutate
-
-
-def _both(*mutations: Mutation) -> Mutation:
-    def mutate(d: dict[str, Any]) -> None:
-        for m in mutations:
-            m(d)
-
-    return mutate
-
-
-def _duplicate_case(d: dict[str, Any]) -> None:
-    d["cases"][1]["dataset"], d["cases"][1]["id"] = d["cases"][0]["dataset"], d["cases"][0]["id"]
-
-
-def _duplicate_result(d: dict[str, Any]) -> None:
-    d["results"].append(copy.deepcopy(d["results"][0]))
-
-
-def _drop(path: str) -> Mutation:
-    def mutate(d: dict[str, Any]) -> None:
-        *head, last = path.split(".")
-        node = d
-        for part in head:
-            node = node[int(part) if part.isdigit() else part]
-        del node[last]
-
-    return mutate
-
-
-RULES: list[tuple[str, Mutation, str, str]] = [
-    ("no primary", _set("metrics.0.primary", False), "metrics", "no metric is primary"),
-    ("two primaries", _set("metrics.1.primary", True), "metrics.1.primary", "exactly one metric may be primary"),
-    ("metric pattern", _set("metrics.1.name", "ExactMatch"), "metrics.1.name", "String should match pattern"),
-    ("reserved metric", _set("metrics.1.name", "cost"), "metrics.1.name", "'cost' is reserved"),
-    ("duplicate metric", _set("metrics.2.name", "exact_match"), "metrics.2.name", "duplicate 'exact_match'"),
-    ("duplicate contender", _set("contenders.1.id", "fake/perfect · t=0.0"), "contenders.1.id", "duplicate"),
-    ("duplicate case", _duplicate_case, "cases.1.id", "duplicate ('tax_preparation', 'complete/000')"),
-    ("duplicate result", _duplicate_result, "results.6", "duplicate result"),
-    ("unknown contender", _set("results.0.contender", "fake/nobody"), "results.0.contender", "not a contenders[].id"),
-    ("unknown case", _set("results.0.case", "vague/999"), "results.0.case", "is not a (dataset, id) in cases[]"),
-    ("error with score", _set("results.@error.score", 0.5), "results.3.score", "must be null when status is 'error'"),
-    ("scored without score", _set("results.0.score", None), "results.0.score", "must be a number in [0, 1]"),
-    ("error with metrics", _set("results.@error.metrics", {"exact_match": 0.0}), "results.3.metrics", "must be {}"),
-    ("error without error", _set("results.@error.error", None), "results.3.error", "must be {kind, message}"),
-    ("error of kind model", _set("results.@error.error.kind", "model"), "results.3.error.kind", "are scored"),
-    (
-        "scored call failure",
-        _set("results.0.error", {"kind": "timeout", "message": "slow"}),
-        "results.0.error.kind",
-        "status must be 'error'",
-    ),
-    ("undeclared metric", _set("results.0.metrics.f1", 0.5), "results.0.metrics.f1", "'f1' is not a declared metric"),
-    (
-        "metric above 1",
-        _set("results.0.metrics.exact_match", 1.5),
-        "results.0.metrics.exact_match",
-        "less than or equal to 1",
-    ),
-    ("score below 0", _set("results.0.score", -0.1), "results.0.score", "greater than or equal to 0"),
-    ("score not primary", _set("results.1.score", 0.0), "results.1.score", "differs from the primary metric"),
-    (
-        "unknown error kind",
-        _set("results.@error.error.kind", "boom"),
-        "results.3.error.kind",
-        "Input should be 'model'",
-    ),
-    ("zero attempts", _set("results.0.attempts", 0), "results.0.attempts", "greater than or equal to 1"),
-    ("negative latency", _set("results.0.latency_s", -1.0), "results.0.latency_s", "greater than or equal to 0"),
-    ("negative sample", _set("results.0.sample", -1), "results.0.sample", "greater than or equal to 0"),
-    ("bool as integer", _set("results.0.attempts", True), "results.0.attempts", "valid integer"),
-    ("string as number", _set("results.0.usage.cost_usd", "0.1"), "results.0.usage.cost_usd", "valid number"),
-    ("timestamp with space", _set("run.created_at", "2026-11-29 18:04:05Z"), "run.created_at", "not an RFC 3339 UTC"),
-    ("timestamp not UTC", _set("run.created_at", "2026-11-29T18:04:05+02:00"), "run.created_at", "RFC 3339 UTC"),
-    ("impossible date", _set("results.0.started_at", "2026-02-30T00:00:00Z"), "results.0.started_at", "RFC 3339"),
-    (
-        "finished while running",
-        _set("run.status", "running"),
-        "run.finished_at",
-        "must be null while the run is 'running'",
-    ),
-    ("unweightable name", _set("run.weights.input_tokens", 1.0), "run.weights.input_tokens", "cannot be weighted"),
-    ("unknown run status", _set("run.status", "done"), "run.status", "Input should be 'running'"),
-    ("provenance without tool", _drop("run.provenance.tool"), "run.provenance.tool", "required key is missing"),
-    ("missing key", _drop("results.0.raw"), "results.0.raw", "required key is missing"),
-    ("run id a relative path", _set("run.id", "../../x"), "run.id", "'../../x' is not a run id"),
-    ("run id an absolute path", _set("run.id", "/tmp/x"), "run.id", "'/tmp/x' is not a run id"),
-    ("empty contender id", _both(_set("contenders.0.id", "")), "contenders.0.id", "at least 1 character"),
-    ("number as input", _set("cases.0.input", 3), "cases.0.input", "should be a string or an object"),
-    ("unknown top-level key", _set("comment", "hi"), "comment", "unknown key; allowed keys: format, schema_version"),
-    ("unknown nested key", _set("results.0.usage.tokens", 3), "results.0.usage.tokens", "unknown key; allowed keys"),
-]
 
 
 @pytest.mark.parametrize(("mutate", "path", "message"), [r[1:] for r in RULES], ids=[r[0] for r in RULES])
@@ -267,7 +156,7 @@ FREE_FORM = [
 @pytest.mark.parametrize("path", FREE_FORM)
 def test_unknown_keys_are_accepted_inside_free_form_objects(path: str) -> None:
     d = run_to_dict(make_run(2, 4))
-    _set(f"{path}.anything_goes", {"nested": [1, 2.5, None, "x"]})(d)
+    set_at(f"{path}.anything_goes", {"nested": [1, 2.5, None, "x"]})(d)
     run = read_run_file(json.dumps(d).encode())
     assert dump_run(run) == dump_run(run_from_dict(d))
     assert '"anything_goes":{"nested":[1,2.5,null,"x"]}' in dump_run(run).decode()
@@ -278,7 +167,7 @@ def test_unknown_keys_are_accepted_inside_free_form_objects(path: str) -> None:
 )
 def test_unknown_keys_are_refused_outside_free_form_objects(path: str) -> None:
     d = _valid()
-    _set(f"{path}.surprise", 1)(d)
+    set_at(f"{path}.surprise", 1)(d)
     assert any(p.startswith(f"{path}.surprise: unknown key") for p in _problems(d))
 
 

@@ -13,8 +13,11 @@ from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile import fast as runfile_fast
 from evalcore.runfile.read import parse_json, read_run_file, to_records, validate_run_dict
+from evalcore.runfile.write import _encode as canonical_bytes  # the writer's layout, for trees it would refuse
 from evalcore.runfile.write import dump_run, run_to_dict
 from tests.factories import make_run, valid_runs
+from tests.runfile import violations
+from tests.runfile.violations import RULES
 
 SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -120,3 +123,38 @@ def test_the_fast_path_accepts_a_tree_only_when_the_models_do_and_reads_it_the_s
     read = runfile_fast.read_canonical(canonical)
     assert read is None or read == by_models(canonical)
     assert by_models(data) == fast
+
+
+# --- one rule broken at a time: the fast path refuses what the models refuse, and names nothing itself ---
+
+
+def _fast_verdicts(tree: dict) -> dict[str, bool]:
+    """Whether each way into the fast path accepted ``tree``: a whole tree, canonical bytes, and parts."""
+    parts = runfile_fast.PartsCheck({**tree, "results": []} if isinstance(tree.get("results"), list) else tree)
+    in_parts = parts.add(tree.get("results", [])) and parts.finish()
+    return {
+        "run_from_tree": runfile_fast.run_from_tree(copy.deepcopy(tree)) is not None,
+        "tree_is_valid": runfile_fast.tree_is_valid(copy.deepcopy(tree)),
+        "read_canonical": runfile_fast.read_canonical(canonical_bytes(tree)) is not None,
+        "PartsCheck": bool(in_parts),
+    }
+
+
+def test_the_minimal_file_the_rules_break_is_accepted_by_every_way_into_the_fast_path() -> None:
+    assert all(_fast_verdicts(violations.valid()).values())
+
+
+@pytest.mark.parametrize(("mutate", "path", "message"), [r[1:] for r in RULES], ids=[r[0] for r in RULES])
+def test_a_file_breaking_one_rule_is_refused_by_the_fast_path_and_named_as_the_models_name_it(
+    mutate: violations.Mutation, path: str, message: str
+) -> None:
+    tree = violations.valid()
+    mutate(tree)
+    assert not any(_fast_verdicts(tree).values()), _fast_verdicts(tree)
+    with pytest.raises(RunFileError) as by_models_alone:
+        validate_run_dict(copy.deepcopy(tree))
+    with pytest.raises(RunFileError) as by_reader:
+        read_run_file(canonical_bytes(tree))
+    assert by_reader.value.problems == by_models_alone.value.problems
+    (problem,) = by_models_alone.value.problems  # the rule broken alone
+    assert problem.startswith(f"{path}: ") and message in problem
