@@ -219,11 +219,18 @@ def _sigterm_as_ctrl_c(came: list[int]) -> Iterator[None]:
         came.append(signum)
         _thread.interrupt_main()  # what Ctrl-C does: asyncio cancels the run's task, which cleans up
 
+    # A script's `evalcore run … &` starts with Ctrl-C ignored, and interrupt_main does nothing then: Ctrl-C's
+    # handler is put back for the run, so that SIGTERM still stops it.
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     before = signal.signal(signal.SIGTERM, stop)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, before)
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_plan(args: argparse.Namespace, store: Store) -> Plan:

@@ -113,6 +113,28 @@ def test_ctrl_c_exits_130_and_the_run_reads_cancelled(suite, tmp_db):
     assert "cancelled" in listed.stdout
 
 
+def test_sigterm_stops_a_run_started_with_ctrl_c_ignored(suite, tmp_db):
+    """A shell script's ``evalcore run … &`` starts with SIGINT ignored: ``kill PID`` must still stop the run."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalcore.cli", "run", str(suite), "--db", str(tmp_db), "--samples", "8", "--quiet"],
+        cwd=ROOT,
+        env=_env({"EVALCORE_FAKE_LATENCY_SCALE": "0.3"}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    wait_for_results(tmp_db, 3, process=process)
+    process.send_signal(signal.SIGTERM)
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError("evalcore run still running 60 s after SIGTERM") from None
+    assert process.returncode == 143, err
+    assert only_run(tmp_db)["status"] == "cancelled"
+
+
 def test_sigterm_stops_the_run_as_ctrl_c_does_and_exits_143(suite, tmp_db):
     process = start_cli(
         "run", suite, "--db", tmp_db, "--samples", "8", "--quiet", env=_env({"EVALCORE_FAKE_LATENCY_SCALE": "0.3"})
