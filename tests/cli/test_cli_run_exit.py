@@ -130,6 +130,7 @@ def test_sigterm_stops_a_run_started_with_ctrl_c_ignored(suite, tmp_db):
         _, err = process.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         process.kill()
+        process.communicate()
         raise AssertionError("evalcore run still running 60 s after SIGTERM") from None
     assert process.returncode == 143, err
     assert only_run(tmp_db)["status"] == "cancelled"

@@ -5,7 +5,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
@@ -15,6 +14,7 @@ from evalcore.execution.runner import execute_plan, resume_plan, run_suite, star
 from evalcore.storage.store import Store
 from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import load_suite
+from tests.faults.invariants import wait_for_results
 from tests.suites import write_suite
 
 
@@ -194,24 +194,11 @@ def _start_cli_run(suite_dir, db, *extra):
     )
 
 
-def _wait_for_results(db, at_least, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with sqlite3.connect(db) as conn:
-                if conn.execute("SELECT count(*) FROM results").fetchone()[0] >= at_least:
-                    return
-        except sqlite3.OperationalError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {at_least} results stored in {timeout}s")
-
-
 @pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGINT"])
 def test_a_killed_run_resumes_to_the_same_results_as_an_uninterrupted_one(suite, tmp_path, signal_name):
     db = tmp_path / "killed.db"
     process = _start_cli_run(suite.path, db)
-    _wait_for_results(db, 10)
+    wait_for_results(db, 10, process=process)
     process.send_signal(getattr(signal, signal_name))
     process.wait(timeout=30)
     with sqlite3.connect(db) as conn:

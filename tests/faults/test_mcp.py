@@ -121,6 +121,7 @@ def test_a_stdio_server_is_ended_when_its_run_is_sent_sigterm(tmp_path: Path, tm
         out, err = process.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         process.kill()
+        process.communicate()
         raise AssertionError("evalcore run still running 30 s after SIGTERM") from None
     outcome = Outcome(process.returncode, out, err, time.monotonic() - started)
     assert_holds(
