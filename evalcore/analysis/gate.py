@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from evalcore.analysis.compare import CompareError, Comparison, compare
 from evalcore.analysis.formats import format_value
 from evalcore.analysis.guardrails import guardrail_results, support_drift
-from evalcore.analysis.runs import metric_set_of, rank_run, rank_run_with
+from evalcore.analysis.runs import metric_set_of, rank_run
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric, Run
@@ -160,7 +160,7 @@ def evaluate(
     metric_set = metric_set_of(candidate)
     metrics = metric_set.metrics  # macro-F1 of a classification scorer is checked like any metric
     check_gate_names(gate, metrics, sorted(head.info.provenance.get("dataset_hashes") or {}) or None)
-    table = rank_run_with(candidate, metric_set, head.info.weights, ci=False)
+    table = rank_run(candidate, head.info.weights, ci=False, metric_set=metric_set)
     chosen, why = choose_contender(table, [c.id for c in head.contenders], contender, "run " + head.info.id)
     if why:
         notes.append(why)
@@ -279,7 +279,7 @@ def _minimum_checks(
         )
     per_dataset = gate.minimum.get("datasets")
     if isinstance(per_dataset, dict) and per_dataset:
-        by_dataset = rank_run_with(run, metric_set, header_of(run).info.weights, by_dataset=True, ci=False)
+        by_dataset = rank_run(run, header_of(run).info.weights, by_dataset=True, ci=False, metric_set=metric_set)
         for dataset, limits in per_dataset.items():
             part = by_dataset[by_dataset["dataset"] == dataset]
             row = _row(part, contender)

@@ -104,6 +104,7 @@ def rank_run(
     ci: bool = True,
     best_value_points: float = BEST_VALUE_POINTS,
     basis: RankBasis | None = None,
+    metric_set: MetricSet | None = None,
 ) -> pd.DataFrame:
     """A run's ranked leaderboard table: overall, per dataset with ``by_dataset``, or per variant (each case
     folder such as ``complete`` or ``vague``, across datasets; a ``variant`` column, micro average) with
@@ -118,6 +119,7 @@ def rank_run(
             overall table ranks by the judge's score corrected by people when it says so, each per-dataset table
             by its dataset's ratings where they cover every contender (a ``ranked_by`` column says which); the
             per-variant table keeps the judge's own.
+        metric_set: the run's :func:`metric_set_of`, when the caller has it in hand (None: built here).
 
     Returns:
         The table of :func:`evalcore.analysis.leaderboard.leaderboard`, with ``pass_rate`` when a case declares
@@ -126,34 +128,7 @@ def rank_run(
     Raises:
         WeightsError: a weight cannot be used; EvalcoreError: a metadata filter on a key no case has.
     """
-    return rank_run_with(
-        run,
-        metric_set_of(run),
-        weights,
-        filters,
-        by_dataset=by_dataset,
-        by_variant=by_variant,
-        average=average,
-        ci=ci,
-        best_value_points=best_value_points,
-        basis=basis,
-    )
-
-
-def rank_run_with(
-    run: Run | StoredRun,
-    metric_set: MetricSet,
-    weights: Mapping[str, float] | None,
-    filters: Filters | None = None,
-    *,
-    by_dataset: bool = False,
-    by_variant: bool = False,
-    average: str = "micro",
-    ci: bool = True,
-    best_value_points: float = BEST_VALUE_POINTS,
-    basis: RankBasis | None = None,
-) -> pd.DataFrame:
-    """:func:`rank_run` with the run's :func:`metric_set_of` already in hand (a caller that needs it too)."""
+    metric_set = metric_set if metric_set is not None else metric_set_of(run)
     checked = validate_weights(weights, metric_set)
     if by_variant:
         return _rank_by_variant(run, metric_set, checked, filters, ci, best_value_points)

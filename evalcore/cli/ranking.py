@@ -69,7 +69,7 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     import sys
 
-    from evalcore.analysis.runs import metric_set_of, rank_basis_of, rank_run_with
+    from evalcore.analysis.runs import metric_set_of, rank_basis_of, rank_run
     from evalcore.analysis.text import format_leaderboard
     from evalcore.analysis.weights import parse_weights
     from evalcore.core.errors import ConfigError
@@ -85,9 +85,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         warn_directions(weights, metric_set)
     points = args.best_value_points / 100
     basis = rank_basis_of(run)
-    ranked = rank_run_with(
+    ranked = rank_run(
         run,
-        metric_set,
         weights,
         filters_of(args),
         by_dataset=args.by_dataset or args.by == "dataset",
@@ -96,6 +95,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         ci=not args.no_intervals,
         best_value_points=points,
         basis=basis,
+        metric_set=metric_set,
     )
     width = None if args.wide else terminal_width()
     text = format_leaderboard(ranked, metric_set, args.format, weights=weights, best_value_points=points, width=width)
