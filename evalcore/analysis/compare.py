@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evalcore.analysis.paired import ALPHA, SCORE_TEST, paired_differences
-from evalcore.analysis.power import cases_to_decide
 from evalcore.analysis.paired_f1 import CASE_SWAP, label_counts, paired_macro_f1
+from evalcore.analysis.power import cases_to_decide
 from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Metric, Run
