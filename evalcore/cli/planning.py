@@ -106,7 +106,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     matrix = plan.matrix()
     past = _past_runs(args)
     estimate = estimate_plan_cost(plan, past)
-    race = estimate_race(plan, past)
+    race = estimate_race(plan, past, estimate.usd)
     budget = _budget_line(plan, estimate)
     size = _size(args, plan, past)
     if args.format == "json":
