@@ -13,6 +13,7 @@ from evalcore.analysis.compare_text import (
     comparison_markdown,
     gate_json,
     gate_lines,
+    gate_markdown,
     inconclusive,
 )
 from evalcore.analysis.gate import PASS, evaluate
@@ -65,6 +66,7 @@ def test_a_gate_check_beyond_the_tolerance_but_not_significant_passes_and_says_i
     assert report.inconclusive == [said]
     assert gate_lines(report)[-2:] == [said, "verdict: PASS"]
     assert json.loads(gate_json(report))["inconclusive"] == [said]
+    assert f"_{said}_" in gate_markdown(report)
 
 
 def test_a_gate_check_within_its_tolerance_is_not_inconclusive():
