@@ -7,12 +7,12 @@ differences (:mod:`evalcore.analysis.paired`). The planner sizes that same test 
 - **0/1 scores** (right or wrong): the leaderboard's test is McNemar's, which only sees the discordant cases
   (one right, the other wrong). With ``ψ`` the share of discordant cases and ``δ`` the difference to detect,
   Connor's formula (R. J. Connor, "Sample size for testing differences in proportions for the paired-sample
-  design", Biometrics 43(1), 1987; Chow, Shao & Wang, *Sample Size Calculations in Clinical Research*,
-  §4.5) gives ``n = (z_{α/2} √ψ + z_β √(ψ − δ²))² / δ²``. ``ψ`` comes from the two contenders' accuracies
+  design", Biometrics 43(1), 1987; also in Chow, Shao & Wang, *Sample Size Calculations in Clinical
+  Research*) gives ``n = (z_{α/2} √ψ + z_β √(ψ − δ²))² / δ²``. ``ψ`` comes from the two contenders' accuracies
   ``p ± δ/2`` and the correlation ``ρ`` of their answers (the phi coefficient):
   ``ψ = p₁ + p₂ − 2 (p₁p₂ + ρ √(p₁q₁p₂q₂))``, never below ``|δ|``.
 - **Other scores** (graded, several samples per case): the normal-approximation sample size of a paired
-  mean difference (Chow, Shao & Wang, §3.1), ``n = (z_{α/2} + z_β)² σ_d² / δ²`` with
+  mean difference (Chow, Shao & Wang, one-sample design of a mean), ``n = (z_{α/2} + z_β)² σ_d² / δ²`` with
   ``σ_d² = 2σ²(1 − ρ)`` (two contenders with the per-case variance ``σ²`` and correlation ``ρ``), plus
   ``z_{α/2}² / 2`` cases: Guenther's correction ("Sample size formulas for normal theory T tests", The
   American Statistician 35(4), 1981), which brings the normal formula to the t test's exact size, as the

@@ -35,7 +35,7 @@ def test_connor_size_matches_a_second_published_example():
 
 
 def test_paired_mean_size_is_the_normal_formula_plus_guenthers_correction():
-    # Chow, Shao & Wang §3.1: (1.96 + 0.84)^2 / 0.5^2 = 31.4 pairs for an effect of half a standard deviation.
+    # Chow, Shao & Wang's normal formula: (1.96 + 0.84)^2 / 0.5^2 = 31.4 pairs for half a standard deviation.
     assert mean_cases(0.5, 1.0) - 1.959964**2 / 2 == pytest.approx(31.40, abs=0.01)
 
 
