@@ -207,7 +207,10 @@ detect = st.number_input(
 if detect:
     st.caption(
         plain(
-            "  \n".join(line[0].upper() + line[1:] for line in jobs.size_lines(plan, _loaders.db_path(), detect / 100))
+            "  \n".join(
+                line[0].upper() + line[1:]
+                for line in jobs.size_lines(plan, _loaders.db_path(), detect / 100, summary["cost"])
+            )
         )
     )
 ready = summary["results"] > 0 and not summary["missing_keys"] and not summary["budget_error"]

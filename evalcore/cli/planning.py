@@ -108,7 +108,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     estimate = estimate_plan_cost(plan, past)
     race = estimate_race(plan, past, estimate.usd)
     budget = _budget_line(plan, estimate)
-    size = _size(args, plan, past)
+    size = _size(args, plan, past, estimate.usd)
     if args.format == "json":
         print(
             json.dumps(
@@ -160,14 +160,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _size(args: argparse.Namespace, plan: Plan, store: Store | None) -> SizePlan | None:
+def _size(args: argparse.Namespace, plan: Plan, store: Store | None, usd: float | None) -> SizePlan | None:
     """The sample-size answer to ``--detect`` or ``--cases``; None when neither is given."""
     from evalcore.execution.size_plan import parse_difference, plan_size
 
     if args.detect is None and args.cases is None:
         return None
     detect = None if args.detect is None else parse_difference(args.detect)
-    return plan_size(plan, store, detect, args.cases)
+    return plan_size(plan, store, detect, args.cases, usd)
 
 
 def _limited(plan: Plan, key: str) -> list[str]:

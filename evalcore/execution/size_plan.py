@@ -86,6 +86,13 @@ class SizePlan:
     pilot_command: str = ""
     why_not: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: The plan's estimated cost of one case for its whole lineup (None: unknown).
+    usd_per_case: float | None = None
+
+    @property
+    def needed_usd(self) -> float | None:
+        """What :attr:`needed` cases would cost the plan's lineup at its estimate per case (None: unknown)."""
+        return None if self.needed is None or self.usd_per_case is None else self.needed * self.usd_per_case
 
     def lines(self) -> list[str]:
         """The plan in a few sentences for a terminal."""
@@ -107,7 +114,7 @@ class SizePlan:
         if self.detect is not None and self.needed is not None:
             lines.append(
                 f"to detect a difference of {_pts(self.detect)} between two contenders ({POWER:.0%} power, "
-                f"α = 0.05, two-sided): {self.needed:,} cases; the plan has {self.suite_cases:,}"
+                f"α = 0.05, two-sided): {self.needed:,} cases{self._cost()}; the plan has {self.suite_cases:,}"
             )
         if self.cases is not None:
             found = "more than 100 pts" if self.smallest is None or math.isnan(self.smallest) else _pts(self.smallest)
@@ -121,21 +128,28 @@ class SizePlan:
         ]
         if self.detect is not None and self.needed is not None:
             lines.append(
-                f"until then, at most {self.needed:,} cases detect {_pts(self.detect)} (scores at their largest "
-                "variance, contenders unrelated); a pilot usually shows far fewer are needed"
+                f"until then, at most {self.needed:,} cases{self._cost()} detect {_pts(self.detect)} (scores at "
+                "their largest variance, contenders unrelated); a pilot usually shows far fewer are needed"
             )
         if self.cases is not None and self.smallest is not None:
             lines.append(f"until then, {self.cases:,} cases detect at least {_pts(self.smallest)} whatever the scores")
         return lines
+
+    def _cost(self) -> str:
+        usd = self.needed_usd
+        return "" if usd is None else f" (about ${usd:,.4f} for this lineup at the plan's estimate per case)"
 
 
 def _pts(fraction: float) -> str:
     return f"{100 * fraction:.1f} pts"
 
 
-def plan_size(plan: Plan, store: Store | None, detect: float | None = None, cases: int | None = None) -> SizePlan:
+def plan_size(
+    plan: Plan, store: Store | None, detect: float | None = None, cases: int | None = None, usd: float | None = None
+) -> SizePlan:
     """The cases ``plan``'s suite needs to detect ``detect``, or the smallest difference ``cases`` detect (the
-    plan's case count when neither is given), from the newest past run of the suite that tells.
+    plan's case count when neither is given), from the newest past run of the suite that tells. ``usd``: the
+    plan's estimated cost, which prices the cases needed.
 
     Raises:
         ConfigError: ``cases`` is below :data:`evalcore.analysis.power.MIN_CASES`.
@@ -144,6 +158,7 @@ def plan_size(plan: Plan, store: Store | None, detect: float | None = None, case
         raise ConfigError(f"--cases {cases}: a paired comparison needs at least {MIN_CASES} cases to detect anything")
     if detect is None and cases is None:
         cases = max(len(plan.cases), MIN_CASES)
+    per_case = usd / len(plan.cases) if usd is not None and plan.cases else None
     found = _past_spread(plan, store) if store is not None else "no store of past runs"
     if isinstance(found, str):
         worst = Spread(variance=WORST_VARIANCE, correlation=0.0)
@@ -156,6 +171,7 @@ def plan_size(plan: Plan, store: Store | None, detect: float | None = None, case
             cases,
             None if cases is None else smallest_difference(cases, worst),
             pilot=pilot,
+            usd_per_case=per_case,
             pilot_command=f"evalcore run {shlex.quote(str(plan.suite.path))} --limit {pilot}",
             why_not=found,
         )
@@ -170,7 +186,18 @@ def plan_size(plan: Plan, store: Store | None, detect: float | None = None, case
         )
     smallest = None if cases is None else smallest_difference(cases, spread)
     return SizePlan(
-        len(plan.cases), detect, needed, cases, smallest, spread, run_id, shared, contenders, same, notes=notes
+        len(plan.cases),
+        detect,
+        needed,
+        cases,
+        smallest,
+        spread,
+        run_id,
+        shared,
+        contenders,
+        same,
+        notes=notes,
+        usd_per_case=per_case,
     )
 
 

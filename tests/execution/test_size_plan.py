@@ -88,3 +88,11 @@ def test_evalcore_plan_detect_prints_the_size_and_its_json(suite_path, tmp_db, c
 def test_evalcore_plan_without_detect_or_cases_says_nothing_of_size(suite_path, tmp_db, capsys):
     assert main(["plan", str(suite_path), "--db", str(tmp_db)]) == 0
     assert "size:" not in capsys.readouterr().out
+
+
+def test_the_cases_needed_are_priced_at_the_plans_estimate_per_case(suite_path, tmp_db):
+    store = Store(tmp_db)
+    run_suite(_plan(suite_path), store)
+    size = plan_size(_plan(suite_path), store, detect=0.05, usd=0.8)
+    assert size.needed is not None and size.needed_usd == pytest.approx(size.needed * 0.8 / 80)
+    assert f"(about ${size.needed_usd:,.4f} for this lineup at the plan's estimate per case)" in size.lines()[1]
