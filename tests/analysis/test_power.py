@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalcore.analysis.paired import paired_differences
 from evalcore.analysis.power import (
@@ -126,3 +128,16 @@ def test_planned_size_reaches_eighty_percent_power_with_the_leaderboards_test(sp
     rows = paired_differences(a, b, B=500, seed=3)
     power = np.mean([row["significant"] and row["mean_diff"] > 0 for row in rows])
     assert 0.75 <= power <= 0.85, f"{n} cases: power {power:.3f}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    variance=st.floats(0.01, 0.25),
+    correlation=st.floats(-0.5, 0.95),
+    mean=st.floats(0.05, 0.95),
+    binary=st.booleans(),
+    delta=st.floats(0.01, 0.5),
+)
+def test_a_bigger_difference_never_needs_more_cases(variance, correlation, mean, binary, delta):
+    spread = Spread(variance=variance, correlation=correlation, mean=mean, binary=binary)
+    assert cases_needed(delta * 1.5, spread) <= cases_needed(delta, spread)
