@@ -7,6 +7,7 @@ import streamlit as st
 
 from evalcore.analysis import forest
 from evalcore.analysis.compare import CompareError, split_pair
+from evalcore.analysis.compare_text import inconclusive_line
 from evalcore.explorer import sharing
 from pages import _address, _comparing, _frame, _loaders, _widgets
 from pages._state import COMPARE_URL, UPLOAD, Keys
@@ -105,6 +106,8 @@ st.subheader("Changes")
 # as an image it can run nothing, whatever names the runs hold.
 st.markdown(f"![Forest plot: each change with its 95% interval]({forest.data_url(forest.forest_svg(pair.changes))})")
 st.dataframe(sharing.change_table(pair), hide_index=True)
+if undecided := inconclusive_line(pair):
+    st.info(plain(undecided[0].upper() + undecided[1:]), icon=":material/hourglass_empty:")
 
 st.subheader("Flipped cases")
 flips = sharing.flip_table(pair, FLIPS_LISTED)

@@ -195,6 +195,24 @@ if plan.options.adaptive is not None:
 for error in (summary["budget_error"], summary["race_error"]):
     if error:
         _widgets.fail(error)
+detect = st.number_input(
+    "Difference to detect (points, 0: skip)",
+    0.0,
+    100.0,
+    0.0,
+    step=0.5,
+    help="How many cases tell two contenders this far apart with 80% power (alpha 0.05): from the spread of "
+    "this suite's past scores, or a pilot to run first (docs/planning.md)",
+)
+if detect:
+    st.caption(
+        plain(
+            "  \n".join(
+                line[0].upper() + line[1:]
+                for line in jobs.size_lines(plan, _loaders.db_path(), detect / 100, summary["cost"])
+            )
+        )
+    )
 ready = summary["results"] > 0 and not summary["missing_keys"] and not summary["budget_error"]
 ready = ready and not summary["race_error"]
 if st.button("Launch", type="primary", icon=":material/play_arrow:", disabled=not ready):

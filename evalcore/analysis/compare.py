@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalcore.analysis.paired import ALPHA, paired_differences
+from evalcore.analysis.paired import ALPHA, SCORE_TEST, paired_differences
 from evalcore.analysis.paired_f1 import CASE_SWAP, label_counts, paired_macro_f1
+from evalcore.analysis.power import cases_to_decide
 from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Metric, Run
@@ -61,6 +62,9 @@ class Change:
     #: (:data:`evalcore.analysis.paired.AGREE_BOUND`, :data:`evalcore.analysis.paired_f1.AGREE_PSEUDO`), or why
     #: there is none (:data:`evalcore.analysis.paired.AGREE_UNBOUNDED`), else empty.
     note: str = ""
+    #: Within noise: about how many more shared cases would decide a difference of this size (80% power at
+    #: α = 0.05, :func:`evalcore.analysis.power.cases_to_decide`); None otherwise, or with no per-case values.
+    more_cases: int | None = None
 
     @property
     def verdict(self) -> str:
@@ -437,9 +441,18 @@ def _compare_pairs(
                     note=str(test["note"]),
                 )
             )
+            changes[-1].more_cases = _more_cases(changes[-1], cand_col[both] - base_col[both])
         ran = ~np.isnan(_column(base_values[b], "errors")) & ~np.isnan(_column(cand_values[c], "errors"))
         compared.append(PairComparison(b, c, int(ran.sum()), changes, flips(base_values[b], cand_values[c], keys)))
     return compared
+
+
+def _more_cases(change: Change, diffs: np.ndarray) -> int | None:
+    """For a change within noise, the cases beyond its ``n`` that would decide a difference of its size."""
+    if change.verdict != "within noise":
+        return None
+    needed = cases_to_decide(diffs, binary=change.method == SCORE_TEST)
+    return None if needed is None else max(needed - change.n, 0)
 
 
 def _column(table: Mapping[str, np.ndarray], name: str) -> np.ndarray:

@@ -40,8 +40,24 @@ def change_cells(change: Change) -> list[str]:
         format_value(change.name, change.candidate),
         difference_text(change),
         "–" if math.isnan(change.p_value) else f"{change.p_value:.3f}",
-        change.verdict,
+        f"inconclusive: ~{change.more_cases:,} more cases" if inconclusive(change) else change.verdict,
     ]
+
+
+def inconclusive(change: Change) -> str:
+    """``inconclusive: about N more cases would decide a difference this size`` for a change within noise whose
+    size the planner can tell (:attr:`evalcore.analysis.compare.Change.more_cases`), else empty."""
+    if change.more_cases is None or change.verdict != "within noise":
+        return ""
+    return f"inconclusive: about {change.more_cases:,} more cases would decide a difference this size"
+
+
+def inconclusive_line(pair: PairComparison) -> str:
+    """The primary score's :func:`inconclusive` sentence with its difference, or empty: the question a
+    comparison answers first."""
+    score = pair.change("score")
+    text = inconclusive(score) if score is not None else ""
+    return f"score {difference_text(score)}: {text}" if score is not None and text else ""
 
 
 def difference_text(change: Change) -> str:
@@ -111,6 +127,7 @@ def comparison_lines(comparison: Comparison, details: Details | None = None, fli
     for pair in comparison.pairs:
         lines += ["", f"{pair.base} → {pair.candidate}: {headline(pair)} ({plural(pair.cases, 'shared case')})"]
         lines += _aligned(CHANGE_HEADER, [change_cells(c) for c in pair.changes])
+        lines += [line for line in [inconclusive_line(pair)] if line]
         lines += _flip_lines(pair, details, flips, bullet="  ")
     return lines
 
@@ -176,6 +193,7 @@ def comparison_markdown(comparison: Comparison, details: Details | None = None, 
     for pair in shown:
         lines += ["", f"**{headline(pair)}**: `{pair.base}` → `{pair.candidate}`", ""]
         lines += _pipe_table(CHANGE_HEADER, [change_cells(c) for c in pair.changes])
+        lines += [f"\n_{line}_" for line in [inconclusive_line(pair)] if line]
         lines += [""] + _flip_lines(pair, details, flips, bullet="", sub="  - ")
     return "\n".join(lines) + "\n"
 
@@ -193,7 +211,7 @@ def comparison_json(comparison: Comparison, details: Details | None = None) -> s
 def _comparison_data(comparison: Comparison, details: Details | None) -> dict[str, Any]:
     pairs = []
     for pair in comparison.pairs:
-        changes = [{**asdict(c), "verdict": c.verdict} for c in pair.changes]
+        changes = [{**asdict(c), "verdict": c.verdict, "inconclusive": inconclusive(c) or None} for c in pair.changes]
         flips = [
             {
                 "dataset": f.dataset,
@@ -231,7 +249,7 @@ def gate_lines(report: GateReport) -> list[str]:
     lines += [""] + (_aligned(GATE_HEADER, table) if table else [])
     guardrails = guardrail_lines(report)
     lines += ([""] if table and guardrails else []) + guardrails
-    return [*lines, "", f"verdict: {report.verdict}"]
+    return [*lines, "", *report.inconclusive, f"verdict: {report.verdict}"]
 
 
 def guardrail_lines(report: GateReport) -> list[str]:
@@ -275,6 +293,7 @@ def gate_markdown(report: GateReport, comparison_details: Details | None = None)
     lines += _pipe_table(GATE_HEADER, table) if table else []
     guardrails = guardrail_lines(report)
     lines += ([""] if table and guardrails else []) + [f"- `{line}`" for line in guardrails]
+    lines += [""] + [f"_{line}_" for line in report.inconclusive] if report.inconclusive else []
     if report.comparison is not None:
         lines += [""] + _flip_lines(report.comparison.pairs[0], comparison_details, 5, bullet="", sub="  - ")
     return "\n".join(lines) + "\n"
@@ -288,6 +307,7 @@ def gate_json(report: GateReport) -> str:
         "baseline_contender": report.baseline_contender,
         "verdict": report.verdict,
         "checks": [asdict(c) for c in report.checks],
+        "inconclusive": report.inconclusive,
         "notes": report.notes,
     }
     return json.dumps(_plain(data), indent=2, ensure_ascii=False)

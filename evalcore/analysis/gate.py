@@ -67,6 +67,9 @@ class Check:
     limit: str
     status: str  # PASS, WARN or FAIL
     detail: str = ""
+    #: A regression beyond the tolerance but not significant: about how many more shared cases would decide
+    #: a difference of its size (:attr:`evalcore.analysis.compare.Change.more_cases`); else None.
+    more_cases: int | None = None
 
 
 @dataclass
@@ -85,6 +88,17 @@ class GateReport:
     def verdict(self) -> str:
         statuses = {c.status for c in self.checks}
         return FAIL if FAIL in statuses else WARN if WARN in statuses else PASS
+
+    @property
+    def inconclusive(self) -> list[str]:
+        """One sentence per check the data cannot decide: ``score worse by 3.0 pts: inconclusive: about N more
+        cases would decide a difference this size``."""
+        return [
+            f"{c.name} worse by {format_value(c.name, c.value, delta=True)}: inconclusive: about "
+            f"{c.more_cases:,} more cases would decide a difference this size"
+            for c in self.checks
+            if c.more_cases is not None
+        ]
 
     @property
     def exit_code(self) -> int:
@@ -357,8 +371,9 @@ def _regression_checks(gate: GateModel, comparison: Comparison) -> list[Check]:
             detail += f", p = {change.p_value:.3f} ({change.method})"
             if too_much and not significant:
                 detail += ": beyond the tolerance but not significant"
+        more = change.more_cases if rule.significant and too_much and not significant else None
         status = (FAIL if rule.level == "fail" else WARN) if failed else PASS
-        checks.append(Check("regression", name, "all", worse, _tolerance_text(name, rule), status, detail))
+        checks.append(Check("regression", name, "all", worse, _tolerance_text(name, rule), status, detail, more))
     return checks
 
 

@@ -23,6 +23,7 @@ from evalcore.cli._shared import (
 if TYPE_CHECKING:
     from evalcore.execution.estimate import CostEstimate
     from evalcore.execution.plan import Plan
+    from evalcore.execution.size_plan import SizePlan
     from evalcore.storage.store import Store
 
 
@@ -81,6 +82,18 @@ def add_plan(p: argparse.ArgumentParser) -> None:
         "whether the estimate fits under it",
     )
     add_race(p)
+    p.add_argument(
+        "--detect",
+        metavar="SIZE",
+        help="the difference between two contenders to detect (3pts, or 0.03): says how many cases a paired "
+        "comparison needs for it (80%% power, alpha 0.05), from the spread of the suite's past scores",
+    )
+    p.add_argument(
+        "--cases",
+        type=int,
+        metavar="N",
+        help="says the smallest difference between two contenders that N cases detect (80%% power, alpha 0.05)",
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
 
 
@@ -93,8 +106,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     matrix = plan.matrix()
     past = _past_runs(args)
     estimate = estimate_plan_cost(plan, past)
-    race = estimate_race(plan, past)
+    race = estimate_race(plan, past, estimate.usd)
     budget = _budget_line(plan, estimate)
+    size = _size(args, plan, past, estimate.usd)
     if args.format == "json":
         print(
             json.dumps(
@@ -109,6 +123,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                     "missing_keys": plan.missing_keys,
                     "limits": {key: _limited(plan, key) for key in plan.limits},
                     "adaptive": None if race is None else dataclasses.asdict(race),
+                    "size": None if size is None else dataclasses.asdict(size),
                 },
                 indent=1,
             )
@@ -133,6 +148,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(f"adaptive: {race.text()}")
     if budget:
         print(budget)
+    for line in [] if size is None else size.lines():
+        print(f"size: {line}")
     print_refused(plan)
     for model, keys in plan.missing_keys.items():
         print(f"missing API key: {model} needs {', '.join(keys)}")
@@ -141,6 +158,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
         whom = f"shared by {', '.join(shared)}" if shared else "no contender of this plan"
         print(f"limit {key}: {limit.describe()} ({whom})")
     return 0
+
+
+def _size(args: argparse.Namespace, plan: Plan, store: Store | None, usd: float | None) -> SizePlan | None:
+    """The sample-size answer to ``--detect`` or ``--cases``; None when neither is given."""
+    from evalcore.execution.size_plan import parse_difference, plan_size
+
+    if args.detect is None and args.cases is None:
+        return None
+    detect = None if args.detect is None else parse_difference(args.detect)
+    return plan_size(plan, store, detect, args.cases, usd)
 
 
 def _limited(plan: Plan, key: str) -> list[str]:

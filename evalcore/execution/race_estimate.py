@@ -10,6 +10,7 @@ run there is nothing to go on: the estimate says so, and the plan's full count i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,12 @@ class RaceEstimate:
     cases: int = 0
     #: Why there is no estimate.
     why_not: str | None = None
+    #: The rounds the race runs (the mean over the replayed orders) and the most it can run (every case).
+    rounds: int | None = None
+    max_rounds: int = 0
+    #: The race's estimated cost: the full run's estimate times the share of its calls (None: unknown).
+    usd: float | None = None
+    full_usd: float | None = None
 
     def text(self) -> str:
         """``about 1,230 of at most 4,000 calls (31%; 25–38% over 20 orders of the cases), replaying run …``."""
@@ -53,18 +60,24 @@ class RaceEstimate:
             ceiling = f"at most {self.ceiling:,} calls (every contender on every case)"
             return f"{ceiling}; cannot estimate fewer: {self.why_not}"
         share = f"{self._share(self.calls)}; {self._share(self.low)}–{self._share(self.high)} over {ORDERS} orders"
-        return (
+        text = (
             f"about {self.calls:,} of at most {self.ceiling:,} calls ({share} of the cases), "
             f"replaying the race over run {self.from_run}'s scores on {self.cases:,} of its cases"
         )
+        if self.rounds is not None:
+            text += f"; about {self.rounds} of at most {self.max_rounds} rounds"
+        if self.usd is not None and self.full_usd is not None:
+            text += f"; about ${self.usd:.4f} of the full run's ${self.full_usd:.4f}"
+        return text
 
     def _share(self, calls: int) -> str:
         return f"{100 * calls / self.ceiling:.0f}%" if self.ceiling else "0%"
 
 
-def estimate_race(plan: Plan, store: Store | None) -> RaceEstimate | None:
-    """The calls of ``plan``'s race, from the newest past run of its suite that tells; None for a plan that
-    is not adaptive."""
+def estimate_race(plan: Plan, store: Store | None, full_usd: float | None = None) -> RaceEstimate | None:
+    """The calls, rounds and cost of ``plan``'s race, from the newest past run of its suite that tells; None for
+    a plan that is not adaptive. ``full_usd``: the full run's estimated cost, scaled by the race's share of the
+    calls (every call of a contender is taken to cost about the same)."""
     race = plan.options.adaptive
     if race is None:
         return None
@@ -75,12 +88,18 @@ def estimate_race(plan: Plan, store: Store | None) -> RaceEstimate | None:
     run_id, matrix = found
     cases = matrix.shape[1]
     size = race.round_size(len(plan.cases))
-    shares = []
+    shares, lengths = [], []
     for seed in range(ORDERS):  # fixed orders: the same plan gives the same estimate
         shuffled = matrix[:, race_order(cases, seed)]
-        shares.append(replay_race(shuffled, size, race.confidence, race.margin).calls / matrix.size)
+        replayed = replay_race(shuffled, size, race.confidence, race.margin)
+        shares.append(replayed.calls / matrix.size)
+        lengths.append(max(replayed.answered) / cases)  # the leader answers until the race ends
     calls = [round(s * ceiling) for s in shares]
-    return RaceEstimate(ceiling, round(float(np.mean(calls))), min(calls), max(calls), run_id, cases)
+    most = math.ceil(len(plan.cases) / size) if size else 0
+    rounds = min(most, math.ceil(float(np.mean(lengths)) * len(plan.cases) / size)) if size else 0
+    usd = None if full_usd is None or not ceiling else full_usd * float(np.mean(calls)) / ceiling
+    mean = round(float(np.mean(calls)))
+    return RaceEstimate(ceiling, mean, min(calls), max(calls), run_id, cases, None, rounds, most, usd, full_usd)
 
 
 def _past_scores(plan: Plan, store: Store) -> tuple[str, np.ndarray] | str:

@@ -368,3 +368,18 @@ def _in_background(plan: Any, store: Any, run: Run, done: Any = None) -> RunJob:
         return status
 
     return RunJob(run, work).start()
+
+
+def size_lines(plan: Any, db_path: str | Path | None, detect: float, usd: float | None = None) -> list[str]:
+    """How many cases ``plan``'s suite needs to detect a difference of ``detect`` (a fraction) between two
+    contenders, in sentences (:func:`evalcore.execution.size_plan.plan_size`), from the store's past runs;
+    priced at ``usd`` (the plan's estimated cost) when it is known."""
+    from evalcore.execution.size_plan import plan_size
+    from evalcore.storage.store import Store
+
+    past = Store(db_path) if db_path is not None and Path(db_path).is_file() else None
+    try:
+        return plan_size(plan, past, detect, usd=usd).lines()
+    finally:
+        if past is not None:
+            past.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -76,3 +77,31 @@ def test_evalcore_plan_adaptive_prints_the_estimate_and_its_json(suite_path, tmp
     assert main([*args, "--format", "json"]) == 0
     race = json.loads(capsys.readouterr().out)["adaptive"]
     assert race["ceiling"] == 240 and race["calls"] < 240
+
+
+def test_a_race_estimates_its_rounds_within_the_most_it_can_run(suite_path, tmp_db):
+    store = Store(tmp_db)
+    _full_run(suite_path, store)
+    found = estimate_race(_race(suite_path), store)
+    assert found is not None and found.rounds is not None
+    assert found.max_rounds == math.ceil(80 / 20) and 1 <= found.rounds <= found.max_rounds
+    assert f"of at most {found.max_rounds} rounds" in found.text()
+
+
+def test_a_race_costs_the_full_estimate_times_its_share_of_the_calls(suite_path, tmp_db):
+    store = Store(tmp_db)
+    _full_run(suite_path, store)
+    found = estimate_race(_race(suite_path), store, full_usd=2.0)
+    assert found is not None and found.calls is not None
+    assert found.usd == pytest.approx(2.0 * found.calls / found.ceiling, rel=0.01) and found.usd < 2.0
+    assert "of the full run's $2.0000" in found.text()
+
+
+def test_evalcore_plan_adaptive_json_gives_rounds_and_cost(suite_path, tmp_db, capsys):
+    _full_run(suite_path, Store(tmp_db))
+    args = ["plan", str(suite_path), "--adaptive", "--round", "20", "--db", str(tmp_db), "--format", "json"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    race = data["adaptive"]
+    assert race["max_rounds"] == 4 and race["rounds"] <= 4
+    assert race["full_usd"] == data["estimated_cost_usd"] and race["usd"] < race["full_usd"]
