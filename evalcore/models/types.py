@@ -53,6 +53,9 @@ class Reply:
     #: The tools the model called, in order: ``{"id", "name", "arguments"}`` with the arguments as the JSON
     #: text the model wrote (it may not parse). None when it called none.
     tool_calls: list[dict[str, Any]] | None = None
+    #: When the reply was made, for a reply the reply cache gave (:mod:`evalcore.models.cache`): this call paid
+    #: nothing, and ``usage`` is what the call that made it cost. None: the model was asked now.
+    cached_at: str | None = None
 
 
 @dataclass(frozen=True)
