@@ -78,7 +78,9 @@ class StoredReplies:
         self.saved_usd += found.cost_usd or 0.0
         usage = Usage(found.input_tokens, found.output_tokens, found.cost_usd)
         latency = found.latency_s or 0.0
-        return Reply(found.text, usage, latency, found.attempts, found.tool_calls, cached_at=found.created_at)
+        return Reply(
+            found.text, usage, latency, found.attempts, found.tool_calls, found.created_at, found.cost_usd or 0.0
+        )
 
     async def save(self, key: str, model: str, reply: Reply) -> None:
         """Keep a reply the model just gave."""
@@ -148,7 +150,7 @@ def cache_mark(reply: Reply) -> dict[str, Any] | None:
     """What a result whose reply came from the cache carries in its diagnostics (:data:`MARK`); None otherwise."""
     if reply.cached_at is None:
         return None
-    return {"created_at": reply.cached_at, "cost_usd": reply.usage.cost_usd or 0.0}
+    return {"created_at": reply.cached_at, "cost_usd": reply.cached_usd}
 
 
 def marked(diagnostics: dict[str, Any], reply: Reply) -> dict[str, Any]:

@@ -172,3 +172,18 @@ def test_a_judge_takes_its_verdicts_from_the_cache_too(tmp_path: Path, openai_se
     record = result.diagnostics["judge"]
     assert record["cached"] == 3 and record["calls"] == 0 and record["cost_usd"] == 0.0  # nothing paid
     assert result.metrics == store.load_run(first).results[0].metrics
+
+
+def test_a_conversations_turns_from_the_cache_pay_nothing(tmp_path: Path, tmp_db: Path) -> None:
+    from tests.execution.test_owned_calls import CASES as SUMS
+    from tests.execution.test_owned_calls import suite as owned_suite
+
+    root, store = owned_suite(tmp_path / "s", "Conversation"), Store(tmp_db)
+    first, _ = run(root, store, cache=True, max_cost_usd=1.0)
+    second, status = run(root, store, cache=True, max_cost_usd=1.0)
+    assert status == "completed" and cached_keys(store) == 2 * len(SUMS)  # two turns per case
+    results = store.load_run(second).results
+    assert all(
+        r.usage.cost_usd and r.diagnostics["cached"]["cost_usd"] == pytest.approx(r.usage.cost_usd) for r in results
+    )
+    assert stored_spend(store, second) == pytest.approx(0.0, abs=1e-12) and stored_spend(store, first) > 0
