@@ -187,3 +187,33 @@ def test_a_conversations_turns_from_the_cache_pay_nothing(tmp_path: Path, tmp_db
         r.usage.cost_usd and r.diagnostics["cached"]["cost_usd"] == pytest.approx(r.usage.cost_usd) for r in results
     )
     assert stored_spend(store, second) == pytest.approx(0.0, abs=1e-12) and stored_spend(store, first) > 0
+
+
+def test_a_pairwise_judge_takes_its_verdicts_from_the_cache_too(tmp_path: Path, openai_server: OpenAIServer) -> None:
+    from tests.execution.test_pairwise_runs import JUDGE, fair, judged_by
+    from tests.execution.test_pairwise_runs import write_suite as paired_suite
+
+    openai_server.content = judged_by(fair)
+    root = paired_suite(tmp_path / "suite", openai_server, {"model": JUDGE})
+    store = Store(tmp_path / "evalcore.db")
+    first, _ = run(root, store, cache=True)
+    asked = openai_server.calls
+    second, _ = run(root, store, cache=True)
+    assert openai_server.calls == asked == 2 * 2 + 2 * 2  # two contenders and two orders, over two cases
+    before, after = store.load_run(first).pairwise, store.load_run(second).pairwise
+    assert [v.outcome for v in after] == [v.outcome for v in before] == ["win", "win"]
+    assert all(c.get("cached") for v in after for c in v.calls) and not any(v.cost_usd for v in after)
+    assert stored_spend(store, second) == 0.0
+
+
+def test_a_resumed_run_keeps_its_cache(tmp_path: Path, server: OpenAIServer, tmp_db: Path) -> None:
+    import asyncio
+
+    from evalcore.execution.runner import execute_plan, resume_plan
+
+    store, root = Store(tmp_db), suite(tmp_path, server)
+    server.script("status:400")
+    first, _ = run(root, store, cache=True)
+    plan, stored, done = resume_plan(store, first, retry_errors=True)
+    assert asyncio.run(execute_plan(plan, store, stored, done)) == "completed"
+    assert server.calls == len(CASES) + 1 and cached_keys(store) == len(CASES)  # the retried reply was kept
