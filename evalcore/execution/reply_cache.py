@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -60,6 +61,7 @@ class StoredReplies:
         self.skipped: str | None = None
         self._draws: dict[str, int] = {}
         self._conn: StoreConnection | None = None
+        self._opening = threading.Lock()  # worker threads open the connection: one of them, once
 
     def draw(self, digest: str) -> int:
         """How many requests with this digest the run made before this one."""
@@ -121,9 +123,10 @@ class StoredReplies:
             return None
 
     def _connection(self) -> StoreConnection:
-        if self._conn is None:
-            self._conn = StoreConnection(self.location, WAIT_S)
-        return self._conn
+        with self._opening:
+            if self._conn is None:
+                self._conn = StoreConnection(self.location, WAIT_S)
+            return self._conn
 
     def _read(self, key: str) -> StoredReply | None:
         newer_than = "" if self.max_age_s is None else ago(self.max_age_s)
