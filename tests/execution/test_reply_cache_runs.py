@@ -217,3 +217,24 @@ def test_a_resumed_run_keeps_its_cache(tmp_path: Path, server: OpenAIServer, tmp
     plan, stored, done = resume_plan(store, first, retry_errors=True)
     assert asyncio.run(execute_plan(plan, store, stored, done)) == "completed"
     assert server.calls == len(CASES) + 1 and cached_keys(store) == len(CASES)  # the retried reply was kept
+
+
+def test_a_reply_from_the_cache_judged_on_resume_keeps_its_mark(tmp_path: Path, openai_server: OpenAIServer) -> None:
+    import asyncio
+
+    from evalcore.execution.runner import execute_plan, resume_plan
+    from tests.execution.test_judge_runs import answering, write_judged_suite
+
+    openai_server.content = answering('{"correct": 5, "tone": 4, "reasoning": "fine"}')
+    store = Store(tmp_path / "evalcore.db")
+    run(write_judged_suite(tmp_path / "suite", openai_server), store, cache=True)
+    gone = write_judged_suite(tmp_path / "gone", openai_server, {"api_base": "http://127.0.0.1:9/v1"})
+    second, status = run(gone, store, cache=True)  # the reply from the cache; its judge cannot be reached
+    (unjudged,) = store.load_run(second).results
+    assert status == "interrupted" and unjudged.status == "error" and "cached" in unjudged.diagnostics
+    (gone / "evalcore.yaml").write_text((tmp_path / "suite" / "evalcore.yaml").read_text())
+    plan, stored, done = resume_plan(store, second, force=True)
+    assert asyncio.run(execute_plan(plan, store, stored, done)) == "completed"
+    (judged,) = store.load_run(second).results
+    assert judged.status == "scored" and judged.diagnostics["cached"] == unjudged.diagnostics["cached"]
+    assert stored_spend(store, second) == judged.diagnostics["judge"]["cost_usd"]  # the judge's call only
