@@ -217,6 +217,8 @@ def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOpti
         max_cost_usd=getattr(args, "max_cost", None),
         metadata=run_metadata(getattr(args, "metadata", [])),
         trackers=list(getattr(args, "tracker", None) or []),
+        cache=getattr(args, "cache", None),
+        cache_max_age_s=getattr(args, "cache_max_age", None),
         overrides=Overrides(models=split(args.model), settings=settings, api_base=args.api_base),
         adaptive=race_settings(
             suite.config.run.adaptive if suite is not None else None,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from evalcore.cli import (
     agreement,
+    cache,
     cases,
     completion,
     decide,
@@ -65,6 +66,7 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **agreement.COMMANDS,
     **pairwise.COMMANDS,
     **ratings.COMMANDS,
+    **cache.COMMANDS,
 }
 
 

@@ -207,6 +207,7 @@ def print_judge_costs(run: Run | StoredRun) -> None:
     from evalcore.storage.history import StoredRun, header_of
 
     print_pairwise_note(header_of(run))
+    print_cache_costs(run)
     if not is_judged(header_of(run).metrics):
         return
     if isinstance(run, StoredRun):
@@ -220,6 +221,29 @@ def print_judge_costs(run: Run | StoredRun) -> None:
     rows, header = judge_cost_rows(costs)
     print("\njudge: what judging cost, on top of the contenders' cost and time (per judged result)")
     print(table(rows, header))
+
+
+def print_cache_costs(run: Run | StoredRun) -> None:
+    """Under the leaderboard of a run with replies from the reply cache: per contender, what the run paid and what
+    its calls would have cost without the cache (the cost column is each reply's price, so models compare as
+    priced); nothing for a run without such replies."""
+    from evalcore.execution.reply_cache import paid_usd
+    from evalcore.storage.history import StoredRun
+    from evalcore.storage.spend import cached_spend
+
+    if isinstance(run, StoredRun):
+        spend = cached_spend(run.store, run.id)
+    else:
+        spend = {}
+        for contender in run.contenders:
+            paid, listed, reused = paid_usd([r for r in run.results if r.contender == contender.id])
+            spend[contender.id] = (sum(r.contender == contender.id for r in run.results), reused, listed, listed - paid)
+        spend = spend if any(reused for _, reused, _, _ in spend.values()) else {}
+    if not spend:
+        return
+    rows = [[c, n, reused, f"${usd - saved:.6f}", f"${usd:.6f}"] for c, (n, reused, usd, saved) in spend.items()]
+    print("\nreply cache: what this decision paid, and what its calls would have cost without the cache")
+    print(table(rows, ["contender", "results", "from cache", "paid", "without cache"]))
 
 
 def add_weights(p: argparse.ArgumentParser) -> None:

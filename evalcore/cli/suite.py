@@ -29,6 +29,7 @@ from evalcore.cli._shared import (
     store_holding,
     suite_folder,
 )
+from evalcore.cli.cache import add_run_cache
 from evalcore.cli.output import output_path
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ def add_run(p: argparse.ArgumentParser) -> None:
         "no call starts that would pass it, and every model needs a known price",
     )
     add_race(p)
+    add_run_cache(p)
     p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
     add_run_metadata(
         p, "a label stored in the run's settings, shown by `evalcore runs` and on Runs (repeat), e.g. branch=main"
@@ -195,8 +197,9 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     if said_store_lost(watch.last):
         return 1
     after_run(args, store, run.info.id, status)
-    for line in getattr(watch.last, "unsent", []):
-        print(line, file=sys.stderr)
+    for line in [*getattr(watch.last, "unsent", []), getattr(watch.last, "cache", None)]:
+        if line:
+            print(line, file=sys.stderr)
     code = exit_code(store, run.info.id, status, watch.last, plan.samples)
     code = max(code, _gate_code(store, run.info.id)) if args.gate else code
     print(f"run {run.info.id} stored in {store.location}", file=sys.stderr)

@@ -9,6 +9,7 @@
   :mod:`~evalcore.execution.race_settings`: its settings, which the plan carries and the run records.
 - :mod:`~evalcore.execution.progress`: the progress records the runner keeps, and progress bars on stderr.
 - :mod:`~evalcore.execution.replay`: :func:`open_replay`, a stored run whose replies answer a run's calls.
+- :mod:`~evalcore.execution.reply_cache`: a run's reply cache (``--cache``): stored replies reused per call.
 - :mod:`~evalcore.execution.verify`: offline checks of a suite (:func:`verify_suite`).
 
 May import every sub-package below it: :mod:`evalcore.analysis` (weights), :mod:`evalcore.storage`,

@@ -36,6 +36,7 @@ from evalcore.core.records import Contender, Result, Run
 from evalcore.execution.estimate import estimate_plan_cost, prices_of
 from evalcore.execution.judge_calls import judge_contender, judge_models, suite_prices
 from evalcore.execution.plan import Plan
+from evalcore.execution.reply_cache import saved_usd
 from evalcore.scoring.judge import judge_records
 from evalcore.storage.spend import CAP_SETTING, record_cap, stored_spend
 
@@ -110,11 +111,12 @@ class Budget:
             ticket: what :meth:`reserve` reserved for the contender's calls (its judges' part apart), and what
                 the case's metered calls drew and cost.
             result: the result.
-            paid: False when the reply was not asked for this time (a stored reply reused): it costs nothing.
+            paid: False when the reply was not asked for this time (a stored reply reused): it costs nothing. A
+                reply from the reply cache costs nothing either (its calls that the cache answered).
         """
         paid = self.paid and paid
         # A cost the result does not know is the estimate its calls did not draw (they counted their own).
-        own = result_cost(result, ticket.reserved, judges=False) if paid else 0.0
+        own = result_cost(result, ticket.reserved, judges=False) - saved_usd(result) if paid else 0.0
         self.settle_usd(ticket.reserved, max(0.0, own - ticket.spent))
 
 

@@ -29,6 +29,7 @@ from evalcore.core.errors import CallFailed, ConfigError
 from evalcore.core.records import Contender, Result, Usage
 from evalcore.execution.estimate import prices_of
 from evalcore.execution.pairwise import pairwise_judge
+from evalcore.execution.reply_cache import MARK as CACHE_MARK
 from evalcore.models.breaker import Breakers
 from evalcore.models.limits import Gate, Limits, estimate_tokens
 from evalcore.models.metering import Budget, Meter, Ticket, metered, prepaid
@@ -171,8 +172,13 @@ def stored_unjudged(store: Store, run_id: str) -> dict[Key, Result]:
 
 
 def stored_reply(result: Result) -> Reply:
-    """A stored result's reply, as the contender's call returned it (its usage, latency and attempts)."""
-    return Reply(result.raw or "", result.usage, result.latency_s or 0.0, result.attempts)
+    """A stored result's reply, as the contender's call returned it (its usage, latency and attempts, and its mark
+    when the reply cache gave it, so the result that replaces it keeps the mark)."""
+    mark = result.diagnostics.get(CACHE_MARK)
+    cached_at, cached_usd = (
+        (mark.get("created_at"), mark.get("cost_usd") or 0.0) if isinstance(mark, dict) else (None, 0.0)
+    )
+    return Reply(result.raw or "", result.usage, result.latency_s or 0.0, result.attempts, None, cached_at, cached_usd)
 
 
 class JudgeCalls:

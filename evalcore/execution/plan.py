@@ -12,6 +12,7 @@ from evalcore.core.images import image_refs
 from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
 from evalcore.execution.race_settings import RaceSettings, race_record
+from evalcore.execution.reply_cache import SETTING as CACHE_SETTING
 from evalcore.models.limits import RateLimit
 from evalcore.scoring.adapters import Adapter, Context, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
@@ -67,6 +68,10 @@ class RunOptions:
     metadata: dict[str, str] = field(default_factory=dict)
     #: Trackers to send the run to besides the suite's ``trackers:`` (``--tracker NAME``, repeatable).
     trackers: list[str] = field(default_factory=list)
+    #: Reuse stored replies of identical requests (``--cache``/``--no-cache``); None: as the suite's ``run.cache``.
+    cache: bool | None = None
+    #: Do not reuse a stored reply older than this many seconds (``--cache-max-age``); None: the suite's, else any.
+    cache_max_age_s: float | None = None
 
 
 @dataclass
@@ -284,7 +289,16 @@ def _settings(plan: Plan) -> dict[str, Any]:
         | ({"max_cost_usd": plan.max_cost_usd} if plan.max_cost_usd is not None else {})
         | _race(plan)
         | ({METADATA_SETTING: dict(o.metadata)} if o.metadata else {})
+        | _cache(plan)
     )
+
+
+def _cache(plan: Plan) -> dict[str, Any]:
+    """The reply cache as the run records it (``{"reply_cache": {"max_age_s": …}}``); nothing when it is off."""
+    run, o = plan.suite.config.run, plan.options
+    if not (o.cache if o.cache is not None else run.cache):
+        return {}
+    return {CACHE_SETTING: {"max_age_s": o.cache_max_age_s or run.cache_max_age_s}}
 
 
 def _calls(plan: Plan) -> dict[str, Any]:

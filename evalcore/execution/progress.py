@@ -80,6 +80,8 @@ class Progress:
     race: bool | str | None = None
     #: One line per tracker that could not send everything, once the run ended (``otel: 12 spans not sent: …``).
     unsent: list[str] = field(default_factory=list)
+    #: What the reply cache did, once the run ended (``reply cache: 12 replies reused …``); None when it was off.
+    cache: str | None = None
     #: A worker of a shared run (``--worker``), once it ended: the slots the whole run left unrun; None otherwise.
     run_unrun: int | None = None
     #: The one line that says the store went away and did not come back, what was kept and how to go on;

@@ -30,6 +30,7 @@ from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
 from evalcore.execution.readiness import check_ready
 from evalcore.execution.replay import replay_provider
+from evalcore.execution.reply_cache import caching, close_cache, marked, open_cache
 from evalcore.execution.resume import claimed_slots
 from evalcore.execution.resume import resume_plan as resume_plan  # part of the runner API: run, resume
 from evalcore.execution.writer import ResultWriter
@@ -96,7 +97,8 @@ class _Execution:
         self.budget = open_budget(plan, store, run, claims)
         #: Every model call of the run goes through it (:mod:`evalcore.models.metering`); None without a cap.
         self.meter = Meter(self.budget, meter_prices(plan)) if self.budget is not None else None
-        with metering(self.meter):  # a replay's provider calls no model: it is left as it is
+        self.cache = open_cache(run.info.settings, store.location)  # None: every call asks its model
+        with metering(self.meter), caching(self.cache):  # a replay's provider calls no model: it is left as it is
             self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
         self.limits = Limits(plan.limits, shared=claims)
         self.gates: dict[str, Gate | None] = {}
@@ -109,8 +111,7 @@ class _Execution:
         #: An adaptive run's race (:mod:`evalcore.execution.adaptive`): it calls the cases round by round.
         self.race = open_race(plan, store, run, done)
         self.round: Sequence[Case] | None = None
-        if self.race is not None:
-            self.progress.race = True
+        self.progress.race = True if self.race is not None else None
         #: Where the run is also sent (``--tracker``, the suite's ``trackers:``); None: nowhere, at no cost.
         self.trackers: TrackerHub | None = open_trackers(
             tracker_refs(suite.config.trackers, plan.options.trackers), suite.path
@@ -275,7 +276,6 @@ class _Execution:
         breaker = self.breakers.of(contender)
         gate, budget, judging, trackers = self._gate(contender), self.budget, self.judging, self.trackers
         writer, pairs = self.writer, self.pairs if self.pairs.judge is not None else None  # None: no answers kept
-        pairs = self.pairs if self.pairs.judge is not None else None  # no pairwise judge: no answers kept
         for case, sample in items:
             while writer.down.is_set():  # the store went away: no call starts until it is back
                 await asyncio.sleep(0.05)
@@ -413,7 +413,7 @@ class _Execution:
             output=parsed.output,
             raw=reply.text,
             error=problem if unjudged is None else ErrorInfo(unjudged.kind, unjudged.message),
-            diagnostics=scored.diagnostics,
+            diagnostics=marked(scored.diagnostics, reply),
             usage=reply.usage,
             latency_s=reply.latency_s,
             attempts=reply.attempts,
@@ -464,7 +464,7 @@ async def execute_plan(
     (``evalcore run --resume RUN --worker``) only the slots this worker claims, until the shared run is done."""
     execution = _Execution(plan, run, store, done or set(), on_progress, stop, claims)
     try:
-        with metering(execution.meter):  # the tasks started inside inherit it: every model call they make is metered
+        with metering(execution.meter), caching(execution.cache):  # the tasks started inside inherit both
             return await execution.execute()
     except EvalcoreError as exc:
         execution.progress.message = str(exc)
@@ -474,6 +474,7 @@ async def execute_plan(
         closing = getattr(execution.adapter, "aclose", None)
         if closing is not None:  # an adapter's sessions for the run (an agent's MCP servers)
             await closing()
+        close_cache(execution.cache, execution.progress)
         await close_clients()  # litellm caches HTTP clients per event loop: close them before this loop ends
         await close_http_clients()
 

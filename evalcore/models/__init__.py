@@ -8,6 +8,7 @@
 - :mod:`~evalcore.models.names`: whether litellm can route a model id, from its model list (``evalcore verify``).
 - :mod:`~evalcore.models.router`: a contender answered by a ``litellm.Router`` over several deployments.
 - :mod:`~evalcore.models.replay`: answers from a stored run's replies instead of a model.
+- :mod:`~evalcore.models.cache`: what names a request in the reply cache, and the provider that looks there first.
 - :mod:`~evalcore.models.limits`: rate limits (rpm, tpm, calls in flight) per model or endpoint.
 - :mod:`~evalcore.models.http`: calls to HTTP endpoints with the model calls' retries and fault kinds, and the
   ``http/<name>`` ids of application endpoints in a lineup.

@@ -157,6 +157,11 @@ class FakeProvider:
         spec = _spec(model)
         return spec is not None and (spec.vision or spec.judge > 0)
 
+    def cache_extra(self, request: Request) -> Any:
+        """What a fake reads besides the request, for the reply cache's key: its case's expected answer and fields."""
+        case = request.case
+        return None if case is None else [case.dataset, case.id, case.expected, request.fields]
+
     async def complete(self, request: Request) -> Reply:
         spec = _spec(request.contender.model)
         if spec is None:

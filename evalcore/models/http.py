@@ -255,6 +255,9 @@ class HttpTargetProvider:
     """Answers ``http/<name>`` model ids: application endpoints, asked only by an adapter that makes its own
     calls (``adapter: http``, or one with ``call()``). They need no key and take any setting."""
 
+    #: An application's reply depends on more than the request (its state, its data): never from the reply cache.
+    cacheable = False
+
     def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
         return None
 

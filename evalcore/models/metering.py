@@ -13,7 +13,7 @@ estimate (:meth:`Meter.estimate`, from its messages, tools and the model's price
 would pass the cap is not made: :class:`OverBudget` is raised and every later reservation is refused. Nor is a
 call that reserves its own estimate for a model with no known price (its own, the suite's ``prices:``, litellm's).
 When the call ends its reservation is replaced by its cost: the reply's, else the estimate; a failed call as
-unbilled.
+unbilled, a reply from the reply cache (:mod:`evalcore.models.cache`) as free.
 The cap can thus be passed by at most what the calls in flight cost beyond their estimates.
 """
 
@@ -184,6 +184,9 @@ class Meter:
         except BaseException:  # cancelled (the run was stopped) before it ended: nothing known was spent
             budget.release(held)
             raise
+        if reply.cached_at is not None:  # the reply cache answered: nothing was paid
+            budget.settle_usd(held, 0.0)
+            return reply
         cost = reply.usage.cost_usd if reply.usage.cost_usd is not None else held
         budget.settle_usd(held, cost)
         if ticket is not None:

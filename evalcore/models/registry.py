@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable
 
 from evalcore.core.records import Contender
+from evalcore.models.cache import cached
 from evalcore.models.fakes import FakeProvider
 from evalcore.models.http import HTTP_PREFIX, HttpTargetProvider
 from evalcore.models.llm import LiteLLMProvider
@@ -28,8 +29,9 @@ def register_provider(prefix: str, provider: Provider) -> None:
 
 def get_provider(model: str) -> Provider:
     """The provider for a model id: a registered prefix, else litellm. Inside a capped run its calls go through
-    the run's budget (:mod:`evalcore.models.metering`), whoever makes them."""
-    return metered(_own_provider(model))
+    the run's budget (:mod:`evalcore.models.metering`), whoever makes them; inside a run with the reply cache on,
+    they look in it first (:mod:`evalcore.models.cache`), under the meter, which settles a hit at no cost."""
+    return metered(cached(_own_provider(model)))
 
 
 def _own_provider(model: str) -> Provider:
@@ -47,7 +49,7 @@ def provider_for(contender: Contender) -> Provider:
     """The provider that answers a contender: a Router of its ``router:`` setup, else :func:`get_provider`
     (metered inside a capped run, as :func:`get_provider`'s)."""
     if contender.router is not None:
-        return metered(RouterProvider(contender.router))
+        return metered(cached(RouterProvider(contender.router)))
     return get_provider(contender.model)
 
 

@@ -53,6 +53,13 @@ class Reply:
     #: The tools the model called, in order: ``{"id", "name", "arguments"}`` with the arguments as the JSON
     #: text the model wrote (it may not parse). None when it called none.
     tool_calls: list[dict[str, Any]] | None = None
+    #: When the reply was made, for a reply the reply cache gave (:mod:`evalcore.models.cache`): this call paid
+    #: nothing, and ``usage`` is what the call that made it cost. None: the model was asked now. An adapter's
+    #: reply made of several calls has the earliest of its calls the cache answered.
+    cached_at: str | None = None
+    #: With ``cached_at``: USD of ``usage`` that was not paid, because the cache answered (all of it for one call;
+    #: the calls the cache answered, of an adapter's several).
+    cached_usd: float = 0.0
 
 
 @dataclass(frozen=True)

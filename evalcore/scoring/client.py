@@ -98,6 +98,8 @@ class Client:
         context: the dataset's instructions and field schema.
         usage: the usage of the model calls made so far, summed (a part unknown for any of them is None).
         attempts: calls made so far (model and HTTP), retries included.
+        cached_at: when the earliest reply the reply cache gave was made; None when it gave none.
+        cached_usd: what the replies the reply cache gave would have cost.
     """
 
     def __init__(self, request: Request, provider: Provider, context: Context, guard: ModelGuard | None = None):
@@ -108,6 +110,8 @@ class Client:
         self.context = context
         self.usage = Usage()
         self.attempts = 0
+        self.cached_at: str | None = None
+        self.cached_usd = 0.0
         self._request, self._provider, self._guard = request, provider, guard
         self._calls = 0
 
@@ -158,6 +162,9 @@ class Client:
             self.attempts += exc.attempts
             raise
         self._count(reply.usage, reply.attempts)
+        if reply.cached_at is not None:
+            self.cached_at = min(self.cached_at or reply.cached_at, reply.cached_at)
+            self.cached_usd += reply.cached_usd
         return reply
 
     async def http(
@@ -304,7 +311,7 @@ def _completed(reply: Reply, client: Client, latency: float, tries: int) -> Repl
     )
     attempts = max(reply.attempts, client.attempts, tries)
     latency = reply.latency_s or latency
-    return Reply(text=reply.text, usage=usage, latency_s=latency, attempts=attempts, tool_calls=reply.tool_calls)
+    return Reply(reply.text, usage, latency, attempts, reply.tool_calls, client.cached_at, client.cached_usd)
 
 
 async def _backoff(request: Request, attempt: int) -> None:

@@ -211,6 +211,8 @@ class LlmJudge:
             "latency_s": reply.latency_s,
             "attempts": reply.attempts,
         }
+        if reply.cached_at is not None:  # the reply cache's: counted apart from the calls made, as a reused verdict
+            call["cached"] = True
         try:
             verdict = parse_verdict(reply.text, self.dimensions, self.scale)
         except VerdictError as exc:

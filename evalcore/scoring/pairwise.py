@@ -185,6 +185,8 @@ class PairwiseJudge:
             latency_s=reply.latency_s,
             attempts=reply.attempts,
         )
+        if reply.cached_at is not None:  # the reply cache's: not a call made
+            call["cached"] = True
         try:
             choice = parse_choice(reply.text)
         except VerdictError as exc:

@@ -8,6 +8,7 @@ Tables (deleting a run cascades to the rest)::
     baselines   suite, run_id, contender, pinned_at (the run a suite's gate compares with)
     pairwise    UNIQUE (run_id, dataset, case, sample, a, b), outcome, judge, orders, calls, … (evalcore.storage.pairs)
     ratings     UNIQUE (run_id, dataset, case, sample, a, b, rater), verdict, scores, … (evalcore.storage.ratings)
+    reply_cache request_key, model, created_at, reply, tokens, cost_usd, … (evalcore.storage.replies; no run's)
     contenders  (run_id, id), model, settings, position
     cases       (run_id, dataset, id), variant, input, expected, metadata, position
     results     UNIQUE (run_id, contender, dataset, case, sample), contender_pos, case_pos, status,
@@ -30,7 +31,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from evalcore.core import records
-from evalcore.storage import pairs, ratings
+from evalcore.storage import pairs, ratings, replies
 from evalcore.storage.rows import RESULT_FIELDS, numbers, numbers_struct
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ MIGRATION_NAMES = (
     "0006_pairwise",
     "0007_ratings",
     "0008_result_trace",
+    "0009_reply_cache",
 )
 
 
@@ -122,6 +124,12 @@ def migrations() -> sqlite_utils.Migrations:
     def _m0008_result_trace(db: sqlite_utils.Database) -> None:
         # An agent's steps; at the row's end, after the other big text, where SQLite adds a column anyway.
         db.execute(SCHEMA_TRACE)
+
+    @steps(name="0009_reply_cache")
+    def _m0009_reply_cache(db: sqlite_utils.Database) -> None:
+        # Models' replies by request, reused across runs and suites (evalcore run --cache); no run owns them.
+        for statement in replies.SCHEMA:
+            db.execute(statement)
 
     return steps
 

@@ -43,7 +43,7 @@ import psycopg
 from psycopg import pq
 
 from evalcore.core.errors import StoreError
-from evalcore.storage import pairs, ratings
+from evalcore.storage import pairs, ratings, replies
 from evalcore.storage.dialects import postgres_form
 from evalcore.storage.migrations import (
     MIGRATION_NAMES,
@@ -75,6 +75,7 @@ _UPSERTS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
     "ratings": (("run_id", "dataset", '"case"', "sample", "a", "b", "rater"), None),
     "summaries": (("run_id", "kind"), ("run_id", "kind", "changes", "data")),
     "baselines": (("suite",), None),
+    "reply_cache": (("request_key",), None),
 }
 _REPLACE = re.compile(r"^\s*INSERT OR REPLACE INTO (\w+)(?: \(([^)]*)\))? VALUES", re.IGNORECASE)
 
@@ -469,4 +470,5 @@ MIGRATIONS: dict[str, tuple[str, ...]] = {
     MIGRATION_NAMES[0]: _schema(),
     **{name: () for name in MIGRATION_NAMES[1:7]},
     "0008_result_trace": (_table(SCHEMA_TRACE),),
+    "0009_reply_cache": tuple(map(_table, replies.SCHEMA)),
 }

@@ -29,11 +29,13 @@ Key = tuple[str, str, str, int]
 
 _SPENT = query(
     """
-SELECT COALESCE(SUM(cost_usd), 0), COALESCE(SUM(json_extract(diagnostics, '$.judge.cost_usd')), 0)
+SELECT COALESCE(SUM(cost_usd), 0), COALESCE(SUM(json_extract(diagnostics, '$.judge.cost_usd')), 0),
+    COALESCE(SUM(json_extract(diagnostics, '$.cached.cost_usd')), 0)
 FROM results WHERE run_id = ?
 """,
     """SELECT COALESCE(SUM(cost_usd), 0),
-    COALESCE(SUM((evalcore_jsonb(diagnostics) #>> '{judge,cost_usd}')::float8), 0) FROM results WHERE run_id = %s""",
+    COALESCE(SUM((evalcore_jsonb(diagnostics) #>> '{judge,cost_usd}')::float8), 0),
+    COALESCE(SUM((evalcore_jsonb(diagnostics) #>> '{cached,cost_usd}')::float8), 0) FROM results WHERE run_id = %s""",
 )
 _PAIRWISE = "SELECT COALESCE(SUM(cost_usd), 0) FROM pairwise WHERE run_id = ?"
 # Read as text and summed here: the same statement runs on SQLite and PostgreSQL, and few rows carry a cost.
@@ -51,8 +53,9 @@ FROM results r, jsonb_each(evalcore_jsonb(r.diagnostics)) d WHERE r.run_id = %s 
 
 
 def stored_spend(store: StoreConnection, run_id: str, contenders: bool = True) -> float:
-    """USD the stored results of a run cost: their calls, their judges' calls, its pairwise judge's stored
-    comparisons and the calls of the results they replaced (unknown costs count 0).
+    """USD the stored results of a run cost: their calls (less what the replies from the reply cache would have
+    cost, ``diagnostics.cached.cost_usd``), their judges' calls, its pairwise judge's stored comparisons and the
+    calls of the results they replaced (unknown costs count 0).
 
     Args:
         store: the store.
@@ -61,11 +64,38 @@ def stored_spend(store: StoreConnection, run_id: str, contenders: bool = True) -
             replayed run's and cost nothing this time.
     """
     with store.transaction("DEFERRED") as conn:
-        calls, judges = conn.execute(_SPENT, (run_id,)).fetchone()
+        calls, judges, cached = conn.execute(_SPENT, (run_id,)).fetchone()
         (nested,) = conn.execute(_NESTED_JUDGES, (run_id,)).fetchone()
         (compared,) = conn.execute(_PAIRWISE, (run_id,)).fetchone()
         earlier = sum(earlier_cost(_diagnostics(text)) for (text,) in conn.execute(_EARLIER, (run_id,)).fetchall())
-    return float(judges) + float(nested) + float(compared) + earlier + (float(calls) if contenders else 0.0)
+    own = float(calls) - float(cached)  # a reply from the reply cache carries what it would have cost, unpaid
+    return float(judges) + float(nested) + float(compared) + earlier + (own if contenders else 0.0)
+
+
+_CACHED = query(
+    """SELECT contender, COUNT(*), COALESCE(SUM(cost_usd), 0), COALESCE(SUM(json_extract(diagnostics,
+    '$.cached.cost_usd')), 0) FROM results WHERE run_id = ? AND json_extract(diagnostics, '$.cached.created_at')
+    IS NOT NULL GROUP BY contender""",
+    """SELECT contender, COUNT(*), COALESCE(SUM(cost_usd), 0),
+    COALESCE(SUM((evalcore_jsonb(diagnostics) #>> '{cached,cost_usd}')::float8), 0) FROM results WHERE run_id = %s
+    AND (evalcore_jsonb(diagnostics) #>> '{cached,created_at}') IS NOT NULL GROUP BY contender""",
+)
+_LISTED = "SELECT contender, COUNT(*), COALESCE(SUM(cost_usd), 0) FROM results WHERE run_id = ? GROUP BY contender"
+
+
+def cached_spend(store: StoreConnection, run_id: str) -> dict[str, tuple[int, int, float, float]]:
+    """Per contender of a run with replies from the reply cache: (results, of them from the cache, USD its calls
+    would have cost without the cache, USD they did not pay); empty when no reply came from the cache."""
+    with store.transaction("DEFERRED") as conn:
+        cached = {c: (int(n), float(saved)) for c, n, _, saved in conn.execute(_CACHED, (run_id,)).fetchall()}
+        if not cached:
+            return {}
+        listed = conn.execute(_LISTED, (run_id,)).fetchall()
+    found = {}
+    for contender, n, usd in listed:
+        reused, saved = cached.get(contender, (0, 0.0))
+        found[contender] = (int(n), reused, float(usd), saved)
+    return found
 
 
 def earlier_cost(diagnostics: dict[str, Any]) -> float:

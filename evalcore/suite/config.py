@@ -97,6 +97,10 @@ class RunModel(_Strict):
     max_cost_usd: float | None = Field(None, gt=0)
     #: Run adaptively (``evalcore run --adaptive``) with these settings.
     adaptive: AdaptiveModel | None = None
+    #: Reuse the replies the store's reply cache holds for identical requests (``--cache``; ``docs/cache.md``).
+    cache: bool = False
+    #: With ``cache``: do not reuse a reply older than this many seconds (``--cache-max-age`` beats it).
+    cache_max_age_s: float | None = Field(None, gt=0)
 
 
 class PriceModel(_Strict):
