@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evalcore.analysis.results import Filters
+    from evalcore.analysis.scores.results import Filters
     from evalcore.core.metric_set import MetricSet
     from evalcore.core.records import Run
     from evalcore.execution.plan import Plan, RunOptions
@@ -306,7 +306,7 @@ def filters_of(args: argparse.Namespace) -> Filters:
     Raises:
         ConfigError: a ``--where`` that is not ``KEY=VALUE``.
     """
-    from evalcore.analysis.results import Filters
+    from evalcore.analysis.scores.results import Filters
     from evalcore.core.errors import ConfigError
 
     metadata: dict[str, list[str]] = {}
@@ -432,7 +432,7 @@ def table(rows: list[list[Any]], header: list[str]) -> str:
 
 def warn_directions(weights: dict[str, float] | None, metric_set: MetricSet) -> None:
     """On stderr, once: each weight whose sign ranks the worse contenders first (``score=-1``)."""
-    from evalcore.analysis.weights import direction_warnings
+    from evalcore.analysis.scores.weights import direction_warnings
 
     for line in direction_warnings(weights, metric_set).values():
         print(f"warning: {line}", file=sys.stderr)

@@ -1,9 +1,9 @@
 """``evalcore agreement``: how well a judge agrees with human labels, and judges with each other.
 
-The rows come from a labels file (:func:`evalcore.analysis.labels.parse_labels`) or, with ``--human-key``,
+The rows come from a labels file (:func:`evalcore.analysis.people.labels.parse_labels`) or, with ``--human-key``,
 from a run whose cases carry the human label in their metadata
-(:func:`evalcore.analysis.labels.labels_from_run`); the numbers from
-:func:`evalcore.analysis.agreement.agreement`. Exit 0 when it could compare, 2 on bad input.
+(:func:`evalcore.analysis.people.labels.labels_from_run`); the numbers from
+:func:`evalcore.analysis.people.agreement.agreement`. Exit 0 when it could compare, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from evalcore.cli._shared import (
 )
 
 if TYPE_CHECKING:
-    from evalcore.analysis.agreement import Agreement, AgreementReport, Estimate
-    from evalcore.analysis.labels import LabelsTable
+    from evalcore.analysis.people.agreement import Agreement, AgreementReport, Estimate
+    from evalcore.analysis.people.labels import LabelsTable
     from evalcore.core.records import Run
 
 #: Label sets up to this size get their confusion matrix in the table output (JSON always has it).
@@ -69,7 +69,7 @@ def add_agreement(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from evalcore.analysis.agreement import agreement, report_data
+    from evalcore.analysis.people.agreement import agreement, report_data
     from evalcore.core.errors import ConfigError
 
     if args.resamples < 1:
@@ -95,7 +95,7 @@ def labels_table(args: argparse.Namespace) -> LabelsTable:
     Raises:
         ConfigError: a missing or unreadable file, run options without ``--human-key``, or bad rows.
     """
-    from evalcore.analysis.labels import labels_from_run, parse_labels
+    from evalcore.analysis.people.labels import labels_from_run, parse_labels
     from evalcore.core.errors import ConfigError
 
     if args.human_key is None:
@@ -156,19 +156,19 @@ def agreement_lines(labels: LabelsTable, report: AgreementReport, *, forced_labe
 
 
 def _headers(kind: str) -> list[str]:
-    from evalcore.analysis.agreement import STATISTICS
+    from evalcore.analysis.people.agreement import STATISTICS
 
     return [HEADERS[name] for name in STATISTICS[kind]]
 
 
 def _cells(a: Agreement) -> list[str]:
-    from evalcore.analysis.agreement import STATISTICS
+    from evalcore.analysis.people.agreement import STATISTICS
 
     return [str(a.n), str(a.missing), *(_estimate(name, a.stats[name]) for name in STATISTICS[a.kind])]
 
 
 def _estimate(name: str, e: Estimate) -> str:
-    from evalcore.analysis.text import DASH, format_percent
+    from evalcore.analysis.tables.text import DASH, format_percent
 
     if math.isnan(e.value):
         return DASH

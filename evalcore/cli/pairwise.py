@@ -1,7 +1,7 @@
 """``evalcore pairwise RUN``: a run's pairwise verdicts as a win-rate table and a Bradley–Terry ranking.
 
 The verdicts come from the suite's ``pairwise:`` judge (docs/judges.md); the numbers from
-:func:`evalcore.analysis.win_rates.pairwise_summary`. Exit 0 when the run has verdicts, 2 when it has none.
+:func:`evalcore.analysis.people.win_rates.pairwise_summary`. Exit 0 when the run has verdicts, 2 when it has none.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def add_pairwise(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_pairwise(args: argparse.Namespace) -> int:
-    from evalcore.analysis.win_rates import pairwise_summary
+    from evalcore.analysis.people.win_rates import pairwise_summary
     from evalcore.core.errors import ConfigError
 
     if args.resamples < 0:
@@ -53,7 +53,7 @@ def cmd_pairwise(args: argparse.Namespace) -> int:
 
 def pairwise_lines(run_id: str, summary: object) -> list[str]:
     """The text ``evalcore pairwise`` prints: the outcome counts, the win-rate table, the ranking, a legend."""
-    from evalcore.analysis.win_rates import PairwiseSummary, headline, legend, strength_rows, win_rate_rows
+    from evalcore.analysis.people.win_rates import PairwiseSummary, headline, legend, strength_rows, win_rate_rows
 
     assert isinstance(summary, PairwiseSummary)
     lines = [f"run {run_id}: {headline(summary)}", ""]

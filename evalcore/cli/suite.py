@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore.analysis.formats import plural
+from evalcore.analysis.scores.formats import plural
 from evalcore.cli._shared import (
     SUITE_HELP,
     Watch,
@@ -332,7 +332,7 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
     """The leaderboard, why calls failed and the run file, without reading every result back as a record:
     the leaderboard comes from the summary the app opens the run with, the failures from their own query,
     the file a part at a time."""
-    from evalcore.analysis.summaries import write_summary
+    from evalcore.analysis.tables.summaries import write_summary
     from evalcore.core.errors import ConfigError, EvalcoreError
     from evalcore.storage.history import StoredRun
 

@@ -4,12 +4,12 @@ Markdown for a README or a pull request.
 The HTML file carries everything inline: its style, its script (``report.js``, ``report.css`` and
 ``report.html`` beside this module, read with :mod:`importlib.resources`), its charts (SVG drawn here)
 and the run's aggregates as JSON in a ``<script type="application/json">`` block. Moving a slider re-ranks
-those aggregates in the browser by the rules of :mod:`evalcore.analysis.weights` (the same log scale,
-errors penalty and ties), with the numbers of :mod:`evalcore.analysis.rules` written into the script
+those aggregates in the browser by the rules of :mod:`evalcore.analysis.scores.weights` (the same log scale,
+errors penalty and ties), with the numbers of :mod:`evalcore.analysis.scores.rules` written into the script
 (:func:`report_script`); a test runs the script under node against the Python ranking. The intervals
 and P(best) stay those of the weights the report was made with, and the page says so once the weights move.
 When the run's suite asks to rank by the judge's score corrected by people, the aggregates are corrected by
-the function the app's leaderboard uses (:func:`evalcore.analysis.corrected.with_corrected_view`), so the
+the function the app's leaderboard uses (:func:`evalcore.analysis.people.corrected.with_corrected_view`), so the
 tables, the banner and the sliders all rank by the corrected column, and the page says so under its banner.
 
 Every text from the run is escaped here (``html.escape``) or set as ``textContent`` by the script, never
@@ -30,14 +30,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.banner import banner_html
-from evalcore.analysis.judging import is_judged
-from evalcore.analysis.leaderboard import RANKED_BY
-from evalcore.analysis.outcomes import pass_rates_of
-from evalcore.analysis.results import Filters
-from evalcore.analysis.rules import ranking_rules
-from evalcore.analysis.runs import frame_of, metric_set_of, rank_basis_of, run_stops
-from evalcore.analysis.text import (
+from evalcore.analysis.people.judging import is_judged
+from evalcore.analysis.ranking.leaderboard import RANKED_BY
+from evalcore.analysis.ranking.outcomes import pass_rates_of
+from evalcore.analysis.scores.results import Filters
+from evalcore.analysis.scores.rules import ranking_rules
+from evalcore.analysis.scores.weights import fold_primary, validate_weights
+from evalcore.analysis.tables.banner import banner_html
+from evalcore.analysis.tables.runs import frame_of, metric_set_of, rank_basis_of, run_stops
+from evalcore.analysis.tables.text import (
     BEST_MARK,
     FEW_MARK,
     NO_SCORED_MARK,
@@ -47,7 +48,7 @@ from evalcore.analysis.text import (
     json_value,
     stopped_text,
 )
-from evalcore.analysis.view import (
+from evalcore.analysis.tables.view import (
     LeaderboardView,
     escape_markdown,
     headline,
@@ -56,7 +57,6 @@ from evalcore.analysis.view import (
     weight_hint,
     weight_names,
 )
-from evalcore.analysis.weights import fold_primary, validate_weights
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric, Result, Run
 from evalcore.core.version import __version__
@@ -75,7 +75,7 @@ from evalcore.explorer._report_parts import (
 from evalcore.storage.history import StoredRun, header_of
 
 if TYPE_CHECKING:
-    from evalcore.analysis.corrected import RankBasis
+    from evalcore.analysis.people.corrected import RankBasis
 
 #: The formats :func:`build_report` writes.
 REPORT_FORMATS = ("html", "markdown")
@@ -83,7 +83,8 @@ REPORT_FORMATS = ("html", "markdown")
 VALUE_COLUMNS = ("cases", "scored", "errors", "score", "cost", "time", "input_tokens", "output_tokens")
 #: Counts embedded per row beside the values: how many distinct cases, and samples per case, make up ``cases``.
 CASE_COLUMNS = ("distinct_cases", "samples")
-#: A row's share of cases that meet their minimum scores (:mod:`evalcore.analysis.outcomes`), when a case has some.
+#: A row's share of cases that meet their minimum scores (:mod:`evalcore.analysis.ranking.outcomes`), when a case has
+#: some.
 PASS_RATE = "pass_rate"
 #: What the Python ranking decided for the report's weights, embedded per row as the page's first state.
 RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "p_best", "stability")
@@ -245,7 +246,8 @@ def report_css() -> str:
 
 
 def report_script() -> str:
-    """The report's script: ``report.js`` with the ranking's numbers (:func:`evalcore.analysis.rules.ranking_rules`)
+    """The report's script: ``report.js`` with the ranking's numbers
+    (:func:`evalcore.analysis.scores.rules.ranking_rules`)
     written in, so the page ranks by the same rules as Python. ``node`` can ``require`` it as it is."""
     rules = json.dumps(ranking_rules(), allow_nan=False, separators=(",", ":"))
     return _asset("report.js").replace(_RULES_SLOT, rules)
@@ -259,7 +261,7 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions, basis: 
         view: its leaderboard under the report's weights and filters.
         options: the caps of the detail.
         basis: what the leaderboard ranks the judged metric by, when the run's suite asked for the score
-            corrected by people (:func:`evalcore.analysis.runs.rank_basis_of`): its sentence under the banner
+            corrected by people (:func:`evalcore.analysis.tables.runs.rank_basis_of`): its sentence under the banner
             and a section of the corrected scores.
     """
     e = html.escape

@@ -7,14 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.analysis.classification import macro_f1
-from evalcore.analysis.leaderboard import leaderboard
-from evalcore.analysis.resampling import count_blocks, resample
-from evalcore.analysis.runs import rank_run
-from evalcore.analysis.significance import pairwise_significance
-from evalcore.analysis.summaries import KIND, read_summary, write_summary
-from evalcore.analysis.text import format_leaderboard
-from evalcore.analysis.weights import validate_weights
+from evalcore.analysis.ranking.leaderboard import leaderboard
+from evalcore.analysis.scores.classification import macro_f1
+from evalcore.analysis.scores.weights import validate_weights
+from evalcore.analysis.stats.resampling import count_blocks, resample
+from evalcore.analysis.stats.significance import pairwise_significance
+from evalcore.analysis.tables.runs import rank_run
+from evalcore.analysis.tables.summaries import KIND, read_summary, write_summary
+from evalcore.analysis.tables.text import format_leaderboard
 from evalcore.core.aggregates import CORRECT_DESCRIPTION, aggregate_metrics, with_aggregates
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.metric_set import MetricSet
@@ -188,7 +188,7 @@ def test_the_offline_report_can_weight_macro_f1_from_its_row_value():
 
 
 def test_a_filtered_leaderboard_computes_macro_f1_from_the_results_it_keeps():
-    from evalcore.analysis.results import Filters
+    from evalcore.analysis.scores.results import Filters
 
     run = labelled_run(n_repeats=2)
     frame = results_frame(run)

@@ -143,7 +143,8 @@ def _module_name(path: Path, root: Path = ROOT) -> str:
 
 
 def _facades(names: dict[str, Path]) -> dict[str, str]:
-    """``evalcore.analysis.rank`` → ``evalcore.analysis.leaderboard``: where each lazily re-exported name lives."""
+    """``evalcore.analysis.rank`` → ``evalcore.analysis.ranking.leaderboard``: where each lazily re-exported name
+    lives."""
     facades = {}
     for name, path in names.items():
         if path.name == "__init__.py":

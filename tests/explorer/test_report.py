@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.analysis.leaderboard import aggregate, rank
-from evalcore.analysis.results import Filters
-from evalcore.analysis.rules import BEST_VALUE_POINTS, ranking_rules
-from evalcore.analysis.runs import rank_run, run_stops
-from evalcore.analysis.view import leaderboard_view, weight_names
+from evalcore.analysis.ranking.leaderboard import aggregate, rank
+from evalcore.analysis.scores.results import Filters
+from evalcore.analysis.scores.rules import BEST_VALUE_POINTS, ranking_rules
+from evalcore.analysis.tables.runs import rank_run, run_stops
+from evalcore.analysis.tables.view import leaderboard_view, weight_names
 from evalcore.core.metric_set import MetricSet
 from evalcore.explorer.report import (
     ReportOptions,

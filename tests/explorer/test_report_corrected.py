@@ -9,10 +9,10 @@ import subprocess
 
 import pytest
 
-from evalcore.analysis.corrected import BY_PEOPLE
-from evalcore.analysis.rules import BEST_VALUE_POINTS
-from evalcore.analysis.runs import rank_basis_of, rank_run
-from evalcore.analysis.view import escape_markdown, leaderboard_view
+from evalcore.analysis.people.corrected import BY_PEOPLE
+from evalcore.analysis.scores.rules import BEST_VALUE_POINTS
+from evalcore.analysis.tables.runs import rank_basis_of, rank_run
+from evalcore.analysis.tables.view import escape_markdown, leaderboard_view
 from evalcore.core.metric_set import MetricSet
 from evalcore.explorer.report import ReportOptions, build_report, read_embedded, report_payload
 from evalcore.storage.frames import results_frame
