@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evalcore.analysis.scores.results import columns_of
 from evalcore.analysis.stats.paired import ALPHA, paired_differences
 from evalcore.analysis.stats.paired_f1 import CASE_SWAP, label_counts, paired_macro_f1
 from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Case, Metric, Run
-from evalcore.storage.frames import ResultColumns, frame_columns, read_columns, run_columns
+from evalcore.storage.frames import ResultColumns, frame_columns
 from evalcore.storage.history import StoredRun, header_of
 
 if TYPE_CHECKING:
@@ -277,11 +278,6 @@ def changed_datasets(base: Run, candidate: Run) -> tuple[list[str], bool]:
     changed = sorted(name for name in set(b) | set(c) if b.get(name) != c.get(name))
     suite_changed = base.info.provenance.get("suite_hash") != candidate.info.provenance.get("suite_hash")
     return changed, suite_changed
-
-
-def columns_of(run: Run | StoredRun) -> ResultColumns:
-    """A run's results as columns (:mod:`evalcore.storage.frames`), read from the store for a stored run."""
-    return read_columns(run.store, run.id) if isinstance(run, StoredRun) else run_columns(run)
 
 
 def _keys(columns: ResultColumns) -> set[tuple[str, str]]:

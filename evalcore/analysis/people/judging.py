@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from evalcore.analysis.tables.text import format_cost, format_seconds
+from evalcore.analysis.scores.formats import format_cost, format_seconds
 from evalcore.core.records import Metric, Result
 from evalcore.scoring.judge import judge_records
 

@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.decisions.compare import columns_of
-from evalcore.analysis.scores.results import Filters
+from evalcore.analysis.scores.results import Filters, columns_of
 from evalcore.core.records import Run
 from evalcore.storage.frames import ResultColumns
 from evalcore.storage.history import StoredRun
