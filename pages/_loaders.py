@@ -335,7 +335,7 @@ def _comparison(
 # one of them) reads only what it has not read yet.
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _result_columns(path: str, ref: str, version: tuple) -> ResultColumns:
-    from evalcore.analysis.scores.results import columns_of
+    from evalcore.storage.history import columns_of
 
     return columns_of(_side(path, ref))
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from evalcore.analysis.tables.summaries import Summary
+    from evalcore.core.metric_set import MetricSet
     from evalcore.core.records import Run
     from evalcore.storage.history import StoredRun
 
@@ -104,7 +105,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     )
     width = None if args.wide else terminal_width()
     text = format_leaderboard(ranked, metric_set, args.format, weights=weights, best_value_points=points, width=width)
-    labels = _label_tables(run, args) if args.labels else None
+    labels = _label_tables(run, args, metric_set) if args.labels else None
     print(_labels_json(text, labels) if labels is not None and args.format == "json" else text, end="")
     if basis is not None:  # beside the table, never inside JSON, CSV or Markdown meant for a program
         print(basis.note, file=sys.stdout if args.format == "table" else sys.stderr)
@@ -129,7 +130,7 @@ def print_run_problems(run: Run | StoredRun) -> None:
     print_errors(failed_calls(run))
 
 
-def _label_tables(run: Run | StoredRun, args: argparse.Namespace) -> list[Any]:
+def _label_tables(run: Run | StoredRun, args: argparse.Namespace, metric_set: MetricSet) -> list[Any]:
     """Each contender's classification metrics under the leaderboard's filters; a run without labels is an error."""
     from evalcore.analysis.scores.classification import label_tables
     from evalcore.core.errors import ConfigError
@@ -138,7 +139,7 @@ def _label_tables(run: Run | StoredRun, args: argparse.Namespace) -> list[Any]:
     if args.format == "csv":
         raise ConfigError("--labels: a CSV holds one table; use --format table, markdown or json")
     whole = run.store.load_run(run.id) if isinstance(run, StoredRun) else run
-    tables = label_tables(whole, filters_of(args))
+    tables = label_tables(whole, filters_of(args), metric_set)
     if not tables:
         raise ConfigError(
             f"--labels: run {whole.info.id} has no classification labels among the results counted: its results "

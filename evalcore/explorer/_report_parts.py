@@ -23,6 +23,7 @@ from evalcore.explorer.drilldown import as_text, want_vs_got_rows
 if TYPE_CHECKING:
     from evalcore.analysis.people.corrected import RankBasis
     from evalcore.analysis.tables.view import LeaderboardView
+    from evalcore.core.metric_set import MetricSet
 
 WIDTH, HEIGHT = 560, 340
 LEFT, RIGHT, TOP, BOTTOM = 52, 16, 34, 44
@@ -145,11 +146,13 @@ def _x_text(v: float, x: str) -> str:
 # --- failing cases ----------------------------------------------------------------------------------
 
 
-def failing_cases_html(run: Run, view: LeaderboardView, filters: Filters | None, per_contender: int) -> str:
+def failing_cases_html(
+    run: Run, view: LeaderboardView, filters: Filters | None, per_contender: int, metric_set: MetricSet | None = None
+) -> str:
     """For each contender, in rank order, its failing results (a failed call, or a score below 1) behind a
     disclosure: input, expected, output and want vs got. At most ``per_contender`` each; a note says how
     many are left out."""
-    keep = _selected_keys(run, filters)
+    keep = _selected_keys(run, filters, metric_set)
     cases = {c.key: c for c in run.cases}
     failing: dict[str, list[Result]] = {}
     counts: dict[str, int] = {}
@@ -180,12 +183,14 @@ def failing_cases_html(run: Run, view: LeaderboardView, filters: Filters | None,
     return note + "".join(blocks)
 
 
-def _selected_keys(run: Run, filters: Filters | None) -> set[tuple[str, str, str, int]] | None:
+def _selected_keys(
+    run: Run, filters: Filters | None, metric_set: MetricSet | None
+) -> set[tuple[str, str, str, int]] | None:
     if filters is None or not filters.any():
         return None
     from evalcore.storage.frames import results_frame
 
-    chosen = select_results(results_frame(run), filters)
+    chosen = select_results(results_frame(run, metric_set), filters)
     columns = [chosen[k].astype(str).tolist() for k in ("contender", "dataset", "case")]
     return set(zip(*columns, chosen["sample"].astype(int).tolist(), strict=True))
 
@@ -288,13 +293,13 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], kind: str)
     return f"<table class='{kind}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def labels_section_html(run: Run, filters: Filters | None) -> str:
+def labels_section_html(run: Run, filters: Filters | None, metric_set: MetricSet | None = None) -> str:
     """The report's classification section: each contender's per-label precision, recall, F1 and support under
     the report's filters; '' for a run without a ``classification`` scorer."""
     from evalcore.analysis.scores.classification import label_rows, label_tables
 
     parts = []
-    for found in label_tables(run, filters):
+    for found in label_tables(run, filters, metric_set):
         header, rows = label_rows(found.rows)
         summary = (
             f"{found.contender}: {found.results} scored results, accuracy {100 * found.accuracy:.1f}%, "

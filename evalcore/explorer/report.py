@@ -132,7 +132,7 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
     weights = validate_weights(header.info.weights if options.weights is None else options.weights, metric_set)
     basis = rank_basis_of(run)
     view = leaderboard_view(
-        frame_of(run),
+        frame_of(run, metric_set),
         metric_set,
         weights,
         options.filters,
@@ -146,9 +146,9 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
         judged = None
         if is_judged(header.metrics):
             judged = run.results if isinstance(run, Run) else run.store.load_run(run.id).results
-        return report_markdown(header, view, judged, basis)
+        return report_markdown(header, view, judged, basis, metric_set=metric_set)
     whole = run if isinstance(run, Run) else run.store.load_run(run.id)
-    return report_html(whole, view, options, basis)
+    return report_html(whole, view, options, basis, metric_set=metric_set)
 
 
 def stored_run_report(db_path: str | Path, run_id: str, options: ReportOptions | None = None) -> bytes:
@@ -169,7 +169,7 @@ def stored_run_report(db_path: str | Path, run_id: str, options: ReportOptions |
 # --- the embedded data ------------------------------------------------------------------------------
 
 
-def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, Any]:
+def report_payload(metric_set: MetricSet, view: LeaderboardView) -> dict[str, Any]:
     """The JSON the page ranks from: weightable names, the report's weights and every table's rows.
 
     Each table (the overall one, then one per dataset) lists its rows in the report's rank order; a row
@@ -177,7 +177,6 @@ def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, An
     ``id_rank`` (the contender id's place in sorted order, the last tie-break) and what the report's
     ranking gave it (rank, wscore, marks, P(best), intervals).
     """
-    metric_set = MetricSet.of(metrics)
     metrics = list(metric_set.metrics)  # macro-F1 is weighted from its row value, as any metric
     names = weight_names(metric_set)
     tables: list[dict[str, Any]] = [{"dataset": None, "rows": _rows(view.ranked, metrics)}]
@@ -253,7 +252,14 @@ def report_script() -> str:
     return _asset("report.js").replace(_RULES_SLOT, rules)
 
 
-def report_html(run: Run, view: LeaderboardView, options: ReportOptions, basis: RankBasis | None = None) -> str:
+def report_html(
+    run: Run,
+    view: LeaderboardView,
+    options: ReportOptions,
+    basis: RankBasis | None = None,
+    *,
+    metric_set: MetricSet | None = None,
+) -> str:
     """The report as one HTML document (see the module docstring).
 
     Args:
@@ -263,7 +269,9 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions, basis: 
         basis: what the leaderboard ranks the judged metric by, when the run's suite asked for the score
             corrected by people (:func:`evalcore.analysis.tables.runs.rank_basis_of`): its sentence under the banner
             and a section of the corrected scores.
+        metric_set: the run's (:func:`evalcore.analysis.tables.runs.metric_set_of`); none: derived here.
     """
+    metric_set = metric_set or MetricSet.of(run.metrics)
     e = html.escape
     parts = {
         "TITLE": e(f"evalcore report: {run.info.suite}"),
@@ -275,10 +283,10 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions, basis: 
         "CHARTS": score_vs_svg(view.ranked, "cost") + score_vs_svg(view.ranked, "time"),
         "JUDGE": judge_section_html(run.results) if is_judged(run.metrics) else "",
         "PAIRWISE": pairwise_section_html(run),
-        "LABELS": labels_section_html(run, options.filters),
+        "LABELS": labels_section_html(run, options.filters, metric_set),
         "GLOSSARY": "".join(f"<li>{e(line)}</li>" for line in view.glossary),
-        "CASES": failing_cases_html(run, view, options.filters, options.failing_per_contender),
-        "DATA": embed_json(report_payload(run.metrics, view)),
+        "CASES": failing_cases_html(run, view, options.filters, options.failing_per_contender, metric_set),
+        "DATA": embed_json(report_payload(metric_set, view)),
         "SCRIPT": report_script(),
         "VERSION": e(__version__),
     }
@@ -328,16 +336,21 @@ def _banner_html(view: LeaderboardView) -> str:
 
 
 def report_markdown(
-    run: Run, view: LeaderboardView, judged: Sequence[Result] | None = None, basis: RankBasis | None = None
+    run: Run,
+    view: LeaderboardView,
+    judged: Sequence[Result] | None = None,
+    basis: RankBasis | None = None,
+    *,
+    metric_set: MetricSet | None = None,
 ) -> str:
     """The banner, the overall table, one table per dataset, the judge's cost (``judged``: the results of a
     judged run), the corrected scores the tables rank by (``basis``, when the suite asked for them) and the
-    glossary, as Markdown that links nowhere.
+    glossary, as Markdown that links nowhere. ``metric_set``: the run's; none: derived here.
 
     Every text from the run is backslash-escaped, so a name can never become a link, an image or HTML.
     """
     info = run.info
-    metric_set = MetricSet.of(run.metrics)
+    metric_set = metric_set or MetricSet.of(run.metrics)
     revision = info.provenance.get("revision")
     lines = [
         f"# evalcore report: {escape_markdown(info.suite)}",

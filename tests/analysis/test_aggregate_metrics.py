@@ -15,7 +15,7 @@ from evalcore.analysis.stats.significance import pairwise_significance
 from evalcore.analysis.tables.runs import rank_run
 from evalcore.analysis.tables.summaries import KIND, read_summary, write_summary
 from evalcore.analysis.tables.text import format_leaderboard
-from evalcore.core.aggregates import CORRECT_DESCRIPTION, aggregate_metrics, with_aggregates
+from evalcore.core.aggregates import CORRECT_DESCRIPTION, aggregate_metrics
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Case, Contender, ErrorInfo, Metric, Result, Run, Usage
@@ -65,7 +65,6 @@ def test_a_classification_scorer_brings_macro_f1_named_like_its_other_metrics():
     assert [(m.name, m.scorer) for m in found] == [("intent_macro_f1", "intent"), ("topic_macro_f1", "topic")]
     # A judge's dimension called "correct" carries no labels.
     assert aggregate_metrics([Metric("correct", "Does the answer solve the problem?")]) == []
-    assert with_aggregates(with_aggregates([CORRECT])) == with_aggregates([CORRECT])
 
 
 def test_the_leaderboard_row_has_the_hand_computed_macro_f1_and_none_for_a_row_with_nothing_scored():

@@ -71,7 +71,7 @@ def test_the_pages_sliders_rank_by_the_corrected_score(asking, node, script_file
     view = leaderboard_view(
         results_frame(asking), MetricSet.of(asking.metrics), asking.info.weights, ci=False, basis=basis
     )
-    tables = report_payload(asking.metrics, view)["tables"]
+    tables = report_payload(MetricSet.of(asking.metrics), view)["tables"]
     draws = [{"judge_score": 1.0}, {"judge_score": 0.5, "cost": -0.2}, {"judge_score": 1.0, "errors": -1.0}]
     reply = subprocess.run(
         [node, "-e", HARNESS, str(script_file)],

@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalcore.analysis.scores.results import columns_of
 from evalcore.analysis.stats.paired import ALPHA, paired_differences
 from evalcore.analysis.stats.paired_f1 import CASE_SWAP, label_counts, paired_macro_f1
-from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import EvalcoreError
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Case, Metric, Run
 from evalcore.storage.frames import ResultColumns, frame_columns
-from evalcore.storage.history import StoredRun, header_of
+from evalcore.storage.history import StoredRun, columns_of, header_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -203,14 +202,15 @@ def compare(
         strict: refuse when the suite or a dataset changed instead of comparing the shared cases.
         B, seed: resamples and seed of the paired interval and test.
         frames: the two runs' results, as results frames (:func:`evalcore.analysis.tables.runs.frame_of`) or
-            columns (:func:`columns_of`), when the caller holds them already (an app caches them); none:
-            read here as columns.
+            columns (:func:`~evalcore.storage.history.columns_of`), when the caller holds them already (an app
+            caches them); none: read here as columns.
 
     Raises:
         CompareError: nothing to compare, no pair, or (``strict``) a changed suite or dataset.
     """
     base_head, cand_head = header_of(base), header_of(candidate)
-    metrics = _shared_metrics(base_head, cand_head)
+    metric_set = MetricSet.of(_shared_metrics(base_head, cand_head))
+    metrics = list(metric_set.declared)
     changed, suite_changed = changed_datasets(base_head, cand_head)
     if strict and (changed or suite_changed):
         what = f"datasets changed: {', '.join(changed)}" if changed else "the suite file changed"
@@ -233,11 +233,10 @@ def compare(
     base_values = _case_values(base_columns, base_rows, metrics, len(keys), {b for b, _ in chosen})
     cand_values = _case_values(cand_columns, cand_rows, metrics, len(keys), {c for _, c in chosen})
     compared = _compare_pairs(chosen, base_values, cand_values, metrics, keys, B=B, seed=seed)
-    aggregates = aggregate_metrics(metrics)
     for pair in compared:
         changes = [
             _aggregate_change(a.name, pair, (base_columns, base_rows), (cand_columns, cand_rows), len(keys), B, seed)
-            for a in aggregates
+            for a in metric_set.aggregates
         ]
         at = next(i for i, c in enumerate(pair.changes) if c.name == "errors")
         pair.changes[at:at] = changes
@@ -251,7 +250,7 @@ def compare(
         changed_datasets=changed,
         suite_changed=suite_changed,
         **_unpaired([c.id for c in base_head.contenders], [c.id for c in cand_head.contenders], chosen),
-        aggregates=[a.name for a in aggregates],
+        aggregates=[a.name for a in metric_set.aggregates],
     )
 
 

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.scores.results import Filters, columns_of
+from evalcore.analysis.scores.results import Filters
 from evalcore.core.records import Run
 from evalcore.storage.frames import ResultColumns
-from evalcore.storage.history import StoredRun
+from evalcore.storage.history import StoredRun, columns_of
 from evalcore.storage.lookup import cases_with_metadata_key
 from evalcore.suite.cases import MINIMUM_SCORES
 

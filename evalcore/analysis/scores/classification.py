@@ -20,7 +20,8 @@ import pandas as pd
 
 from evalcore.analysis.scores.formats import DASH
 from evalcore.analysis.scores.results import Filters, select_results
-from evalcore.core.aggregates import AggregateMetric, aggregate_metrics, label_columns, labels_of
+from evalcore.core.aggregates import AggregateMetric, label_columns, labels_of
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Run
 from evalcore.storage.frames import label_codes
 
@@ -64,7 +65,7 @@ class LabelTable:
     rows: pd.DataFrame
 
 
-def label_tables(run: Run, filters: Filters | None = None) -> list[LabelTable]:
+def label_tables(run: Run, filters: Filters | None = None, metric_set: MetricSet | None = None) -> list[LabelTable]:
     """Each contender's per-label precision, recall, F1 and support, accuracy and macro-F1, in lineup order;
     a contender with no labelled scored result (or none that passes ``filters``) is left out, and a run with no
     ``classification`` scorer has none (with several, the first one's labels).
@@ -72,15 +73,17 @@ def label_tables(run: Run, filters: Filters | None = None) -> list[LabelTable]:
     Args:
         run: a run whose results carry a ``classification`` scorer's labels.
         filters: which results count, as on the leaderboard.
+        metric_set: the run's; none: derived from its metrics.
     """
-    classified = aggregate_metrics(run.metrics)
+    metric_set = metric_set or MetricSet.of(run.metrics)
+    classified = metric_set.aggregates
     if not classified:
         return []
     labels = result_labels(run, classified[0].scorer)
     if filters is not None and filters.any() and len(labels):
         from evalcore.storage.frames import results_frame
 
-        chosen = select_results(results_frame(run), filters)
+        chosen = select_results(results_frame(run, metric_set), filters)
         keys = set(
             zip(*(chosen[k].astype(str) for k in ("contender", "dataset", "case")), chosen["sample"], strict=True)
         )

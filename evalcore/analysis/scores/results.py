@@ -18,9 +18,7 @@ import pandas as pd
 
 from evalcore.analysis.scores.weights import finite_number
 from evalcore.core.errors import EvalcoreError
-from evalcore.core.records import Metric, Run
-from evalcore.storage.frames import ResultColumns, read_columns, run_columns
-from evalcore.storage.history import StoredRun
+from evalcore.core.records import Metric
 
 #: Table columns of usage, in order, and where each comes from in the results frame.
 USAGE_COLUMNS = ("cost", "time", "input_tokens", "output_tokens")
@@ -123,8 +121,3 @@ def _floats(df: pd.DataFrame, column: str) -> np.ndarray:
     if column not in df.columns:
         return np.full(len(df), np.nan)
     return df[column].to_numpy(dtype=float, na_value=np.nan)
-
-
-def columns_of(run: Run | StoredRun) -> ResultColumns:
-    """A run's results as columns (:mod:`evalcore.storage.frames`), read from the store for a stored run."""
-    return read_columns(run.store, run.id) if isinstance(run, StoredRun) else run_columns(run)

@@ -30,13 +30,14 @@ if TYPE_CHECKING:
     from evalcore.analysis.people.corrected import RankBasis
 
 
-def frame_of(run: Run | StoredRun) -> pd.DataFrame:
-    """The run's results frame (:func:`evalcore.storage.frames.results_frame`), read from the store for a stored run."""
+def frame_of(run: Run | StoredRun, metric_set: MetricSet | None = None) -> pd.DataFrame:
+    """The run's results frame (:func:`evalcore.storage.frames.results_frame`), read from the store for a stored run;
+    ``metric_set``: the run's :func:`metric_set_of`, when the caller holds it."""
     if isinstance(run, StoredRun):
         return run.store.load_results_frame(run.id)
     from evalcore.storage.frames import results_frame
 
-    return results_frame(run)
+    return results_frame(run, metric_set)
 
 
 def metric_set_of(run: Run | StoredRun) -> MetricSet:
@@ -90,7 +91,7 @@ def prepare_run(
             prepared = summary.prepared.by_dataset if by_dataset else summary.prepared.overall
             return prepared if ci else prepared.without_intervals()
     by = ("contender", "dataset") if by_dataset else ("contender",)
-    return prepare(frame_of(run), metric_set, filters, by=by, average=average, ci=ci)
+    return prepare(frame_of(run, metric_set), metric_set, filters, by=by, average=average, ci=ci)
 
 
 def rank_run(
