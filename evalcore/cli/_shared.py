@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,37 +33,6 @@ def add_db(p: argparse.ArgumentParser) -> None:
         "PGPASSWORD or ~/.pgpass, never on the command line; default: $EVALCORE_DB, else data/evalcore.db of "
         "the nearest project folder up from here, else ~/.local/share/evalcore/evalcore.db)",
     )
-
-
-#: Bootstrap resamples per interval unless ``--resamples`` says otherwise.
-RESAMPLES = 1000
-
-
-def add_bootstrap_report(p: argparse.ArgumentParser, resampled: str) -> None:
-    """The options of a command that prints a bootstrap's intervals: ``--resamples``, ``--seed``, ``--format``
-    (table or json) and ``--db``.
-
-    Args:
-        p: the command's parser.
-        resampled: what a resample draws, for the help text (``over cases``, ``per interval``).
-    """
-    p.add_argument(
-        "--resamples", type=int, default=RESAMPLES, help=f"bootstrap resamples {resampled} (default {RESAMPLES})"
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    p.add_argument("--format", choices=["table", "json"], default="table")
-    add_db(p)
-
-
-def print_bootstrap_report(
-    args: argparse.Namespace, data: Callable[[], dict[str, Any]], lines: Callable[[], list[str]]
-) -> None:
-    """Print a bootstrap report as its ``--format`` asks: ``data()`` as strict JSON (a NaN is an error, not an
-    invalid file), or ``lines()`` as text."""
-    if args.format == "json":
-        print(json.dumps(data(), indent=2, ensure_ascii=False, allow_nan=False))
-    else:
-        print("\n".join(lines()))
 
 
 def add_suite(p: argparse.ArgumentParser) -> None:

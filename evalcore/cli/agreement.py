@@ -15,14 +15,8 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import (
-    RESAMPLES,
-    add_bootstrap_report,
-    print_bootstrap_report,
-    store_holding,
-    table,
-    terminal_width,
-)
+from evalcore.cli._bootstrap import add_bootstrap_report, check_resamples, print_bootstrap_report
+from evalcore.cli._shared import store_holding, table, terminal_width
 
 if TYPE_CHECKING:
     from evalcore.analysis.people.agreement import Agreement, AgreementReport, Estimate
@@ -70,10 +64,8 @@ def add_agreement(p: argparse.ArgumentParser) -> None:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     from evalcore.analysis.people.agreement import agreement, report_data
-    from evalcore.core.errors import ConfigError
 
-    if args.resamples < 1:
-        raise ConfigError(f"--resamples {args.resamples}: give at least 1 ({RESAMPLES} is the default)")
+    check_resamples(args, 1)
     labels = labels_table(args)
     report = agreement(labels.frame, labels.judges, labels=args.as_labels, B=args.resamples, seed=args.seed)
     print_bootstrap_report(

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import RESAMPLES, add_bootstrap_report, print_bootstrap_report, read_header, table
+from evalcore.cli._bootstrap import add_bootstrap_report, check_resamples, print_bootstrap_report
+from evalcore.cli._shared import read_header, table
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
@@ -30,8 +31,7 @@ def cmd_pairwise(args: argparse.Namespace) -> int:
     from evalcore.analysis.people.win_rates import pairwise_summary
     from evalcore.core.errors import ConfigError
 
-    if args.resamples < 0:
-        raise ConfigError(f"--resamples {args.resamples}: give 0 (no intervals) or more ({RESAMPLES} is the default)")
+    check_resamples(args, 0)
     run = read_header(args.run, args)
     if not run.pairwise:
         raise ConfigError(

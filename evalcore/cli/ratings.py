@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import add_db, open_store, print_bootstrap_report, store_holding, table
+from evalcore.cli._bootstrap import RESAMPLES, check_resamples, print_bootstrap_report
+from evalcore.cli._shared import add_db, open_store, store_holding, table
 
 if TYPE_CHECKING:
     from evalcore.analysis.people.human import HumanSummary
@@ -31,7 +32,9 @@ def add_ratings(p: argparse.ArgumentParser) -> None:
         help="a run id (a unique prefix is enough) or run file to summarise; import FILE; export RUN",
     )
     p.add_argument("-o", "--output", help="export: the JSON Lines file to write (default: stdout)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples over cases (default 1000)")
+    p.add_argument(
+        "--resamples", type=int, default=RESAMPLES, help=f"bootstrap resamples over cases (default {RESAMPLES})"
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
     add_db(p)
 
@@ -142,8 +145,7 @@ def _summary(ref: str, args: argparse.Namespace) -> int:
     from evalcore.analysis.people.human import human_summary
     from evalcore.core.errors import ConfigError
 
-    if args.resamples < 0:
-        raise ConfigError(f"--resamples {args.resamples}: give 0 (no intervals) or more (1000 is the default)")
+    check_resamples(args, 0)
     run = rated_run(ref, args)
     if not run.ratings:
         raise ConfigError(

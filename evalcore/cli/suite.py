@@ -192,12 +192,9 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     except EvalcoreError as exc:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
         return 1
-    if said_store_lost(watch.last):
+    code = finish_run(args, store, run.info.id, status, watch, plan.samples)
+    if code is None:
         return 1
-    after_run(args, store, run.info.id, status)
-    for line in getattr(watch.last, "unsent", []):
-        print(line, file=sys.stderr)
-    code = exit_code(store, run.info.id, status, watch.last, plan.samples)
     code = max(code, _gate_code(store, run.info.id)) if args.gate else code
     print(f"run {run.info.id} stored in {store.location}", file=sys.stderr)
     return code
@@ -265,6 +262,19 @@ def _gate_code(store: Store, run_id: str) -> int:
     except EvalcoreError as exc:
         print(f"gate: cannot decide: {exc}", file=sys.stderr)
         return 2
+
+
+def finish_run(
+    args: argparse.Namespace, store: Store, run_id: str, status: str, watch: Watch, samples: int
+) -> int | None:
+    """After a run went its course: the leaderboard and the run file (:func:`after_run`), the tracker events not
+    sent, and the exit code (:func:`exit_code`); None when the store was lost midway (already said)."""
+    if said_store_lost(watch.last):
+        return None
+    after_run(args, store, run_id, status)
+    for line in getattr(watch.last, "unsent", []):
+        print(line, file=sys.stderr)
+    return exit_code(store, run_id, status, watch.last, samples)
 
 
 def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: int) -> int:

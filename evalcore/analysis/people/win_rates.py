@@ -146,16 +146,7 @@ def win_rates(
         for who, outcome in ((v.a, v.outcome), (v.b, _FLIP.get(v.outcome or ""))):
             row = rows[who]
             row.comparisons += 1
-            if outcome is None:
-                row.errors += 1
-            elif outcome == "win":
-                row.wins += 1
-            elif outcome == "loss":
-                row.losses += 1
-            elif outcome == "tie":
-                row.ties += 1
-            else:
-                row.inconsistent += 1
+            _count(row, outcome)
     for row in rows.values():
         ties = row.ties + (row.inconsistent if inconsistent == "tie" else 0)
         n = row.wins + row.losses + ties
@@ -174,13 +165,17 @@ def head_to_head(verdicts: Sequence[PairVerdict], contenders: Sequence[str] = ()
     table = {(a, b): HeadToHead(a, b) for a in names for b in names if a != b}
     for v in verdicts:
         for first, second, outcome in ((v.a, v.b, v.outcome), (v.b, v.a, _FLIP.get(v.outcome or ""))):
-            cell = table[(first, second)]
-            field = _FIELD[outcome or "error"]
-            setattr(cell, field, getattr(cell, field) + 1)
+            _count(table[(first, second)], outcome)
     return list(table.values())
 
 
 _FIELD = {"win": "wins", "loss": "losses", "tie": "ties", "inconsistent": "inconsistent", "error": "errors"}
+
+
+def _count(record: WinRate | HeadToHead, outcome: str | None) -> None:
+    """One more verdict of ``outcome`` (None: the judge gave none) on ``record``."""
+    field = _FIELD[outcome or "error"]
+    setattr(record, field, getattr(record, field) + 1)
 
 
 def win_matrix(
