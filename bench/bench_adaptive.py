@@ -2,7 +2,7 @@
 
 Lineups of contenders with known accuracies answer N cases (0/1 scores); errors independent (each contender
 errs on its own cases) or nested (a better contender is right wherever a worse one is). Each lineup is raced
-as ``evalcore run --adaptive`` races it (:func:`evalcore.analysis.racing.replay_race`: the same rounds and
+as ``evalcore run --adaptive`` races it (:func:`evalcore.analysis.stats.racing.replay_race`: the same rounds and
 decisions, no calls), over many seeds. Per lineup:
 
 - ``calls``: the race's calls as a share of the full run's (contenders × cases);
@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evalcore.analysis.racing import replay_race  # noqa: E402
+from evalcore.analysis.stats.racing import replay_race  # noqa: E402
 from evalcore.execution.race_settings import default_round  # noqa: E402
 
 #: name: accuracies (the first is the true best, except in the all-equal lineups).

@@ -45,7 +45,7 @@ def main() -> None:
 
     print(f"evalcore from {Path(evalcore.__file__).parent}")
 
-    from evalcore.analysis.view import prepare_view
+    from evalcore.analysis.tables.view import prepare_view
     from evalcore.runfile import read_run_file
     from evalcore.storage.frames import results_frame
 

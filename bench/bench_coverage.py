@@ -5,18 +5,18 @@ again and asks evalcore for its interval, and a cell's coverage is the share of 
 holds the true value (``pa − pb`` for a difference, ``pa`` for a single score). Every interval evalcore shows:
 
 - ``diff 0/1``: a paired difference of 0/1 values (``evalcore significance``, ``compare``, ``gate``, the
-  forest plot): :func:`evalcore.analysis.paired.paired_differences` (Tango's score interval, continuity-adjusted);
+  forest plot): :func:`evalcore.analysis.stats.paired.paired_differences` (Tango's score interval, continuity-adjusted);
 - ``diff samples``: the same of non-binary values, each case the mean of :data:`SAMPLES` sampled answers
   (the paired bootstrap of the same function: percentile and BCa hull at the expanded level);
 - ``diff macro-F1``: the change of macro-F1 of a :data:`LABELS`-label classification
-  (:func:`evalcore.analysis.paired_f1.paired_macro_f1`: the bootstrap hull widened by half a pseudo-case
+  (:func:`evalcore.analysis.stats.paired_f1.paired_macro_f1`: the bootstrap hull widened by half a pseudo-case
   going each way); a contender right with chance ``p`` and wrong labels spread evenly has population
   macro-F1 ``p``;
 - ``single 0/1``: one contender's score of 0/1 values (the leaderboard's interval of a proportion,
-  :func:`evalcore.analysis.intervals.proportion_interval`);
+  :func:`evalcore.analysis.stats.intervals.proportion_interval`);
 - ``single samples``: one contender's score of non-binary values (the leaderboard's bootstrap at the
   expanded level,
-  :func:`evalcore.analysis.resampling.resample` and :func:`~evalcore.analysis.resampling.intervals`).
+  :func:`evalcore.analysis.stats.resampling.resample` and :func:`~evalcore.analysis.stats.resampling.intervals`).
 
 The 0/1 methods' coverage is exact: summed over every possible outcome with its probability. Cases are
 ``independent`` (each side right on its own) or ``nested`` (one uniform draw per answer decides
@@ -46,10 +46,10 @@ import numpy as np
 import pandas as pd
 from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
 
-from evalcore.analysis.intervals import proportion_interval
-from evalcore.analysis.paired import paired_difference, paired_differences
-from evalcore.analysis.paired_f1 import LabelCounts, paired_macro_f1
-from evalcore.analysis.resampling import intervals, resample
+from evalcore.analysis.stats.intervals import proportion_interval
+from evalcore.analysis.stats.paired import paired_difference, paired_differences
+from evalcore.analysis.stats.paired_f1 import LabelCounts, paired_macro_f1
+from evalcore.analysis.stats.resampling import intervals, resample
 
 #: Every cell's coverage must reach this.
 TARGET = 0.93

@@ -9,7 +9,8 @@ Exact: summed over every possible outcome with its probability, no simulation no
   interval of the same paper (§4.1.2: no lower bound at 1 hit, ``(α/2)^{1/n}`` at ``n``, mirrored);
   Clopper–Pearson (1934); and evalcore's (Agresti–Coull from 32 cases, Clopper–Pearson below).
 - ``paired``: a paired difference of 0/1 values on ``bench_coverage``'s grid of chances (independent and nested
-  answers): Tango's score interval with evalcore's continuity adjustment (:data:`evalcore.analysis.paired.CONTINUITY`
+  answers): Tango's score interval with evalcore's continuity adjustment
+  (:data:`evalcore.analysis.stats.paired.CONTINUITY`
   cases) and without it (Tango 1998, as published); Bonett & Price's adjusted Wald interval (2012, J. Educ. Behav.
   Stat. 37(4): ``p̃₁₂ = (b + 1)/(n + 2)``, ``p̃₂₁ = (c + 1)/(n + 2)``); Newcombe's square-and-add interval (1998,
   Stat. Med. 17, method 10, with the correlation estimate of Fagerland, Lydersen & Laake 2014). Newcombe's depends on
@@ -35,8 +36,8 @@ import numpy as np
 from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
 from bench_coverage import CHANCES, TARGET, Cell, _tango_table
 
-from evalcore.analysis.intervals import EXACT_BELOW, _beta_quantile, proportion_interval
-from evalcore.analysis.paired import CONTINUITY, score_test
+from evalcore.analysis.stats.intervals import EXACT_BELOW, _beta_quantile, proportion_interval
+from evalcore.analysis.stats.paired import CONTINUITY, score_test
 
 Z = NormalDist().inv_cdf(0.975)
 ALPHA = 0.05

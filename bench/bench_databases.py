@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import best_of, note, postgres_url, synthetic_run  # noqa: E402
 
-from evalcore.analysis.leaderboard import aggregate  # noqa: E402
+from evalcore.analysis.ranking.leaderboard import aggregate  # noqa: E402
 from evalcore.storage.store import Store  # noqa: E402
 
 BATCH = 500

@@ -4,9 +4,9 @@ For each lineup (independent or nested errors) and seed, three ways to pick the 
 calls as a share of the full run's (every call costs the same here, so calls are cost):
 
 - **full**: every contender on every case; the winner is the highest score;
-- **adaptive**: ``evalcore run --adaptive`` over all 1,000 cases (:func:`evalcore.analysis.racing.replay_race`);
+- **adaptive**: ``evalcore run --adaptive`` over all 1,000 cases (:func:`evalcore.analysis.stats.racing.replay_race`);
 - **planned**: a pilot of :data:`PILOT` cases per contender (``evalcore run --limit``), the planner's size
-  for the difference asked about (``evalcore plan --detect``, :func:`evalcore.analysis.power.cases_needed`,
+  for the difference asked about (``evalcore plan --detect``, :func:`evalcore.analysis.stats.power.cases_needed`,
   from the pilot's spread), then the adaptive race over that many cases (the pilot's among them, in a random
   order); its cost counts the pilot and the race. When the race runs out of cases, its leader is the winner.
 - **planned, pilot reused**: the same, with the race's calls on the pilot's cases answered from the pilot (as
@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_adaptive import LINEUPS, scores  # noqa: E402
 
-from evalcore.analysis.power import PILOT_CASES, cases_needed, spread_of  # noqa: E402
-from evalcore.analysis.racing import replay_race  # noqa: E402
+from evalcore.analysis.stats.power import PILOT_CASES, cases_needed, spread_of  # noqa: E402
+from evalcore.analysis.stats.racing import replay_race  # noqa: E402
 from evalcore.execution.race_settings import default_round  # noqa: E402
 
 CASES = 1000

@@ -4,7 +4,7 @@ Run: ``python bench/bench_explorer.py [--contenders 40 --cases 25000] [--skip-br
 
 - AppTest (``app.py``: the shared sidebar with its weight sliders, then the leaderboard page) on a
   store holding one run of 1,000,000 results as ``evalcore import`` leaves it (with the run's
-  leaderboard summary, :mod:`evalcore.analysis.summaries`), each timing in a fresh process: the first run (the
+  leaderboard summary, :mod:`evalcore.analysis.tables.summaries`), each timing in a fresh process: the first run (the
   store opened, the run and its summary read, every table ranked), then a weight slider moved. Also
   noted: the first run when the store has no summary (an older store), which reads every result.
   Baseline: the same AppTest timings of a one-line page (``st.dataframe`` of a 3-row frame).
@@ -92,7 +92,7 @@ page.run()
 
 def build_store(path: Path, contenders: int, cases: int) -> int:
     """A store holding one run, as ``evalcore import`` (or ``evalcore run``) leaves it: with its summary."""
-    from evalcore.analysis.summaries import refresh_summary
+    from evalcore.analysis.tables.summaries import refresh_summary
     from evalcore.storage.store import Store
 
     run = synthetic_run(contenders, cases)
@@ -355,7 +355,9 @@ def imports_litellm(env: dict[str, str], log: Path) -> bool:
             page.close()
         browser.close()
     lines = log.read_text().splitlines()
-    assert any("evalcore.analysis.leaderboard" in line for line in lines), "no import log: was -X importtime applied?"
+    assert any("evalcore.analysis.ranking.leaderboard" in line for line in lines), (
+        "no import log: was -X importtime applied?"
+    )
     return any(line.startswith("import time:") and line.rstrip().endswith("litellm") for line in lines)
 
 

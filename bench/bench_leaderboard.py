@@ -24,10 +24,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evalcore.analysis.leaderboard import aggregate, rank  # noqa: E402
-from evalcore.analysis.resampling import bootstrap  # noqa: E402
-from evalcore.analysis.significance import pairwise_significance  # noqa: E402
-from evalcore.analysis.stability import weight_stability  # noqa: E402
+from evalcore.analysis.ranking.leaderboard import aggregate, rank  # noqa: E402
+from evalcore.analysis.ranking.stability import weight_stability  # noqa: E402
+from evalcore.analysis.stats.resampling import bootstrap  # noqa: E402
+from evalcore.analysis.stats.significance import pairwise_significance  # noqa: E402
 from evalcore.core.records import Metric  # noqa: E402
 
 METRICS = [

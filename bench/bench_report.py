@@ -62,7 +62,7 @@ def main() -> int:
     args = arguments(__doc__, contenders=10, cases=10_000, repeat=3)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-    from evalcore.analysis.view import leaderboard_view
+    from evalcore.analysis.tables.view import leaderboard_view
     from evalcore.explorer.report import build_report
     from evalcore.runfile.read import read_run_file
     from evalcore.runfile.write import write_run_file

@@ -15,7 +15,7 @@ import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from evalcore.analysis.human import SCALE, is_demo_rater
+from evalcore.analysis.people.human import SCALE, is_demo_rater
 from evalcore.core.records import DEMO_RATER, Rating, Result, Run
 from evalcore.explorer import rating
 from evalcore.runfile.read import read_run_file

@@ -16,12 +16,12 @@ from evalcore._util.lazy import lazy_exports
 from evalcore.core.version import __version__
 
 if TYPE_CHECKING:
-    from evalcore.analysis.leaderboard import aggregate, rank
-    from evalcore.analysis.pareto import pareto_front
-    from evalcore.analysis.resampling import bootstrap
-    from evalcore.analysis.significance import pairwise_significance
-    from evalcore.analysis.stability import weight_stability
-    from evalcore.analysis.weights import parse_weights, weight_shares
+    from evalcore.analysis.ranking.leaderboard import aggregate, rank
+    from evalcore.analysis.ranking.pareto import pareto_front
+    from evalcore.analysis.ranking.stability import weight_stability
+    from evalcore.analysis.scores.weights import parse_weights, weight_shares
+    from evalcore.analysis.stats.resampling import bootstrap
+    from evalcore.analysis.stats.significance import pairwise_significance
     from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError, RunFileError, StoreError, WeightsError
     from evalcore.core.records import Case, Contender, Metric, Result, Run
     from evalcore.execution.plan import Plan, RunOptions, make_plan
@@ -48,14 +48,14 @@ _EXPORTS = {
     "read_run_file": "runfile.read",
     "write_run_file": "runfile.write",
     "results_frame": "storage.frames",
-    "aggregate": "analysis.leaderboard",
-    "rank": "analysis.leaderboard",
-    "parse_weights": "analysis.weights",
-    "weight_shares": "analysis.weights",
-    "bootstrap": "analysis.resampling",
-    "pairwise_significance": "analysis.significance",
-    "weight_stability": "analysis.stability",
-    "pareto_front": "analysis.pareto",
+    "aggregate": "analysis.ranking.leaderboard",
+    "rank": "analysis.ranking.leaderboard",
+    "parse_weights": "analysis.scores.weights",
+    "weight_shares": "analysis.scores.weights",
+    "bootstrap": "analysis.stats.resampling",
+    "pairwise_significance": "analysis.stats.significance",
+    "weight_stability": "analysis.ranking.stability",
+    "pareto_front": "analysis.ranking.pareto",
     "register_provider": "models.registry",
     "Case": "core.records",
     "Contender": "core.records",

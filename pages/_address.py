@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view
+from evalcore.analysis.tables import view
 from evalcore.explorer import cases_address, sharing
 from pages import _loaders as loaders
 from pages._filters import filters

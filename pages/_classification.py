@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import charts, classification
+from evalcore.analysis.scores import classification
+from evalcore.analysis.tables import charts
 from pages import _loaders, _widgets
 from pages._widgets import plain
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from evalcore.analysis.compare_text import headline
-from evalcore.analysis.formats import plural
+from evalcore.analysis.decisions.compare_text import headline
+from evalcore.analysis.scores.formats import plural
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import drilldown, sharing
 from pages import _loaders
@@ -16,7 +16,7 @@ from pages._state import Keys
 from pages._widgets import fail, plain
 
 if TYPE_CHECKING:
-    from evalcore.analysis.compare import Comparison, Flip, PairComparison
+    from evalcore.analysis.decisions.compare import Comparison, Flip, PairComparison
 
 
 #: Flipped cases a downloaded comparison report lists per pair, with what was wrong in each.

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from evalcore.analysis import view
+from evalcore.analysis.tables import view
 from pages import _loaders as loaders
 from pages._state import Keys
 from pages._widgets import plain

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore.analysis.judging import is_judged, judge_costs
-from evalcore.analysis.text import format_cost, format_seconds
+from evalcore.analysis.people.judging import is_judged, judge_costs
+from evalcore.analysis.tables.text import format_cost, format_seconds
 from pages import _loaders
 from pages._widgets import plain
 

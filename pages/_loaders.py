@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from evalcore.analysis import completeness, corrected, outcomes, summaries, view
-from evalcore.analysis.racing import SETTING as RACE
-from evalcore.analysis.runs import metric_set_of, run_stops
+from evalcore.analysis.people import corrected
+from evalcore.analysis.ranking import outcomes
+from evalcore.analysis.stats.racing import SETTING as RACE
+from evalcore.analysis.tables import completeness, summaries, view
+from evalcore.analysis.tables.runs import metric_set_of, run_stops
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Case, Run
@@ -35,7 +37,7 @@ from evalcore.storage.store import Store, default_db_path
 from pages._state import Keys
 
 if TYPE_CHECKING:
-    from evalcore.analysis.compare import Comparison
+    from evalcore.analysis.decisions.compare import Comparison
     from evalcore.storage.frames import ResultColumns
 
 log = logging.getLogger("evalcore.app")
@@ -69,7 +71,7 @@ class Current:
 
     @functools.cached_property
     def metric_set(self) -> MetricSet:
-        """The run's metric set (:func:`evalcore.analysis.runs.metric_set_of`), built once per selected run."""
+        """The run's metric set (:func:`evalcore.analysis.tables.runs.metric_set_of`), built once per selected run."""
         return metric_set_of(self.run)
 
     @property
@@ -310,7 +312,8 @@ def _run_notes(path: str, ref: str, version: tuple) -> list[str]:
 
 
 def run_notes(now: Current) -> list[str]:
-    """Why the run did not complete and what results it lacks (:func:`evalcore.analysis.completeness.run_notes`)."""
+    """Why the run did not complete and what results it lacks
+    (:func:`evalcore.analysis.tables.completeness.run_notes`)."""
     return _run_notes(db_path(), now.ref, now.version)
 
 
@@ -320,7 +323,7 @@ def run_notes(now: Current) -> list[str]:
 def _comparison(
     path: str, base: str, base_version: tuple, candidate: str, candidate_version: tuple, pairs: tuple[str, ...]
 ) -> Comparison:
-    from evalcore.analysis.compare import compare
+    from evalcore.analysis.decisions.compare import compare
 
     columns = _result_columns(path, base, base_version), _result_columns(path, candidate, candidate_version)
     return compare(_side(path, base), _side(path, candidate), list(pairs) or None, frames=columns)
@@ -332,7 +335,7 @@ def _comparison(
 # one of them) reads only what it has not read yet.
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _result_columns(path: str, ref: str, version: tuple) -> ResultColumns:
-    from evalcore.analysis.compare import columns_of
+    from evalcore.storage.history import columns_of
 
     return columns_of(_side(path, ref))
 
@@ -342,7 +345,7 @@ def _side(path: str, ref: str) -> Run | StoredRun:
 
 
 def comparison(base: str, candidate: str, pairs: Sequence[str] = ()) -> Comparison:
-    """:func:`evalcore.analysis.compare.compare` of two runs of :func:`runs_index`, cached by their ids and
+    """:func:`evalcore.analysis.decisions.compare.compare` of two runs of :func:`runs_index`, cached by their ids and
     versions and the pairs.
 
     Raises:

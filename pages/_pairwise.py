@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import win_rates
+from evalcore.analysis.people import win_rates
 from pages import _loaders
 from pages._widgets import plain
 
@@ -13,7 +13,7 @@ from pages._widgets import plain
 INCONSISTENT_KEY = "pairwise_inconsistent"
 _CHOICES = {"as a tie": "tie", "not at all": "exclude"}
 _SHARE = "%.1f%%"
-#: How :func:`~evalcore.analysis.win_rates.win_rate_frame` reads, here and in the People panel.
+#: How :func:`~evalcore.analysis.people.win_rates.win_rate_frame` reads, here and in the People panel.
 WIN_RATE_COLUMNS = {
     "win rate %": st.column_config.NumberColumn(
         "win rate", format=_SHARE, help="(wins + ties / 2) / (wins + losses + ties)"
@@ -23,7 +23,7 @@ WIN_RATE_COLUMNS = {
     ),
     "high %": st.column_config.NumberColumn("high", format=_SHARE),
 }
-#: How :func:`~evalcore.analysis.win_rates.strength_frame` reads, here and in the People panel.
+#: How :func:`~evalcore.analysis.people.win_rates.strength_frame` reads, here and in the People panel.
 STRENGTH_COLUMNS = {
     "strength": st.column_config.NumberColumn(
         "strength", format="%+.2f", help="Bradley–Terry log-strength; exp(a − b): odds that a beats b"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import human, win_rates
-from evalcore.analysis.view import count
+from evalcore.analysis.people import human, win_rates
+from evalcore.analysis.tables.view import count
 from evalcore.storage.ratings import load_ratings
 from pages import _loaders
 from pages._pairwise import STRENGTH_COLUMNS, WIN_RATE_COLUMNS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view
-from evalcore.analysis.weights import direction_warnings
+from evalcore.analysis.scores.weights import direction_warnings
+from evalcore.analysis.tables import view
 from evalcore.explorer import sharing
 from pages import _loaders as loaders
 from pages._filters import filters

@@ -42,7 +42,7 @@ def warm_up() -> None:
 
         view = _loaders.warm_up()
         if view is not None:  # last, as on the page: the charts come after the tables
-            from evalcore.analysis import charts
+            from evalcore.analysis.tables import charts
 
             charts.score_vs(view.ranked, "cost")  # imports the parts of plotly a figure needs
     except EvalcoreError as exc:  # a setting to fix (a store that does not exist): the first page says it too

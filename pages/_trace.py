@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view
+from evalcore.analysis.tables import view
 from evalcore.core.records import Run
 from evalcore.explorer import timeline as timelines
 from pages._widgets import plain

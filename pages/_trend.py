@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from evalcore.analysis import charts
+from evalcore.analysis.tables import charts
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import sharing
 from pages import _actions, _loaders, _widgets

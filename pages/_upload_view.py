@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view
-from evalcore.analysis.completeness import run_completeness, run_notes
+from evalcore.analysis.tables import view
+from evalcore.analysis.tables.completeness import run_completeness, run_notes
 from evalcore.core.errors import StoreError
 from evalcore.core.records import Run
 from evalcore.explorer import sharing

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from evalcore.analysis import view
+from evalcore.analysis.tables import view
 from pages._actions import launch_demo, may_change
 from pages._state import UPLOAD, Keys
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view
+from evalcore.analysis.tables import view
 from evalcore.explorer import cases_address, drilldown
 from evalcore.explorer.case_images import case_images
 from pages import _actions, _address, _filters, _frame, _loaders, _trace, _widgets

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import forest
-from evalcore.analysis.compare import CompareError, split_pair
-from evalcore.analysis.compare_text import inconclusive_line
+from evalcore.analysis.decisions import forest
+from evalcore.analysis.decisions.compare import CompareError, split_pair
+from evalcore.analysis.decisions.compare_text import inconclusive_line
 from evalcore.explorer import sharing
 from pages import _address, _comparing, _frame, _loaders, _widgets
 from pages._state import COMPARE_URL, UPLOAD, Keys

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import charts, view
-from evalcore.analysis.leaderboard import FEW_CASES
-from evalcore.analysis.text import FEW_MARK, NO_SCORED_MARK
+from evalcore.analysis.ranking.leaderboard import FEW_CASES
+from evalcore.analysis.tables import charts, view
+from evalcore.analysis.tables.text import FEW_MARK, NO_SCORED_MARK
 from evalcore.explorer import drilldown, report
 from pages import _classification, _filters, _frame, _judging, _loaders, _pairwise, _people, _sidebar, _widgets
 from pages._state import Keys

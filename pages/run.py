@@ -6,8 +6,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from evalcore.analysis import view
-from evalcore.analysis.text import format_cost
+from evalcore.analysis.tables import view
+from evalcore.analysis.tables.text import format_cost
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import jobs, suite_roots
 from pages import _actions, _frame, _loaders, _widgets

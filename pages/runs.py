@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from evalcore.analysis import view
-from evalcore.analysis.formats import DASH, UNKNOWN_COST_HELP
+from evalcore.analysis.scores.formats import DASH, UNKNOWN_COST_HELP
+from evalcore.analysis.tables import view
 from evalcore.core.errors import EvalcoreError
 from evalcore.execution.resume import why_not_resumable
 from evalcore.explorer import jobs, sharing

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis import view
+from evalcore.analysis.tables import view
 from evalcore.core.errors import EvalcoreError, RunFileError
 from evalcore.core.records import Run
 from evalcore.runfile.importers import source_label

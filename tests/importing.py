@@ -17,7 +17,7 @@ INSPECT_FILES = sorted(p for p in INSPECT.rglob("*") if p.suffix in (".json", ".
 def leaderboard_counts(run: records.Run) -> dict[str, int]:
     """Passes, failures and errors as the leaderboard of the run gives them (summed over its contenders):
     passes are the scored results counted by the mean of a 0/1 primary metric."""
-    from evalcore.analysis.leaderboard import leaderboard
+    from evalcore.analysis.ranking.leaderboard import leaderboard
     from evalcore.storage.frames import results_frame
 
     table = leaderboard(results_frame(run), run.metrics, ci=False)

@@ -3,7 +3,7 @@ call failed, and an adaptive run's stopped contenders. Shared by the report's un
 
 from __future__ import annotations
 
-from evalcore.analysis.racing import CASES_RAN_OUT, METHOD, SETTING
+from evalcore.analysis.stats.racing import CASES_RAN_OUT, METHOD, SETTING
 from evalcore.core import records
 from tests.factories import failed, make_run
 

@@ -1,37 +1,27 @@
 """From results to decisions: aggregation, weighted scores, ranking, intervals, charts and text tables.
 
-- :mod:`~evalcore.analysis.formats`: how one number reads (%, USD, seconds).
-- :mod:`~evalcore.analysis.intervals`: interval arithmetic: percentile and BCa intervals, the expanded level,
-  the closed-form interval of a proportion.
-- :mod:`~evalcore.analysis.rules`: the leaderboard's numbers (errors penalty, best-value points, log scale, ties),
-  named once for Python, the CLI and the report's JavaScript.
-- :mod:`~evalcore.analysis.weights`: the weighted score: weights parsed, checked and their real shares, and the
-  spec's wscore and ranking order on arrays.
-- :mod:`~evalcore.analysis.resampling`: the bootstrap: cases drawn with replacement, intervals and P(best).
-- :mod:`~evalcore.analysis.paired`: paired differences, their intervals and p-values, on plain arrays;
-  :mod:`~evalcore.analysis.racing`: anytime-valid tests of paired differences for adaptive runs.
-- :mod:`~evalcore.analysis.results`: which results count (:class:`Filters`) and what each one brings.
-- :mod:`~evalcore.analysis.stability`: how often each contender ranks first when the weights wobble.
-- :mod:`~evalcore.analysis.leaderboard`: aggregate, weight, rank (``docs/run-file.md``, "Leaderboard semantics").
-- :mod:`~evalcore.analysis.significance`: every pair of a run's contenders compared, by
-  :mod:`~evalcore.analysis.paired`'s tests.
-- :mod:`~evalcore.analysis.compare`: a candidate run against a base run; :mod:`~evalcore.analysis.gate`: its verdict.
-- :mod:`~evalcore.analysis.pareto`: the Pareto front of score against cost or time.
-- :mod:`~evalcore.analysis.banner`: the banner's sentences (winner, how sure, why, best value), written once.
-- :mod:`~evalcore.analysis.text`: tables as text, JSON, CSV, Markdown; :mod:`~evalcore.analysis.charts`: Plotly figures.
-- :mod:`~evalcore.analysis.view`: the leaderboard as display-ready tables, with filters.
-- :mod:`~evalcore.analysis.summaries`: a run's saved leaderboard summary, so a big run ranks without its results.
-- :mod:`~evalcore.analysis.runs`: a run's leaderboard, whether the run comes from a file or a store
-  (:class:`~evalcore.storage.history.StoredRun`): the one way through.
-- :mod:`~evalcore.analysis.labels`: human labels and judge verdicts side by side, from a file or a run;
-  :mod:`~evalcore.analysis.agreement`: how well they agree (accuracy, kappa, correlations, intervals).
-- :mod:`~evalcore.analysis.judging`: what an LLM judge cost per contender, apart from the contenders' cost.
-- :mod:`~evalcore.analysis.win_rates`: a pairwise judge's verdicts as win rates with intervals and a
-  Bradley–Terry ranking (not :func:`~evalcore.analysis.significance.pairwise_significance`, which compares scores).
+Six sub-packages, each importing only those listed before it (``tests/architecture`` keeps it so):
 
-Listed from the bottom up. Pure functions over frames, no IO but the store's
-summaries and results. May import :mod:`evalcore.runfile`, :mod:`evalcore.storage`, :mod:`evalcore.core`
-and :mod:`evalcore._util`; never a model.
+- :mod:`~evalcore.analysis.scores`: what a result counts for: which results count (``results``), how a number
+  reads (``formats``), the weighted score (``weights``), the leaderboard's rules (``rules``), classification
+  metrics (``classification``).
+- :mod:`~evalcore.analysis.stats`: how sure we are: interval arithmetic (``intervals``), the bootstrap
+  (``resampling``), paired differences and their tests (``paired``, ``paired_f1``, ``significance``), anytime-valid
+  racing of adaptive runs (``racing``).
+- :mod:`~evalcore.analysis.ranking`: who ranks where in one run: aggregate, weight, rank (``leaderboard``), how
+  the winner hangs on the weights (``stability``), the Pareto front (``pareto``), pass rates (``outcomes``).
+- :mod:`~evalcore.analysis.people`: what people and judges say: labels beside verdicts (``labels``), agreement
+  (``agreement``, ``reliability``), win rates (``win_rates``), prediction-powered inference (``ppi``), people's
+  ratings of a run (``human``), ranking by the judge corrected by people (``corrected``), a judge's cost
+  (``judging``).
+- :mod:`~evalcore.analysis.tables`: what a person reads of a run: the one way from a run to tables (``runs``),
+  saved summaries (``summaries``), the app's view (``view``), text (``text``), charts (``charts``), the banner
+  (``banner``), whether a run is whole (``completeness``).
+- :mod:`~evalcore.analysis.decisions`: a candidate run against a base (``compare``, ``forest``,
+  ``compare_text``) and whether it ships (``gate``, ``guardrails``).
+
+Pure functions over frames, no IO but the store's summaries and results. May import :mod:`evalcore.runfile`,
+:mod:`evalcore.storage`, :mod:`evalcore.core` and :mod:`evalcore._util`; never a model.
 """
 
 from typing import TYPE_CHECKING
@@ -39,33 +29,33 @@ from typing import TYPE_CHECKING
 from evalcore._util.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from evalcore.analysis.leaderboard import aggregate, leaderboard, rank
-    from evalcore.analysis.pareto import pareto_front
-    from evalcore.analysis.resampling import bootstrap
-    from evalcore.analysis.results import Filters, select_results
-    from evalcore.analysis.runs import StoredRun, rank_run
-    from evalcore.analysis.significance import pairwise_significance
-    from evalcore.analysis.stability import weight_stability
-    from evalcore.analysis.view import leaderboard_view
-    from evalcore.analysis.weights import parse_weights, validate_weights, weight_shares
+    from evalcore.analysis.ranking.leaderboard import aggregate, leaderboard, rank
+    from evalcore.analysis.ranking.pareto import pareto_front
+    from evalcore.analysis.ranking.stability import weight_stability
+    from evalcore.analysis.scores.results import Filters, select_results
+    from evalcore.analysis.scores.weights import parse_weights, validate_weights, weight_shares
+    from evalcore.analysis.stats.resampling import bootstrap
+    from evalcore.analysis.stats.significance import pairwise_significance
+    from evalcore.analysis.tables.runs import StoredRun, rank_run
+    from evalcore.analysis.tables.view import leaderboard_view
 
 
 _EXPORTS = {
-    "aggregate": "leaderboard",
-    "rank": "leaderboard",
-    "leaderboard": "leaderboard",
-    "parse_weights": "weights",
-    "validate_weights": "weights",
-    "weight_shares": "weights",
-    "Filters": "results",
-    "select_results": "results",
-    "bootstrap": "resampling",
-    "pairwise_significance": "significance",
-    "weight_stability": "stability",
-    "pareto_front": "pareto",
-    "leaderboard_view": "view",
-    "StoredRun": "runs",
-    "rank_run": "runs",
+    "aggregate": "ranking.leaderboard",
+    "rank": "ranking.leaderboard",
+    "leaderboard": "ranking.leaderboard",
+    "parse_weights": "scores.weights",
+    "validate_weights": "scores.weights",
+    "weight_shares": "scores.weights",
+    "Filters": "scores.results",
+    "select_results": "scores.results",
+    "bootstrap": "stats.resampling",
+    "pairwise_significance": "stats.significance",
+    "weight_stability": "ranking.stability",
+    "pareto_front": "ranking.pareto",
+    "leaderboard_view": "tables.view",
+    "StoredRun": "tables.runs",
+    "rank_run": "tables.runs",
 }
 __all__ = [
     "Filters",

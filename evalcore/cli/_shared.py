@@ -9,12 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evalcore.analysis.results import Filters
+    from evalcore.analysis.scores.results import Filters
     from evalcore.core.metric_set import MetricSet
     from evalcore.core.records import Run
     from evalcore.execution.plan import Plan, RunOptions
@@ -34,37 +33,6 @@ def add_db(p: argparse.ArgumentParser) -> None:
         "PGPASSWORD or ~/.pgpass, never on the command line; default: $EVALCORE_DB, else data/evalcore.db of "
         "the nearest project folder up from here, else ~/.local/share/evalcore/evalcore.db)",
     )
-
-
-#: Bootstrap resamples per interval unless ``--resamples`` says otherwise.
-RESAMPLES = 1000
-
-
-def add_bootstrap_report(p: argparse.ArgumentParser, resampled: str) -> None:
-    """The options of a command that prints a bootstrap's intervals: ``--resamples``, ``--seed``, ``--format``
-    (table or json) and ``--db``.
-
-    Args:
-        p: the command's parser.
-        resampled: what a resample draws, for the help text (``over cases``, ``per interval``).
-    """
-    p.add_argument(
-        "--resamples", type=int, default=RESAMPLES, help=f"bootstrap resamples {resampled} (default {RESAMPLES})"
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    p.add_argument("--format", choices=["table", "json"], default="table")
-    add_db(p)
-
-
-def print_bootstrap_report(
-    args: argparse.Namespace, data: Callable[[], dict[str, Any]], lines: Callable[[], list[str]]
-) -> None:
-    """Print a bootstrap report as its ``--format`` asks: ``data()`` as strict JSON (a NaN is an error, not an
-    invalid file), or ``lines()`` as text."""
-    if args.format == "json":
-        print(json.dumps(data(), indent=2, ensure_ascii=False, allow_nan=False))
-    else:
-        print("\n".join(lines()))
 
 
 def add_suite(p: argparse.ArgumentParser) -> None:
@@ -308,7 +276,7 @@ def filters_of(args: argparse.Namespace) -> Filters:
     Raises:
         ConfigError: a ``--where`` that is not ``KEY=VALUE``.
     """
-    from evalcore.analysis.results import Filters
+    from evalcore.analysis.scores.results import Filters
     from evalcore.core.errors import ConfigError
 
     metadata: dict[str, list[str]] = {}
@@ -434,7 +402,7 @@ def table(rows: list[list[Any]], header: list[str]) -> str:
 
 def warn_directions(weights: dict[str, float] | None, metric_set: MetricSet) -> None:
     """On stderr, once: each weight whose sign ranks the worse contenders first (``score=-1``)."""
-    from evalcore.analysis.weights import direction_warnings
+    from evalcore.analysis.scores.weights import direction_warnings
 
     for line in direction_warnings(weights, metric_set).values():
         print(f"warning: {line}", file=sys.stderr)

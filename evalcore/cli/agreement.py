@@ -1,9 +1,9 @@
 """``evalcore agreement``: how well a judge agrees with human labels, and judges with each other.
 
-The rows come from a labels file (:func:`evalcore.analysis.labels.parse_labels`) or, with ``--human-key``,
+The rows come from a labels file (:func:`evalcore.analysis.people.labels.parse_labels`) or, with ``--human-key``,
 from a run whose cases carry the human label in their metadata
-(:func:`evalcore.analysis.labels.labels_from_run`); the numbers from
-:func:`evalcore.analysis.agreement.agreement`. Exit 0 when it could compare, 2 on bad input.
+(:func:`evalcore.analysis.people.labels.labels_from_run`); the numbers from
+:func:`evalcore.analysis.people.agreement.agreement`. Exit 0 when it could compare, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -15,18 +15,12 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import (
-    RESAMPLES,
-    add_bootstrap_report,
-    print_bootstrap_report,
-    store_holding,
-    table,
-    terminal_width,
-)
+from evalcore.cli._bootstrap import add_bootstrap_report, check_resamples, print_bootstrap_report
+from evalcore.cli._shared import store_holding, table, terminal_width
 
 if TYPE_CHECKING:
-    from evalcore.analysis.agreement import Agreement, AgreementReport, Estimate
-    from evalcore.analysis.labels import LabelsTable
+    from evalcore.analysis.people.agreement import Agreement, AgreementReport, Estimate
+    from evalcore.analysis.people.labels import LabelsTable
     from evalcore.core.records import Run
 
 #: Label sets up to this size get their confusion matrix in the table output (JSON always has it).
@@ -69,11 +63,9 @@ def add_agreement(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from evalcore.analysis.agreement import agreement, report_data
-    from evalcore.core.errors import ConfigError
+    from evalcore.analysis.people.agreement import agreement, report_data
 
-    if args.resamples < 1:
-        raise ConfigError(f"--resamples {args.resamples}: give at least 1 ({RESAMPLES} is the default)")
+    check_resamples(args, 1)
     labels = labels_table(args)
     report = agreement(labels.frame, labels.judges, labels=args.as_labels, B=args.resamples, seed=args.seed)
     print_bootstrap_report(
@@ -95,7 +87,7 @@ def labels_table(args: argparse.Namespace) -> LabelsTable:
     Raises:
         ConfigError: a missing or unreadable file, run options without ``--human-key``, or bad rows.
     """
-    from evalcore.analysis.labels import labels_from_run, parse_labels
+    from evalcore.analysis.people.labels import labels_from_run, parse_labels
     from evalcore.core.errors import ConfigError
 
     if args.human_key is None:
@@ -156,19 +148,19 @@ def agreement_lines(labels: LabelsTable, report: AgreementReport, *, forced_labe
 
 
 def _headers(kind: str) -> list[str]:
-    from evalcore.analysis.agreement import STATISTICS
+    from evalcore.analysis.people.agreement import STATISTICS
 
     return [HEADERS[name] for name in STATISTICS[kind]]
 
 
 def _cells(a: Agreement) -> list[str]:
-    from evalcore.analysis.agreement import STATISTICS
+    from evalcore.analysis.people.agreement import STATISTICS
 
     return [str(a.n), str(a.missing), *(_estimate(name, a.stats[name]) for name in STATISTICS[a.kind])]
 
 
 def _estimate(name: str, e: Estimate) -> str:
-    from evalcore.analysis.text import DASH, format_percent
+    from evalcore.analysis.tables.text import DASH, format_percent
 
     if math.isnan(e.value):
         return DASH

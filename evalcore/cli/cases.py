@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from evalcore.analysis.formats import plural
+from evalcore.analysis.scores.formats import plural
 from evalcore.cli._shared import (
     add_selection,
     add_suite,

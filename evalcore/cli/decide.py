@@ -44,8 +44,8 @@ def add_compare(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from evalcore.analysis.compare import compare
-    from evalcore.analysis.compare_text import comparison_json, comparison_lines, comparison_markdown
+    from evalcore.analysis.decisions.compare import compare
+    from evalcore.analysis.decisions.compare_text import comparison_json, comparison_lines, comparison_markdown
     from evalcore.explorer.flips import flip_details
 
     base, candidate = open_run(args.base, args), open_run(args.candidate, args)
@@ -84,8 +84,8 @@ def add_gate(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from evalcore.analysis.compare_text import gate_json, gate_lines, gate_markdown
-    from evalcore.analysis.gate import evaluate
+    from evalcore.analysis.decisions.compare_text import gate_json, gate_lines, gate_markdown
+    from evalcore.analysis.decisions.gate import evaluate
 
     run = open_run(args.run, args)
     header = _header(run)
@@ -118,8 +118,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 def gate_run(run: StoredRun, store: Store) -> int:
     """The gate of a stored run against its suite's baseline (pinned, else automatic), printed as a table: its
     exit code."""
-    from evalcore.analysis.compare_text import gate_lines
-    from evalcore.analysis.gate import evaluate
+    from evalcore.analysis.decisions.compare_text import gate_lines
+    from evalcore.analysis.decisions.gate import evaluate
 
     base, base_contender, why = stored_baseline(store, run.header)
     report = evaluate(run, gate_for(run.header), baseline=base, baseline_contender=base_contender, baseline_why=why)
@@ -172,7 +172,7 @@ def gate_for(header: Run, suite_path: str | None = None) -> GateModel | None:
     Only ``evalcore.yaml`` is read (checked whole), not the datasets. None means the suite has no ``gate:``
     block: the default gate applies.
     """
-    from evalcore.analysis.gate import gate_of
+    from evalcore.analysis.decisions.gate import gate_of
     from evalcore.core.errors import ConfigError
     from evalcore.suite.loader import SUITE_FILE, parse_suite_config
 
@@ -221,8 +221,8 @@ def cmd_baseline(args: argparse.Namespace) -> int:
         removed = clear_baseline(store, args.run)
         print(f"baseline of {args.run} removed" if removed else f"no baseline pinned for {args.run}")
         return 0
-    from evalcore.analysis.gate import choose_contender
-    from evalcore.analysis.runs import rank_run
+    from evalcore.analysis.decisions.gate import choose_contender
+    from evalcore.analysis.tables.runs import rank_run
     from evalcore.storage.history import StoredRun
 
     run = StoredRun(store, store.resolve_run_id(args.run))

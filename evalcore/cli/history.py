@@ -241,7 +241,7 @@ def store_run(store: Store, run: Run, replace: bool) -> None:
     """Store a whole run (atomically), with its leaderboard summary when it is big."""
     store.import_run(run, replace=replace)
     if len(run.results) > SUMMARY_AT_IMPORT_ABOVE:
-        from evalcore.analysis.summaries import refresh_summary
+        from evalcore.analysis.tables.summaries import refresh_summary
 
         refresh_summary(store, run.info.id)
 

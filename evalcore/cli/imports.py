@@ -86,8 +86,8 @@ def read_with_bar(path: Path, quiet: bool) -> Run:
 
 def report(run: Run, path: Path) -> None:
     """One line for an imported run (with the tool that made it), why it did not complete and what results it
-    lacks (:func:`~evalcore.analysis.completeness.run_notes`), and the first of its import notes."""
-    from evalcore.analysis.completeness import run_completeness, run_notes
+    lacks (:func:`~evalcore.analysis.tables.completeness.run_notes`), and the first of its import notes."""
+    from evalcore.analysis.tables.completeness import run_completeness, run_notes
     from evalcore.runfile.importers import import_notes, source_label
 
     n = len(run.results)

@@ -1,7 +1,7 @@
 """``evalcore pairwise RUN``: a run's pairwise verdicts as a win-rate table and a Bradley–Terry ranking.
 
 The verdicts come from the suite's ``pairwise:`` judge (docs/judges.md); the numbers from
-:func:`evalcore.analysis.win_rates.pairwise_summary`. Exit 0 when the run has verdicts, 2 when it has none.
+:func:`evalcore.analysis.people.win_rates.pairwise_summary`. Exit 0 when the run has verdicts, 2 when it has none.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import RESAMPLES, add_bootstrap_report, print_bootstrap_report, read_header, table
+from evalcore.cli._bootstrap import add_bootstrap_report, check_resamples, print_bootstrap_report
+from evalcore.cli._shared import read_header, table
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
@@ -27,11 +28,10 @@ def add_pairwise(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_pairwise(args: argparse.Namespace) -> int:
-    from evalcore.analysis.win_rates import pairwise_summary
+    from evalcore.analysis.people.win_rates import pairwise_summary
     from evalcore.core.errors import ConfigError
 
-    if args.resamples < 0:
-        raise ConfigError(f"--resamples {args.resamples}: give 0 (no intervals) or more ({RESAMPLES} is the default)")
+    check_resamples(args, 0)
     run = read_header(args.run, args)
     if not run.pairwise:
         raise ConfigError(
@@ -53,7 +53,7 @@ def cmd_pairwise(args: argparse.Namespace) -> int:
 
 def pairwise_lines(run_id: str, summary: object) -> list[str]:
     """The text ``evalcore pairwise`` prints: the outcome counts, the win-rate table, the ranking, a legend."""
-    from evalcore.analysis.win_rates import PairwiseSummary, headline, legend, strength_rows, win_rate_rows
+    from evalcore.analysis.people.win_rates import PairwiseSummary, headline, legend, strength_rows, win_rate_rows
 
     assert isinstance(summary, PairwiseSummary)
     lines = [f"run {run_id}: {headline(summary)}", ""]

@@ -7,7 +7,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING
 
-from evalcore.analysis.formats import plural
+from evalcore.analysis.scores.formats import plural
 from evalcore.cli._shared import (
     add_db,
     add_race,

@@ -1,7 +1,7 @@
 """Commands that rank and compare a run's contenders: ``leaderboard``, ``weights`` and ``significance``.
 
 Weights given with ``--weights`` are parsed here and checked once, by the analysis function that ranks
-(:func:`evalcore.analysis.runs.rank_run`), before anything is computed.
+(:func:`evalcore.analysis.tables.runs.rank_run`), before anything is computed.
 """
 
 from __future__ import annotations
@@ -14,11 +14,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evalcore.analysis.summaries import Summary
+    from evalcore.analysis.tables.summaries import Summary
+    from evalcore.core.metric_set import MetricSet
     from evalcore.core.records import Run
     from evalcore.storage.history import StoredRun
 
-from evalcore.analysis.rules import BEST_VALUE_POINTS, ERRORS_PENALTY_BASE, ERRORS_PENALTY_EACH, errors_penalty_text
+from evalcore.analysis.scores.rules import (
+    BEST_VALUE_POINTS,
+    ERRORS_PENALTY_BASE,
+    ERRORS_PENALTY_EACH,
+    errors_penalty_text,
+)
 from evalcore.cli._shared import (
     add_db,
     add_filters,
@@ -69,9 +75,9 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     import sys
 
-    from evalcore.analysis.runs import metric_set_of, rank_basis_of, rank_run
-    from evalcore.analysis.text import format_leaderboard
-    from evalcore.analysis.weights import parse_weights
+    from evalcore.analysis.scores.weights import parse_weights
+    from evalcore.analysis.tables.runs import metric_set_of, rank_basis_of, rank_run
+    from evalcore.analysis.tables.text import format_leaderboard
     from evalcore.core.errors import ConfigError
     from evalcore.storage.history import header_of
 
@@ -99,7 +105,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     )
     width = None if args.wide else terminal_width()
     text = format_leaderboard(ranked, metric_set, args.format, weights=weights, best_value_points=points, width=width)
-    labels = _label_tables(run, args) if args.labels else None
+    labels = _label_tables(run, args, metric_set) if args.labels else None
     print(_labels_json(text, labels) if labels is not None and args.format == "json" else text, end="")
     if basis is not None:  # beside the table, never inside JSON, CSV or Markdown meant for a program
         print(basis.note, file=sys.stdout if args.format == "table" else sys.stderr)
@@ -116,7 +122,7 @@ def print_run_problems(run: Run | StoredRun) -> None:
     contenders with none are in no row), and why its calls failed, as ``evalcore run`` says it."""
     import sys
 
-    from evalcore.analysis.completeness import completeness_of, failed_calls, run_notes
+    from evalcore.analysis.tables.completeness import completeness_of, failed_calls, run_notes
     from evalcore.storage.history import header_of
 
     for note in run_notes(header_of(run), completeness_of(run)):
@@ -124,16 +130,16 @@ def print_run_problems(run: Run | StoredRun) -> None:
     print_errors(failed_calls(run))
 
 
-def _label_tables(run: Run | StoredRun, args: argparse.Namespace) -> list[Any]:
+def _label_tables(run: Run | StoredRun, args: argparse.Namespace, metric_set: MetricSet) -> list[Any]:
     """Each contender's classification metrics under the leaderboard's filters; a run without labels is an error."""
-    from evalcore.analysis.classification import label_tables
+    from evalcore.analysis.scores.classification import label_tables
     from evalcore.core.errors import ConfigError
     from evalcore.storage.history import StoredRun
 
     if args.format == "csv":
         raise ConfigError("--labels: a CSV holds one table; use --format table, markdown or json")
     whole = run.store.load_run(run.id) if isinstance(run, StoredRun) else run
-    tables = label_tables(whole, filters_of(args))
+    tables = label_tables(whole, filters_of(args), metric_set)
     if not tables:
         raise ConfigError(
             f"--labels: run {whole.info.id} has no classification labels among the results counted: its results "
@@ -143,7 +149,7 @@ def _label_tables(run: Run | StoredRun, args: argparse.Namespace) -> list[Any]:
 
 
 def _print_labels(tables: list[Any]) -> None:
-    from evalcore.analysis.classification import label_rows
+    from evalcore.analysis.scores.classification import label_rows
 
     for found in tables:
         print(
@@ -155,7 +161,7 @@ def _print_labels(tables: list[Any]) -> None:
 
 
 def _labels_json(leaderboard: str, tables: list[Any]) -> str:
-    from evalcore.analysis.text import json_value
+    from evalcore.analysis.tables.text import json_value
 
     labels = [
         {
@@ -172,15 +178,15 @@ def _labels_json(leaderboard: str, tables: list[Any]) -> str:
 
 def print_run_leaderboard(run: StoredRun, summary: Summary | None) -> None:
     """The leaderboard ``evalcore run`` prints when it finishes: the run's weights on its summary
-    (:mod:`evalcore.analysis.summaries`), the same table ``evalcore leaderboard`` computes from the results,
+    (:mod:`evalcore.analysis.tables.summaries`), the same table ``evalcore leaderboard`` computes from the results,
     with the pass rate of the cases that declare minimum scores, ranked by the judge's score corrected by people
     when the suite asks (and a line saying so)."""
-    from evalcore.analysis.corrected import with_corrected
-    from evalcore.analysis.leaderboard import finish
-    from evalcore.analysis.outcomes import with_pass_rate
-    from evalcore.analysis.runs import metric_set_of, rank_basis_of, run_stops
-    from evalcore.analysis.text import format_leaderboard
-    from evalcore.analysis.weights import validate_weights
+    from evalcore.analysis.people.corrected import with_corrected
+    from evalcore.analysis.ranking.leaderboard import finish
+    from evalcore.analysis.ranking.outcomes import with_pass_rate
+    from evalcore.analysis.scores.weights import validate_weights
+    from evalcore.analysis.tables.runs import metric_set_of, rank_basis_of, run_stops
+    from evalcore.analysis.tables.text import format_leaderboard
 
     if summary is None:
         print("no results")
@@ -202,7 +208,7 @@ def print_run_leaderboard(run: StoredRun, summary: Summary | None) -> None:
 def print_judge_costs(run: Run | StoredRun) -> None:
     """Under a judged run's leaderboard: what the judge cost and took per contender, apart from the contenders'
     own cost and time columns, and a line on its pairwise verdicts; nothing for a run without a judge."""
-    from evalcore.analysis.judging import is_judged, judge_cost_rows, judge_costs
+    from evalcore.analysis.people.judging import is_judged, judge_cost_rows, judge_costs
     from evalcore.cli.pairwise import print_pairwise_note
     from evalcore.storage.history import StoredRun, header_of
 
@@ -253,7 +259,7 @@ def add_weights(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_weights(args: argparse.Namespace) -> int:
-    from evalcore.analysis.weights import parse_weights, validate_weights, weight_shares
+    from evalcore.analysis.scores.weights import parse_weights, validate_weights, weight_shares
     from evalcore.core.metric_set import MetricSet
 
     source = Path(args.source)
@@ -294,7 +300,7 @@ def add_significance(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_significance(args: argparse.Namespace) -> int:
-    from evalcore.analysis.runs import compare_run, rank_run
+    from evalcore.analysis.tables.runs import compare_run, rank_run
     from evalcore.storage.history import header_of
 
     run = open_run(args.run, args)
@@ -312,8 +318,8 @@ def cmd_significance(args: argparse.Namespace) -> int:
 
 def format_pairs(pairs: pd.DataFrame, order: list[str], metric: str) -> str:
     """Each pair once, the better-ranked contender as ``a``, in leaderboard order; differences in points."""
-    from evalcore.analysis.paired import PERMUTATION, SCORE_TEST
-    from evalcore.analysis.text import DASH
+    from evalcore.analysis.stats.paired import PERMUTATION, SCORE_TEST
+    from evalcore.analysis.tables.text import DASH
 
     position = {c: i for i, c in enumerate(order)}
     ranked = pairs.assign(_a=pairs.a.map(position), _b=pairs.b.map(position))

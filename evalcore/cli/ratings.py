@@ -2,7 +2,7 @@
 
 - ``evalcore ratings RUN [--format json]``: human win rates and Bradley–Terry ranking, agreement between raters,
   the judge against people, and the judge's score corrected by people
-  (:func:`evalcore.analysis.human.human_summary`).
+  (:func:`evalcore.analysis.people.human.human_summary`).
 - ``evalcore ratings import FILE``: ratings as JSON Lines (``docs/judges.md``) into the store's runs.
 - ``evalcore ratings export RUN [-o FILE]``: a run's ratings as JSON Lines (stdout without ``-o``).
 
@@ -16,10 +16,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalcore.cli._shared import add_db, open_store, print_bootstrap_report, store_holding, table
+from evalcore.cli._bootstrap import RESAMPLES, check_resamples, print_bootstrap_report
+from evalcore.cli._shared import add_db, open_store, store_holding, table
 
 if TYPE_CHECKING:
-    from evalcore.analysis.human import HumanSummary
+    from evalcore.analysis.people.human import HumanSummary
     from evalcore.core.records import Run
 
 
@@ -31,7 +32,9 @@ def add_ratings(p: argparse.ArgumentParser) -> None:
         help="a run id (a unique prefix is enough) or run file to summarise; import FILE; export RUN",
     )
     p.add_argument("-o", "--output", help="export: the JSON Lines file to write (default: stdout)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples over cases (default 1000)")
+    p.add_argument(
+        "--resamples", type=int, default=RESAMPLES, help=f"bootstrap resamples over cases (default {RESAMPLES})"
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
     add_db(p)
 
@@ -139,11 +142,10 @@ def rated_run(ref: str, args: argparse.Namespace) -> Run:
 
 
 def _summary(ref: str, args: argparse.Namespace) -> int:
-    from evalcore.analysis.human import human_summary
+    from evalcore.analysis.people.human import human_summary
     from evalcore.core.errors import ConfigError
 
-    if args.resamples < 0:
-        raise ConfigError(f"--resamples {args.resamples}: give 0 (no intervals) or more (1000 is the default)")
+    check_resamples(args, 0)
     run = rated_run(ref, args)
     if not run.ratings:
         raise ConfigError(
@@ -159,9 +161,9 @@ def _summary(ref: str, args: argparse.Namespace) -> int:
 
 def summary_lines(run_id: str, summary: HumanSummary) -> list[str]:
     """The text ``evalcore ratings RUN`` prints."""
-    from evalcore.analysis.human import agreement_line, corrected_rows, rater_line
-    from evalcore.analysis.view import count
-    from evalcore.analysis.win_rates import strength_rows, win_rate_rows
+    from evalcore.analysis.people.human import agreement_line, corrected_rows, rater_line
+    from evalcore.analysis.people.win_rates import strength_rows, win_rate_rows
+    from evalcore.analysis.tables.view import count
 
     demo = " (demo data: made-up raters)" if summary.demo else ""
     lines = [f"run {run_id}: {count(summary.ratings, 'rating')} by {count(len(summary.raters), 'rater')}{demo}", ""]

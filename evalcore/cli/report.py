@@ -35,7 +35,7 @@ def add_report(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from evalcore.analysis.weights import parse_weights
+    from evalcore.analysis.scores.weights import parse_weights
     from evalcore.core.errors import ConfigError
     from evalcore.explorer.report import ReportOptions
     from evalcore.explorer.reporters import find_reporter
@@ -52,7 +52,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     path = None if target is None or target == "-" else output_path(target, example=f"report.{reporter.suffix}")
     run = open_run(args.run, args)
     if weights is not None:
-        from evalcore.analysis.runs import metric_set_of
+        from evalcore.analysis.tables.runs import metric_set_of
 
         warn_directions(weights, metric_set_of(run))
     text = reporter.render(run, options)

@@ -32,8 +32,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     configuration error before anything was scored, 130 Ctrl-C."""
     import asyncio
 
-    from evalcore.cli._shared import said_store_lost
-    from evalcore.cli.suite import Watch, after_run, exit_code
+    from evalcore.cli.suite import Watch, finish_run
     from evalcore.core.errors import ConfigError, EvalcoreError
     from evalcore.execution.plan import RunOptions
     from evalcore.execution.progress import StderrBars
@@ -75,10 +74,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     except EvalcoreError as exc:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
         return 1
-    if said_store_lost(watch.last):
-        return 1
-    after_run(args, store, run.info.id, status)
-    return exit_code(store, run.info.id, status, watch.last, plan.samples)
+    code = finish_run(args, store, run.info.id, status, watch, plan.samples)
+    return 1 if code is None else code
 
 
 COMMANDS = {

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalcore.analysis.formats import plural
+from evalcore.analysis.scores.formats import plural
 from evalcore.cli._shared import (
     SUITE_HELP,
     Watch,
@@ -194,13 +194,9 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     except EvalcoreError as exc:
         print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
         return 1
-    if said_store_lost(watch.last):
+    code = finish_run(args, store, run.info.id, status, watch, plan.samples)
+    if code is None:
         return 1
-    after_run(args, store, run.info.id, status)
-    for line in [*getattr(watch.last, "unsent", []), getattr(watch.last, "cache", None)]:
-        if line:
-            print(line, file=sys.stderr)
-    code = exit_code(store, run.info.id, status, watch.last, plan.samples)
     code = max(code, _gate_code(store, run.info.id)) if args.gate else code
     print(f"run {run.info.id} stored in {store.location}", file=sys.stderr)
     return code
@@ -270,6 +266,20 @@ def _gate_code(store: Store, run_id: str) -> int:
         return 2
 
 
+def finish_run(
+    args: argparse.Namespace, store: Store, run_id: str, status: str, watch: Watch, samples: int
+) -> int | None:
+    """After a run went its course: the leaderboard and the run file (:func:`after_run`), the tracker events not
+    sent, and the exit code (:func:`exit_code`); None when the store was lost midway (already said)."""
+    if said_store_lost(watch.last):
+        return None
+    after_run(args, store, run_id, status)
+    for line in [*getattr(watch.last, "unsent", []), getattr(watch.last, "cache", None)]:
+        if line:
+            print(line, file=sys.stderr)
+    return exit_code(store, run_id, status, watch.last, samples)
+
+
 def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: int) -> int:
     """1 when cases were left unrun (an unreachable endpoint), every call of a contender failed, or the
     run did not complete; else 0. Says why on stderr."""
@@ -335,7 +345,7 @@ def after_run(args: argparse.Namespace, store: Store, run_id: str, status: str) 
     """The leaderboard, why calls failed and the run file, without reading every result back as a record:
     the leaderboard comes from the summary the app opens the run with, the failures from their own query,
     the file a part at a time."""
-    from evalcore.analysis.summaries import write_summary
+    from evalcore.analysis.tables.summaries import write_summary
     from evalcore.core.errors import ConfigError, EvalcoreError
     from evalcore.storage.history import StoredRun
 

@@ -83,13 +83,6 @@ def aggregate_metrics(metrics: Sequence[Metric]) -> list[AggregateMetric]:
     return found
 
 
-def with_aggregates(metrics: Sequence[Metric]) -> list[Metric]:
-    """The declared metrics followed by their aggregate metrics; unchanged when they are already there."""
-    if any(isinstance(m, AggregateMetric) for m in metrics):
-        return list(metrics)
-    return [*metrics, *aggregate_metrics(metrics)]
-
-
 def label_columns(metric: AggregateMetric) -> tuple[str, str]:
     """The results frame's columns holding each result's expected and predicted label for ``metric``."""
     return f"want_{metric.name}", f"got_{metric.name}"

@@ -206,7 +206,7 @@ class PairVerdict:
 #: A person's verdict on two replies: ``a`` better, ``b`` better, a tie, or both bad.
 PAIR_VERDICTS: tuple[str, ...] = ("a", "b", "tie", "both_bad")
 #: The run setting recorded by a suite's ``weighted_score.rank_by: corrected``, and that value: the leaderboard
-#: ranks the judged metric by the judge's score corrected by people (:mod:`evalcore.analysis.corrected`).
+#: ranks the judged metric by the judge's score corrected by people (:mod:`evalcore.analysis.people.corrected`).
 RANK_BY, CORRECTED = "rank_by", "corrected"
 #: How the bundled demo's made-up raters are named (``demo/rater-1``): no person's name may start with it.
 DEMO_RATER = "demo/"

@@ -1,7 +1,7 @@
 """Adaptive runs (``evalcore run --adaptive``): stop calling the contenders that cannot be the best.
 
 The run calls its cases in a random order drawn from a seed, in rounds: every contender still in answers a
-round's cases, then the race (:func:`evalcore.analysis.racing.judge_round`) stops those that, with the chosen
+round's cases, then the race (:func:`evalcore.analysis.stats.racing.judge_round`) stops those that, with the chosen
 confidence, cannot be the best by score. The run ends when one contender is left, when the leaders are within
 the margin, or when the cases run out. A stopped contender keeps what it answered; nothing is stored for the
 cases it skipped.
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from evalcore.analysis.racing import (
+from evalcore.analysis.stats.racing import (
     CASES_RAN_OUT,
     SETTING,
     TIED,

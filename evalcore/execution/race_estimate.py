@@ -3,7 +3,7 @@
 A race's calls depend on how far apart the contenders are, which only their answers tell. When the store
 holds a past run of the same suite in which every contender of the plan answered every case (a run that
 was not itself a race), the race is replayed over that run's per-case scores
-(:func:`evalcore.analysis.racing.replay_race`: the same rounds, confidence and margin, no call), over
+(:func:`evalcore.analysis.stats.racing.replay_race`: the same rounds, confidence and margin, no call), over
 several random orders of the cases, and the share of calls it made is applied to the plan. Without such a
 run there is nothing to go on: the estimate says so, and the plan's full count is the ceiling.
 """
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalcore.analysis.racing import SETTING, replay_race
+from evalcore.analysis.stats.racing import SETTING, replay_race
 from evalcore.execution.adaptive import race_order
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ The plan holds a :class:`RaceSettings` (the suite's ``run.adaptive`` with the co
 :func:`race_settings`); a run records it when it starts (:func:`race_record`) and a resumed run reads it back
 (:func:`recorded_race`). The race itself is :mod:`evalcore.execution.adaptive`.
 
-:mod:`evalcore.analysis.racing` (the race's statistics) computes with numpy, which a plain run never needs: it is
+:mod:`evalcore.analysis.stats.racing` (the race's statistics) computes with numpy, which a plain run never needs: it is
 imported only where a race's record is written or read.
 """
 
@@ -86,7 +86,7 @@ def _seed(flag: int | None, suite: int | None) -> int:
 
 def race_record(settings: RaceSettings, cases: int) -> dict[str, Any]:
     """What a run records of its race in its settings when it starts: no stop yet."""
-    from evalcore.analysis.racing import METHOD, SETTING
+    from evalcore.analysis.stats.racing import METHOD, SETTING
 
     return {
         SETTING: {
@@ -103,7 +103,7 @@ def race_record(settings: RaceSettings, cases: int) -> dict[str, Any]:
 
 def recorded_race(run_settings: Mapping[str, Any]) -> RaceSettings | None:
     """The race a stored run records (:func:`race_record`), to resume it with; None for a run that is not adaptive."""
-    from evalcore.analysis.racing import SETTING
+    from evalcore.analysis.stats.racing import SETTING
 
     found = run_settings.get(SETTING)
     if not isinstance(found, dict):

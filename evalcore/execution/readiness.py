@@ -4,7 +4,7 @@ images, the budget and the race."""
 
 from __future__ import annotations
 
-from evalcore.analysis.weights import validate_weights
+from evalcore.analysis.scores.weights import validate_weights
 from evalcore.core.errors import ConfigError, WeightsError
 from evalcore.core.images import image_refs
 from evalcore.core.metric_set import MetricSet

@@ -1,6 +1,6 @@
 """How many cases a suite needs to decide a question, before it runs (``evalcore plan --detect/--cases``).
 
-The sizes are :mod:`evalcore.analysis.power`'s; what they depend on (how much a case's score varies, how
+The sizes are :mod:`evalcore.analysis.stats.power`'s; what they depend on (how much a case's score varies, how
 alike two contenders answer) is read from the newest past run of the suite in the store that has at least
 two contenders scored on :data:`MIN_SHARED` shared cases, a pilot run included (a run of the first cases
 only has another definition fingerprint, and counts all the same: the spread of scores is the suite's).
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalcore.analysis.power import (
+from evalcore.analysis.stats.power import (
     MIN_CASES,
     PILOT_CASES,
     POWER,
@@ -152,7 +152,7 @@ def plan_size(
     plan's estimated cost, which prices the cases needed.
 
     Raises:
-        ConfigError: ``cases`` is below :data:`evalcore.analysis.power.MIN_CASES`.
+        ConfigError: ``cases`` is below :data:`evalcore.analysis.stats.power.MIN_CASES`.
     """
     if cases is not None and cases < MIN_CASES:
         raise ConfigError(f"--cases {cases}: a paired comparison needs at least {MIN_CASES} cases to detect anything")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalcore.core.aggregates import aggregate_metrics
 from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.core.images import image_refs
+from evalcore.core.metric_set import MetricSet
 from evalcore.execution.judge_calls import check_judges_take_images
 from evalcore.execution.pairwise import pairwise_lines
 from evalcore.execution.plan import suite_contexts
@@ -82,7 +82,7 @@ def _check_cases(suite: Suite, report: Report) -> None:
         f"{_counted(total, 'case')} in {_counted(len(suite.datasets), 'dataset')} "
         f"({', '.join(f'{n}: {len(d.cases)}' for n, d in suite.datasets.items())})"
     )
-    aggregates = aggregate_metrics(scorer.metrics)
+    aggregates = MetricSet.of(scorer.metrics).aggregates
     computed = f"; computed from the labels: {', '.join(a.name for a in aggregates)}" if aggregates else ""
     report.lines.append(
         f"adapter {adapter.name}, scorer {' + '.join(r.name for r in suite.scorer_refs)} "

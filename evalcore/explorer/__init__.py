@@ -17,6 +17,6 @@ history, who may change the store, and background runs launched from a page.
 - :mod:`~evalcore.explorer.reporters`: report formats by name, ``evalcore report --format NAME`` (entry-point
   group ``evalcore.reporters``).
 
-The leaderboard's tables come from :mod:`evalcore.analysis.view`. Nothing here imports streamlit
+The leaderboard's tables come from :mod:`evalcore.analysis.tables.view`. Nothing here imports streamlit
 (``app.py`` and ``pages/`` do) or litellm. May import every sub-package but :mod:`evalcore.cli`.
 """

@@ -13,16 +13,17 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalcore.analysis.charts import LABEL_CHARS, log_ticks, tick_text
-from evalcore.analysis.pareto import pareto_front
-from evalcore.analysis.results import Filters, select_results
-from evalcore.analysis.text import cut_names
+from evalcore.analysis.ranking.pareto import pareto_front
+from evalcore.analysis.scores.results import Filters, select_results
+from evalcore.analysis.tables.charts import LABEL_CHARS, log_ticks, tick_text
+from evalcore.analysis.tables.text import cut_names
 from evalcore.core.records import Result, Run
 from evalcore.explorer.drilldown import as_text, want_vs_got_rows
 
 if TYPE_CHECKING:
-    from evalcore.analysis.corrected import RankBasis
-    from evalcore.analysis.view import LeaderboardView
+    from evalcore.analysis.people.corrected import RankBasis
+    from evalcore.analysis.tables.view import LeaderboardView
+    from evalcore.core.metric_set import MetricSet
 
 WIDTH, HEIGHT = 560, 340
 LEFT, RIGHT, TOP, BOTTOM = 52, 16, 34, 44
@@ -145,11 +146,13 @@ def _x_text(v: float, x: str) -> str:
 # --- failing cases ----------------------------------------------------------------------------------
 
 
-def failing_cases_html(run: Run, view: LeaderboardView, filters: Filters | None, per_contender: int) -> str:
+def failing_cases_html(
+    run: Run, view: LeaderboardView, filters: Filters | None, per_contender: int, metric_set: MetricSet | None = None
+) -> str:
     """For each contender, in rank order, its failing results (a failed call, or a score below 1) behind a
     disclosure: input, expected, output and want vs got. At most ``per_contender`` each; a note says how
     many are left out."""
-    keep = _selected_keys(run, filters)
+    keep = _selected_keys(run, filters, metric_set)
     cases = {c.key: c for c in run.cases}
     failing: dict[str, list[Result]] = {}
     counts: dict[str, int] = {}
@@ -180,12 +183,14 @@ def failing_cases_html(run: Run, view: LeaderboardView, filters: Filters | None,
     return note + "".join(blocks)
 
 
-def _selected_keys(run: Run, filters: Filters | None) -> set[tuple[str, str, str, int]] | None:
+def _selected_keys(
+    run: Run, filters: Filters | None, metric_set: MetricSet | None
+) -> set[tuple[str, str, str, int]] | None:
     if filters is None or not filters.any():
         return None
     from evalcore.storage.frames import results_frame
 
-    chosen = select_results(results_frame(run), filters)
+    chosen = select_results(results_frame(run, metric_set), filters)
     columns = [chosen[k].astype(str).tolist() for k in ("contender", "dataset", "case")]
     return set(zip(*columns, chosen["sample"].astype(int).tolist(), strict=True))
 
@@ -225,8 +230,8 @@ JUDGE_NOTE = "What judging cost and took, on top of the contenders' own cost and
 def judge_rows(results: Sequence[Result]) -> tuple[list[list[str]], list[str], str] | None:
     """The judge-cost table of a judged run (rows, header, a sentence with the totals), as the CLI prints it
     under the leaderboard; None when nothing was judged."""
-    from evalcore.analysis.judging import judge_cost_rows, judge_costs
-    from evalcore.analysis.text import format_cost
+    from evalcore.analysis.people.judging import judge_cost_rows, judge_costs
+    from evalcore.analysis.tables.text import format_cost
 
     costs = judge_costs(results)
     if not costs:
@@ -253,7 +258,7 @@ def judge_section_html(results: Sequence[Result]) -> str:
 def pairwise_tables(run: Run) -> list[tuple[str, list[str], list[list[str]]]]:
     """A run's pairwise verdicts as the CLI's two tables (title, header, rows), then its headline and legend
     as a table-less entry; [] for a run without verdicts."""
-    from evalcore.analysis.win_rates import headline, legend, pairwise_summary, strength_rows, win_rate_rows
+    from evalcore.analysis.people.win_rates import headline, legend, pairwise_summary, strength_rows, win_rate_rows
 
     if not run.pairwise:
         return []
@@ -288,13 +293,13 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], kind: str)
     return f"<table class='{kind}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def labels_section_html(run: Run, filters: Filters | None) -> str:
+def labels_section_html(run: Run, filters: Filters | None, metric_set: MetricSet | None = None) -> str:
     """The report's classification section: each contender's per-label precision, recall, F1 and support under
     the report's filters; '' for a run without a ``classification`` scorer."""
-    from evalcore.analysis.classification import label_rows, label_tables
+    from evalcore.analysis.scores.classification import label_rows, label_tables
 
     parts = []
-    for found in label_tables(run, filters):
+    for found in label_tables(run, filters, metric_set):
         header, rows = label_rows(found.rows)
         summary = (
             f"{found.contender}: {found.results} scored results, accuracy {100 * found.accuracy:.1f}%, "

@@ -1,8 +1,8 @@
 """A comparison of two runs as one self-contained HTML file: ``evalcore compare --format html``.
 
-The same content as the Markdown of :mod:`evalcore.analysis.compare_text` (what was compared, each pair's
+The same content as the Markdown of :mod:`evalcore.analysis.decisions.compare_text` (what was compared, each pair's
 verdict and changes with their intervals, the cases that flipped with what was wrong), plus each pair's
-forest plot (:func:`evalcore.analysis.forest.forest_svg`, an SVG picture). It has no script at all and asks
+forest plot (:func:`evalcore.analysis.decisions.forest.forest_svg`, an SVG picture). It has no script at all and asks
 no host for anything; every text from the runs is escaped.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from html import escape
 
-from evalcore.analysis.compare import Comparison, PairComparison
-from evalcore.analysis.compare_text import (
+from evalcore.analysis.decisions.compare import Comparison, PairComparison
+from evalcore.analysis.decisions.compare_text import (
     CHANGE_HEADER,
     FLIP_LABELS,
     Details,
@@ -19,8 +19,8 @@ from evalcore.analysis.compare_text import (
     headline,
     scope_lines,
 )
-from evalcore.analysis.forest import forest_svg
-from evalcore.analysis.formats import format_value, plural
+from evalcore.analysis.decisions.forest import forest_svg
+from evalcore.analysis.scores.formats import format_value, plural
 from evalcore.core.version import __version__
 from evalcore.explorer.report import report_css
 
@@ -31,7 +31,7 @@ def comparison_html(comparison: Comparison, details: Details | None = None, flip
     """The comparison as one HTML document (no script, no request to any host).
 
     Args:
-        comparison: from :func:`evalcore.analysis.compare.compare`.
+        comparison: from :func:`evalcore.analysis.decisions.compare.compare`.
         details: what was wrong in the first flips (want vs got, or the error), by (candidate contender,
             dataset, case).
         flips: how many flipped cases to list per pair.

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.results import Filters, metadata_matches, select_results
+from evalcore.analysis.scores.results import Filters, metadata_matches, select_results
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.images import image_refs, text_input
 from evalcore.core.records import Case, Metric, Result, Run

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evalcore.analysis.compare import Comparison
+    from evalcore.analysis.decisions.compare import Comparison
     from evalcore.core.records import Result, Run
     from evalcore.storage.history import StoredRun
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from evalcore.analysis.view import format_settings
+from evalcore.analysis.tables.view import format_settings
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Run
 from evalcore.explorer.access import Access
@@ -359,7 +359,7 @@ def rescore_run(
 def _in_background(plan: Any, store: Any, run: Run, done: Any = None) -> RunJob:
     """Execute ``plan`` into the stored ``run`` on a thread of its own (``done``: results a resume keeps), and
     store the run's summary when it stops, so the app opens its leaderboard without reading every result."""
-    from evalcore.analysis.summaries import refresh_summary
+    from evalcore.analysis.tables.summaries import refresh_summary
     from evalcore.execution.runner import execute_plan
 
     def work(job: RunJob) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evalcore.analysis.compare import pair_contenders
+from evalcore.analysis.decisions.compare import pair_contenders
 from evalcore.core.records import DEMO_RATER, Metric, Rating, Result, Run
 from evalcore.runfile.ratings import SCALE, checked
 from evalcore.scoring.judge import FLAGGED_DESCRIPTION
@@ -262,7 +262,8 @@ def judge_dimensions(run: Run) -> list[str]:
 def base_candidate_run(base: Run, candidate: Run) -> tuple[Run, list[tuple[str, str]]]:
     """The run in which a base run's replies are rated against a candidate run's, and its pairs to rate.
 
-    The contenders that pair up (:func:`~evalcore.analysis.compare.pair_contenders`: the same id, or each run's
+    The contenders that pair up (:func:`~evalcore.analysis.decisions.compare.pair_contenders`: the same id, or each
+    run's
     only one), each run's named ``X · base`` or ``X · candidate``, over the cases both runs have: a merged run
     (:func:`~evalcore.runfile.merge.merge_runs`) whose id is the same for the same two runs, which holds the
     ratings. The runs' own verdicts and ratings are left out: they name the runs' own contenders.

@@ -1,8 +1,8 @@
-// The report's live weights: re-rank the embedded aggregates as evalcore/analysis/weights.py and
+// The report's live weights: re-rank the embedded aggregates as evalcore/analysis/scores/weights.py and
 // leaderboard.py do (the same log scale, errors penalty, tie rounding and tie-breaks), and draw the tables.
 // Every text from the run is set with textContent: nothing from the data is ever parsed as markup.
 // The ranking half is pure (no DOM): node runs it in the tests against the Python ranking.
-// Its numbers are evalcore/analysis/rules.py's, written in where RULES is passed (report.report_script).
+// Its numbers are evalcore/analysis/scores/rules.py's, written in where RULES is passed (report.report_script).
 var evalcoreRanking = (function (RULES) {
   "use strict";
   var TIE_SCALE = Math.pow(10, RULES.tie_decimals);

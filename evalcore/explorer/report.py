@@ -4,12 +4,12 @@ Markdown for a README or a pull request.
 The HTML file carries everything inline: its style, its script (``report.js``, ``report.css`` and
 ``report.html`` beside this module, read with :mod:`importlib.resources`), its charts (SVG drawn here)
 and the run's aggregates as JSON in a ``<script type="application/json">`` block. Moving a slider re-ranks
-those aggregates in the browser by the rules of :mod:`evalcore.analysis.weights` (the same log scale,
-errors penalty and ties), with the numbers of :mod:`evalcore.analysis.rules` written into the script
+those aggregates in the browser by the rules of :mod:`evalcore.analysis.scores.weights` (the same log scale,
+errors penalty and ties), with the numbers of :mod:`evalcore.analysis.scores.rules` written into the script
 (:func:`report_script`); a test runs the script under node against the Python ranking. The intervals
 and P(best) stay those of the weights the report was made with, and the page says so once the weights move.
 When the run's suite asks to rank by the judge's score corrected by people, the aggregates are corrected by
-the function the app's leaderboard uses (:func:`evalcore.analysis.corrected.with_corrected_view`), so the
+the function the app's leaderboard uses (:func:`evalcore.analysis.people.corrected.with_corrected_view`), so the
 tables, the banner and the sliders all rank by the corrected column, and the page says so under its banner.
 
 Every text from the run is escaped here (``html.escape``) or set as ``textContent`` by the script, never
@@ -30,14 +30,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from evalcore.analysis.banner import banner_html
-from evalcore.analysis.judging import is_judged
-from evalcore.analysis.leaderboard import RANKED_BY
-from evalcore.analysis.outcomes import pass_rates_of
-from evalcore.analysis.results import Filters
-from evalcore.analysis.rules import ranking_rules
-from evalcore.analysis.runs import frame_of, metric_set_of, rank_basis_of, run_stops
-from evalcore.analysis.text import (
+from evalcore.analysis.people.judging import is_judged
+from evalcore.analysis.ranking.leaderboard import RANKED_BY
+from evalcore.analysis.ranking.outcomes import pass_rates_of
+from evalcore.analysis.scores.results import Filters
+from evalcore.analysis.scores.rules import ranking_rules
+from evalcore.analysis.scores.weights import fold_primary, validate_weights
+from evalcore.analysis.tables.banner import banner_html
+from evalcore.analysis.tables.runs import frame_of, metric_set_of, rank_basis_of, run_stops
+from evalcore.analysis.tables.text import (
     BEST_MARK,
     FEW_MARK,
     NO_SCORED_MARK,
@@ -47,7 +48,7 @@ from evalcore.analysis.text import (
     json_value,
     stopped_text,
 )
-from evalcore.analysis.view import (
+from evalcore.analysis.tables.view import (
     LeaderboardView,
     escape_markdown,
     headline,
@@ -56,7 +57,6 @@ from evalcore.analysis.view import (
     weight_hint,
     weight_names,
 )
-from evalcore.analysis.weights import fold_primary, validate_weights
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric, Result, Run
 from evalcore.core.version import __version__
@@ -75,7 +75,7 @@ from evalcore.explorer._report_parts import (
 from evalcore.storage.history import StoredRun, header_of
 
 if TYPE_CHECKING:
-    from evalcore.analysis.corrected import RankBasis
+    from evalcore.analysis.people.corrected import RankBasis
 
 #: The formats :func:`build_report` writes.
 REPORT_FORMATS = ("html", "markdown")
@@ -83,7 +83,8 @@ REPORT_FORMATS = ("html", "markdown")
 VALUE_COLUMNS = ("cases", "scored", "errors", "score", "cost", "time", "input_tokens", "output_tokens")
 #: Counts embedded per row beside the values: how many distinct cases, and samples per case, make up ``cases``.
 CASE_COLUMNS = ("distinct_cases", "samples")
-#: A row's share of cases that meet their minimum scores (:mod:`evalcore.analysis.outcomes`), when a case has some.
+#: A row's share of cases that meet their minimum scores (:mod:`evalcore.analysis.ranking.outcomes`), when a case has
+#: some.
 PASS_RATE = "pass_rate"
 #: What the Python ranking decided for the report's weights, embedded per row as the page's first state.
 RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "p_best", "stability")
@@ -131,7 +132,7 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
     weights = validate_weights(header.info.weights if options.weights is None else options.weights, metric_set)
     basis = rank_basis_of(run)
     view = leaderboard_view(
-        frame_of(run),
+        frame_of(run, metric_set),
         metric_set,
         weights,
         options.filters,
@@ -145,9 +146,9 @@ def build_report(run: Run | StoredRun, options: ReportOptions | None = None, fmt
         judged = None
         if is_judged(header.metrics):
             judged = run.results if isinstance(run, Run) else run.store.load_run(run.id).results
-        return report_markdown(header, view, judged, basis)
+        return report_markdown(header, view, judged, basis, metric_set=metric_set)
     whole = run if isinstance(run, Run) else run.store.load_run(run.id)
-    return report_html(whole, view, options, basis)
+    return report_html(whole, view, options, basis, metric_set=metric_set)
 
 
 def stored_run_report(db_path: str | Path, run_id: str, options: ReportOptions | None = None) -> bytes:
@@ -168,7 +169,7 @@ def stored_run_report(db_path: str | Path, run_id: str, options: ReportOptions |
 # --- the embedded data ------------------------------------------------------------------------------
 
 
-def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, Any]:
+def report_payload(metric_set: MetricSet, view: LeaderboardView) -> dict[str, Any]:
     """The JSON the page ranks from: weightable names, the report's weights and every table's rows.
 
     Each table (the overall one, then one per dataset) lists its rows in the report's rank order; a row
@@ -176,7 +177,6 @@ def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, An
     ``id_rank`` (the contender id's place in sorted order, the last tie-break) and what the report's
     ranking gave it (rank, wscore, marks, P(best), intervals).
     """
-    metric_set = MetricSet.of(metrics)
     metrics = list(metric_set.metrics)  # macro-F1 is weighted from its row value, as any metric
     names = weight_names(metric_set)
     tables: list[dict[str, Any]] = [{"dataset": None, "rows": _rows(view.ranked, metrics)}]
@@ -245,13 +245,21 @@ def report_css() -> str:
 
 
 def report_script() -> str:
-    """The report's script: ``report.js`` with the ranking's numbers (:func:`evalcore.analysis.rules.ranking_rules`)
+    """The report's script: ``report.js`` with the ranking's numbers
+    (:func:`evalcore.analysis.scores.rules.ranking_rules`)
     written in, so the page ranks by the same rules as Python. ``node`` can ``require`` it as it is."""
     rules = json.dumps(ranking_rules(), allow_nan=False, separators=(",", ":"))
     return _asset("report.js").replace(_RULES_SLOT, rules)
 
 
-def report_html(run: Run, view: LeaderboardView, options: ReportOptions, basis: RankBasis | None = None) -> str:
+def report_html(
+    run: Run,
+    view: LeaderboardView,
+    options: ReportOptions,
+    basis: RankBasis | None = None,
+    *,
+    metric_set: MetricSet | None = None,
+) -> str:
     """The report as one HTML document (see the module docstring).
 
     Args:
@@ -259,9 +267,11 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions, basis: 
         view: its leaderboard under the report's weights and filters.
         options: the caps of the detail.
         basis: what the leaderboard ranks the judged metric by, when the run's suite asked for the score
-            corrected by people (:func:`evalcore.analysis.runs.rank_basis_of`): its sentence under the banner
+            corrected by people (:func:`evalcore.analysis.tables.runs.rank_basis_of`): its sentence under the banner
             and a section of the corrected scores.
+        metric_set: the run's (:func:`evalcore.analysis.tables.runs.metric_set_of`); none: derived here.
     """
+    metric_set = metric_set or MetricSet.of(run.metrics)
     e = html.escape
     parts = {
         "TITLE": e(f"evalcore report: {run.info.suite}"),
@@ -273,10 +283,10 @@ def report_html(run: Run, view: LeaderboardView, options: ReportOptions, basis: 
         "CHARTS": score_vs_svg(view.ranked, "cost") + score_vs_svg(view.ranked, "time"),
         "JUDGE": judge_section_html(run.results) if is_judged(run.metrics) else "",
         "PAIRWISE": pairwise_section_html(run),
-        "LABELS": labels_section_html(run, options.filters),
+        "LABELS": labels_section_html(run, options.filters, metric_set),
         "GLOSSARY": "".join(f"<li>{e(line)}</li>" for line in view.glossary),
-        "CASES": failing_cases_html(run, view, options.filters, options.failing_per_contender),
-        "DATA": embed_json(report_payload(run.metrics, view)),
+        "CASES": failing_cases_html(run, view, options.filters, options.failing_per_contender, metric_set),
+        "DATA": embed_json(report_payload(metric_set, view)),
         "SCRIPT": report_script(),
         "VERSION": e(__version__),
     }
@@ -326,16 +336,21 @@ def _banner_html(view: LeaderboardView) -> str:
 
 
 def report_markdown(
-    run: Run, view: LeaderboardView, judged: Sequence[Result] | None = None, basis: RankBasis | None = None
+    run: Run,
+    view: LeaderboardView,
+    judged: Sequence[Result] | None = None,
+    basis: RankBasis | None = None,
+    *,
+    metric_set: MetricSet | None = None,
 ) -> str:
     """The banner, the overall table, one table per dataset, the judge's cost (``judged``: the results of a
     judged run), the corrected scores the tables rank by (``basis``, when the suite asked for them) and the
-    glossary, as Markdown that links nowhere.
+    glossary, as Markdown that links nowhere. ``metric_set``: the run's; none: derived here.
 
     Every text from the run is backslash-escaped, so a name can never become a link, an image or HTML.
     """
     info = run.info
-    metric_set = MetricSet.of(run.metrics)
+    metric_set = metric_set or MetricSet.of(run.metrics)
     revision = info.provenance.get("revision")
     lines = [
         f"# evalcore report: {escape_markdown(info.suite)}",

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from evalcore.analysis.banner import flagged
-from evalcore.analysis.compare import PairComparison
-from evalcore.analysis.leaderboard import Prepared, finish, prepare
-from evalcore.analysis.results import Filters
-from evalcore.analysis.runs import metric_set_of, prepare_run, rank_basis_of, run_stops
-from evalcore.analysis.view import ViewState, weight_names
-from evalcore.analysis.weights import fold_primary, validate_weights
+from evalcore.analysis.decisions.compare import PairComparison
+from evalcore.analysis.ranking.leaderboard import Prepared, finish, prepare
+from evalcore.analysis.scores.results import Filters
+from evalcore.analysis.scores.weights import fold_primary, validate_weights
+from evalcore.analysis.tables.banner import flagged
+from evalcore.analysis.tables.runs import metric_set_of, prepare_run, rank_basis_of, run_stops
+from evalcore.analysis.tables.view import ViewState, weight_names
 from evalcore.core.errors import EvalcoreError, WeightsError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Run
@@ -62,7 +62,7 @@ def _ranked(prepared: Prepared, run: Run | StoredRun, metric_set: MetricSet) -> 
         weights = {}
     basis = rank_basis_of(run)
     if basis is not None:
-        from evalcore.analysis.corrected import with_corrected
+        from evalcore.analysis.people.corrected import with_corrected
 
         prepared = with_corrected(prepared, basis, metric_set)
     return finish(prepared.without_intervals(), metric_set, weights, stops=run_stops(run))
@@ -358,7 +358,7 @@ def _decode_weights(text: str) -> dict[str, float] | None:
 
 def usable_weights(weights: Mapping[str, float] | None, metric_set: MetricSet) -> dict[str, float] | None:
     """Keep only weights this metric set's sliders allow (a shared URL may name another suite's metric), the
-    primary metric's on ``score`` (:func:`evalcore.analysis.weights.fold_primary`)."""
+    primary metric's on ``score`` (:func:`evalcore.analysis.scores.weights.fold_primary`)."""
     if weights is None:
         return None
     allowed = set(weight_names(metric_set))
@@ -439,7 +439,7 @@ def _without_prompt(contender_id: str) -> str:
 def change_table(pair: PairComparison) -> pd.DataFrame:
     """A pair's changes as the Compare page lists them: ``measure, base, candidate, difference [95%
     interval], p, change`` (text, as ``evalcore compare`` prints them)."""
-    from evalcore.analysis.compare_text import CHANGE_HEADER, change_cells
+    from evalcore.analysis.decisions.compare_text import CHANGE_HEADER, change_cells
 
     return pd.DataFrame([change_cells(c) for c in pair.changes], columns=["measure", *CHANGE_HEADER[1:]])
 

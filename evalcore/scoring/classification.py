@@ -2,14 +2,14 @@
 
 Per result it reports ``correct`` (1 or 0) and always records the two labels in its diagnostics
 (``{"want": ..., "got": ...}``): per-label precision, recall, F1 and the confusion matrix of a run are
-computed from them (:mod:`evalcore.analysis.classification`), not averaged from per-result numbers.
+computed from them (:mod:`evalcore.analysis.scores.classification`), not averaged from per-result numbers.
 
 With ``positive_labels`` (the class that must not be missed) it also reports the guardrail metrics
 (:data:`GUARDRAIL_METRICS`) of that class, taken as one set: a reply "says positive" when its label is any
 positive label. Each is 1, 0 or null per result, null where the result is outside the metric's denominator
 (``recall`` is null for a result expected negative), so a leaderboard's mean over a row's results is the
 set-level value (``recall`` = true positives / expected positives) and its interval is a proportion's
-(:func:`evalcore.analysis.intervals.proportion_interval`), as for any 0/1 metric.
+(:func:`evalcore.analysis.stats.intervals.proportion_interval`), as for any 0/1 metric.
 """
 
 from __future__ import annotations

@@ -47,18 +47,20 @@ from evalcore.storage.packed import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from evalcore.core.metric_set import MetricSet
     from evalcore.storage.connection import StoreConnection
 
 STATUSES = ("scored", "error")
 
 
-def results_frame(run: records.Run) -> pd.DataFrame:
-    """The results of an in-memory run as a DataFrame (see the module docstring for its shape).
+def results_frame(run: records.Run, metric_set: MetricSet | None = None) -> pd.DataFrame:
+    """The results of an in-memory run as a DataFrame (see the module docstring for its shape); ``metric_set``:
+    the run's, when the caller holds it (none: derived from the run's metrics).
 
     Raises:
         ValueError: a result names a contender or case the run does not hold.
     """
-    rows, labels = run_rows(run)
+    rows, labels = run_rows(run, metric_set)
     cases = [(c.dataset, c.id, c.variant, c.metadata) for c in run.cases]
     names = [m.name for m in run.metrics]
     return build_frame(rows, [c.id for c in run.contenders], cases, names, count=len(rows), labels=labels)

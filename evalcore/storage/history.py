@@ -18,6 +18,7 @@ from evalcore.storage.rows import to_json
 
 if TYPE_CHECKING:
     from evalcore.storage.connection import StoreConnection
+    from evalcore.storage.frames import ResultColumns
     from evalcore.storage.store import Store
 
 
@@ -41,6 +42,13 @@ class StoredRun:
 def header_of(run: Run | StoredRun) -> Run:
     """The run's header: what its leaderboard needs besides the results (metrics, contenders, weights)."""
     return run.header if isinstance(run, StoredRun) else run
+
+
+def columns_of(run: Run | StoredRun) -> ResultColumns:
+    """A run's results as columns (:mod:`evalcore.storage.frames`), read from the store for a stored run."""
+    from evalcore.storage.frames import read_columns, run_columns  # numpy, loaded only when columns are read
+
+    return read_columns(run.store, run.id) if isinstance(run, StoredRun) else run_columns(run)
 
 
 def update_settings(store: StoreConnection, run_id: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:

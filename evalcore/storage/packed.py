@@ -18,8 +18,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from evalcore.core import records
-from evalcore.core.aggregates import AggregateMetric, aggregate_metrics, label_place, labels_of
+from evalcore.core.aggregates import AggregateMetric, label_place, labels_of
 from evalcore.core.errors import StoreError
+from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 from evalcore.storage.dialects import query
 
@@ -61,8 +62,9 @@ def rows_table(rows: Iterable[tuple], metric_names: Sequence[str], count: int) -
     return np.fromiter(rows, dtype=dtype, count=count)
 
 
-def run_rows(run: records.Run) -> tuple[list[tuple], dict[str, LabelRows]]:
-    """An in-memory run's row tuples (see :func:`build_frame`), and each aggregate metric's labelled results.
+def run_rows(run: records.Run, metric_set: MetricSet | None = None) -> tuple[list[tuple], dict[str, LabelRows]]:
+    """An in-memory run's row tuples (see :func:`build_frame`), and each aggregate metric's labelled results
+    (the aggregate metrics of ``metric_set``, the run's metric set; none: derived from the run's metrics).
 
     Raises:
         ValueError: a result names a contender or case the run does not hold.
@@ -76,7 +78,8 @@ def run_rows(run: records.Run) -> tuple[list[tuple], dict[str, LabelRows]]:
         ]
     except KeyError as e:
         raise ValueError(f"run {run.info.id!r}: a result names {e.args[0]!r}, not in the run") from None
-    labels = {a.name: run_labels(run, a.scorer, contender_codes, case_codes) for a in aggregate_metrics(run.metrics)}
+    aggregates = (metric_set or MetricSet.of(run.metrics)).aggregates
+    labels = {a.name: run_labels(run, a.scorer, contender_codes, case_codes) for a in aggregates}
     return rows, labels
 
 
@@ -157,7 +160,7 @@ def contender_ids(conn: sqlite3.Connection, run_id: str) -> list[str]:
 
 def all_labels(conn: sqlite3.Connection, run_id: str, metrics: list[Metric]) -> dict[str, LabelRows]:
     """Each aggregate metric's labelled results (:func:`read_labels`), by its name."""
-    return {a.name: read_labels(conn, run_id, a) for a in aggregate_metrics(metrics)}
+    return {a.name: read_labels(conn, run_id, a) for a in MetricSet.of(metrics).aggregates}
 
 
 def changes(conn: sqlite3.Connection, run_id: str) -> int:

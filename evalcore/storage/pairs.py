@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalcore.core import records
-from evalcore.storage.rows import append_replacing
+from evalcore.storage.rows import append_replacing, rows_in_order
 
 _COLUMNS = (
     'run_id, dataset, "case", sample, a, b, outcome, judge, orders, calls, error_kind, error_message, '
@@ -46,8 +46,7 @@ def add_pairs(store: Any, run_id: str, verdicts: Sequence[records.PairVerdict]) 
 
 def pair_rows(conn: sqlite3.Connection, run_id: str) -> list[tuple]:
     """A run's verdicts' rows, in the order they were stored."""
-    sql = f"SELECT {_COLUMNS} FROM pairwise WHERE run_id = ? ORDER BY position"
-    return conn.execute(sql, (run_id,)).fetchall()
+    return rows_in_order(conn, "pairwise", _COLUMNS, run_id)
 
 
 def attach(run: records.Run, rows: list[tuple]) -> records.Run:

@@ -14,7 +14,7 @@ from typing import Any
 
 from evalcore.core import records
 from evalcore.core.clock import utc_now
-from evalcore.storage.rows import append_replacing
+from evalcore.storage.rows import append_replacing, rows_in_order
 
 _COLUMNS = 'run_id, dataset, "case", sample, a, b, rater, verdict, scores, comment, created_at, random, position'
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
@@ -64,8 +64,7 @@ def add_runs_ratings(store: Any, by_run: Mapping[str, Sequence[records.Rating]])
 
 def rating_rows(conn: sqlite3.Connection, run_id: str) -> list[tuple]:
     """A run's ratings' rows, in the order they were stored."""
-    sql = f"SELECT {_COLUMNS} FROM ratings WHERE run_id = ? ORDER BY position"
-    return conn.execute(sql, (run_id,)).fetchall()
+    return rows_in_order(conn, "ratings", _COLUMNS, run_id)
 
 
 def attach(run: records.Run, rows: list[tuple]) -> records.Run:

@@ -437,3 +437,8 @@ def append_replacing(conn: sqlite3.Connection, table: str, columns: str, rows: S
         f"INSERT OR REPLACE INTO {table} ({columns}) VALUES ({', '.join('?' * len(rows[0]))})",
         [(*row[:-1], first + i) for i, row in enumerate(rows)],
     )
+
+
+def rows_in_order(conn: sqlite3.Connection, table: str, columns: str, run_id: str) -> list[tuple]:
+    """A run's rows of ``table`` (as :func:`append_replacing` stored them), in the order they were added."""
+    return conn.execute(f"SELECT {columns} FROM {table} WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()

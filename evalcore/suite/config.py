@@ -245,7 +245,7 @@ class LineupEntryModel(_Strict):
 class WeightedScoreModel(_Strict):
     weights: dict[str, float] = Field(default_factory=dict)
     #: What the leaderboard ranks the judged metric by: the judge's own mean, or (``corrected``) the judge's
-    #: score corrected by people's ratings (:mod:`evalcore.analysis.corrected`), once every contender has some.
+    #: score corrected by people's ratings (:mod:`evalcore.analysis.people.corrected`), once every contender has some.
     rank_by: Literal["judge", "corrected"] = "judge"
 
 

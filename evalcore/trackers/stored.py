@@ -21,7 +21,7 @@ def ended_run(store: Store, run_id: str) -> RunEnded:
     head = store.load_run(run_id, results=False)
 
     def leaderboard() -> pd.DataFrame:
-        from evalcore.analysis.runs import rank_run
+        from evalcore.analysis.tables.runs import rank_run
         from evalcore.storage.history import StoredRun
 
         with _own(store) as mine:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.analysis.agreement import (
+from evalcore.analysis.people.agreement import (
     _kappa,
     agreement,
     cohen_kappa,
@@ -21,7 +21,7 @@ from evalcore.analysis.agreement import (
     weighted_pearson,
     weighted_ranks,
 )
-from evalcore.analysis.labels import labels_frame
+from evalcore.analysis.people.labels import labels_frame
 
 
 def wikipedia_example() -> tuple[list[str], list[str]]:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.analysis.charts import FRONTIER, dataset_heatmap, metric_bars, score_vs
+from evalcore.analysis.tables.charts import FRONTIER, dataset_heatmap, metric_bars, score_vs
 from evalcore.core.records import Metric
 
 METRICS = [

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.analysis.classification import (
+from evalcore.analysis.scores.classification import (
     NO_LABEL,
     accuracy,
     confusion_matrix,
@@ -14,8 +14,8 @@ from evalcore.analysis.classification import (
     resampled_macro_f1,
     result_labels,
 )
-from evalcore.analysis.intervals import percentile_interval
-from evalcore.analysis.resampling import resample_counts
+from evalcore.analysis.stats.intervals import percentile_interval
+from evalcore.analysis.stats.resampling import resample_counts
 from evalcore.core.records import Metric, Result, Run, RunInfo
 
 # By hand: c is expected once and never predicted; d is predicted once and never expected.
@@ -123,7 +123,7 @@ def test_label_tables_give_each_contender_its_per_label_rows_accuracy_and_macro_
 
 
 def test_label_tables_count_only_the_filtered_results():
-    from evalcore.analysis.results import Filters
+    from evalcore.analysis.scores.results import Filters
 
     (only,) = label_tables(labelled_run(), Filters(datasets=["d"], contenders=["m1"]))
     assert only.results == 4 and only.rows.equals(per_label(WANT[:4], GOT[:4]))

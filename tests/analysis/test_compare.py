@@ -3,7 +3,8 @@
 Each run has one contender scored 0/1 per case (``None`` in an outcome list is a failed call), so every
 number below is countable by hand: a score is the share of ones, a drop is a difference of shares, and
 McNemar's test on the ``b`` and ``c`` discordant cases, with its continuity adjustment ``g``
-(:data:`~evalcore.analysis.paired.CONTINUITY`), has p = erfc((|b − c| − g) / √(2(b + c))) (``erfc(0.9 / √2) ≈ 0.37``
+(:data:`~evalcore.analysis.stats.paired.CONTINUITY`), has p = erfc((|b − c| − g) / √(2(b + c))) (``erfc(0.9 / √2) ≈
+0.37``
 for one discordant case, ``erfc(9.9 / √20) ≈ 0.0017`` for ten that all went one way).
 """
 
@@ -13,9 +14,9 @@ import math
 
 import pytest
 
-from evalcore.analysis.compare import CompareError, compare, pair_contenders
-from evalcore.analysis.gate import DEFAULT_GATE_TEXT, FAIL, PASS, WARN, GateError, evaluate, gate_of
-from evalcore.analysis.paired import CONTINUITY
+from evalcore.analysis.decisions.compare import CompareError, compare, pair_contenders
+from evalcore.analysis.decisions.gate import DEFAULT_GATE_TEXT, FAIL, PASS, WARN, GateError, evaluate, gate_of
+from evalcore.analysis.stats.paired import CONTINUITY
 from tests.factories import binary_run
 
 

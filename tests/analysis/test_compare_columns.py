@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evalcore.analysis.compare import compare
-from evalcore.analysis.compare_text import comparison_json
+from evalcore.analysis.decisions.compare import compare
+from evalcore.analysis.decisions.compare_text import comparison_json
 from evalcore.core import records
 from evalcore.storage.frames import ResultColumns, frame_columns, read_columns, results_frame, run_columns
 from evalcore.storage.history import StoredRun

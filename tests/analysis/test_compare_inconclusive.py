@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 
-from evalcore.analysis.compare import compare
-from evalcore.analysis.compare_text import (
+from evalcore.analysis.decisions.compare import compare
+from evalcore.analysis.decisions.compare_text import (
     comparison_json,
     comparison_lines,
     comparison_markdown,
@@ -16,8 +16,8 @@ from evalcore.analysis.compare_text import (
     gate_markdown,
     inconclusive,
 )
-from evalcore.analysis.gate import PASS, evaluate
-from evalcore.analysis.power import cases_to_decide
+from evalcore.analysis.decisions.gate import PASS, evaluate
+from evalcore.analysis.stats.power import cases_to_decide
 from tests.factories import binary_run
 
 BASE = binary_run("base", {"m": [1] * 40})

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.analysis.compare import compare
-from evalcore.analysis.compare_text import difference_text
-from evalcore.analysis.gate import FAIL, PASS, evaluate, gate_of
-from evalcore.analysis.paired_f1 import AGREE_PSEUDO, CASE_SWAP
+from evalcore.analysis.decisions.compare import compare
+from evalcore.analysis.decisions.compare_text import difference_text
+from evalcore.analysis.decisions.gate import FAIL, PASS, evaluate, gate_of
+from evalcore.analysis.stats.paired_f1 import AGREE_PSEUDO, CASE_SWAP
 from evalcore.core.records import Run
 from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evalcore.analysis.compare import compare
-from evalcore.analysis.compare_text import comparison_lines, comparison_markdown, overall
+from evalcore.analysis.decisions.compare import compare
+from evalcore.analysis.decisions.compare_text import comparison_lines, comparison_markdown, overall
 from tests.factories import binary_run
 
 MANY = {f"m{i}": [1] * 10 for i in range(12)}

@@ -1,4 +1,4 @@
-from evalcore.analysis.completeness import (
+from evalcore.analysis.tables.completeness import (
     completeness,
     missing_note,
     run_completeness,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.analysis.corrected import CORRECTED, RANK_BY, asks_corrected, rank_basis, with_corrected
-from evalcore.analysis.leaderboard import finish, prepare
+from evalcore.analysis.people.corrected import CORRECTED, RANK_BY, asks_corrected, rank_basis, with_corrected
+from evalcore.analysis.ranking.leaderboard import finish, prepare
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Rating
 from evalcore.storage.frames import results_frame
@@ -108,7 +108,7 @@ def test_the_corrected_resamples_spread_with_the_unclipped_standard_error():
 
 
 def _by_dataset(run, singles):
-    from evalcore.analysis.runs import rank_run
+    from evalcore.analysis.tables.runs import rank_run
 
     run.ratings = singles
     ranked = rank_run(run, {"judge_score": 1.0}, by_dataset=True, basis=rank_basis(run, singles))

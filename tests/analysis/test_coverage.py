@@ -10,9 +10,9 @@ from functools import cache
 import numpy as np
 import pytest
 
-from evalcore.analysis.intervals import expanded_level, proportion_interval
-from evalcore.analysis.paired import paired_differences, score_test
-from evalcore.analysis.paired_f1 import LabelCounts, paired_macro_f1
+from evalcore.analysis.stats.intervals import expanded_level, proportion_interval
+from evalcore.analysis.stats.paired import paired_differences, score_test
+from evalcore.analysis.stats.paired_f1 import LabelCounts, paired_macro_f1
 
 #: The chances of a right answer of bench/bench_coverage.py's grid.
 CHANCES = (0.55, 0.7, 0.85, 0.95, 0.99, 1.0)
@@ -136,7 +136,7 @@ def test_a_mean_of_values_that_are_often_all_the_same_covers_at_least_93_percent
     0.991, 0.939 and 0.954 here; the point interval alone covered 0.235, 0.521 and 0.954. Where one or two
     values differ from the rest (``at`` 1.0 with share 0.95: 0.910; 0.75 with 0.98: 0.895) the bootstrap
     interval itself is too narrow, which the boundary rule does not change."""
-    from evalcore.analysis.intervals import percentile_interval, widen_points
+    from evalcore.analysis.stats.intervals import percentile_interval, widen_points
 
     n, reps, draws = 30, 1000, 400
     rng = np.random.default_rng(21)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
-from evalcore.analysis.compare import Change
-from evalcore.analysis.forest import forest_svg
+from evalcore.analysis.decisions.compare import Change
+from evalcore.analysis.decisions.forest import forest_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.analysis.formats import DASH, format_value, is_missing
+from evalcore.analysis.scores.formats import DASH, format_value, is_missing
 
 
 @pytest.mark.parametrize("value", [None, math.nan, np.float64("nan"), np.float32("nan")])

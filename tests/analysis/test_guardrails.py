@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.analysis.compare_text import gate_lines
-from evalcore.analysis.gate import FAIL, PASS, GateError, evaluate, gate_of
-from evalcore.analysis.runs import rank_run
+from evalcore.analysis.decisions.compare_text import gate_lines
+from evalcore.analysis.decisions.gate import FAIL, PASS, GateError, evaluate, gate_of
+from evalcore.analysis.tables.runs import rank_run
 from evalcore.core import records
 from evalcore.core.records import Case
 from evalcore.scoring.adapters import Context, Parsed

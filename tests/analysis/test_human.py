@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from evalcore.analysis.human import human_summary, human_value, judged_metric
+from evalcore.analysis.people.human import human_summary, human_value, judged_metric
 from evalcore.core.records import Rating
 from tests.factories import rated_run
 
@@ -90,7 +90,7 @@ def test_json_has_no_nan(summary):
 
 
 def test_the_judge_interval_beside_the_corrected_score_is_the_leaderboards(summary):
-    from evalcore.analysis.runs import rank_run
+    from evalcore.analysis.tables.runs import rank_run
 
     board = rank_run(RUN, None).set_index("contender")
     assert summary.judge_intervals[C0] == (board.at[C0, "judge_score_lo"], board.at[C0, "judge_score_hi"])

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.analysis.intervals import (
+from evalcore.analysis.stats.intervals import (
     EXACT_BELOW,
     bootstrap_interval,
     mean_acceleration,
@@ -88,7 +88,7 @@ def test_a_skew_past_the_pole_of_bcas_correction_reads_the_last_resample():
 
 
 def test_a_mean_whose_values_are_all_the_same_gets_the_exact_bound_of_their_share():
-    from evalcore.analysis.intervals import constant_interval
+    from evalcore.analysis.stats.intervals import constant_interval
 
     # At 0 and 1 it is Clopper–Pearson's n of n (R's binom.confint(0, 10), exact: 0.3084971; 30/30: 0.8842967).
     low, high = constant_interval(np.array([1.0, 0.0, 0.75]), np.array([30, 10, 10]))
@@ -100,7 +100,7 @@ def test_a_mean_whose_values_are_all_the_same_gets_the_exact_bound_of_their_shar
 
 
 def test_only_an_interval_of_one_point_is_widened():
-    from evalcore.analysis.intervals import widen_points
+    from evalcore.analysis.stats.intervals import widen_points
 
     low, high = widen_points(
         np.array([0.5, 1.0, np.nan]), np.array([0.7, 1.0, np.nan]), np.array([0.6, 1.0, np.nan]), 30

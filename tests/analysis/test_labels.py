@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.analysis.labels import cell_value, judge_columns, label_text, labels_from_run, parse_labels
+from evalcore.analysis.people.labels import cell_value, judge_columns, label_text, labels_from_run, parse_labels
 from evalcore.core import records
 from evalcore.core.errors import ConfigError
 from tests.factories import make_run

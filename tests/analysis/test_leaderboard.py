@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.leaderboard import aggregate, finish, leaderboard, prepare, rank
-from evalcore.analysis.results import Filters
+from evalcore.analysis.ranking.leaderboard import aggregate, finish, leaderboard, prepare, rank
+from evalcore.analysis.scores.results import Filters
 from evalcore.core.errors import WeightsError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalcore.analysis.leaderboard import STOPPED, finish, leaderboard, prepare
-from evalcore.analysis.racing import stop_texts
-from evalcore.analysis.runs import rank_run, run_stops
+from evalcore.analysis.ranking.leaderboard import STOPPED, finish, leaderboard, prepare
+from evalcore.analysis.stats.racing import stop_texts
+from evalcore.analysis.tables.runs import rank_run, run_stops
 from evalcore.core.metric_set import MetricSet
 from evalcore.storage.frames import results_frame
 from tests.report_runs import ADAPTIVE_STOPS, adaptive_run

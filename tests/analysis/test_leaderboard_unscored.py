@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from evalcore.analysis.leaderboard import FEW_CASES, leaderboard, rank
+from evalcore.analysis.ranking.leaderboard import FEW_CASES, leaderboard, rank
 from tests.analysis.rows import METRICS, NAN, frame, table
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.analysis.gate import FAIL, PASS, GateError, evaluate, gate_of
-from evalcore.analysis.outcomes import case_outcomes, minimum_scores_of
-from evalcore.analysis.runs import rank_run
-from evalcore.analysis.text import format_leaderboard
+from evalcore.analysis.decisions.gate import FAIL, PASS, GateError, evaluate, gate_of
+from evalcore.analysis.ranking.outcomes import case_outcomes, minimum_scores_of
+from evalcore.analysis.tables.runs import rank_run
+from evalcore.analysis.tables.text import format_leaderboard
 from evalcore.core import records
 from evalcore.core.metric_set import MetricSet
 from evalcore.storage.history import StoredRun

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.analysis.win_rates import bradley_terry, fit_bradley_terry, head_to_head, win_matrix, win_rates
+from evalcore.analysis.people.win_rates import bradley_terry, fit_bradley_terry, head_to_head, win_matrix, win_rates
 from evalcore.core.records import ErrorInfo, PairVerdict
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalcore.analysis.pareto import pareto_front
+from evalcore.analysis.ranking.pareto import pareto_front
 from tests.analysis.rows import NAN, table
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.paired import paired_differences
-from evalcore.analysis.power import (
+from evalcore.analysis.stats.paired import paired_differences
+from evalcore.analysis.stats.power import (
     MIN_CASES,
     Spread,
     cases_needed,

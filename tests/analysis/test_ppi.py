@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.analysis.ppi import ppi_mean, tuned_lambda
+from evalcore.analysis.people.ppi import ppi_mean, tuned_lambda
 
 HUMAN = [1.0, 0.0, 1.0, 1.0]
 JUDGE_RATED = [1.0, 1.0, 1.0, 0.0]

@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 
-from evalcore.analysis.racing import (
+from evalcore.analysis.stats.racing import (
     CASES_RAN_OUT,
     ONE_LEFT,
     TIED,

@@ -1,6 +1,6 @@
 """The race's bets against the reference implementation of betting confidence sequences: ``confseq``
 (Howard & Waudby-Smith, github.com/gostevehoward/confseq, commit 70b1ef3), whose ``lambda_aKelly`` are the
-"aGRAPA" bets of Waudby-Smith & Ramdas (JRSS-B 2024) that :func:`evalcore.analysis.racing.log_wealth` places.
+"aGRAPA" bets of Waudby-Smith & Ramdas (JRSS-B 2024) that :func:`evalcore.analysis.stats.racing.log_wealth` places.
 
 confseq is not a dependency. The expected numbers were printed once by its own code (its ``src/confseq``
 modules run from a scratch copy under NumPy 2, with ``np.float_ = np.float64`` set first, as its annotations
@@ -22,7 +22,7 @@ agree once its bets are clipped at 0 (at ``m = 0.5`` on ``X`` its bets never go 
 import numpy as np
 import pytest
 
-from evalcore.analysis.racing import log_wealth
+from evalcore.analysis.stats.racing import log_wealth
 
 X = np.array(
     [0.9, 0.7, 1.0, 0.6, 0.8, 0.95, 0.4, 0.85, 1.0, 0.75, 0.9, 0.65, 1.0, 0.8, 0.55, 0.9, 1.0, 0.7, 0.85, 0.95]

@@ -5,7 +5,7 @@ every round."""
 import numpy as np
 import pytest
 
-from evalcore.analysis.racing import CASES_RAN_OUT, Replayed, judge_round, replay_race
+from evalcore.analysis.stats.racing import CASES_RAN_OUT, Replayed, judge_round, replay_race
 
 
 def _replay_by_judging_every_round(matrix, round_size, confidence=0.95, margin=0.0):

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from evalcore.analysis.reliability import krippendorff_alpha
+from evalcore.analysis.people.reliability import krippendorff_alpha
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: four observers, twelve units,
 # missing values left out. Published: nominal 0.743, ordinal 0.815, interval 0.849.

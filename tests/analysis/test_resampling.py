@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.intervals import expanded_level, percentile_interval
-from evalcore.analysis.leaderboard import aggregate
-from evalcore.analysis.resampling import (
+from evalcore.analysis.ranking.leaderboard import aggregate
+from evalcore.analysis.scores.results import result_values
+from evalcore.analysis.stats.intervals import expanded_level, percentile_interval
+from evalcore.analysis.stats.resampling import (
     _sorted_codes,
     bootstrap,
     case_matrix,
@@ -24,7 +25,6 @@ from evalcore.analysis.resampling import (
     resample_counts,
     resampled_tables,
 )
-from evalcore.analysis.results import result_values
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 from evalcore.storage.frames import results_frame
@@ -374,7 +374,7 @@ def test_agreeing_samples_count_their_case_once_in_the_exact_interval():
 def test_resample_counts_are_the_64_bit_draws_counted_whatever_the_strata():
     import numpy as np
 
-    from evalcore.analysis.resampling import resample_counts
+    from evalcore.analysis.stats.resampling import resample_counts
 
     strata = np.array([0, 1, 0, 2, 1, 0, 2, 2, 2, 0])
     counts = resample_counts(strata, 50, np.random.default_rng(7))

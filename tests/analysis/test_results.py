@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.analysis.results import Filters, result_values, select_results
+from evalcore.analysis.scores.results import Filters, result_values, select_results
 from evalcore.core.errors import EvalcoreError
 from tests.analysis.rows import METRICS
 

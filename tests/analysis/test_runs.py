@@ -8,11 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalcore.analysis import summaries
-from evalcore.analysis.leaderboard import leaderboard
-from evalcore.analysis.results import Filters, select_results
-from evalcore.analysis.runs import compare_run, metric_set_of, prepare_run, rank_run
-from evalcore.analysis.significance import pairwise_significance
+from evalcore.analysis.ranking.leaderboard import leaderboard
+from evalcore.analysis.scores.results import Filters, select_results
+from evalcore.analysis.stats.significance import pairwise_significance
+from evalcore.analysis.tables import summaries
+from evalcore.analysis.tables.runs import compare_run, metric_set_of, prepare_run, rank_run
 from evalcore.core.errors import WeightsError
 from evalcore.core.records import Run
 from evalcore.storage.frames import results_frame
@@ -126,7 +126,7 @@ def test_by_variant_keeps_the_filters_on_datasets() -> None:
 
 
 def test_a_run_whose_suite_asks_for_the_corrected_score_ranks_by_it_unless_told_otherwise(tmp_path):
-    from evalcore.analysis.runs import rank_basis_of
+    from evalcore.analysis.tables.runs import rank_basis_of
     from evalcore.core.records import CORRECTED, RANK_BY, Rating
     from tests.factories import rated_run
 

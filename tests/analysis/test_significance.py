@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.analysis.paired import AGREE_BOUND, CONTINUITY, agreement_bound, paired_difference, score_test
-from evalcore.analysis.significance import pairwise_significance
+from evalcore.analysis.stats.paired import AGREE_BOUND, CONTINUITY, agreement_bound, paired_difference, score_test
+from evalcore.analysis.stats.significance import pairwise_significance
 from evalcore.core.errors import EvalcoreError
 from tests.analysis.rows import NAN, frame, result
 
@@ -156,8 +156,8 @@ def test_pairwise_names_the_known_metrics_for_an_unknown_one():
 def test_many_columns_at_once_drawn_in_blocks_give_the_numbers_of_whole_draws():
     """``paired_differences`` draws its resamples and sign flips a block at a time; the numbers are those of
     ``paired_stats`` given every draw at once (B x cases), column by column, 0/1 columns included."""
-    from evalcore.analysis.paired import BLOCK, paired_differences, paired_stats
-    from evalcore.analysis.resampling import resample_counts
+    from evalcore.analysis.stats.paired import BLOCK, paired_differences, paired_stats
+    from evalcore.analysis.stats.resampling import resample_counts
 
     rng = np.random.default_rng(7)
     cases, B = 300, 2 * BLOCK + 17  # blocks that do not divide B
@@ -180,7 +180,7 @@ def test_many_columns_at_once_drawn_in_blocks_give_the_numbers_of_whole_draws():
 
 
 def test_only_0_1_columns_draw_nothing():
-    from evalcore.analysis.paired import paired_differences
+    from evalcore.analysis.stats.paired import paired_differences
 
     a, b = np.array([[1.0], [1.0], [0.0], [1.0]]), np.array([[0.0], [1.0], [0.0], [0.0]])
     row = paired_differences(a, b, B=10**9)[0]  # B that large would be seconds and gigabytes if drawn

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.analysis.stability import weight_stability
+from evalcore.analysis.ranking.stability import weight_stability
 from tests.analysis.rows import METRICS, table
 
 

@@ -1,4 +1,5 @@
-"""evalcore.analysis.summaries and the store's summaries: saved, read back bit for bit, dropped when results change."""
+"""evalcore.analysis.tables.summaries and the store's summaries: saved, read back bit for bit, dropped when results
+change."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.analysis import summaries, view
+from evalcore.analysis.tables import summaries, view
 from evalcore.core.metric_set import MetricSet
 from evalcore.runfile.read import read_run_file
 from evalcore.storage.frames import results_frame

@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from evalcore.analysis.leaderboard import leaderboard, rank
-from evalcore.analysis.text import ERRORS_P_BEST, format_cost, format_leaderboard, format_percent, format_seconds
+from evalcore.analysis.ranking.leaderboard import leaderboard, rank
+from evalcore.analysis.tables.text import ERRORS_P_BEST, format_cost, format_leaderboard, format_percent, format_seconds
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 from tests.analysis.rows import METRICS as ROW_METRICS

@@ -7,10 +7,10 @@ import json
 import pandas as pd
 import pytest
 
-from evalcore.analysis.banner import winner_reason
-from evalcore.analysis.formats import plural
-from evalcore.analysis.leaderboard import rank
-from evalcore.analysis.text import cut_names, format_leaderboard
+from evalcore.analysis.ranking.leaderboard import rank
+from evalcore.analysis.scores.formats import plural
+from evalcore.analysis.tables.banner import winner_reason
+from evalcore.analysis.tables.text import cut_names, format_leaderboard
 from evalcore.core.metric_set import MetricSet
 from tests.analysis.rows import METRICS, NAN, table
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.analysis.banner import banner_html, banner_text
-from evalcore.analysis.view import (
+from evalcore.analysis.tables.banner import banner_html, banner_text
+from evalcore.analysis.tables.view import (
     Filters,
     escape_markdown,
     filter_options,

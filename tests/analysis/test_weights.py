@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalcore.analysis.weights import (
+from evalcore.analysis.scores.weights import (
     direction_warnings,
     goodness_matrix,
     log_scale,

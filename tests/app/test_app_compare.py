@@ -226,7 +226,7 @@ def test_short_run_ids_in_the_address_open_their_runs(monkeypatch, tmp_path):
 
 
 def test_a_comparison_prefetched_for_the_pages_address_is_not_computed_again(monkeypatch, tmp_path):
-    from evalcore.analysis import compare as comparing
+    from evalcore.analysis.decisions import compare as comparing
     from pages import _loaders, _prefetch
 
     seed(monkeypatch, tmp_path, *two_runs())
@@ -257,7 +257,7 @@ def test_a_prefetch_of_runs_that_cannot_be_compared_leaves_the_page_to_say_why(m
 
 def test_the_comparison_can_be_downloaded_as_one_offline_report(monkeypatch, tmp_path):
     import pages._comparing
-    from evalcore.analysis.compare import compare
+    from evalcore.analysis.decisions.compare import compare
     from evalcore.storage.history import StoredRun
 
     seed(monkeypatch, tmp_path, *two_runs())

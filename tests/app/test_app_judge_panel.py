@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalcore.analysis.judging import judge_costs
+from evalcore.analysis.people.judging import judge_costs
 from evalcore.runfile.read import read_run_file
 from tests.app.test_app_shared import REPO, demo_run, open_page, seed, unescaped
 

@@ -98,7 +98,7 @@ def test_filter_values_the_run_does_not_have_are_dropped_even_when_the_filters_a
 
 def test_a_filtered_view_of_a_run_without_a_saved_summary_never_computes_the_whole_runs(monkeypatch, tmp_path):
     """A filter set on an upload or a run still going: the lists come from the frame the view reads anyway."""
-    from evalcore.analysis import summaries
+    from evalcore.analysis.tables import summaries
 
     run = demo_run()
     seed(monkeypatch, tmp_path, run)  # bundled runs are imported without a summary
@@ -219,7 +219,7 @@ def test_the_demo_button_launches_the_demo_suite_and_opens_the_run_page(monkeypa
 
 
 def test_a_run_with_a_saved_summary_opens_without_reading_its_results(monkeypatch, tmp_path):
-    from evalcore.analysis import summaries, view
+    from evalcore.analysis.tables import summaries, view
     from evalcore.storage.frames import results_frame
     from evalcore.storage.store import Store
 
@@ -247,7 +247,7 @@ def test_a_run_with_a_saved_summary_opens_without_reading_its_results(monkeypatc
 
 
 def test_opening_a_finished_run_saves_its_summary_and_a_running_one_does_not(monkeypatch, tmp_path):
-    from evalcore.analysis import summaries
+    from evalcore.analysis.tables import summaries
     from evalcore.storage.store import Store
     from tests.factories import make_run
 
@@ -378,7 +378,7 @@ def test_the_report_can_be_downloaded_from_the_top_of_the_page(monkeypatch, tmp_
 
 
 def test_a_classification_run_shows_per_label_metrics_and_its_confusion_matrix(monkeypatch, tmp_path):
-    from evalcore.analysis import classification
+    from evalcore.analysis.scores import classification
     from evalcore.execution.plan import make_plan
     from evalcore.execution.runner import run_suite
     from evalcore.storage.store import Store

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.analysis.win_rates import pairwise_summary
+from evalcore.analysis.people.win_rates import pairwise_summary
 from tests.app.test_app_shared import demo_run, open_page, seed, unescaped
 from tests.factories import judged_run
 

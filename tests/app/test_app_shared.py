@@ -273,7 +273,7 @@ def test_warming_up_seeds_the_store_and_keeps_the_default_runs_summary_without_l
     seed(monkeypatch, tmp_path, demo_run())
     probe = (
         "import json, sys\nfrom pages import _startup\n_startup.warm_up()\n"
-        "from evalcore.analysis import summaries\nfrom evalcore.storage.store import Store\n"
+        "from evalcore.analysis.tables import summaries\nfrom evalcore.storage.store import Store\n"
         "store = Store(sys.argv[1])\n"
         "print(json.dumps([[r['id'] for r in store.list_runs()],"
         " summaries.read_summary(store, 'run-demo') is not None, 'litellm' in sys.modules,"

@@ -113,23 +113,82 @@ def test_a_module_imports_nothing_forbidden_to_the_engine(path: Path):
     assert wrong == []
 
 
+#: The rooms of ``evalcore/analysis/``, lowest first: a room may import only the rooms before it (and itself).
+ANALYSIS_ROOMS = ("scores", "stats", "ranking", "people", "tables", "decisions")
+
+
+def _upward_imports(path: Path, root: Path = ROOT) -> list[str]:
+    """The imports of ``path`` that run up: to a higher layer of :data:`LAYERS`, or, inside ``evalcore/analysis/``,
+    to a higher room of :data:`ANALYSIS_ROOMS` (or to the ``evalcore.analysis`` facade, which sits above them)."""
+    parts = path.relative_to(root / "evalcore").parts
+    if len(parts) < 2:  # evalcore/__init__.py and __main__.py sit above every layer
+        return []
+    layer = parts[0]
+    room = parts[1] if layer == "analysis" and len(parts) > 2 else None
+    wrong = []
+    for line, name in _imported(path, root):
+        target = name.split(".")
+        if target[0] != "evalcore" or len(target) < 2:
+            continue
+        if target[1] not in LAYERS:
+            wrong.append(f"line {line}: imports {name}, which is in no sub-package")
+        elif LAYERS.index(target[1]) > LAYERS.index(layer):
+            wrong.append(f"line {line}: {layer} imports {name}, a layer above it")
+        elif room is not None and target[1] == "analysis":
+            to = target[2] if len(target) > 3 else None
+            if to not in ANALYSIS_ROOMS:
+                wrong.append(f"line {line}: analysis/{room} imports {name}, through the facade above every room")
+            elif ANALYSIS_ROOMS.index(to) > ANALYSIS_ROOMS.index(room):
+                wrong.append(f"line {line}: analysis/{room} imports {name}, from analysis/{to}, a room above it")
+    return wrong
+
+
+def test_every_analysis_module_lives_in_a_room():
+    analysis = PACKAGE / "analysis"
+    stray = [
+        str(p.relative_to(analysis))
+        for p in _modules(analysis)
+        if p.parent == analysis and p.name != "__init__.py" or p.parent.name not in ("analysis", *ANALYSIS_ROOMS)
+    ]
+    assert stray == []
+
+
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_a_module_imports_only_from_its_own_layer_or_below(path: Path):
-    layer = _layer_of(path)
-    if layer is None:  # evalcore/__init__.py and __main__.py sit above every layer
-        return
-    rank = LAYERS.index(layer)
-    wrong = []
-    for line, name in _imported(path):
-        parts = name.split(".")
-        if parts[0] != "evalcore" or len(parts) < 2:
-            continue
-        target = parts[1]
-        if target not in LAYERS:
-            wrong.append(f"line {line}: imports {name}, which is in no sub-package")
-        elif LAYERS.index(target) > rank:
-            wrong.append(f"line {line}: {layer} imports {name}, a layer above it")
-    assert wrong == []
+    assert _upward_imports(path) == []
+
+
+def _plant(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_an_import_of_a_higher_layer_is_refused(tmp_path: Path):
+    _plant(tmp_path, {"evalcore/core/records.py": "from evalcore.cli.main import main\n"})
+    assert _upward_imports(tmp_path / "evalcore/core/records.py", tmp_path) == [
+        "line 1: core imports evalcore.cli.main.main, a layer above it"
+    ]
+
+
+def test_an_import_of_a_higher_analysis_room_is_refused(tmp_path: Path):
+    _plant(tmp_path, {"evalcore/analysis/stats/paired.py": "def f():\n    from evalcore.analysis.tables import view\n"})
+    assert _upward_imports(tmp_path / "evalcore/analysis/stats/paired.py", tmp_path) == [
+        "line 2: analysis/stats imports evalcore.analysis.tables.view, from analysis/tables, a room above it"
+    ]
+
+
+def test_an_analysis_room_importing_the_analysis_facade_is_refused(tmp_path: Path):
+    _plant(tmp_path, {"evalcore/analysis/scores/weights.py": "from evalcore.analysis import rank\n"})
+    assert _upward_imports(tmp_path / "evalcore/analysis/scores/weights.py", tmp_path) == [
+        "line 1: analysis/scores imports evalcore.analysis.rank, through the facade above every room"
+    ]
+
+
+def test_an_import_of_a_lower_analysis_room_passes(tmp_path: Path):
+    _plant(tmp_path, {"evalcore/analysis/decisions/gate.py": "from evalcore.analysis.scores.formats import DASH\n"})
+    assert _upward_imports(tmp_path / "evalcore/analysis/decisions/gate.py", tmp_path) == []
 
 
 def test_no_module_is_over_500_lines():
@@ -143,7 +202,8 @@ def _module_name(path: Path, root: Path = ROOT) -> str:
 
 
 def _facades(names: dict[str, Path]) -> dict[str, str]:
-    """``evalcore.analysis.rank`` → ``evalcore.analysis.leaderboard``: where each lazily re-exported name lives."""
+    """``evalcore.analysis.rank`` → ``evalcore.analysis.ranking.leaderboard``: where each lazily re-exported name
+    lives."""
     facades = {}
     for name, path in names.items():
         if path.name == "__init__.py":

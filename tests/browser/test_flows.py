@@ -47,7 +47,7 @@ def test_the_leaderboard_opens_on_the_bundled_demo_run(page, app_url):
 
 
 def expected_winner(run_file, **changes) -> str:  # noqa: ANN001
-    from evalcore.analysis.view import leaderboard_view
+    from evalcore.analysis.tables.view import leaderboard_view
     from evalcore.runfile.read import read_run_file
     from evalcore.storage.frames import results_frame
 

@@ -107,7 +107,7 @@ def test_export_import_export_gives_the_same_file(capsys, suite, tmp_db, tmp_pat
 def test_run_and_the_import_of_a_big_run_leave_its_leaderboard_summary_in_the_store(
     capsys, suite, tmp_db, tmp_path, monkeypatch
 ):
-    from evalcore.analysis.summaries import read_summary
+    from evalcore.analysis.tables.summaries import read_summary
     from evalcore.cli import history as cli
 
     run_id = _one_run(capsys, suite, tmp_db)
@@ -335,7 +335,7 @@ def test_the_leaderboard_from_a_runs_summary_is_the_one_from_its_results(capsys,
 def test_the_per_dataset_leaderboard_of_the_demo_from_its_summary_is_the_one_from_its_results(capsys, tmp_db):
     from pathlib import Path
 
-    from evalcore.analysis.summaries import write_summary
+    from evalcore.analysis.tables.summaries import write_summary
     from evalcore.runfile.read import read_run_file
     from evalcore.storage.store import Store
 

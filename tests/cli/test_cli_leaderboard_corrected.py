@@ -41,7 +41,7 @@ def test_a_run_not_asking_is_ranked_by_the_judges_own_score(tmp_path):
 
 
 def test_the_run_commands_end_table_ranks_by_the_corrected_score_and_says_so(tmp_path, capsys, monkeypatch):
-    from evalcore.analysis.summaries import write_summary
+    from evalcore.analysis.tables.summaries import write_summary
     from evalcore.cli.ranking import print_run_leaderboard
     from evalcore.storage.history import StoredRun
 

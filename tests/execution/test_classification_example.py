@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalcore.analysis.classification import macro_f1, result_labels
+from evalcore.analysis.scores.classification import macro_f1, result_labels
 from evalcore.execution.plan import make_plan
 from evalcore.execution.runner import run_suite
 from evalcore.execution.verify import verify_suite

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalcore.analysis.gate import FAIL, PASS, evaluate, gate_of
-from evalcore.analysis.runs import rank_run
+from evalcore.analysis.decisions.gate import FAIL, PASS, evaluate, gate_of
+from evalcore.analysis.tables.runs import rank_run
 from evalcore.execution.plan import make_plan
 from evalcore.execution.runner import run_suite
 from evalcore.storage.history import StoredRun

@@ -133,7 +133,7 @@ def test_a_panel_of_fake_judges_runs_offline_and_reports_disagreement(tmp_path, 
 
 
 def test_a_panels_flagged_share_is_a_leaderboard_metric(tmp_path, openai_server):
-    from evalcore.analysis.runs import rank_run
+    from evalcore.analysis.tables.runs import rank_run
     from evalcore.storage.history import StoredRun
 
     openai_server.content = answering("unused")

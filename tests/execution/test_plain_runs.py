@@ -18,7 +18,7 @@ OFF_FEATURES = (
     "execution/budget.py",
     "models/metering.py",
     "execution/adaptive.py",
-    "analysis/racing.py",
+    "analysis/stats/racing.py",
     "execution/judge_calls.py",
     "execution/pairwise.py",
     "scoring/judge.py",

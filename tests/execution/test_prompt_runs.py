@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.analysis.view import leaderboard_view
+from evalcore.analysis.tables.view import leaderboard_view
 from evalcore.core.errors import ConfigError
 from evalcore.core.metric_set import MetricSet
 from evalcore.execution.plan import RunOptions, case_messages, make_plan

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evalcore.analysis.power import PILOT_CASES, Spread, cases_needed
+from evalcore.analysis.stats.power import PILOT_CASES, Spread, cases_needed
 from evalcore.cli import main
 from evalcore.core.errors import ConfigError
 from evalcore.execution.plan import RunOptions, make_plan

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from data import demo_ratings
-from evalcore.analysis.human import is_demo_rater
+from evalcore.analysis.people.human import is_demo_rater
 from evalcore.runfile.read import read_run_file
 from tests.app.test_app_shared import REPO
 

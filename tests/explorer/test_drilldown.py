@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalcore.analysis.results import Filters, select_results
+from evalcore.analysis.scores.results import Filters, select_results
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer.drilldown import (
     CaseFilters,

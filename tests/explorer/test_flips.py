@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.analysis.compare import compare
-from evalcore.analysis.compare_text import comparison_lines
+from evalcore.analysis.decisions.compare import compare
+from evalcore.analysis.decisions.compare_text import comparison_lines
 from evalcore.core import records
 from evalcore.explorer.flips import flip_details, telling_sample
 from evalcore.storage.history import StoredRun

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.analysis.summaries import read_summary
+from evalcore.analysis.tables.summaries import read_summary
 from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.execution.runner import ContenderProgress, Progress
 from evalcore.explorer.access import Access

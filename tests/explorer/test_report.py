@@ -8,17 +8,20 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.analysis.leaderboard import aggregate, rank
-from evalcore.analysis.results import Filters
-from evalcore.analysis.rules import BEST_VALUE_POINTS, ranking_rules
-from evalcore.analysis.runs import rank_run, run_stops
-from evalcore.analysis.view import leaderboard_view, weight_names
+from evalcore.analysis.ranking.leaderboard import aggregate, rank
+from evalcore.analysis.scores.results import Filters
+from evalcore.analysis.scores.rules import BEST_VALUE_POINTS, ranking_rules
+from evalcore.analysis.tables.runs import rank_run, run_stops
+from evalcore.analysis.tables.view import leaderboard_view, weight_names
 from evalcore.core.metric_set import MetricSet
 from evalcore.explorer.report import (
     ReportOptions,
@@ -105,9 +108,8 @@ def test_sliders_cover_every_weightable_name_and_start_at_the_reports_weights(de
 
 
 def test_the_sliders_tooltips_are_plain_text_not_escaped_markdown(demo):
-    hints = report_payload(
-        demo.metrics, leaderboard_view(results_frame(demo), MetricSet.of(demo.metrics), {}, ci=False)
-    )["hints"]
+    metric_set = MetricSet.of(demo.metrics)
+    hints = report_payload(metric_set, leaderboard_view(results_frame(demo), metric_set, {}, ci=False))["hints"]
     described = {m.name: m.description for m in demo.metrics}
     assert hints["exact_match"].startswith(described["exact_match"] + " Positive")
     assert described["field_accuracy"].rstrip(".") in hints["score"]  # the primary metric weighs on score
@@ -155,8 +157,9 @@ def test_the_page_embeds_the_rules_it_ranks_with(demo_html):
 def test_the_pages_ranking_equals_the_pythons_under_any_weights(which, demo, node, script_file):
     run = {"demo": demo, "edges": edge_run(), "adaptive": adaptive_run()}[which]
     stops = run_stops(run)
-    view = leaderboard_view(results_frame(run), MetricSet.of(run.metrics), run.info.weights, ci=False, stops=stops)
-    payload = report_payload(run.metrics, view)
+    metric_set = MetricSet.of(run.metrics)
+    view = leaderboard_view(results_frame(run), metric_set, run.info.weights, ci=False, stops=stops)
+    payload = report_payload(metric_set, view)
     names = payload["names"]
     rng = np.random.default_rng(7)
     draws = [{}, {"errors": -1.0}, {"cost": -1.0}, {"time": 0.5}, {"score": 1.0, "errors": -0.01}]
@@ -294,3 +297,29 @@ def test_a_classification_run_reports_each_contenders_per_label_metrics():
 
 def test_a_run_without_labels_has_no_classification_section(demo_html):
     assert "Classification: per label" not in demo_html
+
+
+def _derivations(build: Callable[[], object]) -> int:
+    """How many times ``build`` derives a metric list's aggregate metrics, whichever module asks."""
+    from evalcore.core.aggregates import aggregate_metrics
+
+    calls = 0
+
+    def count(frame: FrameType, event: str, arg: object) -> None:
+        nonlocal calls
+        calls += event == "call" and frame.f_code is aggregate_metrics.__code__
+
+    sys.setprofile(count)
+    try:
+        build()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown"])
+def test_a_report_derives_its_runs_metric_set_once(fmt):
+    from tests.analysis.test_classification_metrics import labelled_run
+
+    run = labelled_run()
+    assert _derivations(lambda: build_report(run, ReportOptions(B=20, filters=Filters(contenders=["m1"])), fmt)) == 1

@@ -9,10 +9,10 @@ import subprocess
 
 import pytest
 
-from evalcore.analysis.corrected import BY_PEOPLE
-from evalcore.analysis.rules import BEST_VALUE_POINTS
-from evalcore.analysis.runs import rank_basis_of, rank_run
-from evalcore.analysis.view import escape_markdown, leaderboard_view
+from evalcore.analysis.people.corrected import BY_PEOPLE
+from evalcore.analysis.scores.rules import BEST_VALUE_POINTS
+from evalcore.analysis.tables.runs import rank_basis_of, rank_run
+from evalcore.analysis.tables.view import escape_markdown, leaderboard_view
 from evalcore.core.metric_set import MetricSet
 from evalcore.explorer.report import ReportOptions, build_report, read_embedded, report_payload
 from evalcore.storage.frames import results_frame
@@ -71,7 +71,7 @@ def test_the_pages_sliders_rank_by_the_corrected_score(asking, node, script_file
     view = leaderboard_view(
         results_frame(asking), MetricSet.of(asking.metrics), asking.info.weights, ci=False, basis=basis
     )
-    tables = report_payload(asking.metrics, view)["tables"]
+    tables = report_payload(MetricSet.of(asking.metrics), view)["tables"]
     draws = [{"judge_score": 1.0}, {"judge_score": 0.5, "cost": -0.2}, {"judge_score": 1.0, "errors": -1.0}]
     reply = subprocess.run(
         [node, "-e", HARNESS, str(script_file)],

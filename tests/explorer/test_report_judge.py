@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.analysis.judging import judge_cost_rows, judge_costs
+from evalcore.analysis.people.judging import judge_cost_rows, judge_costs
 from evalcore.explorer.report import build_report
 from evalcore.runfile.read import read_run_file
 from tests.factories import make_run
@@ -44,7 +44,7 @@ def test_a_run_without_a_judge_has_no_judge_section():
 
 
 def test_a_run_with_pairwise_verdicts_shows_win_rates_and_the_ranking_in_both_reports():
-    from evalcore.analysis.win_rates import pairwise_summary, strength_rows, win_rate_rows
+    from evalcore.analysis.people.win_rates import pairwise_summary, strength_rows, win_rate_rows
     from tests.runfile.test_runfile_pairwise import with_verdicts
 
     run = with_verdicts(make_run(3, 4))

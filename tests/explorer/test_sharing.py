@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.analysis.view import Filters, ViewState
+from evalcore.analysis.tables.view import Filters, ViewState
 from evalcore.core.metric_set import MetricSet
 from evalcore.explorer.access import Policy
 from evalcore.explorer.sharing import (
@@ -120,7 +120,7 @@ def test_run_summaries_are_newest_first_with_winner_and_cost():
 
 
 def test_a_runs_winner_from_its_summary_is_its_winner_from_the_results(tmp_path):
-    from evalcore.analysis.summaries import write_summary
+    from evalcore.analysis.tables.summaries import write_summary
     from evalcore.storage.store import Store
 
     runs = [make_run(4, 6, run_id=f"r{i}") for i in range(3)]
@@ -250,8 +250,8 @@ def test_the_default_comparison_stays_within_the_newest_runs_suite() -> None:
 
 
 def test_a_run_ranked_by_the_corrected_score_has_its_leaderboards_winner_in_the_history_and_trend(tmp_path):
-    from evalcore.analysis.banner import flagged
-    from evalcore.analysis.runs import rank_run
+    from evalcore.analysis.tables.banner import flagged
+    from evalcore.analysis.tables.runs import rank_run
     from evalcore.core.records import CORRECTED, RANK_BY, Rating
     from evalcore.explorer.sharing import run_trend, trend_of
     from evalcore.storage.store import Store

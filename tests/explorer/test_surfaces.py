@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.analysis.compare import compare
-from evalcore.analysis.gate import evaluate
-from evalcore.analysis.runs import rank_run
-from evalcore.analysis.text import STOPPED_MARK
-from evalcore.analysis.view import leaderboard_view
+from evalcore.analysis.decisions.compare import compare
+from evalcore.analysis.decisions.gate import evaluate
+from evalcore.analysis.tables.runs import rank_run
+from evalcore.analysis.tables.text import STOPPED_MARK
+from evalcore.analysis.tables.view import leaderboard_view
 from evalcore.cli import main
 from evalcore.core.metric_set import MetricSet
 from evalcore.explorer.report import ReportOptions, build_report, read_embedded
@@ -253,8 +253,8 @@ def test_the_cli_json_gives_each_contenders_pass_rate(capsys, floored_file, pass
 
 
 def test_the_run_commands_end_table_shows_the_same_pass_rate(capsys, monkeypatch, tmp_path, floored, pass_rates):
-    from evalcore.analysis.summaries import write_summary
-    from evalcore.analysis.text import format_percent
+    from evalcore.analysis.tables.summaries import write_summary
+    from evalcore.analysis.tables.text import format_percent
     from evalcore.cli.ranking import print_run_leaderboard
     from evalcore.storage.store import Store
 
@@ -312,7 +312,7 @@ def test_a_per_dataset_table_ranked_by_the_corrected_score_reads_the_same_in_the
 
 
 def test_a_gate_checks_the_judged_metric_of_a_run_ranked_by_the_corrected_score_as_its_leaderboard_shows_it():
-    from evalcore.analysis.gate import FAIL
+    from evalcore.analysis.decisions.gate import FAIL
     from tests.factories import corrected_run
 
     run = corrected_run()

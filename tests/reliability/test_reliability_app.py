@@ -227,7 +227,7 @@ def test_viewer_mode_the_pages_write_actions_refuse_when_called(viewer_store):
 
 
 def test_tooltips_and_labels_built_from_a_run_file_are_escaped():
-    from evalcore.analysis.view import display_columns, escape_markdown, weight_hint
+    from evalcore.analysis.tables.view import display_columns, escape_markdown, weight_hint
     from tests.untrusted import untrusted_run
 
     run = untrusted_run()

@@ -1,0 +1,1 @@
+"""How sure we are: intervals, the bootstrap, paired differences and their tests, racing adaptive runs."""
