@@ -181,7 +181,8 @@ def add_import(p: argparse.ArgumentParser) -> None:
         "paths",
         nargs="+",
         metavar="PATH",
-        help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), or folders of them",
+        help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), lm-evaluation-harness "
+        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), or folders of them",
     )
     p.add_argument(
         "--replace",
@@ -217,7 +218,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                     why = (
                         "Inspect's listing of the folder's logs"
                         if isinstance(exc, InspectListingError)
-                        else "not a run file, promptfoo result file or Inspect log"
+                        else "not a run file, promptfoo result file, Inspect log or lm-eval results file"
                     )
                     print(f"skipped {path}: {why}", file=sys.stderr)
                 else:
@@ -368,8 +369,8 @@ COMMANDS = {
     "import": (
         add_import,
         cmd_import,
-        "read run files, promptfoo result files or Inspect logs (files or folders) into the store; each "
-        "file atomically",
+        "read run files, promptfoo result files, Inspect logs or lm-evaluation-harness output (files or folders) "
+        "into the store; each run atomically",
         "evalcore import run.json.gz promptfoo-out.json logs/ --replace",
     ),
     "merge": (
