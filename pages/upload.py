@@ -27,7 +27,8 @@ st.title("Upload runs")
 st.caption(
     "Run files written by `evalcore export` or `evalcore run -o` (`.json`, `.json.gz`), promptfoo result files "
     "(`promptfoo eval -o`, `promptfoo export`), Inspect AI logs (`.json`, `.eval`) and lm-evaluation-harness "
-    "output folders zipped (`results_*.json` with its `samples_*.jsonl`), one or several at once. "
+    "output folders zipped (`results_*.json` with its `samples_*.jsonl`) and OpenTelemetry traces of model "
+    "calls (OTLP JSON), one or several at once. "
     "Each is recognised by its content and checked before anything is shown."
 )
 uploads = st.file_uploader(

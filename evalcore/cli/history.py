@@ -191,7 +191,37 @@ def add_import(p: argparse.ArgumentParser) -> None:
         "different run under a stored id is refused)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    traces = p.add_argument_group("OpenTelemetry traces (OTLP JSON)")
+    traces.add_argument("--sample", metavar="SHARE", help="keep this share of the model calls, e.g. 5%% (stable)")
+    traces.add_argument("--since", metavar="DATE", help="keep the calls that started on or after DATE (ISO 8601)")
+    traces.add_argument(
+        "--where",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="keep the calls whose span or resource attribute KEY equals VALUE (repeatable)",
+    )
     add_db(p)
+
+
+def trace_selection(args: argparse.Namespace) -> Any:
+    """The ``--sample``/``--since``/``--where`` of ``import`` as a selection of traced calls (None: all)."""
+    from evalcore.core.errors import ConfigError
+    from evalcore.runfile.importers.otlp import Selection, parse_share, parse_since
+
+    if args.sample is None and args.since is None and not args.where:
+        return None
+    try:
+        share = parse_share(args.sample) if args.sample is not None else None
+    except ValueError as exc:
+        raise ConfigError(str(exc) if "--sample" in str(exc) else f"--sample {args.sample!r}: give e.g. 5%") from None
+    since = parse_since(args.since) if args.since is not None else None
+    if args.since is not None and since is None:
+        raise ConfigError(f"--since {args.since!r}: give a date or time, e.g. 2026-12-01 or 2026-12-01T12:00:00Z")
+    bad = [w for w in args.where if "=" not in w]
+    if bad:
+        raise ConfigError(f"--where {bad[0]!r}: give KEY=VALUE, e.g. --where deployment.environment=prod")
+    return Selection(share, since, dict(w.split("=", 1) for w in args.where))
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -202,12 +232,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     from evalcore.runfile.importers.detect import InspectListingError, UnknownLayoutError
     from evalcore.storage.transfer import holds_run
 
+    selection = trace_selection(args)
     target = imports.StoreOnDemand(args)
     failed = 0
     try:
         for path, in_folder in imports.targets([Path(p) for p in args.paths]):
             try:
-                run = imports.read_with_bar(path, quiet=args.quiet)
+                run = imports.read_with_bar(path, quiet=args.quiet, selection=selection)
                 if not args.replace and holds_run(target.store(), run):
                     where = target.store().location
                     print(f"run {run.info.id} is already in the store {where}, unchanged: nothing imported")

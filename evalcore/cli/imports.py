@@ -78,13 +78,14 @@ class StoreOnDemand:
             folder.rmdir()
 
 
-def read_with_bar(path: Path, quiet: bool) -> Run:
-    """The run a file holds, read with a progress bar on a terminal unless ``quiet``."""
+def read_with_bar(path: Path, quiet: bool, selection: Any = None) -> Run:
+    """The run a file holds, read with a progress bar on a terminal unless ``quiet``; ``selection`` picks the
+    model calls of a traces file."""
     from evalcore.runfile.importers import read_import
 
     bar = None if quiet else Bar(path.name)
     try:
-        return read_import(path, on_progress=bar)
+        return read_import(path, on_progress=bar, selection=selection)
     finally:
         if bar is not None:
             bar.close()

@@ -156,3 +156,15 @@ def test_an_lm_eval_results_file_alone_is_refused_saying_to_upload_the_folder_as
     at = upload(open_page(PAGE), ("results.json", results.read_bytes(), "application/json"))
     assert not at.exception
     assert "upload a zip of the folder" in " ".join(c.value for c in at.code)
+
+
+def test_an_otlp_traces_file_is_read_with_its_badge_and_notes(monkeypatch, tmp_path):
+    from tests.importing import OTLP
+
+    seed(monkeypatch, tmp_path)
+    traces = ("chat-traces.json", (OTLP / "chat-traces.json").read_bytes(), "application/json")
+    at = upload(open_page(PAGE), traces)
+    assert not at.exception and not at.error
+    assert "Imported: support-bot, 2 contenders, 7 cases, 7 results." in texts(at)
+    assert "OpenTelemetry traces" in _badges(at)[0]
+    assert "were not captured" in texts(at)

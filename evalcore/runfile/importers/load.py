@@ -8,6 +8,7 @@ log through its importer. A file of no known layout, a damaged zip or a zip bomb
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -19,13 +20,19 @@ from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.importers import _common as common
 from evalcore.runfile.importers import _lm_eval_files as lm_eval_files
-from evalcore.runfile.importers import detect, inspect_log, lm_eval, promptfoo
+from evalcore.runfile.importers import detect, inspect_log, lm_eval, otlp, promptfoo
 from evalcore.runfile.importers._lean import Lean, inspect_samples, read_lean
 from evalcore.runfile.importers._source import ZIP_MAGIC, ZipArchive, decode_json, load, refused, scrub
 from evalcore.runfile.read import MAX_BYTES, read_run_file, run_from_dict
 
 #: How the badge names each tool.
-TOOL_NAMES = {"promptfoo": "promptfoo", "inspect_ai": "Inspect", "evalcore": "evalcore", "lm_eval": "lm-eval"}
+TOOL_NAMES = {
+    "promptfoo": "promptfoo",
+    "inspect_ai": "Inspect",
+    "evalcore": "evalcore",
+    "lm_eval": "lm-eval",
+    "otlp": "OpenTelemetry traces",
+}
 Progress = Callable[[int, int], None]
 
 
@@ -36,8 +43,10 @@ def read_import(
     max_bytes: int = MAX_BYTES,
     on_progress: Progress | None = None,
     imported_at: str | None = None,
+    selection: otlp.Selection | None = None,
 ) -> records.Run:
-    """Read a run file, a promptfoo result file or an Inspect log, told apart by content.
+    """Read a run file, a promptfoo result file, an Inspect log, an lm-eval results file (with its samples
+    files) or OTLP JSON traces, told apart by content.
 
     Args:
         source: a path, or the file's bytes (e.g. an upload). Gzip is undone whatever the file's name.
@@ -45,6 +54,7 @@ def read_import(
         max_bytes: the most bytes the file, or all its decompressed content, may hold.
         on_progress: called with (items done, items in all) while rows or samples are read.
         imported_at: the import's time (RFC 3339 UTC); now by default.
+        selection: which traced model calls of an OTLP file to import (``--sample``, ``--since``, ``--where``).
 
     Returns:
         The run. An imported one's id comes from the file's SHA-256: the same file gives the same id.
@@ -73,6 +83,8 @@ def read_import(
     notes = common.Notes()
     if lm_eval_files.is_samples_data(data):
         raise lm_eval_files.samples_refused(name)
+    if b'"resourceSpans"' in data[:256]:
+        return _read_otlp(data, name, stamp, selection, on_progress)
     tree, lenient = decode_json(data, name)
     kind = detect.kind_of_json(tree)
     if kind == "evalcore":  # a run file with NaN is refused, with where, by the run file's reader
@@ -109,6 +121,28 @@ def _import_lean(lean: Lean, stamp: common.Stamp, on_progress: Progress | None) 
     _stamp_inspect(stamp, header, "json")
     pairs = inspect_samples(lean.samples, notes if lean.lenient else None)
     return inspect_log.import_inspect(header, pairs, len(lean.samples), stamp, notes, on_progress)
+
+
+def _read_otlp(
+    data: bytes, name: str, stamp: common.Stamp, selection: otlp.Selection | None, on_progress: Progress | None
+) -> records.Run:
+    """OTLP JSON: one export, or one per line (a collector's file exporter)."""
+    try:
+        trees = [decode_json(data, name)[0]]
+    except RunFileError:
+        trees = [
+            decode_json(line, name, where=f"line {i}: ")[0]
+            for i, line in enumerate(data.splitlines(), 1)
+            if line.strip()
+        ]
+    bad = next((i for i, tree in enumerate(trees, 1) if not otlp.is_otlp(tree)), None)
+    if bad is not None:
+        where = f"line {bad}" if len(trees) > 1 else "(file)"
+        raise refused(name, "not OTLP JSON traces", f"{where}: not an object with a resourceSpans list")
+    if selection is not None:
+        stamp.digest = hashlib.sha256(f"{stamp.digest}\n{selection.key()}".encode()).hexdigest()
+    stamp.tool, stamp.version, stamp.layout = otlp.TOOL, "unknown", "OTLP JSON traces (GenAI semantic conventions)"
+    return otlp.import_otlp(trees, stamp, common.Notes(), selection, on_progress)
 
 
 def _read_lm_eval(
