@@ -262,6 +262,10 @@ def cmd_import(args: argparse.Namespace) -> int:
                 continue
             target.written += 1
             imports.report(run, path)
+            if selection is not None and run.info.provenance.get("tool", {}).get("name") != "otlp":
+                print(
+                    f"  warning: --sample, --since and --where select traced calls only; {path.name} was imported whole"
+                )
         if target.written:
             print(f"stored in {target.store().location}")
     finally:

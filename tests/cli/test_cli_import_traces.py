@@ -47,3 +47,14 @@ def test_leaderboard_reads_a_traces_file_as_it_reads_a_run_file(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert sorted(r["contender"] for r in rows) == ["claude-3-5-haiku", "gpt-4o-mini"]
+
+
+def test_a_selection_given_with_a_file_that_is_not_traces_is_said_to_be_ignored(tmp_path):
+    from tests.importing import INSPECT
+
+    done = evalcore("import", INSPECT / "capitals.eval", "--sample", "5%", db=tmp_path / "e.db")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "warning: --sample, --since and --where select traced calls only; capitals.eval was imported whole"
+        in done.stdout
+    )

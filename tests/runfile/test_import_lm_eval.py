@@ -164,3 +164,37 @@ def test_a_corpus_metric_is_noted_and_a_task_with_no_document_score_left_out(tmp
     notes = run.info.settings["import"]["notes"]
     assert any(n.startswith(f"{samples.name}: line 1: exact_match:") and "imported as null" in n for n in notes)
     assert any("task capitals_vote: no metric (exact_match)" in n and "left out" in n for n in notes)
+
+
+def test_a_results_file_with_no_samples_beside_it_is_refused_with_each_task_named(tmp_path):
+    lonely = tmp_path / CKPT_1000.name
+    lonely.write_bytes(CKPT_1000.read_bytes())
+    with pytest.raises(RunFileError, match="no results to import") as caught:
+        read_import(lonely)
+    problems = "\n".join(caught.value.problems)
+    assert "--log_samples" in problems
+    assert "capitals_gen: no samples_capitals_gen_*.jsonl beside the results file" in problems
+
+
+def test_older_samples_with_arguments_as_lists_give_prompt_and_choices(tmp_path):
+    copy = tmp_path / "out"
+    shutil.copytree(DUMMY.parent, copy)
+    (samples,) = copy.glob("samples_*.jsonl")
+    records = [json.loads(line) for line in samples.read_text().splitlines()]
+    for record in records:  # lm-eval before 0.4.3 wrote each request's arguments as a list
+        record["arguments"] = [[a["arg_0"], a["arg_1"]] for a in record["arguments"].values()]
+    samples.write_text("".join(json.dumps(r) + "\n" for r in records))
+    run = read_import(copy / DUMMY.name)
+    assert run.cases[0].input == read_import(DUMMY).cases[0].input
+    assert run.cases[0].input["prompt"] == "Question: What is the capital of France?\nAnswer:"
+
+
+def test_a_samples_file_whose_first_line_is_long_is_still_told_apart(tmp_path):
+    (samples,) = CKPT_1000.parent.glob("samples_capitals_gen_*.jsonl")
+    lines = samples.read_text().splitlines()
+    record = json.loads(lines[0])
+    record["doc"]["padding"] = "x" * 100_000  # long few-shot prompts make lines this long
+    path = tmp_path / samples.name
+    path.write_text(json.dumps(record) + "\n" + "\n".join(lines[1:]) + "\n")
+    with pytest.raises(UnknownLayoutError, match="samples file on its own"):
+        read_import(path)
