@@ -198,3 +198,15 @@ def test_a_samples_file_whose_first_line_is_long_is_still_told_apart(tmp_path):
     path.write_text(json.dumps(record) + "\n" + "\n".join(lines[1:]) + "\n")
     with pytest.raises(UnknownLayoutError, match="samples file on its own"):
         read_import(path)
+
+
+def test_a_zip_holding_two_runs_is_refused_naming_both_results_files():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for results in (CKPT_1000, CKPT_2000):
+            for path in results.parent.iterdir():
+                archive.write(path, f"{results.parent.name}/{path.name}")
+    with pytest.raises(RunFileError, match="not one lm-evaluation-harness run") as caught:
+        read_import(buffer.getvalue(), name="both.zip")
+    assert "2 lm-evaluation-harness results files" in caught.value.problems[0]
+    assert CKPT_1000.name in caught.value.problems[0] and CKPT_2000.name in caught.value.problems[0]
