@@ -20,20 +20,22 @@ from pages import _frame, _loaders, _upload_view, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
-UPLOAD_ENDINGS = (".json", ".json.gz", ".gz", ".eval")
+UPLOAD_ENDINGS = (".json", ".json.gz", ".gz", ".eval", ".zip")
 
 _frame.use_app_frame(__file__)
 st.title("Upload runs")
 st.caption(
     "Run files written by `evalcore export` or `evalcore run -o` (`.json`, `.json.gz`), promptfoo result files "
-    "(`promptfoo eval -o`, `promptfoo export`) and Inspect AI logs (`.json`, `.eval`), one or several at once. "
+    "(`promptfoo eval -o`, `promptfoo export`), Inspect AI logs (`.json`, `.eval`) and lm-evaluation-harness "
+    "output folders zipped (`results_*.json` with its `samples_*.jsonl`) and OpenTelemetry traces of model "
+    "calls (OTLP JSON), one or several at once. "
     "Each is recognised by its content and checked before anything is shown."
 )
 uploads = st.file_uploader(
-    "Run files, promptfoo results or Inspect logs",
+    "Run files, promptfoo results, Inspect logs or zipped lm-eval output folders",
     key=Keys.UPLOAD_FILE,
     accept_multiple_files=True,
-    help="A .json, .json.gz or .eval file; several at once to compare or merge them",
+    help="A .json, .json.gz, .eval or .zip file; several at once to compare or merge them",
 )
 if not uploads:
     st.session_state.pop(Keys.UPLOAD_MERGED, None)
@@ -47,7 +49,7 @@ def _read(upload) -> tuple[Run, str] | None:  # noqa: ANN001 (Streamlit's Upload
         _widgets.fail(
             f"{upload.name} was refused: a run file is a .json or .json.gz file, written by evalcore export "
             "or evalcore run -o (a promptfoo result file is a .json file, an Inspect log a .json or .eval "
-            "file). Nothing was read or stored."
+            "file, an lm-eval output folder a .zip). Nothing was read or stored."
         )
         return None
     data = upload.getvalue()

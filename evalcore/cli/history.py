@@ -181,7 +181,8 @@ def add_import(p: argparse.ArgumentParser) -> None:
         "paths",
         nargs="+",
         metavar="PATH",
-        help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), or folders of them",
+        help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), lm-evaluation-harness "
+        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), or folders of them",
     )
     p.add_argument(
         "--replace",
@@ -190,7 +191,37 @@ def add_import(p: argparse.ArgumentParser) -> None:
         "different run under a stored id is refused)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    traces = p.add_argument_group("OpenTelemetry traces (OTLP JSON)")
+    traces.add_argument("--sample", metavar="SHARE", help="keep this share of the model calls, e.g. 5%% (stable)")
+    traces.add_argument("--since", metavar="DATE", help="keep the calls that started on or after DATE (ISO 8601)")
+    traces.add_argument(
+        "--where",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="keep the calls whose span or resource attribute KEY equals VALUE (repeatable)",
+    )
     add_db(p)
+
+
+def trace_selection(args: argparse.Namespace) -> Any:
+    """The ``--sample``/``--since``/``--where`` of ``import`` as a selection of traced calls (None: all)."""
+    from evalcore.core.errors import ConfigError
+    from evalcore.runfile.importers.otlp import Selection, parse_share, parse_since
+
+    if args.sample is None and args.since is None and not args.where:
+        return None
+    try:
+        share = parse_share(args.sample) if args.sample is not None else None
+    except ValueError as exc:
+        raise ConfigError(str(exc) if "--sample" in str(exc) else f"--sample {args.sample!r}: give e.g. 5%") from None
+    since = parse_since(args.since) if args.since is not None else None
+    if args.since is not None and since is None:
+        raise ConfigError(f"--since {args.since!r}: give a date or time, e.g. 2026-12-01 or 2026-12-01T12:00:00Z")
+    bad = [w for w in args.where if "=" not in w]
+    if bad:
+        raise ConfigError(f"--where {bad[0]!r}: give KEY=VALUE, e.g. --where deployment.environment=prod")
+    return Selection(share, since, dict(w.split("=", 1) for w in args.where))
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -201,12 +232,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     from evalcore.runfile.importers.detect import InspectListingError, UnknownLayoutError
     from evalcore.storage.transfer import holds_run
 
+    selection = trace_selection(args)
     target = imports.StoreOnDemand(args)
     failed = 0
     try:
         for path, in_folder in imports.targets([Path(p) for p in args.paths]):
             try:
-                run = imports.read_with_bar(path, quiet=args.quiet)
+                run = imports.read_with_bar(path, quiet=args.quiet, selection=selection)
                 if not args.replace and holds_run(target.store(), run):
                     where = target.store().location
                     print(f"run {run.info.id} is already in the store {where}, unchanged: nothing imported")
@@ -217,7 +249,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                     why = (
                         "Inspect's listing of the folder's logs"
                         if isinstance(exc, InspectListingError)
-                        else "not a run file, promptfoo result file or Inspect log"
+                        else "not a run file, promptfoo result file, Inspect log or lm-eval results file"
                     )
                     print(f"skipped {path}: {why}", file=sys.stderr)
                 else:
@@ -230,6 +262,10 @@ def cmd_import(args: argparse.Namespace) -> int:
                 continue
             target.written += 1
             imports.report(run, path)
+            if selection is not None and run.info.provenance.get("tool", {}).get("name") != "otlp":
+                print(
+                    f"  warning: --sample, --since and --where select traced calls only; {path.name} was imported whole"
+                )
         if target.written:
             print(f"stored in {target.store().location}")
     finally:
@@ -368,8 +404,8 @@ COMMANDS = {
     "import": (
         add_import,
         cmd_import,
-        "read run files, promptfoo result files or Inspect logs (files or folders) into the store; each "
-        "file atomically",
+        "read run files, promptfoo result files, Inspect logs or lm-evaluation-harness output (files or folders) "
+        "into the store; each run atomically",
         "evalcore import run.json.gz promptfoo-out.json logs/ --replace",
     ),
     "merge": (

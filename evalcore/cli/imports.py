@@ -26,10 +26,16 @@ BAR_WIDTH = 24
 def targets(paths: list[Path]) -> list[tuple[Path, bool]]:
     """The files to import: each path given, and the files inside each folder given (``True``: from a folder)."""
     from evalcore.runfile.importers import iter_files
+    from evalcore.runfile.importers.lm_eval import claimed
 
     found: list[tuple[Path, bool]] = []
     for path in paths:
-        found += [(f, True) for f in iter_files(path)] if path.is_dir() else [(path, False)]
+        if path.is_dir():
+            files = list(iter_files(path))
+            read_with_results = claimed(files)  # lm-eval samples files: read with their results file
+            found += [(f, True) for f in files if f not in read_with_results]
+        else:
+            found.append((path, False))
     return found
 
 
@@ -72,13 +78,14 @@ class StoreOnDemand:
             folder.rmdir()
 
 
-def read_with_bar(path: Path, quiet: bool) -> Run:
-    """The run a file holds, read with a progress bar on a terminal unless ``quiet``."""
+def read_with_bar(path: Path, quiet: bool, selection: Any = None) -> Run:
+    """The run a file holds, read with a progress bar on a terminal unless ``quiet``; ``selection`` picks the
+    model calls of a traces file."""
     from evalcore.runfile.importers import read_import
 
     bar = None if quiet else Bar(path.name)
     try:
-        return read_import(path, on_progress=bar)
+        return read_import(path, on_progress=bar, selection=selection)
     finally:
         if bar is not None:
             bar.close()

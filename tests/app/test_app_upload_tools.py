@@ -121,3 +121,50 @@ def test_an_upload_cut_short_says_how_many_results_are_missing(monkeypatch, tmp_
     at = upload(open_page(PAGE), ("cut.json", dump_run(cut_run()), "application/json"))
     assert not at.exception
     assert "276 of 576 results are missing" in unescaped(at.warning[0].value)
+
+
+def _lm_eval_zip(checkpoint: str) -> tuple[str, bytes, str]:
+    import io
+    import zipfile
+
+    from tests.importing import LM_EVAL
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in (LM_EVAL / checkpoint / checkpoint).iterdir():
+            archive.write(path, f"{checkpoint}/{path.name}")
+    return (f"{checkpoint}.zip", buffer.getvalue(), "application/zip")
+
+
+def test_zips_of_two_lm_eval_output_folders_are_read_with_their_badge_and_merge(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    at = upload(open_page(PAGE), _lm_eval_zip("ckpt-1000"), _lm_eval_zip("ckpt-2000"))
+    assert not at.exception and not at.error
+    shown = texts(at)
+    assert "Imported: lm-eval: capitals_gen, capitals_vote, 1 contender, 24 cases, 24 results." in shown
+    assert all("lm-eval 0.4.13" in badge for badge in _badges(at))
+    next(b for b in at.button if b.label == "Merge").click().run()
+    assert not at.exception and not at.error
+    assert len(at.dataframe[2].value) == 2
+
+
+def test_an_lm_eval_results_file_alone_is_refused_saying_to_upload_the_folder_as_a_zip(monkeypatch, tmp_path):
+    from tests.importing import LM_EVAL
+
+    seed(monkeypatch, tmp_path)
+    results = next((LM_EVAL / "ckpt-1000").rglob("results_*.json"))
+    at = upload(open_page(PAGE), ("results.json", results.read_bytes(), "application/json"))
+    assert not at.exception
+    assert "upload a zip of the folder" in " ".join(c.value for c in at.code)
+
+
+def test_an_otlp_traces_file_is_read_with_its_badge_and_notes(monkeypatch, tmp_path):
+    from tests.importing import OTLP
+
+    seed(monkeypatch, tmp_path)
+    traces = ("chat-traces.json", (OTLP / "chat-traces.json").read_bytes(), "application/json")
+    at = upload(open_page(PAGE), traces)
+    assert not at.exception and not at.error
+    assert "Imported: support-bot, 2 contenders, 7 cases, 7 results." in texts(at)
+    assert "OpenTelemetry traces" in _badges(at)[0]
+    assert "were not captured" in texts(at)

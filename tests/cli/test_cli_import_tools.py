@@ -55,9 +55,8 @@ def test_a_folder_imports_every_log_in_it_and_skips_other_files(tmp_path):
         len(_ids(db))
         == len([p for p in logs.rglob("*") if p.suffix in (".eval", ".json") and "make" not in str(p)]) - 1
     )
-    assert (
-        "skipped" in done.stderr and "capitals.py: not a run file, promptfoo result file or Inspect log" in done.stderr
-    )
+    why = "capitals.py: not a run file, promptfoo result file, Inspect log or lm-eval results file"
+    assert "skipped" in done.stderr and why in done.stderr
     assert ".hidden.json" not in done.stderr + done.stdout
     assert "note: samples.3.scores.confidence.value: NaN is not a JSON number; imported as null" in done.stdout
 

@@ -1,11 +1,14 @@
 """Importers: files other tools write, read as evalcore runs (``docs/importing.md``).
 
 - :mod:`~evalcore.runfile.importers.load`: :func:`read_import`, which tells a file's kind from its content
-  (an evalcore run file, a promptfoo result file, an Inspect ``.json`` or ``.eval`` log) and reads it.
+  (an evalcore run file, a promptfoo result file, an Inspect ``.json`` or ``.eval`` log, an lm-eval results
+  file) and reads it.
 - :mod:`~evalcore.runfile.importers.detect`: how the kind is told, and the line that refuses an unknown one.
 - :mod:`~evalcore.runfile.importers.promptfoo`: promptfoo result files (``eval -o``, ``export``,
   ``evaluate()``; results versions 2 and 3).
 - :mod:`~evalcore.runfile.importers.inspect_log`: Inspect AI logs (log format versions 1 and 2).
+- :mod:`~evalcore.runfile.importers.lm_eval`: lm-evaluation-harness output (a results file and the
+  ``--log_samples`` files beside it, or a zip of their folder); ``_lm_eval_files`` pairs those files.
 - ``_lean``: a parse of promptfoo files and Inspect ``.json`` logs that builds only the parts imported.
 - ``_source``: bytes, JSON and zip entries under caps (gzip and zip bombs, truncated zips, Zstandard), and
   :func:`iter_files`, the files of a folder to import.

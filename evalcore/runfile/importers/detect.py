@@ -24,7 +24,8 @@ Kind = Literal["evalcore", "promptfoo", "inspect_json", "inspect_eval"]
 
 EXPECTED = (
     "expected an evalcore run file (format: evalcore.run), a promptfoo result file (promptfoo eval -o, "
-    "promptfoo export, or the JSON of evaluate()) or an Inspect AI log (.json or .eval)"
+    "promptfoo export, or the JSON of evaluate()), an Inspect AI log (.json or .eval) or an lm-evaluation-harness "
+    "results file (results_*.json, read with the samples_*.jsonl beside it)"
 )
 _INSPECT_EVAL_ENTRIES = ("header.json", "_journal/start.json")
 
