@@ -102,7 +102,13 @@ ahead.button(
     on_click=_turn,
     args=(listed.page + 1,),
 )
-rows.selectbox("Rows per page", case_pages.PAGE_SIZES, key=Keys.CASE_PAGE_SIZE, label_visibility="collapsed")
+rows.selectbox(
+    "Rows per page",
+    case_pages.PAGE_SIZES,
+    format_func=lambda n: f"{n:,} rows a page",
+    key=Keys.CASE_PAGE_SIZE,
+    label_visibility="collapsed",
+)
 picked = _widgets.picked_row(event, len(table))
 if picked is not None or opened is None:
     st.session_state.pop(Keys.CASE_OPEN, None)

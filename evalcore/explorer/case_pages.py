@@ -20,7 +20,7 @@ import pandas as pd
 from evalcore.analysis.results import Filters, select_results
 from evalcore.core.images import text_input
 from evalcore.core.records import Case, Metric, Run
-from evalcore.explorer.drilldown import HALLUCINATION_METRICS, CaseFilters, _columns, _preview, as_text
+from evalcore.explorer.drilldown import HALLUCINATION_METRICS, CaseFilters, as_text, input_preview, list_columns
 
 if TYPE_CHECKING:
     from evalcore.storage.store import Store
@@ -209,5 +209,5 @@ def _table(shown: pd.DataFrame, metrics: Sequence[Metric], texts: CaseTexts) -> 
         "" if kind is None or kind != kind else f"{kind}: {messages.get(key, '')}"
         for kind, key in zip(kinds, keys, strict=True)
     ]
-    table["input"] = [_preview(as_text(text_input(inputs[k]))) for k in zip(dataset, case, strict=True)]
-    return pd.DataFrame(table, columns=_columns(metrics))
+    table["input"] = [input_preview(as_text(text_input(inputs[k]))) for k in zip(dataset, case, strict=True)]
+    return pd.DataFrame(table, columns=list_columns(metrics))

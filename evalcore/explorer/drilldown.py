@@ -70,12 +70,12 @@ def cases_view(run: Run, filters: CaseFilters | None = None) -> pd.DataFrame:
         }
         row.update({m.name: _percent(r.metrics.get(m.name)) for m in metrics})
         row["error"] = f"{r.error.kind}: {r.error.message}" if r.error else ""
-        row["input"] = _preview(as_text(text_input(case.input)))
+        row["input"] = input_preview(as_text(text_input(case.input)))
         rows.append(row)
-    return pd.DataFrame(rows, columns=_columns(metrics))
+    return pd.DataFrame(rows, columns=list_columns(metrics))
 
 
-def _columns(metrics: Iterable[Metric]) -> list[str]:
+def list_columns(metrics: Iterable[Metric]) -> list[str]:
     """The cases table's columns: where a result comes from, its score, one per other metric, its error and input."""
     return [
         "contender",
@@ -112,7 +112,8 @@ def _percent(value: float | None) -> float:
     return float("nan") if value is None else 100.0 * value
 
 
-def _preview(text: str, width: int = 90) -> str:
+def input_preview(text: str, width: int = 90) -> str:
+    """An input as the cases list shows it: one line, cut to ``width`` characters."""
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
 
