@@ -362,7 +362,7 @@ def _case_values(
         mine = order[np.searchsorted(ordered, code, "left") : np.searchsorted(ordered, code, "right")]
         mine = mine[row[mine] >= 0]
         rows, failed = row[mine], columns.is_error[mine]
-        table = {}
+        block = np.empty((n_cases, len(names)))  # a contender's columns side by side, then copied in row by row
         for j, name in enumerate(names):
             if name == "errors":
                 value = failed.astype(float)
@@ -375,9 +375,9 @@ def _case_values(
             sums = np.bincount(rows, weights=np.where(known, value, 0.0), minlength=n_cases)
             counts = np.bincount(rows, weights=known.astype(float), minlength=n_cases)
             with np.errstate(invalid="ignore", divide="ignore"):
-                matrix[:, at + j] = np.where(counts > 0, sums / counts, np.nan)
-            table[name] = matrix[:, at + j]
-        tables[contender] = table
+                block[:, j] = np.where(counts > 0, sums / counts, np.nan)
+        matrix[:, at : at + len(names)] = block
+        tables[contender] = {name: matrix[:, at + j] for j, name in enumerate(names)}
     return matrix, tables
 
 
