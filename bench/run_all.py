@@ -33,6 +33,7 @@ BENCHES = {
     "startup": ("bench_startup.py", [], []),
     "leaderboard": ("bench_leaderboard.py", [], []),
     "compare": ("bench_compare.py", [], ["--cases", "2000", "--repeat", "1"]),
+    "million": ("bench_million.py", [], ["--contenders", "4", "--cases", "2000", "--repeat", "1"]),
     "import": ("bench_import.py", [], ["--mb", "10", "--samples", "1000", "--repeat", "1"]),
     "report": ("bench_report.py", [], ["--cases", "2000", "--repeat", "1"]),
     "agent": ("bench_agent.py", [], ["--repeat", "1"]),

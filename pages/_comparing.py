@@ -16,7 +16,8 @@ from pages._state import Keys
 from pages._widgets import fail, plain
 
 if TYPE_CHECKING:
-    from evalcore.analysis.decisions.compare import Comparison, Flip, PairComparison
+    from evalcore.analysis.decisions.compare import Comparison, PairComparison
+    from evalcore.analysis.decisions.flips import Flip
 
 
 #: Flipped cases a downloaded comparison report lists per pair, with what was wrong in each.

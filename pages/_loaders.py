@@ -26,12 +26,13 @@ from evalcore.analysis.tables import completeness, summaries, view
 from evalcore.analysis.tables.runs import metric_set_of, run_stops
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
-from evalcore.core.records import Case, Run
-from evalcore.explorer import sharing
+from evalcore.core.records import Run
+from evalcore.explorer import case_pages, sharing
 from evalcore.explorer.jobs import RunJob
 from evalcore.storage import baselines
 from evalcore.storage.history import StoredRun
 from evalcore.storage.location import ENV as STORE_ENV
+from evalcore.storage.lookup import cases_whose_input
 from evalcore.storage.ratings import load_ratings, ratings_version
 from evalcore.storage.store import Store, default_db_path
 from pages._state import Keys
@@ -48,11 +49,6 @@ RUNS_DIR_ENV = "EVALCORE_RUNS_DIR"
 MAX_UPLOADS = 8
 #: Seconds a page waits for another writer to save a run's summary (it is saved by the next visitor else).
 SUMMARY_WAIT_S = 0.2
-#: Past this many results the Cases page reads only the chosen contender's results, and lists "All
-#: contenders" from the run's frame: reading every result of such a run as records keeps the reader waiting.
-CASES_ONE_CONTENDER_ABOVE = 100_000
-#: Rows the Cases page lists at most for "All contenders" of such a run (the first in the run's order).
-CASES_LIST_AT_MOST = 10_000
 #: While a run goes on, its leaderboard so far is redrawn at most this often, and at most every four
 #: times what drawing it took: ranking a big run's results is work the panel should not repeat each poll.
 SO_FAR_EVERY_S = 2.0
@@ -193,18 +189,23 @@ def _load_with_results(path: str, ref: str, version: tuple, contender: str | Non
     return _store(path).load_run(ref, contender=contender)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _cases_and_errors(path: str, ref: str, version: tuple) -> tuple[list[Case], dict]:
-    s = _store(path)
-    return s.load_cases(ref), s.error_messages(ref)
-
-
-def cases_and_errors(now: Current) -> tuple[list[Case], dict]:
-    """The current run's cases, and the message of each result with an error (see :meth:`Store.error_messages`)."""
+def case_texts(now: Current) -> case_pages.CaseTexts:
+    """Where the Cases page reads the current run's texts, a page or a case at a time."""
     if now.ref.startswith(UPLOAD_PREFIX):
-        errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in now.run.results if r.error}
-        return now.run.cases, errors
-    return _cases_and_errors(db_path(), now.ref, now.version)
+        return case_pages.RunTexts(now.run)
+    return case_pages.StoredTexts(store(), now.ref)
+
+
+@st.cache_data(show_spinner="Searching the inputs…", max_entries=16)
+def _cases_matching(path: str, ref: str, version: tuple, needle: str) -> list[tuple[str, str]]:
+    return cases_whose_input(_store(path), ref, case_pages.input_matches(needle))
+
+
+def cases_matching(now: Current, needle: str) -> list[tuple[str, str]]:
+    """(dataset, case id) of the current run's cases whose input holds ``needle`` (case-insensitive)."""
+    if now.ref.startswith(UPLOAD_PREFIX):
+        return [c.key for c in now.run.cases if case_pages.input_matches(needle)(c.input)]
+    return _cases_matching(db_path(), now.ref, now.version, needle)
 
 
 def stored_run(ref: str) -> Run:
@@ -414,7 +415,7 @@ def _stored_as(path: str, ref: str, version: tuple | None) -> str:
 
 def forget_run_caches() -> None:
     """Drop every cached run, frame, summary and view: a run replaced in place may keep its version."""
-    for cached in (_load, _results_frame, _saved_summary, _summary, _load_with_results, _cases_and_errors):
+    for cached in (_load, _results_frame, _saved_summary, _summary, _load_with_results, _cases_matching):
         cached.clear()
     for cached in (_prepared, _stored_as, cached_view, _comparison):
         cached.clear()

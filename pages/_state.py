@@ -43,6 +43,8 @@ class Keys:
     CASE_CONTENDER = "case_contender"
     CASE_COMPARE = "case_compare"
     CASE_TABLE = "case_table"
+    CASE_PAGE = "case_page"  # (what the Cases page listed, the page of it shown); + _previous / _next: its buttons
+    CASE_PAGE_SIZE = "case_page_size"
     LEADERBOARD_TABLE = "leaderboard_table"
     RUNS_TABLE = "runs_table"
     UPLOAD_FILE = "upload_file"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis.tables import view
-from evalcore.explorer import cases_address, drilldown
+from evalcore.explorer import case_pages, cases_address, drilldown
 from evalcore.explorer.case_images import case_images
 from pages import _actions, _address, _filters, _frame, _loaders, _trace, _widgets
 from pages._state import Keys
@@ -24,7 +24,6 @@ if now is None:
 options = _loaders.filter_options(now)  # from the run's summary: a contender's cases need no other result read
 chosen = _filters.run_filters(now, options)  # the leaderboard's filters narrow this list too
 contenders = [c.id for c in now.run.contenders if not chosen.contenders or c.id in chosen.contenders]
-big = now.results > _loaders.CASES_ONE_CONTENDER_ABOVE  # never read every result as a record
 if st.session_state.get(Keys.CASE_CONTENDER) not in [ALL, *contenders]:
     st.session_state[Keys.CASE_CONTENDER] = ALL
 
@@ -45,22 +44,30 @@ hallucinations = checks[2].toggle(
     help="Answers that filled in a field the text leaves open, or called a function where no call was right",
     key=Keys.CASE_ONLY + "hallucinations",
 )
+toggled = (failures, errors, hallucinations)
 
 filters = drilldown.CaseFilters(
     None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text, chosen
 )
-if big and contender == ALL:
-    # A big run's results are read a contender at a time: its list comes from the frame already in memory.
-    run = None
-    cases, messages = _loaders.cases_and_errors(now)
-    table, total = drilldown.cases_view_of_frame(
-        now.frame, metrics, cases, messages, filters, limit=_loaders.CASES_LIST_AT_MOST
-    )
-else:
-    run = _loaders.run_with_results(now, [contender] if big else None)
-    table = drilldown.cases_view(run, filters)
-    total = len(table)
-shown = f"; the first {len(table):,} are listed, narrow them with the filters" if total > len(table) else ""
+# The list comes from the run's frame (numbers and names); a page reads its own rows' inputs and errors only.
+size = st.session_state.get(Keys.CASE_PAGE_SIZE, case_pages.PAGE_SIZES[0])
+listing = (filters.contender, *map(tuple, (datasets, variants)), *toggled, text, repr(chosen), size)
+listed_before, page = st.session_state.get(Keys.CASE_PAGE, (None, 0))
+opened = st.session_state.get(Keys.CASE_OPEN)  # a case another page opened, shown until a row is clicked
+texts = _loaders.case_texts(now)
+listed = case_pages.case_page(
+    now.frame,
+    metrics,
+    texts,
+    filters,
+    page=page if listed_before == listing else 0,
+    size=size,
+    matching=_loaders.cases_matching(now, text) if text.strip() else None,
+    showing=opened,
+)
+st.session_state[Keys.CASE_PAGE] = (listing, listed.page)
+table, total, first = listed.table, listed.total, listed.page * listed.size
+shown = f"; rows {first + 1:,}–{first + len(table):,} are listed" if total > len(table) else ""
 st.caption(f"{view.count(total, 'result')}{shown}. Click a row to see the case.")
 percent = {
     name: st.column_config.ProgressColumn(name, min_value=0, max_value=100, format="%.0f%%")
@@ -75,15 +82,40 @@ event = st.dataframe(
     height=_widgets.table_height(len(table)),
     column_config={**percent, "input": st.column_config.TextColumn("input", width="large")},
 )
+
+
+def _turn(to: int) -> None:
+    st.session_state[Keys.CASE_PAGE] = (listing, to)
+    st.session_state.pop(Keys.CASE_OPEN, None)
+    st.session_state.pop(Keys.CASE_TABLE, None)  # a row picked on one page is not the same row on another
+
+
+back, where, ahead, rows = st.columns([1, 2, 1, 2], vertical_alignment="center")
+back.button(
+    "Previous", key=Keys.CASE_PAGE + "_previous", disabled=listed.page == 0, on_click=_turn, args=(listed.page - 1,)
+)
+where.caption(f"Page {listed.page + 1:,} of {listed.pages:,}")
+ahead.button(
+    "Next",
+    key=Keys.CASE_PAGE + "_next",
+    disabled=listed.page + 1 >= listed.pages,
+    on_click=_turn,
+    args=(listed.page + 1,),
+)
+rows.selectbox(
+    "Rows per page",
+    case_pages.PAGE_SIZES,
+    format_func=lambda n: f"{n:,} rows a page",
+    key=Keys.CASE_PAGE_SIZE,
+    label_visibility="collapsed",
+)
 picked = _widgets.picked_row(event, len(table))
-opened = st.session_state.get(Keys.CASE_OPEN)  # a case another page opened, shown until a row is clicked
 if picked is not None or opened is None:
     st.session_state.pop(Keys.CASE_OPEN, None)
 else:
     keys = zip(table["contender"], table["dataset"], table["case"], table["sample"], strict=True)
     picked = next((i for i, key in enumerate(keys) if key == opened), None)
 row = None if picked is None else table.iloc[picked]
-toggled = (failures, errors, hallucinations)
 _address.share_cases_view(
     cases_address.CasesState(
         None if contender == ALL else contender,
@@ -96,8 +128,7 @@ if row is None:
     st.info("Click a row to see its input, expected answer and output side by side.", icon=":material/touch_app:")
     st.stop()
 
-if run is None:
-    run = _loaders.run_with_results(now, [row["contender"]])
+run = texts.case_run(now.run, [row["contender"]], row["dataset"], row["case"])
 detail = drilldown.case_detail(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 st.subheader(plain(f"{row['dataset']} / {row['case']}"))
 st.caption(plain(f"{row['contender']} · variant {detail['variant']} · sample {row['sample']}"))
@@ -156,7 +187,7 @@ others = [c for c in contenders if c != row["contender"]]
 if others:
     st.markdown("**Compare with another contender**")
     other = st.selectbox("Contender to compare", others, key=Keys.CASE_COMPARE, label_visibility="collapsed")
-    pair = _loaders.run_with_results(now, [row["contender"], other]) if big else run
+    pair = texts.case_run(now.run, [row["contender"], other], row["dataset"], row["case"])
     st.dataframe(
         drilldown.compare_answers(pair, [row["contender"], other], row["dataset"], row["case"], int(row["sample"])),
         hide_index=True,

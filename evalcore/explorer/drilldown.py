@@ -7,17 +7,16 @@ Nothing here imports streamlit or litellm: a drill-down reads a run, stored or f
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from evalcore.analysis.scores.results import Filters, metadata_matches, select_results
+from evalcore.analysis.scores.results import Filters, metadata_matches
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.images import image_refs, text_input
-from evalcore.core.records import Case, Metric, Result, Run
+from evalcore.core.records import Metric, Result, Run
 
 #: The metric behind the Cases page's "hallucinations only" filter, when a suite declares it.
 HALLUCINATION_METRIC = "hallucinated_rate"
@@ -71,12 +70,12 @@ def cases_view(run: Run, filters: CaseFilters | None = None) -> pd.DataFrame:
         }
         row.update({m.name: _percent(r.metrics.get(m.name)) for m in metrics})
         row["error"] = f"{r.error.kind}: {r.error.message}" if r.error else ""
-        row["input"] = _preview(as_text(text_input(case.input)))
+        row["input"] = input_preview(as_text(text_input(case.input)))
         rows.append(row)
-    return pd.DataFrame(rows, columns=_columns(metrics))
+    return pd.DataFrame(rows, columns=list_columns(metrics))
 
 
-def _columns(metrics: Iterable[Metric]) -> list[str]:
+def list_columns(metrics: Iterable[Metric]) -> list[str]:
     """The cases table's columns: where a result comes from, its score, one per other metric, its error and input."""
     return [
         "contender",
@@ -89,76 +88,6 @@ def _columns(metrics: Iterable[Metric]) -> list[str]:
         "error",
         "input",
     ]
-
-
-def cases_view_of_frame(
-    frame: pd.DataFrame,
-    metrics: Sequence[Metric],
-    cases: Sequence[Case],
-    errors: Mapping[tuple[str, str, str, int], str | None],
-    filters: CaseFilters | None = None,
-    limit: int | None = None,
-) -> tuple[pd.DataFrame, int]:
-    """:func:`cases_view` of a run from its results frame: the same rows with the same values, without
-    building a record per result (slow for a big run, whose frame is already in memory).
-
-    Args:
-        frame: the run's results frame (:func:`evalcore.storage.frames.results_frame`), in the run's order.
-        metrics: the run's metrics.
-        cases: the run's cases (their inputs are searched and shown).
-        errors: the message of every result that has an error, by ``(contender, dataset, case, sample)``.
-        filters: as for :func:`cases_view`.
-        limit: list at most this many rows, the first in the run's order.
-
-    Returns:
-        The table, and how many results pass the filters.
-    """
-    f = filters or CaseFilters()
-    frame = select_results(frame, Filters(contenders=f.among.contenders, metadata=f.among.metadata))
-    keep = np.ones(len(frame), dtype=bool)
-    if f.contender:
-        keep &= (frame["contender"] == f.contender).to_numpy(bool)
-    if f.datasets:
-        keep &= frame["dataset"].isin(f.datasets).to_numpy(bool)
-    if f.variants:
-        keep &= frame["variant"].isin(f.variants).to_numpy(bool)
-    failed = (frame["status"] == "error").to_numpy(bool)
-    if f.failures_only:
-        keep &= failed | (frame["score"].to_numpy(float) < 1)
-    if f.errors_only:
-        keep &= failed | frame["error_kind"].notna().to_numpy(bool)
-    if f.hallucinations_only:
-        invented = np.zeros(len(frame), dtype=bool)
-        for column in (f"m_{name}" for name in HALLUCINATION_METRICS if f"m_{name}" in frame):
-            invented |= frame[column].to_numpy(float) > 0
-        keep &= invented
-    needle = f.text.strip().casefold()
-    if needle:
-        found = [c.key for c in cases if needle in as_text(c.input).casefold()]
-        keys = pd.MultiIndex.from_arrays([frame["dataset"].astype(object), frame["case"].astype(object)])
-        keep &= keys.isin(found) if found else False
-    rows = np.flatnonzero(keep)
-    total = len(rows)
-    shown = frame.iloc[rows[:limit] if limit is not None else rows]
-    by_key = {c.key: c for c in cases}
-    contender, dataset, case = (shown[k].astype(object).tolist() for k in ("contender", "dataset", "case"))
-    sample = shown["sample"].astype("int64").tolist()
-    kinds = shown["error_kind"].astype(object).tolist()
-    table = {
-        "contender": contender,
-        "dataset": dataset,
-        "case": case,
-        "variant": [by_key[k].variant for k in zip(dataset, case, strict=True)],
-        "sample": sample,
-        "score": 100.0 * shown["score"].to_numpy(float),
-    }
-    table.update({m.name: 100.0 * shown[f"m_{m.name}"].to_numpy(float) for m in metrics if not m.primary})
-    table["error"] = [
-        "" if kind is None or kind != kind else f"{kind}: {errors.get(key, '')}"
-        for kind, key in zip(kinds, zip(contender, dataset, case, sample, strict=True), strict=True)
-    ]
-    table["input"] = [_preview(as_text(text_input(by_key[k].input))) for k in zip(dataset, case, strict=True)]
-    return pd.DataFrame(table, columns=_columns(metrics)), total
 
 
 def _keep(r: Result, case: Any, f: CaseFilters, needle: str) -> bool:
@@ -183,7 +112,8 @@ def _percent(value: float | None) -> float:
     return float("nan") if value is None else 100.0 * value
 
 
-def _preview(text: str, width: int = 90) -> str:
+def input_preview(text: str, width: int = 90) -> str:
+    """An input as the cases list shows it: one line, cut to ``width`` characters."""
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
 

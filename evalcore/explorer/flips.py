@@ -31,7 +31,8 @@ def flip_details(
         shown = pair.flips[:limit]
         if not shown:
             continue
-        keys = [(f.dataset, f.case) for f in shown]
+        # A case can flip twice (worse, and an error appeared): its samples are read once.
+        keys = list(dict.fromkeys((f.dataset, f.case) for f in shown))
         if isinstance(candidate, StoredRun):
             from evalcore.storage.lookup import load_case_results
 

@@ -22,8 +22,11 @@ from evalcore.core.errors import StoreError, StoreMissing, StoreUnavailable
 from evalcore.storage.location import DEFAULT_DB, ENV, Location
 from evalcore.storage.migrations import applied_names
 
-#: Bytes of a SQLite file read through memory maps: reads of big runs skip a syscall per page.
-MMAP_BYTES = 1 << 30
+#: Bytes of a SQLite file read through memory maps: none. A mapped page read once stays resident in the
+#: process, so a scan of a big run's packed numbers would keep every page it crossed, the results' texts
+#: included (they share the pages), in the reader's memory; read through SQLite's page cache instead, the same
+#: scan costs no more time and keeps only the numbers.
+MMAP_BYTES = 0
 
 
 class StoreConnection:

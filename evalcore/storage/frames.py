@@ -301,8 +301,7 @@ def read_columns(store: StoreConnection, run_id: str) -> ResultColumns:
         cases = conn.execute("SELECT dataset, id FROM cases WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
         chunks = packed.number_chunks(conn, run_id, metrics)
         labels = packed.all_labels(conn, run_id, declared)
-    dtype = row_dtype(metrics)
-    columns = columns_from_tables([np.frombuffer(c, dtype=dtype) for c in chunks], contenders, cases, metrics)
+    columns = columns_from_tables(chunks, contenders, cases, metrics)
     return _with_labels(columns, labels)
 
 
@@ -321,23 +320,38 @@ def run_columns(run: records.Run) -> ResultColumns:
 
 
 def columns_from_tables(
-    tables: Sequence[np.ndarray], contenders: list[str], cases: Sequence[tuple[str, str]], metrics: Sequence[str]
+    tables: list[Any], contenders: list[str], cases: Sequence[tuple[str, str]], metrics: Sequence[str]
 ) -> ResultColumns:
-    """Columns from structured arrays of :func:`evalcore.storage.packed.row_dtype` rows."""
+    """Columns from structured arrays of :func:`evalcore.storage.packed.row_dtype` rows, or buffers of such rows
+    (as the store reads them), in order.
 
-    def joined(field: str, dtype: Any) -> np.ndarray:
-        if not tables:
-            return np.empty(0, dtype=dtype)
-        return np.concatenate([t[field] for t in tables]).astype(dtype, copy=False)
-
+    The list is emptied as its pieces are copied into the columns, so that a big run's rows are never held twice
+    over: a piece is let go as soon as its rows are in.
+    """
+    dtype = row_dtype(metrics)
+    count = sum(len(t) if isinstance(t, np.ndarray) else len(t) // dtype.itemsize for t in tables)
+    contender, case, sample = (np.empty(count, dtype=np.int64) for _ in range(3))
+    is_error = np.empty(count, dtype=bool)
+    numbers = {name: np.empty(count, dtype=np.float64) for name in float_fields(metrics)}
+    tables.reverse()
+    start = 0
+    while tables:
+        piece = tables.pop()
+        rows = piece if isinstance(piece, np.ndarray) else np.frombuffer(piece, dtype=dtype)
+        end = start + len(rows)
+        contender[start:end], case[start:end] = rows["contender_code"], rows["case_code"]
+        sample[start:end], is_error[start:end] = rows["sample"], rows["is_error"] != 0
+        for name, column in numbers.items():
+            column[start:end] = rows[name]
+        start = end
     return ResultColumns(
         contenders=contenders,
         cases=[(str(d), str(c)) for d, c in cases],
-        contender=joined("contender_code", np.int64),
-        case=joined("case_code", np.int64),
-        sample=joined("sample", np.int64),
-        is_error=joined("is_error", np.int64) != 0,
-        numbers={name: joined(name, np.float64) for name in float_fields(metrics)},
+        contender=contender,
+        case=case,
+        sample=sample,
+        is_error=is_error,
+        numbers=numbers,
     )
 
 

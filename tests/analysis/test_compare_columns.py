@@ -7,10 +7,12 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from evalcore.analysis.decisions.compare import compare
-from evalcore.analysis.decisions.compare_text import comparison_json
+from evalcore.analysis.decisions.compare_text import comparison_json, comparison_lines, comparison_markdown
 from evalcore.core import records
+from evalcore.explorer.flips import flip_details
 from evalcore.storage.frames import ResultColumns, frame_columns, read_columns, results_frame, run_columns
 from evalcore.storage.history import StoredRun
 from evalcore.storage.store import Store
@@ -79,3 +81,31 @@ def test_a_comparison_is_the_same_from_files_from_a_store_and_from_frames(tmp_db
     # The turned-around scores and the new failures show as flips of the contenders they hit.
     kinds = {f.kind for pair in comparison.pairs for f in pair.flips}
     assert {"worse", "better", "error appeared"} <= kinds
+
+
+def _printed(base: records.Run | StoredRun, cand: records.Run | StoredRun, pairs: list[str]) -> list[str]:
+    """What ``evalcore compare`` prints of two runs, in each format, want vs got of the flips included."""
+    comparison = compare(base, cand, pairs)
+    details = flip_details(cand, comparison, 10)
+    return [
+        "\n".join(comparison_lines(comparison, details, flips=10)),
+        comparison_markdown(comparison, details, flips=10),
+        comparison_json(comparison, details),
+    ]
+
+
+@pytest.mark.parametrize("chosen", [[], [(0, 1), (0, 2), (2, 0)]], ids=["same ids", "a contender in two pairs"])
+def test_a_comparison_prints_the_same_from_a_store_as_from_its_run_files(
+    tmp_db: Path, chosen: list[tuple[int, int]]
+) -> None:
+    """The store's path (packed numbers, a contender's results at a time) against the run files' (every
+    result a record): every number printed is the same, in every format."""
+    base, cand = _runs()
+    pairs = [f"{base.contenders[b].id}={cand.contenders[c].id}" for b, c in chosen]
+    with Store(tmp_db) as store:
+        store.import_run(base)
+        store.import_run(cand)
+        from_store = _printed(StoredRun(store, "base-0001"), StoredRun(store, "cand-0002"), pairs)
+    from_files = _printed(base, cand, pairs)
+    assert from_store == from_files
+    assert "worse" in from_files[0] and '"lo": ' in from_files[2]

@@ -108,3 +108,13 @@ def test_only_an_interval_of_one_point_is_widened():
     assert (low[0], high[0]) == (0.5, 0.7)
     assert low[1] == pytest.approx(0.8842967, abs=1e-6) and high[1] == 1.0
     assert np.isnan(low[2]) and np.isnan(high[2])
+
+
+@pytest.mark.parametrize("q", [0.975, 0.9, 0.995, 0.6])
+def test_t_quantiles_found_all_at_once_are_those_found_one_at_a_time_to_the_last_bit(q: float) -> None:
+    from evalcore.analysis.stats.intervals import _halved, _t_quantile, t_quantiles
+
+    dfs = [*range(1, 60), 99, 399, 2_000, 24_455, 24_999, 250_000]
+    one_by_one = [_t_quantile(q, df) for df in dfs]
+    assert _halved(q, dfs) == one_by_one
+    assert t_quantiles(q, dfs[:3]) + t_quantiles(q, dfs[3:]) == one_by_one  # a few alone, then many at once

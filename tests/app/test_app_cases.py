@@ -102,13 +102,6 @@ def test_viewer_mode_reads_cases_like_anyone(monkeypatch, tmp_path):
     assert not at.exception and len(at.dataframe) == 3
 
 
-def big(monkeypatch) -> None:
-    """Make the demo run count as big: the page then reads one contender's results at a time."""
-    import pages._loaders
-
-    monkeypatch.setattr(pages._loaders, "CASES_ONE_CONTENDER_ABOVE", 10)
-
-
 def loads(monkeypatch) -> list:
     """Record which contender each store read of results asked for (None: all of them)."""
     from evalcore.storage.store import Store
@@ -125,50 +118,31 @@ def loads(monkeypatch) -> list:
     return asked
 
 
-def test_a_big_run_lists_every_contender_from_its_frame(monkeypatch, tmp_path):
+def test_a_contender_s_results_are_listed_from_the_run_s_frame(monkeypatch, tmp_path):
     run = demo_run()
     seed(monkeypatch, tmp_path, run)
-    small = open_page(PAGE).dataframe[0].value  # every result read as a record
-    big(monkeypatch)
+    every = open_page(PAGE).dataframe[0].value
     asked = loads(monkeypatch)
-    at = open_page(PAGE)
-    assert not at.exception and not at.error
-    assert at.selectbox[0].value == "All contenders" and asked == []  # no result read as a record
-    assert at.dataframe[0].value.equals(small)
-    assert "36 results. Click a row to see the case." in texts(at)
     first = run.contenders[0].id
-    at.selectbox[0].set_value(first).run()
-    assert set(at.dataframe[0].value["contender"]) == {first} and asked == [first]
+    at = open_page(PAGE, case_contender=first)
+    assert not at.exception and not at.error
+    assert asked == []  # no result read as a record
+    mine = every[every["contender"] == first].reset_index(drop=True)
+    assert at.dataframe[0].value.equals(mine)
 
 
-def test_a_big_run_lists_at_most_so_many_rows(monkeypatch, tmp_path):
-    import pages._loaders
+def test_a_picked_case_is_compared_with_another_contender_s_answer_to_it(monkeypatch, tmp_path):
+    from evalcore.explorer.drilldown import compare_answers
 
-    seed(monkeypatch, tmp_path, demo_run())
-    big(monkeypatch)
-    monkeypatch.setattr(pages._loaders, "CASES_LIST_AT_MOST", 10)
-    at = open_page(PAGE)
-    assert len(at.dataframe[0].value) == 10
-    assert "36 results; the first 10 are listed, narrow them with the filters." in texts(at)
-    at.toggle[1].set_value(True).run()  # errors only: two
-    assert len(at.dataframe[0].value) == 2 and "2 results. Click a row" in texts(at)
-
-
-def test_a_big_run_compares_with_a_contender_it_had_not_read(monkeypatch, tmp_path):
     run = demo_run()
     seed(monkeypatch, tmp_path, run)
-    big(monkeypatch)
     asked = loads(monkeypatch)
     at = open_page(PAGE, **picked(1))  # All contenders: row 1 is the first contender's
     assert not at.exception and not at.error
-    compared = at.dataframe[2].value
-    assert len(compared.columns) == 4 and asked == [run.contenders[0].id, run.contenders[1].id]
-    import pages._loaders
-
-    monkeypatch.setattr(pages._loaders, "CASES_ONE_CONTENDER_ABOVE", 100_000)  # small again: every result read
-    small = open_page(PAGE, **picked(1))
-    assert asked[-1] is None
-    assert compared.equals(small.dataframe[2].value)
+    row = at.dataframe[0].value.iloc[1]
+    other = at.selectbox(key="case_compare").value
+    expected = compare_answers(run, [row["contender"], other], row["dataset"], row["case"], int(row["sample"]))
+    assert at.dataframe[2].value.equals(expected) and asked == []
 
 
 def test_the_store_reads_one_contender_s_results(tmp_path):

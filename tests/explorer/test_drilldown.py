@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from evalcore.analysis.scores.results import Filters, select_results
 from evalcore.core.errors import EvalcoreError
+from evalcore.explorer.case_pages import RunTexts, case_page
 from evalcore.explorer.drilldown import (
     CaseFilters,
     as_text,
     case_detail,
     cases_view,
-    cases_view_of_frame,
     compare_answers,
     find_result,
     want_vs_got,
@@ -127,54 +124,6 @@ def test_a_failed_call_has_no_score_in_the_cases_view():
     assert math.isnan(table["score"].iloc[0]) and table["error"].iloc[0].startswith("transport:")
 
 
-@pytest.mark.parametrize("samples", [1, 2])
-def test_the_list_from_a_frame_is_the_list_from_the_records(samples: int) -> None:
-    """Every filter, alone and together: the same rows, in the same order, with the same values."""
-    run = make_run(4, 9, samples=samples)
-    frame = results_frame(run)
-    errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}
-    for contender, datasets, variants, failures, errs, hallucinations, text in itertools.product(
-        [None, run.contenders[3].id],
-        [[], ["roofing"]],
-        [[], ["partial"]],
-        [False, True],
-        [False, True],
-        [False, True],
-        ["", "CLIENT 3", "nobody"],
-    ):
-        f = CaseFilters(contender, datasets, variants, failures, errs, hallucinations, text)
-        want = cases_view(run, f)
-        got, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f)
-        assert total == len(want)
-        pd.testing.assert_frame_equal(got, want, check_dtype=False)
-        some, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, f, limit=3)
-        assert total == len(want)
-        pd.testing.assert_frame_equal(some, want.head(3), check_dtype=False)
-
-
-@pytest.mark.parametrize(
-    "among",
-    [
-        Filters(contenders=["fake/perfect · t=0.0", "fake/lazy · t=0.0"]),
-        Filters(metadata={"difficulty": ["hard", "easy"]}),
-        Filters(metadata={"words": ["13", "15"]}),
-        Filters(contenders=["fake/guesser · t=0.0"], metadata={"difficulty": ["medium"]}),
-    ],
-)
-def test_the_cases_list_keeps_only_what_the_leaderboards_filters_count(among: Filters) -> None:
-    run = make_run(4, 9)
-    frame = results_frame(run)
-    want = select_results(frame, among)
-    table = cases_view(run, CaseFilters(among=among))
-    assert list(zip(table["contender"], table["case"], strict=True)) == list(
-        zip(want["contender"].astype(str), want["case"].astype(str), strict=True)
-    )
-    errors = {(r.contender, r.dataset, r.case, r.sample): r.error.message for r in run.results if r.error}
-    got, total = cases_view_of_frame(frame, run.metrics, run.cases, errors, CaseFilters(among=among))
-    assert total == len(table)
-    pd.testing.assert_frame_equal(got, table, check_dtype=False)
-
-
 def test_hallucinations_only_keeps_calls_made_where_none_was_right(tmp_path):
     from pathlib import Path
 
@@ -189,9 +138,8 @@ def test_hallucinations_only_keeps_calls_made_where_none_was_right(tmp_path):
     run = store.load_run(run_id)
     table = cases_view(run, CaseFilters(hallucinations_only=True))
     assert len(table) and (table["hallucinated_call"] > 0).all()
-    frame = results_frame(run)
-    listed, _ = cases_view_of_frame(frame, run.metrics, run.cases, {}, CaseFilters(hallucinations_only=True))
-    assert len(listed) == len(table)  # the big-run path keeps the same results
+    listed = case_page(results_frame(run), run.metrics, RunTexts(run), CaseFilters(hallucinations_only=True))
+    assert listed.total == len(table)  # the paged list keeps the same results
 
 
 AGENT_DEMO = Path(__file__).resolve().parents[2] / "data" / "runs" / "agent-demo.json"

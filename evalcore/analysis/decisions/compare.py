@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from evalcore.analysis.decisions.flips import Flip, column, flips
 from evalcore.analysis.stats.paired import ALPHA, SCORE_TEST, paired_differences
 from evalcore.analysis.stats.paired_f1 import CASE_SWAP, label_counts, paired_macro_f1
 from evalcore.analysis.stats.power import cases_to_decide
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
 USAGE_DIRECTIONS = {"errors": False, "cost": False, "time": False}
 #: Where cost and time are among a result's numbers.
 USAGE_NUMBERS = {"cost": "cost_usd", "time": "latency_s"}
-#: A per-case score change smaller than this is float noise, not a flip.
-FLIP_TOLERANCE = 1e-9
 
 
 class CompareError(EvalcoreError):
@@ -81,17 +80,6 @@ class Change:
     def relative(self) -> float:
         """``diff / base``: NaN when the base is 0 or unknown."""
         return self.diff / self.base if self.base and not np.isnan(self.base) else float("nan")
-
-
-@dataclass(slots=True)
-class Flip:
-    """A case whose outcome changed: ``kind`` is ``worse``, ``better``, ``error appeared`` or ``error vanished``."""
-
-    dataset: str
-    case: str
-    kind: str
-    base_score: float
-    candidate_score: float
 
 
 @dataclass
@@ -234,14 +222,17 @@ def compare(
     chosen = pair_contenders(base_ids, cand_ids, pairs)
     keys = sorted(shared)
     base_rows, cand_rows = _case_row(base_columns, keys), _case_row(cand_columns, keys)
-    base_values = _case_values(base_columns, base_rows, metrics, len(keys), {b for b, _ in chosen})
-    cand_values = _case_values(cand_columns, cand_rows, metrics, len(keys), {c for _, c in chosen})
-    compared = _compare_pairs(chosen, base_values, cand_values, metrics, keys, B=B, seed=seed)
-    for pair in compared:
-        changes = [
-            _aggregate_change(a.name, pair, (base_columns, base_rows), (cand_columns, cand_rows), len(keys), B, seed)
-            for a in metric_set.aggregates
-        ]
+    names = _directions(metrics)
+    base_values = _case_values(base_columns, base_rows, metrics, len(keys), [b for b, _ in chosen], names)
+    cand_values = _case_values(cand_columns, cand_rows, metrics, len(keys), [c for _, c in chosen], names)
+    aggregates = metric_set.aggregates
+    sides = (base_columns, base_rows), (cand_columns, cand_rows)
+    labels = [[_pair_labels(a.name, b, c, *sides, len(keys)) for a in aggregates] for b, c in chosen]
+    # What follows needs one value per case, not the results: a big run's columns are let go here.
+    del base_columns, cand_columns, base_rows, cand_rows, frames, sides
+    compared = _compare_pairs(chosen, base_values, cand_values, names, keys, B=B, seed=seed)
+    for pair, counts in zip(compared, labels, strict=True):
+        changes = [_aggregate_change(a.name, two, B, seed) for a, two in zip(aggregates, counts, strict=True)]
         at = next(i for i, c in enumerate(pair.changes) if c.name == "errors")
         pair.changes[at:at] = changes
     return Comparison(
@@ -319,38 +310,64 @@ def shared_cases(base: Sequence[Case], candidate: Sequence[Case]) -> set[tuple[s
     }
 
 
+#: One side's per-case values: a (cases, pairs x names) matrix and its columns by contender and name.
+SideValues = tuple[np.ndarray, dict[str, dict[str, np.ndarray]]]
+
+
+def _directions(metrics: Sequence[Metric]) -> dict[str, bool]:
+    """The names a pair is compared on, in order, and whether higher is better for each; the primary metric
+    is the score, compared once, as ``score``."""
+    return {"score": True, **{m.name: m.higher_is_better for m in metrics if not m.primary}, **USAGE_DIRECTIONS}
+
+
 def _case_values(
-    columns: ResultColumns, case_row: np.ndarray, metrics: Sequence[Metric], n_cases: int, contenders: set[str]
-) -> dict[str, dict[str, np.ndarray]]:
-    """Per contender and name, one value per compared case (``case_row``: each case's row among the
-    ``n_cases`` compared, :func:`_case_row`): the mean over the case's samples (NaN when none).
+    columns: ResultColumns,
+    case_row: np.ndarray,
+    metrics: Sequence[Metric],
+    n_cases: int,
+    contenders: Sequence[str],
+    names: Mapping[str, bool],
+) -> SideValues:
+    """One side of the compared pairs (``contenders``: this side's contender of each pair, in order): per
+    contender and name, one value per compared case (``case_row``: each case's row among the ``n_cases``
+    compared, :func:`_case_row`), the mean over the case's samples (NaN when none).
 
     Scores and metrics count for scored results only (NaN on an error, whatever it holds), as in a
-    leaderboard; ``errors`` is 1 for an error and 0 for a scored result.
+    leaderboard; ``errors`` is 1 for an error and 0 for a scored result. Written straight into the matrix the
+    paired tests read, a contender at a time: no name's values are copied for a whole run.
     """
     # Each result's row in the table (-1: a case not compared), then sums and counts by bincount.
     row = case_row[columns.case] if len(columns) else columns.case
-    scored = ~columns.is_error
-    values = {"errors": columns.is_error.astype(float)}
-    for name, source in {"score": "score", **{m.name: f"m_{m.name}" for m in metrics}}.items():
-        values[name] = np.where(scored, columns.numbers.get(source, np.nan), np.nan)
-    for name, source in USAGE_NUMBERS.items():
-        values[name] = columns.numbers[source]
+    sources = {"score": "score", **{m.name: f"m_{m.name}" for m in metrics}, **USAGE_NUMBERS}
+    # A contender's results in the order the run holds them (a stable sort): the sums add up in that order.
+    order = np.argsort(columns.contender, kind="stable")
+    ordered = columns.contender[order]
     code_of = {c: i for i, c in enumerate(columns.contenders)}
-    tables = {}
-    for contender in contenders:
-        mine = (columns.contender == code_of.get(contender, -2)) & (row >= 0)
-        at = row[mine]
-        table = {}
-        for name, value in values.items():
-            value = value[mine]
+    matrix = np.empty((n_cases, len(contenders) * len(names)))
+    tables: dict[str, dict[str, np.ndarray]] = {}
+    for k, contender in enumerate(contenders):
+        at = k * len(names)
+        code = code_of.get(contender, -2)
+        mine = order[np.searchsorted(ordered, code, "left") : np.searchsorted(ordered, code, "right")]
+        mine = mine[row[mine] >= 0]
+        rows, failed = row[mine], columns.is_error[mine]
+        block = np.empty((n_cases, len(names)))  # a contender's columns side by side, then copied in row by row
+        for j, name in enumerate(names):
+            if name == "errors":
+                value = failed.astype(float)
+            elif name in USAGE_NUMBERS:
+                value = columns.numbers[sources[name]][mine]
+            else:
+                numbers = columns.numbers.get(sources[name])
+                value = np.where(~failed, np.nan if numbers is None else numbers[mine], np.nan)
             known = ~np.isnan(value)
-            sums = np.bincount(at, weights=np.where(known, value, 0.0), minlength=n_cases)
-            counts = np.bincount(at, weights=known.astype(float), minlength=n_cases)
+            sums = np.bincount(rows, weights=np.where(known, value, 0.0), minlength=n_cases)
+            counts = np.bincount(rows, weights=known.astype(float), minlength=n_cases)
             with np.errstate(invalid="ignore", divide="ignore"):
-                table[name] = np.where(counts > 0, sums / counts, np.nan)
-        tables[contender] = table
-    return tables
+                block[:, j] = np.where(counts > 0, sums / counts, np.nan)
+        matrix[:, at : at + len(names)] = block
+        tables[contender] = {name: matrix[:, at + j] for j, name in enumerate(names)}
+    return matrix, tables
 
 
 def _case_row(columns: ResultColumns, keys: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -359,68 +376,58 @@ def _case_row(columns: ResultColumns, keys: Sequence[tuple[str, str]]) -> np.nda
     return np.asarray([position.get(key, -1) for key in columns.cases], dtype=np.int64)
 
 
-def _aggregate_change(
+def _pair_labels(
     name: str,
-    pair: PairComparison,
+    base_contender: str,
+    cand_contender: str,
     base: tuple[ResultColumns, np.ndarray],
     candidate: tuple[ResultColumns, np.ndarray],
     n_cases: int,
-    B: int,  # noqa: N803
-    seed: int,
-) -> Change:
-    """An aggregate metric's change for one pair (:func:`evalcore.analysis.stats.paired_f1.paired_macro_f1`); no data
-    when either run lacks its labels. ``base`` and ``candidate``: each run's results and case rows
-    (:func:`_case_row`)."""
+) -> tuple[Any, Any]:
+    """An aggregate metric's label counts of one pair, base and candidate
+    (:func:`evalcore.analysis.stats.paired_f1.label_counts`; None for a run that lacks its labels). ``base`` and
+    ``candidate``: each run's results and case rows (:func:`_case_row`)."""
     theirs = [base[0].labels.get(name), candidate[0].labels.get(name)]
     names = sorted({n for labels in theirs if labels is not None for n in labels.names})
-    counts = [
+    base_counts, cand_counts = (
         label_counts(columns, name, contender, rows, n_cases, names)
-        for (columns, rows), contender in ((base, pair.base), (candidate, pair.candidate))
-    ]
+        for (columns, rows), contender in ((base, base_contender), (candidate, cand_contender))
+    )
+    return base_counts, cand_counts
+
+
+def _aggregate_change(name: str, counts: tuple[Any, Any], B: int, seed: int) -> Change:  # noqa: N803
+    """An aggregate metric's change for one pair (:func:`evalcore.analysis.stats.paired_f1.paired_macro_f1`) from its
+    label counts (:func:`_pair_labels`); no data when either run lacks its labels."""
     if counts[0] is None or counts[1] is None:
         nan = float("nan")
         return Change(name, True, nan, nan, nan, nan, nan, nan, 0, CASE_SWAP)
     test = paired_macro_f1(counts[0], counts[1], B=B, seed=seed)
-    return Change(
-        name=name,
-        higher_is_better=True,
-        base=test["base"],
-        candidate=test["candidate"],
-        diff=test["mean_diff"],
-        lo=test["lo"],
-        hi=test["hi"],
-        p_value=test["p_value"],
-        n=test["n"],
-        method=test["method"],
-        note=test["note"],
-    )
+    fields = ("base", "candidate", "mean_diff", "lo", "hi", "p_value", "n", "method", "note")
+    return Change(name, True, *(test[f] for f in fields))
 
 
 def _compare_pairs(
     chosen: Sequence[tuple[str, str]],
-    base_values: Mapping[str, Mapping[str, np.ndarray]],
-    cand_values: Mapping[str, Mapping[str, np.ndarray]],
-    metrics: Sequence[Metric],
+    base_values: SideValues,
+    cand_values: SideValues,
+    directions: Mapping[str, bool],
     keys: Sequence[tuple[str, str]],
     *,
     B: int,  # noqa: N803
     seed: int,
 ) -> list[PairComparison]:
     """Every pair's changes from one set of resamples and sign flips (the pairs share the cases)."""
-    # The primary metric is the score: compared once, as ``score``.
-    directions = {"score": True, **{m.name: m.higher_is_better for m in metrics if not m.primary}, **USAGE_DIRECTIONS}
-    columns = [(b, c, name) for b, c in chosen for name in directions]
-    base_matrix = np.column_stack([_column(base_values[b], name) for b, _, name in columns])
-    cand_matrix = np.column_stack([_column(cand_values[c], name) for _, c, name in columns])
+    (base_matrix, base_tables), (cand_matrix, cand_tables) = base_values, cand_values
     # Cost and time have no upper bound; scores, metrics and errors lie in [0, 1].
-    bounded = np.array([name not in USAGE_NUMBERS for _, _, name in columns])
+    bounded = np.array([name not in USAGE_NUMBERS for _ in chosen for name in directions])
     tests = iter(paired_differences(cand_matrix, base_matrix, B=B, seed=seed, bounded=bounded))
     compared = []
     for b, c in chosen:
         changes = []
         for name, higher in directions.items():
             test = next(tests)
-            base_col, cand_col = _column(base_values[b], name), _column(cand_values[c], name)
+            base_col, cand_col = column(base_tables[b], name), column(cand_tables[c], name)
             both = ~np.isnan(base_col) & ~np.isnan(cand_col)
             changes.append(
                 Change(
@@ -438,8 +445,8 @@ def _compare_pairs(
                 )
             )
             changes[-1].more_cases = _more_cases(changes[-1], cand_col[both] - base_col[both])
-        ran = ~np.isnan(_column(base_values[b], "errors")) & ~np.isnan(_column(cand_values[c], "errors"))
-        compared.append(PairComparison(b, c, int(ran.sum()), changes, flips(base_values[b], cand_values[c], keys)))
+        ran = ~np.isnan(column(base_tables[b], "errors")) & ~np.isnan(column(cand_tables[c], "errors"))
+        compared.append(PairComparison(b, c, int(ran.sum()), changes, flips(base_tables[b], cand_tables[c], keys)))
     return compared
 
 
@@ -451,40 +458,5 @@ def _more_cases(change: Change, diffs: np.ndarray) -> int | None:
     return None if needed is None else max(needed - change.n, 0)
 
 
-def _column(table: Mapping[str, np.ndarray], name: str) -> np.ndarray:
-    if name in table:
-        return table[name]
-    return np.full(len(next(iter(table.values()))), np.nan)
-
-
 def _mean(values: np.ndarray) -> float:
     return float(values.mean()) if len(values) else float("nan")
-
-
-def flips(
-    base: Mapping[str, np.ndarray], cand: Mapping[str, np.ndarray], keys: Sequence[tuple[str, str]]
-) -> list[Flip]:
-    """The shared cases (of ``keys``, one value per case in each column) whose outcome changed, regressions first.
-
-    Order: scores that dropped (largest drop first), errors that appeared, scores that rose (largest rise
-    first), errors that vanished; ties by dataset and case id. A case counts only when both contenders
-    ran it.
-    """
-    b_score, c_score = _column(base, "score"), _column(cand, "score")
-    b_err, c_err = _column(base, "errors"), _column(cand, "errors")
-    ran = ~np.isnan(b_err) & ~np.isnan(c_err)
-    diff = c_score - b_score
-    kinds = {
-        "worse": ran & (diff < -FLIP_TOLERANCE),
-        "error appeared": ran & (c_err > 0) & (b_err == 0),
-        "better": ran & (diff > FLIP_TOLERANCE),
-        "error vanished": ran & (b_err > 0) & (c_err == 0),
-    }
-    parts, kinds_of = [], []
-    for kind, mask in kinds.items():
-        rows = np.flatnonzero(mask)
-        parts.append(rows[np.lexsort((rows, -np.abs(np.nan_to_num(diff[rows]))))])
-        kinds_of += [kind] * len(rows)
-    rows = np.concatenate(parts)
-    scores = zip(b_score[rows].tolist(), c_score[rows].tolist(), strict=True)
-    return [Flip(*keys[row], kind, b, s) for row, kind, (b, s) in zip(rows.tolist(), kinds_of, scores, strict=True)]

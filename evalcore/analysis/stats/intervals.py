@@ -210,13 +210,33 @@ def expanded_level(n: np.ndarray | int, level: float = LEVEL) -> np.ndarray:
     """
     sizes = np.atleast_1d(np.asarray(n, dtype=np.int64))
     out = np.full(sizes.shape, level, dtype=float)
-    for size in np.unique(sizes[sizes >= 2]):
-        t = _t_quantile((1 + level) / 2, int(size) - 1)
+    distinct = np.unique(sizes[sizes >= 2])
+    quantiles = t_quantiles((1 + level) / 2, [int(size) - 1 for size in distinct])
+    for size, t in zip(distinct, quantiles, strict=True):
         out[sizes == size] = 1 - 2 * NormalDist().cdf(-math.sqrt(size / (size - 1)) * t)
     return out
 
 
-@lru_cache(maxsize=1024)
+#: Student's t quantiles found so far, by (q, degrees of freedom): a leaderboard asks for the same few at every
+#: redraw. At most :data:`_KEPT` of them.
+_QUANTILES: dict[tuple[float, int], float] = {}
+_KEPT = 4096
+#: Past this many quantiles to find, they are halved all at once (fewer go faster one by one).
+_AT_ONCE = 8
+
+
+def t_quantiles(q: float, dfs: list[int]) -> list[float]:
+    """Student's t quantile at ``q > 0.5`` for each of ``dfs`` degrees of freedom: the root of its distribution
+    function, found by halving (:func:`_t_quantile`; many at once by :func:`_halved`, to the same numbers)."""
+    missing = [df for df in dict.fromkeys(dfs) if (q, df) not in _QUANTILES]
+    if len(_QUANTILES) + len(missing) > _KEPT:
+        _QUANTILES.clear()
+        missing = list(dict.fromkeys(dfs))
+    found = _halved(q, missing) if len(missing) > _AT_ONCE else [_t_quantile(q, df) for df in missing]
+    _QUANTILES.update(zip(((q, df) for df in missing), found, strict=True))
+    return [_QUANTILES[(q, df)] for df in dfs]
+
+
 def _t_quantile(q: float, df: int) -> float:
     """Student's t quantile, ``q > 0.5``: the root of its distribution function, found by halving."""
     low, high = 0.0, 1.0
@@ -232,6 +252,70 @@ def _t_cdf(x: float, df: int) -> float:
     """Student's t distribution function at ``x ≥ 0``, through the regularised incomplete beta function
     ``I_{df / (df + x²)}(df / 2, 1 / 2)`` (its continued fraction, Numerical Recipes §6.4)."""
     return 1 - 0.5 * _incomplete_beta(df / (df + x * x), df / 2, 0.5)
+
+
+def _halved(q: float, dfs: list[int]) -> list[float]:
+    """:func:`_t_quantile` of every one of ``dfs``, all halved at once.
+
+    Each step is the arithmetic of one degree of freedom alone (NumPy's +, −, ×, ÷ and comparisons round as
+    Python's floats do; logarithms and the gamma function stay Python's), so each quantile is the one
+    :func:`_t_quantile` finds, to the last bit.
+    """
+    df = np.asarray(dfs, dtype=float)
+    low, high = np.zeros(len(df)), np.ones(len(df))
+    while (short := _t_cdfs(high, df) < q).any():
+        low, high = np.where(short, high, low), np.where(short, 2 * high, high)
+    for _ in range(60):
+        middle = (low + high) / 2
+        below = _t_cdfs(middle, df) < q
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    return ((low + high) / 2).tolist()
+
+
+def _t_cdfs(x: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """:func:`_t_cdf` element by element."""
+    return 1 - 0.5 * _incomplete_betas(df / (df + x * x), df / 2, 0.5)
+
+
+def _incomplete_betas(x: np.ndarray, a: np.ndarray, b: float) -> np.ndarray:
+    """:func:`_incomplete_beta` element by element, its continued fraction evaluated for every element at once."""
+    inside = (x > 0.0) & (x < 1.0)
+    flipped = inside & (x > (a + 1) / (a + b + 2))  # the continued fraction converges fast on the other side only
+    xs = np.where(inside, np.where(flipped, 1 - x, x), 0.5)
+    first, second = np.where(flipped, b, a), np.where(flipped, a, b)
+    fractions = _beta_fractions(xs, first, second)
+    values = np.asarray(
+        [
+            math.exp(math.lgamma(p + r) - math.lgamma(p) - math.lgamma(r) + p * math.log(y) + r * math.log1p(-y))
+            * f
+            / p
+            for y, p, r, f in zip(xs.tolist(), first.tolist(), second.tolist(), fractions.tolist(), strict=True)
+        ]
+    )
+    return np.where(inside, np.where(flipped, 1 - values, values), np.where(x <= 0.0, 0.0, 1.0))
+
+
+def _beta_fractions(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`_beta_fraction` element by element: each element stops where it alone would."""
+    tiny = 1e-300
+    c, d = np.ones(len(x)), 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / np.where(np.abs(d) > tiny, d, tiny)
+    h = d.copy()
+    going = np.ones(len(x), dtype=bool)
+    for m in range(1, 300):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            next_d = 1.0 + numerator * d
+            next_d = 1.0 / np.where(np.abs(next_d) > tiny, next_d, tiny)
+            next_c = 1.0 + numerator / c
+            next_c = np.where(np.abs(next_c) > tiny, next_c, tiny)
+            d, c, h = np.where(going, next_d, d), np.where(going, next_c, c), np.where(going, h * (next_d * next_c), h)
+        going &= ~(np.abs(d * c - 1.0) < 1e-15)
+        if not going.any():
+            break
+    return h
 
 
 def _incomplete_beta(x: float, a: float, b: float) -> float:
