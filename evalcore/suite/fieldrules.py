@@ -10,7 +10,6 @@ answer is theirs: these rules only ever agree, faster.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -125,7 +124,7 @@ def value_fits(rule: Rule, value: Any) -> bool:
 
 def all_fit(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> bool:
     """Whether every field's value in ``data`` surely fits; False means "ask check_value"."""
-    return next(_misfits(fields, data), None) is None
+    return not _misfits(fields, data)
 
 
 def type_problems(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> dict[str, str]:
@@ -138,8 +137,10 @@ def type_problems(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> dict[s
     return problems
 
 
-def _misfits(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> Iterator[tuple[Rule, Any]]:
-    """Each field's rule and value in ``data`` whose value value_fits does not accept."""
+def _misfits(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> list[tuple[Rule, Any]]:
+    """Each field's rule and value in ``data`` whose value value_fits does not accept (a list, not a generator:
+    it is asked of every reply and every expected answer, and is nearly always empty)."""
+    misfits = []
     for rule in rules_for(fields):
         value: Any = data.get(rule.name)
         kind = type(value)
@@ -152,7 +153,8 @@ def _misfits(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> Iterator[tu
         ):
             continue
         if not value_fits(rule, value):
-            yield rule, value
+            misfits.append((rule, value))
+    return misfits
 
 
 def credit_is_full(rule: Rule, want: Any, got: Any) -> bool:
