@@ -64,6 +64,7 @@ _FULL_WHEN_EQUAL: dict[str, frozenset[type] | None] = {
 #: Types that compare equal only to their own kind of value, for the quick test of "any type".
 _PLAIN = frozenset({str, int, float, bool})
 _CACHE: dict[int, _Compiled] = {}
+_TEXT = frozenset({str})
 
 
 def rules_for(fields: tuple[FieldSpec, ...]) -> tuple[Rule, ...]:
@@ -114,8 +115,8 @@ def value_fits(rule: Rule, value: Any) -> bool:
     if kind in rule.fitting:
         return True
     if choices is not None:
-        if rule.multi:
-            return kind is list and all(type(v) is str and v in choices for v in value)
+        if rule.multi:  # a list of texts, each a choice (tested by set operations: no generator per answer)
+            return kind is list and _TEXT.issuperset(map(type, value)) and choices.issuperset(value)
         return kind is str and value in choices
     if kind is float:
         return value.is_integer() if spec.type == "integer" else spec.type == "number" and math.isfinite(value)
