@@ -53,21 +53,34 @@ def dumps(value: Any, *, sort_keys: bool = False, allow_nan: bool = False, defau
 def _same_text(value: Any) -> bool:
     """Whether msgspec writes ``value`` as ``json.dumps`` does (see the module)."""
     kind = type(value)
-    if kind in _LEAVES:
-        return True
-    if kind is float:
-        return value == 0.0 or 1e-4 <= abs(value) < 1e16
     if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str or (type(item) not in _LEAVES and not _same_text(item)):
+        items: Any = value.values()
+        for key in value:
+            if type(key) is not str:
                 return False
+    elif kind is list or kind is tuple:
+        items = value
+    elif kind in _LEAVES:
         return True
-    if kind is list or kind is tuple:
-        for item in value:
-            if type(item) not in _LEAVES and not _same_text(item):
+    elif kind is float:
+        return _plain_float(value)
+    else:
+        return False
+    for item in items:
+        kind = type(item)
+        if kind in _LEAVES:
+            continue
+        if kind is float:  # _plain_float's test, inline: a call per number of every stored row costs more
+            if not (item == 0.0 or 1e-4 <= abs(item) < 1e16):
                 return False
-        return True
-    return False
+        elif not _same_text(item):
+            return False
+    return True
+
+
+def _plain_float(value: float) -> bool:
+    """Whether both write ``value`` alike: zero, or without an exponent (NaN and infinities fail both tests)."""
+    return value == 0.0 or 1e-4 <= abs(value) < 1e16
 
 
 #: ``json``'s messages that stop where its ``str()`` adds the position, as sentences of their own.

@@ -97,6 +97,9 @@ def image_parts(case: Case) -> list[dict[str, Any]]:
 def with_images(messages: list[dict[str, Any]], case: Case) -> list[dict[str, Any]]:
     """``messages`` with the case's images added to the last user message (as content parts after its text), or
     in a user message of their own when there is none; ``messages`` unchanged when the case has no images."""
+    value = case.input
+    if not isinstance(value, dict) or IMAGES_KEY not in value:  # no images: image_refs would find none
+        return messages
     parts = image_parts(case)
     if not parts:
         return messages

@@ -103,7 +103,7 @@ def _from_tree(tree: Any, keep: bool) -> records.Run | None:
         return None
     try:
         header = _Header(tree)
-        cases = _Cases()
+        cases = _Cases(keep)
         cases.add(_convert(tree["cases"], _CASES))
         results = _Results(header, cases, keep)
         results.add(_convert(tree["results"], header.results))
@@ -128,7 +128,7 @@ class PartsCheck:
             return
         try:
             self._header = _Header(tree)
-            cases = _Cases()
+            cases = _Cases(keep=False)
             cases.add(_convert(tree["cases"], _CASES))
             self._results = _Results(self._header, cases, keep=False)
         except _DOUBT:
@@ -293,18 +293,21 @@ def _list(value: Any) -> list[Any]:
 class _Cases:
     """Case entries, kept as records: (dataset, id) → the key, shared by the results that name it."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = True) -> None:
+        self.keep = keep  # False: check only, build no records
         self.records: list[records.Case] = []
         self.keys: dict[tuple[str, str], tuple[str, str]] = {}
         self._unique = Unique("cases", "id")
 
     def add(self, items: list[Any]) -> None:
+        keys, unique, keep, append = self.keys, self._unique, self.keep, self.records.append
         for x in items:
             key = (x.dataset, x.id)
-            if self._unique.problem(len(self.records), key) is not None:
+            if unique.problem(len(keys), key) is not None:
                 raise _Unsure
-            self.keys[key] = key
-            self.records.append(case_of(x))
+            keys[key] = key
+            if keep:
+                append(case_of(x))
 
 
 class _Results:

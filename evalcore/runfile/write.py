@@ -8,7 +8,6 @@ stay readable. A writer never writes an invalid file: the run is checked against
 from __future__ import annotations
 
 import gzip as gz
-import json
 import logging
 import os
 import tempfile
@@ -18,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from evalcore._util import jsonfast
 from evalcore._util.files import atomic_file
 from evalcore.core import records
 from evalcore.runfile import fast as runfile_fast
@@ -49,7 +49,9 @@ from evalcore.storage.ratings import load_ratings
 
 logger = logging.getLogger(__name__)
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+#: The compact JSON text of one value, as ``json.JSONEncoder(ensure_ascii=False, allow_nan=False,
+#: separators=(",", ":")).encode`` writes it (NaN and infinities refused with its ValueError).
+_ENCODE = jsonfast.dumps
 
 
 _RUN = entry_maker(RunEntry)

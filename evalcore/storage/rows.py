@@ -213,9 +213,9 @@ def result_rows(
         return None
     return ResultRows(
         run_id,
-        [m["name"] for m in json.loads(row[0])],
-        dict(json.loads(row[1])),
-        {(d, c): i for d, c, i in json.loads(row[2])},
+        [m["name"] for m in jsonfast.loads(row[0])],
+        dict(jsonfast.loads(row[1])),
+        {(d, c): i for d, c, i in jsonfast.loads(row[2])},
     )
 
 

@@ -10,7 +10,6 @@ answer is theirs: these rules only ever agree, faster.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -65,6 +64,7 @@ _FULL_WHEN_EQUAL: dict[str, frozenset[type] | None] = {
 #: Types that compare equal only to their own kind of value, for the quick test of "any type".
 _PLAIN = frozenset({str, int, float, bool})
 _CACHE: dict[int, _Compiled] = {}
+_TEXT = frozenset({str})
 
 
 def rules_for(fields: tuple[FieldSpec, ...]) -> tuple[Rule, ...]:
@@ -115,8 +115,8 @@ def value_fits(rule: Rule, value: Any) -> bool:
     if kind in rule.fitting:
         return True
     if choices is not None:
-        if rule.multi:
-            return kind is list and all(type(v) is str and v in choices for v in value)
+        if rule.multi:  # a list of texts, each a choice (tested by set operations: no generator per answer)
+            return kind is list and _TEXT.issuperset(map(type, value)) and choices.issuperset(value)
         return kind is str and value in choices
     if kind is float:
         return value.is_integer() if spec.type == "integer" else spec.type == "number" and math.isfinite(value)
@@ -125,7 +125,7 @@ def value_fits(rule: Rule, value: Any) -> bool:
 
 def all_fit(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> bool:
     """Whether every field's value in ``data`` surely fits; False means "ask check_value"."""
-    return next(_misfits(fields, data), None) is None
+    return not _misfits(fields, data)
 
 
 def type_problems(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> dict[str, str]:
@@ -138,8 +138,10 @@ def type_problems(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> dict[s
     return problems
 
 
-def _misfits(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> Iterator[tuple[Rule, Any]]:
-    """Each field's rule and value in ``data`` whose value value_fits does not accept."""
+def _misfits(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> list[tuple[Rule, Any]]:
+    """Each field's rule and value in ``data`` whose value value_fits does not accept (a list, not a generator:
+    it is asked of every reply and every expected answer, and is nearly always empty)."""
+    misfits = []
     for rule in rules_for(fields):
         value: Any = data.get(rule.name)
         kind = type(value)
@@ -152,7 +154,8 @@ def _misfits(fields: tuple[FieldSpec, ...], data: dict[str, Any]) -> Iterator[tu
         ):
             continue
         if not value_fits(rule, value):
-            yield rule, value
+            misfits.append((rule, value))
+    return misfits
 
 
 def credit_is_full(rule: Rule, want: Any, got: Any) -> bool:

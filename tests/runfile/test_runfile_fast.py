@@ -158,3 +158,13 @@ def test_a_file_breaking_one_rule_is_refused_by_the_fast_path_and_named_as_the_m
     assert by_reader.value.problems == by_models_alone.value.problems
     (problem,) = by_models_alone.value.problems  # the rule broken alone
     assert problem.startswith(f"{path}: ") and message in problem
+
+
+def test_checking_a_run_builds_no_records_of_its_cases(monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = run_to_dict(make_run(n_cases=4))
+    built: list[object] = []
+    monkeypatch.setattr(runfile_fast, "case_of", lambda entry: built.append(entry))
+    parts = runfile_fast.PartsCheck({**tree, "results": []})
+    assert parts.add(tree["results"]) and parts.finish()
+    assert runfile_fast.tree_is_valid(tree)
+    assert built == []

@@ -141,3 +141,13 @@ def test_rules_are_rebuilt_for_another_schema_with_the_same_names() -> None:
     assert fieldrules.type_problems(first, {"f": 3}) == {"f": "3 is not a string"}
     assert fieldrules.type_problems(second, {"f": 3}) == {}
     assert fieldrules.names_of(second) == frozenset({"f"})
+
+
+@settings(max_examples=400, deadline=None)
+@given(values=st.sampled_from([("a", "b"), ("a",), ()]), nullable=st.booleans(), value=_values)
+def test_a_multi_enum_value_surely_fits_when_it_is_a_list_of_texts_each_a_choice(
+    values: tuple[str, ...], nullable: bool, value: Any
+) -> None:
+    rule = fieldrules.rules_for((FieldSpec("f", "multi_enum", values=values, nullable=nullable),))[0]
+    plain = type(value) is list and all(type(v) is str and v in values for v in value)
+    assert fieldrules.value_fits(rule, value) == (plain or (value is None and nullable))
