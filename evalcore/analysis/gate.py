@@ -35,6 +35,7 @@ from evalcore.analysis.runs import metric_set_of, rank_run
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric, Run
+from evalcore.core.repeat_metrics import RepeatMetric
 from evalcore.storage.history import StoredRun, header_of
 from evalcore.suite.config import GateModel, LimitModel, RegressionModel
 
@@ -127,6 +128,12 @@ def check_gate_names(gate: GateModel, metrics: Sequence[Metric], datasets: Seque
     unknown += [n for n in gate.regression if n == "pass_rate"]  # no paired value per case to compare
     if unknown:
         raise GateError(f"gate: cannot check {', '.join(map(repr, unknown))}: allowed names are {', '.join(allowed)}")
+    repeated = [n for n in gate.regression if any(m.name == n for m in metrics if isinstance(m, RepeatMetric))]
+    if repeated:
+        raise GateError(
+            f"gate: regression: {', '.join(map(repr, repeated))} is a repeat metric, with no paired value per result "
+            "to compare with a baseline; give it a floor under minimum: instead (e.g. minimum: {'pass^3': 0.9})"
+        )
 
 
 def evaluate(

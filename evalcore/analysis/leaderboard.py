@@ -53,7 +53,7 @@ RANKED_BY = "ranked_by"
 
 def aggregate(
     df: pd.DataFrame,
-    metrics: Sequence[Metric],
+    metrics: Sequence[Metric] | MetricSet,
     by: Sequence[str] = ("contender",),
     average: str = "micro",
 ) -> pd.DataFrame:
@@ -61,7 +61,8 @@ def aggregate(
 
     Args:
         df: the (selected) results frame.
-        metrics: the suite's declared metrics; each gets a column named by the bare metric name.
+        metrics: the suite's declared metrics, each a column named by the bare metric name, with the repeat
+            metrics of the samples in ``df`` (:mod:`evalcore.core.repeat_metrics`); or the run's metric set.
         by: ``("contender",)`` for the overall table, ``("contender", "dataset")`` per dataset.
         average: ``"micro"`` (mean over results, the default) or ``"macro"``: each value is first
             computed per dataset, then averaged over the datasets that have one; counts are summed.
@@ -76,8 +77,8 @@ def aggregate(
     keys = list(by) if tuple(by) in GROUPINGS else None
     if keys is None or average not in AVERAGES:
         raise ValueError(f"by={tuple(by)!r}, average={average!r}: use by in {GROUPINGS} and average in {AVERAGES}")
-    metric_set = MetricSet.of(metrics)
-    return _aggregate(df, metric_set, keys, average, result_values(df, metric_set.declared))
+    metric_set = metrics if isinstance(metrics, MetricSet) else MetricSet.of(metrics, samples_in(df))
+    return _aggregate(df, metric_set, keys, average, result_values(df, metric_set.per_result))
 
 
 def _aggregate(
@@ -307,7 +308,7 @@ def prepare(
         table = overall.table.copy()
         table.insert(1, "dataset", pd.Series([only] * len(table), index=table.index, dtype=object).astype(str))
         return Prepared(table, [(only, overall.resampled[0][1])] if ci and overall.resampled else [])
-    values = result_values(selected, metric_set.declared)
+    values = result_values(selected, metric_set.per_result)
     table = _aggregate(selected, metric_set, keys, average, values)
     if not ci or table.empty:
         return Prepared(table, [])
@@ -315,6 +316,11 @@ def prepare(
         return Prepared(table, [(None, resample(selected, metric_set, average=average, B=B, seed=seed, values=values))])
     parts = list(selected.groupby("dataset", observed=True, sort=True))
     return Prepared(table, [(str(name), resample(part, metric_set, B=B, seed=seed)) for name, part in parts])
+
+
+def samples_in(df: pd.DataFrame) -> int:
+    """How many samples of a case a results frame numbers (its highest sample + 1; 1 when empty)."""
+    return int(df["sample"].max()) + 1 if len(df) else 1
 
 
 def _only_dataset(df: pd.DataFrame) -> str | None:
@@ -385,7 +391,7 @@ def _stability(table: pd.DataFrame, weights: Mapping[str, float], out_of_race: s
 
 def leaderboard(
     df: pd.DataFrame,
-    metrics: Sequence[Metric],
+    metrics: Sequence[Metric] | MetricSet,
     weights: Mapping[str, float] | None = None,
     filters: Filters | None = None,
     *,
@@ -407,7 +413,8 @@ def leaderboard(
         WeightsError: before anything is computed, when a weight cannot be used.
         EvalcoreError: a metadata filter on a key no case has.
     """
-    metric_set = MetricSet.of(metrics)
+    # A metric set is the run's, as opened; plain metrics get the repeat metrics of the samples in the frame.
+    metric_set = metrics if isinstance(metrics, MetricSet) else MetricSet.of(metrics, samples_in(df))
     weights = validate_weights(weights, metric_set)
     prepared = prepare(df, metric_set, filters, by=by, average=average, ci=ci, seed=seed, B=B)
     return finish(prepared, metric_set, weights, best_value_points)

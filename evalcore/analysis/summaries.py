@@ -42,7 +42,7 @@ B = 1000
 #: The summary's kind in the store: what it holds, its layout's version, the bootstrap's settings and
 #: evalcore's version (a release never reads an older one's). Change the layout's version whenever what
 #: :func:`prepare_view` computes changes between releases.
-KIND = f"leaderboard/6/B={B}/seed=0/evalcore={__version__}"
+KIND = f"leaderboard/7/B={B}/seed=0/evalcore={__version__}"
 
 
 @dataclass
@@ -72,7 +72,9 @@ def write_summary(store: Store, run_id: str, *, wait: float | None = None) -> Su
     frame, changes = store.load_results_frame_and_changes(run_id)
     if frame.empty:
         return None
-    summary = summarize(frame, MetricSet.of(store.load_run(run_id, results=False).metrics))
+    from evalcore.analysis.leaderboard import samples_in
+
+    summary = summarize(frame, MetricSet.of(store.load_run(run_id, results=False).metrics, samples_in(frame)))
     save_summary(store, run_id, changes, summary, wait=wait)
     return summary
 

@@ -20,6 +20,7 @@ import pandas as pd
 from evalcore.analysis.banner import banner_of, banner_text
 from evalcore.analysis.formats import DASH, format_cost, format_percent, format_seconds, is_missing
 from evalcore.analysis.leaderboard import FEW_CASES, RANKED_BY, STOPPED
+from evalcore.analysis.repeats import shown_metric_set
 from evalcore.analysis.results import USAGE_COLUMNS
 from evalcore.analysis.rules import BEST_VALUE_POINTS
 from evalcore.analysis.weights import weight_shares
@@ -99,6 +100,7 @@ def format_leaderboard(
     Raises:
         ValueError: an unknown ``fmt``.
     """
+    metric_set = shown_metric_set(metric_set, table, brief=fmt in ("table", "markdown"))
     metrics = metric_set.metrics
     if fmt == "json":
         return to_json(table, metric_set)
