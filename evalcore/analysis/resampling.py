@@ -31,14 +31,13 @@ import numpy as np
 
 from evalcore.analysis.intervals import (
     LEVEL,
-    bootstrap_interval,
     expanded_level,
-    mean_acceleration,
     percentile_interval,
     proportion_interval,
     ratio,
     widen_points,
 )
+from evalcore.analysis.repeats import repeat_intervals
 from evalcore.analysis.weights import first_shares, validate_weights, wscores
 from evalcore.core.aggregates import AggregateMetric
 from evalcore.core.metric_set import MetricSet
@@ -321,7 +320,12 @@ def resample(
     tables = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
     binomial = binary_intervals(matrix) if average == "micro" else {}
     if average == "micro" and metric_set.repeats:
-        binomial |= repeat_intervals(matrix, tables, binomial, [m.name for m in metric_set.repeats])
+        sums, counts = matrix.sums, matrix.counts
+        folded = {
+            m.name: (sums[:, matrix.names.index(m.name)], counts[:, matrix.names.index(m.name)])
+            for m in metric_set.repeats
+        }
+        binomial |= repeat_intervals(folded, tables, binomial)
     return Resampled(matrix.contenders, tables, binomial, case_numbers(matrix))
 
 
@@ -385,47 +389,6 @@ def binary_intervals(matrix: CaseMatrix) -> dict[str, np.ndarray]:
         hits = (per_case == 1).sum(axis=0).astype(float)
         low, high = proportion_interval(hits, n)
         out[name] = np.where(binary & (n > 0), np.stack([low, high]), np.nan)
-    return out
-
-
-#: Below this many cases short of 1 (or above 0), a repeat metric's interval also holds the proportion's.
-RARE_CASES = 10
-
-
-def repeat_intervals(
-    matrix: CaseMatrix, tables: Mapping[str, np.ndarray], exact: Mapping[str, np.ndarray], names: Sequence[str]
-) -> dict[str, np.ndarray]:
-    """Intervals of repeat metrics (``pass@k``, ``pass^k``): the proportion's where a contender's per-case values
-    are all 0 or 1 (``exact``), else the hull of the percentile and BCa intervals
-    (:func:`~evalcore.analysis.intervals.bootstrap_interval`) at the expanded level.
-
-    A case's pass@k is 1 for most cases of a good contender and far below it for a few: its mean is skewed, and
-    the percentile interval alone missed the truth more than 7% of the time on 30 cases in the seeded simulation
-    of ``tests/analysis/test_repeats.py``. BCa corrects for the skew; where a handful of cases fall short of 1 the
-    resamples cannot show how rare they are, and with fewer than :data:`RARE_CASES` of them the interval also holds
-    the proportion interval of the values as fractional hits (wider: a value in [0, 1] varies at most as a 0/1 one
-    of the same mean).
-    """
-    out = {}
-    q_all, c = len(matrix.names), len(matrix.contenders)
-    for name in names:
-        q = matrix.names.index(name)
-        sums = matrix.distinct[:, matrix.source[q * c : (q + 1) * c]]
-        counts = matrix.distinct[:, matrix.source[(q_all + q) * c : (q_all + q + 1) * c]]
-        known = counts > 0
-        per_case = ratio(sums, counts)
-        estimate = ratio(np.where(known, per_case, 0.0).sum(axis=0), known.sum(axis=0).astype(float))
-        level = expanded_level(known.sum(axis=0))
-        low, high = bootstrap_interval(tables[name], estimate, mean_acceleration(per_case, known), level)
-        # Values in [0, 1] vary no more than 0/1 ones of the same mean: the proportion's interval of fractional
-        # hits bounds what the resamples cannot show when few cases fall short of 1 (or rise above 0).
-        hits, n = np.where(known, per_case, 0.0).sum(axis=0), known.sum(axis=0).astype(float)
-        lo_p, hi_p = proportion_interval(hits, n)
-        short = np.minimum((known & (per_case < 1)).sum(axis=0), (known & (per_case > 0)).sum(axis=0))
-        rare = short < RARE_CASES
-        bounds = np.stack([np.where(rare, np.fmin(low, lo_p), low), np.where(rare, np.fmax(high, hi_p), high)])
-        given = exact.get(name)
-        out[name] = bounds if given is None else np.where(np.isnan(given), bounds, given)
     return out
 
 
