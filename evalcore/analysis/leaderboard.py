@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.analysis.classification import frame_labels, grouped_macro_f1
+from evalcore.analysis.repeats import spread
 from evalcore.analysis.resampling import Resampled, case_positions, intervals, resample
 from evalcore.analysis.results import USAGE_COLUMNS, Filters, result_values, select_results
 from evalcore.analysis.rules import BEST_VALUE_POINTS, POINTS_TOLERANCE
@@ -84,7 +85,19 @@ def aggregate(
 def _aggregate(
     df: pd.DataFrame, metric_set: MetricSet, keys: list[str], average: str, per_result: Mapping[str, np.ndarray]
 ) -> pd.DataFrame:
-    """:func:`aggregate` from the results' :func:`result_values`; aggregate metrics from the whole group."""
+    """:func:`aggregate` from the results' :func:`result_values`; aggregate metrics from the whole group; with the
+    score's spread within and between cases (:func:`~evalcore.analysis.repeats.spread`) when the run took several
+    samples of a case."""
+    table = _aggregate_values(df, metric_set, keys, average, per_result)
+    if not metric_set.repeats or table.empty:
+        return table
+    spreads = spread(df, np.asarray(per_result["score"]), keys)
+    return table.merge(spreads, on=keys, how="left")
+
+
+def _aggregate_values(
+    df: pd.DataFrame, metric_set: MetricSet, keys: list[str], average: str, per_result: Mapping[str, np.ndarray]
+) -> pd.DataFrame:
     values = _values_frame(df, per_result)
     for metric in metric_set.aggregates:
         values[metric.name] = np.nan  # a place in the column order; computed below, never averaged

@@ -34,11 +34,14 @@ from evalcore.analysis.intervals import (
     ratio,
 )
 from evalcore.core.metric_set import MetricSet
+from evalcore.core.records import Metric
 from evalcore.core.repeat_metrics import CONSISTENCY, PASS_ALL, PASS_AT, RepeatMetric
 
 if TYPE_CHECKING:
     import pandas as pd
 
+#: The leaderboard columns of :func:`spread`, besides the grouping keys.
+SPREAD_COLUMNS = ("sd_within", "sd_between", "samples_per_case")
 #: Values closer than this are the same value (a case's samples agree).
 SAME = 1e-12
 
@@ -240,3 +243,31 @@ def repeat_intervals(
         given = exact.get(name)
         out[name] = bounds if given is None else np.where(np.isnan(given), bounds, given)
     return out
+
+
+def repeat_notes(table: pd.DataFrame) -> list[str]:
+    """What a leaderboard of a run with several samples per case says under its table: how to read pass@k, pass^k
+    and consistency, and for the top row, where the score's uncertainty comes from (:func:`spread_advice`)."""
+    if "sd_within" not in table.columns or not len(table):
+        return []
+    lines = [
+        "pass@k: chance that at least one of k tries passes; pass^k: chance that all k pass (both per case, "
+        "averaged over cases; --format json has every k); consistency: share of cases whose samples all agree"
+    ]
+    top = table.iloc[0]
+    within, between = float(top["sd_within"]), float(top["sd_between"])
+    samples = float(top.get("samples_per_case", float("nan")))
+    if math.isfinite(within) and math.isfinite(between):
+        lines.append(
+            f"spread of {top['contender']}'s score: {within:.3f} within a case (its samples), {between:.3f} "
+            f"between cases; {spread_advice(within, between, samples)}"
+        )
+    return lines
+
+
+def table_metric_set(metrics: Sequence[Metric], table: pd.DataFrame) -> MetricSet:
+    """The metric set a ranked table shows (:func:`shown_metric_set`, brief), for a surface that has the run's
+    declared metrics and the table: the samples taken are the table's ``samples`` column's largest."""
+    taken = table["samples"].max() if "samples" in table.columns and len(table) else 1
+    samples = int(taken) if taken == taken else 1  # NaN (no scored result) is not a number of samples
+    return shown_metric_set(MetricSet.of(metrics, samples), table, brief=True)

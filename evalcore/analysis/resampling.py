@@ -413,7 +413,7 @@ def intervals(
     # Resamples drawn without an aggregate metric (none in the frame) leave it null, not missing.
     tables = {m.name: np.full((0, len(resampled.contenders)), np.nan) for m in metric_set.metrics} | resampled.tables
     tables["wscore"] = wscores(tables, weights)
-    out = pd.DataFrame({"contender": resampled.contenders})
+    columns: dict[str, np.ndarray] = {"contender": resampled.contenders}
     for name in names:
         cases = resampled.cases.get(name, resampled.cases.get("score"))
         low, high = percentile_interval(tables[name], LEVEL if cases is None else expanded_level(cases))
@@ -424,13 +424,14 @@ def intervals(
             # Score and metrics lie in [0, 1]: an interval of one point (every value the same, every
             # resample unchanged) takes the boundary rule instead.
             low, high = widen_points(low, high, low, cases)
-        out[f"{name}_lo"], out[f"{name}_hi"] = low, high
+        columns[f"{name}_lo"], columns[f"{name}_hi"] = low, high
     stopped = np.isin(np.asarray(resampled.contenders, dtype=object), list(out_of_race))
     weighted = bool(weights)
-    out["p_best"] = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]), weighted)
+    p_best = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]), weighted)
     if weighted and np.isnan(tables["wscore"]).all():
-        out["p_best"] = np.nan  # no row can be best under these weights: nobody has a chance of it
-    return out
+        p_best = np.full(len(resampled.contenders), np.nan)  # no row can be best under these weights
+    # Built at once: a run with samples has dozens of repeat metrics, and a column at a time fragments the frame.
+    return pd.DataFrame({**columns, "p_best": p_best})
 
 
 def bootstrap(

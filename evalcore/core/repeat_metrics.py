@@ -24,6 +24,15 @@ from dataclasses import dataclass
 
 from evalcore.core.records import Metric
 
+#: What a user reads about repeats in ``evalcore leaderboard --help`` and ``evalcore plan``: one text, both places.
+REPEATS_HELP = (
+    "A run with several samples of each case (samples: k in the suite, or --samples) also has pass@k (the "
+    "chance that at least one of k tries passes), pass^k (that all k pass) and consistency (the share of cases "
+    "whose samples all agree), each with its interval from resampling whole cases. More samples or more cases? "
+    "For the score's interval, more cases: for the same number of extra calls they narrow it at least as much, "
+    "since how the cases differ shrinks only with more cases; more samples sharpen pass^k and consistency. Under "
+    "the table a line says how much of the top row's score variance comes from its samples disagreeing."
+)
 #: The kinds of repeat metric.
 PASS_AT, PASS_ALL, CONSISTENCY = "pass@", "pass^", "consistency"
 

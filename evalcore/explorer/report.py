@@ -34,6 +34,7 @@ from evalcore.analysis.banner import banner_html
 from evalcore.analysis.judging import is_judged
 from evalcore.analysis.leaderboard import RANKED_BY
 from evalcore.analysis.outcomes import pass_rates_of
+from evalcore.analysis.repeats import table_metric_set
 from evalcore.analysis.results import Filters
 from evalcore.analysis.rules import ranking_rules
 from evalcore.analysis.runs import frame_of, metric_set_of, rank_basis_of, run_stops
@@ -176,7 +177,7 @@ def report_payload(metrics: list[Metric], view: LeaderboardView) -> dict[str, An
     ``id_rank`` (the contender id's place in sorted order, the last tie-break) and what the report's
     ranking gave it (rank, wscore, marks, P(best), intervals).
     """
-    metric_set = MetricSet.of(metrics)
+    metric_set = table_metric_set(metrics, view.ranked)  # with pass^k and consistency when a case has samples
     metrics = list(metric_set.metrics)  # macro-F1 is weighted from its row value, as any metric
     names = weight_names(metric_set)
     tables: list[dict[str, Any]] = [{"dataset": None, "rows": _rows(view.ranked, metrics)}]
@@ -335,7 +336,7 @@ def report_markdown(
     Every text from the run is backslash-escaped, so a name can never become a link, an image or HTML.
     """
     info = run.info
-    metric_set = MetricSet.of(run.metrics)
+    metric_set = table_metric_set(run.metrics, view.ranked)
     revision = info.provenance.get("revision")
     lines = [
         f"# evalcore report: {escape_markdown(info.suite)}",

@@ -195,3 +195,46 @@ def test_pass_hat_k_of_a_score_that_is_not_always_0_or_1_is_null_even_on_cases_w
     row = leaderboard(df, METRICS, ci=False).iloc[0]
     assert np.isnan(row["pass^3"]) and np.isnan(row["pass@1"])
     assert row["consistency"] == pytest.approx(0.5)
+
+
+def test_spread_gives_the_mean_within_case_and_the_between_case_standard_deviation():
+    from evalcore.analysis.repeats import spread
+
+    df = _rows({"a": [[0.2, 0.4], [0.6, 1.0], [0.9, 0.9]]})
+    row = spread(df, df["score"].to_numpy(float), ["contender"]).iloc[0]
+    within = np.mean([np.std([0.2, 0.4], ddof=1), np.std([0.6, 1.0], ddof=1), 0.0])
+    assert row["sd_within"] == pytest.approx(within)
+    assert row["sd_between"] == pytest.approx(np.std([0.3, 0.8, 0.9], ddof=1))
+    assert row["samples_per_case"] == 2
+
+
+def test_the_advice_gives_how_much_doubling_cases_or_samples_narrows_the_interval():
+    # Observed between-case variance 0.09, of which 0.3² / 3 = 0.03 from sampling: doubling the samples leaves
+    # 0.075 (√(0.075 / 0.09) = 0.913, 9% narrower); doubling the cases halves it all (29% narrower).
+    text = spread_advice(0.3, 0.3, 3)
+    assert text.startswith("33% of the score's variance")
+    assert "about 29%, doubling the samples by about 9%" in text
+
+
+def test_the_json_leaderboard_carries_every_pass_at_k_pass_hat_k_consistency_and_the_spread():
+    import json
+
+    from evalcore.analysis.text import format_leaderboard
+
+    df = _rows({"a": [[1, 1, 0], [1, 1, 1], [0, 0, 0]]})
+    metric_set = MetricSet.of(METRICS, 3)
+    row = json.loads(format_leaderboard(leaderboard(df, metric_set, B=50), metric_set, "json"))[0]
+    assert {"pass@1", "pass@3", "pass^3", "pass^3_lo", "consistency", "sd_within", "sd_between"} <= set(row)
+    assert row["pass^3"] == pytest.approx(1 / 3) and row["consistency"] == pytest.approx(2 / 3)
+
+
+def test_the_text_leaderboard_shows_pass_hat_k_and_consistency_columns_when_a_run_has_samples():
+    from evalcore.analysis.text import format_leaderboard
+
+    df = _rows({"a": [[1, 1, 0], [1, 1, 1], [0, 0, 0]]})
+    metric_set = MetricSet.of(METRICS, 3)
+    header = format_leaderboard(leaderboard(df, metric_set, B=50), metric_set).splitlines()[0].split()
+    assert "pass^3" in header and "consistency" in header
+    assert "pass@1" not in header and "pass^2" not in header  # the JSON has every k; the table the strictest
+    one = MetricSet.of(METRICS)
+    assert "consistency" not in format_leaderboard(leaderboard(_rows({"a": [[1], [0]]}), one, B=50), one)
