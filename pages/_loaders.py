@@ -21,7 +21,7 @@ import streamlit as st
 
 from evalcore.analysis import completeness, corrected, outcomes, summaries, view
 from evalcore.analysis.racing import SETTING as RACE
-from evalcore.analysis.runs import metric_set_of, run_stops
+from evalcore.analysis.runs import metric_set_of, run_stops, samples_of
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Case, Run
@@ -66,6 +66,11 @@ class Current:
     version: tuple
     #: How many results the run has (from the run index: no result is read to know it).
     results: int
+
+    @property
+    def samples(self) -> int:
+        """How many samples of each case the run took (:func:`evalcore.analysis.runs.samples_of`)."""
+        return samples_of(self.run)
 
     @functools.cached_property
     def metric_set(self) -> MetricSet:

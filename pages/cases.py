@@ -9,7 +9,7 @@ import streamlit as st
 from evalcore.analysis import view
 from evalcore.explorer import cases_address, drilldown
 from evalcore.explorer.case_images import case_images
-from pages import _actions, _address, _filters, _frame, _loaders, _trace, _widgets
+from pages import _actions, _address, _filters, _frame, _loaders, _samples, _trace, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -46,8 +46,22 @@ hallucinations = checks[2].toggle(
     key=Keys.CASE_ONLY + "hallucinations",
 )
 
+disagree = checks[3].toggle(
+    "Samples disagree",
+    disabled=now.samples < 2,
+    help="Cases whose samples (tries at the same case) got different outcomes",
+    key=Keys.CASE_ONLY + "disagree",
+)
 filters = drilldown.CaseFilters(
-    None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text, chosen
+    None if contender == ALL else contender,
+    datasets,
+    variants,
+    failures,
+    errors,
+    hallucinations,
+    disagree,
+    text,
+    chosen,
 )
 if big and contender == ALL:
     # A big run's results are read a contender at a time: its list comes from the frame already in memory.
@@ -83,7 +97,7 @@ else:
     keys = zip(table["contender"], table["dataset"], table["case"], table["sample"], strict=True)
     picked = next((i for i, key in enumerate(keys) if key == opened), None)
 row = None if picked is None else table.iloc[picked]
-toggled = (failures, errors, hallucinations)
+toggled = (failures, errors, hallucinations, disagree)
 _address.share_cases_view(
     cases_address.CasesState(
         None if contender == ALL else contender,
@@ -141,6 +155,7 @@ if detail["scored"]:
         lambda r: [("" if r["right"] else "background-color: rgba(255, 75, 75, 0.25)")] * len(r), axis=1
     )
     st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
+_samples.show_samples(run, row["contender"], row["dataset"], row["case"])
 _trace.show_trace(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 with st.expander("Raw reply"):
     st.code(detail["raw"] if detail["raw"] is not None else "(no reply)", language=None, wrap_lines=True)
