@@ -165,18 +165,18 @@ class _Column:
 
 
 #: What goes, in order, until a table fits its width: tokens, per-metric intervals, per-metric
-#: columns, the repeat columns (pass^k, consistency), cases, the wscore interval, the score interval,
-#: P(best); then marks are shortened and contender ids cut in the middle. Rank, contender, score,
+#: columns, cases, the wscore interval, the score interval, P(best), the repeat columns (pass^k,
+#: consistency); then marks are shortened and contender ids cut in the middle. Rank, contender, score,
 #: wscore, errors, cost and time always stay.
 FIT_STEPS = (
     "tokens",
     "metric intervals",
     "metrics",
-    "repeats",
     "cases",
     "wscore interval",
     "score interval",
     "P(best)",
+    "repeats",
 )
 #: A contender id is never cut below this many characters.
 MIN_CONTENDER = 16

@@ -64,14 +64,16 @@ def repeat_metrics(metrics: Sequence[Metric], samples: int) -> list[RepeatMetric
     """The repeat metrics of a run that took ``samples`` samples of each case with these declared metrics.
 
     None for one sample. Else ``pass@1..n``, ``pass^1..n`` and ``consistency`` on the score, then
-    ``pass@k_<m>`` and ``pass^k_<m>`` for each declared metric ``m`` where higher is better; a name a declared
-    metric already has is left out (the declared metric keeps it).
+    ``pass@k_<m>`` and ``pass^k_<m>`` for each declared metric ``m`` where higher is better but the primary one
+    (the score is it); a name a declared metric already has is left out (the declared metric keeps it).
     """
     if samples < 2:
         return []
     declared = {m.name for m in metrics}
     # A metric whose 1 is bad (``hallucinated_rate``) has no pass: its tries never "pass" by being 1.
-    sources = ["score", *(m.name for m in metrics if m.higher_is_better and not isinstance(m, RepeatMetric))]
+    # The primary metric is the score: its repeat metrics are the score's, named once.
+    sources = ["score", *(m.name for m in metrics if m.higher_is_better and not m.primary)]
+    sources = [s for s in sources if not any(isinstance(m, RepeatMetric) and m.name == s for m in metrics)]
     found = []
     for source in sources:
         what = "the score" if source == "score" else f"{source!r}"

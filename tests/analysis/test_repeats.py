@@ -238,3 +238,9 @@ def test_the_text_leaderboard_shows_pass_hat_k_and_consistency_columns_when_a_ru
     assert "pass@1" not in header and "pass^2" not in header  # the JSON has every k; the table the strictest
     one = MetricSet.of(METRICS)
     assert "consistency" not in format_leaderboard(leaderboard(_rows({"a": [[1], [0]]}), one, B=50), one)
+
+
+def test_weights_given_as_text_may_name_pass_at_k_and_pass_hat_k():
+    from evalcore.analysis.weights import parse_weights
+
+    assert parse_weights("pass^5=1,pass@3_correct=0.5") == {"pass^5": 1.0, "pass@3_correct": 0.5}
