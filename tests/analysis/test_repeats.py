@@ -17,7 +17,7 @@ from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
 
 NAN = float("nan")
-METRICS = [Metric("correct", "Right or wrong.", primary=True)]
+METRICS = [Metric("correct", "Right or wrong.", primary=True), Metric("exact", "Word for word.")]
 
 
 def _enumerated(outcomes: tuple[int, ...], k: int) -> tuple[float, float]:
@@ -62,6 +62,7 @@ def _rows(outcomes: dict[str, list[list[float]]], dataset: str = "d") -> pd.Data
                         "error_kind": "timeout" if error else None,
                         "score": value,
                         "m_correct": value,
+                        "m_exact": value,
                         "cost_usd": 0.001,
                         "latency_s": 1.0,
                         "input_tokens": 10.0,
@@ -78,7 +79,8 @@ def test_a_leaderboard_of_a_run_with_samples_has_pass_at_k_and_pass_hat_k_as_mea
     assert row["pass^3"] == pytest.approx(1 / 4)
     assert row["pass@3"] == pytest.approx(3 / 4)
     assert row["pass^2"] == pytest.approx((1 + 0 + 0 + 1 / 3) / 4)
-    assert row["pass^2_correct"] == pytest.approx(row["pass^2"])
+    assert row["pass^2_exact"] == pytest.approx(row["pass^2"])
+    assert "pass^2_correct" not in row  # the primary metric is the score: its pass^2 is pass^2
     assert row["consistency"] == pytest.approx(2 / 4)
 
 
@@ -110,7 +112,7 @@ def test_a_weight_on_pass_hat_k_beyond_the_samples_taken_is_refused():
 
 def test_the_metric_set_of_three_samples_names_pass_at_k_and_pass_hat_k_up_to_three():
     names = MetricSet.of(METRICS, samples=3).weightable
-    assert {"pass@1", "pass@3", "pass^3", "pass^3_correct", "consistency"} <= set(names)
+    assert {"pass@1", "pass@3", "pass^3", "pass^3_exact", "consistency"} <= set(names)
     assert "pass^4" not in names
 
 
