@@ -7,6 +7,8 @@ arguments, a missing run, nothing comparable). ``compare`` exits 0 when it could
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -235,7 +237,61 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_flaky(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suite", nargs="?", help="a suite's name or folder; default: every suite in the store")
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="the chance of naming any case of a stable history (default 0.05)"
+    )
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    add_db(p)
+
+
+def cmd_flaky(args: argparse.Namespace) -> int:
+    from evalcore.analysis.flaky import FLAKY_TEST, flaky_cases, stored_histories
+    from evalcore.cli._shared import table
+
+    store = open_store(args)
+    suites = [_suite_name(args.suite)] if args.suite else sorted({r["suite"] for r in store.list_runs()})
+    found = [(suite, f) for suite in suites for f in flaky_cases(stored_histories(store, suite), args.alpha)]
+    if args.format == "json":
+        rows = [
+            {"suite": suite, **dataclasses.asdict(f.key), "outcomes": list(f.outcomes), "flips": f.flips}
+            | {"flip_rate": f.flip_rate, "base_rate": f.base_rate, "p_value": f.p_value}
+            for suite, f in found
+        ]
+        print(json.dumps(rows, indent=1))
+        return 0
+    if not found:
+        print(f"no flaky case in {', '.join(suites) or 'the store'} ({FLAKY_TEST.format(alpha=args.alpha)})")
+        return 0
+    lines = [
+        [suite, f.key.contender, f"{f.key.dataset}/{f.key.case}", len(f.outcomes), f.flips, f"{f.flip_rate:.0%}"]
+        + [f"{f.base_rate:.1%}", f"{f.p_value:.2g}", "".join("✓" if o else "✗" for o in f.outcomes[-10:])]
+        for suite, f in found
+    ]
+    headers = ["suite", "contender", "case", "runs", "flips", "flip rate", "group rate", "p", "last outcomes"]
+    print(table(lines, headers))
+    print(f"\n{FLAKY_TEST.format(alpha=args.alpha)}")
+    return 0
+
+
+def _suite_name(given: str) -> str:
+    """A suite's name: as given, or read from the ``evalcore.yaml`` of a suite folder."""
+    folder = Path(given)
+    if (folder / "evalcore.yaml").is_file():
+        from evalcore.suite.loader import load_suite
+
+        return load_suite(folder).config.suite
+    return given
+
+
 COMMANDS = {
+    "flaky": (
+        add_flaky,
+        cmd_flaky,
+        "cases whose outcome flips between runs of the same suite definition and contender more than chance allows",
+        "evalcore flaky data/suites/intake --format json",
+    ),
     "compare": (
         add_compare,
         cmd_compare,
