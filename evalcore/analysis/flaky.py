@@ -30,6 +30,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from evalcore.analysis.compare import Comparison
+    from evalcore.core.records import Run
+    from evalcore.storage.history import StoredRun
     from evalcore.storage.store import Store
 
 #: The family-wise false positive rate of :func:`flaky_cases` per (fingerprint, contender) group.
@@ -141,3 +144,41 @@ def stored_histories(store: Store, suite: str) -> dict[HistoryKey, list[int]]:
                 key = HistoryKey(fingerprint, whom.get(str(contender), str(contender)), str(dataset), str(case))
                 histories[key].append(int(mean >= PASS_AT))
     return dict(histories)
+
+
+def mark_flaky(comparison: Comparison, candidate: Run | StoredRun, store: Store, alpha: float = ALPHA) -> Comparison:
+    """The comparison with each pair's :attr:`~evalcore.analysis.compare.PairComparison.flaky`: the cases of its
+    candidate contender that :func:`flaky_cases` names in the store's history of the candidate's suite, under the
+    candidate's definition fingerprint. Nothing is marked for a run that records no fingerprint."""
+    import dataclasses
+
+    from evalcore.storage.history import header_of
+    from evalcore.suite.fingerprint import SETTING
+
+    head = header_of(candidate)
+    fingerprint = head.info.settings.get(SETTING)
+    if not isinstance(fingerprint, str):
+        return comparison
+    found = flaky_cases(stored_histories(store, head.info.suite), alpha)
+    whom = {c.id: contender_key(c.model, c.settings) for c in head.contenders}
+    pairs = []
+    for pair in comparison.pairs:
+        mine = frozenset(
+            (f.key.dataset, f.key.case)
+            for f in found
+            if f.key.fingerprint == fingerprint and f.key.contender == whom.get(pair.candidate)
+        )
+        pairs.append(dataclasses.replace(pair, flaky=mine))
+    return dataclasses.replace(comparison, pairs=pairs)
+
+
+def flaky_note(comparison: Comparison) -> str | None:
+    """How many of the flips are on known-flaky cases, in a sentence; None when none are."""
+    counts = [(len(p.flaky_flips()), len(p.flips)) for p in comparison.pairs]
+    on_flaky, every = sum(n for n, _ in counts), sum(m for _, m in counts)
+    if not on_flaky:
+        return None
+    return (
+        f"{on_flaky} of the {every} cases that changed are known to be flaky (evalcore flaky): their flips are as "
+        "likely noise as a change"
+    )

@@ -204,6 +204,11 @@ def evaluate(
                 comparison = compare(baseline, candidate, {base_chosen: chosen}, B=B, seed=seed)
             except CompareError as exc:
                 raise GateError(f"cannot compare with the baseline: {exc}") from None
+            if isinstance(candidate, StoredRun):
+                from evalcore.analysis.flaky import flaky_note, mark_flaky
+
+                comparison = mark_flaky(comparison, candidate, candidate.store)
+                notes += [n for n in [flaky_note(comparison)] if n]
             notes += _comparison_notes(comparison)
             checks += _regression_checks(gate, comparison)
     checks += _guardrail_checks(gate, _row(table, chosen), base_row if baseline is not None else None, metrics)

@@ -49,9 +49,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from evalcore.analysis.compare import compare
     from evalcore.analysis.compare_text import comparison_json, comparison_lines, comparison_markdown
     from evalcore.explorer.flips import flip_details
+    from evalcore.storage.history import StoredRun
 
     base, candidate = open_run(args.base, args), open_run(args.candidate, args)
     comparison = compare(base, candidate, args.pair or None, strict=args.strict, seed=args.seed)
+    if isinstance(candidate, StoredRun):  # the store's history says which of its cases are flaky
+        from evalcore.analysis.flaky import mark_flaky
+
+        comparison = mark_flaky(comparison, candidate, candidate.store)
     details = flip_details(candidate, comparison, args.flips)
     if args.format == "json":
         print(comparison_json(comparison, details))

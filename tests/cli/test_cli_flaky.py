@@ -45,3 +45,30 @@ def test_flaky_finds_none_in_a_history_where_no_case_flips(capsys, tmp_path):
     _history(db, 6, flaky=False)
     code, out = _flaky(capsys, db)
     assert code == 0 and out.startswith("no flaky case in intake")
+
+
+def test_compare_marks_the_flips_on_known_flaky_cases_apart(capsys, tmp_path):
+    db = str(tmp_path / "s.db")
+    _history(db, 12, flaky=True)
+    code = main(["compare", "run-10", "run-11", "--db", db, "--format", "json"])
+    pair = json.loads(capsys.readouterr().out)["pairs"][0]
+    assert code == 0
+    (flip,) = pair["flips"]  # only the flaky case changed between the last two runs
+    assert flip["flaky"] is True
+    main(["compare", "run-10", "run-11", "--db", db])
+    assert "1 better; 1 of them on known-flaky cases" in capsys.readouterr().out
+
+
+def test_the_gate_says_how_many_flips_are_on_known_flaky_cases(capsys, tmp_path):
+    from evalcore.analysis.gate import evaluate
+    from evalcore.storage.history import StoredRun
+    from evalcore.suite.config import GateModel, RegressionModel
+
+    db = str(tmp_path / "s.db")
+    _history(db, 12, flaky=True)
+    with Store(db) as store:
+        gate = GateModel(regression={"score": RegressionModel(tolerance=0.5)})
+        run = StoredRun(store, "run-11")
+        contender = run.header.contenders[0].id
+        report = evaluate(run, gate, contender=contender, baseline=StoredRun(store, "run-10"))
+    assert any("1 of the 1 cases that changed are known to be flaky" in n for n in report.notes)
