@@ -257,7 +257,8 @@ def cmd_flaky(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     suites = [_suite_name(args.suite)] if args.suite else sorted({r["suite"] for r in store.list_runs()})
-    found = [(suite, f) for suite in suites for f in flaky_cases(stored_histories(store, suite), args.alpha)]
+    histories = {suite: stored_histories(store, suite) for suite in suites}
+    found = [(suite, f) for suite, history in histories.items() for f in flaky_cases(history, args.alpha)]
     if args.format == "json":
         rows = [
             {"suite": suite, **dataclasses.asdict(f.key), "outcomes": list(f.outcomes), "flips": f.flips}
@@ -266,6 +267,9 @@ def cmd_flaky(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(rows, indent=1))
         return 0
+    unrun = [suite for suite, history in histories.items() if not history]
+    if unrun and args.format == "table":
+        print(f"no completed run of {', '.join(unrun)} made by evalcore run in the store (evalcore runs lists them)")
     if not found:
         print(f"no flaky case in {', '.join(suites) or 'the store'} ({FLAKY_TEST.format(alpha=args.alpha)})")
         return 0
