@@ -144,12 +144,20 @@ def spread(df: pd.DataFrame, score: np.ndarray, keys: Sequence[str]) -> pd.DataF
     """
     import pandas as pd
 
-    frame = pd.DataFrame({k: df[k].astype(str).to_numpy() for k in keys})
-    frame["group"], frame["value"] = case_groups(df), score
-    frame = frame[~np.isnan(score)]
-    per_case = frame.groupby("group", sort=False).agg(
-        **{k: (k, "first") for k in keys}, mean=("value", "mean"), sd=("value", "std"), n=("value", "size")
-    )
+    groups = case_groups(df)
+    known = ~np.isnan(score)
+    size = int(groups.max(initial=-1)) + 1
+    g, v = groups[known], score[known]
+    n = np.bincount(g, minlength=size).astype(float)
+    total, squares = np.bincount(g, weights=v, minlength=size), np.bincount(g, weights=v * v, minlength=size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = total / n
+        sd = np.sqrt(np.maximum(squares - n * mean * mean, 0.0) / (n - 1))
+    first = np.full(size, -1, dtype=np.int64)
+    first[g[::-1]] = np.flatnonzero(known)[::-1]
+    kept = n > 0
+    per_case = pd.DataFrame({k: df[k].to_numpy()[first[kept]] for k in keys})
+    per_case = per_case.astype(str).assign(mean=mean[kept], sd=np.where(n[kept] >= 2, sd[kept], np.nan), n=n[kept])
     rows = per_case.groupby(list(keys), sort=True).agg(
         sd_within=("sd", "mean"), sd_between=("mean", "std"), samples_per_case=("n", "mean")
     )
@@ -229,6 +237,9 @@ def repeat_intervals(
     out = {}
     for name, (sums, counts) in per_case.items():
         known = counts > 0
+        given = exact.get(name)
+        if not known.any() or (given is not None and not np.isnan(given).any()):
+            continue  # no value, or every contender's values 0 or 1: the proportion's interval stands
         values = ratio(sums, counts)
         estimate = ratio(np.where(known, values, 0.0).sum(axis=0), known.sum(axis=0).astype(float))
         level = expanded_level(known.sum(axis=0))
@@ -240,7 +251,6 @@ def repeat_intervals(
         short = np.minimum((known & (values < 1)).sum(axis=0), (known & (values > 0)).sum(axis=0))
         rare = short < RARE_CASES
         bounds = np.stack([np.where(rare, np.fmin(low, lo_p), low), np.where(rare, np.fmax(high, hi_p), high)])
-        given = exact.get(name)
         out[name] = bounds if given is None else np.where(np.isnan(given), bounds, given)
     return out
 
