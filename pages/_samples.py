@@ -1,12 +1,15 @@
-"""The Cases page's samples section: a contender's tries at one case side by side, the disagreeing ones marked
-(the rows come from :func:`evalcore.explorer.samples.case_samples`)."""
+"""The Cases page's repeats: a contender's tries at one case side by side, the disagreeing ones marked (the rows
+come from :func:`evalcore.explorer.samples.case_samples`), and whether the case is known to be flaky across the
+store's runs (:func:`evalcore.analysis.flaky.run_flaky`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from evalcore.analysis.flaky import FlakyCase, run_flaky
 from evalcore.core.records import Run
 from evalcore.explorer.samples import case_samples
+from pages import _loaders
 
 
 def show_samples(run: Run, contender: str, dataset: str, case: str) -> None:
@@ -32,3 +35,24 @@ def show_samples(run: Run, contender: str, dataset: str, case: str) -> None:
             "output": st.column_config.TextColumn("output", width="large"),
         },
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _flaky(path: str, ref: str, version: tuple) -> dict[tuple[str, str, str], FlakyCase]:
+    """The run's known-flaky cases, read again when the run or the store changes (``path``, ``version``)."""
+    return run_flaky(_loaders.store(), ref)
+
+
+def show_flaky(now: _loaders.Current, contender: str, dataset: str, case: str) -> None:
+    """A warning when the case flips across the store's runs of this suite definition and contender."""
+    if now.ref.startswith(_loaders.UPLOAD_PREFIX):
+        return
+    found = _flaky(_loaders.db_path(), now.ref, now.version).get((contender, dataset, case))
+    if found is not None:
+        outcomes = "".join("✓" if o else "✗" for o in found.outcomes)
+        st.warning(
+            f"Known flaky: its outcome flipped {found.flips} times in {len(found.outcomes)} runs of this suite "
+            f"definition ({outcomes}, oldest first), more than this contender's cases do ({found.base_rate:.0%} "
+            "of the time): a change here is as likely noise (see evalcore flaky).",
+            icon=":material/shuffle:",
+        )

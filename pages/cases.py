@@ -155,6 +155,7 @@ if detail["scored"]:
         lambda r: [("" if r["right"] else "background-color: rgba(255, 75, 75, 0.25)")] * len(r), axis=1
     )
     st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
+_samples.show_flaky(now, row["contender"], row["dataset"], row["case"])
 _samples.show_samples(run, row["contender"], row["dataset"], row["case"])
 _trace.show_trace(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 with st.expander("Raw reply"):

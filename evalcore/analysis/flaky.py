@@ -182,3 +182,20 @@ def flaky_note(comparison: Comparison) -> str | None:
         f"{on_flaky} of the {every} cases that changed are known to be flaky (evalcore flaky): their flips are as "
         "likely noise as a change"
     )
+
+
+def run_flaky(store: Store, run_id: str, alpha: float = ALPHA) -> dict[tuple[str, str, str], FlakyCase]:
+    """The flaky cases of a stored run's contenders, by (contender id, dataset, case): :func:`flaky_cases` of its
+    suite's history under its definition fingerprint; empty for a run that records none."""
+    from evalcore.suite.fingerprint import SETTING
+
+    head = store.load_run(run_id, results=False)
+    fingerprint = head.info.settings.get(SETTING)
+    if not isinstance(fingerprint, str):
+        return {}
+    ids = {contender_key(c.model, c.settings): c.id for c in head.contenders}
+    return {
+        (ids[f.key.contender], f.key.dataset, f.key.case): f
+        for f in flaky_cases(stored_histories(store, head.info.suite), alpha)
+        if f.key.fingerprint == fingerprint and f.key.contender in ids
+    }

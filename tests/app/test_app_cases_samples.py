@@ -60,3 +60,23 @@ def test_a_picked_case_shows_its_samples_side_by_side_with_the_disagreeing_ones_
     scores = [r.score for r in mine]
     usual = max(scores, key=scores.count)
     assert len(set(scores)) > 1 and list(samples["agrees"]) == [s == usual for s in scores]
+
+
+def test_a_picked_case_known_to_be_flaky_says_so(monkeypatch, tmp_path):
+    from tests.factories import timestamp
+
+    runs = []
+    for i in range(12):
+        run = make_run(n_contenders=2, n_cases=6, with_errors=False, run_id=f"run-{i:02d}")
+        run.info.created_at = timestamp(60 * i)
+        run.info.settings["definition_fingerprint"] = "fp1"
+        first = run.results[0]  # the first contender's first case: right in every other run
+        first.score, first.metrics = float(i % 2), {**first.metrics, "field_accuracy": float(i % 2)}
+        runs.append(run)
+    seed(monkeypatch, tmp_path, *runs)
+    at = open_page(PAGE, **_picked(0))
+    assert not at.exception
+    shown = [w.value for w in at.warning]
+    assert any("Known flaky: its outcome flipped 11 times in 12 runs" in w for w in shown), shown
+    at = open_page(PAGE, **_picked(1))
+    assert not any("Known flaky" in w.value for w in at.warning)
