@@ -43,6 +43,8 @@ FLAKY_TEST = (
     "definition fingerprint and contender settings more often than its group's cases do (one-sided binomial "
     "test, Bonferroni over the group's cases: a stable history names a case with chance at most {alpha:g})"
 )
+#: How many of a suite's newest completed runs a history reads: enough to tell, and a bound on what a gate reads.
+RECENT_RUNS = 50
 #: A run's outcome of a case is pass when its samples' mean score is at least this.
 PASS_AT = 0.5
 
@@ -124,24 +126,25 @@ def contender_key(model: str, settings: Mapping[str, object]) -> str:
     return f"{model} {shown}".strip()
 
 
-def stored_histories(store: Store, suite: str) -> dict[HistoryKey, list[int]]:
-    """Every case's outcomes across the completed runs of ``suite`` in a store, oldest run first."""
+def stored_histories(store: Store, suite: str, fingerprint: str | None = None) -> dict[HistoryKey, list[int]]:
+    """Every case's outcomes across the newest :data:`RECENT_RUNS` completed runs of ``suite`` in a store (only
+    those of ``fingerprint`` when given: the others' results are not read), oldest run first."""
     from evalcore.storage.runs import RunFilters
     from evalcore.suite.fingerprint import SETTING
 
     histories: dict[HistoryKey, list[int]] = defaultdict(list)
-    for listed in reversed(store.list_runs(RunFilters(suite=suite, status="completed"))):
+    for listed in reversed(store.list_runs(RunFilters(suite=suite, status="completed", limit=RECENT_RUNS))):
         header = store.load_run(listed["id"], results=False)
-        fingerprint = header.info.settings.get(SETTING)
-        if not isinstance(fingerprint, str):
-            continue  # not made by evalcore run: nothing says what it asked
+        theirs = header.info.settings.get(SETTING)
+        if not isinstance(theirs, str) or (fingerprint is not None and theirs != fingerprint):
+            continue  # not made by evalcore run (nothing says what it asked), or asked something else
         whom = {c.id: contender_key(c.model, c.settings) for c in header.contenders}
         frame = store.load_results_frame(listed["id"])
         scored = frame[frame["status"] == "scored"]
         means = scored.groupby(["contender", "dataset", "case"], observed=True)["score"].mean()
         for (contender, dataset, case), mean in means.items():
             if not np.isnan(mean):
-                key = HistoryKey(fingerprint, whom.get(str(contender), str(contender)), str(dataset), str(case))
+                key = HistoryKey(theirs, whom.get(str(contender), str(contender)), str(dataset), str(case))
                 histories[key].append(int(mean >= PASS_AT))
     return dict(histories)
 
@@ -159,7 +162,7 @@ def mark_flaky(comparison: Comparison, candidate: Run | StoredRun, store: Store,
     fingerprint = head.info.settings.get(SETTING)
     if not isinstance(fingerprint, str):
         return comparison
-    found = flaky_cases(stored_histories(store, head.info.suite), alpha)
+    found = flaky_cases(stored_histories(store, head.info.suite, fingerprint), alpha)
     whom = {c.id: contender_key(c.model, c.settings) for c in head.contenders}
     pairs = []
     for pair in comparison.pairs:
@@ -196,6 +199,6 @@ def run_flaky(store: Store, run_id: str, alpha: float = ALPHA) -> dict[tuple[str
     ids = {contender_key(c.model, c.settings): c.id for c in head.contenders}
     return {
         (ids[f.key.contender], f.key.dataset, f.key.case): f
-        for f in flaky_cases(stored_histories(store, head.info.suite), alpha)
+        for f in flaky_cases(stored_histories(store, head.info.suite, fingerprint), alpha)
         if f.key.fingerprint == fingerprint and f.key.contender in ids
     }
