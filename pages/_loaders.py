@@ -328,7 +328,13 @@ def _comparison(
     from evalcore.analysis.compare import compare
 
     columns = _result_columns(path, base, base_version), _result_columns(path, candidate, candidate_version)
-    return compare(_side(path, base), _side(path, candidate), list(pairs) or None, frames=columns)
+    side = _side(path, candidate)
+    compared = compare(_side(path, base), side, list(pairs) or None, frames=columns)
+    if isinstance(side, StoredRun):  # the store's history says which flips are on known-flaky cases
+        from evalcore.analysis.flaky import mark_flaky
+
+        compared = mark_flaky(compared, side, side.store)
+    return compared
 
 
 # The runs' results as plain columns (evalcore.storage.frames), not through the frames' cache: a leaderboard
