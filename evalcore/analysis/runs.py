@@ -47,16 +47,16 @@ def metric_set_of(run: Run | StoredRun) -> MetricSet:
 
 
 def samples_of(run: Run | StoredRun) -> int:
-    """How many samples of a case the run's results number (its highest sample + 1); for a run read without its
-    results (a header), the samples its settings asked for; 1 when neither says."""
+    """How many samples of a case the run took: the samples its settings asked for (``evalcore run`` records them),
+    else its results' highest sample + 1 (a stored run's from the store); 1 when neither says."""
+    asked = header_of(run).info.settings.get("samples")
+    if isinstance(asked, int) and not isinstance(asked, bool) and asked >= 1:
+        return asked
     if isinstance(run, StoredRun):
         from evalcore.storage.history import case_and_sample_counts
 
         return max(1, case_and_sample_counts(run.store, run.id)[1])
-    if run.results:
-        return 1 + max(r.sample for r in run.results)
-    asked = run.info.settings.get("samples")
-    return asked if isinstance(asked, int) and asked >= 1 else 1
+    return 1 + max((r.sample for r in run.results), default=0)
 
 
 def run_stops(run: Run | StoredRun) -> dict[str, str]:

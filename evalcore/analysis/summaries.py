@@ -74,7 +74,10 @@ def write_summary(store: Store, run_id: str, *, wait: float | None = None) -> Su
         return None
     from evalcore.analysis.leaderboard import samples_in
 
-    summary = summarize(frame, MetricSet.of(store.load_run(run_id, results=False).metrics, samples_in(frame)))
+    header = store.load_run(run_id, results=False)
+    asked = header.info.settings.get("samples")  # as evalcore.analysis.runs.samples_of reads it
+    samples = asked if isinstance(asked, int) and not isinstance(asked, bool) and asked >= 1 else samples_in(frame)
+    summary = summarize(frame, MetricSet.of(header.metrics, samples))
     save_summary(store, run_id, changes, summary, wait=wait)
     return summary
 
