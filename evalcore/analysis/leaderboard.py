@@ -154,7 +154,11 @@ def _group_means(values: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     counts = grouped[["scored", "errors"]].sum().astype("int64")
     # The spec's ``cases`` counts results; how many distinct cases and samples per case make them up.
     asked = [grouped["case_code"].nunique().rename("distinct_cases"), (grouped["sample"].max() + 1).rename("samples")]
-    table = pd.concat([grouped.size().rename("cases"), counts, *asked, grouped[names].mean()], axis=1).reset_index()
+    means = grouped[names].mean()
+    # One block of numbers, not one per column: a run of many samples has a hundred repeat metrics or more, and
+    # pandas warns of (and slows on) a frame of that many blocks.
+    means = pd.DataFrame(means.to_numpy(dtype=float), index=means.index, columns=means.columns)
+    table = pd.concat([grouped.size().rename("cases"), counts, *asked, means], axis=1).reset_index()
     for key in keys:
         table[key] = table[key].astype(str)
     return table

@@ -246,3 +246,23 @@ def test_weights_given_as_text_may_name_pass_at_k_and_pass_hat_k():
     from evalcore.analysis.weights import parse_weights
 
     assert parse_weights("pass^5=1,pass@3_correct=0.5") == {"pass^5": 1.0, "pass@3_correct": 0.5}
+
+
+def test_a_run_of_twenty_samples_ranks_and_renders_with_its_hundred_repeat_metrics():
+    # Warnings are errors in the tests: pandas warns of a frame built a column at a time past 100 blocks.
+    from evalcore.analysis.runs import metric_set_of, rank_run
+    from evalcore.analysis.text import format_leaderboard
+    from evalcore.analysis.view import leaderboard_view
+    from evalcore.explorer.report import ReportOptions, build_report
+    from evalcore.storage.frames import results_frame
+    from tests.factories import make_run
+
+    run = make_run(2, 9, samples=20, with_errors=False)
+    metric_set = metric_set_of(run)
+    assert len(metric_set.repeats) > 100
+    for by_dataset in (False, True):
+        table = rank_run(run, {"pass^20_exact_match": 1.0, "score": 1.0}, by_dataset=by_dataset)
+        assert "pass^20_exact_match_lo" in table.columns
+        format_leaderboard(table, metric_set, "json")
+    leaderboard_view(results_frame(run), metric_set, {"score": 1.0}, contenders=run.contenders, B=50)
+    assert "consistency" in build_report(run, ReportOptions(B=50), fmt="markdown")
