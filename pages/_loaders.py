@@ -23,7 +23,7 @@ from evalcore.analysis.people import corrected
 from evalcore.analysis.ranking import outcomes
 from evalcore.analysis.stats.racing import SETTING as RACE
 from evalcore.analysis.tables import completeness, summaries, view
-from evalcore.analysis.tables.runs import metric_set_of, run_stops
+from evalcore.analysis.tables.runs import metric_set_of, run_stops, samples_of
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Run
@@ -64,6 +64,11 @@ class Current:
     version: tuple
     #: How many results the run has (from the run index: no result is read to know it).
     results: int
+
+    @property
+    def samples(self) -> int:
+        """How many samples of each case the run took (:func:`evalcore.analysis.tables.runs.samples_of`)."""
+        return samples_of(self.run)
 
     @functools.cached_property
     def metric_set(self) -> MetricSet:
@@ -327,7 +332,13 @@ def _comparison(
     from evalcore.analysis.decisions.compare import compare
 
     columns = _result_columns(path, base, base_version), _result_columns(path, candidate, candidate_version)
-    return compare(_side(path, base), _side(path, candidate), list(pairs) or None, frames=columns)
+    side = _side(path, candidate)
+    compared = compare(_side(path, base), side, list(pairs) or None, frames=columns)
+    if isinstance(side, StoredRun):  # the store's history says which flips are on known-flaky cases
+        from evalcore.analysis.decisions.flaky import mark_flaky
+
+        compared = mark_flaky(compared, side, side.store)
+    return compared
 
 
 # The runs' results as plain columns (evalcore.storage.frames), not through the frames' cache: a leaderboard

@@ -9,7 +9,7 @@ import streamlit as st
 from evalcore.analysis.tables import view
 from evalcore.explorer import case_pages, cases_address, drilldown
 from evalcore.explorer.case_images import case_images
-from pages import _actions, _address, _filters, _frame, _loaders, _trace, _widgets
+from pages import _actions, _address, _filters, _frame, _loaders, _samples, _trace, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -44,10 +44,23 @@ hallucinations = checks[2].toggle(
     help="Answers that filled in a field the text leaves open, or called a function where no call was right",
     key=Keys.CASE_ONLY + "hallucinations",
 )
-toggled = (failures, errors, hallucinations)
-
+disagree = checks[3].toggle(
+    "Samples disagree",
+    disabled=now.samples < 2,
+    help="Cases whose samples (tries at the same case) got different outcomes",
+    key=Keys.CASE_ONLY + "disagree",
+)
+toggled = (failures, errors, hallucinations, disagree)
 filters = drilldown.CaseFilters(
-    None if contender == ALL else contender, datasets, variants, failures, errors, hallucinations, text, chosen
+    None if contender == ALL else contender,
+    datasets,
+    variants,
+    failures,
+    errors,
+    hallucinations,
+    disagree,
+    text,
+    chosen,
 )
 # The list comes from the run's frame (numbers and names); a page reads its own rows' inputs and errors only.
 size = st.session_state.get(Keys.CASE_PAGE_SIZE, case_pages.PAGE_SIZES[0])
@@ -172,6 +185,8 @@ if detail["scored"]:
         lambda r: [("" if r["right"] else "background-color: rgba(255, 75, 75, 0.25)")] * len(r), axis=1
     )
     st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
+_samples.show_flaky(now, row["contender"], row["dataset"], row["case"])
+_samples.show_samples(run, row["contender"], row["dataset"], row["case"])
 _trace.show_trace(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 with st.expander("Raw reply"):
     st.code(detail["raw"] if detail["raw"] is not None else "(no reply)", language=None, wrap_lines=True)

@@ -7,6 +7,8 @@ arguments, a missing run, nothing comparable). ``compare`` exits 0 when it could
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,9 +49,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from evalcore.analysis.decisions.compare import compare
     from evalcore.analysis.decisions.compare_text import comparison_json, comparison_lines, comparison_markdown
     from evalcore.explorer.flips import flip_details
+    from evalcore.storage.history import StoredRun
 
     base, candidate = open_run(args.base, args), open_run(args.candidate, args)
     comparison = compare(base, candidate, args.pair or None, strict=args.strict, seed=args.seed)
+    if isinstance(candidate, StoredRun):  # the store's history says which of its cases are flaky
+        from evalcore.analysis.decisions.flaky import mark_flaky
+
+        comparison = mark_flaky(comparison, candidate, candidate.store)
     details = flip_details(candidate, comparison, args.flips)
     if args.format == "json":
         print(comparison_json(comparison, details))
@@ -235,7 +242,65 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_flaky(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suite", nargs="?", help="a suite's name or folder; default: every suite in the store")
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="the chance of naming any case of a stable history (default 0.05)"
+    )
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    add_db(p)
+
+
+def cmd_flaky(args: argparse.Namespace) -> int:
+    from evalcore.analysis.decisions.flaky import FLAKY_TEST, flaky_cases, stored_histories
+    from evalcore.cli._shared import table
+
+    store = open_store(args)
+    suites = [_suite_name(args.suite)] if args.suite else sorted({r["suite"] for r in store.list_runs()})
+    histories = {suite: stored_histories(store, suite) for suite in suites}
+    found = [(suite, f) for suite, history in histories.items() for f in flaky_cases(history, args.alpha)]
+    if args.format == "json":
+        rows = [
+            {"suite": suite, **dataclasses.asdict(f.key), "outcomes": list(f.outcomes), "flips": f.flips}
+            | {"flip_rate": f.flip_rate, "base_rate": f.base_rate, "p_value": f.p_value}
+            for suite, f in found
+        ]
+        print(json.dumps(rows, indent=1))
+        return 0
+    unrun = [suite for suite, history in histories.items() if not history]
+    if unrun and args.format == "table":
+        print(f"no completed run of {', '.join(unrun)} made by evalcore run in the store (evalcore runs lists them)")
+    if not found:
+        print(f"no flaky case in {', '.join(suites) or 'the store'} ({FLAKY_TEST.format(alpha=args.alpha)})")
+        return 0
+    lines = [
+        [suite, f.key.contender, f"{f.key.dataset}/{f.key.case}", len(f.outcomes), f.flips, f"{f.flip_rate:.0%}"]
+        + [f"{f.base_rate:.1%}", f"{f.p_value:.2g}", "".join("✓" if o else "✗" for o in f.outcomes[-10:])]
+        for suite, f in found
+    ]
+    headers = ["suite", "contender", "case", "runs", "flips", "flip rate", "group rate", "p", "last outcomes"]
+    print(table(lines, headers))
+    print(f"\n{FLAKY_TEST.format(alpha=args.alpha)}")
+    return 0
+
+
+def _suite_name(given: str) -> str:
+    """A suite's name: as given, or read from the ``evalcore.yaml`` of a suite folder."""
+    folder = Path(given)
+    if (folder / "evalcore.yaml").is_file():
+        from evalcore.suite.loader import load_suite
+
+        return load_suite(folder).config.suite
+    return given
+
+
 COMMANDS = {
+    "flaky": (
+        add_flaky,
+        cmd_flaky,
+        "cases whose outcome flips between runs of the same suite definition and contender more than chance allows",
+        "evalcore flaky data/suites/intake --format json",
+    ),
     "compare": (
         add_compare,
         cmd_compare,

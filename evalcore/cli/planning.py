@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import textwrap
 from typing import TYPE_CHECKING
 
 from evalcore.analysis.scores.formats import plural
@@ -140,6 +141,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         f"{plural(len(plan.cases), 'case')} x {plural(plan.samples, 'sample')}; "
         f"{plural(plan.parallelism, 'contender')} in flight, {plural(plan.concurrency, 'case')} each"
     )
+    if plan.samples > 1:
+        from evalcore.core.repeat_metrics import REPEATS_HELP
+
+        print("\n".join(textwrap.wrap(f"samples: {REPEATS_HELP}", 100, subsequent_indent="  ")))
     agent_calls = calls_text(estimate)
     if agent_calls:
         print(f"model calls: {agent_calls}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,9 @@ from evalcore.cli._shared import (
 
 
 def add_leaderboard(p: argparse.ArgumentParser) -> None:
+    from evalcore.core.repeat_metrics import REPEATS_HELP
+
+    p.epilog = "\n".join([*textwrap.wrap(REPEATS_HELP, 100), "", p.epilog or ""])
     p.add_argument("run", help="a run id in the store, or a run file (.json / .json.gz)")
     add_filters(p)
     p.add_argument("--weights", help="e.g. score=0.6,hallucinated_rate=-0.2,cost=-0.2 (default: the run's)")

@@ -20,6 +20,7 @@ from types import MappingProxyType
 
 from evalcore.core.aggregates import BASE_WEIGHT_NAMES, AggregateMetric, aggregate_metrics
 from evalcore.core.records import Metric
+from evalcore.core.repeat_metrics import RepeatMetric, repeat_metrics
 
 #: The direction of the names every run may weight besides its metrics (``errors`` is charged by its penalty,
 #: whatever its weight's sign, so it has none).
@@ -50,16 +51,26 @@ class MetricSet:
     descriptions: Mapping[str, str]
     #: The primary metric's name (the one ``score`` is); None when no metric is primary.
     primary: str | None
+    #: The repeat metrics (``pass@k``, ``pass^k``, ``consistency``) of a run with several samples per case
+    #: (:mod:`evalcore.core.repeat_metrics`): computed per case, last in :attr:`metrics`.
+    repeats: tuple[RepeatMetric, ...] = ()
+
+    @property
+    def per_result(self) -> tuple[Metric, ...]:
+        """The metrics a mean over cases gives: the declared ones, then the repeat ones."""
+        return (*self.declared, *self.repeats)
 
     @classmethod
-    def of(cls, metrics: Iterable[Metric]) -> MetricSet:
-        """The metric set of a run that declares ``metrics`` (aggregate metrics already among them are kept,
-        not derived twice)."""
+    def of(cls, metrics: Iterable[Metric], samples: int = 1) -> MetricSet:
+        """The metric set of a run that declares ``metrics`` and took ``samples`` samples of each case (aggregate
+        and repeat metrics already among ``metrics`` are kept, not derived twice)."""
         metrics = tuple(metrics)
-        declared = tuple(m for m in metrics if not isinstance(m, AggregateMetric))
+        declared = tuple(m for m in metrics if not isinstance(m, AggregateMetric | RepeatMetric))
         given = tuple(m for m in metrics if isinstance(m, AggregateMetric))
         aggregates = given or tuple(aggregate_metrics(declared))
-        every = (*declared, *aggregates)
+        repeated = tuple(m for m in metrics if isinstance(m, RepeatMetric))
+        repeats = repeated or tuple(repeat_metrics(declared, samples))
+        every = (*declared, *aggregates, *repeats)
         names = [m.name for m in every]
         return cls(
             declared=declared,
@@ -70,6 +81,7 @@ class MetricSet:
             directions=MappingProxyType({**BASE_DIRECTIONS, **{m.name: m.higher_is_better for m in every}}),
             descriptions=MappingProxyType({m.name: m.description for m in every}),
             primary=next((m.name for m in every if m.primary), None),
+            repeats=repeats,
         )
 
     def __iter__(self) -> Iterator[Metric]:

@@ -21,6 +21,7 @@ from evalcore.analysis.scores.results import Filters, select_results
 from evalcore.core.images import text_input
 from evalcore.core.records import Case, Metric, Run
 from evalcore.explorer.drilldown import HALLUCINATION_METRICS, CaseFilters, as_text, input_preview, list_columns
+from evalcore.explorer.samples import disagreeing_rows
 
 if TYPE_CHECKING:
     from evalcore.storage.store import Store
@@ -170,6 +171,8 @@ def _kept(frame: pd.DataFrame, f: CaseFilters, matching: Collection[tuple[str, s
         for column in (f"m_{name}" for name in HALLUCINATION_METRICS if f"m_{name}" in frame):
             invented |= frame[column].to_numpy(float) > 0
         keep &= invented
+    if f.disagree_only:
+        keep &= disagreeing_rows(frame)
     if f.text.strip():
         found = list(matching or ())
         keys = pd.MultiIndex.from_arrays([frame["dataset"].astype(object), frame["case"].astype(object)])

@@ -26,7 +26,7 @@ class CasesState:
 #: when not ``by``), ``sample`` (when not 0), repeated ``only`` and ``q`` (the search).
 CASES_KEYS = ("by", "case", "of", "sample", "only", "q")
 #: The Cases page's toggles, as ``only`` names them.
-CASES_ONLY = ("failures", "errors", "hallucinations")
+CASES_ONLY = ("failures", "errors", "hallucinations", "disagree")
 
 
 def encode_cases(state: CasesState) -> dict[str, str | list[str]]:

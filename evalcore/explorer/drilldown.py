@@ -17,6 +17,7 @@ from evalcore.analysis.scores.results import Filters, metadata_matches
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.images import image_refs, text_input
 from evalcore.core.records import Metric, Result, Run
+from evalcore.explorer.samples import disagreeing_cases
 
 #: The metric behind the Cases page's "hallucinations only" filter, when a suite declares it.
 HALLUCINATION_METRIC = "hallucinated_rate"
@@ -37,6 +38,8 @@ class CaseFilters:
     failures_only: bool = False
     errors_only: bool = False
     hallucinations_only: bool = False
+    #: Only the results of cases whose samples disagree (:mod:`evalcore.explorer.samples`).
+    disagree_only: bool = False
     #: case-insensitive text searched in the inputs.
     text: str = ""
     #: The leaderboard's contender and metadata filters (its datasets and variants are the two above): the
@@ -55,10 +58,13 @@ def cases_view(run: Run, filters: CaseFilters | None = None) -> pd.DataFrame:
     metrics = [m for m in run.metrics if not m.primary]  # the primary metric is the score
     cases = {c.key: c for c in run.cases}
     needle = f.text.strip().casefold()
+    disagree = disagreeing_cases(run.results) if f.disagree_only else None
     rows = []
     for r in run.results:
         case = cases.get((r.dataset, r.case))
         if case is None or not _keep(r, case, f, needle):
+            continue
+        if disagree is not None and (r.contender, r.dataset, r.case) not in disagree:
             continue
         row = {
             "contender": r.contender,

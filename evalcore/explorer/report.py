@@ -33,6 +33,7 @@ import pandas as pd
 from evalcore.analysis.people.judging import is_judged
 from evalcore.analysis.ranking.leaderboard import RANKED_BY
 from evalcore.analysis.ranking.outcomes import pass_rates_of
+from evalcore.analysis.scores.repeats import shown_metric_set, table_metric_set
 from evalcore.analysis.scores.results import Filters
 from evalcore.analysis.scores.rules import ranking_rules
 from evalcore.analysis.scores.weights import fold_primary, validate_weights
@@ -177,6 +178,7 @@ def report_payload(metric_set: MetricSet, view: LeaderboardView) -> dict[str, An
     ``id_rank`` (the contender id's place in sorted order, the last tie-break) and what the report's
     ranking gave it (rank, wscore, marks, P(best), intervals).
     """
+    metric_set = shown_metric_set(metric_set, view.ranked, brief=True)  # pass^k and consistency with samples
     metrics = list(metric_set.metrics)  # macro-F1 is weighted from its row value, as any metric
     names = weight_names(metric_set)
     tables: list[dict[str, Any]] = [{"dataset": None, "rows": _rows(view.ranked, metrics)}]
@@ -350,7 +352,10 @@ def report_markdown(
     Every text from the run is backslash-escaped, so a name can never become a link, an image or HTML.
     """
     info = run.info
-    metric_set = metric_set or MetricSet.of(run.metrics)
+    if metric_set is None:
+        metric_set = table_metric_set(run.metrics, view.ranked)
+    else:
+        metric_set = shown_metric_set(metric_set, view.ranked, brief=True)
     revision = info.provenance.get("revision")
     lines = [
         f"# evalcore report: {escape_markdown(info.suite)}",

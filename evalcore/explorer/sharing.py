@@ -446,7 +446,11 @@ def change_table(pair: PairComparison) -> pd.DataFrame:
 
 def flip_table(pair: PairComparison, limit: int | None = None) -> pd.DataFrame:
     """A pair's flipped cases, regressions first (the first ``limit``): ``dataset, case, change, base,
-    candidate`` (scores in %)."""
+    candidate`` (scores in %), and ``flaky`` (whether the case is known to flip across runs) when any case of the
+    pair is (:func:`evalcore.analysis.decisions.flaky.mark_flaky`)."""
     flips = pair.flips if limit is None else pair.flips[:limit]
     rows = [(f.dataset, f.case, f.kind, 100 * f.base_score, 100 * f.candidate_score) for f in flips]
-    return pd.DataFrame(rows, columns=["dataset", "case", "change", "base", "candidate"])
+    table = pd.DataFrame(rows, columns=["dataset", "case", "change", "base", "candidate"])
+    if pair.flaky:
+        table["flaky"] = [(f.dataset, f.case) in pair.flaky for f in flips]
+    return table

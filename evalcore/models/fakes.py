@@ -13,6 +13,7 @@ Each draw is seeded by model, settings, case and sample (and attempt), so a run 
 ``fake/sloppy``         very cheap; one reply in five is not valid JSON
 ``fake/skill``          right on a case with the chance its ``skill`` setting gives (0..1), else wrong on every
                         field; which cases depends only on the case, the sample and ``seed`` (for races)
+``fake/steady``         always wrong on a case whose metadata says ``difficulty: hard``, always right on the others
 ``fake/vision``         takes images: answers correctly when every image of the case came with the request
                         (it checks each one's hash), else says it was shown no image
 ``fake/judge``          an LLM judge: scores the answer by its overlap with the reference answer
@@ -88,6 +89,7 @@ class FakeSpec:
     judge: float = 0.0  # a judge when > 0: the power its raw scores are raised to (higher: harsher)
     first_bias: float = 0.0  # a pairwise judge's chance of preferring the answer shown first, whatever it says
     skilled: bool = False  # right or wrong on a whole case, with the chance its ``skill`` setting gives
+    steady: bool = False  # right on a case unless its metadata says difficulty: hard, the same every sample
     vision: bool = False  # takes images (every judge does too: a suite's images go to its judges)
     agent: str = ""  # a fake agent when set: how it errs in a tool loop (evalcore.models.fake_agent)
 
@@ -99,6 +101,7 @@ FAKES: dict[str, FakeSpec] = {
     "flaky": FakeSpec(0.8, 5.0e-7, 2.0e-6, fail=0.5),
     "sloppy": FakeSpec(0.3, 5.0e-8, 2.0e-7, slip=0.08, invent=0.15, garble=0.2),
     "skill": FakeSpec(0.5, 5.0e-7, 2.0e-6, skilled=True),
+    "steady": FakeSpec(0.5, 5.0e-7, 2.0e-6, steady=True),
     "vision": FakeSpec(1.0, 2.5e-6, 1.0e-5, vision=True),
     "judge": FakeSpec(0.7, 1.5e-7, 6.0e-7, judge=1.0),
     "judge-strict": FakeSpec(0.9, 1.0e-6, 4.0e-6, judge=2.0),
@@ -194,7 +197,8 @@ class FakeProvider:
             if spec.vision:
                 text = _seen_answer(spec, request)
             else:
-                text = _skilled_answer(request) if spec.skilled else _answer(spec, request, _rng(request, 0))
+                by_case = spec.skilled or spec.steady  # right or wrong on the whole case
+                text = _skilled_answer(request) if by_case else _answer(spec, request, _rng(request, 0))
             return Reply(text=text, usage=_usage(spec, request, text), latency_s=latency, attempts=attempt)
         raise AssertionError("unreachable: max_attempts >= 1")
 
@@ -272,19 +276,22 @@ def _seen_answer(spec: FakeSpec, request: Request) -> str:
 
 
 def _skilled_answer(request: Request) -> str:
-    """``fake/skill``'s reply: the expected answer when the case's draw is below its skill, else a wrong one.
+    """``fake/skill``'s reply: the expected answer when the case's draw is below its skill, else a wrong one;
+    ``fake/steady``'s: the expected answer unless the case's metadata says ``difficulty: hard``.
 
     The draw depends on the case, the sample and the ``seed`` setting only, not on the skill: two contenders
     with the same seed err in nested ways (the more skilled one is right wherever the other is), two with
     different seeds independently.
     """
     case, settings = request.case, request.contender.settings
-    key = json.dumps(
-        ["skill", case.dataset if case else "", case.id if case else "", request.sample, settings.get("seed")],
-        default=str,
-    )
+    where = [case.dataset, case.id] if case else ["", ""]
+    key = json.dumps(["skill", *where, request.sample, settings.get("seed")], default=str)
     expected = case.expected if case else None
-    if random.Random(key).random() < float(settings.get(SKILL_SETTING, 0)):
+    if getattr(_spec(request.contender.model), "steady", False):
+        right = case is None or case.metadata.get("difficulty") != "hard"
+    else:
+        right = random.Random(key).random() < float(settings.get(SKILL_SETTING, 0))
+    if right:
         return expected if isinstance(expected, str) else json.dumps(expected)
     if isinstance(expected, str):
         return "I cannot tell."

@@ -503,12 +503,12 @@ def test_a_single_dataset_table_is_the_overall_table_with_its_dataset_and_its_re
     overall = prepare(frame, MetricSet.of(RUN_METRICS), B=50)
     by_dataset = prepare(frame, MetricSet.of(RUN_METRICS), by=("contender", "dataset"), overall=overall, B=50)
     pd.testing.assert_frame_equal(
-        by_dataset.table, aggregate(frame, RUN_METRICS, by=("contender", "dataset")), check_exact=True
+        by_dataset.table, aggregate(frame, MetricSet.of(RUN_METRICS), by=("contender", "dataset")), check_exact=True
     )
     assert by_dataset.resampled[0][0] == "only" and by_dataset.resampled[0][1] is overall.resampled[0][1]
     pd.testing.assert_frame_equal(
         finish(by_dataset, MetricSet.of(RUN_METRICS), {"score": 1.0}),
-        leaderboard(frame, RUN_METRICS, {"score": 1.0}, by=("contender", "dataset"), B=50),
+        leaderboard(frame, MetricSet.of(RUN_METRICS), {"score": 1.0}, by=("contender", "dataset"), B=50),
     )
 
 

@@ -94,7 +94,7 @@ def test_a_summary_saved_under_an_earlier_interval_rule_is_not_read(tmp_path: Pa
         frame, changes = store.load_results_frame_and_changes(run.info.id)
         stale = summaries.pack(summaries.summarize(frame, MetricSet.of(run.metrics)))
         # Layout 4 read the bootstrap at the plain 95% level and gave 0/1 scores Wilson's interval.
-        older = summaries.KIND.replace("leaderboard/6/", "leaderboard/5/")
+        older = summaries.KIND.replace("leaderboard/7/", "leaderboard/6/")
         assert older != summaries.KIND and store.save_summary(run.info.id, older, changes, stale)
         assert summaries.read_summary(store, run.info.id) is None
 

@@ -382,3 +382,21 @@ def test_a_worker_whose_server_stays_stopped_ends_in_one_line_and_a_resumed_work
     assert_holds(resumed, exit_codes=[0], within_s=BOUND_S, status="completed", stored_status=pg_status(url))
     assert pg_stored(url) == CASES == server.calls  # the kept results' slots are not called again
     assert held_claims(url) == 0
+
+
+@pytest.mark.parametrize(
+    ("store", "says"),
+    [
+        ("missing.db", "no store at"),
+        ("garbage.db", "file is not a database"),
+        ("postgresql://evalcore@127.0.0.1:1/evalcore", "cannot"),
+    ],
+    ids=["missing", "not-a-database", "server-unreachable"],
+)
+def test_flaky_on_a_store_it_cannot_read_says_why_in_one_line(tmp_path, store, says):
+    if store == "garbage.db":
+        (tmp_path / store).write_text("not a database")
+    db = store if store.startswith("postgresql://") else str(tmp_path / store)
+    done = run_cli("flaky", "intake", "--db", db)
+    assert_holds(done, exit_codes=[2], within_s=60, says=[says])
+    assert done.stderr.count("\n") == 1

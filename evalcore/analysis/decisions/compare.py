@@ -91,6 +91,13 @@ class PairComparison:
     cases: int
     changes: list[Change]
     flips: list[Flip]
+    #: The (dataset, case) of the candidate contender known to be flaky in the store's history
+    #: (:func:`evalcore.analysis.decisions.flaky.mark_flaky`): their flips are noise as likely as a change.
+    flaky: frozenset[tuple[str, str]] = frozenset()
+
+    def flaky_flips(self) -> list[Flip]:
+        """The flips on cases known to be flaky."""
+        return [f for f in self.flips if (f.dataset, f.case) in self.flaky]
 
     def change(self, name: str) -> Change | None:
         return next((c for c in self.changes if c.name == name), None)

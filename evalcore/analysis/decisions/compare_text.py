@@ -161,10 +161,13 @@ def _flip_lines(pair: PairComparison, details: Details | None, limit: int, bulle
         return [f"{bullet}no case changed outcome"]
     counts = {kind: sum(f.kind == kind for f in flips) for kind in FLIP_LABELS}
     summary = ", ".join(f"{n} {FLIP_LABELS[k]}" for k, n in counts.items() if n)
+    flaky = len(pair.flaky_flips())
+    summary += f"; {flaky} of them on known-flaky cases" if flaky else ""
     lines = [f"{bullet}cases that changed: {summary}" + (f" (first {limit} below)" if len(flips) > limit else "")]
     for flip in flips[:limit]:
         scores = f"{format_value('score', flip.base_score)} → {format_value('score', flip.candidate_score)}"
-        lines.append(f"{bullet}- {flip.dataset}/{flip.case}: {FLIP_LABELS[flip.kind]} ({scores})")
+        mark = " [flaky]" if (flip.dataset, flip.case) in pair.flaky else ""
+        lines.append(f"{bullet}- {flip.dataset}/{flip.case}: {FLIP_LABELS[flip.kind]} ({scores}){mark}")
         said = (details or {}).get((pair.candidate, flip.dataset, flip.case), [])
         lines += [f"{bullet}{sub}{line}" for line in said]
     return lines
@@ -219,6 +222,7 @@ def _comparison_data(comparison: Comparison, details: Details | None) -> dict[st
                 "kind": f.kind,
                 "base_score": f.base_score,
                 "candidate_score": f.candidate_score,
+                "flaky": (f.dataset, f.case) in pair.flaky,
                 "details": (details or {}).get((pair.candidate, f.dataset, f.case), []),
             }
             for f in pair.flips

@@ -35,6 +35,7 @@ from evalcore.analysis.tables.runs import metric_set_of, rank_run
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric, Run
+from evalcore.core.repeat_metrics import RepeatMetric
 from evalcore.storage.history import StoredRun, header_of
 from evalcore.suite.config import GateModel, LimitModel, RegressionModel
 
@@ -141,6 +142,12 @@ def check_gate_names(gate: GateModel, metrics: Sequence[Metric], datasets: Seque
     unknown += [n for n in gate.regression if n == "pass_rate"]  # no paired value per case to compare
     if unknown:
         raise GateError(f"gate: cannot check {', '.join(map(repr, unknown))}: allowed names are {', '.join(allowed)}")
+    repeated = [n for n in gate.regression if any(m.name == n for m in metrics if isinstance(m, RepeatMetric))]
+    if repeated:
+        raise GateError(
+            f"gate: regression: {', '.join(map(repr, repeated))} is a repeat metric, with no paired value per result "
+            "to compare with a baseline; give it a floor under minimum: instead (e.g. minimum: {'pass^3': 0.9})"
+        )
 
 
 def evaluate(
@@ -211,6 +218,11 @@ def evaluate(
                 comparison = compare(baseline, candidate, {base_chosen: chosen}, B=B, seed=seed)
             except CompareError as exc:
                 raise GateError(f"cannot compare with the baseline: {exc}") from None
+            if isinstance(candidate, StoredRun):
+                from evalcore.analysis.decisions.flaky import flaky_note, mark_flaky
+
+                comparison = mark_flaky(comparison, candidate, candidate.store)
+                notes += [n for n in [flaky_note(comparison)] if n]
             notes += _comparison_notes(comparison)
             checks += _regression_checks(gate, comparison)
     checks += _guardrail_checks(gate, _row(table, chosen), base_row if baseline is not None else None, metrics)

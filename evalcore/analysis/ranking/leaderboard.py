@@ -28,6 +28,7 @@ import pandas as pd
 
 from evalcore.analysis.ranking.stability import stability_of
 from evalcore.analysis.scores.classification import frame_labels, grouped_macro_f1
+from evalcore.analysis.scores.repeats import spread
 from evalcore.analysis.scores.results import USAGE_COLUMNS, Filters, result_values, select_results
 from evalcore.analysis.scores.rules import BEST_VALUE_POINTS, POINTS_TOLERANCE
 from evalcore.analysis.scores.weights import rank_order, validate_weights, wscores
@@ -53,7 +54,7 @@ RANKED_BY = "ranked_by"
 
 def aggregate(
     df: pd.DataFrame,
-    metrics: Sequence[Metric],
+    metrics: Sequence[Metric] | MetricSet,
     by: Sequence[str] = ("contender",),
     average: str = "micro",
 ) -> pd.DataFrame:
@@ -61,7 +62,8 @@ def aggregate(
 
     Args:
         df: the (selected) results frame.
-        metrics: the suite's declared metrics; each gets a column named by the bare metric name.
+        metrics: the suite's declared metrics, each a column named by the bare metric name, with the repeat
+            metrics of the samples in ``df`` (:mod:`evalcore.core.repeat_metrics`); or the run's metric set.
         by: ``("contender",)`` for the overall table, ``("contender", "dataset")`` per dataset.
         average: ``"micro"`` (mean over results, the default) or ``"macro"``: each value is first
             computed per dataset, then averaged over the datasets that have one; counts are summed.
@@ -76,14 +78,26 @@ def aggregate(
     keys = list(by) if tuple(by) in GROUPINGS else None
     if keys is None or average not in AVERAGES:
         raise ValueError(f"by={tuple(by)!r}, average={average!r}: use by in {GROUPINGS} and average in {AVERAGES}")
-    metric_set = MetricSet.of(metrics)
-    return _aggregate(df, metric_set, keys, average, result_values(df, metric_set.declared))
+    metric_set = metrics if isinstance(metrics, MetricSet) else MetricSet.of(metrics, samples_in(df))
+    return _aggregate(df, metric_set, keys, average, result_values(df, metric_set.per_result))
 
 
 def _aggregate(
     df: pd.DataFrame, metric_set: MetricSet, keys: list[str], average: str, per_result: Mapping[str, np.ndarray]
 ) -> pd.DataFrame:
-    """:func:`aggregate` from the results' :func:`result_values`; aggregate metrics from the whole group."""
+    """:func:`aggregate` from the results' :func:`result_values`; aggregate metrics from the whole group; with the
+    score's spread within and between cases (:func:`~evalcore.analysis.scores.repeats.spread`) when the run took several
+    samples of a case."""
+    table = _aggregate_values(df, metric_set, keys, average, per_result)
+    if not metric_set.repeats or table.empty:
+        return table
+    spreads = spread(df, np.asarray(per_result["score"]), keys)
+    return table.merge(spreads, on=keys, how="left")
+
+
+def _aggregate_values(
+    df: pd.DataFrame, metric_set: MetricSet, keys: list[str], average: str, per_result: Mapping[str, np.ndarray]
+) -> pd.DataFrame:
     values = _values_frame(df, per_result)
     for metric in metric_set.aggregates:
         values[metric.name] = np.nan  # a place in the column order; computed below, never averaged
@@ -140,7 +154,11 @@ def _group_means(values: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     counts = grouped[["scored", "errors"]].sum().astype("int64")
     # The spec's ``cases`` counts results; how many distinct cases and samples per case make them up.
     asked = [grouped["case_code"].nunique().rename("distinct_cases"), (grouped["sample"].max() + 1).rename("samples")]
-    table = pd.concat([grouped.size().rename("cases"), counts, *asked, grouped[names].mean()], axis=1).reset_index()
+    means = grouped[names].mean()
+    # One block of numbers, not one per column: a run of many samples has a hundred repeat metrics or more, and
+    # pandas warns of (and slows on) a frame of that many blocks.
+    means = pd.DataFrame(means.to_numpy(dtype=float), index=means.index, columns=means.columns)
+    table = pd.concat([grouped.size().rename("cases"), counts, *asked, means], axis=1).reset_index()
     for key in keys:
         table[key] = table[key].astype(str)
     return table
@@ -308,7 +326,7 @@ def prepare(
         table = overall.table.copy()
         table.insert(1, "dataset", pd.Series([only] * len(table), index=table.index, dtype=object).astype(str))
         return Prepared(table, [(only, overall.resampled[0][1])] if ci and overall.resampled else [])
-    values = result_values(selected, metric_set.declared)
+    values = result_values(selected, metric_set.per_result)
     table = _aggregate(selected, metric_set, keys, average, values)
     if not ci or table.empty:
         return Prepared(table, [])
@@ -316,6 +334,11 @@ def prepare(
         return Prepared(table, [(None, resample(selected, metric_set, average=average, B=B, seed=seed, values=values))])
     parts = list(selected.groupby("dataset", observed=True, sort=True))
     return Prepared(table, [(str(name), resample(part, metric_set, B=B, seed=seed)) for name, part in parts])
+
+
+def samples_in(df: pd.DataFrame) -> int:
+    """How many samples of a case a results frame numbers (its highest sample + 1; 1 when empty)."""
+    return int(df["sample"].max()) + 1 if len(df) else 1
 
 
 def _only_dataset(df: pd.DataFrame) -> str | None:
@@ -386,7 +409,7 @@ def _stability(table: pd.DataFrame, weights: Mapping[str, float], out_of_race: s
 
 def leaderboard(
     df: pd.DataFrame,
-    metrics: Sequence[Metric],
+    metrics: Sequence[Metric] | MetricSet,
     weights: Mapping[str, float] | None = None,
     filters: Filters | None = None,
     *,
@@ -408,7 +431,8 @@ def leaderboard(
         WeightsError: before anything is computed, when a weight cannot be used.
         EvalcoreError: a metadata filter on a key no case has.
     """
-    metric_set = MetricSet.of(metrics)
+    # A metric set is the run's, as opened; plain metrics get the repeat metrics of the samples in the frame.
+    metric_set = metrics if isinstance(metrics, MetricSet) else MetricSet.of(metrics, samples_in(df))
     weights = validate_weights(weights, metric_set)
     prepared = prepare(df, metric_set, filters, by=by, average=average, ci=ci, seed=seed, B=B)
     return finish(prepared, metric_set, weights, best_value_points)

@@ -19,6 +19,7 @@ import pandas as pd
 from evalcore.analysis.scores.weights import finite_number
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.records import Metric
+from evalcore.core.repeat_metrics import RepeatMetric
 
 #: Table columns of usage, in order, and where each comes from in the results frame.
 USAGE_COLUMNS = ("cost", "time", "input_tokens", "output_tokens")
@@ -105,13 +106,18 @@ def result_values(df: pd.DataFrame, metrics: Sequence[Metric]) -> dict[str, np.n
 
     Keys: ``scored`` and ``errors`` (1.0 or 0.0), ``score`` and each metric name (NaN unless the
     result is scored, so a stray value on an error never counts), then ``cost, time,
-    input_tokens, output_tokens``.
+    input_tokens, output_tokens``. A repeat metric (:mod:`evalcore.core.repeat_metrics`) has its case's value on
+    the case's first scored result and NaN on the others (:func:`evalcore.analysis.scores.repeats.repeat_values`).
     """
+    from evalcore.analysis.scores.repeats import repeat_values
+
     scored = (df["status"] == "scored").to_numpy(dtype=bool)
     values = {"scored": scored.astype(float), "errors": (df["status"] == "error").to_numpy(float)}
-    sources = {"score": "score", **{m.name: f"m_{m.name}" for m in metrics}}
+    repeats = [m for m in metrics if isinstance(m, RepeatMetric)]
+    sources = {"score": "score", **{m.name: f"m_{m.name}" for m in metrics if not isinstance(m, RepeatMetric)}}
     for name, source in sources.items():
         values[name] = np.where(scored, _floats(df, source), np.nan)
+    values.update(repeat_values(df, values, repeats))
     for name, source in USAGE_SOURCES.items():
         values[name] = _floats(df, source)
     return values

@@ -23,7 +23,8 @@ from evalcore.core.metric_set import MetricSet
 if TYPE_CHECKING:
     import numpy as np
 
-_WEIGHT_ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*")
+# A name is a metric's: letters, digits and underscores, and the ``@`` / ``^`` of pass@k and pass^k.
+_WEIGHT_ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_@^]*)\s*=\s*(\S+)\s*")
 
 
 def validate_weights(weights: Mapping[str, float] | None, metric_set: MetricSet) -> dict[str, float]:

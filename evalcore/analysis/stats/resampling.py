@@ -38,6 +38,7 @@ from evalcore.analysis.stats.intervals import (
     ratio,
     widen_points,
 )
+from evalcore.analysis.stats.repeat_intervals import repeat_intervals
 from evalcore.core.aggregates import AggregateMetric
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
@@ -276,7 +277,8 @@ class Resampled:
         tables: name → (B, contenders) values: ``score``, each metric, ``cost``, ``time``, ``errors``.
         binomial: name → (2, contenders) interval of a proportion (:func:`binary_intervals`) of ``score``
             and each metric, NaN for a contender whose values are not all 0 or 1 (its interval is the
-            bootstrap's).
+            bootstrap's); for a repeat metric whose values are not all 0 or 1, the hull of the percentile and
+            BCa intervals (:func:`repeat_intervals`).
         cases: name → (contenders,) how many cases have a value of ``score``, each declared metric,
             ``cost`` and ``time``: the bootstrap interval is read at the expanded level of that many cases
             (:func:`~evalcore.analysis.stats.intervals.expanded_level`); a name without an entry takes ``score``'s.
@@ -304,7 +306,7 @@ def resample(
     """
     if df.empty:
         return Resampled(np.asarray([], dtype=object), {})
-    matrix = case_matrix(df, metric_set.declared, values)
+    matrix = case_matrix(df, metric_set.per_result, values)
     strata = matrix.case_dataset if average == "macro" else np.zeros_like(matrix.case_dataset)
     rng = np.random.default_rng(seed)
     recompute = _aggregate_recomputers(df, metric_set.aggregates, matrix, average)
@@ -317,6 +319,13 @@ def resample(
         blocks = [resampled_tables(matrix, empty, average) | {name: again(empty) for name, again in recompute.items()}]
     tables = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
     binomial = binary_intervals(matrix) if average == "micro" else {}
+    if average == "micro" and metric_set.repeats:
+        sums, counts = matrix.sums, matrix.counts
+        folded = {
+            m.name: (sums[:, matrix.names.index(m.name)], counts[:, matrix.names.index(m.name)])
+            for m in metric_set.repeats
+        }
+        binomial |= repeat_intervals(folded, tables, binomial)
     return Resampled(matrix.contenders, tables, binomial, case_numbers(matrix))
 
 
@@ -404,7 +413,7 @@ def intervals(
     # Resamples drawn without an aggregate metric (none in the frame) leave it null, not missing.
     tables = {m.name: np.full((0, len(resampled.contenders)), np.nan) for m in metric_set.metrics} | resampled.tables
     tables["wscore"] = wscores(tables, weights)
-    out = pd.DataFrame({"contender": resampled.contenders})
+    columns: dict[str, np.ndarray] = {"contender": resampled.contenders}
     for name in names:
         cases = resampled.cases.get(name, resampled.cases.get("score"))
         low, high = percentile_interval(tables[name], LEVEL if cases is None else expanded_level(cases))
@@ -415,13 +424,14 @@ def intervals(
             # Score and metrics lie in [0, 1]: an interval of one point (every value the same, every
             # resample unchanged) takes the boundary rule instead.
             low, high = widen_points(low, high, low, cases)
-        out[f"{name}_lo"], out[f"{name}_hi"] = low, high
+        columns[f"{name}_lo"], columns[f"{name}_hi"] = low, high
     stopped = np.isin(np.asarray(resampled.contenders, dtype=object), list(out_of_race))
     weighted = bool(weights)
-    out["p_best"] = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]), weighted)
+    p_best = first_shares(tables["wscore"], np.where(stopped, np.nan, tables["score"]), weighted)
     if weighted and np.isnan(tables["wscore"]).all():
-        out["p_best"] = np.nan  # no row can be best under these weights: nobody has a chance of it
-    return out
+        p_best = np.full(len(resampled.contenders), np.nan)  # no row can be best under these weights
+    # Built at once: a run with samples has dozens of repeat metrics, and a column at a time fragments the frame.
+    return pd.DataFrame({**columns, "p_best": p_best})
 
 
 def bootstrap(

@@ -42,8 +42,22 @@ def frame_of(run: Run | StoredRun, metric_set: MetricSet | None = None) -> pd.Da
 
 def metric_set_of(run: Run | StoredRun) -> MetricSet:
     """The run's metric set (:class:`~evalcore.core.metric_set.MetricSet`), built from its declared metrics: what
-    every step of its leaderboard reads about them, derived once where the run is opened."""
-    return MetricSet.of(header_of(run).metrics)
+    every step of its leaderboard reads about them, derived once where the run is opened; with its repeat metrics
+    (``pass@k``, ``pass^k``, ``consistency``) when it took several samples of a case."""
+    return MetricSet.of(header_of(run).metrics, samples_of(run))
+
+
+def samples_of(run: Run | StoredRun) -> int:
+    """How many samples of a case the run took: the samples its settings asked for (``evalcore run`` records them),
+    else its results' highest sample + 1 (a stored run's from the store); 1 when neither says."""
+    asked = header_of(run).info.settings.get("samples")
+    if isinstance(asked, int) and not isinstance(asked, bool) and asked >= 1:
+        return asked
+    if isinstance(run, StoredRun):
+        from evalcore.storage.history import case_and_sample_counts
+
+        return max(1, case_and_sample_counts(run.store, run.id)[1])
+    return 1 + max((r.sample for r in run.results), default=0)
 
 
 def run_stops(run: Run | StoredRun) -> dict[str, str]:

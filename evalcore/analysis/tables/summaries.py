@@ -42,7 +42,7 @@ B = 1000
 #: The summary's kind in the store: what it holds, its layout's version, the bootstrap's settings and
 #: evalcore's version (a release never reads an older one's). Change the layout's version whenever what
 #: :func:`prepare_view` computes changes between releases.
-KIND = f"leaderboard/6/B={B}/seed=0/evalcore={__version__}"
+KIND = f"leaderboard/7/B={B}/seed=0/evalcore={__version__}"
 
 
 @dataclass
@@ -72,7 +72,12 @@ def write_summary(store: Store, run_id: str, *, wait: float | None = None) -> Su
     frame, changes = store.load_results_frame_and_changes(run_id)
     if frame.empty:
         return None
-    summary = summarize(frame, MetricSet.of(store.load_run(run_id, results=False).metrics))
+    from evalcore.analysis.ranking.leaderboard import samples_in
+
+    header = store.load_run(run_id, results=False)
+    asked = header.info.settings.get("samples")  # as evalcore.analysis.tables.runs.samples_of reads it
+    samples = asked if isinstance(asked, int) and not isinstance(asked, bool) and asked >= 1 else samples_in(frame)
+    summary = summarize(frame, MetricSet.of(header.metrics, samples))
     save_summary(store, run_id, changes, summary, wait=wait)
     return summary
 

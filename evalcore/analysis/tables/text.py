@@ -19,12 +19,14 @@ import pandas as pd
 
 from evalcore.analysis.ranking.leaderboard import FEW_CASES, RANKED_BY, STOPPED
 from evalcore.analysis.scores.formats import DASH, format_cost, format_percent, format_seconds, is_missing
+from evalcore.analysis.scores.repeats import SPREAD_COLUMNS, repeat_notes, shown_metric_set
 from evalcore.analysis.scores.results import USAGE_COLUMNS
 from evalcore.analysis.scores.rules import BEST_VALUE_POINTS
 from evalcore.analysis.scores.weights import weight_shares
 from evalcore.analysis.tables.banner import banner_of, banner_text
 from evalcore.core.metric_set import MetricSet
 from evalcore.core.records import Metric
+from evalcore.core.repeat_metrics import RepeatMetric
 
 FORMATS = ("table", "json", "csv", "markdown")
 #: Shown for a null value.
@@ -46,7 +48,8 @@ def row_keys(table: pd.DataFrame, metric_set: MetricSet) -> list[str]:
     interval fields
     (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``), ``p_best`` and ``stability``
     (the share of weight jitters in which the row ranks first; null without weights). The metrics
-    include the aggregate metrics (``macro_f1``) after the declared ones.
+    include the aggregate metrics (``macro_f1``) after the declared ones, then a run with several samples per case
+    has its repeat metrics (``pass@k``, ``pass^k``, ``consistency``) and ``sd_within, sd_between``.
     """
     names = [m.name for m in metric_set.metrics]
     keys = [
@@ -61,6 +64,7 @@ def row_keys(table: pd.DataFrame, metric_set: MetricSet) -> list[str]:
         "samples",
         "score",
         *names,
+        *SPREAD_COLUMNS,
         *USAGE_COLUMNS,
         "pass_rate",
         "wscore",
@@ -99,6 +103,7 @@ def format_leaderboard(
     Raises:
         ValueError: an unknown ``fmt``.
     """
+    metric_set = shown_metric_set(metric_set, table, brief=fmt in ("table", "markdown"))
     metrics = metric_set.metrics
     if fmt == "json":
         return to_json(table, metric_set)
@@ -107,6 +112,7 @@ def format_leaderboard(
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     notes = glossary(metric_set, weights, best_value_points, intervals="score_lo" in table.columns, table=table)
+    notes += repeat_notes(table)
     banner = banner_text(banner_of(table, weights, best_value_points))
     if fmt == "markdown":
         lines = _pipe_table(_columns(table, metrics, set(), short=False, weighted=bool(weights)))
@@ -159,9 +165,19 @@ class _Column:
 
 
 #: What goes, in order, until a table fits its width: tokens, per-metric intervals, per-metric
-#: columns, cases, the wscore interval, the score interval, P(best); then marks are shortened and
-#: contender ids cut in the middle. Rank, contender, score, wscore, errors, cost and time always stay.
-FIT_STEPS = ("tokens", "metric intervals", "metrics", "cases", "wscore interval", "score interval", "P(best)")
+#: columns, cases, the wscore interval, the score interval, P(best), the repeat columns (pass^k,
+#: consistency); then marks are shortened and contender ids cut in the middle. Rank, contender, score,
+#: wscore, errors, cost and time always stay.
+FIT_STEPS = (
+    "tokens",
+    "metric intervals",
+    "metrics",
+    "cases",
+    "wscore interval",
+    "score interval",
+    "P(best)",
+    "repeats",
+)
 #: A contender id is never cut below this many characters.
 MIN_CONTENDER = 16
 
@@ -183,8 +199,13 @@ def _columns(
     columns.append(
         _Column("score", [_with_interval(r, "score", format_percent, "score interval" in dropped) for r in rows])
     )
+    repeated = {m.name for m in metrics if isinstance(m, RepeatMetric)}
     columns += [
-        _Column(name, [_with_interval(r, name, format_percent, "metric intervals" in dropped) for r in rows], "metrics")
+        _Column(
+            name,
+            [_with_interval(r, name, format_percent, "metric intervals" in dropped) for r in rows],
+            "repeats" if name in repeated else "metrics",
+        )
         for name in metric_names
     ]
     if "pass_rate" in table.columns:  # cases that declare minimum_scores (evalcore.analysis.ranking.outcomes)

@@ -21,6 +21,7 @@ import pandas as pd
 
 from evalcore.analysis.ranking.leaderboard import FEW_CASES, RANKED_BY, STOPPED, PreparedView, finish, prepare
 from evalcore.analysis.ranking.outcomes import PassRates, add_pass_rate
+from evalcore.analysis.scores.repeats import repeat_notes, shown_metric_set
 from evalcore.analysis.scores.results import Filters
 from evalcore.analysis.scores.rules import best_value_text, errors_penalty_text
 from evalcore.analysis.scores.weights import validate_weights, weight_shares
@@ -258,12 +259,13 @@ def _view_of(
     pass_rates: PassRates | None = None,
 ) -> LeaderboardView:
     """:func:`view_of` under validated weights."""
-    metrics = metric_set.metrics
     ci = prepared.ci
     ranked = add_pass_rate(finish(prepared.overall, metric_set, weights, stops=stops), pass_rates)
     by_dataset = add_pass_rate(
         finish(prepared.by_dataset, metric_set, weights, stops=stops), pass_rates, by_dataset=True
     )
+    shown = shown_metric_set(metric_set, ranked, brief=True)  # pass^k and consistency, when a case has samples
+    metrics = shown.metrics
     money = money_format(np.concatenate([ranked["cost"].to_numpy(float), by_dataset["cost"].to_numpy(float)]))
     columns = display_columns(metrics, money, intervals=ci, weighted=bool(weights), pass_rate=pass_rates is not None)
     settings = {c.id: format_settings(c.settings) for c in contenders}
@@ -289,7 +291,7 @@ def _view_of(
         winner=winner,
         best_value=flagged(ranked, "best_value"),
         stability=None if winner is None else value_of(ranked, winner, "stability"),
-        glossary=glossary(metric_set, weights, intervals=ci, table=ranked),
+        glossary=[*glossary(shown, weights, intervals=ci, table=ranked), *repeat_notes(ranked)],
         reason=banner.reason,
         few_cases=int(ranked["few_cases"].sum()) if "few_cases" in ranked.columns else 0,
         banner=banner,
