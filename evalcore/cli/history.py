@@ -206,6 +206,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         for path, in_folder in imports.targets([Path(p) for p in args.paths]):
             try:
+                streamed = imports.import_streaming(target.store(), path, args.replace)
+                if streamed is not None:
+                    stored, count = streamed
+                    if count > SUMMARY_AT_IMPORT_ABOVE:
+                        _refresh_summary(target.store(), stored.id)
+                    target.written += 1
+                    imports.report(stored, path, count)
+                    continue
                 run = imports.read_with_bar(path, quiet=args.quiet)
                 if not args.replace and holds_run(target.store(), run):
                     where = target.store().location
@@ -229,7 +237,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                 print(f"error: {exc}", file=sys.stderr)
                 continue
             target.written += 1
-            imports.report(run, path)
+            imports.report(run, path, len(run.results))
         if target.written:
             print(f"stored in {target.store().location}")
     finally:
@@ -241,9 +249,13 @@ def store_run(store: Store, run: Run, replace: bool) -> None:
     """Store a whole run (atomically), with its leaderboard summary when it is big."""
     store.import_run(run, replace=replace)
     if len(run.results) > SUMMARY_AT_IMPORT_ABOVE:
-        from evalcore.analysis.summaries import refresh_summary
+        _refresh_summary(store, run.info.id)
 
-        refresh_summary(store, run.info.id)
+
+def _refresh_summary(store: Store, run_id: str) -> None:
+    from evalcore.analysis.summaries import refresh_summary
+
+    refresh_summary(store, run_id)
 
 
 def add_merge(p: argparse.ArgumentParser) -> None:
