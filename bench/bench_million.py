@@ -57,8 +57,8 @@ def build_file(path: Path, contenders: int, cases: int, seed: int = 0) -> int:
     return write_run_file_in_parts(head, parts(), path, whole=whole)  # type: ignore[arg-type]
 
 
-def measure(args: list[str]) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS in MB and exit code of ``python -m evalcore.cli ARGS`` in a fresh process."""
+def measure(args: list[str]) -> tuple[float, float, float, int]:
+    """Wall seconds, CPU seconds (user and system), peak RSS in MB and exit code of ``python -m evalcore.cli ARGS`` in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     done = subprocess.run(
         ["/usr/bin/time", "-v", sys.executable, "-m", "evalcore.cli", *args],
@@ -69,10 +69,11 @@ def measure(args: list[str]) -> tuple[float, float, int]:
     )
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", done.stderr)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
-    if wall is None or rss is None:
+    cpu = [re.search(rf"{kind} time \(seconds\): ([\d.]+)", done.stderr) for kind in ("User", "System")]
+    if wall is None or rss is None or None in cpu:
         raise SystemExit(f"no figures from /usr/bin/time:\n{done.stderr[-2000:]}")
     seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
-    return seconds, int(rss.group(1)) / 1024, done.returncode
+    return seconds, sum(float(m.group(1)) for m in cpu if m), int(rss.group(1)) / 1024, done.returncode
 
 
 def main() -> None:
@@ -105,11 +106,11 @@ def main() -> None:
                 ("import", ["import", str(path), "--db", str(db), "--quiet"]),
                 ("leaderboard", ["leaderboard", str(path), "--db", str(Path(tmp) / "none.sqlite")]),
             ):
-                seconds, mb, code = measure(argv)
+                seconds, cpu, mb, code = measure(argv)
                 ok = code == 0 and seconds <= TARGET_S and mb <= TARGET_MB
                 note(
                     f"{command} FILE, {results:,} results ({label})",
-                    f"{seconds:.1f} s, peak {mb:.0f} MB, exit {code} | (target <= {TARGET_S:g} s, "
+                    f"{seconds:.1f} s (CPU {cpu:.1f} s), peak {mb:.0f} MB, exit {code} | (target <= {TARGET_S:g} s, "
                     f"<= {TARGET_MB:g} MB) {'ok' if ok else 'MISSED'}",
                 )
 

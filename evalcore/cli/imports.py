@@ -183,7 +183,10 @@ def open_run_streamed(ref: str, args: argparse.Namespace, stack: ExitStack) -> R
     folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="evalcore-file-")))
     store = stack.enter_context(Store(folder / "run.sqlite"))
     streamed = import_run_file(store, path)
-    return open_run(ref, args) if streamed is None else StoredRun(store, streamed[0].info.id)
+    if streamed is None:
+        return open_run(ref, args)
+    store.map_memory(False)  # the run is ranked once: its pages are read once
+    return StoredRun(store, streamed[0].info.id)
 
 
 def print_unmatched(unmatched: list[Any]) -> None:

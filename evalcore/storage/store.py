@@ -134,22 +134,24 @@ class Store(StoreConnection):
         verdicts and ratings. Returns how many results were stored; raises StoreError as :meth:`import_run`.
         """
         rows.check_names(head)
-        count = 0
-        with self.transaction() as conn:
-            self._make_room(conn, head.info.id, replace)
-            self._insert_run(conn, dataclasses.replace(head, results=[], refused=[], pairwise=[], ratings=[]))
-            make_row = ResultRows(
-                head.info.id, [m.name for m in head.metrics],
-                {c.id: i for i, c in enumerate(head.contenders)}, {c.key: i for i, c in enumerate(head.cases)},
-            )  # fmt: skip
-            for part in parts:
-                self._insert_results(conn, make_row, part)
-                count += len(part)
-            end = tail()
-            conn.execute("UPDATE runs SET refused = ? WHERE id = ?", (rows.run_row(end)[9], head.info.id))
-            pairs.insert_pairs(conn, head.info.id, end.pairwise)
-            ratings.insert_ratings(conn, head.info.id, end.ratings)
-        logger.info("stored run %s (%d results, in parts)", head.info.id, count)
+        run_id, count = head.info.id, 0
+        contenders, cases = {c.id: i for i, c in enumerate(head.contenders)}, {c.key: i for i, c in enumerate(head.cases)}
+        self.map_memory(False)
+        try:
+            with self.transaction() as conn:
+                self._make_room(conn, run_id, replace)
+                self._insert_run(conn, dataclasses.replace(head, results=[], refused=[], pairwise=[], ratings=[]))
+                make_row = ResultRows(run_id, [m.name for m in head.metrics], contenders, cases)
+                for part in parts:
+                    self._insert_results(conn, make_row, part)
+                    count += len(part)
+                end = tail()
+                conn.execute("UPDATE runs SET refused = ? WHERE id = ?", (rows.run_row(end)[9], run_id))
+                pairs.insert_pairs(conn, run_id, end.pairwise)
+                ratings.insert_ratings(conn, run_id, end.ratings)
+        finally:
+            self.map_memory(True)
+        logger.info("stored run %s (%d results, in parts)", run_id, count)
         return count
 
     def _make_room(self, conn: sqlite3.Connection, run_id: str, replace: bool) -> None:
