@@ -255,6 +255,7 @@ def store_run(store: Store, run: Run, replace: bool) -> None:
 def _refresh_summary(store: Store, run_id: str) -> None:
     from evalcore.analysis.summaries import refresh_summary
 
+    store.map_memory(False)  # the run's numbers are read once: their pages need not stay mapped
     refresh_summary(store, run_id)
 
 

@@ -19,6 +19,7 @@ import gzip as gz
 import os
 import zlib
 from collections.abc import Iterator
+from contextlib import nullcontext
 from typing import Any, BinaryIO
 
 from evalcore.core import records
@@ -166,10 +167,9 @@ class _doubted:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, error: Any, trace: Any) -> bool:
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
         if error is not None and isinstance(error, fast._DOUBT + _BROKEN):
             raise NotStreamable from None
-        return False
 
 
 #: A damaged gzip stream.
@@ -256,24 +256,33 @@ class _Prefixed:
 
 
 def import_run_file(
-    store: Any, path: str | os.PathLike[str], *, replace: bool = False, max_bytes: int = MAX_BYTES
+    store: Any,
+    source: str | os.PathLike[str] | BinaryIO,
+    *,
+    replace: bool = False,
+    max_bytes: int = MAX_BYTES,
+    max_results: int | None = None,
+    name: str | None = None,
 ) -> tuple[records.Run, int] | None:
-    """Store the run file at ``path`` as it streams, in one transaction
+    """Store the run file at ``source`` as it streams, in one transaction
     (:meth:`~evalcore.storage.store.Store.import_run_in_parts`).
 
     Args:
         store: an :class:`~evalcore.storage.store.Store`.
-        path: the run file (gzip told by its magic bytes).
+        source: the run file's path, or the file opened in binary mode (gzip told by its magic bytes).
         replace: overwrite a run already stored under the same id.
         max_bytes: the most (decompressed) bytes read.
+        max_results: the most results stored (None: no cap).
+        name: what a refusal calls the file; defaults to the path.
 
     Returns:
-        The stored run without its results and how many results it holds, or None when the stream does not vouch for the file, or its run
-        is already stored and ``replace`` is not asked for: nothing was stored, and the caller reads the file
-        the whole way (:func:`evalcore.runfile.importers.read_import`), which says what is wrong with it.
+        The stored run without its results and how many results it holds, or None when the stream does not
+        vouch for the file, or its run is already stored and ``replace`` is not asked for: nothing was stored,
+        and the caller reads the file the whole way (:func:`evalcore.runfile.importers.read_import`), which
+        says what is wrong with it.
 
     Raises:
-        StoreError: the store refuses the run.
+        StoreError: the store refuses the run. RunFileError: more results than ``max_results`` (nothing stored).
     """
     ended: list[records.Run] = []
 
@@ -281,12 +290,20 @@ def import_run_file(
         ended.append(stream.tail())
         return ended[0]
 
+    def capped(parts: Iterator[list[records.Result]]) -> Iterator[list[records.Result]]:
+        for part in parts:
+            if max_results is not None and stream.count > max_results:
+                from evalcore.runfile.uploads import too_many_results
+
+                raise too_many_results(name or str(source), None, max_results)
+            yield part
+
     try:
-        with open(path, "rb") as f:
+        with open(source, "rb") if isinstance(source, str | os.PathLike) else nullcontext(source) as f:
             stream = RunFileStream(f, max_bytes)
             if not replace and _stored(store, stream.head.info.id):
                 return None
-            count = store.import_run_in_parts(stream.head, stream.parts(), lambda: tail(stream), replace=replace)
+            count = store.import_run_in_parts(stream.head, capped(stream.parts()), lambda: tail(stream), replace=replace)
     except (NotStreamable, OSError):
         return None
     return ended[0], count
