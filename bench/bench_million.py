@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from _common import ROOT, _synthetic_result, expected_answer, note, synthetic_run
+from _common import ROOT, _synthetic_result, expected_answer, note, peak_rss_mb, synthetic_run
 
 TARGET_S = 15.0
 TARGET_MB = 600.0
@@ -58,7 +58,8 @@ def build_file(path: Path, contenders: int, cases: int, seed: int = 0) -> int:
 
 
 def measure(args: list[str]) -> tuple[float, float, float, int]:
-    """Wall seconds, CPU seconds (user and system), peak RSS in MB and exit code of ``python -m evalcore.cli ARGS`` in a fresh process."""
+    """Wall seconds, CPU seconds (user and system), peak RSS in MB and exit code of ``python -m evalcore.cli ARGS``
+    in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     done = subprocess.run(
         ["/usr/bin/time", "-v", sys.executable, "-m", "evalcore.cli", *args],
@@ -76,13 +77,85 @@ def measure(args: list[str]) -> tuple[float, float, float, int]:
     return seconds, sum(float(m.group(1)) for m in cpu if m), int(rss.group(1)) / 1024, done.returncode
 
 
+def app_child(path: str) -> None:
+    """The Upload page under AppTest in this process: memory before the upload, while its table is shown, the
+    peak, and after its session ends; prints JSON."""
+    import ctypes
+    import gc
+    import json
+    import time
+
+    from streamlit.testing.v1 import AppTest  # noqa: TID251 (the bench drives the Upload page)
+
+    def rss_mb() -> float:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
+
+    def session() -> AppTest:
+        return AppTest.from_file(str(ROOT / "pages" / "upload.py"), default_timeout=900).run()
+
+    # A small upload first, in a session of its own that ends: the modules a view imports are not the upload's.
+    small = Path(path).with_name("warm-up.json")
+    build_file(small, 2, 20)
+    warm = session()
+    warm.file_uploader[0].set_value((small.name, small.read_bytes(), "application/octet-stream"))
+    warm.run()
+    del warm
+    small.unlink()
+    data = Path(path).read_bytes()
+    at = session()
+    gc.collect()
+    before = rss_mb()
+    start = time.perf_counter()
+    at.file_uploader[0].set_value((Path(path).name, data, "application/octet-stream"))
+    at.run()
+    took = time.perf_counter() - start
+    assert not at.exception and not at.error, (at.exception, at.error)
+    viewed = rss_mb()
+    del at, data
+    gc.collect()
+    # What the allocator keeps of freed memory is handed back, so what remains is what is still held.
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    print(json.dumps({"s": took, "before": before, "viewed": viewed, "peak": peak_rss_mb(), "after": rss_mb()}))
+
+
+def measure_app(path: Path) -> None:
+    """Memory the Upload page adds for an upload of ``path``, in a fresh process (see :func:`app_child`)."""
+    import json
+
+    with tempfile.TemporaryDirectory(prefix="evalcore-app-") as tmp:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        env |= {"EVALCORE_DB": str(Path(tmp) / "evalcore.db"), "EVALCORE_RUNS_DIR": str(Path(tmp) / "none")}
+        from evalcore.storage.store import Store
+
+        Store(Path(tmp) / "evalcore.db").close()
+        out = subprocess.run(
+            [sys.executable, __file__, "--app-child", str(path)], capture_output=True, text=True, env=env, cwd=ROOT
+        )
+        if out.returncode:
+            raise SystemExit(out.stderr[-3000:])
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+    added = r["viewed"] - r["before"]
+    note(
+        f"app upload of {path.name}",
+        f"{r['s']:.1f} s to the table, +{added:.0f} MB while viewed (peak +{r['peak'] - r['before']:.0f} MB), "
+        f"+{r['after'] - r['before']:.0f} MB after its session ended | (target +300 MB while viewed) "
+        f"{'ok' if added <= 300 else 'MISSED'}",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--contenders", type=int, default=40)
     parser.add_argument("--cases", type=int, default=25_000)
     parser.add_argument("--keep", type=Path, help="a folder to keep (and reuse) the run files in")
     parser.add_argument("--only", choices=["json", "json.gz"], help="measure one of the two files")
+    parser.add_argument("--app", action="store_true", help="also the Upload page's memory for the .json.gz")
+    parser.add_argument("--app-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.app_child:
+        app_child(args.app_child)
+        return
     with tempfile.TemporaryDirectory(prefix="evalcore-million-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -113,6 +186,8 @@ def main() -> None:
                     f"{seconds:.1f} s (CPU {cpu:.1f} s), peak {mb:.0f} MB, exit {code} | (target <= {TARGET_S:g} s, "
                     f"<= {TARGET_MB:g} MB) {'ok' if ok else 'MISSED'}",
                 )
+        if args.app:
+            measure_app(packed)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,10 @@ _HEADER = SECTIONS[: SECTIONS.index("cases")]
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+class OverResultCap(Exception):
+    """A file holds more results than the cap its reader was given (``args[0]``)."""
+
+
 class NotStreamable(Exception):
     """The stream does not vouch for the file: read it the whole way, which says what is wrong with it."""
 
@@ -262,7 +266,6 @@ def import_run_file(
     replace: bool = False,
     max_bytes: int = MAX_BYTES,
     max_results: int | None = None,
-    name: str | None = None,
 ) -> tuple[records.Run, int] | None:
     """Store the run file at ``source`` as it streams, in one transaction
     (:meth:`~evalcore.storage.store.Store.import_run_in_parts`).
@@ -273,7 +276,6 @@ def import_run_file(
         replace: overwrite a run already stored under the same id.
         max_bytes: the most (decompressed) bytes read.
         max_results: the most results stored (None: no cap).
-        name: what a refusal calls the file; defaults to the path.
 
     Returns:
         The stored run without its results and how many results it holds, or None when the stream does not
@@ -282,7 +284,7 @@ def import_run_file(
         says what is wrong with it.
 
     Raises:
-        StoreError: the store refuses the run. RunFileError: more results than ``max_results`` (nothing stored).
+        StoreError: the store refuses the run. OverResultCap: more results than ``max_results`` (nothing stored).
     """
     ended: list[records.Run] = []
 
@@ -293,9 +295,7 @@ def import_run_file(
     def capped(parts: Iterator[list[records.Result]]) -> Iterator[list[records.Result]]:
         for part in parts:
             if max_results is not None and stream.count > max_results:
-                from evalcore.runfile.uploads import too_many_results
-
-                raise too_many_results(name or str(source), None, max_results)
+                raise OverResultCap(max_results)
             yield part
 
     try:
@@ -303,7 +303,9 @@ def import_run_file(
             stream = RunFileStream(f, max_bytes)
             if not replace and _stored(store, stream.head.info.id):
                 return None
-            count = store.import_run_in_parts(stream.head, capped(stream.parts()), lambda: tail(stream), replace=replace)
+            count = store.import_run_in_parts(
+                stream.head, capped(stream.parts()), lambda: tail(stream), replace=replace
+            )
     except (NotStreamable, OSError):
         return None
     return ended[0], count

@@ -75,13 +75,16 @@ def store_upload(data: bytes, store: Store, name: str = "the uploaded file") -> 
     """
     import io
 
-    from evalcore.runfile.stream import import_run_file
+    from evalcore.runfile.stream import OverResultCap, import_run_file
 
     if too_large(data):
         return read_upload(data, name).info.id  # refused, with the limit
-    streamed = import_run_file(
-        store, io.BytesIO(data), max_bytes=MAX_STREAMED_UPLOAD_BYTES, max_results=MAX_UPLOAD_RESULTS, name=name
-    )
+    try:
+        streamed = import_run_file(
+            store, io.BytesIO(data), max_bytes=MAX_STREAMED_UPLOAD_BYTES, max_results=MAX_UPLOAD_RESULTS
+        )
+    except OverResultCap as over:
+        raise too_many_results(name, None, over.args[0]) from None
     if streamed is not None:
         return streamed[0].info.id
     run = read_upload(data, name)

@@ -124,7 +124,11 @@ class Store(StoreConnection):
         logger.info("stored run %s (%d results)", run.info.id, len(run.results))
 
     def import_run_in_parts(
-        self, head: records.Run, parts: Iterable[Sequence[records.Result]], tail: Callable[[], records.Run], *,
+        self,
+        head: records.Run,
+        parts: Iterable[Sequence[records.Result]],
+        tail: Callable[[], records.Run],
+        *,
         replace: bool = False,
     ) -> int:
         """:meth:`import_run` for a run whose results come a part at a time (a run file as it streams), in one
@@ -135,13 +139,12 @@ class Store(StoreConnection):
         """
         rows.check_names(head)
         run_id, count = head.info.id, 0
-        contenders, cases = {c.id: i for i, c in enumerate(head.contenders)}, {c.key: i for i, c in enumerate(head.cases)}
         self.map_memory(False)
         try:
             with self.transaction() as conn:
                 self._make_room(conn, run_id, replace)
                 self._insert_run(conn, dataclasses.replace(head, results=[], refused=[], pairwise=[], ratings=[]))
-                make_row = ResultRows(run_id, [m.name for m in head.metrics], contenders, cases)
+                make_row = ResultRows.of(head)
                 for part in parts:
                     self._insert_results(conn, make_row, part)
                     count += len(part)
@@ -181,9 +184,7 @@ class Store(StoreConnection):
         ratings.insert_ratings(conn, run_id, run.ratings)
         if not run.results:  # a run about to start: no positions to look up
             return
-        contenders = {c.id: i for i, c in enumerate(run.contenders)}
-        cases = {c.key: i for i, c in enumerate(run.cases)}
-        self._insert_results(conn, ResultRows(run_id, [m.name for m in run.metrics], contenders, cases), run.results)
+        self._insert_results(conn, ResultRows.of(run), run.results)
 
     def add_results(self, run_id: str, results: Sequence[records.Result]) -> None:
         """Store a batch of results in one transaction; a result with the same key is replaced.

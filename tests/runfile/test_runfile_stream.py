@@ -96,7 +96,7 @@ def test_garbage_is_left_to_the_whole_reader() -> None:
 
 def test_a_trailing_comma_after_the_last_result_is_left_to_the_whole_reader() -> None:
     data = dump_run(make_run(2, 3))
-    assert _refused(data.replace(b"}\n],\n\"refused\"", b"},\n],\n\"refused\"", 1))
+    assert _refused(data.replace(b'}\n],\n"refused"', b'},\n],\n"refused"', 1))
 
 
 def test_a_file_over_the_size_cap_is_left_to_the_whole_reader() -> None:
