@@ -97,3 +97,13 @@ def test_an_upload_read_whole_with_more_results_than_the_limit_names_its_count(
     at = upload(open_page(PAGE), "run.json", pretty)
     assert "36 results, over the upload limit of 20 results" in at.code[0].value
     assert _stores(uploads_root) == []
+
+
+@pytest.mark.parametrize("page", ["pages/leaderboard.py", "pages/cases.py"])
+def test_an_upload_opens_on_the_other_pages_from_its_sessions_store(uploads_root: Path, page: str) -> None:
+    uploaded = upload(open_page(PAGE), "run.json", dump_run(demo_run()))
+    (ref,) = uploaded.session_state[Keys.UPLOADS]
+    held = uploaded.session_state[Keys.UPLOAD_STORES]
+    at = open_page(page, **{Keys.UPLOAD_STORES: held, Keys.UPLOADS: [ref], Keys.RUN: ref})
+    assert not at.exception and not at.error
+    assert len(at.dataframe[0].value) >= 4
