@@ -212,7 +212,10 @@ def _summary(path: str, ref: str, version: tuple) -> summaries.Summary:
     if saved is not None:
         return saved
     run = _load(path, ref, version)
-    frame, changes = _results_frame(path, ref, version)
+    if _uploads.open_store(path) is not None:  # an upload's frame is read for its summary, never kept for it
+        frame, changes = _store(path).load_results_frame_and_changes(ref)
+    else:
+        frame, changes = _results_frame(path, ref, version)
     summary = summaries.summarize(frame, metric_set_of(run))
     if changes is not None and run.info.status != "running" and len(frame):
         summaries.save_summary(_store(path), ref, changes, summary, wait=SUMMARY_WAIT_S)
