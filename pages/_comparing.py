@@ -123,9 +123,6 @@ def report_html(path: str, candidate: str, comparison: Comparison) -> str:
     from evalcore.storage.history import StoredRun
     from evalcore.storage.store import Store
 
-    if candidate.startswith(_loaders.UPLOAD_PREFIX):
-        details = flip_details(_loaders.header(candidate), comparison, REPORT_FLIPS)  # an upload: the whole run
-    else:
-        with Store(path) as store:
-            details = flip_details(StoredRun(store, candidate), comparison, REPORT_FLIPS)
+    with Store(path) as store:  # an upload's own store, or the app's (see _loaders.where)
+        details = flip_details(StoredRun(store, candidate), comparison, REPORT_FLIPS)
     return comparison_html(comparison, details, flips=REPORT_FLIPS)

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import logging
 import os
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +33,7 @@ from evalcore.storage.location import ENV as STORE_ENV
 from evalcore.storage.lookup import cases_whose_input
 from evalcore.storage.ratings import load_ratings, ratings_version
 from evalcore.storage.store import Store, default_db_path
+from pages import _uploads
 from pages._state import Keys
 
 if TYPE_CHECKING:
@@ -43,10 +42,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("evalcore.app")
 
-UPLOAD_PREFIX = "upload:"
+UPLOAD_PREFIX = _uploads.UPLOAD_PREFIX
 #: Bundled run files, imported into an empty store (a fresh deployment).
 RUNS_DIR_ENV = "EVALCORE_RUNS_DIR"
-MAX_UPLOADS = 8
 #: Seconds a page waits for another writer to save a run's summary (it is saved by the next visitor else).
 SUMMARY_WAIT_S = 0.2
 #: While a run goes on, its leaderboard so far is redrawn at most this often, and at most every four
@@ -101,8 +99,27 @@ def _secret_store_url() -> str | None:
     return str(url) if url else None
 
 
-@st.cache_resource(show_spinner=False)
 def _store(path: str) -> Store:
+    """The store at ``path``: one of this server's uploads', or the app's."""
+    return _uploads.open_store(path) or _app_store(path)
+
+
+def _at(path: str, ref: str) -> tuple[str, str]:
+    """Where a run is read: an upload of this session, from its own store by its run id; a stored run as is.
+
+    Raises:
+        EvalcoreError: an upload ref this session does not hold (its session ended).
+    """
+    if not ref.startswith(UPLOAD_PREFIX):
+        return path, ref
+    found = _uploads.located(ref)
+    if found is None:
+        raise EvalcoreError(f"the upload {ref} is gone with the session that uploaded it: upload the file again")
+    return found
+
+
+@st.cache_resource(show_spinner=False)
+def _app_store(path: str) -> Store:
     store = sharing.open_app_store(path)
     imported = sharing.seed_store_from_bundled(store, os.environ.get(RUNS_DIR_ENV) or "data/runs")
     if imported:
@@ -115,62 +132,93 @@ def store() -> Store:
     return _store(db_path())
 
 
-@st.cache_resource(show_spinner=False)
-def _uploads() -> OrderedDict[str, Run]:
-    return OrderedDict()
+def upload_ref(data: bytes, name: str) -> str:
+    """Store an upload in this session's own store on disk (:mod:`pages._uploads`) and list it in the picker;
+    returns its ref.
 
-
-def remember_upload(data: bytes, run: Run) -> str:
-    """Keep an uploaded run for this session's picker; returns its ref."""
-    ref = UPLOAD_PREFIX + hashlib.sha256(data).hexdigest()[:16]
-    uploads = _uploads()
-    uploads[ref] = run
-    while len(uploads) > MAX_UPLOADS:
-        uploads.popitem(last=False)
+    Raises:
+        RunFileError: the upload is refused; nothing is kept.
+    """
+    ref = _uploads.session_uploads().add(data, name)
     mine = st.session_state.setdefault(Keys.UPLOADS, [])
     if ref not in mine:
         mine.append(ref)
     return ref
 
 
-def upload(ref: str) -> Run | None:
-    """An uploaded run this server still keeps (the oldest are let go past :data:`MAX_UPLOADS`)."""
-    return _uploads().get(ref)
+def keep_merged(run: Run) -> str:
+    """Store a run merged from uploads as one more upload of this session; returns its ref."""
+    ref = _uploads.session_uploads().add_run(run)
+    mine = st.session_state.setdefault(Keys.UPLOADS, [])
+    if ref not in mine:
+        mine.append(ref)
+    return ref
+
+
+def upload_header(ref: str) -> Run | None:
+    """An upload of this session without its results; None when the session no longer holds it."""
+    return header(ref) if _uploads.located(ref) is not None else None
+
+
+def upload_notes(ref: str) -> tuple[int, list[str]]:
+    """An upload's count of results, and why it did not complete and what it lacks."""
+    info = runs_index().get(ref, {})
+    return info.get("results", 0), _run_notes(db_path(), ref, version(info))
+
+
+def run_cases(ref: str) -> int:
+    """How many cases a run of :func:`runs_index` names (counted in its store)."""
+    from evalcore.storage.history import case_and_sample_counts
+
+    path, run_id = _at(db_path(), ref)
+    return case_and_sample_counts(_store(path), run_id)[0]
+
+
+def where(ref: str) -> tuple[str, str]:
+    """The store path and run id a run of :func:`runs_index` is read from (an upload: its own store)."""
+    return _at(db_path(), ref)
+
+
+def upload_run(ref: str) -> Run:
+    """An upload of this session with every result (to save or merge it)."""
+    path, run_id = _at(db_path(), ref)
+    return _store(path).load_run(run_id)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _load(path: str, ref: str, version: tuple) -> Run:
-    """The run; a stored one without its cases and results (the leaderboard reads the frame or the summary)."""
-    if ref.startswith(UPLOAD_PREFIX):
-        return _uploads()[ref]
+    """The run without its cases and results (the leaderboard reads the frame or the summary)."""
+    path, ref = _at(path, ref)
     return _store(path).load_run(ref, results=False)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _results_frame(path: str, ref: str, version: tuple) -> tuple[Any, int | None]:
-    """The run's results frame, and the store's count of changes it reflects (None for an upload)."""
-    if ref.startswith(UPLOAD_PREFIX):
-        from evalcore.storage.frames import results_frame
-
-        return results_frame(_uploads()[ref]), None
+    """The run's results frame, and the store's count of changes it reflects."""
+    path, ref = _at(path, ref)
     return _store(path).load_results_frame_and_changes(ref)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _saved_summary(path: str, ref: str, version: tuple) -> summaries.Summary | None:
     """The store's saved summary of the run, when it has one that still holds."""
-    return None if ref.startswith(UPLOAD_PREFIX) else summaries.read_summary(_store(path), ref)
+    path, ref = _at(path, ref)
+    return summaries.read_summary(_store(path), ref)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _summary(path: str, ref: str, version: tuple) -> summaries.Summary:
     """The whole run's prepared leaderboard and filter values: the store's saved summary, else computed
     from the results (and saved, once the run is over, for the next server that opens it)."""
+    path, ref = _at(path, ref)
     saved = _saved_summary(path, ref, version)
     if saved is not None:
         return saved
     run = _load(path, ref, version)
-    frame, changes = _results_frame(path, ref, version)
+    if _uploads.open_store(path) is not None:  # an upload's frame is read for its summary, never kept for it
+        frame, changes = _store(path).load_results_frame_and_changes(ref)
+    else:
+        frame, changes = _results_frame(path, ref, version)
     summary = summaries.summarize(frame, metric_set_of(run))
     if changes is not None and run.info.status != "running" and len(frame):
         summaries.save_summary(_store(path), ref, changes, summary, wait=SUMMARY_WAIT_S)
@@ -191,25 +239,25 @@ def filter_options(now: Current) -> dict[str, Any]:
 
 @st.cache_resource(show_spinner="Reading the run's results…", max_entries=4)
 def _load_with_results(path: str, ref: str, version: tuple, contender: str | None = None) -> Run:
+    path, ref = _at(path, ref)
     return _store(path).load_run(ref, contender=contender)
 
 
 def case_texts(now: Current) -> case_pages.CaseTexts:
-    """Where the Cases page reads the current run's texts, a page or a case at a time."""
-    if now.ref.startswith(UPLOAD_PREFIX):
-        return case_pages.RunTexts(now.run)
-    return case_pages.StoredTexts(store(), now.ref)
+    """Where the Cases page reads the current run's texts, a page or a case at a time (an upload: from this
+    session's store of it)."""
+    path, ref = _at(db_path(), now.ref)
+    return case_pages.StoredTexts(_store(path), ref)
 
 
 @st.cache_data(show_spinner="Searching the inputs…", max_entries=16)
 def _cases_matching(path: str, ref: str, version: tuple, needle: str) -> list[tuple[str, str]]:
+    path, ref = _at(path, ref)
     return cases_whose_input(_store(path), ref, case_pages.input_matches(needle))
 
 
 def cases_matching(now: Current, needle: str) -> list[tuple[str, str]]:
     """(dataset, case id) of the current run's cases whose input holds ``needle`` (case-insensitive)."""
-    if now.ref.startswith(UPLOAD_PREFIX):
-        return [c.key for c in now.run.cases if case_pages.input_matches(needle)(c.input)]
     return _cases_matching(db_path(), now.ref, now.version, needle)
 
 
@@ -221,8 +269,6 @@ def stored_run(ref: str) -> Run:
 def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> Run:
     """The current run with every result, or with those of ``contenders`` only (the Cases page reads them;
     the leaderboard does not)."""
-    if now.ref.startswith(UPLOAD_PREFIX):
-        return now.run
     at = now.version
     if contenders is None:
         return _load_with_results(db_path(), now.ref, at)
@@ -235,6 +281,7 @@ def run_with_results(now: Current, contenders: Sequence[str] | None = None) -> R
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> view.PreparedView:
     """Aggregates and bootstrap resamples: they depend on the run and the filters, not on the weights."""
+    path, ref = _at(path, ref)
     if not any(filters):
         return _summary(path, ref, version).prepared
     f = _filters_of(filters)
@@ -244,6 +291,7 @@ def _prepared(path: str, ref: str, version: tuple, filters: tuple) -> view.Prepa
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _pass_rates(path: str, ref: str, version: tuple, filters: tuple) -> outcomes.PassRates | None:
     """The run's pass rates under the filters (only the cases that declare minimum scores are read)."""
+    path, ref = _at(path, ref)
     return outcomes.pass_rates_of(_side(path, ref), _filters_of(filters))
 
 
@@ -257,6 +305,7 @@ def cached_view(
     path: str, ref: str, version: tuple, weights: tuple, filters: tuple, rated: tuple = ()
 ) -> view.LeaderboardView:
     """The leaderboard; ``rated`` (:func:`rated_key`) non-empty: ranked by the judge's score corrected by people."""
+    path, ref = _at(path, ref)
     run = _load(path, ref, version)
     metric_set = metric_set_of(run)
     prepared = _prepared(path, ref, version, filters)
@@ -268,9 +317,7 @@ def cached_view(
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _rank_basis(path: str, ref: str, version: tuple, rated: tuple) -> corrected.RankBasis:
-    if ref.startswith(UPLOAD_PREFIX):
-        run = _uploads()[ref]
-        return corrected.rank_basis(run, run.ratings)
+    path, ref = _at(path, ref)
     return corrected.rank_basis(_load_with_results(path, ref, version), load_ratings(_store(path), ref))
 
 
@@ -278,7 +325,8 @@ def rated_key(now: Current) -> tuple:
     """For a run whose suite ranks by the corrected score, what changes when its ratings do; else ``()``."""
     if not corrected.asks_corrected(now.run):
         return ()
-    return ("upload",) if now.ref.startswith(UPLOAD_PREFIX) else ratings_version(store(), now.ref)
+    path, ref = _at(db_path(), now.ref)
+    return ratings_version(_store(path), ref)
 
 
 def rank_basis(now: Current) -> corrected.RankBasis | None:
@@ -305,15 +353,14 @@ def view_for(ref: str, chosen: dict[str, float], f: view.Filters | None = None) 
 
 
 def header(ref: str) -> Run:
-    """A run of :func:`runs_index` without its results (an upload: with them)."""
+    """A run of :func:`runs_index` without its results."""
     return _load(db_path(), ref, version(runs_index().get(ref, {})))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _run_notes(path: str, ref: str, version: tuple) -> list[str]:
+    path, ref = _at(path, ref)
     run = _load(path, ref, version)
-    if ref.startswith(UPLOAD_PREFIX):
-        return completeness.run_notes(run, completeness.run_completeness(run))
     return completeness.run_notes(run, completeness.stored_completeness(_store(path), run))
 
 
@@ -349,11 +396,13 @@ def _comparison(
 def _result_columns(path: str, ref: str, version: tuple) -> ResultColumns:
     from evalcore.storage.history import columns_of
 
+    path, ref = _at(path, ref)
     return columns_of(_side(path, ref))
 
 
 def _side(path: str, ref: str) -> Run | StoredRun:
-    return _uploads()[ref] if ref.startswith(UPLOAD_PREFIX) else StoredRun(_store(path), ref)
+    path, ref = _at(path, ref)
+    return StoredRun(_store(path), ref)
 
 
 def comparison(base: str, candidate: str, pairs: Sequence[str] = ()) -> Comparison:
@@ -399,9 +448,7 @@ def prefetch_comparison(query: dict[str, list[str]]) -> None:
 
 
 def contender_results(ref: str, contender: str) -> Run:
-    """A run of :func:`runs_index` with one contender's results (an upload: with all of them)."""
-    if ref.startswith(UPLOAD_PREFIX):
-        return _uploads()[ref]
+    """A run of :func:`runs_index` with one contender's results."""
     return _load_with_results(db_path(), ref, version(runs_index().get(ref, {})), contender)
 
 
@@ -414,22 +461,26 @@ def pins() -> dict[str, dict]:
 def stored_as(ref: str) -> str:
     """How an uploaded run stands against the store: new, the same as a stored run, or a different run
     stored under its id (:func:`evalcore.explorer.sharing.stored_as`)."""
-    run_id = _uploads()[ref].info.id
+    run_id = _at(db_path(), ref)[1]
     info = next((i for i in store().list_runs() if i["id"] == run_id), None)
-    return _stored_as(db_path(), ref, None if info is None else version(info))
+    return sharing.NEW if info is None else _stored_as(db_path(), ref, version(info))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _stored_as(path: str, ref: str, version: tuple | None) -> str:
-    return sharing.stored_as(_store(path), _uploads()[ref])
+    # only for a run id the store holds: the upload is read whole to be compared
+    return sharing.stored_as(_store(path), upload_run(ref))
 
 
 def forget_run_caches() -> None:
     """Drop every cached run, frame, summary and view: a run replaced in place may keep its version."""
     for cached in (_load, _results_frame, _saved_summary, _summary, _load_with_results, _cases_matching):
         cached.clear()
-    for cached in (_prepared, _stored_as, cached_view, _comparison):
+    for cached in (_prepared, _stored_as, cached_view, _comparison, _result_columns, _rank_basis, _pass_rates):
         cached.clear()
+
+
+_uploads.ENDED.append(forget_run_caches)
 
 
 @st.cache_resource(show_spinner=False)
@@ -442,15 +493,11 @@ def runs_index() -> dict[str, dict]:
     """Store runs by id, newest first, then this session's uploads."""
     index = {info["id"]: info for info in store().list_runs()}
     for ref in st.session_state.get(Keys.UPLOADS, []):
-        run = _uploads().get(ref)
-        if run is not None:
-            index[ref] = {
-                "id": ref,
-                "suite": run.info.suite,
-                "created_at": run.info.created_at,
-                "status": "uploaded",
-                "results": len(run.results),
-            }
+        found = _uploads.located(ref)
+        held = _uploads.open_store(found[0]) if found is not None else None
+        if held is not None:
+            info = next(i for i in held.list_runs() if i["id"] == found[1])  # type: ignore[index]
+            index[ref] = {**info, "id": ref, "status": "uploaded"}
     return index
 
 

@@ -29,6 +29,7 @@ class Keys:
     RUN = "run"  # the run picker: a store run id or "upload:<digest>"
     PENDING_RUN = "pending_run"  # a run to select on the next script run (set by pages)
     UPLOADS = "uploads"  # refs of runs uploaded in this session
+    UPLOAD_STORES = "upload_stores"  # this session's uploads on disk (pages/_uploads.py), removed with the session
     WEIGHTS_FOR = "weights_for"  # the run the weight sliders were last set for
     WEIGHT = "w_"  # + weight name: one slider each
     WEIGHT_POSITIONS = "weight_positions"  # the sliders' last positions, kept apart from the widgets

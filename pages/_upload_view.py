@@ -6,7 +6,6 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.analysis.tables import view
-from evalcore.analysis.tables.completeness import run_completeness, run_notes
 from evalcore.core.errors import StoreError
 from evalcore.core.records import Run
 from evalcore.explorer import sharing
@@ -19,12 +18,13 @@ def show_run(run: Run, ref: str, key: str, source: str | None) -> None:
     """The run's summary line, its source's badge (``promptfoo 0.121.20``), why it did not complete and what it
     lacks, its table (none for a run without results) and its actions."""
     what = "Valid run file" if source is None or source.startswith("evalcore") else "Imported"
+    results, notes = _loaders.upload_notes(ref)
+    cases = _loaders.run_cases(ref)
     line = plain(
         f"{what}: {run.info.suite}, {view.count(len(run.contenders), 'contender')}, "
-        f"{view.count(len(run.cases), 'case')}, {view.count(len(run.results), 'result')}."
+        f"{view.count(cases, 'case')}, {view.count(results, 'result')}."
     )
-    found = run_completeness(run)
-    warnings = [plain(n[:1].upper() + n[1:] + ".") for n in run_notes(run, found)]
+    warnings = [plain(n[:1].upper() + n[1:] + ".") for n in notes]
     if run.info.status == "failed":
         st.error("  \n".join([line, *warnings]), icon=":material/error:")
     elif warnings:
@@ -33,11 +33,11 @@ def show_run(run: Run, ref: str, key: str, source: str | None) -> None:
         st.success(line, icon=":material/check_circle:")
     if source is not None and what == "Imported":
         st.badge(plain(source), icon=":material/input:", color="violet")
-    notes = import_notes(run)
-    if notes:
-        with st.expander(plain(f"{view.count(len(notes), 'import note')}")):
-            st.code("\n".join(notes), language=None, wrap_lines=True)
-    if found.held:
+    imported = import_notes(run)
+    if imported:
+        with st.expander(plain(f"{view.count(len(imported), 'import note')}")):
+            st.code("\n".join(imported), language=None, wrap_lines=True)
+    if results:
         board = _loaders.view_for(ref, run.info.weights)
         _widgets.show_table(board.overall, board.columns)
     _actions_for(run, ref, key)
@@ -66,7 +66,7 @@ def _actions_for(run: Run, ref: str, key: str) -> None:
     label = "Replace the stored run" if stored == sharing.DIFFERENT else "Save to the history"
     if right.button(label, icon=":material/save:", key=f"upload_save_{key}"):
         try:
-            _actions.save_run(run, replace=stored == sharing.DIFFERENT)
+            _actions.save_run(_loaders.upload_run(ref), replace=stored == sharing.DIFFERENT)
         except StoreError as exc:
             _widgets.fail(exc)
         else:

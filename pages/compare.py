@@ -87,7 +87,7 @@ st.caption(_comparing.scope(comparison))
 st.download_button(
     "Download report",
     # Built on click only: the flips' want vs got are read from the candidate run then.
-    lambda: _comparing.report_html(_loaders.db_path(), candidate, comparison),
+    lambda: _comparing.report_html(*_loaders.where(candidate), comparison),
     file_name=f"compare-{base[:8]}-{candidate[:8]}.html",
     mime="text/html",
     icon=":material/download:",

@@ -15,7 +15,7 @@ from evalcore.core.errors import EvalcoreError, RunFileError
 from evalcore.core.records import Run
 from evalcore.runfile.importers import source_label
 from evalcore.runfile.merge import merge_runs
-from evalcore.runfile.uploads import read_upload, too_large
+from evalcore.runfile.uploads import TooManyResults, limits_text, too_large
 from pages import _frame, _loaders, _upload_view, _widgets
 from pages._state import Keys
 from pages._widgets import plain
@@ -26,10 +26,11 @@ _frame.use_app_frame(__file__)
 st.title("Upload runs")
 st.caption(
     "Run files written by `evalcore export` or `evalcore run -o` (`.json`, `.json.gz`), promptfoo result files "
-    "(`promptfoo eval -o`, `promptfoo export`), Inspect AI logs (`.json`, `.eval`) and lm-evaluation-harness "
+    "(`promptfoo eval -o`, `promptfoo export`), Inspect AI logs (`.json`, `.eval`), lm-evaluation-harness "
     "output folders zipped (`results_*.json` with its `samples_*.jsonl`) and OpenTelemetry traces of model "
     "calls (OTLP JSON), one or several at once. "
-    "Each is recognised by its content and checked before anything is shown."
+    "Each is recognised by its content and checked before anything is shown. " + limits_text() + " An upload "
+    "is kept on the server's disk for this session only."
 )
 uploads = st.file_uploader(
     "Run files, promptfoo results, Inspect logs or zipped lm-eval output folders",
@@ -54,16 +55,16 @@ def _read(upload) -> tuple[Run, str] | None:  # noqa: ANN001 (Streamlit's Upload
         return None
     data = upload.getvalue()
     try:
-        run = read_upload(data, name=upload.name)
+        ref = _loaders.upload_ref(data, upload.name)
     except RunFileError as exc:
-        if too_large(data):
-            _widgets.fail(f"{upload.name} is too large to upload. Nothing was read or stored.")
+        if too_large(data) or isinstance(exc, TooManyResults):
+            _widgets.fail(f"{upload.name} is too large to upload. Nothing was stored.")
         else:
             problems = view.count(len(exc.problems) or 1, "problem")
             _widgets.fail(f"{upload.name} is not a valid run file: {problems}. Nothing was stored.")
         st.code("\n".join(exc.problems) or str(exc), language=None, wrap_lines=True)
         return None
-    return run, _loaders.remember_upload(data, run)
+    return _loaders.header(ref), ref
 
 
 runs = [(upload.name, *read) for upload in uploads if (read := _read(upload)) is not None]
@@ -86,17 +87,14 @@ by_id = st.checkbox(
 )
 if st.button("Merge", icon=":material/merge:"):
     try:
-        merged = merge_runs([run for _, run, _ in runs], by_id=by_id)
+        merged = merge_runs([_loaders.upload_run(ref) for _, _, ref in runs], by_id=by_id)
     except EvalcoreError as exc:
         _widgets.fail(exc)
         st.session_state.pop(Keys.UPLOAD_MERGED, None)
     else:
-        st.session_state[Keys.UPLOAD_MERGED] = (
-            _loaders.remember_upload(merged.run.info.id.encode(), merged.run),
-            merged.unmatched,
-        )
+        st.session_state[Keys.UPLOAD_MERGED] = (_loaders.keep_merged(merged.run), merged.unmatched)
 merged_ref, unmatched = st.session_state.get(Keys.UPLOAD_MERGED, (None, []))
-if merged_ref is not None and (merged_run := _loaders.upload(merged_ref)) is not None:
+if merged_ref is not None and (merged_run := _loaders.upload_header(merged_ref)) is not None:
     if unmatched:
         st.warning(
             plain(f"{view.count(len(unmatched), 'case')} not in every run, left out: ")

@@ -238,6 +238,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         for path, in_folder in imports.targets([Path(p) for p in args.paths]):
             try:
+                # --sample/--since/--where select traced calls: a run file they name is read whole, and warned of
+                streamed = None if selection else imports.import_streaming(target.store(), path, args.replace)
+                if streamed is not None:
+                    stored, count = streamed
+                    if count > SUMMARY_AT_IMPORT_ABOVE:
+                        _refresh_summary(target.store(), stored.id)
+                    target.written += 1
+                    imports.report(stored, path, count)
+                    continue
                 run = imports.read_with_bar(path, quiet=args.quiet, selection=selection)
                 if not args.replace and holds_run(target.store(), run):
                     where = target.store().location
@@ -261,7 +270,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                 print(f"error: {exc}", file=sys.stderr)
                 continue
             target.written += 1
-            imports.report(run, path)
+            imports.report(run, path, len(run.results))
             if selection is not None and run.info.provenance.get("tool", {}).get("name") != "otlp":
                 print(
                     f"  warning: --sample, --since and --where select traced calls only; {path.name} was imported whole"
@@ -277,9 +286,14 @@ def store_run(store: Store, run: Run, replace: bool) -> None:
     """Store a whole run (atomically), with its leaderboard summary when it is big."""
     store.import_run(run, replace=replace)
     if len(run.results) > SUMMARY_AT_IMPORT_ABOVE:
-        from evalcore.analysis.tables.summaries import refresh_summary
+        _refresh_summary(store, run.info.id)
 
-        refresh_summary(store, run.info.id)
+
+def _refresh_summary(store: Store, run_id: str) -> None:
+    from evalcore.analysis.tables.summaries import refresh_summary
+
+    store.map_memory(False)  # the run's numbers are read once: their pages need not stay mapped
+    refresh_summary(store, run_id)
 
 
 def add_merge(p: argparse.ArgumentParser) -> None:

@@ -7,13 +7,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from evalcore.cli._shared import open_store, store_holding, store_location
+from evalcore.cli._shared import open_run, open_store, store_holding, store_location
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
+    from evalcore.storage.history import StoredRun
     from evalcore.storage.store import Store
 
 #: Notes of an import printed at most (the run's settings keep them all).
@@ -91,17 +93,33 @@ def read_with_bar(path: Path, quiet: bool, selection: Any = None) -> Run:
             bar.close()
 
 
-def report(run: Run, path: Path) -> None:
-    """One line for an imported run (with the tool that made it), why it did not complete and what results it
-    lacks (:func:`~evalcore.analysis.tables.completeness.run_notes`), and the first of its import notes."""
-    from evalcore.analysis.tables.completeness import run_completeness, run_notes
-    from evalcore.runfile.importers import import_notes, source_label
+def import_streaming(store: Store, path: Path, replace: bool) -> tuple[StoredRun, int] | None:
+    """An evalcore run file stored as it streams (:func:`~evalcore.runfile.stream.import_run_file`): the stored
+    run and its count of results; None when the file must be read whole (nothing was stored)."""
+    from evalcore.runfile.stream import import_run_file
+    from evalcore.storage.history import StoredRun
 
-    n = len(run.results)
+    streamed = import_run_file(store, path, replace=replace)
+    if streamed is None:
+        return None
+    run, count = streamed
+    return StoredRun(store, run.info.id), count
+
+
+def report(run: Run | StoredRun, path: Path, n: int) -> None:
+    """One line for an imported run of ``n`` results (with the tool that made it), why it did not complete and
+    what results it lacks (:func:`~evalcore.analysis.tables.completeness.run_notes`), and the first of its
+    import notes."""
+    from evalcore.analysis.tables.completeness import completeness_of, run_notes
+    from evalcore.runfile.importers import import_notes, source_label
+    from evalcore.storage.history import header_of
+
+    found = completeness_of(run)
+    run = header_of(run)
     label = source_label(run)
     origin = f" from {path.name}" + (f" [{label}]" if label and not label.startswith("evalcore") else "")
     print(f"imported run {run.info.id} ({run.info.suite}, {n} {'result' if n == 1 else 'results'}){origin}")
-    for warning in run_notes(run, run_completeness(run)):
+    for warning in run_notes(run, found):
         print(f"  warning: {warning}")
     notes = import_notes(run)
     for note in notes[:NOTES_SHOWN]:
@@ -154,6 +172,29 @@ def open_whole(ref: str, args: argparse.Namespace) -> Run:
         return read_import(path)
     store = store_holding(ref, args)
     return store.load_run(store.resolve_run_id(ref))
+
+
+def open_run_streamed(ref: str, args: argparse.Namespace, stack: ExitStack) -> Run | StoredRun:
+    """:func:`~evalcore.cli._shared.open_run`, with a run file stored as it streams into a temporary store that
+    ``stack`` removes: a big file is ranked from the store's packed numbers, never held as records. A file the
+    stream does not vouch for (another tool's, or a run file with a problem, which the whole reader names) is
+    read whole."""
+    path = Path(ref)
+    if not path.is_file():
+        return open_run(ref, args)
+    import tempfile
+
+    from evalcore.runfile.stream import import_run_file
+    from evalcore.storage.history import StoredRun
+    from evalcore.storage.store import Store
+
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="evalcore-file-")))
+    store = stack.enter_context(Store(folder / "run.sqlite"))
+    streamed = import_run_file(store, path)
+    if streamed is None:
+        return open_run(ref, args)
+    store.map_memory(False)  # the run is ranked once: its pages are read once
+    return StoredRun(store, streamed[0].info.id)
 
 
 def print_unmatched(unmatched: list[Any]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import textwrap
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ from evalcore.cli._shared import (
     terminal_width,
     warn_directions,
 )
+from evalcore.cli.imports import open_run_streamed
 
 
 def add_leaderboard(p: argparse.ArgumentParser) -> None:
@@ -77,17 +79,22 @@ def add_leaderboard(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from evalcore.core.errors import ConfigError
+
+    if args.by == "variant" and (args.by_dataset or args.average == "macro"):
+        raise ConfigError("--by variant ranks across datasets: drop --by-dataset and --average macro")
+    with ExitStack() as stack:
+        return _leaderboard(open_run_streamed(args.run, args, stack), args)
+
+
+def _leaderboard(run: Run | StoredRun, args: argparse.Namespace) -> int:
     import sys
 
     from evalcore.analysis.scores.weights import parse_weights
     from evalcore.analysis.tables.runs import metric_set_of, rank_basis_of, rank_run
     from evalcore.analysis.tables.text import format_leaderboard
-    from evalcore.core.errors import ConfigError
     from evalcore.storage.history import header_of
 
-    if args.by == "variant" and (args.by_dataset or args.average == "macro"):
-        raise ConfigError("--by variant ranks across datasets: drop --by-dataset and --average macro")
-    run = open_run(args.run, args)
     header = header_of(run)
     metric_set = metric_set_of(run)
     weights = parse_weights(args.weights) if args.weights is not None else header.info.weights

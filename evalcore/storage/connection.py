@@ -57,6 +57,13 @@ class StoreConnection:
         with self._lock:
             self.conn.close()
 
+    def map_memory(self, on: bool) -> None:
+        """Read the SQLite file through memory maps (the default), or not: the mapped pages a pass over a big run
+        touches count as the process's memory, so a one-off pass (an import, a file ranked once) goes without."""
+        if not self.location.is_server:
+            with self._lock:
+                self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES if on else 0}")
+
     def __enter__(self) -> Self:
         return self
 

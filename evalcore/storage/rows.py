@@ -179,6 +179,12 @@ class ResultRows:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_pack", numbers_struct(len(self.metrics)).pack)
 
+    @classmethod
+    def of(cls, run: records.Run) -> ResultRows:
+        """What makes rows of an in-memory run's results (its metrics, contenders and cases in hand)."""
+        contenders = {c.id: i for i, c in enumerate(run.contenders)}
+        return cls(run.info.id, [m.name for m in run.metrics], contenders, {c.key: i for i, c in enumerate(run.cases)})
+
     def __call__(self, r: records.Result) -> tuple:
         """The row of one result.
 

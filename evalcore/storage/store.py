@@ -23,7 +23,7 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -119,15 +119,52 @@ class Store(StoreConnection):
         """
         rows.check_names(run)
         with self.transaction() as conn:
-            if self._exists(run.info.id):
-                if not replace:
-                    raise StoreError(
-                        f"run {run.info.id!r} is already in the store: delete it first or import with"
-                        " replace (evalcore import --replace)"
-                    )
-                conn.execute("DELETE FROM runs WHERE id = ?", (run.info.id,))
+            self._make_room(conn, run.info.id, replace)
             self._insert_run(conn, run)
         logger.info("stored run %s (%d results)", run.info.id, len(run.results))
+
+    def import_run_in_parts(
+        self,
+        head: records.Run,
+        parts: Iterable[Sequence[records.Result]],
+        tail: Callable[[], records.Run],
+        *,
+        replace: bool = False,
+    ) -> int:
+        """:meth:`import_run` for a run whose results come a part at a time (a run file as it streams), in one
+        transaction: on any failure (raised by ``parts`` or ``tail`` too) nothing is stored or replaced.
+
+        ``head`` is the run without results; ``tail()``, called after the last part, gives it with its refusals,
+        verdicts and ratings. Returns how many results were stored; raises StoreError as :meth:`import_run`.
+        """
+        rows.check_names(head)
+        run_id, count = head.info.id, 0
+        self.map_memory(False)
+        try:
+            with self.transaction() as conn:
+                self._make_room(conn, run_id, replace)
+                self._insert_run(conn, dataclasses.replace(head, results=[], refused=[], pairwise=[], ratings=[]))
+                make_row = ResultRows.of(head)
+                for part in parts:
+                    self._insert_results(conn, make_row, part)
+                    count += len(part)
+                end = tail()
+                conn.execute("UPDATE runs SET refused = ? WHERE id = ?", (rows.run_row(end)[9], run_id))
+                pairs.insert_pairs(conn, run_id, end.pairwise)
+                ratings.insert_ratings(conn, run_id, end.ratings)
+        finally:
+            self.map_memory(True)
+        logger.info("stored run %s (%d results, in parts)", run_id, count)
+        return count
+
+    def _make_room(self, conn: sqlite3.Connection, run_id: str, replace: bool) -> None:
+        if self._exists(run_id):
+            if not replace:
+                raise StoreError(
+                    f"run {run_id!r} is already in the store: delete it first or import with"
+                    " replace (evalcore import --replace)"
+                )
+            conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
     def _insert_run(self, conn: sqlite3.Connection, run: records.Run) -> None:
         run_id = run.info.id
@@ -147,9 +184,7 @@ class Store(StoreConnection):
         ratings.insert_ratings(conn, run_id, run.ratings)
         if not run.results:  # a run about to start: no positions to look up
             return
-        contenders = {c.id: i for i, c in enumerate(run.contenders)}
-        cases = {c.key: i for i, c in enumerate(run.cases)}
-        self._insert_results(conn, ResultRows(run_id, [m.name for m in run.metrics], contenders, cases), run.results)
+        self._insert_results(conn, ResultRows.of(run), run.results)
 
     def add_results(self, run_id: str, results: Sequence[records.Result]) -> None:
         """Store a batch of results in one transaction; a result with the same key is replaced.

@@ -48,7 +48,11 @@ def test_a_run_that_cannot_be_written_leaves_no_new_store_behind(tmp_path, monke
     def refuse(store, run, replace):
         raise StoreError(f"{store.path}: cannot write run {run.info.id}")
 
-    monkeypatch.setattr(history, "store_run", refuse)
+    def refuse_parts(store, head, parts, tail, replace=False):
+        raise StoreError(f"{store.path}: cannot write run {head.info.id}")
+
+    monkeypatch.setattr(history, "store_run", refuse)  # a file read whole
+    monkeypatch.setattr(Store, "import_run_in_parts", refuse_parts)  # a run file as it streams
     good = write_run_file(make_run(run_id="good"), tmp_path / "good.json")
     assert main(["import", str(good), "--db", str(tmp_path / "stores" / "new.db")]) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good.json"]

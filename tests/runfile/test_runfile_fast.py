@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import io
 import json
 
 import pytest
@@ -13,6 +14,7 @@ from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile import fast as runfile_fast
 from evalcore.runfile.read import parse_json, read_run_file, to_records, validate_run_dict
+from evalcore.runfile.stream import NotStreamable, RunFileStream
 from evalcore.runfile.write import _encode as canonical_bytes  # the writer's layout, for trees it would refuse
 from evalcore.runfile.write import dump_run, run_to_dict
 from tests.factories import make_run, valid_runs
@@ -129,7 +131,7 @@ def test_the_fast_path_accepts_a_tree_only_when_the_models_do_and_reads_it_the_s
 
 
 def _fast_verdicts(tree: dict) -> dict[str, bool]:
-    """Whether each way into the fast path accepted ``tree``: a whole tree, canonical bytes, and parts."""
+    """Whether each way into the fast path accepted ``tree``: a whole tree, canonical bytes, parts, and a stream."""
     parts = runfile_fast.PartsCheck({**tree, "results": []} if isinstance(tree.get("results"), list) else tree)
     in_parts = parts.add(tree.get("results", [])) and parts.finish()
     return {
@@ -137,7 +139,20 @@ def _fast_verdicts(tree: dict) -> dict[str, bool]:
         "tree_is_valid": runfile_fast.tree_is_valid(copy.deepcopy(tree)),
         "read_canonical": runfile_fast.read_canonical(canonical_bytes(tree)) is not None,
         "PartsCheck": bool(in_parts),
+        "RunFileStream": _streams(canonical_bytes(tree)),
     }
+
+
+def _streams(data: bytes) -> bool:
+    """Whether :class:`~evalcore.runfile.stream.RunFileStream` reads the file to its end without a doubt."""
+    try:
+        stream = RunFileStream(io.BytesIO(data), len(data))
+        for _ in stream.parts():
+            pass
+        stream.tail()
+    except NotStreamable:
+        return False
+    return True
 
 
 def test_the_minimal_file_the_rules_break_is_accepted_by_every_way_into_the_fast_path() -> None:
