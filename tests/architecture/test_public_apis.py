@@ -34,9 +34,11 @@ def test_no_private_name_of_a_dependency_is_used():
 
 def test_the_app_imports_streamlit_by_its_public_namespace_only():
     """``st.*`` is Streamlit's documented API; its submodules (``streamlit.runtime``, ``streamlit.file_util``)
-    are internals that move between releases."""
+    are internals that move between releases: one adapter, ``pages/_session_ends.py`` (whether a session has
+    ended: no public API tells), may read them, with its own test that fails when they move."""
     hits = []
-    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+    adapter = ROOT / "pages" / "_session_ends.py"
+    for path in [ROOT / "app.py", *sorted(p for p in (ROOT / "pages").glob("*.py") if p != adapter)]:
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             names = (
                 [a.name for a in node.names]
