@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Protocol
 
-from evalcore.models.types import Provider, Reply, Request
+from evalcore.models.types import Provider, Reply, Request, WrappedProvider
 
 #: A setting that chooses what is asked (the prompt), already in the messages: not part of the key.
 _UNSENT = frozenset({"prompt"})
@@ -102,20 +102,12 @@ def _images_hashed(value: Any) -> Any:
     return value
 
 
-class CachingProvider:
+class CachingProvider(WrappedProvider):
     """A provider whose calls look in a :class:`ReplyCache` first; everything else is the provider's own."""
 
     def __init__(self, inner: Provider, cache: ReplyCache):
-        self.inner, self.cache = inner, cache
-
-    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
-        return self.inner.refusal(model, settings)
-
-    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
-        return self.inner.missing_keys(model, api_base)
-
-    def takes_images(self, model: str) -> bool:
-        return self.inner.takes_images(model)
+        super().__init__(inner)
+        self.cache = cache
 
     async def complete(self, request: Request) -> Reply:
         """The stored reply of the request's key, else the model's, stored when it came.
@@ -133,6 +125,3 @@ class CachingProvider:
         if reply.cached_at is None:  # a reply an inner cache gave is stored already
             await self.cache.save(key, request.contender.model, reply)
         return reply
-
-    def __getattr__(self, name: str) -> Any:  # a provider's own helpers (a router's ``router()``)
-        return getattr(self.inner, name)

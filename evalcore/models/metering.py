@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Contender
 from evalcore.models.limits import estimate_tokens
-from evalcore.models.types import Provider, Reply, Request
+from evalcore.models.types import Provider, Reply, Request, WrappedProvider
 
 #: How the stored error message of a case the cap stopped midway begins (an agent's loop refused a later step):
 #: what its calls cost is stored with it, and a resume calls the case again.
@@ -218,24 +218,13 @@ class Meter:
         return tokens
 
 
-class MeteredProvider:
+class MeteredProvider(WrappedProvider):
     """A provider whose calls go through a :class:`Meter`; everything else is the provider's own."""
 
     def __init__(self, inner: Provider, meter: Meter):
-        self.inner, self.meter = inner, meter
-
-    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
-        return self.inner.refusal(model, settings)
-
-    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
-        return self.inner.missing_keys(model, api_base)
-
-    def takes_images(self, model: str) -> bool:
-        return self.inner.takes_images(model)
+        super().__init__(inner)
+        self.meter = meter
 
     async def complete(self, request: Request) -> Reply:
         """The call, through the meter."""
         return await self.meter.complete(self.inner, request)
-
-    def __getattr__(self, name: str) -> Any:  # a provider's own helpers (a router's ``router()``)
-        return getattr(self.inner, name)

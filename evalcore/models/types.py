@@ -87,3 +87,26 @@ class Provider(Protocol):
 
     async def complete(self, request: Request) -> Reply:
         """Call the model; raise :class:`evalcore.core.errors.CallFailed` when no usable reply came."""
+
+
+class WrappedProvider:
+    """A provider around another (``inner``): everything but :meth:`complete` is the inner provider's own,
+    its helpers too (a router's ``router()``). Subclasses say what they add to a call."""
+
+    def __init__(self, inner: Provider):
+        self.inner = inner
+
+    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
+        return self.inner.refusal(model, settings)
+
+    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
+        return self.inner.missing_keys(model, api_base)
+
+    def takes_images(self, model: str) -> bool:
+        return self.inner.takes_images(model)
+
+    async def complete(self, request: Request) -> Reply:
+        return await self.inner.complete(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
