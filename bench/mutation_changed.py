@@ -32,19 +32,32 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: The modules where a bug changes what a user decides, each with the tests that pin it (globs).
 TARGETS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("evalcore/execution/resume.py", ("tests/execution/test_resume.py",)),
-    ("evalcore/execution/budget.py", ("tests/execution/test_budget.py", "tests/execution/test_judge_guard.py")),
+    ("evalcore/execution/resume.py", ("tests/execution/test_resume*.py",)),
+    ("evalcore/execution/budget.py", ("tests/execution/test_budget*.py", "tests/execution/test_judge_guard.py")),
     ("evalcore/models/breaker.py", ("tests/models/test_breaker.py",)),
     ("evalcore/runfile/fast.py", ("tests/runfile/test_runfile_fast.py",)),
     ("evalcore/runfile/read.py", ("tests/runfile/test_runfile.py", "tests/runfile/test_runfile_fast.py")),
     ("evalcore/runfile/_structs.py", ("tests/runfile/test_runfile_structs.py", "tests/runfile/test_runfile_fast.py")),
-    ("evalcore/scoring/scorers.py", ("tests/scoring/test_scorers.py",)),
+    ("evalcore/scoring/scorers.py", ("tests/scoring/test_scorers.py", "tests/scoring/test_scorer_set.py")),
     ("evalcore/scoring/tool_calls.py", ("tests/scoring/test_tool_call_*.py",)),
-    ("evalcore/analysis/**/intervals.py", ("tests/analysis/**/test_intervals.py",)),
-    ("evalcore/analysis/**/resampling.py", ("tests/analysis/**/test_resampling.py",)),
+    (
+        "evalcore/analysis/**/intervals.py",
+        ("tests/analysis/**/test_intervals.py", "tests/analysis/**/test_coverage.py"),
+    ),
+    (
+        "evalcore/analysis/**/resampling.py",
+        ("tests/analysis/**/test_resampling.py", "tests/analysis/**/test_significance.py"),
+    ),
     ("evalcore/analysis/**/ppi.py", ("tests/analysis/**/test_ppi.py",)),
     ("evalcore/analysis/**/racing.py", ("tests/analysis/**/test_racing*.py",)),
-    ("evalcore/analysis/**/gate.py", ("tests/analysis/**/test_gate*.py", "tests/cli/test_cli_gate*.py")),
+    (
+        "evalcore/analysis/**/gate.py",
+        (
+            "tests/analysis/**/test_compare.py",
+            "tests/analysis/**/test_guardrails.py",
+            "tests/analysis/**/test_outcomes.py",
+        ),
+    ),
 )
 
 
