@@ -8,7 +8,10 @@ from evalcore.core.records import ErrorInfo
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.resume import record_retry, retries, why_not_resumable
 from evalcore.execution.runner import execute_plan, resume_plan, run_suite, start_run
+from evalcore.storage.history import update_settings
 from evalcore.storage.store import Store
+from evalcore.storage.unsaved import UNSAVED_DIR_ENV, keep_unsaved, unsaved_path
+from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import load_suite
 from tests.suites import write_suite
 
@@ -222,3 +225,37 @@ def test_each_retry_is_recorded_after_the_last_with_its_kinds_sorted_and_unknown
 def test_retries_of_settings_without_a_list_of_retries_are_none():
     assert retries({}) == [] and retries({"retries": "twice"}) == []
     assert retries({"retries": [{"at": "t", "errors": 1}, "junk", 3]}) == [{"at": "t", "errors": 1}]
+
+
+def test_resuming_a_completed_run_is_refused_saying_why(suite, tmp_db):
+    store = Store(tmp_db)
+    run_id, _ = run_suite(make_plan(suite), store)
+    with pytest.raises(ConfigError) as refused:
+        resume_plan(store, run_id)
+    assert str(refused.value) == why_not_resumable(store.load_run(run_id, results=False))
+
+
+def test_a_resume_reuses_judge_verdicts_when_the_run_recorded_it_did(suite, tmp_db):
+    store = Store(tmp_db)
+    run_id = _started(suite, store).info.id
+    update_settings(store, run_id, lambda settings: {**settings, "judge_cache": True})
+    assert resume_plan(store, run_id)[0].options.judge_cache is True
+
+
+def test_a_run_whose_settings_record_no_overrides_resumes_with_none(suite, tmp_db):
+    store = Store(tmp_db)
+    run_id = _started(suite, store).info.id
+    update_settings(store, run_id, lambda settings: {k: v for k, v in settings.items() if k != "overrides"})
+    assert resume_plan(store, run_id)[0].options.overrides == Overrides()
+
+
+def test_results_kept_in_a_file_when_the_store_went_away_count_as_done_on_resume(suite, tmp_db, tmp_path, monkeypatch):
+    monkeypatch.setenv(UNSAVED_DIR_ENV, str(tmp_path / "kept"))
+    store = Store(tmp_db)
+    finished, _ = run_suite(make_plan(suite), store)
+    run_id = _started(suite, store).info.id
+    paid = store.load_run(finished).results[:2]
+    keep_unsaved(run_id, [store.result_rows(run_id)(r) for r in paid])
+    _, _, done = resume_plan(store, run_id)
+    assert done == {r.key for r in paid}
+    assert not unsaved_path(run_id).exists()
