@@ -183,14 +183,19 @@ def run(root: Path, targets: list[Target], time_cap: int) -> int:
     done = subprocess.run(
         ["bash", "bench/mutation.sh", files, tests], cwd=root, env=env, capture_output=True, text=True
     )
-    print(done.stdout, done.stderr, sep="", end="")
     work = re.search(r"^work folder: (.+)$", done.stdout, flags=re.MULTILINE)
     if done.returncode != 0 or work is None:
+        print(done.stdout, done.stderr, sep="", end="")
         print("mutation: bench/mutation.sh failed (above)")
         return 1
     results = (Path(work[1]) / "results.txt").read_text()
     survivors, killed, unchecked = verdict(results, read_equivalent(root / "bench/mutation-equivalent.txt"), mutants)
+    checked = killed + len(survivors)
+    score = f"{100 * killed / checked:.1f}%" if checked else "-"
     print(f"mutation of the changed functions: {killed} killed, {len(survivors)} survived, {unchecked} not checked")
+    print(f"  score {score} (equivalents left out); mutmut's log and results: {work[1]}")
+    if not checked and unchecked:
+        print("  nothing was checked: the end of mutmut's log (run.log) says why")
     if unchecked:
         print(f"  {unchecked} not checked within the time cap of {time_cap} s (MUTATION_TIME_CAP): reported only")
     if survivors:
