@@ -11,9 +11,13 @@ import sqlite3
 import pytest
 from factories import make_run
 
-from evalcore.execution.budget import SharedBudget
+from evalcore.execution.budget import SharedBudget, open_budget
+from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.runner import start_run
 from evalcore.storage.claims import Claims
 from evalcore.storage.store import Store
+from evalcore.suite.loader import load_suite
+from tests.suites import write_suite
 
 _RUNS = itertools.count(1)
 
@@ -86,16 +90,44 @@ def test_a_database_that_cannot_be_reached_refuses_calls_without_calling_the_cap
     postgres_server.halt()
     try:
         assert budget.reserve_usd(0.1) is False
-        assert budget.exhausted is False and workers[0].unreachable
         why = workers[0].unreachable
+        assert budget.exhausted is False and "connection refused" in why
+        assert f"run {workers[0].run_id}: this worker cannot count its spend: {why}" in caplog.messages
         budget.settle_usd(0.1, 0.05)  # counted here, for the next settlement that reaches the database
+        budget.settle_usd(0.0, 0.02)
         assert (budget.spent_usd, budget.reserved_usd, budget.unsettled_usd) == (
-            pytest.approx(0.3),
+            pytest.approx(0.32),
             0.0,
-            pytest.approx(0.05),
+            pytest.approx(0.07),
         )
         assert workers[0].unreachable == why  # the first cause is kept
         assert budget.reserve_usd(0.0) is False
-        assert f"run {workers[0].run_id}: this worker cannot count its spend" in caplog.text
     finally:
         postgres_server.start()
+
+
+def test_a_settlement_that_cannot_reach_the_database_says_why(workers, postgres_server):
+    budget = SharedBudget(workers[1], 1.0, {"c": 0.1})
+    postgres_server.halt()
+    try:
+        budget.settle_usd(0.0, 0.05)
+        assert "connection refused" in workers[1].unreachable
+    finally:
+        postgres_server.start()
+
+
+def test_a_worker_of_a_capped_shared_run_opens_a_budget_counted_in_the_database(tmp_path, postgres_server):
+    suite = load_suite(write_suite(tmp_path / "suite"))
+    plan = make_plan(suite, RunOptions(max_cost_usd=2.0))
+    with Store(postgres_server.new_url()) as store:
+        run = start_run(plan, store)
+        claims = Claims(store, run.info.id)
+        claims.seed([], 0.5)
+        try:
+            budget = open_budget(plan, store, run, claims)
+            alone = open_budget(plan, store, run)
+            assert isinstance(budget, SharedBudget) and budget.claims is claims
+            assert (budget.cap_usd, budget.per_call, budget.paid) == (2.0, alone.per_call, True)
+            assert budget.spent_usd == 0.5 and alone.per_call
+        finally:
+            claims.close(wait=False)
