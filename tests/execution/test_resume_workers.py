@@ -12,10 +12,12 @@ from evalcore.core.records import ErrorInfo
 from evalcore.execution.budget import Budget
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.race_settings import RaceSettings
+from evalcore.execution.replay import open_replay
 from evalcore.execution.resume import check_shareable, claimed_slots, join_run
 from evalcore.execution.runner import resume_plan, run_suite, start_run
 from evalcore.storage.spend import stored_spend
 from evalcore.storage.store import Store
+from evalcore.suite.lineup import Overrides
 from evalcore.suite.loader import load_suite
 from tests.suites import write_suite
 
@@ -110,3 +112,54 @@ def test_an_adaptive_run_cannot_be_shared_by_workers(tmp_path):
     with pytest.raises(ConfigError, match="^the run is adaptive: one process"):
         check_shareable(plan)
     check_shareable(make_plan(plan.suite))
+
+
+def test_a_worker_cannot_join_an_adaptive_run_and_is_told_which(tmp_path, tmp_db):
+    store = Store(tmp_db)
+    plan = make_plan(load_suite(write_suite(tmp_path / "suite")), RunOptions(adaptive=RaceSettings(seed=1)))
+    run = start_run(plan, store)
+    with pytest.raises(ConfigError, match=f"^run {run.info.id} is adaptive: one process decides its rounds"):
+        join_run(store, plan, run, set(), lease_s=30)
+
+
+def test_a_worker_holds_its_claims_for_the_lease_it_was_given(started):
+    store, run_id = started
+    plan, run, done = resume_plan(store, run_id)
+    claims = join_run(store, plan, run, done, lease_s=7)
+    try:
+        assert claims.lease_s == 7
+    finally:
+        claims.close(wait=False)
+
+
+@pytest.mark.parametrize("pairwise", [False, True])
+def test_the_pairwise_phase_is_one_more_slot_only_for_a_suite_with_a_pairwise_judge(
+    tmp_path, postgres_server, pairwise
+):
+    config = {"pairwise": {"model": "fake/judge"}} if pairwise else {}
+    plan = make_plan(load_suite(write_suite(tmp_path / "suite", config)))
+    with Store(postgres_server.new_url()) as store:
+        run = start_run(plan, store)
+        claims = join_run(store, plan, run, set(), lease_s=30)
+        try:
+            assert claims.held_elsewhere() == len(plan.contenders) * len(plan.cases) + pairwise
+        finally:
+            claims.close(wait=False)
+
+
+def test_a_worker_joining_a_replay_counts_only_what_its_judges_spent(tmp_path, postgres_server, monkeypatch):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+    suite = load_suite(write_suite(tmp_path / "suite"))
+    with Store(postgres_server.new_url()) as store:
+        source, _ = run_suite(make_plan(suite), store)
+        options = RunOptions(overrides=Overrides())
+        options.replay = open_replay(source, store)
+        replayed, _ = run_suite(make_plan(suite, options), store)
+        store.set_status(replayed, "interrupted")
+        assert stored_spend(store, replayed) > 0  # the stored usage copies the replayed run's
+        plan, run, done = resume_plan(store, replayed)
+        claims = join_run(store, plan, run, done, lease_s=30)
+        try:
+            assert claims.spent() == 0.0
+        finally:
+            claims.close(wait=False)
