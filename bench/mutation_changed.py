@@ -38,7 +38,10 @@ TARGETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("evalcore/runfile/fast.py", ("tests/runfile/test_runfile_fast.py",)),
     ("evalcore/runfile/read.py", ("tests/runfile/test_runfile.py", "tests/runfile/test_runfile_fast.py")),
     ("evalcore/runfile/_structs.py", ("tests/runfile/test_runfile_structs.py", "tests/runfile/test_runfile_fast.py")),
-    ("evalcore/scoring/scorers.py", ("tests/scoring/test_scorers.py", "tests/scoring/test_scorer_set.py")),
+    (
+        "evalcore/scoring/scorers.py",
+        ("tests/scoring/test_scorers.py", "tests/scoring/test_scorer_set.py", "tests/scoring/test_tool_call_scorer.py"),
+    ),
     ("evalcore/scoring/tool_calls.py", ("tests/scoring/test_tool_call_*.py",)),
     (
         "evalcore/analysis/**/intervals.py",
