@@ -241,3 +241,14 @@ def test_the_scorer_names_the_case_of_a_malformed_expected_answer(source, where)
     with pytest.raises(ConfigError) as refused:
         _scored({"arguments": {"city": "Paris"}}, Parsed(dict(PARIS)), source=source)
     assert str(refused.value).startswith(where)
+
+
+def test_with_several_expected_calls_the_diagnostics_list_each_wrong_one_by_its_expected_name():
+    time = {"name": "get_time", "arguments": {}}
+    lyon = {"name": "get_weather", "arguments": {"city": "Lyon"}}
+    wrong_city = {"call": "get_weather", "arguments": {"city": {"want": "Paris", "got": "Lyon"}}}
+    _, in_order = score([PARIS, time], [lyon, {"name": "get_news", "arguments": {}}])
+    assert in_order == {
+        "calls": [wrong_city, {"call": "get_time", "name": {"want": "get_time", "got": ["get_weather", "get_news"]}}]
+    }  # as many calls made as expected: the unknown one is named under the call it stands for, not as extra
+    assert score([PARIS, time], [time, lyon])[1] == {"calls": [wrong_city]}
