@@ -158,3 +158,13 @@ def test_a_file_breaking_one_rule_is_refused_by_the_fast_path_and_named_as_the_m
     assert by_reader.value.problems == by_models_alone.value.problems
     (problem,) = by_models_alone.value.problems  # the rule broken alone
     assert problem.startswith(f"{path}: ") and message in problem
+
+
+def test_a_file_with_pairwise_verdicts_and_ratings_is_read_by_the_fast_path_as_the_models_read_it() -> None:
+    from tests.runfile.test_runfile_pairwise import with_verdicts
+    from tests.runfile.test_runfile_ratings import with_ratings
+
+    tree = run_to_dict(with_ratings(with_verdicts(make_run(3, 4))))
+    by_models = to_records(validate_run_dict(copy.deepcopy(tree)))
+    assert runfile_fast.run_from_tree(copy.deepcopy(tree)) == by_models
+    assert runfile_fast.read_canonical(canonical_bytes(tree)) == by_models
