@@ -168,3 +168,15 @@ def test_a_file_with_pairwise_verdicts_and_ratings_is_read_by_the_fast_path_as_t
     by_models = to_records(validate_run_dict(copy.deepcopy(tree)))
     assert runfile_fast.run_from_tree(copy.deepcopy(tree)) == by_models
     assert runfile_fast.read_canonical(canonical_bytes(tree)) == by_models
+
+
+def test_a_rating_of_an_unknown_contender_is_refused_by_the_fast_path_and_named_by_the_models() -> None:
+    from tests.runfile.test_runfile_ratings import with_ratings
+
+    tree = run_to_dict(with_ratings(make_run(3, 4)))
+    tree["ratings"][0]["a"] = "nobody"
+    assert runfile_fast.run_from_tree(copy.deepcopy(tree)) is None
+    assert runfile_fast.read_canonical(canonical_bytes(tree)) is None
+    with pytest.raises(RunFileError) as refused:
+        read_run_file(canonical_bytes(tree))
+    assert refused.value.problems == ["ratings.0.a: 'nobody' is not a contenders[].id"]
