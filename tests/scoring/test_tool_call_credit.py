@@ -6,8 +6,15 @@ import math
 
 import pytest
 
+from evalcore.core.errors import ConfigError
 from evalcore.core.toolcalls import ArgumentRule, ExpectedCall
-from evalcore.scoring.tool_calls import argument_credit, call_credit, unusable_reply_metrics, value_credit
+from evalcore.scoring.tool_calls import (
+    argument_credit,
+    call_credit,
+    score_tool_calls,
+    unusable_reply_metrics,
+    value_credit,
+)
 
 WEATHER = ExpectedCall("weather", (ArgumentRule("city", ("Paris",)), ArgumentRule("units", (), absent=True)))
 
@@ -63,3 +70,25 @@ def test_an_argument_left_out_is_right_only_when_optional_and_any_value_is_right
 )
 def test_an_untyped_value_of_another_json_shape_or_an_infinite_number_is_wrong(want, got):
     assert value_credit(None, want, got) == 0.0
+
+
+def test_a_malformed_expected_answer_is_named_as_the_expected_answer_by_default():
+    message = 'expected: call 1: a call is an object {"name": ..., "arguments": {...}}; got {\'arguments\': {}}'
+    with pytest.raises(ConfigError) as scored:
+        score_tool_calls({"arguments": {}}, None)
+    with pytest.raises(ConfigError) as unusable:
+        unusable_reply_metrics({"arguments": {}})
+    assert str(scored.value) == str(unusable.value) == message
+
+
+def test_an_unusable_reply_s_expected_calls_are_checked_against_the_case_s_tools_and_named_where_told():
+    tools = [{"type": "function", "function": {"name": "weather", "parameters": {"type": "object"}}}]
+    with pytest.raises(ConfigError) as refused:
+        unusable_reply_metrics({"name": "nope", "arguments": {}}, tools, "d/c: expected")
+    assert str(refused.value) == "d/c: expected: call 1: 'nope' is not a tool of the case; tools: ['weather']"
+
+
+def test_arguments_correct_is_the_share_of_matched_calls_with_every_argument_right():
+    made = [{"name": "weather", "arguments": {"city": "Paris"}}, {"name": "weather", "arguments": {"city": "Lyon"}}]
+    wants = [{"name": "weather", "arguments": {"city": "Paris"}}, {"name": "weather", "arguments": {"city": "Rome"}}]
+    assert score_tool_calls(wants, made)[0]["arguments_correct"] == 0.5
