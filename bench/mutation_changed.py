@@ -35,7 +35,7 @@ TARGETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("evalcore/execution/resume.py", ("tests/execution/test_resume*.py",)),
     ("evalcore/execution/budget.py", ("tests/execution/test_budget*.py", "tests/execution/test_judge_guard.py")),
     ("evalcore/models/breaker.py", ("tests/models/test_breaker.py",)),
-    ("evalcore/runfile/fast.py", ("tests/runfile/test_runfile_fast.py",)),
+    ("evalcore/runfile/fast.py", ("tests/runfile/test_runfile_fast.py", "tests/runfile/test_runfile_trace.py")),
     ("evalcore/runfile/read.py", ("tests/runfile/test_runfile.py", "tests/runfile/test_runfile_fast.py")),
     ("evalcore/runfile/_structs.py", ("tests/runfile/test_runfile_structs.py", "tests/runfile/test_runfile_fast.py")),
     (

@@ -180,3 +180,12 @@ def test_a_rating_of_an_unknown_contender_is_refused_by_the_fast_path_and_named_
     with pytest.raises(RunFileError) as refused:
         read_run_file(canonical_bytes(tree))
     assert refused.value.problems == ["ratings.0.a: 'nobody' is not a contenders[].id"]
+
+
+@pytest.mark.parametrize(("key", "value"), [("format", "other.run"), ("schema_version", "1"), ("schema_version", True)])
+def test_a_file_of_another_format_or_a_schema_version_that_is_no_integer_is_left_to_the_models(
+    key: str, value: object
+) -> None:
+    tree = violations.valid()
+    tree[key] = value
+    assert not any(_fast_verdicts(tree).values()), _fast_verdicts(tree)
