@@ -252,3 +252,18 @@ def test_with_several_expected_calls_the_diagnostics_list_each_wrong_one_by_its_
         "calls": [wrong_city, {"call": "get_time", "name": {"want": "get_time", "got": ["get_weather", "get_news"]}}]
     }  # as many calls made as expected: the unknown one is named under the call it stands for, not as extra
     assert score([PARIS, time], [time, lyon])[1] == {"calls": [wrong_city]}
+
+
+def test_the_scorer_checks_an_unusable_reply_s_expected_calls_against_the_case_s_tools():
+    with pytest.raises(ConfigError) as refused:
+        _scored({"name": "nope", "arguments": {}}, Parsed(None, "reply is not JSON"))
+    assert (
+        str(refused.value)
+        == "d/c: expected: call 1: 'nope' is not a tool of the case; tools: ['get_time', 'get_weather']"
+    )
+
+
+def test_the_scorer_reads_a_case_whose_input_is_text_as_having_no_tools():
+    case = Case("d", "c", "v", "What is the weather in Paris?", PARIS)
+    scored = ToolCallScorer().score(case, Parsed(dict(PARIS)), Context("", ()))
+    assert scored.metrics["call_exact"] == 1.0
