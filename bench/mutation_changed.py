@@ -126,7 +126,8 @@ def function_spans(source: str) -> list[tuple[str, int, int]]:
 def changed_targets(root: Path, base: str) -> list[Target]:
     """The files of :data:`TARGETS` changed between ``base`` and HEAD, with the mutants of their changed functions."""
     tracked = git("ls-files", root=root).splitlines()
-    lines = changed_lines(git("diff", "-U0", "-M", base, "HEAD", "--", "evalcore", root=root))
+    # base...HEAD: what HEAD changed since it left base, not what base gained meanwhile.
+    lines = changed_lines(git("diff", "-U0", "-M", f"{base}...HEAD", "--", "evalcore", root=root))
     found = []
     for source_glob, test_globs in TARGETS:
         for path in matching(source_glob, lines):
