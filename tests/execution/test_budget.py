@@ -4,6 +4,7 @@ calls in flight, resumes with a higher cap with no duplicated result, and refuse
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import Counter
 from pathlib import Path
 
@@ -11,9 +12,18 @@ import pytest
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import ErrorInfo, Result, Usage
-from evalcore.execution.budget import Budget, budget_message, left_message, result_cost, usd_text
+from evalcore.execution.budget import (
+    Budget,
+    budget_message,
+    check_budget,
+    left_message,
+    open_budget,
+    result_cost,
+    usd_text,
+)
+from evalcore.execution.estimate import estimate_plan_cost
 from evalcore.execution.plan import RunOptions, make_plan
-from evalcore.execution.runner import Progress, execute_plan, resume_plan, run_suite
+from evalcore.execution.runner import Progress, execute_plan, resume_plan, run_suite, start_run
 from evalcore.models.metering import Ticket
 from evalcore.storage.spend import stored_spend
 from evalcore.storage.store import Store
@@ -381,3 +391,45 @@ def test_the_budget_message_by_default_has_nothing_unjudged_or_stopped_midway():
 )
 def test_what_another_worker_left_undone_is_named_with_how_to_continue(unrun, unjudged, samples, left):
     assert left_message(unrun, unjudged, samples, "RUN") == f"{left}; continue with evalcore run --resume RUN"
+
+
+def test_a_capped_run_reserves_per_call_its_estimate_over_every_case_and_sample_from_the_store_s_history(
+    tmp_path, tmp_db
+):
+    store = Store(tmp_db)
+    suite = load_suite(fake_suite(tmp_path, n=5))
+    run_suite(make_plan(suite), store)  # the history the estimate reads
+    plan = make_plan(suite, RunOptions(samples=2, max_cost_usd=1.0))
+    budget = open_budget(plan, store, start_run(plan, store))
+    estimate = {e.contender: e.usd for e in estimate_plan_cost(plan, store).contenders}
+    assert estimate != {e.contender: e.usd for e in estimate_plan_cost(plan).contenders}
+    assert budget.per_call == pytest.approx({c: usd / (5 * 2) for c, usd in estimate.items()})
+    assert (budget.cap_usd, budget.spent_usd, budget.paid) == (1.0, 0.0, True)
+
+
+def test_a_capped_replay_counts_only_what_its_judges_spent_not_the_replayed_calls(tmp_path, tmp_db):
+    from evalcore.execution.replay import open_replay
+
+    store = Store(tmp_db)
+    source, _ = run_suite(make_plan(load_suite(fake_suite(tmp_path, n=3))), store)
+    options = RunOptions(max_cost_usd=1.0, overrides=Overrides())
+    options.replay = open_replay(source, store)
+    plan = make_plan(load_suite(tmp_path / "suite"), options)
+    replayed, _ = run_suite(plan, store)
+    assert stored_spend(store, replayed) > 0  # the stored usage copies the replayed run's
+    budget = open_budget(plan, store, store.load_run(replayed, results=False))
+    assert (budget.spent_usd, budget.paid) == (0.0, False)
+
+
+def test_a_capped_replay_of_a_model_with_no_known_price_is_not_refused(tmp_path, tmp_db):
+    from evalcore.execution.replay import open_replay
+
+    store = Store(tmp_db)
+    source, _ = run_suite(make_plan(load_suite(fake_suite(tmp_path, n=3))), store)
+    options = RunOptions(max_cost_usd=1.0, overrides=Overrides())
+    options.replay = open_replay(source, store)
+    plan = make_plan(load_suite(tmp_path / "suite"), options)
+    plan.contenders = [dataclasses.replace(c, model="openai/no-such-model-0000") for c in plan.contenders]
+    check_budget(plan)
+    with pytest.raises(ConfigError, match="no price is known for openai/no-such-model-0000"):
+        check_budget(dataclasses.replace(plan, options=dataclasses.replace(plan.options, replay=None)))

@@ -208,3 +208,16 @@ def test_verify_passes_the_bundled_suite_with_its_prompts():
     report = verify_suite(Path(__file__).resolve().parents[2] / "data" / "suites" / "intake")
     assert report.ok, report.lines
     assert "prompts: default (2 messages), terse (1 message); each rendered for every case" in report.lines
+
+
+def test_a_refused_resume_names_every_prompt_edited_since_the_run_started(prompt_run):
+    root, store, run_id = prompt_run
+    store.set_status(run_id, "interrupted")
+    (root / "prompts" / "terse.txt").write_text(TERSE + "Answer in JSON.\n")
+    (root / "prompts" / "chat.yaml").unlink()
+    with pytest.raises(ConfigError) as refused:
+        resume_plan(store, run_id)
+    assert str(refused.value) == (
+        f"{root}: prompt terse, chat changed since run {run_id} started; resuming would ask the rest of the cases "
+        "another question. Pass --force to resume anyway."
+    )

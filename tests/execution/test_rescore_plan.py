@@ -51,3 +51,11 @@ def test_a_case_gone_from_the_suite_stops_the_rescore(tmp_path):
     other = write_suite(tmp_path / "other", cases={"x1": ("A message.", stored.cases[0].expected)})
     with pytest.raises(ConfigError, match="is gone from the suite"):
         rescore_plan(Replay(stored), load_suite(other))
+
+
+def test_an_interrupted_rescore_resumes_with_the_settings_it_recorded(tmp_path):
+    store, suite, run_id = stored_run(tmp_path)
+    options = RunOptions(concurrency=3, timeout_s=7.5, judge_cache=True)
+    run = start_run(rescore_plan(Replay(store.load_run(run_id)), load_suite(suite), options), store)
+    resumed, _, _ = resume_plan(store, run.info.id)
+    assert (resumed.concurrency, resumed.options.timeout_s, resumed.options.judge_cache) == (3, 7.5, True)

@@ -183,3 +183,34 @@ def test_checking_a_run_builds_no_records_of_its_cases(monkeypatch: pytest.Monke
     assert parts.add(tree["results"]) and parts.finish()
     assert runfile_fast.tree_is_valid(tree)
     assert built == []
+
+
+def test_a_file_with_pairwise_verdicts_and_ratings_is_read_by_the_fast_path_as_the_models_read_it() -> None:
+    from tests.runfile.test_runfile_pairwise import with_verdicts
+    from tests.runfile.test_runfile_ratings import with_ratings
+
+    tree = run_to_dict(with_ratings(with_verdicts(make_run(3, 4))))
+    by_models = to_records(validate_run_dict(copy.deepcopy(tree)))
+    assert runfile_fast.run_from_tree(copy.deepcopy(tree)) == by_models
+    assert runfile_fast.read_canonical(canonical_bytes(tree)) == by_models
+
+
+def test_a_rating_of_an_unknown_contender_is_refused_by_the_fast_path_and_named_by_the_models() -> None:
+    from tests.runfile.test_runfile_ratings import with_ratings
+
+    tree = run_to_dict(with_ratings(make_run(3, 4)))
+    tree["ratings"][0]["a"] = "nobody"
+    assert runfile_fast.run_from_tree(copy.deepcopy(tree)) is None
+    assert runfile_fast.read_canonical(canonical_bytes(tree)) is None
+    with pytest.raises(RunFileError) as refused:
+        read_run_file(canonical_bytes(tree))
+    assert refused.value.problems == ["ratings.0.a: 'nobody' is not a contenders[].id"]
+
+
+@pytest.mark.parametrize(("key", "value"), [("format", "other.run"), ("schema_version", "1"), ("schema_version", True)])
+def test_a_file_of_another_format_or_a_schema_version_that_is_no_integer_is_left_to_the_models(
+    key: str, value: object
+) -> None:
+    tree = violations.valid()
+    tree[key] = value
+    assert not any(_fast_verdicts(tree).values()), _fast_verdicts(tree)

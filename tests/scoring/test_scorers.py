@@ -132,3 +132,74 @@ def test_custom_scorer_with_a_reserved_metric_name_is_refused(tmp_path):
     )
     with pytest.raises(ConfigError, match="'cost' is reserved"):
         build_scorer(NamedRef(name="bad:S"), tmp_path)
+
+
+def test_a_wrong_value_of_the_right_type_gets_no_credit_for_that_field():
+    scored = _score({"name": "Bob", "kind": None, "count": 3, "tags": None})
+    assert scored.metrics["field_accuracy"] == 0.5 and scored.metrics["exact_match"] == 0.0
+    assert scored.diagnostics == {"name": {"want": "Ann", "got": "Bob"}, "count": {"want": 2, "got": 3}}
+
+
+def test_the_same_tags_get_full_credit():
+    expected = {"name": "Ann", "kind": "a", "count": 2, "tags": ["x", "y"]}
+    assert _score(dict(expected), expected=expected).metrics["field_accuracy"] == 1.0
+
+
+def test_nothing_is_missed_when_the_text_settles_no_field():
+    open_fields = {"name": None, "kind": None, "count": None, "tags": None}
+    assert _score({"name": "Ann", "kind": None, "count": None, "tags": None}, expected=open_fields).metrics == {
+        "field_accuracy": 0.75,
+        "exact_match": 0.0,
+        "restraint": 0.75,
+        "hallucinated_rate": 0.25,
+        "missed_rate": None,
+    }
+    assert _score(None, expected=open_fields, problem="reply is not valid JSON").metrics["missed_rate"] is None
+
+
+def test_a_case_whose_expected_answer_is_not_an_object_leaves_every_field_open():
+    scored = _score({"name": "Ann", "kind": None, "count": None, "tags": None}, expected="Ann")
+    assert (scored.metrics["restraint"], scored.metrics["missed_rate"]) == (0.75, None)
+
+
+def test_an_unusable_reply_says_what_was_wrong_with_it():
+    assert _score(None, problem="reply is not valid JSON").diagnostics == {"reply": "reply is not valid JSON"}
+
+
+@pytest.mark.parametrize("scorer", [ExactScorer(), ContainsScorer(), JsonValidScorer()])
+def test_a_simple_scorer_scores_an_unusable_reply_zero_saying_why(scorer):
+    scored = scorer.score(Case("d", "c", "v", "q", "Paris"), Parsed(None, "reply is empty"), CONTEXT)
+    assert (scored.metrics, scored.diagnostics) == ({scorer.metrics[0].name: 0.0}, {"reply": "reply is empty"})
+
+
+def test_a_simple_scorer_shows_what_it_wanted_and_got_only_when_wrong():
+    case = Case("d", "c", "v", "q", "Paris")
+    assert ExactScorer().score(case, Parsed("Rome"), CONTEXT).diagnostics == {"want": "Paris", "got": "Rome"}
+    assert ExactScorer().score(case, Parsed("Paris"), CONTEXT).diagnostics == {}
+
+
+def test_a_simple_scorer_given_options_names_them_in_its_refusal():
+    with pytest.raises(ConfigError) as refused:
+        ExactScorer(pattern="x", flags="i")
+    assert str(refused.value) == "scorer exact: takes no options, got ['flags', 'pattern']"
+
+
+@pytest.mark.parametrize(
+    ("expected", "output", "value"), [(["paris", "france"], "France, Paris", 1.0), ("paris", "Sirap", 0.0)]
+)
+def test_contains_wants_every_text_of_a_list_and_a_text_whole(expected, output, value):
+    case = Case("d", "c", "v", "q", expected)
+    assert ContainsScorer().score(case, Parsed(output), CONTEXT).metrics == {"contains": value}
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"), [({"pattern": "^paris$", "flags": "i"}, None), ({"flags": "i"}, "^paris$")]
+)
+def test_regex_flags_apply_to_the_pattern_option_and_to_the_expected_answer(options, expected):
+    case = Case("d", "c", "v", "q", expected)
+    assert RegexScorer(**options).score(case, Parsed("PARIS"), CONTEXT).metrics == {"regex_match": 1.0}
+
+
+def test_a_reply_already_parsed_as_json_is_valid_json():
+    case = Case("d", "c", "v", "q", None)
+    assert JsonValidScorer().score(case, Parsed({"a": 1}), CONTEXT).metrics == {"json_valid": 1.0}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.scorers import SCORERS, ToolCallScorer
@@ -208,3 +209,61 @@ def test_metric_directions_let_the_leaderboard_weigh_them():
         "missed_call": False,
     }
     assert [m.name for m in ToolCallScorer.metrics if m.primary] == ["call_accuracy"]
+
+
+def _scored(expected, parsed, tools=TOOLS, source=None):
+    case = Case("d", "c", "v", {"messages": [], "tools": tools}, expected, source=source)
+    return ToolCallScorer().score(case, parsed, Context("", ()))
+
+
+def test_the_scorer_types_the_arguments_by_the_case_s_tools():
+    expected = {"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}
+    made = {"name": "get_weather", "arguments": {"city": "Paris", "unit": "Celsius"}}
+    assert _scored(expected, Parsed(made)).metrics["call_exact"] == 0.0  # an enum compares exactly
+    assert _scored(expected, Parsed(made), tools=None).metrics["call_exact"] == 1.0  # untyped: case-folded
+
+
+def test_the_scorer_gives_an_unusable_reply_no_credit_and_says_why():
+    scored = _scored(PARIS, Parsed(None, "reply is not JSON"))
+    assert (scored.metrics["name_correct"], scored.diagnostics) == (0.0, {"reply": "reply is not JSON"})
+
+
+def test_the_scorer_keeps_the_problem_of_a_reply_it_could_partly_read():
+    scored = _scored(PARIS, Parsed(dict(PARIS), "one call of two could not be read"))
+    assert scored.metrics["call_exact"] == 1.0
+    assert scored.diagnostics == {"reply": "one call of two could not be read"}
+
+
+@pytest.mark.parametrize(
+    ("source", "where"), [(None, "d/c: expected"), ("cases.jsonl: line 3", "cases.jsonl: line 3: expected")]
+)
+def test_the_scorer_names_the_case_of_a_malformed_expected_answer(source, where):
+    with pytest.raises(ConfigError) as refused:
+        _scored({"arguments": {"city": "Paris"}}, Parsed(dict(PARIS)), source=source)
+    assert str(refused.value).startswith(where)
+
+
+def test_with_several_expected_calls_the_diagnostics_list_each_wrong_one_by_its_expected_name():
+    time = {"name": "get_time", "arguments": {}}
+    lyon = {"name": "get_weather", "arguments": {"city": "Lyon"}}
+    wrong_city = {"call": "get_weather", "arguments": {"city": {"want": "Paris", "got": "Lyon"}}}
+    _, in_order = score([PARIS, time], [lyon, {"name": "get_news", "arguments": {}}])
+    assert in_order == {
+        "calls": [wrong_city, {"call": "get_time", "name": {"want": "get_time", "got": ["get_weather", "get_news"]}}]
+    }  # as many calls made as expected: the unknown one is named under the call it stands for, not as extra
+    assert score([PARIS, time], [time, lyon])[1] == {"calls": [wrong_city]}
+
+
+def test_the_scorer_checks_an_unusable_reply_s_expected_calls_against_the_case_s_tools():
+    with pytest.raises(ConfigError) as refused:
+        _scored({"name": "nope", "arguments": {}}, Parsed(None, "reply is not JSON"))
+    assert (
+        str(refused.value)
+        == "d/c: expected: call 1: 'nope' is not a tool of the case; tools: ['get_time', 'get_weather']"
+    )
+
+
+def test_the_scorer_reads_a_case_whose_input_is_text_as_having_no_tools():
+    case = Case("d", "c", "v", "What is the weather in Paris?", PARIS)
+    scored = ToolCallScorer().score(case, Parsed(dict(PARIS)), Context("", ()))
+    assert scored.metrics["call_exact"] == 1.0
