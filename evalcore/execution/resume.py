@@ -41,6 +41,13 @@ Key = tuple[str, str, str, int]
 RUN_SETTINGS = ("suite_path", "samples", "parallelism", "concurrency", "max_attempts", "timeout_s")
 
 
+#: The stored errors a resume asks again, by how their message begins: the call never reached its endpoint (or its
+#: breaker stopped it), the reply was not judged (the budget cap, an unreachable judge: its stored reply is judged),
+#: or the budget cap stopped the case midway (an agent's later step). Read by the single-process resume and by a
+#: worker joining a shared run (:func:`join_run`), so both ask again the same results.
+ASKED_AGAIN = (*BREAKER_PREFIXES, UNJUDGED_PREFIX, UNFINISHED_PREFIX)
+
+
 #: The key of a run's settings that lists its retries of errors: ``[{"at", "errors", "kinds"}]``, oldest first.
 RETRIES_SETTING = "retries"
 
@@ -174,11 +181,8 @@ def _edited_prompts(run: Run, suite: Suite) -> list[str]:
 
 
 def _unreachable_keys(store: Store, run_id: str) -> set[Key]:
-    """The stored results whose call never reached its endpoint (or its breaker stopped), that the budget cap
-    stopped midway (an agent's later step), or whose reply was not judged (the budget cap, an unreachable
-    judge): a resume calls the first two again and judges the third's stored reply."""
-    again = (*BREAKER_PREFIXES, UNJUDGED_PREFIX, UNFINISHED_PREFIX)
-    return {key for key, message in store.error_messages(run_id).items() if (message or "").startswith(again)}
+    """The stored results a resume asks again (:data:`ASKED_AGAIN`)."""
+    return {key for key, message in store.error_messages(run_id).items() if (message or "").startswith(ASKED_AGAIN)}
 
 
 def _stored_cases(run: Run, suite: Suite) -> list[Case]:
@@ -236,8 +240,8 @@ def join_run(store: Store, plan: Plan, run: Run, done: set[Key], lease_s: float)
     slots = [key for key in todo if key not in done]
     if pairwise_judge(plan.suite) is not None:  # its comparisons stored so far are not compared again
         slots.append(PAIRWISE_SLOT)
-    # A case the cap stopped midway is stored (its slot done) for what its steps cost; a resume calls it again.
-    claims.seed(slots, stored_spend(store, run.info.id, plan.replay is None), redo=UNFINISHED_PREFIX)
+    # A slot another worker marked done whose stored result is one a resume asks again is to claim again.
+    claims.seed(slots, stored_spend(store, run.info.id, plan.replay is None), redo=ASKED_AGAIN)
     return claims
 
 

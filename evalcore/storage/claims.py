@@ -73,13 +73,13 @@ SELECT ?, * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[])
 ON CONFLICT (run_id, contender, dataset, "case", sample) DO UPDATE SET done = false, held_by = NULL, expires_at = NULL
 WHERE c.done AND EXISTS (SELECT 1 FROM results r WHERE r.run_id = c.run_id AND r.contender = c.contender
   AND r.dataset = c.dataset AND r."case" = c."case" AND r.sample = c.sample
-  AND starts_with(r.error_message, ?::text))"""
+  AND EXISTS (SELECT 1 FROM unnest(?::text[]) p WHERE starts_with(r.error_message, p)))"""
 #: Slots whose result is stored though the claims do not say so: a worker that lost its store kept them in a file
 #: (:mod:`evalcore.storage.unsaved`), and the resume stored them (unless it is to call them again, see _SEED).
 _STORED_DONE = """UPDATE evalcore_claims c SET done = true, held_by = NULL, expires_at = NULL
 WHERE c.run_id = ? AND NOT c.done AND c.contender <> ? AND EXISTS (SELECT 1 FROM results r WHERE r.run_id = c.run_id
   AND r.contender = c.contender AND r.dataset = c.dataset AND r."case" = c."case" AND r.sample = c.sample
-  AND (?::text IS NULL OR NOT starts_with(COALESCE(r.error_message, ''), ?::text)))"""
+  AND NOT EXISTS (SELECT 1 FROM unnest(?::text[]) p WHERE starts_with(COALESCE(r.error_message, ''), p)))"""
 _CLAIM = """UPDATE evalcore_claims c SET held_by = ?, expires_at = now() + make_interval(secs => ?)
 FROM (SELECT contender, dataset, "case", sample FROM evalcore_claims
       WHERE run_id = ? AND contender = ? AND NOT done AND (held_by IS NULL OR expires_at < now())
@@ -180,14 +180,14 @@ class Claims:
 
     # --- slots ---------------------------------------------------------------------------------------
 
-    def seed(self, keys: Iterable[Key], spent_usd: float, redo: str | None = None) -> None:
+    def seed(self, keys: Iterable[Key], spent_usd: float, redo: Sequence[str] = ()) -> None:
         """Record the slots still to call (a slot already recorded is kept as it is, unless its stored result's
-        error message begins with ``redo``: then it is to call again) and the run's spend so far (kept when another
-        worker recorded more); start renewing this worker's lease."""
+        error message begins with one of ``redo``: then it is to call again) and the run's spend so far (kept when
+        another worker recorded more); start renewing this worker's lease."""
         keys = list(keys)
         columns = [list(c) for c in zip(*keys, strict=True)] if keys else [[], [], [], []]
-        self._execute(_SEED, (self.run_id, *columns, redo))
-        self._execute(_STORED_DONE, (self.run_id, PAIRWISE_SLOT[0], redo, redo))
+        self._execute(_SEED, (self.run_id, *columns, list(redo)))
+        self._execute(_STORED_DONE, (self.run_id, PAIRWISE_SLOT[0], list(redo)))
         self._execute(
             # Never below what the stored results cost: a worker that lost its store could not count its last calls.
             "INSERT INTO evalcore_spend (run_id, spent_usd) VALUES (?, ?) ON CONFLICT (run_id) "

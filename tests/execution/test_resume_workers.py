@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from evalcore.core.errors import ConfigError
-from evalcore.core.records import ErrorInfo
+from evalcore.core.records import ErrorInfo, Result
 from evalcore.execution.budget import Budget
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.race_settings import RaceSettings
@@ -163,3 +163,52 @@ def test_a_worker_joining_a_replay_counts_only_what_its_judges_spent(tmp_path, p
             assert claims.spent() == 0.0
         finally:
             claims.close(wait=False)
+
+
+@pytest.mark.parametrize(
+    ("message", "asked_again"),
+    [
+        ("cannot connect to http://x: refused", True),
+        ("stopped calling http://x: 3 failures", True),
+        ("not judged: the budget cap", True),
+        ("not finished: the budget cap", True),
+        (None, False),
+        ("429 Too Many Requests: cannot connect to http://x", False),
+    ],
+)
+def test_a_worker_joining_asks_again_the_results_a_single_process_resume_asks_again(
+    tmp_path, postgres_server, monkeypatch, message, asked_again
+):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+    suite = load_suite(write_suite(tmp_path / "suite"))
+    with Store(postgres_server.new_url()) as store:
+        run_id, _ = run_suite(make_plan(suite, RunOptions(samples=2)), store)
+        store.set_status(run_id, "interrupted")
+        first = store.load_run(run_id).results[0]
+        failed = dataclasses.replace(first, status="error", score=None, error=ErrorInfo("transport", message))
+        store.add_results(run_id, [failed])
+        plan, run, done = resume_plan(store, run_id)
+        claims = join_run(store, plan, run, done, lease_s=30)
+        try:
+            assert claims.claim(100, first.key[0]) == ([first.key] if asked_again else [])
+        finally:
+            claims.close(wait=False)
+
+
+def test_a_worker_joining_after_another_stored_an_unreachable_endpoint_asks_it_again(started):
+    store, run_id = started
+    plan, run, _ = resume_plan(store, run_id)
+    contender = plan.contenders[0].id
+    first = join_run(store, plan, run, set(), lease_s=30)
+    try:
+        (key,) = first.claim(1, contender)
+        unreached = ErrorInfo("transport", "cannot connect to http://x: refused")
+        first.store_rows([store.result_rows(run_id)(Result(*key, status="error", score=None, error=unreached))])
+    finally:
+        first.close(wait=False)
+    plan, run, done = resume_plan(store, run_id)
+    second = join_run(store, plan, run, done, lease_s=30)
+    try:
+        assert key in second.claim(100, contender)
+    finally:
+        second.close(wait=False)

@@ -55,6 +55,11 @@ def duplicate_result(d: dict[str, Any]) -> None:
     d["results"].append(copy.deepcopy(d["results"][0]))
 
 
+def duplicate_last_result(d: dict[str, Any]) -> None:
+    """A second copy of the last result: the duplicate check must know where each result is, not only the first."""
+    d["results"].append(copy.deepcopy(d["results"][-1]))
+
+
 def add_metric(name: str) -> Mutation:
     """A new metric at the end, named ``name``: no result gives it a value, which is allowed."""
 
@@ -104,6 +109,7 @@ RULES: list[tuple[str, Mutation, str, str]] = [
     ("duplicate contender", add_contender("fake/perfect · t=0.0"), "contenders.2.id", "duplicate"),
     ("duplicate case", duplicate_case, "cases.3.id", "duplicate ('tax_preparation', 'complete/000')"),
     ("duplicate result", duplicate_result, "results.6", "duplicate result"),
+    ("duplicate last result", duplicate_last_result, "results.6", "already at results.5"),
     ("unknown contender", set_at("results.0.contender", "fake/nobody"), "results.0.contender", "not a contenders[].id"),
     ("unknown case", set_at("results.0.case", "vague/999"), "results.0.case", "is not a (dataset, id) in cases[]"),
     ("error with score", set_at("results.@error.score", 0.5), "results.3.score", "must be null when status is 'error'"),
