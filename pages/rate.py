@@ -27,7 +27,7 @@ MODES: dict[str, rating.Mode] = {
 }
 
 #: What the queue may put first.
-NO_ORDER, DISAGREEMENTS, FLAGGED = "Random order", "Disagreements", "Flagged for review"
+NO_ORDER, DISAGREEMENTS, FLAGGED, SAMPLES = "Random order", "Disagreements", "Flagged for review", "Samples disagree"
 
 _frame.use_app_frame(__file__)
 st.title("Rate")
@@ -48,14 +48,15 @@ st.caption(plain(now.label))
 left, middle, right = st.columns([3, 2, 1])
 mode_label = left.radio("Mode", list(MODES), key=Keys.RATE_MODE, horizontal=True)
 mode = MODES[mode_label]
+run = _loaders.run_with_results(now)
 orders = [NO_ORDER, DISAGREEMENTS] + ([FLAGGED] if rating.flagged_metrics(now.run.metrics) else [])
+orders += [SAMPLES] if rating.has_samples(run) else []
 first = middle.selectbox("First in the queue", orders, key=Keys.RATE_FIRST, help="Disagreements: items the judges "
-                         "disagreed on; flagged: replies the judge panel flagged for review (disagreement_threshold). "
+                         "disagreed on; flagged: replies the judge panel flagged for review (disagreement_threshold); "
+                         "samples disagree: cases a contender answered differently on its tries. "
                          "They are not a random draw, so they never correct the judge's score.")  # fmt: skip
 size = int(right.number_input("Queue", 1, 500, rating.QUEUE_SIZE, key=Keys.RATE_SIZE))
 
-
-run = _loaders.run_with_results(now)
 store = _loaders.store()
 try:
     secret, reveal_when = blinding.rate_secret(os.environ, store.location.folder), blinding.reveal_setting(os.environ)
@@ -73,6 +74,7 @@ if mode_label.startswith("Base"):
     st.caption(plain(f"Ratings are kept in a run of their own, {target}: the Leaderboard's People panel reads it."))
 queue = rating.rating_queue(
     run, rater, mode, size=size, disagreements_first=first == DISAGREEMENTS, flagged_first=first == FLAGGED,
+    samples_first=first == SAMPLES,
     pairs=pairs, secret=secret,
 )  # fmt: skip
 done = rating.done_items(queue, load_ratings(store, target), rater)

@@ -112,6 +112,7 @@ def rating_queue(
     size: int = QUEUE_SIZE,
     disagreements_first: bool = False,
     flagged_first: bool = False,
+    samples_first: bool = False,
     pairs: Sequence[tuple[str, str]] | None = None,
     secret: str = "",
 ) -> list[QueueItem]:
@@ -125,6 +126,9 @@ def rating_queue(
         disagreements_first: put the items the judges disagreed on first (marked ``random=False``).
         flagged_first: put the items with a reply a judge panel flagged first (:func:`flagged_metrics`; marked
             ``random=False``).
+        samples_first: put the items of cases whose samples disagree first (a case a contender got right on one
+            try and wrong on another, :func:`~evalcore.explorer.samples.disagreeing_cases`; a pair when either
+            contender's samples do; marked ``random=False``).
         pairs: in ``pairwise`` mode, only these pairs of contenders (a base-and-candidate run's); every pair
             when None.
         secret: the deployment's secret (:func:`~evalcore.explorer.blinding.rate_secret`), so the order and the
@@ -145,6 +149,7 @@ def rating_queue(
         pools.append(keys)
     hot = _disagreements(run, mode) if disagreements_first else set()
     hot |= _flagged(run, groups) if flagged_first else set()
+    hot |= _samples_disagree(run, pools, groups) if samples_first else set()
     queue: list[QueueItem] = []
     for round_keys in itertools.zip_longest(*pools):
         for group, key in zip(groups, round_keys, strict=True):
@@ -178,6 +183,26 @@ def _disagreements(run: Run, mode: Mode) -> set[tuple[tuple[str, str, int], tupl
         ((r.dataset, r.case, r.sample), (r.contender,))
         for r in run.results
         if (r.metrics.get("judge_disagreement") or 0) > 0
+    }
+
+
+def has_samples(run: Run) -> bool:
+    """Whether a case of the run was tried more than once (what :func:`rating_queue`'s ``samples_first`` needs)."""
+    return any(r.sample > 0 for r in run.results)
+
+
+def _samples_disagree(
+    run: Run, pools: Sequence[Sequence[tuple[str, str, int]]], groups: Sequence[tuple[str, ...]]
+) -> set[tuple[tuple[str, str, int], tuple[str, ...]]]:
+    """The items of a case whose samples disagree for a contender of the item's group."""
+    from evalcore.explorer.samples import disagreeing_cases
+
+    split = disagreeing_cases(run.results)
+    return {
+        (key, group)
+        for keys, group in zip(pools, groups, strict=True)
+        for key in keys
+        if any((contender, key[0], key[1]) in split for contender in group)
     }
 
 

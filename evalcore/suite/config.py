@@ -305,6 +305,10 @@ class GuardrailModel(_Strict):
         return self
 
 
+#: The values of a gate's ``flaky:``.
+FLAKY_CHOICES = ("include", "exclude")
+
+
 class GateModel(_Strict):
     """``gate:``: the checks ``evalcore gate`` runs on a candidate run (docs/suites.md)."""
 
@@ -315,6 +319,19 @@ class GateModel(_Strict):
     errors: ErrorsLimitModel | None = None
     #: name → rules that fail the gate on any breach, shown as ``[ok]`` / ``[BREACH]`` lines.
     guardrails: dict[str, GuardrailModel] = Field(default_factory=dict)
+    #: ``exclude``: the cases the store's history names flaky (``evalcore flaky``) are left out of the minimum,
+    #: errors and guardrail checks, and the report lists them; ``include`` (default): every case counts.
+    flaky: str = "include"
+
+    @field_validator("flaky")
+    @classmethod
+    def _known_flaky(cls, value: str) -> str:
+        if value not in FLAKY_CHOICES:
+            raise ValueError(
+                f"{value!r} is not a choice; give exclude (leave the cases evalcore flaky names out of the "
+                "minimum and guardrail checks) or include (the default)"
+            )
+        return value
 
     @property
     def needs_baseline(self) -> bool:

@@ -313,6 +313,7 @@ def gate_json(report: GateReport) -> str:
         "checks": [asdict(c) for c in report.checks],
         "inconclusive": report.inconclusive,
         "notes": report.notes,
+        "excluded_flaky": [{"dataset": d, "case": c} for d, c in report.excluded],
     }
     return json.dumps(_plain(data), indent=2, ensure_ascii=False)
 

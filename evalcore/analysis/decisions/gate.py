@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from evalcore.analysis.decisions.compare import CompareError, Comparison, compare
 from evalcore.analysis.decisions.guardrails import guardrail_results, support_drift
 from evalcore.analysis.scores.formats import format_value
+from evalcore.analysis.scores.results import Filters
 from evalcore.analysis.tables.runs import metric_set_of, rank_run
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
@@ -84,6 +85,8 @@ class GateReport:
     checks: list[Check]
     notes: list[str] = field(default_factory=list)
     comparison: Comparison | None = None
+    #: (dataset, case) of the flaky cases left out of the minimum and guardrail checks (``flaky: exclude``).
+    excluded: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -185,7 +188,11 @@ def evaluate(
     chosen, why = choose_contender(table, [c.id for c in head.contenders], contender, "run " + head.info.id)
     if why:
         notes.append(why)
-    checks = _minimum_checks(gate, candidate, table, chosen, metric_set)
+    excluded = _flaky_excluded(gate, candidate, chosen, notes)
+    if excluded:
+        kept = Filters(exclude_cases=frozenset(excluded))
+        table = rank_run(candidate, head.info.weights, kept, ci=False, metric_set=metric_set)
+    checks = _minimum_checks(gate, candidate, table, chosen, metric_set, excluded)
     comparison = None
     base_chosen = None
     base_row = None
@@ -234,7 +241,24 @@ def evaluate(
             f"nothing to check: the gate has only regression checks and there is no baseline{because} "
             "(pin one with evalcore baseline set RUN_ID, or pass --baseline)"
         )
-    return GateReport(head.info.id, chosen, _run_id(baseline), base_chosen, checks, notes, comparison)
+    return GateReport(head.info.id, chosen, _run_id(baseline), base_chosen, checks, notes, comparison, excluded)
+
+
+def _flaky_excluded(
+    gate: GateModel, candidate: Run | StoredRun, contender: str, notes: list[str]
+) -> list[tuple[str, str]]:
+    """With ``flaky: exclude``, the contender's flaky cases by the store's history (said in ``notes``)."""
+    if gate.flaky != "exclude":
+        return []
+    if not isinstance(candidate, StoredRun):
+        notes.append("flaky: exclude: a run file has no stored history to tell flaky cases by; nothing excluded")
+        return []
+    from evalcore.analysis.decisions.flaky import run_flaky
+
+    found = sorted((d, c) for (who, d, c) in run_flaky(candidate.store, candidate.id) if who == contender)
+    named = ", ".join(f"{d}/{c}" for d, c in found) or "none found"
+    notes.append(f"flaky: exclude: flaky cases left out of the minimum and guardrail checks: {named}")
+    return found
 
 
 def _run_id(run: Run | StoredRun | None) -> str | None:
@@ -280,7 +304,12 @@ def _direction(name: str, metrics: Sequence[Metric]) -> bool:
 
 
 def _minimum_checks(
-    gate: GateModel, run: Run | StoredRun, table: pd.DataFrame, contender: str, metric_set: MetricSet
+    gate: GateModel,
+    run: Run | StoredRun,
+    table: pd.DataFrame,
+    contender: str,
+    metric_set: MetricSet,
+    excluded: Sequence[tuple[str, str]] = (),
 ) -> list[Check]:
     metrics = metric_set.metrics
     checks = []
@@ -305,7 +334,9 @@ def _minimum_checks(
         )
     per_dataset = gate.minimum.get("datasets")
     if isinstance(per_dataset, dict) and per_dataset:
-        by_dataset = rank_run(run, header_of(run).info.weights, by_dataset=True, ci=False, metric_set=metric_set)
+        kept = Filters(exclude_cases=frozenset(excluded)) if excluded else None
+        weights = header_of(run).info.weights
+        by_dataset = rank_run(run, weights, kept, by_dataset=True, ci=False, metric_set=metric_set)
         for dataset, limits in per_dataset.items():
             part = by_dataset[by_dataset["dataset"] == dataset]
             row = _row(part, contender)

@@ -56,11 +56,13 @@ def minimum_scores_of(run: Run | StoredRun, filters: Filters | None = None) -> d
     return {
         (dataset, case): metadata[MINIMUM_SCORES]
         for dataset, case, variant, metadata in cases
-        if filters is None or _kept(dataset, variant, metadata, filters)
+        if filters is None or _kept(dataset, case, variant, metadata, filters)
     }
 
 
-def _kept(dataset: str, variant: str, metadata: Mapping[str, Any], filters: Filters) -> bool:
+def _kept(dataset: str, case: str, variant: str, metadata: Mapping[str, Any], filters: Filters) -> bool:
+    if (dataset, case) in filters.exclude_cases:
+        return False
     if filters.datasets and dataset not in filters.datasets:
         return False
     if filters.variants and variant not in filters.variants:

@@ -40,10 +40,12 @@ class Filters:
     contenders: list[str] = field(default_factory=list)
     #: case metadata key → values to keep, e.g. ``{"difficulty": ["hard"]}``.
     metadata: dict[str, list[str]] = field(default_factory=dict)
+    #: (dataset, case) pairs left out, e.g. the flaky cases a gate with ``flaky: exclude`` does not judge.
+    exclude_cases: frozenset[tuple[str, str]] = frozenset()
 
     def any(self) -> bool:
         """Whether any filter is set: without one, a leaderboard counts the whole run."""
-        return bool(self.datasets or self.variants or self.contenders or self.metadata)
+        return bool(self.datasets or self.variants or self.contenders or self.metadata or self.exclude_cases)
 
 
 def select_results(df: pd.DataFrame, filters: Filters | None = None) -> pd.DataFrame:
@@ -70,6 +72,9 @@ def select_results(df: pd.DataFrame, filters: Filters | None = None) -> pd.DataF
             mask &= df[column].isin(_as_list(wanted)).to_numpy()
     for key, values in filters.metadata.items():
         mask &= _metadata_mask(df, key, _as_list(values))
+    if filters.exclude_cases:
+        pairs = pd.MultiIndex.from_arrays([df["dataset"].astype(str), df["case"].astype(str)])
+        mask &= ~pairs.isin(list(filters.exclude_cases))
     # Without a copy when every row stays: copying a million rows for nothing is not free.
     return df if mask.all() else df[mask]
 
