@@ -29,6 +29,7 @@ def test_suites_under_a_configured_root_are_offered_beside_the_bundled_ones(monk
     assert options == [
         "suites/agent",
         "suites/intake",
+        "suites/repeats",
         "suites/support",
         "examples/classification",
         "examples/http-target",

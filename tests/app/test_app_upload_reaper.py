@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from pages import _session_ends, _uploads
 def root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setattr(_uploads, "UPLOADS_ROOT", str(tmp_path))
     monkeypatch.setattr(_uploads, "_start_reaper", lambda: None)  # the test calls reap_once itself
+    monkeypatch.setattr(_uploads, "_LIVE", weakref.WeakSet())  # not the holders of other tests' AppTest sessions
     return tmp_path
 
 
