@@ -11,6 +11,7 @@ import pytest
 
 from evalcore.analysis.stats.intervals import (
     EXACT_BELOW,
+    Z,
     bootstrap_interval,
     mean_acceleration,
     percentile_interval,
@@ -118,3 +119,22 @@ def test_t_quantiles_found_all_at_once_are_those_found_one_at_a_time_to_the_last
     one_by_one = [_t_quantile(q, df) for df in dfs]
     assert _halved(q, dfs) == one_by_one
     assert t_quantiles(q, dfs[:3]) + t_quantiles(q, dfs[3:]) == one_by_one  # a few alone, then many at once
+
+
+def test_one_case_gets_clopper_pearsons_interval():
+    low, high = proportion_interval(np.array([1.0, 0.0]), np.array([1.0, 1.0]))
+    assert low == pytest.approx([0.025, 0.0]) and high == pytest.approx([1.0, 0.975])
+
+
+def test_from_32_cases_on_the_interval_is_agresti_coulls():
+    z2 = Z * Z
+    centre = (16 + z2 / 2) / (32 + z2)
+    half = Z * math.sqrt(centre * (1 - centre) / (32 + z2))
+    low, high = proportion_interval(np.array([16.0]), np.array([32.0]))
+    assert (low[0], high[0]) == pytest.approx((centre - half, centre + half))
+
+
+def test_agresti_coull_ends_past_zero_or_one_are_clipped():
+    # 1 of 40 reaches below 0 and 39 of 40 above 1 before clipping.
+    low, high = proportion_interval(np.array([1.0, 39.0]), np.array([40.0, 40.0]))
+    assert low[0] == 0.0 and high[1] == 1.0
