@@ -13,6 +13,7 @@ from evalcore.analysis.stats.intervals import (
     EXACT_BELOW,
     Z,
     bootstrap_interval,
+    constant_interval,
     mean_acceleration,
     percentile_interval,
     proportion_interval,
@@ -138,3 +139,16 @@ def test_agresti_coull_ends_past_zero_or_one_are_clipped():
     # 1 of 40 reaches below 0 and 39 of 40 above 1 before clipping.
     low, high = proportion_interval(np.array([1.0, 39.0]), np.array([40.0, 40.0]))
     assert low[0] == 0.0 and high[1] == 1.0
+
+
+def test_the_boundary_rule_of_one_case_is_its_clopper_pearson_bound_and_of_no_case_unknown():
+    low, high = constant_interval(np.array([1.0, 0.0, 1.0]), np.array([1, 1, 0]))
+    assert low[:2] == pytest.approx([0.025, 0.0]) and high[:2] == pytest.approx([1.0, 0.975])
+    assert math.isnan(low[2]) and math.isnan(high[2])
+
+
+def test_a_level_that_rounds_to_one_is_read_just_under_one():
+    from evalcore.analysis.stats.intervals import _normal_quantiles
+
+    quantile = _normal_quantiles(np.array([1.0]))[0]
+    assert 7.5 < quantile < 8.5  # the normal quantile of 1 - 1e-15, not an error
