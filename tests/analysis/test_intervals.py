@@ -152,3 +152,12 @@ def test_a_level_that_rounds_to_one_is_read_just_under_one():
 
     quantile = _normal_quantiles(np.array([1.0]))[0]
     assert 7.5 < quantile < 8.5  # the normal quantile of 1 - 1e-15, not an error
+
+
+@pytest.mark.parametrize("extra", [[], list(range(30, 40))], ids=["one-at-a-time", "all-at-once"])
+def test_t_quantiles_are_students(extra):
+    from evalcore.analysis.stats.intervals import t_quantiles
+
+    # Student's t table, 0.995 quantile, 1, 2, 5, 10 and 29 degrees of freedom.
+    found = t_quantiles(0.995, [1, 2, 5, 10, 29, *extra])
+    assert found[:5] == pytest.approx([63.6567, 9.9248, 4.0321, 3.1693, 2.7564], abs=1e-4)
