@@ -161,3 +161,10 @@ def test_t_quantiles_are_students(extra):
     # Student's t table, 0.995 quantile, 1, 2, 5, 10 and 29 degrees of freedom.
     found = t_quantiles(0.995, [1, 2, 5, 10, 29, *extra])
     assert found[:5] == pytest.approx([63.6567, 9.9248, 4.0321, 3.1693, 2.7564], abs=1e-4)
+
+
+def test_two_cases_are_read_at_the_expanded_level_of_one_degree_of_freedom():
+    from evalcore.analysis.stats.intervals import expanded_level
+
+    # t(0.975, 1) = 12.71, times √2: the level rounds to 1 (the resamples' extremes), far from the 0.95 asked.
+    assert expanded_level(2)[0] > 0.9999
