@@ -11,7 +11,9 @@ import pytest
 
 from evalcore.analysis.stats.intervals import (
     EXACT_BELOW,
+    Z,
     bootstrap_interval,
+    constant_interval,
     mean_acceleration,
     percentile_interval,
     proportion_interval,
@@ -118,3 +120,51 @@ def test_t_quantiles_found_all_at_once_are_those_found_one_at_a_time_to_the_last
     one_by_one = [_t_quantile(q, df) for df in dfs]
     assert _halved(q, dfs) == one_by_one
     assert t_quantiles(q, dfs[:3]) + t_quantiles(q, dfs[3:]) == one_by_one  # a few alone, then many at once
+
+
+def test_one_case_gets_clopper_pearsons_interval():
+    low, high = proportion_interval(np.array([1.0, 0.0]), np.array([1.0, 1.0]))
+    assert low == pytest.approx([0.025, 0.0]) and high == pytest.approx([1.0, 0.975])
+
+
+def test_from_32_cases_on_the_interval_is_agresti_coulls():
+    z2 = Z * Z
+    centre = (16 + z2 / 2) / (32 + z2)
+    half = Z * math.sqrt(centre * (1 - centre) / (32 + z2))
+    low, high = proportion_interval(np.array([16.0]), np.array([32.0]))
+    assert (low[0], high[0]) == pytest.approx((centre - half, centre + half))
+
+
+def test_agresti_coull_ends_past_zero_or_one_are_clipped():
+    # 1 of 40 reaches below 0 and 39 of 40 above 1 before clipping.
+    low, high = proportion_interval(np.array([1.0, 39.0]), np.array([40.0, 40.0]))
+    assert low[0] == 0.0 and high[1] == 1.0
+
+
+def test_the_boundary_rule_of_one_case_is_its_clopper_pearson_bound_and_of_no_case_unknown():
+    low, high = constant_interval(np.array([1.0, 0.0, 1.0]), np.array([1, 1, 0]))
+    assert low[:2] == pytest.approx([0.025, 0.0]) and high[:2] == pytest.approx([1.0, 0.975])
+    assert math.isnan(low[2]) and math.isnan(high[2])
+
+
+def test_a_level_that_rounds_to_one_is_read_just_under_one():
+    from evalcore.analysis.stats.intervals import _normal_quantiles
+
+    quantile = _normal_quantiles(np.array([1.0]))[0]
+    assert 7.5 < quantile < 8.5  # the normal quantile of 1 - 1e-15, not an error
+
+
+@pytest.mark.parametrize("extra", [[], list(range(30, 40))], ids=["one-at-a-time", "all-at-once"])
+def test_t_quantiles_are_students(extra):
+    from evalcore.analysis.stats.intervals import t_quantiles
+
+    # Student's t table, 0.995 quantile, 1, 2, 5, 10 and 29 degrees of freedom.
+    found = t_quantiles(0.995, [1, 2, 5, 10, 29, *extra])
+    assert found[:5] == pytest.approx([63.6567, 9.9248, 4.0321, 3.1693, 2.7564], abs=1e-4)
+
+
+def test_two_cases_are_read_at_the_expanded_level_of_one_degree_of_freedom():
+    from evalcore.analysis.stats.intervals import expanded_level
+
+    # t(0.975, 1) = 12.71, times √2: the level rounds to 1 (the resamples' extremes), far from the 0.95 asked.
+    assert expanded_level(2)[0] > 0.9999

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from evalcore.analysis.people.ppi import ppi_mean, tuned_lambda
+from evalcore.analysis.stats.intervals import Z
 
 HUMAN = [1.0, 0.0, 1.0, 1.0]
 JUDGE_RATED = [1.0, 1.0, 1.0, 0.0]
@@ -142,3 +143,65 @@ def test_eight_ratings_that_all_agree_give_a_corrected_interval_with_width(lam):
     assert corrected.value == 1.0 and corrected.high == 1.0
     assert corrected.low == pytest.approx(0.025 ** (1 / 8))  # the boundary rule on the 8 rated items: 0.631
     assert corrected.judge_low == pytest.approx(0.025 ** (1 / 48)) and corrected.judge_high == 1.0
+
+
+def test_plain_ppi_is_the_default():
+    assert ppi_mean(HUMAN, JUDGE_RATED, JUDGE_UNRATED) == ppi_mean(HUMAN, JUDGE_RATED, JUDGE_UNRATED, lam=1.0)
+
+
+def test_with_every_item_rated_the_standard_error_is_the_peoples_alone():
+    est = ppi_mean(HUMAN, JUDGE_RATED, [], lam=1.0)
+    assert est.se == pytest.approx(math.sqrt(0.1875 / 4))
+
+
+def test_no_rated_item_leaves_every_corrected_figure_unknown_and_gives_the_judges_interval():
+    est = ppi_mean([], [], JUDGE_UNRATED)
+    judge_only = ppi_mean(JUDGE_UNRATED, JUDGE_UNRATED, [], bounds=(-math.inf, math.inf))
+    corrected = (est.value, est.low, est.high, est.people, est.bias, est.lam, est.se)
+    assert all(math.isnan(x) for x in corrected)
+    assert (est.rated, est.unrated) == (0, 6)
+    assert est.judge_se == pytest.approx(judge_only.se)
+    assert (est.judge_low, est.judge_high) == pytest.approx(
+        (4 / 6 - Z * est.judge_se, min(4 / 6 + Z * est.judge_se, 1.0))
+    )
+
+
+def test_no_item_at_all_gives_no_estimate_and_no_judge_mean():
+    est = ppi_mean([], [], [])
+    figures = (est.value, est.judge, est.judge_low, est.judge_high, est.judge_se)
+    assert all(math.isnan(x) for x in figures)
+    assert (est.rated, est.unrated) == (0, 0)
+
+
+def test_values_outside_zero_one_keep_the_point_interval_where_everyone_agrees():
+    # The boundary rule bounds a mean of values in [0, 1]; on a scale of -1 to 1 it would claim a width it has not.
+    est = ppi_mean([1.0] * 8, [1.0] * 8, [1.0] * 40, bounds=(-1.0, 1.0))
+    assert (est.low, est.high) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("human", "rated", "unrated"),
+    [([], [], [1.0, 0.0]), ([1.0], [1.0], [1.0, 0.0]), ([1.0, 0.0], [1.0, 0.0], []), ([1.0, 0.0], [0.5, 0.5], [0.5])],
+    ids=["no-rated-item", "one-rated-item", "no-unrated-item", "judge-never-varies"],
+)
+def test_tuned_lambda_is_zero_without_the_items_to_estimate_it(human, rated, unrated):
+    assert tuned_lambda(np.array(human), np.array(rated), np.array(unrated)) == 0.0
+
+
+def test_tuned_lambda_is_clipped_to_one():
+    # covariance 0.05 over 2 · 0.04/7: 4.375 before clipping.
+    human = np.array([0.0, 1.0, 0.0, 1.0])
+    rated = np.array([0.4, 0.6, 0.4, 0.6])
+    assert tuned_lambda(human, rated, np.array([0.5] * 4)) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("human", "rated", "unrated", "expected"),
+    [
+        ([0.0, 1.0], [0.0, 1.0], [0.0, 1.0, 1.0, 0.0], 0.25 / (1.5 * 0.3)),
+        ([0.0, 1.0, 1.0, 0.0], [0.0, 1.0, 1.0, 0.0], [1.0], 0.25 / (5 * 0.3)),
+    ],
+    ids=["two-rated-items", "one-unrated-item"],
+)
+def test_tuned_lambda_is_estimated_from_two_rated_items_or_one_unrated(human, rated, unrated, expected):
+    assert tuned_lambda(np.array(human), np.array(rated), np.array(unrated)) == pytest.approx(expected)
