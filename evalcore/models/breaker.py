@@ -7,7 +7,10 @@ Three things open an endpoint's breaker, each saying nothing of the case asked a
   timeout);
 - :data:`SERVER_ERROR_THRESHOLD` consecutive identical server errors (the same 5xx status) spread over at least
   :data:`THRESHOLD` cases: one case failing on its own does not open it, a server failing every case does (a
-  reply past the timeout neither counts nor resets: a loaded client times out on a healthy server);
+  reply past the timeout neither counts nor resets: a loaded client times out on a healthy server).
+  Consecutive in the order the calls were *sent* (:meth:`Breaker.sending`), not the order their answers are
+  read: concurrent calls finish out of order on a loaded client, and a reply read late to a call sent between
+  two failures still shows the server alive between them;
 - one refused key (401/403): a key that is refused will be refused again until someone changes it.
 
 :meth:`Breaker.record_failure` makes that decision for every caller (the litellm calls, HTTP targets and
@@ -22,6 +25,7 @@ endpoint without one (``http/<name>``) is its model id.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -38,6 +42,10 @@ UNREACHABLE_PREFIX = "cannot connect to "
 #: How the stored error message of a call stopped by a breaker that a reply opened begins (a refused key, a
 #: server failing every case); a resume calls those cases again.
 STOPPED_PREFIX = "stopped calling "
+#: How many attempts' outcomes a breaker keeps to count runs of server errors in (older ones are dropped).
+_OUTCOMES_KEPT = 4096
+#: How many of the newest numbers a breaker keeps the outcomes of when it drops the older ones.
+_OUTCOMES_PRUNED_TO = 2048
 #: The beginnings of every message a breaker gives its calls: what a resume calls again.
 BREAKER_PREFIXES = (UNREACHABLE_PREFIX, STOPPED_PREFIX)
 #: Providers whose model ids each name a server of their own: ``http/<name>`` targets
@@ -87,9 +95,12 @@ class Breaker:
     cause: str | None = None
     _streak: int = 0
     _streak_cause: str | None = None
-    _errors: int = 0
-    _error_status: int | None = None
-    _error_cases: set[object] = field(default_factory=set)
+    #: The number the next call sent gets (:meth:`sending`).
+    _sent: int = 0
+    #: The attempts whose answers count towards a run of server errors, by the number they were sent with: a
+    #: server error's (status, case), or None for a timeout (neither counts nor breaks a run). An attempt not
+    #: here (answered, or still in flight) breaks a run.
+    _outcomes: dict[int, tuple[int, object] | None] = field(default_factory=dict)
     #: What the calls it stops are told, when a reply opened it (a refused key, a server failing every case).
     _said: str | None = None
     _opened: asyncio.Event = field(default_factory=asyncio.Event)
@@ -111,17 +122,25 @@ class Breaker:
         """Open because of what the endpoint answered (not because it could not be reached)."""
         return self._said is not None
 
+    def sending(self) -> int:
+        """Number the attempt about to be sent, to give its outcome with (``sent=``): server errors count in a
+        row in the order their calls were sent."""
+        self._sent += 1
+        return self._sent
+
     def record_unreachable(self, cause: str) -> None:
         """A call could not connect; the third identical failure in a row opens the breaker."""
         if cause == self._streak_cause:
             self._streak += 1
         else:
             self._streak, self._streak_cause = 1, cause
-        self._forget_errors()
+        self._outcomes.clear()
         if self._streak >= self.threshold and self.cause is None:
             self._open(cause)
 
-    def record_failure(self, kind: str, status: int | None, cause: str | None, case: object, key_variable: str) -> None:
+    def record_failure(
+        self, kind: str, status: int | None, cause: str | None, case: object, key_variable: str, sent: int | None = None
+    ) -> None:
         """Tell the breaker what one failed attempt met, whoever made it: no connection, a refused key, a server
         error or a timeout, or an answer that says nothing of the endpoint (which resets the counts).
 
@@ -131,45 +150,62 @@ class Breaker:
             cause: why it could not connect (:func:`connection_failure`); None when it connected.
             case: any hashable naming the case (and sample) asked, to count the cases an endpoint failed.
             key_variable: where the key comes from, named when the endpoint refuses it.
+            sent: the attempt's number from :meth:`sending`; None: numbered now (sent after every other).
         """
         if cause is not None:
             self.record_unreachable(cause)
         elif kind == "auth":
             self.record_refused_key(status, key_variable)
         elif kind == "transport" and status is not None and status >= 500:
-            self.record_server_error(status, case)
+            self.record_server_error(status, case, sent)
         elif kind == "timeout":
             # A reply past the timeout says as little of the endpoint as of the machine waiting for it: a loaded
             # client times out on a healthy server. It neither counts towards opening nor resets the counts.
-            return
+            if sent is not None:  # numbered now, it would sit after every other: no run to keep unbroken
+                self._outcomes[sent] = None
         else:
             self.record_reached()
 
-    def record_server_error(self, status: int, case: object) -> None:
+    def record_server_error(self, status: int, case: object, sent: int | None = None) -> None:
         """The endpoint answered a call with a server error (5xx) while asking ``case`` (any hashable naming
-        it); :data:`SERVER_ERROR_THRESHOLD` identical ones in a row over :data:`THRESHOLD` cases open the breaker."""
+        it); :data:`SERVER_ERROR_THRESHOLD` identical ones in a row (in the order sent) over :data:`THRESHOLD`
+        cases open the breaker. ``sent``: the attempt's number from :meth:`sending`; None: numbered now."""
         self._streak, self._streak_cause = 0, None
-        if status != self._error_status:
-            self._forget_errors()
-            self._error_status = status
-        self._errors += 1
-        self._error_cases.add(case)
-        if self._errors >= SERVER_ERROR_THRESHOLD and len(self._error_cases) >= self.threshold:
-            said = f"it answered {status} to {self._errors} calls in a row, over {len(self._error_cases)} cases"
+        sent = self.sending() if sent is None else sent
+        self._outcomes[sent] = (status, case)
+        if len(self._outcomes) > _OUTCOMES_KEPT:
+            self._outcomes = {n: o for n, o in self._outcomes.items() if n > self._sent - _OUTCOMES_PRUNED_TO}
+        errors, cases = self._run_around(sent, status)
+        if errors >= SERVER_ERROR_THRESHOLD and len(cases) >= self.threshold:
+            said = f"it answered {status} to {errors} calls in a row, over {len(cases)} cases"
             self._open(f"server error {status}", f"{STOPPED_PREFIX}{self.endpoint}: {said}")
+
+    def _run_around(self, sent: int, status: int) -> tuple[int, set[object]]:
+        """The server errors of ``status`` in the unbroken run of calls sent around call ``sent``, and their cases."""
+        errors, cases = 0, set()
+        for numbers in (range(sent, 0, -1), itertools.count(sent + 1)):
+            for n in numbers:
+                if n not in self._outcomes:
+                    break
+                outcome = self._outcomes[n]
+                if outcome is not None:
+                    if outcome[0] != status:
+                        break
+                    errors += 1
+                    cases.add(outcome[1])
+        return errors, cases
 
     def record_refused_key(self, status: int | None, variable: str) -> None:
         """The endpoint refused the key (401/403): the breaker opens at once, naming the key's variable."""
         code = f" ({status})" if status else ""
         self._open("key refused", f"{STOPPED_PREFIX}{self.endpoint}: it refused the key{code}; check {variable}")
 
-    def record_reached(self) -> None:
-        """The endpoint answered (a reply, or an HTTP error it sent): the failures in a row start again."""
+    def record_reached(self, sent: int | None = None) -> None:
+        """The endpoint answered (a reply, or an HTTP error it sent): the failures in a row start again, the
+        server errors after the call ``sent`` (from :meth:`sending`; None: numbered now, after every other)."""
         self._streak, self._streak_cause = 0, None
-        self._forget_errors()
-
-    def _forget_errors(self) -> None:
-        self._errors, self._error_status, self._error_cases = 0, None, set()
+        if sent is None:  # numbered now: its absence from the outcomes breaks every run sent before it
+            self.sending()
 
     def _open(self, cause: str, said: str | None = None) -> None:
         if self.cause is None:

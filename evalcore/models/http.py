@@ -135,6 +135,7 @@ async def send_http(
     attempts = max(1, policy.max_attempts)
     for attempt in range(1, attempts + 1):
         started = time.monotonic()
+        sent = policy.breaker.sending() if policy.breaker is not None else None
         try:
             async with asyncio.timeout(policy.timeout_s):
                 response = await client.request(
@@ -150,7 +151,7 @@ async def send_http(
             if breaker is not None:
                 status = exc.status if isinstance(exc, _StatusError) else None
                 asked = id(policy) if policy.asked is None else policy.asked
-                breaker.record_failure(kind, status, cause, asked, KEY_SOURCE)
+                breaker.record_failure(kind, status, cause, asked, KEY_SOURCE, sent)
                 said = _failure(label, exc, kind, attempt, latency, hidden).message
                 stop = breaker.stop_error(label, kind, cause, attempt, attempts, latency, said)
                 if stop is not None:
@@ -162,7 +163,7 @@ async def send_http(
                 raise breaker.failure(label, cause or kind, attempt, latency, kind) from None
             continue
         if policy.breaker is not None:
-            policy.breaker.record_reached()
+            policy.breaker.record_reached(sent)
         latency = time.monotonic() - started
         return HttpReply(response.status_code, response.text, reply_headers, str(response.url), latency, attempt)
     raise AssertionError("unreachable: the loop returns or raises")

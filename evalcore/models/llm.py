@@ -128,6 +128,7 @@ class LiteLLMProvider:
         kwargs, attempts, breaker = self.prepare(request)
         for attempt in range(1, attempts + 1):
             started = time.monotonic()
+            sent = breaker.sending() if breaker is not None else None
             try:
                 response = await self.send(kwargs)
                 text, tool_calls = _reply_content(response)
@@ -137,10 +138,9 @@ class LiteLLMProvider:
                 kind, cause = classify(exc), connection_failure(exc)
                 if breaker is not None:
                     status = getattr(exc, "status_code", None)
+                    status = status if isinstance(status, int) else None
                     model = request.contender.model
-                    breaker.record_failure(
-                        kind, status if isinstance(status, int) else None, cause, request.asked, key_variable(model)
-                    )
+                    breaker.record_failure(kind, status, cause, request.asked, key_variable(model), sent)
                     said = scrub(_said(exc))[:MAX_MESSAGE_CHARS]
                     stop = breaker.stop_error(model, kind, cause, attempt, attempts, latency, said)
                     if stop is not None:
@@ -152,7 +152,7 @@ class LiteLLMProvider:
                     raise breaker.failure(request.contender.model, cause or kind, attempt, latency, kind) from None
                 continue
             if breaker is not None:
-                breaker.record_reached()
+                breaker.record_reached(sent)
             latency = time.monotonic() - started
             usage = self.usage(response, request.contender)
             return Reply(text=text, usage=usage, latency_s=latency, attempts=attempt, tool_calls=tool_calls)

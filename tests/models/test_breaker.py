@@ -281,3 +281,73 @@ def test_the_breakers_of_a_run_open_at_its_threshold() -> None:
     breaker = Breakers(threshold=1).of(Contender("a", "openai/x", api_base="http://h/v1"))
     breaker.record_unreachable("connection refused")
     assert breaker.is_open
+
+
+def _send(breaker: Breaker, count: int) -> list[int]:
+    return [breaker.sending() for _ in range(count)]
+
+
+def test_a_reply_read_late_to_a_call_sent_between_server_errors_keeps_the_breaker_closed() -> None:
+    # Concurrent calls finish out of order on a loaded client: the server answered 500, 500, 500, a reply,
+    # 500, 500, 500 in the order the calls were sent, and the reply is read last. No six were in a row.
+    breaker = Breaker("http://h/v1")
+    sent = _send(breaker, 7)
+    for i in (0, 1, 2, 4, 5, 6):
+        breaker.record_failure("transport", 500, None, f"case {i}", "KEY", sent[i])
+    assert not breaker.is_open
+    breaker.record_reached(sent[3])
+    assert not breaker.is_open
+
+
+def test_server_errors_sent_after_a_reply_read_late_are_in_a_row() -> None:
+    breaker = Breaker("http://h/v1")
+    sent = _send(breaker, 7)
+    for i in range(1, 7):
+        breaker.record_failure("transport", 500, None, f"case {i}", "KEY", sent[i])
+    assert breaker.is_open
+    assert breaker.message == "stopped calling http://h/v1: it answered 500 to 6 calls in a row, over 6 cases"
+
+
+def test_a_call_still_in_flight_between_server_errors_joins_their_run_when_it_fails_too() -> None:
+    breaker = Breaker("http://h/v1")
+    sent = _send(breaker, 6)
+    for i in (0, 1, 2, 4, 5):
+        breaker.record_server_error(503, f"case {i}", sent[i])
+    assert not breaker.is_open
+    breaker.record_server_error(503, "case 3", sent[3])
+    assert breaker.is_open
+    assert breaker.message == "stopped calling http://h/v1: it answered 503 to 6 calls in a row, over 6 cases"
+
+
+def test_a_timeout_sent_between_server_errors_neither_counts_nor_breaks_their_run() -> None:
+    breaker = Breaker("http://h/v1")
+    sent = _send(breaker, 7)
+    breaker.record_failure("timeout", None, None, "case 3", "KEY", sent[3])
+    for i in (0, 1, 2, 4, 5):
+        breaker.record_failure("transport", 502, None, f"case {i}", "KEY", sent[i])
+    assert not breaker.is_open
+    breaker.record_failure("transport", 502, None, "case 6", "KEY", sent[6])
+    assert breaker.message == "stopped calling http://h/v1: it answered 502 to 6 calls in a row, over 6 cases"
+
+
+def test_a_connection_failure_breaks_a_run_of_server_errors() -> None:
+    breaker = Breaker("http://h/v1")
+    for i in range(5):
+        breaker.record_server_error(503, f"case {i}")
+    breaker.record_unreachable("connection refused")
+    breaker.record_server_error(503, "case 5")
+    assert not breaker.is_open
+
+
+def test_a_breaker_keeps_the_newest_outcomes_when_it_has_more_than_its_bound() -> None:
+    breaker = Breaker("http://h/v1")
+    for i in range(4096):
+        breaker.record_server_error(500 + i % 2, f"case {i}")
+    breaker.record_failure("timeout", None, None, "case t", "KEY")  # numbered now: nothing to keep
+    assert len(breaker._outcomes) == 4096
+    breaker.record_server_error(500, "case 4096")
+    assert sorted(breaker._outcomes) == list(range(4097 + 1 - 2048, 4097 + 1))
+    # The newest outcomes are the ones kept: a run continuing them still opens.
+    for i in range(5):
+        breaker.record_server_error(500, f"more {i}")
+    assert breaker.is_open
