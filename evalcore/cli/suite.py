@@ -304,6 +304,14 @@ def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: in
                 file=sys.stderr,
             )
             code = 1
+        elif getattr(p, "cut_off", 0):  # every call was in flight when the breaker opened: stored, called again
+            noun = "case" if samples == 1 else "call"
+            print(
+                f"{plural(p.cut_off, noun)} of {name} cut off in flight when its endpoint's breaker opened; "
+                f"retry with evalcore run --resume {run_id}",
+                file=sys.stderr,
+            )
+            code = 1
         if p.unjudged and not budget_reached:
             print(
                 f"{p.unjudged} repl{'y' if p.unjudged == 1 else 'ies'} of {name} not judged: their judge could not "
@@ -312,7 +320,8 @@ def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: in
             )
             code = 1
     message: str = getattr(progress, "message", "") or ""
-    told = budget_reached or any(p.skipped or p.unjudged for p in getattr(progress, "contenders", {}).values())
+    contenders = getattr(progress, "contenders", {}).values()
+    told = budget_reached or any(p.skipped or p.unjudged or getattr(p, "cut_off", 0) for p in contenders)
     if status == "interrupted" and message and not told:
         print(f"run {run_id} is not complete: {message}", file=sys.stderr)  # another worker left it so
     for name, (results, errors) in store.result_counts(run_id).items():

@@ -14,11 +14,15 @@ from typing import TYPE_CHECKING
 
 from evalcore.core.errors import StoreError
 from evalcore.execution.budget import budget_message, left_message
+from evalcore.models.breaker import BREAKER_PREFIXES
 from evalcore.models.metering import UNFINISHED_PREFIX
 from evalcore.scoring.client import UNJUDGED_PREFIX
 from evalcore.storage.runs import STOPPED_BY_BUDGET, STOPPED_BY_STORE, STOPPED_BY_UNREACHABLE
 from evalcore.storage.unsaved import keep_unsaved
 from evalcore.trackers import ended_run
+
+#: What a stored result's error message begins with when a resume calls it again (judging aside).
+CALLED_AGAIN = (*BREAKER_PREFIXES, UNFINISHED_PREFIX)
 
 log = logging.getLogger(__name__)
 
@@ -33,14 +37,16 @@ if TYPE_CHECKING:
 def left_undone(
     progress: Progress, claims: Claims | None, store: Store, run_id: str, pairs_unjudged: int
 ) -> tuple[int, int]:
-    """Calls not made and replies (or comparisons) not judged. A worker of a shared run counts the whole run's
-    (every worker's), from the claims and the stored results."""
+    """Calls not made (or cut off by their endpoint's breaker: a resume makes them again) and replies (or
+    comparisons) not judged. A worker of a shared run counts the whole run's (every worker's), from the claims
+    and the stored results."""
     if claims is None:
-        return progress.skipped + progress.over_budget, progress.unjudged
+        return progress.skipped + progress.over_budget + progress.cut_off, progress.unjudged
     messages = store.error_messages(run_id)
     unjudged = sum((m or "").startswith(UNJUDGED_PREFIX) for m in messages.values())
-    # A case the cap stopped midway has its slot done (its result is stored), yet a resume calls it again.
-    unfinished = sum((m or "").startswith(UNFINISHED_PREFIX) for m in messages.values())
+    # A case the cap stopped midway, or a call cut off by its endpoint's breaker, has its slot done (its result
+    # is stored), yet a resume calls it again.
+    unfinished = sum((m or "").startswith(CALLED_AGAIN) for m in messages.values())
     if claims.pairwise_left and not claims.left:  # every answer is in, not every comparison
         unjudged += max(1, pairs_unjudged)
     return claims.left + unfinished, unjudged

@@ -10,6 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from evalcore.core.records import Result
+from evalcore.models.breaker import BREAKER_PREFIXES
+from evalcore.scoring.client import UNJUDGED_PREFIX
+
 BAR_WIDTH = 24
 
 
@@ -32,6 +36,9 @@ class ContenderProgress:
     over_budget: int = 0
     #: Of ``over_budget``, cases the cap stopped midway (an agent's later step refused), stored unfinished.
     unfinished: int = 0
+    #: Of ``done``, calls in flight when their endpoint's breaker opened, stored with its message: called, not
+    #: answered, and called again by ``evalcore run --resume`` like the ones ``skipped``.
+    cut_off: int = 0
     #: Replies stored but not judged: their judge call would have passed the budget cap, or the judge's endpoint
     #: could not be reached (``evalcore run --resume`` judges them, without asking the contender again).
     unjudged: int = 0
@@ -41,6 +48,15 @@ class ContenderProgress:
     waiting: str | None = None
     #: An adaptive run stopped calling this contender, and why: ``stopped after 120 of 500 cases: behind …``.
     stopped: str | None = None
+
+    def count(self, result: Result) -> None:
+        """Count a stored result: done, and whether it is an error, a reply not judged, or a call cut off."""
+        self.done += 1
+        if result.error is not None:
+            self.errors += result.status == "error"
+            message = result.error.message
+            self.unjudged += message.startswith(UNJUDGED_PREFIX)
+            self.cut_off += message.startswith(BREAKER_PREFIXES)
 
     def skip(self, why: str) -> None:
         """Count a case (× sample) left unrun, and why: it will not be called in this session."""
@@ -102,6 +118,11 @@ class Progress:
     def over_budget(self) -> int:
         """Cases not called because the budget cap was reached (``evalcore run --resume --max-cost`` calls them)."""
         return sum(p.over_budget for p in self.contenders.values())
+
+    @property
+    def cut_off(self) -> int:
+        """Calls stored with the message of their endpoint's breaker (``evalcore run --resume`` calls them again)."""
+        return sum(p.cut_off for p in self.contenders.values())
 
     @property
     def unfinished(self) -> int:

@@ -42,7 +42,7 @@ from evalcore.models.metering import UNFINISHED_PREFIX, Meter, OverBudget, Ticke
 from evalcore.models.registry import run_providers
 from evalcore.models.types import Provider, Reply, Request
 from evalcore.scoring.adapters import Context, Parsed
-from evalcore.scoring.client import UNJUDGED_PREFIX, Client, call_adapter
+from evalcore.scoring.client import Client, call_adapter
 from evalcore.scoring.judge import stored_verdicts
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.scoring.scorers import Scored, scorer_failures
@@ -324,9 +324,7 @@ class _Execution:
                 pairs.add(result)
             if self.race is not None:
                 self.race.add(result)
-            progress.done += 1
-            progress.errors += result.status == "error"
-            progress.unjudged += result.error is not None and result.error.message.startswith(UNJUDGED_PREFIX)
+            progress.count(result)
             self._report()
 
     def _gate(self, contender: Contender) -> Gate | None:

@@ -242,6 +242,18 @@ def test_the_text_leaderboard_shows_pass_hat_k_and_consistency_columns_when_a_ru
     assert "consistency" not in format_leaderboard(leaderboard(_rows({"a": [[1], [0]]}), one, B=50), one)
 
 
+def test_at_100_characters_the_marks_are_shortened_before_pass_hat_k_and_consistency_are_left_out():
+    from evalcore.analysis.tables.text import format_leaderboard
+
+    outcomes = [[1, 1, 0], [1, 1, 1], [0, 0, 0]] * 10
+    long, other = "fake/skill · skill=0.8 · seed=1", "fake/steady"
+    df = _rows({long: outcomes, other: [[1, 1, 1], [0, 0, 0], [1, 1, 1]] * 10})
+    metric_set = MetricSet.of(METRICS, 3)
+    lines = format_leaderboard(leaderboard(df, metric_set, B=50), metric_set, width=100).splitlines()
+    assert {"pass^3", "consistency"} <= set(lines[0].split()) and max(map(len, lines[:4])) <= 100
+    assert long in lines[2] + lines[3] and "★ best" not in lines[2]  # the marks in short, the id whole
+
+
 def test_weights_given_as_text_may_name_pass_at_k_and_pass_hat_k():
     from evalcore.analysis.scores.weights import parse_weights
 

@@ -97,6 +97,25 @@ def test_a_dead_endpoint_stops_the_run_in_seconds_names_the_url_and_exits_1(tmp_
     assert f"errors: openai/gpt-4o-mini: {info['results']} transport; first: cannot connect to {url}" in done.stderr
 
 
+def test_a_dead_endpoint_found_while_every_call_was_in_flight_leaves_the_run_resumable(tmp_path, tmp_db):
+    # Three cases, all sent at once: the breaker opens on the third refusal, so no case is left unrun, yet each
+    # stored error is one a resume calls again: the run is not complete.
+    cases = {f"vague/{i}": ("Someone may want something.", {"name": None}) for i in range(3)}
+    config = {"fields": {"name": {"type": "string"}}, "run": {"max_attempts": 2, "backoff_s": 0, "concurrency": 3}}
+    suite = write_suite(tmp_path / "suite", config, cases)
+    url = dead_url()
+    done = evalcore("run", suite, "--db", tmp_db, "-m", "openai/gpt-4o-mini", "--api-base", url)
+    assert done.returncode == 1, done.stderr
+    info = only_run(tmp_db)
+    assert info["status"] == "interrupted" and info["results"] == 3
+    assert (
+        f"3 cases of openai/gpt-4o-mini cut off in flight when its endpoint's breaker opened; "
+        f"retry with evalcore run --resume {info['id']}"
+    ) in done.stderr
+    again = evalcore("run", "--resume", info["id"], "--db", tmp_db)
+    assert again.returncode == 1 and "cut off in flight" in again.stderr, again.stderr
+
+
 def test_ctrl_c_exits_130_and_the_run_reads_cancelled(suite, tmp_db):
     process = start_cli(
         "run", suite, "--db", tmp_db, "--samples", "8", "--quiet", env=_env({"EVALCORE_FAKE_LATENCY_SCALE": "0.3"})

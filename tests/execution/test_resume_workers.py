@@ -10,7 +10,9 @@ import pytest
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import ErrorInfo, Result
 from evalcore.execution.budget import Budget
+from evalcore.execution.ending import left_undone
 from evalcore.execution.plan import RunOptions, make_plan
+from evalcore.execution.progress import Progress
 from evalcore.execution.race_settings import RaceSettings
 from evalcore.execution.replay import open_replay
 from evalcore.execution.resume import check_shareable, claimed_slots, join_run
@@ -212,3 +214,23 @@ def test_a_worker_joining_after_another_stored_an_unreachable_endpoint_asks_it_a
         assert key in second.claim(100, contender)
     finally:
         second.close(wait=False)
+
+
+def test_the_last_worker_counts_calls_another_worker_s_breaker_cut_off_as_left_undone(started):
+    # Every slot is stored, one of them cut off by its endpoint's breaker: a resume calls it again, so the
+    # worker that ends the run must not call it complete.
+    store, run_id = started
+    plan, run, done = resume_plan(store, run_id)
+    worker = join_run(store, plan, run, done, lease_s=30)
+    rows = store.result_rows(run_id)
+    try:
+        keys = [key for contender in plan.contenders for key in worker.claim(100, contender.id)]
+        cut_off = ErrorInfo(
+            "transport", "stopped calling http://x/v1: it answered 503 to 6 calls in a row, over 3 cases"
+        )
+        results = [Result(*key, status="scored", score=1.0) for key in keys[1:]]
+        worker.store_rows([rows(r) for r in [Result(*keys[0], status="error", score=None, error=cut_off), *results]])
+    finally:
+        worker.close(wait=False)
+    assert worker.left == 0
+    assert left_undone(Progress(run_id), worker, store, run_id, 0) == (1, 0)

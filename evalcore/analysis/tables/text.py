@@ -165,9 +165,11 @@ class _Column:
 
 
 #: What goes, in order, until a table fits its width: tokens, per-metric intervals, per-metric
-#: columns, cases, the wscore interval, the score interval, P(best), the repeat columns (pass^k,
-#: consistency); then marks are shortened and contender ids cut in the middle. Rank, contender, score,
-#: wscore, errors, cost and time always stay.
+#: columns, cases, the wscore interval, the score interval, P(best); then the marks are shortened
+#: (:data:`SHORT_MARKS`, before a run of repeats loses its point, pass^k and consistency), the
+#: repeat columns go, and contender ids are cut in the middle. Rank, contender, score, wscore,
+#: errors, cost and time always stay.
+SHORT_MARKS = "short marks"
 FIT_STEPS = (
     "tokens",
     "metric intervals",
@@ -176,6 +178,7 @@ FIT_STEPS = (
     "wscore interval",
     "score interval",
     "P(best)",
+    SHORT_MARKS,
     "repeats",
 )
 #: A contender id is never cut below this many characters.
@@ -199,7 +202,8 @@ def _columns(
     columns.append(
         _Column("score", [_with_interval(r, "score", format_percent, "score interval" in dropped) for r in rows])
     )
-    repeated = {m.name for m in metrics if isinstance(m, RepeatMetric)}
+    # The score's pass^k and consistency are a run of repeats' point; another metric's go with the metrics.
+    repeated = {m.name for m in metrics if isinstance(m, RepeatMetric) and m.source == "score"}
     columns += [
         _Column(
             name,
@@ -318,9 +322,8 @@ def _fitted(
         if max(map(len, lines)) <= width:
             break
         dropped.add(step)
-        lines = _aligned(_columns(table, metrics, dropped, short=False, weighted=weighted))
-    if max(map(len, lines)) > width:
-        lines = _aligned(_columns(table, metrics, dropped, short=True, weighted=weighted))
+        short = SHORT_MARKS in dropped
+        lines = _aligned(_columns(table, metrics, dropped, short=short, weighted=weighted))
     excess = max(map(len, lines)) - width
     if excess > 0:
         lines = _aligned(_cut_contenders(_columns(table, metrics, dropped, short=True, weighted=weighted), excess))
