@@ -273,10 +273,10 @@ def writer_messages(suite: Suite, dataset: str, item: SourceItem, count: int, se
     fields = "".join(f"\n- {f.name} ({f.type}{': ' + ', '.join(f.values) if f.values else ''}): {f.description}"
                      for f in data.fields)  # fmt: skip
     about = "\n".join(t for t in (suite.config.instructions, data.description, data.instructions) if t)
+    form = f"The expected answer is an object with these fields (null where the input does not say):{fields}\n"
     user = (
         f"Dataset {dataset} of suite {suite.name}.\n{about}\n"
-        + (f"The expected answer is an object with these fields (null where the input does not say):{fields}\n"
-           if fields else "")  # fmt: skip
+        + (form if fields else "")
         + f"Cases of the dataset, in its form:\n{examples}\n"
         + f'Write from this source:\n<source name="{item.origin}">\n{item.text}\n</source>\n'
         + f'Write {count} new cases, each unlike the examples and each other, as {{"cases": [{{"variant": ..., '
