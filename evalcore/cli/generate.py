@@ -109,8 +109,13 @@ _HEADER = ["id", "dataset", "from", "origin", "input", "expected"]
 
 
 def _rows(proposals: list[Proposal]) -> list[list[str]]:
-    return [[p.id, p.dataset, p.source, p.origin[:30], _short(p.case.get("input"), 50),
+    return [[p.id, p.dataset, p.source, _tail(p.origin, 30), _short(p.case.get("input"), 50),
              _short(p.case.get("expected"), 30)] for p in proposals]  # fmt: skip
+
+
+def _tail(text: str, width: int) -> str:
+    """The end of ``text`` (a run's case: the case id is at its end)."""
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 def _short(value: object, width: int) -> str:
@@ -149,6 +154,6 @@ COMMANDS = {
         add_generate,
         cmd_generate,
         "propose new cases from documents, personas or failures; a person accepts them into the dataset (review)",
-        "evalcore generate docs/examples/faq --dataset questions --from docs --count 5",
+        "evalcore generate docs/examples/policies --dataset questions --from docs --count 5",
     ),
 }

@@ -21,12 +21,12 @@ PAGE = "pages/rate.py"
 
 @pytest.fixture
 def queued(monkeypatch, tmp_path) -> Path:
-    """Three proposals for the faq example suite (copied under a suite root), and a stored run to rate."""
+    """Three proposals for the policies example suite (copied under a suite root), and a stored run to rate."""
     seed(monkeypatch, tmp_path, judged_run(4, run_id="run-rate"))
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
     monkeypatch.setenv("EVALCORE_SUITE_ROOTS", str(tmp_path / "suites"))
-    folder = tmp_path / "suites/faq"
-    shutil.copytree(REPO / "docs/examples/faq", folder)
+    folder = tmp_path / "suites/policies"
+    shutil.copytree(REPO / "docs/examples/policies", folder)
     with Store(tmp_path / "evalcore.db") as store:
         generate_cases(load_suite(folder), store, GenerateOptions("questions", "personas", count=4))
     return folder

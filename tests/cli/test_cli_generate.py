@@ -17,8 +17,8 @@ FAST = {"EVALCORE_FAKE_LATENCY_SCALE": "0"}
 
 @pytest.fixture
 def suite_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "faq"
-    shutil.copytree(ROOT / "docs/examples/faq", folder)
+    folder = tmp_path / "policies"
+    shutil.copytree(ROOT / "docs/examples/policies", folder)
     return folder
 
 

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def suite_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
-    folder = tmp_path / "faq"
-    shutil.copytree(ROOT / "docs/examples/faq", folder)
+    folder = tmp_path / "policies"
+    shutil.copytree(ROOT / "docs/examples/policies", folder)
     return folder
 
 

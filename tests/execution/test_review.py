@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def queued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Store]:
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
-    folder = tmp_path / "faq"
-    shutil.copytree(ROOT / "docs/examples/faq", folder)
+    folder = tmp_path / "policies"
+    shutil.copytree(ROOT / "docs/examples/policies", folder)
     store = Store(tmp_path / "e.db")
     generate_cases(load_suite(folder), store, GenerateOptions("questions", "personas", count=4))
     assert len(load_proposals(store, status=PENDING)) == 3

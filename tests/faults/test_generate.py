@@ -32,9 +32,9 @@ BOUND_S = 60
 
 @pytest.fixture
 def suite_dir(tmp_path: Path, openai_server: OpenAIServer) -> Path:
-    """The faq example whose writer is the local server (two documents: two writer calls)."""
-    folder = tmp_path / "faq"
-    shutil.copytree(ROOT / "docs/examples/faq", folder)
+    """The policies example whose writer is the local server (two documents: two writer calls)."""
+    folder = tmp_path / "policies"
+    shutil.copytree(ROOT / "docs/examples/policies", folder)
     config = (folder / "evalcore.yaml").read_text(encoding="utf-8")
     writer = (f"  model: {WRITER}\n  api_base: {openai_server.base_url}\n  timeout_s: {TIMEOUT_S}\n"
               f"  max_attempts: 2\nprices:\n  {WRITER}: {json.dumps(PRICES)}\nrun:\n  backoff_s: 0\n")  # fmt: skip
