@@ -85,7 +85,7 @@ def _decided(act: Any, message: str | None) -> None:
     """Run a decision; what it said (or why it failed) is shown once on the next run."""
     try:
         said = act()
-    except EvalcoreError as exc:
+    except (EvalcoreError, OSError) as exc:  # a file the dataset cannot take is said like any refusal
         st.session_state[Keys.REVIEW_SAID] = ("error", str(exc))
         return
     st.session_state[Keys.REVIEW_SAID] = ("ok", message or str(said))

@@ -15,7 +15,15 @@ from typing import Any
 
 from evalcore.core.errors import ConfigError
 from evalcore.execution.verify import CaseCheck
-from evalcore.storage.proposals import ACCEPTED, PENDING, REJECTED, Proposal, decide_proposal, get_proposal
+from evalcore.storage.proposals import (
+    ACCEPTED,
+    PENDING,
+    REJECTED,
+    Proposal,
+    decide_proposal,
+    get_proposal,
+    reopen_proposal,
+)
 from evalcore.suite.additions import add_case, next_case_id
 from evalcore.suite.cases import case_from_mapping
 from evalcore.suite.fingerprint import definition_fingerprint
@@ -63,9 +71,14 @@ def accept_proposal(store: Any, ref: str, who: str, *, case_input: Any = _UNSET,
     if problem is not None:
         raise ConfigError(f"proposal {proposal.id}: {problem}; nothing was written")
     before = definition_fingerprint(suite, suite.cases)
-    where = add_case(folder, case)
     proposal.case = case
+    # Claimed in the store first: of two people accepting it at once, one is refused before writing anything.
     decide_proposal(store, proposal, ACCEPTED, who, f"edited: {', '.join(edited)}" if edited else "")
+    try:
+        where = add_case(folder, case)
+    except BaseException:
+        reopen_proposal(store, proposal)
+        raise
     grown = load_suite(proposal.suite_path)
     return Accepted(where, checked.id, before, definition_fingerprint(grown, grown.cases))
 

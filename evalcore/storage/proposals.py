@@ -141,6 +141,16 @@ def decide_proposal(store: Any, proposal: Proposal, status: str, who: str, note:
     proposal.status = status
 
 
+def reopen_proposal(store: Any, proposal: Proposal) -> None:
+    """Put a proposal back in the queue (its acceptance could not be written to the dataset's files)."""
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE proposals SET status = ?, decided_at = NULL, decided_by = NULL, note = '' WHERE id = ?",
+            (PENDING, proposal.id),
+        )
+    proposal.status = PENDING
+
+
 def _row(p: Proposal) -> tuple:
     return (
         p.id, p.suite, p.suite_path, p.dataset, p.source, p.origin, _ENCODE(p.case), _ENCODE(p.generator), p.status,

@@ -20,11 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def queued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Store]:
+def queued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_location: str) -> tuple[Path, Store]:
+    """Three pending proposals for a copy of the policies example, in a SQLite store, then a PostgreSQL one."""
     monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
     folder = tmp_path / "policies"
     shutil.copytree(ROOT / "docs/examples/policies", folder)
-    store = Store(tmp_path / "e.db")
+    store = Store(store_location)
     generate_cases(load_suite(folder), store, GenerateOptions("questions", "personas", count=4))
     assert len(load_proposals(store, status=PENDING)) == 3
     return folder, store
@@ -78,6 +79,19 @@ def test_an_edit_that_fails_the_datasets_checks_writes_nothing_and_stays_pending
         accept_proposal(store, first.id, "bo", case_input="   ")
     assert _hash_tree(folder / "datasets") == before
     assert load_proposals(store, status=PENDING)[0].id == first.id
+
+
+def test_a_case_that_cannot_be_written_leaves_its_proposal_pending(queued, monkeypatch):
+    folder, store = queued
+    first = load_proposals(store, status=PENDING)[0]
+    monkeypatch.setattr("evalcore.execution.review.add_case", _refused)
+    with pytest.raises(PermissionError):
+        accept_proposal(store, first.id, "bo")
+    assert load_proposals(store, status=PENDING)[0].id == first.id and len(_lines(folder)) == 3
+
+
+def _refused(folder: Path, case: dict) -> Path:
+    raise PermissionError(13, "Permission denied", str(folder / "cases.jsonl"))
 
 
 def test_a_decided_proposal_cannot_be_decided_again(queued):
