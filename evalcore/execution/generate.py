@@ -42,7 +42,7 @@ from evalcore.execution.judge_calls import suite_prices
 from evalcore.execution.verify import CaseCheck
 from evalcore.models.metering import Meter, OverBudget, metering
 from evalcore.models.registry import get_provider
-from evalcore.models.types import Request
+from evalcore.models.types import Reply, Request
 from evalcore.storage.proposals import Proposal, add_proposals, load_proposals, proposal_id
 from evalcore.suite.cases import case_from_mapping
 from evalcore.suite.duplicates import THRESHOLD, Seen
@@ -104,6 +104,7 @@ class GenerateReport:
     failed_calls: list[str] = field(default_factory=list)
     #: Source files not read, each with why.
     skipped: list[str] = field(default_factory=list)
+    #: What the writer's replies cost (as their usage says).
     spent_usd: float = 0.0
     stopped_by_budget: bool = False
 
@@ -142,7 +143,7 @@ def generate_cases(suite: Suite, store: Any, options: GenerateOptions) -> Genera
         messages = writer_messages(suite, dataset, item, wanted, options.seed)
         try:
             with metering(meter):
-                text = asyncio.run(_ask(writer, messages, suite))
+                reply = asyncio.run(_ask(writer, messages, suite))
         except OverBudget as exc:
             report.stopped_by_budget = True
             report.failed_calls.append(f"{item.origin}: {exc}")
@@ -150,7 +151,8 @@ def generate_cases(suite: Suite, store: Any, options: GenerateOptions) -> Genera
         except CallFailed as exc:
             report.failed_calls.append(f"{item.origin}: {exc.kind}: {exc}")
             continue
-        cases = _reply_cases(text)
+        report.spent_usd += reply.usage.cost_usd or 0.0
+        cases = _reply_cases(reply.text)
         if cases is None:
             report.failed_calls.append(f"{item.origin}: the writer's reply is not JSON of the form {_FORM}")
             continue
@@ -161,7 +163,6 @@ def generate_cases(suite: Suite, store: Any, options: GenerateOptions) -> Genera
             if kept is not None:
                 proposals.append(kept)
     report.stored = add_proposals(store, proposals)
-    report.spent_usd = budget.spent_usd if budget is not None else 0.0
     return report
 
 
@@ -231,6 +232,8 @@ def _failures(suite: Suite, dataset: str, store: Any, ref: str | None, count: in
     """The run's cases of ``dataset`` where a contender failed or the contenders disagreed, worst first."""
     run_id = store.resolve_run_id(ref) if ref else _newest_run(store, suite.name)
     run = store.load_run(run_id)
+    if run.info.suite != suite.name:
+        raise ConfigError(f"--run {ref}: run {run_id} is of suite {run.info.suite}, not {suite.name}; give a run of it")
     return [SourceItem(f"{run_id}:{case.id}", _case_text(case)) for case in failing_cases(run, dataset)[:count]]
 
 
@@ -306,14 +309,13 @@ def _writer(suite: Suite, options: GenerateOptions) -> Contender:
     return contender
 
 
-async def _ask(writer: Contender, messages: list[dict[str, Any]], suite: Suite) -> str:
+async def _ask(writer: Contender, messages: list[dict[str, Any]], suite: Suite) -> Reply:
     config = suite.config.generate
     request = Request(
         contender=writer, messages=messages, response_format={"type": "json_object"}, timeout_s=config.timeout_s,
         max_attempts=config.max_attempts, backoff_s=suite.config.run.backoff_s,
     )  # fmt: skip
-    reply = await get_provider(writer.model).complete(request)
-    return reply.text
+    return await get_provider(writer.model).complete(request)
 
 
 def _reply_cases(text: str) -> list[Any] | None:

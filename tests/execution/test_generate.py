@@ -95,3 +95,15 @@ def test_failures_are_the_cases_contenders_failed_or_disagreed_on_worst_first():
     scores = {("c0", 0): 1.0, ("c0", 1): 1.0, ("c1", 0): 1.0, ("c1", 1): 0.0, ("c2", 0): 0.5, ("c2", 1): 0.5}
     run.results = [Result(f"m{i}", "d", case, 0, "ok", score) for (case, i), score in scores.items()]
     assert [c.id for c in failing_cases(run, "d")] == ["c1", "c2"]
+
+
+def test_failures_of_a_run_of_another_suite_are_refused(suite_dir, tmp_path):
+    with Store(tmp_path / "e.db") as store:
+        store.import_run(make_run(run_id="run-intake", suite="intake"))
+    with pytest.raises(ConfigError, match="run run-intake is of suite intake, not policies"):
+        _generate(suite_dir, tmp_path / "e.db", source="failures", run="run-intake")
+
+
+def test_what_the_writers_replies_cost_is_counted_without_a_cap(suite_dir, tmp_path):
+    report, _ = _generate(suite_dir, tmp_path / "e.db", source="personas", count=2)
+    assert report.spent_usd > 0
