@@ -84,3 +84,9 @@ class Keys:
     RATE_REVEAL = "rate_reveal"  # what the page says of the rating just stored, once (names only with reveal "each")
     RATE_COMMENT = "rate_comment_"  # + the item: its comment box
     RATE_SCORE = "rate_score_"  # + a judge dimension: its 1-5 choice
+    REVIEW = "review"  # the Rate page shows the review queue of proposed cases instead of replies
+    REVIEW_SAID = "review_said"  # ("ok" | "error", text): what the last decision on a proposal said, once
+    REVIEW_SKIPPED = "review_skipped"  # ids of proposals skipped this session
+    REVIEW_INPUT = "review_input_"  # + a proposal id: its input as the reviewer edits it
+    REVIEW_EXPECTED = "review_expected_"  # + a proposal id: its expected answer as the reviewer edits it
+    REVIEW_WHY = "review_why_"  # + a proposal id: why it is rejected

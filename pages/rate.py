@@ -15,7 +15,7 @@ import streamlit as st
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import blinding, changes, rating
 from evalcore.storage.ratings import add_ratings, load_ratings
-from pages import _actions, _frame, _loaders, _rate_base, _rater, _widgets
+from pages import _actions, _frame, _loaders, _rate_base, _rater, _review, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -43,6 +43,7 @@ if not access.may_rate():
     st.info("Rating is not open to you on this deployment ([evalcore.access] rate).", icon=":material/lock:")
     st.stop()
 rater = _rater.rater(access)
+_review.offer(_loaders.store(), access, rater)  # proposed cases, when some wait and the reviewer asks for them
 
 st.caption(plain(now.label))
 left, middle, right = st.columns([3, 2, 1])

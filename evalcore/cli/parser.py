@@ -15,6 +15,7 @@ from evalcore.cli import (
     cases,
     completion,
     decide,
+    generate,
     history,
     pairwise,
     planning,
@@ -49,6 +50,7 @@ examples:
   evalcore pairwise RUN_ID                       win rates and Bradley-Terry ranking of a pairwise judge
   evalcore ratings RUN_ID                        what people said: ranking, agreement, the judge corrected
   evalcore ratings import ratings.jsonl          people's ratings (JSON Lines) into the store
+  evalcore generate SUITE --dataset D --from docs   propose new cases; evalcore generate review accepts them
 """
 
 Adder = Callable[[argparse.ArgumentParser], None]
@@ -66,6 +68,7 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **agreement.COMMANDS,
     **pairwise.COMMANDS,
     **ratings.COMMANDS,
+    **generate.COMMANDS,
     **cache.COMMANDS,
 }
 

@@ -10,7 +10,10 @@
 - :mod:`~evalcore.execution.progress`: the progress records the runner keeps, and progress bars on stderr.
 - :mod:`~evalcore.execution.replay`: :func:`open_replay`, a stored run whose replies answer a run's calls.
 - :mod:`~evalcore.execution.reply_cache`: a run's reply cache (``--cache``): stored replies reused per call.
-- :mod:`~evalcore.execution.verify`: offline checks of a suite (:func:`verify_suite`).
+- :mod:`~evalcore.execution.verify`: offline checks of a suite (:func:`verify_suite`), and of one case
+  (:class:`~evalcore.execution.verify.CaseCheck`).
+- :mod:`~evalcore.execution.generate`: new cases a writer model proposes (``evalcore generate``), filtered and
+  queued; :mod:`~evalcore.execution.review`: a person's decision on them, an accepted case written to the dataset.
 
 May import every sub-package below it: :mod:`evalcore.analysis` (weights), :mod:`evalcore.storage`,
 :mod:`evalcore.scoring`, :mod:`evalcore.suite`, :mod:`evalcore.models`, :mod:`evalcore.core`.

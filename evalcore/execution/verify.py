@@ -8,6 +8,7 @@ from pathlib import Path
 from evalcore.core.errors import ConfigError, EvalcoreError
 from evalcore.core.images import image_refs
 from evalcore.core.metric_set import MetricSet
+from evalcore.core.records import Case
 from evalcore.execution.judge_calls import check_judges_take_images
 from evalcore.execution.pairwise import pairwise_lines
 from evalcore.execution.plan import suite_contexts
@@ -15,7 +16,7 @@ from evalcore.execution.readiness import check_weights
 from evalcore.scoring.adapters import Parsed, prompt_messages
 from evalcore.scoring.plugins import build_adapter, build_scorer
 from evalcore.suite.lineup import expand_lineup, missing_api_keys, name_problems, split_refused
-from evalcore.suite.loader import Suite, load_suite
+from evalcore.suite.loader import Suite, check_expected, load_suite, uses_fields
 from evalcore.suite.prompts import check_prompt_names
 
 
@@ -46,37 +47,63 @@ def verify_suite(path: str | Path) -> Report:
     return report
 
 
+class CaseCheck:
+    """What ``evalcore verify`` checks of each case of a suite, set up once: the field schema, the adapter's
+    messages and its word on the expected answer, the scorer's, and (a scorer that asks no model) whether the
+    expected answer scores itself. ``evalcore generate`` drops a proposed case it finds a problem with."""
+
+    def __init__(self, suite: Suite):
+        self.suite = suite
+        self.adapter = build_adapter(suite.adapter_ref, suite.path)
+        #: What the adapter says about a case's expected answer (an agent's: the actions name its tools).
+        self._adapter_case = getattr(self.adapter, "check_case", None)
+        self.scorer = build_scorer(suite.scorer_refs, suite.path)
+        self._scorer_case = getattr(self.scorer, "check_case", None)
+        self.primary = next(m.name for m in self.scorer.metrics if m.primary)
+        self.contexts = suite_contexts(suite)
+        # A scorer whose expected answers hold rules (acceptable values, optional parts) says what a right reply is.
+        self._right_output = getattr(self.scorer, "perfect_output", lambda case: case.expected)
+        # A scorer of an agent's path scores a trace: it says what a right one is.
+        self._right_trace = getattr(self.scorer, "perfect_trace", lambda case: None)
+        #: A judge: verify calls no model, so it scores nothing.
+        self.asks_model = getattr(self.scorer, "ascore", None) is not None
+
+    def problem(self, case: Case) -> str | None:
+        """What is wrong with ``case`` for this suite, or None; the adapter's messages are built on the way."""
+        dataset = self.suite.datasets[case.dataset]
+        if uses_fields(self.suite.config):
+            try:
+                check_expected(case, dataset.fields)
+            except ConfigError as exc:
+                return str(exc).removeprefix(f"{case.source}: ")
+        self.adapter.build_messages(case, self.contexts[case.dataset])
+        problem = self._adapter_case(case) if self._adapter_case is not None else None
+        return problem or (self._scorer_case(case) if self._scorer_case is not None else None)
+
+    def scores_itself(self, case: Case) -> bool | None:
+        """Whether the case's expected answer scores 1 on the primary metric against itself; None for a judge."""
+        if self.asks_model:
+            return None
+        right = Parsed(output=self._right_output(case), trace=self._right_trace(case))
+        return self.scorer.score(case, right, self.contexts[case.dataset]).metrics.get(self.primary) == 1.0
+
+
 def _check_cases(suite: Suite, report: Report) -> None:
-    adapter = build_adapter(suite.adapter_ref, suite.path)
+    check = CaseCheck(suite)
+    adapter, scorer, primary, asks_model = check.adapter, check.scorer, check.primary, check.asks_model
     check_adapter = getattr(adapter, "check_ready", None)
     if check_adapter is not None:  # what the adapter would start (an agent's MCP servers' programs)
         check_adapter()
     learn = getattr(adapter, "learn_tools", None)  # an agent's MCP servers, opened to list their tools
     if learn is not None and (unlisted := learn()) is not None:
         report.lines.append(f"note: the MCP servers' tools are not checked against the expected actions: {unlisted}")
-    #: What the adapter says about a case's expected answer (an agent's: the actions name its tools).
-    adapter_case = getattr(adapter, "check_case", None)
-    scorer = build_scorer(suite.scorer_refs, suite.path)
-    check_case = getattr(scorer, "check_case", None)
-    primary = next(m.name for m in scorer.metrics if m.primary)
     perfect = 0
-    contexts = suite_contexts(suite)
-    # A scorer whose expected answers hold rules (acceptable values, optional parts) says what a right reply is.
-    right_output = getattr(scorer, "perfect_output", lambda case: case.expected)
-    # A scorer of an agent's path scores a trace: it says what a right one is.
-    right_trace = getattr(scorer, "perfect_trace", lambda case: None)
-    asks_model = getattr(scorer, "ascore", None) is not None  # a judge: verify calls no model, so it scores nothing
     for dataset in suite.datasets.values():
-        context = contexts[dataset.name]
         for case in dataset.cases:
-            adapter.build_messages(case, context)
-            problem = adapter_case(case) if adapter_case is not None else None
-            problem = problem or (check_case(case) if check_case is not None else None)
+            problem = check.problem(case)
             if problem is not None:
                 raise ConfigError(f"{case.source or f'{case.dataset}/{case.id}'}: {problem}")
-            if not asks_model:
-                scored = scorer.score(case, Parsed(output=right_output(case), trace=right_trace(case)), context)
-                perfect += scored.metrics.get(primary) == 1.0
+            perfect += bool(check.scores_itself(case))
     total = len(suite.cases)
     report.lines.append(
         f"{_counted(total, 'case')} in {_counted(len(suite.datasets), 'dataset')} "

@@ -10,6 +10,7 @@
 - :mod:`~evalcore.storage.migrations`: the tables, as numbered sqlite-utils migrations.
 - :mod:`~evalcore.storage.spend`: what a stored run has spent, and the budget cap its settings record.
 - :mod:`~evalcore.storage.replies`: the reply cache's table (models' replies by request, no run's).
+- :mod:`~evalcore.storage.proposals`: the review queue of proposed cases (``evalcore generate``; no run's).
 - :mod:`~evalcore.storage.rows`: records to rows and back (canonical JSON, packed numbers, batched INSERTs).
 - :mod:`~evalcore.storage.packed`: a result's numbers as one packed row, and a stored run's rows read back in bulk.
 - :mod:`~evalcore.storage.frames`: a run's results as columns: the results frame every leaderboard is computed

@@ -9,6 +9,7 @@ Tables (deleting a run cascades to the rest)::
     pairwise    UNIQUE (run_id, dataset, case, sample, a, b), outcome, judge, orders, calls, … (evalcore.storage.pairs)
     ratings     UNIQUE (run_id, dataset, case, sample, a, b, rater), verdict, scores, … (evalcore.storage.ratings)
     reply_cache request_key, model, created_at, reply, tokens, cost_usd, … (evalcore.storage.replies; no run's)
+    proposals   id, suite, dataset, source, case, generator, status, … (evalcore.storage.proposals; no run's)
     contenders  (run_id, id), model, settings, position
     cases       (run_id, dataset, id), variant, input, expected, metadata, position
     results     UNIQUE (run_id, contender, dataset, case, sample), contender_pos, case_pos, status,
@@ -31,7 +32,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from evalcore.core import records
-from evalcore.storage import pairs, ratings, replies
+from evalcore.storage import pairs, proposals, ratings, replies
 from evalcore.storage.rows import RESULT_FIELDS, numbers, numbers_struct
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ MIGRATION_NAMES = (
     "0007_ratings",
     "0008_result_trace",
     "0009_reply_cache",
+    "0010_proposals",
 )
 
 
@@ -129,6 +131,12 @@ def migrations() -> sqlite_utils.Migrations:
     def _m0009_reply_cache(db: sqlite_utils.Database) -> None:
         # Models' replies by request, reused across runs and suites (evalcore run --cache); no run owns them.
         for statement in replies.SCHEMA:
+            db.execute(statement)
+
+    @steps(name="0010_proposals")
+    def _m0010_proposals(db: sqlite_utils.Database) -> None:
+        # Cases a model proposed for a dataset, waiting for a person; they belong to a suite, not to a run.
+        for statement in proposals.SCHEMA:
             db.execute(statement)
 
     return steps

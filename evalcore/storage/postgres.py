@@ -43,7 +43,7 @@ import psycopg
 from psycopg import pq
 
 from evalcore.core.errors import StoreError
-from evalcore.storage import pairs, ratings, replies
+from evalcore.storage import pairs, proposals, ratings, replies
 from evalcore.storage.dialects import postgres_form
 from evalcore.storage.migrations import (
     MIGRATION_NAMES,
@@ -471,4 +471,5 @@ MIGRATIONS: dict[str, tuple[str, ...]] = {
     **{name: () for name in MIGRATION_NAMES[1:7]},
     "0008_result_trace": (_table(SCHEMA_TRACE),),
     "0009_reply_cache": tuple(map(_table, replies.SCHEMA)),
+    "0010_proposals": tuple(map(_table, proposals.SCHEMA)),
 }

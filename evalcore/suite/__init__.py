@@ -7,6 +7,8 @@
 - :mod:`~evalcore.suite.lineup`: expanding lineup entries (settings lists multiply) into contenders.
 - :mod:`~evalcore.suite.code`: importing the suite's own Python modules (custom adapters, scorers, tools).
 - :mod:`~evalcore.suite.loader`: :func:`load_suite`, which checks all of it and returns a :class:`Suite`.
+- :mod:`~evalcore.suite.additions`: a case added to a dataset's files in the dataset's own form.
+- :mod:`~evalcore.suite.duplicates`: the near-duplicate rule for cases (word shingles, Jaccard similarity).
 
 May import :mod:`evalcore.models`, :mod:`evalcore.core` and :mod:`evalcore._util`.
 """

@@ -130,7 +130,7 @@ def _load_jsonl(path: Path, dataset: str) -> list[Case]:
             data = jsonfast.loads(line)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"{path}: {jsonfast.error_text(exc, 'not valid JSON: ', line=lineno)}") from None
-        cases.append(_case_from_mapping(data, dataset, f"{where}{lineno}", default_id=str(lineno)))
+        cases.append(case_from_mapping(data, dataset, f"{where}{lineno}", default_id=str(lineno)))
     return cases
 
 
@@ -144,10 +144,15 @@ def _load_yaml_case(path: Path, dataset: str) -> Case:
         raise ConfigError(
             f"{path}{line}: not valid YAML: {problem}. Check the indentation and quoting around that line."
         ) from None
-    return _case_from_mapping(data, dataset, str(path), default_id=path.stem)
+    return case_from_mapping(data, dataset, str(path), default_id=path.stem)
 
 
-def _case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> Case:
+def case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> Case:
+    """A case read from one mapping (a line of ``cases.jsonl``, a YAML file), checked for its keys and input.
+
+    Raises:
+        ConfigError: naming ``where``, the bad key and how to fix it.
+    """
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: a case is an object with keys {sorted(CASE_KEYS)}")
     if not data.keys() <= CASE_KEYS:  # the usual case skips building the sorted list

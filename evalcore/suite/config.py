@@ -367,6 +367,32 @@ class PairwiseModel(_Strict):
     api_base: str | None = None
 
 
+class PersonaModel(_Strict):
+    """One person whose messages ``evalcore generate --from personas`` asks a model to imagine."""
+
+    name: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+
+
+class GenerateModel(_Strict):
+    """``generate:``: where ``evalcore generate`` finds what new cases are written from (docs/generate.md)."""
+
+    #: A folder of ``.txt`` / ``.md`` files, relative to the suite's folder (``--from docs``).
+    documents: str | None = Field(None, min_length=1)
+    #: People who write to the system (``--from personas``), each with a description.
+    personas: list[PersonaModel] = Field(default_factory=list)
+    #: Situations to write cases about (``--from personas``), each one line.
+    scenarios: list[str] = Field(default_factory=list)
+    #: The model that writes the cases (``--model`` beats it).
+    model: str = Field("fake/writer", min_length=1)
+    #: The writer model's settings (``temperature`` …).
+    settings: Settings = Field(default_factory=dict)
+    api_base: str | None = None
+    #: Seconds one writer call may take, and attempts per call (transient failures are retried).
+    timeout_s: float = Field(120.0, gt=0)
+    max_attempts: int = Field(3, ge=1)
+
+
 class SuiteModel(_Strict):
     """``evalcore.yaml``."""
 
@@ -399,6 +425,9 @@ class SuiteModel(_Strict):
     #: ``outbox``, an installed package's, or ``module:attribute``), each with options if it takes some;
     #: ``evalcore run --tracker NAME`` adds to these.
     trackers: list[str | NamedRef] = Field(default_factory=list)
+    #: What ``evalcore generate`` proposes new cases from (not part of the definition fingerprint: proposals
+    #: count only once a person accepts them into the dataset's files).
+    generate: GenerateModel = Field(default_factory=GenerateModel)  # type: ignore[arg-type]
 
     @model_validator(mode="after")
     def _one_way_to_name_scorers(self) -> SuiteModel:

@@ -255,7 +255,7 @@ def _load_dataset(folder: Path, name: str, config: SuiteModel, where: str) -> Da
     fields = _field_specs(raw_fields or {}, where, name)
     cases = load_dataset_cases(folder, name)
     attach_images(cases, folder.parent.parent)  # image paths are relative to the suite folder
-    if _uses_fields(config):
+    if uses_fields(config):
         if not fields:
             raise ConfigError(
                 f"{where}: the extract adapter and fields scorer need a field schema: add "
@@ -272,7 +272,8 @@ def _load_dataset(folder: Path, name: str, config: SuiteModel, where: str) -> Da
     )
 
 
-def _uses_fields(config: SuiteModel) -> bool:
+def uses_fields(config: SuiteModel) -> bool:
+    """Whether the suite's cases have a field schema their expected answers must fit (extract, fields)."""
     return _as_ref(config.adapter).name == "extract" or any(r.name == "fields" for r in config.scorer_entries())
 
 

@@ -33,6 +33,7 @@ def test_suites_under_a_configured_root_are_offered_beside_the_bundled_ones(monk
         "suites/support",
         "examples/classification",
         "examples/http-target",
+        "examples/policies",
         "examples/receipts",
         "examples/tools",
         "evals/shop",

@@ -36,7 +36,7 @@ def faq_service(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     server.server_close()
 
 
-@pytest.mark.parametrize("name", ["tools", "http-target", "receipts"])
+@pytest.mark.parametrize("name", ["tools", "http-target", "receipts", "policies"])
 def test_an_example_verifies(name: str):
     report = verify_suite(EXAMPLES / name)
     assert report.ok, report.lines

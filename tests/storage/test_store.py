@@ -63,8 +63,9 @@ def test_migrations_create_the_schema(sqlite_store: Store) -> None:
         "0007_ratings",
         "0008_result_trace",
         "0009_reply_cache",
+        "0010_proposals",
     )
-    assert "summaries" in tables and "pairwise" in tables and "reply_cache" in tables
+    assert "summaries" in tables and "pairwise" in tables and "reply_cache" in tables and "proposals" in tables
     assert set(store.db["results"].columns_dict) == {
         "run_id", "contender", "dataset", "case", "sample", "status", "score", "metrics", "output", "raw",
         "error_kind", "error_message", "diagnostics", "input_tokens", "output_tokens", "cost_usd", "latency_s",

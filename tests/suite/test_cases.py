@@ -16,12 +16,12 @@ from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value
-from evalcore.suite.cases import CASE_KEYS, _case_from_mapping, load_dataset_cases
+from evalcore.suite.cases import CASE_KEYS, case_from_mapping, load_dataset_cases
 from evalcore.suite.loader import _expected_fix, check_expected
 
 
 def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Case:
-    """_case_from_mapping written plainly: every check in turn, keys interned one by one."""
+    """case_from_mapping written plainly: every check in turn, keys interned one by one."""
 
     def shared(value: Any) -> Any:
         if not isinstance(value, dict):
@@ -112,7 +112,7 @@ def _outcome(fn: Any, *args: Any) -> Any:
 @given(data=_mappings)
 def test_a_case_mapping_is_read_or_refused_as_the_reference_does(data: Any) -> None:
     args = (data, "ds", "cases.jsonl: line 3", "3")
-    assert _outcome(_case_from_mapping, *args) == _outcome(_reference_case, *args)
+    assert _outcome(case_from_mapping, *args) == _outcome(_reference_case, *args)
 
 
 def test_expected_and_metadata_keys_are_shared_between_cases(tmp_path: Path) -> None:
@@ -180,7 +180,7 @@ def test_a_jsonl_file_that_starts_with_a_bom_is_refused_and_says_so(tmp_path: Pa
 
 
 def test_minimum_scores_of_a_case_are_kept_in_its_metadata(tmp_path: Path) -> None:
-    case = _case_from_mapping(
+    case = case_from_mapping(
         {"input": "x", "expected": "y", "minimum_scores": {"field_accuracy": 1}}, "ds", "c.yaml", "c"
     )
     assert case.metadata == {"minimum_scores": {"field_accuracy": 1.0}}
@@ -195,4 +195,4 @@ def test_minimum_scores_of_a_case_are_kept_in_its_metadata(tmp_path: Path) -> No
 
 def test_minimum_scores_that_are_not_numbers_are_refused() -> None:
     with pytest.raises(ConfigError, match="c.yaml: minimum_scores: .* is not a mapping of metric to number"):
-        _case_from_mapping({"input": "x", "expected": "y", "minimum_scores": {"score": "high"}}, "ds", "c.yaml", "c")
+        case_from_mapping({"input": "x", "expected": "y", "minimum_scores": {"score": "high"}}, "ds", "c.yaml", "c")
