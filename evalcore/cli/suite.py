@@ -280,6 +280,17 @@ def finish_run(
     return exit_code(store, run_id, status, watch.last, samples)
 
 
+def _left_unrun(name: str, p: Any, samples: int) -> str | None:
+    """What a contender's progress ``p`` left for a resume to call: cases not called because its endpoint could
+    not be reached, else calls in flight when its breaker opened (stored, and called again); None: nothing."""
+    noun = "case" if samples == 1 else "call"
+    if p.skipped:
+        return f"{plural(p.skipped, noun)} of {name} not called: {p.blocked}"
+    if getattr(p, "cut_off", 0):
+        return f"{plural(p.cut_off, noun)} of {name} cut off in flight when its endpoint's breaker opened"
+    return None
+
+
 def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: int) -> int:
     """1 when cases were left unrun (an unreachable endpoint), every call of a contender failed, or the
     run did not complete; else 0. Says why on stderr."""
@@ -296,21 +307,9 @@ def exit_code(store: Store, run_id: str, status: str, progress: Any, samples: in
         print(stop, file=sys.stderr)
         code = 1
     for name, p in progress.contenders.items() if progress is not None else []:
-        if p.skipped:
-            noun = "case" if samples == 1 else "call"
-            print(
-                f"{plural(p.skipped, noun)} of {name} not called: {p.blocked}; "
-                f"retry with evalcore run --resume {run_id}",
-                file=sys.stderr,
-            )
-            code = 1
-        elif getattr(p, "cut_off", 0):  # every call was in flight when the breaker opened: stored, called again
-            noun = "case" if samples == 1 else "call"
-            print(
-                f"{plural(p.cut_off, noun)} of {name} cut off in flight when its endpoint's breaker opened; "
-                f"retry with evalcore run --resume {run_id}",
-                file=sys.stderr,
-            )
+        unrun = _left_unrun(name, p, samples)
+        if unrun:
+            print(f"{unrun}; retry with evalcore run --resume {run_id}", file=sys.stderr)
             code = 1
         if p.unjudged and not budget_reached:
             print(
