@@ -72,7 +72,12 @@ def test_a_run_where_every_call_of_a_contender_failed_exits_1(suite, tmp_db, ope
     done = evalcore("run", suite, "--db", tmp_db, "--quiet", "-m", "openai/x", "--api-base", openai_server.base_url)
     assert done.returncode == 1, done.stderr
     assert "every call of openai/x failed (3 errors)" in done.stderr
-    assert only_run(tmp_db)["status"] == "completed"
+    # A refused key opens the breaker at once: the calls still in flight stop with its message, and a resume
+    # (once the key is fixed) calls them again, so the run is not complete.
+    info = only_run(tmp_db)
+    assert info["status"] == "interrupted"
+    assert all(r.error.message.startswith("stopped calling ") for r in Store(tmp_db).load_run(info["id"]).results)
+    assert "3 cases of openai/x cut off in flight when its endpoint's breaker opened; retry with" in done.stderr
 
 
 def test_a_configuration_error_before_any_call_exits_2(suite, tmp_db):
