@@ -277,8 +277,9 @@ class JudgeCalls:
         estimate = self._cost(contender, estimate_tokens(request.messages), judge)
         budget = self.budget
         if budget is not None:
+            held = session.prepaid
             session.give_back()
-            if not budget.reserve_usd(estimate):
+            if not budget.reserve_usd(estimate, held):
                 raise NotCalled(f"the budget cap was reached (spent ${budget.spent_usd:.6f} of ${budget.cap_usd:g})")
             session.reserved += estimate
         gate = self._gate(session.caller, contender)

@@ -150,7 +150,12 @@ def import_otlp(
         settings={
             "traces": {"sample": selection.share, "since": selection.since, "where": selection.where},
             common.IMPORT_KEY: {
-                "source_counts": {"spans": len(spans), "model_calls": len(calls), "selected": len(kept)},
+                "source_counts": {
+                    "spans": len(spans),
+                    "model_calls": len(calls),
+                    "selected": len(kept),
+                    "not_captured": reader.not_captured,
+                },
                 "notes": notes.as_list(),
             },
         },
@@ -173,6 +178,8 @@ class _Calls:
         self.contenders: dict[str, records.Contender] = {}
         self.cases: dict[tuple[str, str], records.Case] = {}
         self.results: list[records.Result] = []
+        #: Calls left out because their content was not captured (each named in a note).
+        self.not_captured = 0
 
     def add(self, span: Span) -> None:
         attrs = span.attributes
@@ -183,6 +190,7 @@ class _Calls:
                 "input and output" if question is None and reply is None else "input" if question is None else "output"
             )
             self.notes.add(f"{span.label}: its {missing} messages were not captured; left out ({CAPTURE_HINT})")
+            self.not_captured += 1
             return
         dataset = str(span.resource.get("service.name") or "traces")
         if (dataset, span.span_id) in self.cases:  # exported twice (a retried export, files concatenated)
