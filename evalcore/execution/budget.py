@@ -89,13 +89,10 @@ class Budget:
         Args:
             amount: the call's estimated cost.
             held: what was reserved for this very call before and given back just now (a reply's judging,
-                reserved with its contender's call): a call within it starts even once later calls are refused,
-                since the cap already made room for it.
+                reserved with its contender's call): such a call starts, even once later calls are refused, when
+                it fits under the cap, since the cap made room for it before it refused the later ones.
         """
-        if 0 < amount <= held:
-            self.reserved_usd += amount
-            return True
-        if self.exhausted:
+        if self.exhausted and not held:
             return False
         if self.spent_usd + self.reserved_usd + amount > self.cap_usd:
             self.exhausted = True
@@ -147,7 +144,7 @@ class SharedBudget(Budget):
         the cap. A database that cannot be reached refuses the call too, without calling the cap reached: the
         worker ends on its store-lost path (:attr:`~evalcore.storage.claims.Claims.unreachable` says why). A call
         within what it ``held`` (see :meth:`Budget.reserve_usd`) is still checked against the other workers'."""
-        if (self.exhausted and not 0 < amount <= held) or self.claims.unreachable is not None:
+        if (self.exhausted and not held) or self.claims.unreachable is not None:
             return False
         try:
             fits = self.claims.reserve(self.reserved_usd, amount, self.cap_usd)
