@@ -19,7 +19,7 @@ from typing import Any
 
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import RESERVED_NAMES, Run
-from evalcore.execution.plan import TRACES_SETTING, Plan, Replay, RunOptions, budget_cap
+from evalcore.execution.plan import TRACES_SETTING, Plan, Replay, RunOptions, budget_cap, rate_limits
 from evalcore.scoring.plugins import build_scorer
 from evalcore.scoring.scorer_set import scorer_id
 from evalcore.scoring.scorers import REFERENCE, reference_free
@@ -108,6 +108,7 @@ def trace_plan(imported: Run, scorers: TraceScorers, options: RunOptions | None 
         timeout_s=options.timeout_s or run.timeout_s,
         backoff_s=run.backoff_s if options.backoff_s is None else options.backoff_s,
         options=options,
+        limits=rate_limits(suite),
         max_cost_usd=budget_cap(options.max_cost_usd, run.max_cost_usd),
         slots=_slots(imported),
     )
