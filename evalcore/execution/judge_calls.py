@@ -178,7 +178,9 @@ def stored_reply(result: Result) -> Reply:
     cached_at, cached_usd = (
         (mark.get("created_at"), mark.get("cost_usd") or 0.0) if isinstance(mark, dict) else (None, 0.0)
     )
-    return Reply(result.raw or "", result.usage, result.latency_s or 0.0, result.attempts, None, cached_at, cached_usd)
+    reply = Reply(result.raw or "", result.usage, result.latency_s or 0.0, result.attempts, None, cached_at, cached_usd)
+    # An agent's steps: its adapter read them from the calls it made, and the reply's text does not hold them.
+    return dataclasses.replace(reply, trace=result.trace)
 
 
 class JudgeCalls:

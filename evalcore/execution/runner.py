@@ -29,7 +29,7 @@ from evalcore.execution.pairwise import PairJudging
 from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
 from evalcore.execution.readiness import check_ready
-from evalcore.execution.replay import replay_provider
+from evalcore.execution.replay import replay_provider, with_stored_trace
 from evalcore.execution.reply_cache import caching, close_cache, marked, open_cache
 from evalcore.execution.resume import claimed_slots
 from evalcore.execution.resume import resume_plan as resume_plan  # part of the runner API: run, resume
@@ -392,7 +392,7 @@ class _Execution:
             if isinstance(exc, CallNotStarted):
                 return exc  # never a result: the case is left unrun
             return failed_result(contender.id, case, sample, exc, started[0])
-        parsed = self.adapter.parse(reply.text, context)
+        parsed = with_stored_trace(self.adapter.parse(reply.text, context), reply)
         unjudged: CallFailed | None = None
         try:
             if self.ascore is None:

@@ -123,3 +123,42 @@ def test_replies_whose_judge_could_not_be_reached_are_judged_on_resume(tmp_path:
     assert evalcore("run", "--resume", run.info.id, "--quiet", db=db).returncode == 0
     resumed = Store(db).load_run(run.info.id)
     assert resumed.info.status == "completed" and sum(r.status == "scored" for r in resumed.results) == 6
+
+
+TOOL_CHECK = '''
+from evalcore.core.records import Metric
+from evalcore.scoring.scorers import Scored
+
+
+class NoToolErrors:
+    """1 when no tool call of the agent's trace failed: it reads the trace, never an expected answer."""
+
+    name = "no_tool_errors"
+    reference_free = True
+    metrics = [Metric("no_tool_errors", "1 when no tool call failed", True, True)]
+
+    def score(self, case, parsed, context):
+        failed = [s["name"] for s in parsed.trace or [] if s["kind"] == "tool" and s["error"]]
+        return Scored({"no_tool_errors": 0.0 if failed else 1.0}, {"failed": failed} if failed else {})
+'''
+
+
+def test_an_agent_trace_is_scored_by_a_reference_free_tool_scorer_that_reads_its_tool_steps(tmp_path: Path):
+    suite = tmp_path / "agents"
+    config = {
+        "suite": "agent-traces",
+        "adapter": "chat",
+        "scorers": [{"name": "checks:NoToolErrors"}, {"name": "trajectory"}],
+        "lineup": [{"model": "fake/oracle"}],
+    }
+    (suite / "datasets" / "own").mkdir(parents=True)
+    (suite / "evalcore.yaml").write_text(yaml.safe_dump(config))
+    (suite / "checks.py").write_text(TOOL_CHECK)
+    (suite / "datasets" / "own" / "cases.jsonl").write_text('{"id": "a", "input": "hi", "expected": "hello"}\n')
+    db = tmp_path / "e.db"
+    done = evalcore("import", OTLP / "agent-traces.json", "--suite", suite, "--quiet", db=db, env=FAST)
+    assert done.returncode == 0, done.stderr
+    assert "scored by: no_tool_errors" in done.stdout and "not scored by trajectory: needs an expected" in done.stdout
+    run = _scored_run(db)
+    checked = {(r.contender, r.trace is not None): r.metrics["no_tool_errors"] for r in run.results}
+    assert checked == {("gpt-4o-mini", True): 1.0, ("claude-3-5-haiku", True): 0.0, ("gpt-4o-mini", False): 1.0}

@@ -60,6 +60,7 @@ def test_spans_that_are_not_model_calls_are_counted_in_a_note():
     assert run.info.settings["import"]["source_counts"] == {
         "spans": 14,
         "model_calls": 8,
+        "agent_traces": 0,
         "selected": 8,
         "not_captured": 1,
     }
