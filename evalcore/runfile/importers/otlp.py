@@ -12,7 +12,11 @@ messages with ``parts``) and the older ones (``gen_ai.prompt`` / ``gen_ai.comple
 A span whose content was not captured (instrumentations leave it out unless told to capture it) has no
 question or reply to score: it is left out and named in a note, never imported as an empty case. A span with
 status ``ERROR`` is an error result. The run's one metric, ``completed``, is 1 for each reply; the suite's
-scorers and judges score the replies afterwards.
+scorers and judges score the replies afterwards (:mod:`evalcore.execution.trace_scoring`).
+
+A trace holding an agent's invocation or a tool's execution is one agent run, one case, its model turns and
+tool calls the steps of its trace (:mod:`~evalcore.runfile.importers._otlp_agents`); the spans and their
+messages are read by :mod:`~evalcore.runfile.importers._otlp_spans`.
 """
 
 from __future__ import annotations
