@@ -183,7 +183,8 @@ def add_import(p: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="PATH",
         help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), lm-evaluation-harness "
-        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), or folders of them",
+        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), OpenTelemetry traces (OTLP "
+        "JSON), or folders of them",
     )
     p.add_argument(
         "--replace",
@@ -430,8 +431,8 @@ COMMANDS = {
     "import": (
         add_import,
         cmd_import,
-        "read run files, promptfoo result files, Inspect logs or lm-evaluation-harness output (files or folders) "
-        "into the store; each run atomically",
+        "read run files, promptfoo result files, Inspect logs, lm-evaluation-harness output or OpenTelemetry traces "
+        "(files or folders) into the store, each run atomically; --suite scores traced replies with a suite's judges",
         "evalcore import run.json.gz promptfoo-out.json logs/ --replace",
     ),
     "merge": (
