@@ -1,5 +1,5 @@
-"""Upload: drop run files, promptfoo result files or Inspect logs, see each one's problems or its leaderboard,
-save them into the history, or merge them into one leaderboard.
+"""Upload: drop run files, promptfoo result files, Inspect logs, lm-eval output or OpenTelemetry traces, see each
+one's problems or its leaderboard, save them into the history, or merge them into one leaderboard.
 
 Nothing here calls a model or imports litellm; each file's kind is told from its content and it is read
 before anything is shown. Any file reaches the page (the uploader takes every type): one the browser refused
@@ -33,7 +33,7 @@ st.caption(
     "is kept on the server's disk for this session only."
 )
 uploads = st.file_uploader(
-    "Run files, promptfoo results, Inspect logs or zipped lm-eval output folders",
+    "Run files, promptfoo results, Inspect logs, zipped lm-eval output folders or OpenTelemetry traces",
     key=Keys.UPLOAD_FILE,
     accept_multiple_files=True,
     help="A .json, .json.gz, .eval or .zip file; several at once to compare or merge them",

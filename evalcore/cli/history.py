@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.cli._shared import add_db, add_run_metadata, open_store, run_metadata, store_location, table
 from evalcore.cli.output import output_path, writing
+from evalcore.cli.traces import add_trace_scoring, score_traces, trace_scorers
 
 if TYPE_CHECKING:
     from evalcore.core.records import Run
@@ -182,7 +183,8 @@ def add_import(p: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="PATH",
         help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), lm-evaluation-harness "
-        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), or folders of them",
+        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), OpenTelemetry traces (OTLP "
+        "JSON), or folders of them",
     )
     p.add_argument(
         "--replace",
@@ -201,6 +203,7 @@ def add_import(p: argparse.ArgumentParser) -> None:
         default=[],
         help="keep the calls whose span or resource attribute KEY equals VALUE (repeatable)",
     )
+    add_trace_scoring(traces)
     add_db(p)
 
 
@@ -233,8 +236,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     from evalcore.storage.transfer import holds_run
 
     selection = trace_selection(args)
+    scorers = trace_scorers(args)
     target = imports.StoreOnDemand(args)
-    failed = 0
+    failed = scored = 0
     try:
         for path, in_folder in imports.targets([Path(p) for p in args.paths]):
             try:
@@ -246,11 +250,16 @@ def cmd_import(args: argparse.Namespace) -> int:
                         _refresh_summary(target.store(), stored.id)
                     target.written += 1
                     imports.report(stored, path, count)
+                    if scorers is not None:
+                        print(f"  warning: --suite scores traced calls only; {path.name} was imported as it is")
                     continue
                 run = imports.read_with_bar(path, quiet=args.quiet, selection=selection)
+                traced = run.info.provenance.get("tool", {}).get("name") == "otlp"
                 if not args.replace and holds_run(target.store(), run):
                     where = target.store().location
                     print(f"run {run.info.id} is already in the store {where}, unchanged: nothing imported")
+                    if scorers is not None and traced:
+                        scored = max(scored, score_traces(args, target.store(), run, scorers))
                     continue
                 store_run(target.store(), run, replace=args.replace)
             except UnknownLayoutError as exc:
@@ -271,15 +280,19 @@ def cmd_import(args: argparse.Namespace) -> int:
                 continue
             target.written += 1
             imports.report(run, path, len(run.results))
-            if selection is not None and run.info.provenance.get("tool", {}).get("name") != "otlp":
+            if selection is not None and not traced:
                 print(
                     f"  warning: --sample, --since and --where select traced calls only; {path.name} was imported whole"
                 )
+            if scorers is not None and not traced:
+                print(f"  warning: --suite scores traced calls only; {path.name} was imported as it is")
+            elif scorers is not None:
+                scored = max(scored, score_traces(args, target.store(), run, scorers))
         if target.written:
             print(f"stored in {target.store().location}")
     finally:
         target.close()
-    return 2 if failed else 0
+    return 2 if failed else scored
 
 
 def store_run(store: Store, run: Run, replace: bool) -> None:
@@ -418,8 +431,8 @@ COMMANDS = {
     "import": (
         add_import,
         cmd_import,
-        "read run files, promptfoo result files, Inspect logs or lm-evaluation-harness output (files or folders) "
-        "into the store; each run atomically",
+        "read run files, promptfoo result files, Inspect logs, lm-evaluation-harness output or OpenTelemetry traces "
+        "(files or folders) into the store, each run atomically; --suite scores traced replies with a suite's judges",
         "evalcore import run.json.gz promptfoo-out.json logs/ --replace",
     ),
     "merge": (

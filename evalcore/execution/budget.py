@@ -82,10 +82,17 @@ class Budget:
         estimate = self.per_call.get(contender, 0.0) if self.paid and paid else 0.0
         return estimate + extra_usd if self.reserve_usd(estimate + extra_usd) else None
 
-    def reserve_usd(self, amount: float) -> bool:
+    def reserve_usd(self, amount: float, held: float = 0.0) -> bool:
         """Reserve ``amount`` USD for a call about to start; False (and every later call refused) when it would
-        pass the cap."""
-        if self.exhausted:
+        pass the cap.
+
+        Args:
+            amount: the call's estimated cost.
+            held: what was reserved for this very call before and given back just now (a reply's judging,
+                reserved with its contender's call): such a call starts, even once later calls are refused, when
+                it fits under the cap, since the cap made room for it before it refused the later ones.
+        """
+        if self.exhausted and not held:
             return False
         if self.spent_usd + self.reserved_usd + amount > self.cap_usd:
             self.exhausted = True
@@ -132,11 +139,12 @@ class SharedBudget(Budget):
         #: What finished calls cost that the database has not counted yet (it could not be reached).
         self.unsettled_usd = 0.0
 
-    def reserve_usd(self, amount: float) -> bool:
+    def reserve_usd(self, amount: float, held: float = 0.0) -> bool:
         """Reserve ``amount`` in the database; False (and every later call refused) when the run would pass
         the cap. A database that cannot be reached refuses the call too, without calling the cap reached: the
-        worker ends on its store-lost path (:attr:`~evalcore.storage.claims.Claims.unreachable` says why)."""
-        if self.exhausted or self.claims.unreachable is not None:
+        worker ends on its store-lost path (:attr:`~evalcore.storage.claims.Claims.unreachable` says why). A call
+        within what it ``held`` (see :meth:`Budget.reserve_usd`) is still checked against the other workers'."""
+        if (self.exhausted and not held) or self.claims.unreachable is not None:
             return False
         try:
             fits = self.claims.reserve(self.reserved_usd, amount, self.cap_usd)

@@ -178,7 +178,9 @@ def stored_reply(result: Result) -> Reply:
     cached_at, cached_usd = (
         (mark.get("created_at"), mark.get("cost_usd") or 0.0) if isinstance(mark, dict) else (None, 0.0)
     )
-    return Reply(result.raw or "", result.usage, result.latency_s or 0.0, result.attempts, None, cached_at, cached_usd)
+    reply = Reply(result.raw or "", result.usage, result.latency_s or 0.0, result.attempts, None, cached_at, cached_usd)
+    # An agent's steps: its adapter read them from the calls it made, and the reply's text does not hold them.
+    return dataclasses.replace(reply, trace=result.trace)
 
 
 class JudgeCalls:
@@ -277,8 +279,9 @@ class JudgeCalls:
         estimate = self._cost(contender, estimate_tokens(request.messages), judge)
         budget = self.budget
         if budget is not None:
+            held = session.prepaid
             session.give_back()
-            if not budget.reserve_usd(estimate):
+            if not budget.reserve_usd(estimate, held):
                 raise NotCalled(f"the budget cap was reached (spent ${budget.spent_usd:.6f} of ${budget.cap_usd:g})")
             session.reserved += estimate
         gate = self._gate(session.caller, contender)

@@ -25,6 +25,8 @@ from evalcore.suite.loader import Suite
 from evalcore.suite.prompts import PROMPT_SETTING, check_prompt_names, prompts_used
 
 Messages = list[dict[str, Any]]
+#: The setting of a run that scores imported traces: the id of the imported run whose calls it scores.
+TRACES_SETTING = "scores_traces_of"
 CaseKey = tuple[str, str]
 
 
@@ -56,6 +58,9 @@ class RunOptions:
     replay: Replay | None = None
     #: The run rescores ``replay``'s stored outputs (``evalcore rescore``): its provenance says ``rescored_from``.
     rescore: bool = False
+    #: The run scores ``replay``'s imported traces (``evalcore import traces.json --suite``): its cases are that
+    #: run's, not the suite's, and its settings say ``scores_traces_of`` so a resume finds them again.
+    traces: bool = False
     #: Reuse ``replay``'s stored judge verdicts whose judge model and prompt are unchanged (``--judge-cache``).
     judge_cache: bool = False
     #: Stop calling before the run's cost passes this many USD (``--max-cost``); 0: no cap, whatever the suite says.
@@ -96,6 +101,9 @@ class Plan:
     limits: dict[str, RateLimit] = field(default_factory=dict)
     #: The run's budget cap in USD (:mod:`evalcore.execution.budget`); None: no cap.
     max_cost_usd: float | None = None
+    #: The cases each contender answers, when not every one does (imported traces: each call is one model's);
+    #: None: every contender answers every case.
+    slots: dict[str, set[CaseKey]] | None = None
 
     @property
     def replay(self) -> Replay | None:
@@ -105,14 +113,25 @@ class Plan:
     @property
     def calls(self) -> int:
         """Results the run will produce (calls before retries)."""
+        if self.slots is not None:
+            return sum(len(self.cases_of(c.id)) for c in self.contenders) * self.samples
         return len(self.contenders) * len(self.cases) * self.samples
+
+    def cases_of(self, contender_id: str) -> list[Case]:
+        """The cases ``contender_id`` answers: every case, unless :attr:`slots` says which."""
+        if self.slots is None:
+            return self.cases
+        mine = self.slots.get(contender_id, set())
+        return [case for case in self.cases if case.key in mine]
 
     def matrix(self) -> dict[str, dict[str, int]]:
         """{contender id: {dataset: calls}}."""
-        per_dataset: dict[str, int] = {}
-        for case in self.cases:
-            per_dataset[case.dataset] = per_dataset.get(case.dataset, 0) + self.samples
-        return {c.id: dict(per_dataset) for c in self.contenders}
+        found: dict[str, dict[str, int]] = {}
+        for contender in self.contenders:
+            per_dataset = found.setdefault(contender.id, {})
+            for case in self.cases_of(contender.id):
+                per_dataset[case.dataset] = per_dataset.get(case.dataset, 0) + self.samples
+        return found
 
 
 def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
@@ -140,11 +159,11 @@ def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
         missing_keys={} if options.replay else missing_api_keys(contenders),
         rendered=_render_prompts(suite, prompts_used(contenders), cases),
         limits={} if options.replay else rate_limits(suite),
-        max_cost_usd=_cap(options.max_cost_usd, run.max_cost_usd),
+        max_cost_usd=budget_cap(options.max_cost_usd, run.max_cost_usd),
     )
 
 
-def _cap(given: float | None, suite: float | None) -> float | None:
+def budget_cap(given: float | None, suite: float | None) -> float | None:
     """The budget cap: the option's (0 lifts the suite's), else the suite's."""
     if given is None:
         return suite
@@ -311,6 +330,8 @@ def _calls(plan: Plan) -> dict[str, Any]:
             found["replay_file"] = plan.replay.file
         if plan.options.rescore:
             found["rescore"] = True
+        if plan.options.traces:
+            found[TRACES_SETTING] = plan.replay.run.info.id
         if plan.options.judge_cache:
             found["judge_cache"] = True
     if plan.limits:

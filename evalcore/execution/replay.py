@@ -18,6 +18,7 @@ run came from a file, so ``evalcore run --resume`` finds it again).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,9 @@ from evalcore.core.errors import ConfigError, StoreError
 from evalcore.core.records import Contender, Result, Run
 from evalcore.execution.plan import Plan, Replay
 from evalcore.models.replay import Key, ReplayProvider, StoredAnswer, StoredFailure
+from evalcore.models.types import Reply
 from evalcore.runfile.read import read_run_file
+from evalcore.scoring.adapters import Parsed
 from evalcore.storage.store import Store
 from evalcore.suite.prompts import PROMPT_SETTING
 
@@ -100,7 +103,13 @@ def _answer(result: Result) -> StoredAnswer | StoredFailure | str:
         return StoredFailure(failed, result.latency_s, result.attempts)
     if result.raw is None:
         return f"the stored result of {where} holds no raw reply"
-    return StoredAnswer(result.raw, result.usage, result.latency_s, result.attempts)
+    return StoredAnswer(result.raw, result.usage, result.latency_s, result.attempts, result.trace)
+
+
+def with_stored_trace(parsed: Parsed, reply: Reply) -> Parsed:
+    """What the adapter read of a reply, with the trace a replay handed back with it (a stored agent's steps,
+    or a traced agent's tool spans): the adapter reads the text alone, and a scorer of the path needs the steps."""
+    return parsed if reply.trace is None or parsed.trace is not None else replace(parsed, trace=reply.trace)
 
 
 def _changed_cases(plan: Plan, run: Run) -> dict[tuple[str, str], str]:

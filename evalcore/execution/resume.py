@@ -17,10 +17,11 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Result, Run
 from evalcore.execution.budget import Budget, check_budget
-from evalcore.execution.plan import Plan, RunOptions, make_plan
+from evalcore.execution.plan import TRACES_SETTING, Plan, RunOptions, make_plan
 from evalcore.execution.race_settings import recorded_race
 from evalcore.execution.replay import stored_replay
 from evalcore.execution.rescore import rescore_plan
+from evalcore.execution.trace_scoring import split_scorers, trace_plan
 from evalcore.models.breaker import BREAKER_PREFIXES
 from evalcore.models.metering import UNFINISHED_PREFIX
 from evalcore.scoring.client import UNJUDGED_PREFIX
@@ -139,13 +140,16 @@ def resume_plan(
         # An adaptive run continues its race, with its seed, so the rest of its cases come in the same order.
         adaptive=recorded_race(settings),
     )
-    if options.rescore and options.replay is not None:  # the contenders come from the rescored run, not the lineup
+    traced = settings.get(TRACES_SETTING) is not None
+    if traced and options.replay is not None:  # the cases are the imported traces', not the suite's
+        plan = trace_plan(options.replay.run, split_scorers(suite), options)
+    elif options.rescore and options.replay is not None:  # the contenders come from the rescored run, not the lineup
         plan = rescore_plan(options.replay, suite, options)
     else:
         plan = make_plan(suite, options)
     wanted = {c.id for c in run.contenders}
     plan.contenders = [c for c in plan.contenders if c.id in wanted]
-    plan.cases = _stored_cases(run, suite)
+    plan.cases = plan.cases if traced else _stored_cases(run, suite)
     check_budget(plan)
     done = store.done_keys(run_id) - _unreachable_keys(store, run_id) - {r.key for r in errors}
     if errors:

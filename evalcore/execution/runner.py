@@ -29,7 +29,7 @@ from evalcore.execution.pairwise import PairJudging
 from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
 from evalcore.execution.readiness import check_ready
-from evalcore.execution.replay import replay_provider
+from evalcore.execution.replay import replay_provider, with_stored_trace
 from evalcore.execution.reply_cache import caching, close_cache, marked, open_cache
 from evalcore.execution.resume import claimed_slots
 from evalcore.execution.resume import resume_plan as resume_plan  # part of the runner API: run, resume
@@ -122,7 +122,7 @@ class _Execution:
             yield from claimed_slots(self.claims, self.plan, contender.id, self.batch[contender.id], self.budget)
             return
         done, samples = self.done, range(self.plan.samples)
-        for case in self.plan.cases if self.round is None else self.round:
+        for case in self.plan.cases_of(contender.id) if self.round is None else self.round:
             for sample in samples:
                 if not done or (contender.id, case.dataset, case.id, sample) not in done:
                     yield case, sample
@@ -149,9 +149,9 @@ class _Execution:
 
     def _start_progress(self) -> None:
         """Every contender's progress out of the whole run: a resumed run starts at what is stored."""
-        whole = len(self.plan.cases) * self.plan.samples
         counts = self.store.result_counts(self.run.info.id) if self.done else {}
         for contender in self.plan.contenders:
+            whole = len(self.plan.cases_of(contender.id)) * self.plan.samples
             done = whole - sum(1 for _ in self.work_for(contender))
             stored, errors = counts.get(contender.id, (0, 0))
             redone = stored - done  # stored errors that are called again (their endpoint was unreachable)
@@ -390,7 +390,7 @@ class _Execution:
             if isinstance(exc, CallNotStarted):
                 return exc  # never a result: the case is left unrun
             return failed_result(contender.id, case, sample, exc, started[0])
-        parsed = self.adapter.parse(reply.text, context)
+        parsed = with_stored_trace(self.adapter.parse(reply.text, context), reply)
         unjudged: CallFailed | None = None
         try:
             if self.ascore is None:

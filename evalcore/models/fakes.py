@@ -30,9 +30,10 @@ backed by the case) in its metadata: then it errs as often as it does on fields,
 two thirds of the way through (``garble``).
 
 The fake judges read the prompt :mod:`evalcore.scoring.judge_prompt` writes: the answer between ``<answer>``
-tags, the reference between ``<reference>`` tags (else the case's expected answer) and the line naming the
-dimensions and the scale. ``correct`` (and any other dimension) is how much of the reference the answer
-covers, ``grounded`` how much of the answer the reference backs, ``tone`` whether it says enough.
+tags, the reference between ``<reference>`` tags (else the case's expected answer; with none, as for a traced
+call, the question under ``## Question``) and the line naming the dimensions and the scale. ``correct`` (and any
+other dimension) is how much of the reference the answer covers, ``grounded`` how much of the answer the reference
+backs, ``tone`` whether it says enough (:mod:`evalcore.models.fake_judges`).
 Every fake judge also answers the pairwise prompt of :mod:`evalcore.scoring.pairwise_prompt` (two answers
 between ``<answer_a>`` and ``<answer_b>`` tags): the answer whose words overlap the reference more wins (a tie
 when the two are within 0.05), except that a judge with a position bias sometimes picks the first one shown.
@@ -44,7 +45,6 @@ import asyncio
 import json
 import os
 import random
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +62,7 @@ from evalcore.core.toolcalls import (
     tool_parameters,
 )
 from evalcore.models import fake_agent
+from evalcore.models.fake_judges import verdict
 from evalcore.models.types import NameProblem, Reply, Request
 
 COMMON_SETTINGS = frozenset({"temperature", "max_tokens", "top_p", "seed"})
@@ -413,88 +414,3 @@ def _usage(spec: FakeSpec, request: Request, text: str) -> Usage:
     if prices:
         cost = input_tokens * prices["input_cost_per_token"] + output_tokens * prices["output_cost_per_token"]
     return Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=round(cost, 12))
-
-
-_ANSWER = re.compile(r"<answer>\n?(.*?)\n?</answer>", re.DOTALL)
-_REFERENCE = re.compile(r"<reference>\n?(.*?)\n?</reference>", re.DOTALL)
-_ASKED = re.compile(r"^Score each of these dimensions from (\S+) to (\S+): (.+)\.$", re.MULTILINE)
-_WORD = re.compile(r"[a-z0-9$%]+(?:[.'][a-z0-9]+)*")
-_COMMON = frozenset("the a an and or of to in on for is are be we you your our it this that with at by as can".split())
-_GROUNDED = ("grounded", "faithful", "faithfulness", "accurate", "accuracy", "supported")
-_TONE = ("tone", "politeness", "polite", "style", "clarity", "clear", "fluency")
-
-
-def verdict(spec: FakeSpec, request: Request, rng: random.Random) -> str:
-    """A fake judge's reply to the judge prompt: a JSON verdict, or (as often as it garbles) a sentence.
-
-    The scores come from word overlap between the answer and the reference, so a better answer gets a better
-    verdict, deterministically; the judge's ``judge`` power makes it harsher, and a little seeded noise per judge
-    and case makes two judges of a panel disagree a little.
-    """
-    prompt = "\n".join(message_text(m.get("content")) for m in request.messages)
-    if _PAIR.search(prompt):
-        return pair_verdict(spec, request, prompt)
-    asked = _ASKED.search(prompt)
-    answer = _ANSWER.search(prompt)
-    if asked is None or answer is None:
-        return "I can only grade answers given in the evalcore judge prompt."
-    lo, hi = float(asked[1]), float(asked[2])
-    dimensions = [d.strip() for d in asked[3].split(",")]
-    reference = _REFERENCE.search(prompt)
-    expected = request.case.expected if request.case is not None else ""
-    ref_text = reference[1] if reference else expected if isinstance(expected, str) else json.dumps(expected)
-    said, wanted = _words(answer[1]), _words(ref_text)
-    shared = len(said & wanted)
-    covered = shared / len(wanted) if wanted else float(not said)
-    backed = shared / len(said) if said else 0.0
-    enough = min(1.0, len(said) / max(1.0, 0.5 * len(wanted))) if said else 0.0
-    scores: dict[str, Any] = {}
-    for d in dimensions:
-        raw = backed if d in _GROUNDED else enough if d in _TONE else covered
-        value = max(0.0, min(1.0, raw**spec.judge + rng.uniform(-0.04, 0.04)))
-        given = lo + value * (hi - lo)
-        scores[d] = round(given) if lo.is_integer() and hi.is_integer() and hi - lo > 1 else round(given, 2)
-    if rng.random() < spec.garble:
-        first = dimensions[0]
-        return f"The answer covers about {round(covered * 100)}% of the reference: {first} {scores[first]}."
-    scores["reasoning"] = (
-        f"The answer covers {round(covered * 100)}% of the reference's points; "
-        f"{round((1 - backed) * 100)}% of what it says is not in the reference."
-    )
-    return json.dumps(scores)
-
-
-_PAIR = re.compile(r"<answer_a>\n?(.*?)\n?</answer_a>.*<answer_b>\n?(.*?)\n?</answer_b>", re.DOTALL)
-
-
-def pair_verdict(spec: FakeSpec, request: Request, prompt: str) -> str:
-    """A fake judge's reply to the pairwise prompt: the answer whose words match the reference better wins.
-
-    Drawn from the prompt as well as the case, so the two orders of one comparison draw apart: a judge
-    with a ``first_bias`` then sometimes picks A in one order and the same answer as B in the other.
-    """
-    first, second = _PAIR.search(prompt).groups()  # type: ignore[union-attr]  # searched by the caller
-    reference = _REFERENCE.search(prompt)
-    expected = request.case.expected if request.case is not None else ""
-    ref_text = reference[1] if reference else expected if isinstance(expected, str) else json.dumps(expected)
-    case = request.case
-    where = [case.dataset, case.id] if case is not None else []
-    rng = random.Random(json.dumps([request.contender.model, prompt, *where, request.sample]))
-    if rng.random() < spec.garble:
-        return "Answer A reads better to me."
-    quality = [_overlap(_words(text), _words(ref_text)) for text in (first, second)]
-    winner = "A" if quality[0] > quality[1] + 0.05 else "B" if quality[1] > quality[0] + 0.05 else "tie"
-    if rng.random() < spec.first_bias:
-        winner = "A"
-    reasoning = f"Answer A matches the reference at {quality[0]:.0%}, answer B at {quality[1]:.0%}."
-    return json.dumps({"winner": winner, "reasoning": reasoning})
-
-
-def _overlap(said: set[str], wanted: set[str]) -> float:
-    """F1 of the words an answer shares with the reference."""
-    shared = len(said & wanted)
-    return 2 * shared / (len(said) + len(wanted)) if said or wanted else 1.0
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _COMMON}

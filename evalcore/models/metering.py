@@ -50,7 +50,7 @@ class Budget(Protocol):
     cap_usd: float
     spent_usd: float
 
-    def reserve_usd(self, amount: float) -> bool: ...
+    def reserve_usd(self, amount: float, held: float = 0.0) -> bool: ...  # held: see execution.budget.Budget
 
     def release(self, amount: float) -> None: ...
 

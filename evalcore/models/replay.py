@@ -36,6 +36,8 @@ class StoredAnswer:
     usage: Usage
     latency_s: float | None
     attempts: int
+    #: The stored result's trace (an agent's steps), handed back with its reply; None when it had none.
+    trace: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,9 @@ class ReplayProvider:
         found = self.answers.get((contender, case.dataset, case.id, request.sample))
         if isinstance(found, StoredAnswer):
             latency = found.latency_s if found.latency_s is not None else 0.0
-            return Reply(text=found.raw, usage=found.usage, latency_s=latency, attempts=found.attempts)
+            return Reply(
+                text=found.raw, usage=found.usage, latency_s=latency, attempts=found.attempts, trace=found.trace
+            )
         if isinstance(found, StoredFailure):
             message = f"replay of {self.source}: {found.why}"
             raise CallFailed(REPLAY_KIND, message, attempts=found.attempts, latency_s=found.latency_s)

@@ -60,6 +60,9 @@ class Reply:
     #: With ``cached_at``: USD of ``usage`` that was not paid, because the cache answered (all of it for one call;
     #: the calls the cache answered, of an adapter's several).
     cached_usd: float = 0.0
+    #: The steps of an agent whose stored reply a replay hands back (``docs/run-file.md``, "trace"); None when the
+    #: reply comes with none.
+    trace: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from evalcore.core.errors import ConfigError
@@ -246,3 +248,69 @@ SCORERS: dict[str, type] = {
     "llm_judge": LlmJudge,
     "numbers": NumbersScorer,
 }
+
+
+@dataclass(frozen=True)
+class ReferenceUse:
+    """Whether a scorer needs a case's expected answer, declared once per registered scorer (:data:`REFERENCE`).
+
+    Production traces (``evalcore import traces.json --suite``) have no expected answer: only a scorer that never
+    reads it may score them; the others have nothing to compare with, and their metrics stay absent.
+    """
+
+    #: True: the scorer never reads the expected answer.
+    free: bool
+    #: An option under which a scorer that reads it does not (``regex``'s ``pattern``, ``llm_judge``'s
+    #: ``reference``), and the value that makes it so (None: any value given).
+    option: str | None = None
+    value: Any = None
+
+    def frees(self, options: Mapping[str, Any]) -> bool:
+        """Whether an entry with these options scores without an expected answer."""
+        if self.free:
+            return True
+        if self.option is None or options.get(self.option) is None:
+            return False
+        return self.value is None or options[self.option] == self.value
+
+    def how(self) -> str:
+        """What makes an entry of this scorer free of the expected answer, for a user; '' when nothing does."""
+        if self.option is None:
+            return ""
+        return f"give it option {self.option}" + ("" if self.value is None else f": {self.value}")
+
+
+#: What every registered scorer needs of the expected answer (a test holds it complete for :data:`SCORERS`).
+REFERENCE: dict[str, ReferenceUse] = {
+    "fields": ReferenceUse(False),
+    "tool_call": ReferenceUse(False),
+    "trajectory": ReferenceUse(False),
+    "exact": ReferenceUse(False),
+    "contains": ReferenceUse(False),
+    "regex": ReferenceUse(False, option="pattern"),
+    "json_valid": ReferenceUse(True),
+    "numeric": ReferenceUse(False),
+    "non_empty": ReferenceUse(True),
+    "max_chars": ReferenceUse(True),
+    "regex_absent": ReferenceUse(True),
+    "classification": ReferenceUse(False),
+    "llm_judge": ReferenceUse(False, option="reference", value="none"),
+    "numbers": ReferenceUse(True),
+}
+#: The attribute a custom scorer (``module:Class``) sets to True to say it never reads the expected answer.
+REFERENCE_FREE_ATTRIBUTE = "reference_free"
+
+
+def reference_free(name: str, options: Mapping[str, Any], scorer: Any = None) -> bool:
+    """Whether a suite's scorer entry scores a reply with no expected answer.
+
+    Args:
+        name: the entry's name: a registered scorer, or ``module:attribute``.
+        options: the entry's options.
+        scorer: the scorer built from it (a custom scorer declares ``reference_free = True``; without it, it is
+            taken to need the expected answer, since nothing says it does not).
+    """
+    use = REFERENCE.get(name)
+    if use is not None:
+        return use.frees(options)
+    return getattr(scorer, REFERENCE_FREE_ATTRIBUTE, False) is True

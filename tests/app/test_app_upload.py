@@ -110,3 +110,10 @@ def test_open_shows_the_upload_on_the_leaderboard(monkeypatch, tmp_path):
     next(b for b in at.button if b.label == "Open on the leaderboard").click().run()
     assert switches == ["pages/leaderboard.py"]
     assert at.session_state["pending_run"].startswith("upload:")
+
+
+def test_the_uploader_names_every_kind_of_file_it_takes_traces_included(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    label = open_page(PAGE).file_uploader[0].label
+    for kind in ("Run files", "promptfoo", "Inspect", "lm-eval", "OpenTelemetry traces"):
+        assert kind in label

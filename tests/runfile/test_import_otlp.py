@@ -57,7 +57,13 @@ def test_a_failed_call_is_an_error_result_with_its_kind():
 def test_spans_that_are_not_model_calls_are_counted_in_a_note():
     run = read_import(TRACES)
     assert "6 spans are not model calls (no gen_ai.* attribute): left out" in _notes(run)
-    assert run.info.settings["import"]["source_counts"] == {"spans": 14, "model_calls": 8, "selected": 8}
+    assert run.info.settings["import"]["source_counts"] == {
+        "spans": 14,
+        "model_calls": 8,
+        "agent_traces": 0,
+        "selected": 8,
+        "not_captured": 1,
+    }
 
 
 def test_since_and_where_select_calls_and_make_another_run():

@@ -12,28 +12,35 @@ messages with ``parts``) and the older ones (``gen_ai.prompt`` / ``gen_ai.comple
 A span whose content was not captured (instrumentations leave it out unless told to capture it) has no
 question or reply to score: it is left out and named in a note, never imported as an empty case. A span with
 status ``ERROR`` is an error result. The run's one metric, ``completed``, is 1 for each reply; the suite's
-scorers and judges score the replies afterwards.
+scorers and judges score the replies afterwards (:mod:`evalcore.execution.trace_scoring`).
+
+A trace holding an agent's invocation or a tool's execution is one agent run, one case, its model turns and
+tool calls the steps of its trace (:mod:`~evalcore.runfile.importers._otlp_agents`); the spans and their
+messages are read by :mod:`~evalcore.runfile.importers._otlp_spans`.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.importers import _common as common
+from evalcore.runfile.importers import _otlp_spans as otel
+from evalcore.runfile.importers._otlp_agents import AgentRun, split_agents
+from evalcore.runfile.importers._otlp_spans import Span
 
 TOOL = "otlp"
 COMPLETED = records.Metric("completed", "1 for each model call traced with its reply.", True, True)
 CAPTURE_HINT = "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true in the traced service to capture it"
 _ERROR = ("STATUS_CODE_ERROR", 2)
+_SELECTION = "--sample/--since/--where"
+_INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+_OUTPUT_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
 Progress = Callable[[int, int], None]
 
 
@@ -83,24 +90,6 @@ def parse_since(text: str) -> str | None:
     return common.utc_timestamp(text)
 
 
-@dataclass
-class Span:
-    """One span, its attributes flattened to plain values."""
-
-    trace_id: str
-    span_id: str
-    name: str
-    started_at: str | None
-    duration_s: float | None
-    attributes: dict[str, Any]
-    resource: dict[str, Any]
-    status: dict[str, Any]
-
-    @property
-    def label(self) -> str:
-        return f"span {self.span_id} ({self.name!r}, trace {self.trace_id}, {self.started_at or 'no start time'})"
-
-
 def import_otlp(
     trees: list[dict[str, Any]],
     stamp: common.Stamp,
@@ -114,7 +103,7 @@ def import_otlp(
         RunFileError: the file holds no GenAI span, or the selection keeps none.
     """
     selection = selection or Selection()
-    spans = list(_spans(trees))
+    spans = list(otel.spans(trees))
     calls = [s for s in spans if any(k.startswith("gen_ai.") for k in s.attributes)]
     if not calls:
         raise RunFileError(
@@ -127,30 +116,44 @@ def import_otlp(
         )
     if len(spans) > len(calls):
         notes.add(f"{len(spans) - len(calls)} spans are not model calls (no gen_ai.* attribute): left out")
-    kept = [s for s in calls if selection.keeps(s)]
-    if len(kept) < len(calls):
-        notes.add(f"{len(calls) - len(kept)} of {len(calls)} model calls left out by --sample/--since/--where")
+    agents, singles = split_agents(calls)
+    kept = [s for s in singles if selection.keeps(s)]
+    kept_agents = [a for a in agents if selection.keeps(a.root)]
+    if len(kept) < len(singles):
+        notes.add(f"{len(singles) - len(kept)} of {len(singles)} model calls left out by --sample/--since/--where")
+    if len(kept_agents) < len(agents):
+        notes.add(
+            f"{len(agents) - len(kept_agents)} of {len(agents)} agent traces left out by --sample/--since/--where"
+        )
     reader = _Calls(notes)
-    for i, span in enumerate(kept):
-        reader.add(span)
-        if on_progress is not None and (i % 1000 == 999 or i == len(kept) - 1):
-            on_progress(i + 1, len(kept))
+    units: list[Span | AgentRun] = [*kept_agents, *kept]
+    for i, unit in enumerate(units):
+        reader.add_agent(unit) if isinstance(unit, AgentRun) else reader.add(unit)
+        if on_progress is not None and (i % 1000 == 999 or i == len(units) - 1):
+            on_progress(i + 1, len(units))
     if not reader.results:
         raise RunFileError(
             f"{stamp.file_name}: no model call to import",
             problems=["(file): " + ("; ".join(notes.as_list()) or "the selection keeps no model call")],
         )
-    times = sorted(s.started_at for s in kept if s.started_at)
+    firsts = [u.root if isinstance(u, AgentRun) else u for u in units]
+    times = sorted(s.started_at for s in firsts if s.started_at)
     info = records.RunInfo(
         id=common.run_id(TOOL, stamp.digest),
-        suite=str(kept[0].resource.get("service.name") or "traces"),
+        suite=str(firsts[0].resource.get("service.name") or "traces"),
         created_at=times[0] if times else stamp.imported_at,
         finished_at=times[-1] if times else None,
         status="completed",
         settings={
             "traces": {"sample": selection.share, "since": selection.since, "where": selection.where},
             common.IMPORT_KEY: {
-                "source_counts": {"spans": len(spans), "model_calls": len(calls), "selected": len(kept)},
+                "source_counts": {
+                    "spans": len(spans),
+                    "model_calls": len(singles),
+                    "agent_traces": len(agents),
+                    "selected": len(units),
+                    "not_captured": reader.not_captured,
+                },
                 "notes": notes.as_list(),
             },
         },
@@ -173,42 +176,69 @@ class _Calls:
         self.contenders: dict[str, records.Contender] = {}
         self.cases: dict[tuple[str, str], records.Case] = {}
         self.results: list[records.Result] = []
+        #: Calls left out because their content was not captured (each named in a note).
+        self.not_captured = 0
 
     def add(self, span: Span) -> None:
+        """A model call: its question and reply."""
         attrs = span.attributes
-        question, reply = _input_messages(attrs), _output_text(attrs)
-        failed = span.status.get("code") in _ERROR
-        if question is None or (reply is None and not failed):
-            missing = (
-                "input and output" if question is None and reply is None else "input" if question is None else "output"
+        question, reply = otel.input_messages(attrs), otel.output_text(attrs)
+        if self._captured(span.label, question, reply, span.status.get("code") in _ERROR):
+            usage = records.Usage(
+                input_tokens=common.count(otel.first(attrs, *_INPUT_TOKENS)),
+                output_tokens=common.count(otel.first(attrs, *_OUTPUT_TOKENS)),
             )
-            self.notes.add(f"{span.label}: its {missing} messages were not captured; left out ({CAPTURE_HINT})")
-            return
+            model = str(otel.first(attrs, "gen_ai.request.model", "gen_ai.response.model") or "unknown model")
+            self._keep(span, span.span_id, model, question, reply, usage, None)
+
+    def add_agent(self, agent: AgentRun) -> None:
+        """An agent run: its question, final reply, and its model turns and tool calls as its trace."""
+        root = agent.root
+        question, reply = agent.question(), agent.reply()
+        if self._captured(agent.label, question, reply, root.status.get("code") in _ERROR):
+            usage = records.Usage(
+                input_tokens=common.count(agent.tokens(*_INPUT_TOKENS)),
+                output_tokens=common.count(agent.tokens(*_OUTPUT_TOKENS)),
+            )
+            self._keep(root, root.trace_id, agent.model(), question, reply, usage, agent.steps())
+
+    def _captured(self, label: str, question: Any, reply: Any, failed: bool) -> bool:
+        """Whether the call's content was captured; a note names it when it was not."""
+        if question is not None and (reply is not None or failed):
+            return True
+        missing = (
+            "input and output" if question is None and reply is None else "input" if question is None else "output"
+        )
+        self.notes.add(f"{label}: its {missing} messages were not captured; left out ({CAPTURE_HINT})")
+        self.not_captured += 1
+        return False
+
+    def _keep(
+        self,
+        span: Span,
+        case_id: str,
+        model: str,
+        question: Any,
+        reply: str | None,
+        usage: records.Usage,
+        trace: list[dict[str, Any]] | None,
+    ) -> None:
+        attrs, failed = span.attributes, span.status.get("code") in _ERROR
         dataset = str(span.resource.get("service.name") or "traces")
-        if (dataset, span.span_id) in self.cases:  # exported twice (a retried export, files concatenated)
+        if (dataset, case_id) in self.cases:  # exported twice (a retried export, files concatenated)
             self.notes.add(f"{span.label}: exported more than once; imported once")
             return
-        contender = self._contender(attrs)
-        case = records.Case(
-            dataset=dataset,
-            id=span.span_id,
-            variant="default",
-            input={"messages": question},
-            expected=None,
-            metadata=_metadata(span),
-        )
+        if model not in self.contenders:
+            self.contenders[model] = records.Contender(id=model, model=model, settings={})
+        case = records.Case(dataset, case_id, "default", {"messages": question}, None, metadata=_metadata(span))
         self.cases[case.key] = case
-        usage = records.Usage(
-            input_tokens=common.count(_first(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")),
-            output_tokens=common.count(_first(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
-        )
         error = None
         if failed:
             message = str(span.status.get("message") or attrs.get("error.type") or "the call failed")
             error = records.ErrorInfo(common.error_kind(f"{message} {attrs.get('error.type', '')}"), message)
         self.results.append(
             records.Result(
-                contender=contender.id,
+                contender=model,
                 dataset=dataset,
                 case=case.id,
                 sample=0,
@@ -221,170 +251,12 @@ class _Calls:
                 usage=usage,
                 latency_s=span.duration_s,
                 started_at=span.started_at,
+                trace=trace,
             )
         )
-
-    def _contender(self, attrs: dict[str, Any]) -> records.Contender:
-        """The requested model: production settings vary call by call, so they stay in the case's metadata
-        (``gen_ai.request.temperature`` …) rather than split one model into several contenders."""
-        model = str(_first(attrs, "gen_ai.request.model", "gen_ai.response.model") or "unknown model")
-        if model not in self.contenders:
-            self.contenders[model] = records.Contender(id=model, model=model, settings={})
-        return self.contenders[model]
 
 
 def _metadata(span: Span) -> dict[str, Any]:
     content = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt", "gen_ai.completion")
     attrs = {k: v for k, v in span.attributes.items() if not k.startswith(content)}
     return {"trace_id": span.trace_id, "span": span.name, "started_at": span.started_at, **span.resource, **attrs}
-
-
-def _first(attrs: dict[str, Any], *keys: str) -> Any:
-    return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
-
-
-def _input_messages(attrs: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The request's messages as ``[{role, content}]``, from whichever convention the span follows."""
-    messages = _messages(attrs.get("gen_ai.input.messages"))
-    if messages is None and isinstance(attrs.get("gen_ai.prompt"), str):
-        messages = _messages(attrs["gen_ai.prompt"]) or [{"role": "user", "content": attrs["gen_ai.prompt"]}]
-    if messages is None:
-        messages = _indexed(attrs, "gen_ai.prompt")
-    system = attrs.get("gen_ai.system_instructions")
-    if messages is not None and system is not None:
-        messages = [{"role": "system", "content": _text_of(_parsed(system))}, *messages]
-    return messages
-
-
-def _output_text(attrs: dict[str, Any]) -> str | None:
-    messages = _messages(attrs.get("gen_ai.output.messages"))
-    if messages is None and isinstance(attrs.get("gen_ai.completion"), str):
-        messages = _messages(attrs["gen_ai.completion"]) or [
-            {"role": "assistant", "content": attrs["gen_ai.completion"]}
-        ]
-    if messages is None:
-        messages = _indexed(attrs, "gen_ai.completion")
-    if not messages:
-        return None
-    return "\n".join(str(m["content"]) for m in messages if m.get("content") is not None)
-
-
-def _messages(value: Any) -> list[dict[str, Any]] | None:
-    value = _parsed(value)
-    if not isinstance(value, list) or not value or not all(isinstance(m, dict) for m in value):
-        return None
-    return [{"role": str(m.get("role") or "user"), "content": _text_of(m)} for m in value]
-
-
-def _parsed(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("[", "{"):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            return value
-    return value
-
-
-def _text_of(message: Any) -> str:
-    """A message's text: its ``parts`` of type text joined (other parts as ``[type]``), else its ``content``."""
-    if isinstance(message, dict) and isinstance(message.get("parts"), list):
-        return "\n".join(_part(p) for p in message["parts"])
-    if isinstance(message, dict):
-        content = message.get("content")
-        return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    if isinstance(message, list):
-        return "\n".join(_text_of(m) for m in message)
-    return str(message)
-
-
-def _part(part: Any) -> str:
-    if isinstance(part, dict) and part.get("type") == "text":
-        return str(part.get("content") or "")
-    return f"[{part.get('type', 'part')}]" if isinstance(part, dict) else str(part)
-
-
-def _indexed(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]] | None:
-    """``gen_ai.prompt.0.role`` / ``gen_ai.prompt.0.content`` … (OpenLLMetry) as messages."""
-    found: dict[int, dict[str, Any]] = {}
-    for key, value in attrs.items():
-        parts = key[len(prefix) + 1 :].split(".", 1) if key.startswith(prefix + ".") else []
-        if len(parts) == 2 and parts[0].isdigit() and parts[1] in ("role", "content"):
-            found.setdefault(int(parts[0]), {})[parts[1]] = value
-    messages = [found[i] for i in sorted(found) if "content" in found[i]]
-    return [{"role": str(m.get("role") or "user"), "content": str(m["content"])} for m in messages] or None
-
-
-def _spans(trees: list[dict[str, Any]]) -> Iterator[Span]:
-    for tree in trees:
-        for resource_spans in tree.get("resourceSpans") or []:
-            resource = _attributes(common.obj(common.obj(resource_spans).get("resource")).get("attributes"))
-            scopes = common.obj(resource_spans).get("scopeSpans") or common.obj(resource_spans).get(
-                "instrumentationLibrarySpans"
-            )
-            for scope in scopes or []:
-                for span in common.obj(scope).get("spans") or []:
-                    if isinstance(span, dict):
-                        yield _span(span, resource)
-
-
-def _span(span: dict[str, Any], resource: dict[str, Any]) -> Span:
-    start, end = _nanos(span.get("startTimeUnixNano")), _nanos(span.get("endTimeUnixNano"))
-    started = None
-    if start is not None:
-        moment = datetime.fromtimestamp(start / 1e9, tz=UTC)
-        started = moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return Span(
-        trace_id=_hex_id(span.get("traceId")),
-        span_id=_hex_id(span.get("spanId")),
-        name=str(span.get("name") or ""),
-        started_at=started,
-        duration_s=(end - start) / 1e9 if start is not None and end is not None and end >= start else None,
-        attributes=_attributes(span.get("attributes")),
-        resource=resource,
-        status=common.obj(span.get("status")),
-    )
-
-
-def _hex_id(value: Any) -> str:
-    """A trace or span id in hex: as OTLP JSON writes it, or decoded from protobuf JSON's base64."""
-    text = str(value or "")
-    if text and all(c in "0123456789abcdefABCDEF" for c in text) and len(text) in (16, 32):
-        return text.lower()
-    try:
-        return base64.b64decode(text, validate=True).hex() or text
-    except (binascii.Error, ValueError):
-        return text
-
-
-def _nanos(value: Any) -> int | None:
-    try:
-        return int(value) if value is not None and not isinstance(value, bool) else None
-    except (TypeError, ValueError):
-        return None
-
-
-def _attributes(items: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items or []:
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            out[item["key"]] = _value(item.get("value"))
-    return out
-
-
-def _value(value: Any) -> Any:
-    """An ``AnyValue`` as a plain value (``intValue`` is text in JSON, as int64 always is)."""
-    if not isinstance(value, dict):
-        return value
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        return _nanos(value["intValue"])
-    if "doubleValue" in value:
-        return float(value["doubleValue"])
-    if "boolValue" in value:
-        return bool(value["boolValue"])
-    if "arrayValue" in value:
-        return [_value(v) for v in common.obj(value["arrayValue"]).get("values") or []]
-    if "kvlistValue" in value:
-        return _attributes(common.obj(value["kvlistValue"]).get("values"))
-    return None
