@@ -33,6 +33,11 @@ RESERVED_NAMES = frozenset(
     {"score", "errors", "cost", "time", "input_tokens", "output_tokens", "cases", "scored", "wscore"}
 )
 
+#: The case metadata key that marks a case standing for a benchmark's reported aggregate score, not an item
+#: (an imported record with no per-item results): the leaderboard ranks it but draws no interval, P(best) or
+#: paired statistic from it.
+AGGREGATE_ONLY = "aggregate_only"
+
 #: Short names of settings in contender ids and labels (``fake/oracle · t=0``); others keep their own name.
 SHORT_NAMES = {"reasoning_effort": "effort", "temperature": "t"}
 

@@ -26,7 +26,7 @@ from evalcore.analysis.stats.paired_f1 import CASE_SWAP, label_counts, paired_ma
 from evalcore.analysis.stats.power import cases_to_decide
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
-from evalcore.core.records import Case, Metric, Run
+from evalcore.core.records import AGGREGATE_ONLY, Case, Metric, Run
 from evalcore.storage.frames import ResultColumns, frame_columns
 from evalcore.storage.history import StoredRun, columns_of, header_of
 
@@ -308,12 +308,16 @@ def cases_of(run: Run | StoredRun) -> list[Case]:
 
 
 def shared_cases(base: Sequence[Case], candidate: Sequence[Case]) -> set[tuple[str, str]]:
-    """(dataset, case id) of the cases both runs hold with the same input and expected answer."""
+    """(dataset, case id) of the cases both runs hold with the same input and expected answer; a reported
+    aggregate (:data:`~evalcore.core.records.AGGREGATE_ONLY`) is no case to pair."""
     theirs = {c.key: c for c in candidate}
     return {
         c.key
         for c in base
-        if c.key in theirs and theirs[c.key].input == c.input and theirs[c.key].expected == c.expected
+        if c.key in theirs
+        and theirs[c.key].input == c.input
+        and theirs[c.key].expected == c.expected
+        and not c.metadata.get(AGGREGATE_ONLY)
     }
 
 
