@@ -212,7 +212,8 @@ def add_import(p: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="PATH",
         help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), lm-evaluation-harness "
-        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), or folders of them",
+        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), Every Eval Ever records "
+        "(<uuid>.json with its <uuid>_samples.jsonl, or a .zip of them), or folders of them",
     )
     p.add_argument(
         "--replace",
@@ -288,7 +289,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                     why = (
                         "Inspect's listing of the folder's logs"
                         if isinstance(exc, InspectListingError)
-                        else "not a run file, promptfoo result file, Inspect log or lm-eval results file"
+                        else "not a run file, promptfoo result file, Inspect log, lm-eval results file or Every Eval "
+                        "Ever record"
                     )
                     print(f"skipped {path}: {why}", file=sys.stderr)
                 else:

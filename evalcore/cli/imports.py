@@ -27,8 +27,7 @@ BAR_WIDTH = 24
 
 def targets(paths: list[Path]) -> list[tuple[Path, bool]]:
     """The files to import: each path given, and the files inside each folder given (``True``: from a folder)."""
-    from evalcore.runfile.importers import iter_files
-    from evalcore.runfile.importers._eee_files import claimed as eee_claimed
+    from evalcore.runfile.importers import iter_files, records_claimed
     from evalcore.runfile.importers.lm_eval import claimed
 
     found: list[tuple[Path, bool]] = []
@@ -36,7 +35,7 @@ def targets(paths: list[Path]) -> list[tuple[Path, bool]]:
         if path.is_dir():
             files = list(iter_files(path))
             # lm-eval and Every Eval Ever samples files: read with their results file or record
-            read_with_results = claimed(files) | eee_claimed(files)
+            read_with_results = claimed(files) | records_claimed(files)
             found += [(f, True) for f in files if f not in read_with_results]
         else:
             found.append((path, False))

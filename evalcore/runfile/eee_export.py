@@ -77,7 +77,8 @@ def write_eee(run: records.Run, folder: str | Path) -> list[Path]:
 
 
 def _record(run: records.Run, contender: records.Contender, results: list[records.Result]) -> Record:
-    imported = run.info.settings.get("eee") if isinstance(run.info.settings.get("eee"), dict) else {}
+    found = run.info.settings.get("eee")
+    imported: dict[str, Any] = found if isinstance(found, dict) else {}
     model_info = _model_info(contender, imported.get("model_info"))
     developer, _, name = model_info["id"].rpartition("/")
     collection = _part(run.info.suite)

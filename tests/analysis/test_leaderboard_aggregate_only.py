@@ -3,6 +3,7 @@ reported, with no interval, P(best) or paired statistic drawn from them, and sai
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -81,6 +82,13 @@ def test_the_text_table_marks_a_reported_row_and_says_what_it_lacks():
     assert "aggregate only" in text.splitlines()[2]
     assert " ".join(AGGREGATE_NOTE.split()) in " ".join(text.split())
     assert "P(best)" not in text.splitlines()[0]
+
+
+def test_the_json_rows_say_which_are_aggregate_only():
+    board = leaderboard(results_frame(_only(_run(), "bench")), METRICS, B=50)
+    rows = json.loads(format_leaderboard(board, MetricSet.of(METRICS), "json"))
+    assert [row["aggregate_only"] for row in rows] == [True, True]
+    assert all("p_best" not in row for row in rows)
 
 
 def test_paired_tests_leave_reported_scores_out_and_refuse_a_run_of_only_them():

@@ -64,6 +64,12 @@ def test_a_record_with_its_samples_file_makes_each_item_a_case_with_its_result()
     assert "samples (instance level)" in run.info.provenance["source"]["layout"]
 
 
+def test_a_reported_score_its_items_do_not_average_to_is_noted():
+    notes = import_notes(read_import(WITH_SAMPLES))
+    assert "instance lines read: 1; items per benchmark: demo-source.demo_bench: 1" in notes[0]
+    assert "demo-source.demo_bench: reported accuracy 0.75; the items here (n = 1) average 1" in notes[1]
+
+
 def test_a_record_whose_samples_file_is_not_beside_it_is_imported_aggregate_only_with_a_note(tmp_path):
     shutil.copy(WITH_SAMPLES, tmp_path)
     run = read_import(tmp_path / WITH_SAMPLES.name)

@@ -349,8 +349,8 @@ def prepare(
         if reported.any():  # a bootstrap over reported aggregates would draw intervals from no cases
             return Prepared(table, [])
         return Prepared(table, [(None, resample(selected, metric_set, average=average, B=B, seed=seed, values=values))])
-    only = set(selected["dataset"].to_numpy()[reported].astype(str))
-    parts = [(n, p) for n, p in selected.groupby("dataset", observed=True, sort=True) if str(n) not in only]
+    of_reported = set(selected["dataset"].to_numpy()[reported].astype(str))
+    parts = [(n, p) for n, p in selected.groupby("dataset", observed=True, sort=True) if str(n) not in of_reported]
     return Prepared(table, [(str(name), resample(part, metric_set, B=B, seed=seed)) for name, part in parts])
 
 

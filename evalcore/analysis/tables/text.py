@@ -50,7 +50,8 @@ def row_keys(table: pd.DataFrame, metric_set: MetricSet) -> list[str]:
 
     ``contender`` (``dataset`` or ``variant``), ``cases`` (results, as the spec counts them), ``scored, errors,
     distinct_cases, samples, score, <metrics>, cost, time, input_tokens, output_tokens``, ``pass_rate``
-    (only when a case declares minimum scores), ``wscore, rank, best, best_value, few_cases``, ``stopped`` (an
+    (only when a case declares minimum scores), ``wscore, rank, best, best_value, few_cases``, ``aggregate_only``
+    (only when a row holds reported aggregate scores), ``stopped`` (an
     adaptive run's: the race's stop text, null for a contender still in; JSON has it for every run), then the
     interval fields
     (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``), ``p_best`` and ``stability``
@@ -79,6 +80,7 @@ def row_keys(table: pd.DataFrame, metric_set: MetricSet) -> list[str]:
         "best",
         "best_value",
         "few_cases",
+        "aggregate_only",
         STOPPED,
     ]
     keys += [f"{name}_{end}" for name in ["score", *names, "wscore"] for end in ("lo", "hi")]

@@ -124,7 +124,7 @@ def _check_sum(tree: dict[str, Any], samples: tuple[str, bytes], name: str) -> N
         )
 
 
-def claimed(paths: list[Any]) -> set[Any]:
+def records_claimed(paths: list[Any]) -> set[Any]:
     """The samples files among ``paths`` (of a folder) read with the aggregate record beside them."""
     names = {(p.parent, p.name) for p in paths}
     return {

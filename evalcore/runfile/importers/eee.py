@@ -28,6 +28,7 @@ from typing import Any
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.importers import _common as common
+from evalcore.runfile.importers import _eee_items as items
 
 TOOL = "every_eval_ever"
 #: The schema versions read: 0.2.0 to 0.3.x share every field imported here (0.3.0 only renumbered 0.2.3).
@@ -130,6 +131,7 @@ def import_eee(
     if samples is not None:
         reader.read_samples(*samples, on_progress)
         reader.drop_unscored()
+        reader.note_samples(samples[0])
     reader.add_aggregates()
     if not reader.results:
         raise RunFileError(
@@ -293,13 +295,13 @@ class _Reader:
         case_id = str(item["sample_id"])
         case = self.cases.get((metric.dataset, case_id))
         if case is None:
-            case = self.cases[(metric.dataset, case_id)] = _case(metric.dataset, case_id, item)
+            case = self.cases[(metric.dataset, case_id)] = items.case_of(metric.dataset, case_id, item)
         value = self._value(metric, common.obj(item.get("evaluation")).get("score"), f"{where}: evaluation.score")
-        sample = _sample(item, self.results, (metric.dataset, case_id), metric.name)
+        sample = items.sample_of(item, self.results, (metric.dataset, case_id), metric.name)
         key = (metric.dataset, case_id, sample)
         result = self.results.get(key)
         if result is None:
-            result = self.results[key] = _result(self.contender.id, metric.dataset, case_id, sample, item)
+            result = self.results[key] = items.result_of(self.contender.id, metric.dataset, case_id, sample, item)
         result.metrics[metric.name] = value
         if metric is self.datasets[metric.dataset][0]:
             headline = value if value is None or metric.higher else 1.0 - value
@@ -321,6 +323,25 @@ class _Reader:
                 self.notes.add(f"{result.dataset}: item {result.case}: no value of {first} in [0, 1]; left out")
         kept = {(r.dataset, r.case) for r in self.results.values()}
         self.cases = {k: c for k, c in self.cases.items() if k in kept}
+
+    def note_samples(self, name: str) -> None:
+        """What the samples file gave: its items per benchmark, and each reported score its items do not give."""
+        items = {d: len({r.case for r in self.results.values() if r.dataset == d}) for d in self._has_lines}
+        shown = ", ".join(f"{d}: {n}" for d, n in sorted(items.items()))
+        self.notes.add(f"{name}: instance lines read: {self.lines}; items per benchmark: {shown}")
+        for dataset in sorted(self._has_lines):
+            first = self.datasets[dataset][0]
+            values = [
+                v
+                for r in self.results.values()
+                if r.dataset == dataset and (v := r.metrics.get(first.name)) is not None
+            ]
+            reported = self._values.get(first.index)
+            if values and reported is not None and abs(sum(values) / len(values) - reported) > 1e-6:
+                self.notes.add(
+                    f"{dataset}: reported {first.name} {reported:.4g}; the items here (n = {len(values)}) average "
+                    f"{sum(values) / len(values):.4g}, which the leaderboard shows"
+                )
 
     def add_aggregates(self) -> None:
         """One case per benchmark with no per-item line, holding its reported scores."""
@@ -380,89 +401,21 @@ def unit_score(score: Any, config: dict[str, Any]) -> tuple[float | None, str | 
     value, why = common.unit_value(score)
     if value is not None or isinstance(score, bool) or not isinstance(score, int | float):
         return value, why
-    low, high = config.get("min_score"), config.get("max_score")
-    if _finite(low) and _finite(high) and high > low and low <= score <= high:
+    low, high = _float(config.get("min_score")), _float(config.get("max_score"))
+    if low is not None and high is not None and high > low and low <= score <= high:
         return (float(score) - low) / (high - low), None
     return None, f"{score} is outside [0, 1] and the metric gives no finite min_score and max_score around it"
 
 
-def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+def _float(value: Any) -> float | None:
+    """A finite number as a float, else None (a bound written ``"Infinity"``, text, null)."""
+    finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if finite else None
 
 
 def _reported(item: dict[str, Any]) -> dict[str, Any]:
     details = common.obj(item.get("score_details"))
     return {"score": details.get("score"), "uncertainty": details.get("uncertainty")}
-
-
-def _case(dataset: str, case_id: str, item: dict[str, Any]) -> records.Case:
-    given = common.obj(item.get("input"))
-    raw = given.get("raw")
-    choices = given.get("choices")
-    prompt: str | dict[str, Any] = (
-        {"prompt": raw, "choices": choices} if isinstance(choices, list) and choices else str(raw or "")
-    )
-    reference = given.get("reference")
-    expected = reference[0] if isinstance(reference, list) and len(reference) == 1 else reference
-    metadata = {k: v for k, v in common.obj(item.get("metadata")).items() if k not in ("sample", "variant")}
-    for key in ("sample_hash", "interaction_type"):
-        if item.get(key) is not None:
-            metadata[key] = item[key]
-    if given.get("formatted"):
-        metadata["formatted"] = given["formatted"]
-    variant = str(common.obj(item.get("metadata")).get("variant") or "default")
-    return records.Case(
-        dataset=dataset, id=case_id, variant=variant, input=prompt, expected=expected, metadata=metadata
-    )
-
-
-def _sample(
-    item: dict[str, Any], results: dict[tuple[str, str, int], records.Result], case: tuple[str, str], metric: str
-) -> int:
-    """The item's sample: its ``metadata.sample`` (as evalcore's export writes it), else the first of the case
-    that has no value of this metric yet (an evaluation repeated writes one line per repeat)."""
-    given = common.obj(item.get("metadata")).get("sample")
-    if isinstance(given, str) and given.isdigit():
-        return int(given)
-    n = 0
-    while (found := results.get((*case, n))) is not None and metric in found.metrics:
-        n += 1
-    return n
-
-
-def _result(contender: str, dataset: str, case_id: str, sample: int, item: dict[str, Any]) -> records.Result:
-    output = common.obj(item.get("output"))
-    replies = output.get("raw") if isinstance(output.get("raw"), list) else None
-    messages = item.get("messages") if isinstance(item.get("messages"), list) else None
-    if replies is not None:
-        text = replies[0] if len(replies) == 1 else replies
-    elif messages:
-        said = [m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
-        text = said[-1] if said else None
-    else:
-        text = None
-    error = item.get("error")
-    usage = common.obj(item.get("token_usage"))
-    latency = common.obj(item.get("performance")).get("latency_ms")
-    diagnostics: dict[str, Any] = {}
-    if item.get("answer_attribution"):
-        diagnostics["answer_attribution"] = item["answer_attribution"]
-    if messages:
-        diagnostics["messages"] = messages
-    return records.Result(
-        contender=contender,
-        dataset=dataset,
-        case=case_id,
-        sample=sample,
-        status="error" if error else "scored",
-        score=None,
-        output=text,
-        raw=text if isinstance(text, str) else None,
-        error=records.ErrorInfo(common.error_kind(str(error)), str(error)) if error else None,
-        diagnostics=diagnostics,
-        usage=records.Usage(common.count(usage.get("input_tokens")), common.count(usage.get("output_tokens")), None),
-        latency_s=latency / 1000 if _finite(latency) and latency >= 0 else None,
-    )
 
 
 def _time(value: Any) -> str | None:
