@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from evalcore.analysis.decisions.compare import CompareError, compare
 from evalcore.analysis.ranking.leaderboard import AGGREGATE_ONLY, leaderboard
 from evalcore.analysis.stats.significance import pairwise_significance
 from evalcore.analysis.tables.text import AGGREGATE_NOTE, format_leaderboard
@@ -97,6 +98,14 @@ def test_paired_tests_leave_reported_scores_out_and_refuse_a_run_of_only_them():
     assert tested.loc[("m/a", "m/b"), "n"] == 40
     with pytest.raises(EvalcoreError, match="reported aggregate score"):
         pairwise_significance(results_frame(_only(_run(), "bench")), B=50)
+
+
+def test_comparing_two_runs_pairs_their_cases_never_their_reported_scores():
+    base, candidate = _run(), _run(reported={"m/a": 0.2, "m/b": 0.9})
+    candidate.info.id = "r2"
+    assert compare(base, candidate, B=50).shared_cases == 40
+    with pytest.raises(CompareError, match="share only reported aggregate scores"):
+        compare(_only(_run(), "bench"), _only(_run(), "bench"), B=50)
 
 
 def test_reported_scores_change_the_rank_but_never_the_case_intervals():

@@ -38,7 +38,7 @@ WRITTEN_VERSION = "0.3.0"
 #: The primary metric: each benchmark's first reported metric (its complement when lower is better).
 HEADLINE = "headline"
 #: The id of the one case of an aggregate-only benchmark.
-AGGREGATE_CASE = "aggregate"
+AGGREGATE_CASE = records.AGGREGATE_CASE
 #: How a samples file is named beside its aggregate file: ``<uuid>_samples.jsonl``.
 SAMPLES_SUFFIX = "_samples.jsonl"
 Progress = Callable[[int, int], None]
