@@ -29,6 +29,8 @@ from evalcore.runfile.importers.eee import HEADLINE, WRITTEN_VERSION
 
 #: What a path part of the datastore layout may hold; anything else becomes ``_``.
 _PATH_PART = re.compile(r"[^A-Za-z0-9._-]+")
+#: The first result of a benchmark when the run's primary metric is lower-is-better: evalcore's score as it ranks it.
+SCORE_METRIC = "evalcore_score"
 
 
 @dataclass
@@ -42,8 +44,9 @@ class Record:
     instances: list[dict[str, Any]]
 
     def samples_bytes(self) -> bytes:
-        """The samples file's bytes (one JSON object per line), as written and checksummed."""
-        return b"".join(json.dumps(line, ensure_ascii=False).encode() + b"\n" for line in self.instances)
+        """The samples file's bytes (one JSON object per line), as written and checksummed; ASCII, so that no
+        reader splits a line on a character Unicode calls a line break (U+2028) inside a text."""
+        return b"".join(json.dumps(line).encode() + b"\n" for line in self.instances)
 
 
 def eee_records(run: records.Run) -> list[Record]:
@@ -92,17 +95,22 @@ def _record(run: records.Run, contender: records.Contender, results: list[record
     for dataset in dict.fromkeys(r.dataset for r in results):
         mine = [r for r in results if r.dataset == dataset]
         reported = all(cases[(dataset, r.case)].metadata.get(records.AGGREGATE_ONLY) for r in mine)
-        for metric in metrics:
-            values = [v for r in mine if r.status == "scored" and (v := r.metrics.get(metric.name)) is not None]
-            if not values:
+        ordered = _ordered(metrics, imported, dataset)
+        for metric in ordered:
+            # The first metric is what an importer ranks the benchmark by: evalcore's score of each result.
+            lead = metric is ordered[0] and not imported
+            values = {id(r): r.score if lead else r.metrics.get(metric.name) for r in mine if r.status == "scored"}
+            known = [v for v in values.values() if v is not None]
+            if not known and metric is not ordered[0]:
                 continue
             result_id = f"{dataset}/{metric.name}"
-            results_out.append(_result(run, dataset, metric, values, result_id, cases, mine[0], reported))
-            if not reported:
-                for r in mine:
-                    line = _instance(evaluation_id, model_info["id"], dataset, result_id, metric, r, cases)
-                    if line is not None:
-                        instances.append(line)
+            results_out.append(_result(run, dataset, metric, known, result_id, cases, mine[0], reported))
+            for r in [] if reported else mine:
+                if r.status == "error" and metric is not ordered[0]:
+                    continue  # a failed call is written once, under the first metric
+                line = _instance(evaluation_id, model_info["id"], (dataset, result_id), metric, values.get(id(r)), r)
+                if line is not None:
+                    instances.append(_with_case(line, cases[(dataset, r.case)]))
     aggregate: dict[str, Any] = {
         "schema_version": WRITTEN_VERSION,
         "evaluation_id": evaluation_id,
@@ -126,10 +134,26 @@ def _record(run: records.Run, contender: records.Contender, results: list[record
 
 
 def _metrics(run: records.Run, imported: bool) -> list[records.Metric]:
-    """The metrics written, the primary first (an importer reads a benchmark's first metric as its headline); of
-    an imported record, its own metrics only: the headline is derived from them again when it is read."""
-    primary = [m for m in run.metrics if m.primary and not (imported and m.name == HEADLINE)]
+    """The metrics written, evalcore's score first (an importer reads a benchmark's first metric as its headline,
+    higher is better): the primary metric, or, when lower is better for it, ``evalcore_score`` before it; of an
+    imported record, its own metrics only: the headline is derived from them again when it is read."""
+    if imported:
+        return [m for m in run.metrics if m.name != HEADLINE]
+    primary = [m for m in run.metrics if m.primary]
+    if primary and not primary[0].higher_is_better:
+        described = f"evalcore's score of each result: its primary metric {primary[0].name}, ranked higher is better."
+        primary.insert(0, records.Metric(SCORE_METRIC, described, True, True))
     return primary + [m for m in run.metrics if not m.primary]
+
+
+def _ordered(metrics: list[records.Metric], imported: dict[str, Any], dataset: str) -> list[records.Metric]:
+    """A dataset's metrics in the order written: an imported record's own order for it (its first metric is its
+    headline), else the run's (the primary first)."""
+    named = [
+        e.get("metric") for e in imported.get("reported") or [] if isinstance(e, dict) and e.get("dataset") == dataset
+    ]
+    first = [m for name in named for m in metrics if m.name == name]
+    return first + [m for m in metrics if m not in first]
 
 
 def _model_info(contender: records.Contender, imported: Any) -> dict[str, Any]:
@@ -171,7 +195,7 @@ def _result(
     reported: bool,
 ) -> dict[str, Any]:
     source = cases[(dataset, first.case)].metadata.get("source_data") if reported else None
-    mean = sum(values) / len(values)
+    mean = sum(values) / len(values) if values else 0.0  # every call failed: EEE's score is a required number
     details: dict[str, Any] = {"score": mean}
     if not reported:
         details["uncertainty"] = {"num_samples": len(values)}
@@ -197,18 +221,16 @@ def _result(
 def _instance(
     evaluation_id: str,
     model_id: str,
-    dataset: str,
-    result_id: str,
+    where: tuple[str, str],
     metric: records.Metric,
+    value: float | None,
     result: records.Result,
-    cases: dict[tuple[str, str], records.Case],
 ) -> dict[str, Any] | None:
-    """One instance line: a case's value of one metric for one sample (None when it has none and did not fail)."""
-    value = result.metrics.get(metric.name)
+    """One instance line, its case left to :func:`_with_case`: a result's value of one metric (None when it has
+    none and did not fail)."""
     if result.status == "scored" and value is None:
         return None
-    case = cases[(dataset, result.case)]
-    raw, reference, choices = _input(case)
+    dataset, result_id = where
     reply = result.raw if result.raw is not None else _text(result.output)
     line: dict[str, Any] = {
         "schema_version": WRITTEN_VERSION,
@@ -216,12 +238,8 @@ def _instance(
         "model_id": model_id,
         "evaluation_name": dataset,
         "evaluation_result_id": result_id,
-        "sample_id": case.id,
-        "sample_hash": hashlib.sha256(
-            json.dumps({"raw": raw, "reference": reference}, sort_keys=True, separators=(",", ":")).encode()
-        ).hexdigest(),
+        "sample_id": result.case,
         "interaction_type": "single_turn",
-        "input": {"raw": raw, "reference": reference, **({"choices": choices} if choices else {})},
         "output": {"raw": [reply]},
         "answer_attribution": [
             {
@@ -233,7 +251,7 @@ def _instance(
             }
         ],
         "evaluation": {"score": value if value is not None else 0.0, "is_correct": value == 1.0},
-        "metadata": {"sample": str(result.sample), "variant": case.variant},
+        "metadata": {"sample": str(result.sample)},
     }
     usage = result.usage
     if usage.input_tokens is not None and usage.output_tokens is not None:
@@ -245,8 +263,18 @@ def _instance(
         }
     if result.latency_s is not None:
         line["performance"] = {"latency_ms": 1000 * result.latency_s}
-    if result.status == "error":
-        line["error"] = result.error.message if result.error is not None else "error"
+    if result.status == "error":  # never empty: an importer reads an empty error as none
+        line["error"] = (result.error.message or result.error.kind) if result.error is not None else "error"
+    return line
+
+
+def _with_case(line: dict[str, Any], case: records.Case) -> dict[str, Any]:
+    """The line with its case's input, reference answers, ``sample_hash`` and variant."""
+    raw, reference, choices = _input(case)
+    digest = json.dumps({"raw": raw, "reference": reference}, sort_keys=True, separators=(",", ":"))
+    line["sample_hash"] = hashlib.sha256(digest.encode()).hexdigest()
+    line["input"] = {"raw": raw, "reference": reference, **({"choices": choices} if choices else {})}
+    line["metadata"]["variant"] = case.variant
     return line
 
 

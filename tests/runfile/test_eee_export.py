@@ -8,11 +8,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
 
 from evalcore.core import records
 from evalcore.runfile.eee_export import eee_records, write_eee
 from evalcore.runfile.importers import read_import
-from tests.factories import make_run
+from tests.factories import make_run, valid_runs
 from tests.importing import EEE, LM_EVAL
 
 SCHEMAS = EEE / "schema"
@@ -51,10 +52,8 @@ def _scores(run: records.Run, model_of: dict[str, str]) -> dict[tuple, tuple[str
 def test_an_evalcore_run_is_written_one_valid_record_per_contender_with_its_items(tmp_path):
     run = make_run(n_contenders=2, n_cases=4, samples=2)
     written = write_eee(run, tmp_path)
-    # a line per result and metric with a value, and per metric for a failed call (its error text)
-    lines = sum(
-        len(run.metrics) if r.status == "error" else sum(v is not None for v in r.metrics.values()) for r in run.results
-    )
+    # a line per result and metric with a value, and one for a failed call (its error text)
+    lines = sum(1 if r.status == "error" else sum(v is not None for v in r.metrics.values()) for r in run.results)
     assert _assert_valid(tmp_path) == (2, lines)
     assert all(p.parts[-5] == "data" for p in written)  # data/<collection>/<developer>/<model>/<uuid>.json
 
@@ -104,3 +103,18 @@ def test_the_same_run_is_written_to_the_same_files(tmp_path):
 @pytest.mark.parametrize("name", ["eval.schema.json", "instance_level_eval.schema.json"])
 def test_the_kept_schema_files_are_every_eval_ever_0_3_0(name):
     assert json.loads((SCHEMAS / name).read_text())["version"] == "0.3.0"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(run=valid_runs())
+def test_any_run_is_exported_valid_and_read_back_with_each_results_status_and_score(run, tmp_path_factory):
+    assume(all(c.model.strip() for c in run.contenders))
+    folder = tmp_path_factory.mktemp("eee")
+    written = write_eee(run, folder)
+    _assert_valid(folder)
+    back: dict = {}
+    for record, path in zip(eee_records(run), [p for p in written if p.suffix == ".json"], strict=True):
+        contender = record.aggregate["model_info"]["name"]
+        for key, value in _scores(read_import(path), {record.aggregate["model_info"]["id"]: contender}).items():
+            back[key] = value
+    assert back == _scores(run, {c.id: c.id for c in run.contenders})
