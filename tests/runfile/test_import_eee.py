@@ -10,11 +10,15 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from evalcore.core.errors import RunFileError
 from evalcore.core.records import AGGREGATE_ONLY
 from evalcore.runfile.importers import import_notes, read_import, source_label
 from evalcore.runfile.importers.detect import UnknownLayoutError
+from evalcore.runfile.read import run_from_dict
+from evalcore.runfile.write import run_to_dict
 from tests.importing import EEE
 
 RECORDS = EEE / "records"
@@ -153,3 +157,53 @@ def test_a_samples_file_on_its_own_is_refused_naming_its_aggregate_record():
         read_import(samples)
     assert "Every Eval Ever samples file on its own" in str(caught.value)
     assert "aggregate <uuid>.json" in caught.value.problems[0]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _paths(tree, prefix=()):  # noqa: ANN001, ANN202
+    """Every path to a value in a JSON tree."""
+    yield prefix
+    items = tree.items() if isinstance(tree, dict) else enumerate(tree) if isinstance(tree, list) else []
+    for key, value in items:
+        yield from _paths(value, (*prefix, key))
+
+
+def _mutated(tree: dict, choice: int, value) -> dict:  # noqa: ANN001
+    tree = json.loads(json.dumps(tree))
+    paths = [p for p in _paths(tree) if p]
+    *parent, last = paths[choice % len(paths)]
+    target = tree
+    for key in parent:
+        target = target[key]
+    target[last] = value
+    return tree
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(choice=st.integers(min_value=0), value=_JSON, in_samples=st.booleans())
+def test_a_record_or_samples_line_with_any_value_anywhere_is_imported_or_refused_never_crashes(
+    choice, value, in_samples, tmp_path_factory
+):
+    folder = tmp_path_factory.mktemp("mutated")
+    samples = WITH_SAMPLES.with_name(WITH_SAMPLES.stem + "_samples.jsonl")
+    record = _record(WITH_SAMPLES)
+    del record["detailed_evaluation_results"]["checksum"]  # the mutated samples line is read, not refused by hash
+    line = json.loads(samples.read_text())
+    if in_samples:
+        line = _mutated(line, choice, value)
+    else:
+        record = _mutated(record, choice, value)
+    (folder / WITH_SAMPLES.name).write_text(json.dumps(record))
+    (folder / samples.name).write_text(json.dumps(line) + "\n")
+    try:
+        run = read_import(folder / WITH_SAMPLES.name)
+    except RunFileError as refused:
+        assert str(refused).startswith(str(folder / WITH_SAMPLES.name)) or WITH_SAMPLES.name in str(refused)
+        return
+    assert run_from_dict(run_to_dict(run)) == run  # a valid run file: storable, exportable
