@@ -1,5 +1,5 @@
-"""Upload: drop run files, promptfoo result files, Inspect logs, lm-eval output or OpenTelemetry traces, see each
-one's problems or its leaderboard, save them into the history, or merge them into one leaderboard.
+"""Upload: drop run files or other tools' files (promptfoo, Inspect, lm-eval, Every Eval Ever, OpenTelemetry traces),
+see each one's problems or its leaderboard, save them into the history, or merge them into one leaderboard.
 
 Nothing here calls a model or imports litellm; each file's kind is told from its content and it is read
 before anything is shown. Any file reaches the page (the uploader takes every type): one the browser refused
@@ -27,13 +27,15 @@ st.title("Upload runs")
 st.caption(
     "Run files written by `evalcore export` or `evalcore run -o` (`.json`, `.json.gz`), promptfoo result files "
     "(`promptfoo eval -o`, `promptfoo export`), Inspect AI logs (`.json`, `.eval`), lm-evaluation-harness "
-    "output folders zipped (`results_*.json` with its `samples_*.jsonl`) and OpenTelemetry traces of model "
+    "output folders zipped (`results_*.json` with its `samples_*.jsonl`), Every Eval Ever records (the "
+    "aggregate `<uuid>.json`, or a zip of it with its `<uuid>_samples.jsonl`) and OpenTelemetry traces of model "
     "calls (OTLP JSON), one or several at once. "
     "Each is recognised by its content and checked before anything is shown. " + limits_text() + " An upload "
     "is kept on the server's disk for this session only."
 )
 uploads = st.file_uploader(
-    "Run files, promptfoo results, Inspect logs, zipped lm-eval output folders or OpenTelemetry traces",
+    "Run files, promptfoo results, Inspect logs, zipped lm-eval output folders, Every Eval Ever records or "
+    "OpenTelemetry traces",
     key=Keys.UPLOAD_FILE,
     accept_multiple_files=True,
     help="A .json, .json.gz, .eval or .zip file; several at once to compare or merge them",
@@ -50,7 +52,8 @@ def _read(upload) -> tuple[Run, str] | None:  # noqa: ANN001 (Streamlit's Upload
         _widgets.fail(
             f"{upload.name} was refused: a run file is a .json or .json.gz file, written by evalcore export "
             "or evalcore run -o (a promptfoo result file is a .json file, an Inspect log a .json or .eval "
-            "file, an lm-eval output folder a .zip). Nothing was read or stored."
+            "file, an lm-eval output folder or an Every Eval Ever record with its samples a .zip). Nothing was "
+            "read or stored."
         )
         return None
     data = upload.getvalue()

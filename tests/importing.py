@@ -11,6 +11,7 @@ PROMPTFOO = FIXTURES / "promptfoo"
 INSPECT = FIXTURES / "inspect"
 LM_EVAL = FIXTURES / "lm_eval"
 OTLP = FIXTURES / "otlp"
+EEE = FIXTURES / "eee"
 #: Every file the tools wrote or the older layouts (hand-written) take, with the kind each one is.
 PROMPTFOO_FILES = sorted(p for p in PROMPTFOO.rglob("*.json") if "make" not in p.parts)
 INSPECT_FILES = sorted(p for p in INSPECT.rglob("*") if p.suffix in (".json", ".eval") and "make" not in p.parts)

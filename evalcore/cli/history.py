@@ -136,12 +136,15 @@ def _labels(metadata: dict[str, Any]) -> str:
 
 def add_export(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_id", help="a run id, or a unique prefix of one (at least 4 characters)")
-    p.add_argument("-o", "--output", help="file to write (.json, or .json.gz for gzip)")
+    p.add_argument(
+        "-o", "--output", help="file to write (.json, or .json.gz for gzip); with --to eee, the folder to write into"
+    )
     p.add_argument(
         "--to",
         metavar="TRACKER",
         help="send the run to a tracker instead (mlflow, otel, outbox, an installed package's; docs/trackers.md); "
-        "sending it again updates what MLflow holds, never duplicates it",
+        "sending it again updates what MLflow holds, never duplicates it; eee: write it as Every Eval Ever records "
+        "(into -o FOLDER, default eee-RUN_ID; docs/importing.md)",
     )
     add_db(p)
 
@@ -151,6 +154,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from evalcore.core.errors import ConfigError
     from evalcore.runfile.write import export_run
 
+    if args.to == EEE:
+        return _export_eee(args)
     if (args.output is None) == (args.to is None):
         raise ConfigError("export: give -o FILE (write the run file) or --to TRACKER (send the run), one of them")
     path = output_path(args.output) if args.output is not None else None
@@ -161,6 +166,31 @@ def cmd_export(args: argparse.Namespace) -> int:
     with writing(path):
         count = export_run(store, run_id, path)
     print(f"wrote {args.output}: {count} {'result' if count == 1 else 'results'}")
+    return 0
+
+
+#: ``export --to eee``: the run as Every Eval Ever records, not sent to a tracker.
+EEE = "eee"
+
+
+def _export_eee(args: argparse.Namespace) -> int:
+    """Write a stored run as Every Eval Ever records into a folder (refused when it holds files already)."""
+    from evalcore.core.errors import ConfigError
+    from evalcore.runfile.eee_export import write_eee
+
+    store = open_store(args)
+    run_id = store.resolve_run_id(args.run_id)
+    folder = Path(args.output or f"eee-{run_id}")
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise ConfigError(
+            f"export --to eee -o {folder}: {'not a folder' if not folder.is_dir() else 'the folder is not empty'}; "
+            "give a new or empty folder"
+        )
+    written = write_eee(store.load_run(run_id), folder)
+    records = sum(1 for p in written if p.suffix == ".json")
+    print(f"wrote {records} Every Eval Ever {'record' if records == 1 else 'records'} into {folder}:")
+    for path in written:
+        print(f"  {path}")
     return 0
 
 
@@ -183,8 +213,9 @@ def add_import(p: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="PATH",
         help="run files (.json, .json.gz), promptfoo result files, Inspect logs (.json, .eval), lm-evaluation-harness "
-        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), OpenTelemetry traces (OTLP "
-        "JSON), or folders of them",
+        "output folders (results_*.json with their samples_*.jsonl, or a .zip of them), Every Eval Ever records "
+        "(<uuid>.json with its <uuid>_samples.jsonl, or a .zip of them), OpenTelemetry traces (OTLP JSON), or "
+        "folders of them",
     )
     p.add_argument(
         "--replace",
@@ -267,7 +298,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                     why = (
                         "Inspect's listing of the folder's logs"
                         if isinstance(exc, InspectListingError)
-                        else "not a run file, promptfoo result file, Inspect log or lm-eval results file"
+                        else "not a run file, promptfoo result file, Inspect log, lm-eval results file or Every Eval "
+                        "Ever record"
                     )
                     print(f"skipped {path}: {why}", file=sys.stderr)
                 else:

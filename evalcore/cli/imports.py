@@ -27,14 +27,15 @@ BAR_WIDTH = 24
 
 def targets(paths: list[Path]) -> list[tuple[Path, bool]]:
     """The files to import: each path given, and the files inside each folder given (``True``: from a folder)."""
-    from evalcore.runfile.importers import iter_files
+    from evalcore.runfile.importers import iter_files, records_claimed
     from evalcore.runfile.importers.lm_eval import claimed
 
     found: list[tuple[Path, bool]] = []
     for path in paths:
         if path.is_dir():
             files = list(iter_files(path))
-            read_with_results = claimed(files)  # lm-eval samples files: read with their results file
+            # lm-eval and Every Eval Ever samples files: read with their results file or record
+            read_with_results = claimed(files) | records_claimed(files)
             found += [(f, True) for f in files if f not in read_with_results]
         else:
             found.append((path, False))

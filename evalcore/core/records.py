@@ -33,6 +33,13 @@ RESERVED_NAMES = frozenset(
     {"score", "errors", "cost", "time", "input_tokens", "output_tokens", "cases", "scored", "wscore"}
 )
 
+#: The case metadata key that marks a case standing for a benchmark's reported aggregate score, not an item
+#: (an imported record with no per-item results): the leaderboard ranks it but draws no interval, P(best) or
+#: paired statistic from it.
+AGGREGATE_ONLY = "aggregate_only"
+#: The id of such a case (one per benchmark): a reader finds them without reading every case's metadata.
+AGGREGATE_CASE = "aggregate"
+
 #: Short names of settings in contender ids and labels (``fake/oracle · t=0``); others keep their own name.
 SHORT_NAMES = {"reasoning_effort": "effort", "temperature": "t"}
 

@@ -87,6 +87,7 @@ var evalcoreRanking = (function (RULES) {
       var r = rows[i];
       return {
         source: r, contender: r.contender, values: r.values, few_cases: r.few_cases, p_best: r.p_best, stopped: r.stopped || null,
+        aggregate_only: r.aggregate_only === true,
         score_lo: r.score_lo, score_hi: r.score_hi, wscore_lo: r.wscore_lo, wscore_hi: r.wscore_hi,
         rank: scored[i] ? position + 1 : null, wscore: isNaN(ws[i]) ? null : ws[i], best: false, best_value: false
       };
@@ -143,6 +144,7 @@ if (typeof document !== "undefined") (function (ranking) {
     if (r.best_value) out.push(MARKS.value);
     if (r.values.scored === 0) out.push(MARKS.none);
     else if (r.few_cases) out.push(MARKS.few);
+    if (r.aggregate_only) out.push(MARKS.aggregate);
     if (r.stopped) out.push(r.stopped);
     return out.join("  ");
   }

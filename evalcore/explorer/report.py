@@ -40,6 +40,7 @@ from evalcore.analysis.scores.weights import fold_primary, validate_weights
 from evalcore.analysis.tables.banner import banner_html
 from evalcore.analysis.tables.runs import frame_of, metric_set_of, rank_basis_of, run_stops
 from evalcore.analysis.tables.text import (
+    AGGREGATE_MARK,
     BEST_MARK,
     FEW_MARK,
     NO_SCORED_MARK,
@@ -88,7 +89,7 @@ CASE_COLUMNS = ("distinct_cases", "samples")
 #: some.
 PASS_RATE = "pass_rate"
 #: What the Python ranking decided for the report's weights, embedded per row as the page's first state.
-RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "p_best", "stability")
+RANKED_COLUMNS = ("rank", "wscore", "best", "best_value", "few_cases", "aggregate_only", "p_best", "stability")
 #: The bound columns whose names end in ``_lo`` / ``_hi``: the score's and the wscore's 95% intervals.
 INTERVALS = ("score", "wscore")
 #: Where ``report.js`` takes the ranking's numbers (:func:`report_script`).
@@ -192,7 +193,13 @@ def report_payload(metric_set: MetricSet, view: LeaderboardView) -> dict[str, An
         "metrics": [{"name": m.name, "primary": m.primary, "higher_is_better": m.higher_is_better} for m in metrics],
         "intervals": "p_best" in view.ranked.columns,
         "pass_rate": PASS_RATE in view.ranked.columns,
-        "marks": {"best": BEST_MARK, "value": VALUE_MARK, "few": FEW_MARK, "none": NO_SCORED_MARK},
+        "marks": {
+            "best": BEST_MARK,
+            "value": VALUE_MARK,
+            "few": FEW_MARK,
+            "none": NO_SCORED_MARK,
+            "aggregate": AGGREGATE_MARK,
+        },
         "tables": tables,
     }
 

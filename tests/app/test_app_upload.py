@@ -115,5 +115,5 @@ def test_open_shows_the_upload_on_the_leaderboard(monkeypatch, tmp_path):
 def test_the_uploader_names_every_kind_of_file_it_takes_traces_included(monkeypatch, tmp_path):
     seed(monkeypatch, tmp_path)
     label = open_page(PAGE).file_uploader[0].label
-    for kind in ("Run files", "promptfoo", "Inspect", "lm-eval", "OpenTelemetry traces"):
+    for kind in ("Run files", "promptfoo", "Inspect", "lm-eval", "Every Eval Ever", "OpenTelemetry traces"):
         assert kind in label

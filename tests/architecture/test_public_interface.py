@@ -86,7 +86,7 @@ PUBLIC = {
     ],
     "evalcore.storage": ["Store", "default_db_path", "results_frame", "status_label"],
     "evalcore.runfile": ["dump_run", "export_run", "read_run_file", "read_upload", "write_run_file"],
-    "evalcore.runfile.importers": ["import_notes", "iter_files", "read_import", "source_label"],
+    "evalcore.runfile.importers": ["import_notes", "iter_files", "read_import", "records_claimed", "source_label"],
     "evalcore.analysis": [
         "Filters",
         "StoredRun",

@@ -55,7 +55,10 @@ def test_a_folder_imports_every_log_in_it_and_skips_other_files(tmp_path):
         len(_ids(db))
         == len([p for p in logs.rglob("*") if p.suffix in (".eval", ".json") and "make" not in str(p)]) - 1
     )
-    why = "capitals.py: not a run file, promptfoo result file, Inspect log or lm-eval results file"
+    why = (
+        "capitals.py: not a run file, promptfoo result file, Inspect log, lm-eval results file or Every Eval Ever "
+        "record"
+    )
     assert "skipped" in done.stderr and why in done.stderr
     assert ".hidden.json" not in done.stderr + done.stdout
     assert "note: samples.3.scores.confidence.value: NaN is not a JSON number; imported as null" in done.stdout

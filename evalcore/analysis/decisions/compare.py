@@ -26,7 +26,7 @@ from evalcore.analysis.stats.paired_f1 import CASE_SWAP, label_counts, paired_ma
 from evalcore.analysis.stats.power import cases_to_decide
 from evalcore.core.errors import EvalcoreError
 from evalcore.core.metric_set import MetricSet
-from evalcore.core.records import Case, Metric, Run
+from evalcore.core.records import AGGREGATE_CASE, AGGREGATE_ONLY, Case, Metric, Run
 from evalcore.storage.frames import ResultColumns, frame_columns
 from evalcore.storage.history import StoredRun, columns_of, header_of
 
@@ -221,6 +221,13 @@ def compare(
     base_keys, cand_keys = _keys(base_columns), _keys(cand_columns)
     all_cases = base_keys | cand_keys
     shared = _asked_alike(base, candidate, base_keys & cand_keys, changed)
+    reported = _reported(base, shared)
+    if shared and reported == shared:
+        raise CompareError(
+            "the two runs share only reported aggregate scores (imported records with no per-item results): a "
+            "paired comparison needs each case's result; import the records with their per-item samples files"
+        )
+    shared -= reported
     if not shared:
         raise CompareError("the two runs share no case (same dataset, case id, input and expected answer)")
     base_ids, cand_ids = [c.id for c in base_head.contenders], [c.id for c in cand_head.contenders]
@@ -300,6 +307,14 @@ def _asked_alike(
         return keys
     theirs = [[c for c in cases_of(r) if c.key in suspect] for r in (base, candidate)]
     return (keys - suspect) | shared_cases(*theirs)
+
+
+def _reported(run: Run | StoredRun, keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The keys that are reported aggregates (:data:`~evalcore.core.records.AGGREGATE_ONLY`): no case to pair.
+    Their id is :data:`~evalcore.core.records.AGGREGATE_CASE`, so a run without one has its cases left unread."""
+    if not any(case == AGGREGATE_CASE for _, case in keys):
+        return set()
+    return {c.key for c in cases_of(run) if c.key in keys and c.metadata.get(AGGREGATE_ONLY)}
 
 
 def cases_of(run: Run | StoredRun) -> list[Case]:

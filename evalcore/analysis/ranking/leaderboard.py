@@ -29,7 +29,13 @@ import pandas as pd
 from evalcore.analysis.ranking.stability import stability_of
 from evalcore.analysis.scores.classification import frame_labels, grouped_macro_f1
 from evalcore.analysis.scores.repeats import spread
-from evalcore.analysis.scores.results import USAGE_COLUMNS, Filters, result_values, select_results
+from evalcore.analysis.scores.results import (
+    USAGE_COLUMNS,
+    Filters,
+    aggregate_only_mask,
+    result_values,
+    select_results,
+)
 from evalcore.analysis.scores.rules import BEST_VALUE_POINTS, POINTS_TOLERANCE
 from evalcore.analysis.scores.weights import rank_order, validate_weights, wscores
 from evalcore.analysis.stats.resampling import Resampled, case_positions, intervals, resample
@@ -45,6 +51,10 @@ AVERAGES = ("micro", "macro")
 FEW_CASES = 30
 #: Columns a row with nothing scored never has, whatever its resamples say.
 UNRATED = ("wscore", "p_best", "stability")
+#: The column that marks a row holding a reported aggregate score (a case marked
+#: :data:`~evalcore.core.records.AGGREGATE_ONLY`): no interval, P(best) or stability is drawn for it, as one reported
+#: number has no cases to resample. The table has the column only when such a row is in it.
+AGGREGATE_ONLY = "aggregate_only"
 #: The column of a race's stop text (an adaptive run's table only; None for a contender still in).
 STOPPED = "stopped"
 #: The column that says which score ranked a row of a per-dataset table when the suite ranks by the judge's score
@@ -231,6 +241,8 @@ def _rank_table(
     ranked["best"] = _first(rated.notna().to_numpy() & (ranked["errors"] == 0).to_numpy() & scored[order] & racing)
     ranked["best_value"] = _best_value(ranked, id_rank[order], points, racing)
     ranked["few_cases"] = (ranked["scored"] > 0) & (ranked["scored"] < FEW_CASES)
+    if AGGREGATE_ONLY in ranked.columns:  # its intervals are not wide: it has none
+        ranked["few_cases"] &= ~ranked[AGGREGATE_ONLY].astype(bool)
     if stops:
         ranked[STOPPED] = pd.Series([stops.get(c) for c in ranked["contender"]], dtype=object)
     return ranked
@@ -328,12 +340,31 @@ def prepare(
         return Prepared(table, [(only, overall.resampled[0][1])] if ci and overall.resampled else [])
     values = result_values(selected, metric_set.per_result)
     table = _aggregate(selected, metric_set, keys, average, values)
+    reported = aggregate_only_mask(selected)
+    if reported.any():
+        table = _mark_aggregate_only(table, selected, reported, keys)
     if not ci or table.empty:
         return Prepared(table, [])
     if "dataset" not in table.columns:
+        if reported.any():  # a bootstrap over reported aggregates would draw intervals from no cases
+            return Prepared(table, [])
         return Prepared(table, [(None, resample(selected, metric_set, average=average, B=B, seed=seed, values=values))])
-    parts = list(selected.groupby("dataset", observed=True, sort=True))
+    of_reported = set(selected["dataset"].to_numpy()[reported].astype(str))
+    parts = [(n, p) for n, p in selected.groupby("dataset", observed=True, sort=True) if str(n) not in of_reported]
     return Prepared(table, [(str(name), resample(part, metric_set, B=B, seed=seed)) for name, part in parts])
+
+
+def _mark_aggregate_only(
+    table: pd.DataFrame, selected: pd.DataFrame, reported: np.ndarray, keys: list[str]
+) -> pd.DataFrame:
+    """The table with its :data:`AGGREGATE_ONLY` column: True for a row any of whose results is a reported
+    aggregate."""
+    groups = pd.DataFrame({k: selected[k].astype(str).to_numpy() for k in keys}).assign(_r=reported)
+    marked = groups.groupby(keys, sort=False)["_r"].any()
+    index = pd.MultiIndex.from_frame(table[keys].astype(str)) if len(keys) > 1 else table[keys[0]].astype(str)
+    table = table.copy()
+    table[AGGREGATE_ONLY] = marked.reindex(index).fillna(False).to_numpy(dtype=bool)
+    return table
 
 
 def samples_in(df: pd.DataFrame) -> int:

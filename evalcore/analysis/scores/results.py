@@ -18,7 +18,7 @@ import pandas as pd
 
 from evalcore.analysis.scores.weights import finite_number
 from evalcore.core.errors import EvalcoreError
-from evalcore.core.records import Metric
+from evalcore.core.records import AGGREGATE_ONLY, Metric
 from evalcore.core.repeat_metrics import RepeatMetric
 
 #: Table columns of usage, in order, and where each comes from in the results frame.
@@ -77,6 +77,16 @@ def select_results(df: pd.DataFrame, filters: Filters | None = None) -> pd.DataF
         mask &= ~pairs.isin(list(filters.exclude_cases))
     # Without a copy when every row stays: copying a million rows for nothing is not free.
     return df if mask.all() else df[mask]
+
+
+def aggregate_only_mask(df: pd.DataFrame) -> np.ndarray:
+    """Which results stand for a reported aggregate score, not an item (their case's metadata holds
+    ``aggregate_only: true``, :data:`~evalcore.core.records.AGGREGATE_ONLY`): no interval or paired statistic
+    can be drawn from them."""
+    column = f"meta_{AGGREGATE_ONLY}"
+    if column not in df.columns:
+        return np.zeros(len(df), dtype=bool)
+    return np.array([v is True or v == 1 for v in df[column].to_numpy()], dtype=bool)
 
 
 def _as_list(values: Iterable[str] | str) -> list[str]:

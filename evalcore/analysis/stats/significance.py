@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.scores.results import aggregate_only_mask
 from evalcore.analysis.stats.intervals import ratio
 from evalcore.analysis.stats.paired import paired_stats
 from evalcore.analysis.stats.resampling import case_matrix, resample_counts
@@ -57,6 +58,13 @@ def pairwise_significance(df: pd.DataFrame, metric: str = "score", B: int = 1000
 
 def _case_values(df: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(cases, contenders) mean value of each case, the contenders, and each case's dataset."""
+    reported = aggregate_only_mask(df)
+    if reported.any() and reported.all():
+        raise EvalcoreError(
+            "every result here is a reported aggregate score (an imported record with no per-item results): a "
+            "paired test needs each case's result; import the records with their per-item samples files"
+        )
+    df = df[~reported] if reported.any() else df  # reported aggregates pair nothing: only cases are tested
     column = "score" if metric == "score" else f"m_{metric}"
     if column not in df.columns and f"want_{metric}" in df.columns:
         raise EvalcoreError(

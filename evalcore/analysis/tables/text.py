@@ -34,6 +34,13 @@ BEST_MARK = "★ best"
 VALUE_MARK = "$ value"
 FEW_MARK = "few cases"
 NO_SCORED_MARK = "no scored results"
+#: A row holding a reported aggregate score (an imported record without per-item results).
+AGGREGATE_MARK = "aggregate only"
+#: What the aggregate-only mark means, in the table's notes (the CLI, the app, the report).
+AGGREGATE_NOTE = (
+    f"{AGGREGATE_MARK}: a reported aggregate score (an imported record with no per-item results): ranked by it, "
+    "with no interval, P(best) or paired statistics, which need each case's result"
+)
 #: An adaptive run's contender that its race stopped (the table's notes say after how many cases, behind whom).
 STOPPED_MARK = "stopped"
 
@@ -43,7 +50,8 @@ def row_keys(table: pd.DataFrame, metric_set: MetricSet) -> list[str]:
 
     ``contender`` (``dataset`` or ``variant``), ``cases`` (results, as the spec counts them), ``scored, errors,
     distinct_cases, samples, score, <metrics>, cost, time, input_tokens, output_tokens``, ``pass_rate``
-    (only when a case declares minimum scores), ``wscore, rank, best, best_value, few_cases``, ``stopped`` (an
+    (only when a case declares minimum scores), ``wscore, rank, best, best_value, few_cases``, ``aggregate_only``
+    (only when a row holds reported aggregate scores), ``stopped`` (an
     adaptive run's: the race's stop text, null for a contender still in; JSON has it for every run), then the
     interval fields
     (``score_lo, score_hi, <metric>_lo, <metric>_hi, wscore_lo, wscore_hi``), ``p_best`` and ``stability``
@@ -72,6 +80,7 @@ def row_keys(table: pd.DataFrame, metric_set: MetricSet) -> list[str]:
         "best",
         "best_value",
         "few_cases",
+        "aggregate_only",
         STOPPED,
     ]
     keys += [f"{name}_{end}" for name in ["score", *names, "wscore"] for end in ("lo", "hi")]
@@ -288,6 +297,7 @@ def _marks(row: dict, short: bool = False) -> str:
     marks = [(BEST_MARK, "★")] if row.get("best") else []
     marks += [(VALUE_MARK, "$")] if row.get("best_value") else []
     marks += [(FEW_MARK, "few")] if row.get("few_cases") else []
+    marks += [(AGGREGATE_MARK, "agg")] if row.get("aggregate_only") is True else []
     marks += [(STOPPED_MARK, STOPPED_MARK)] if stopped_text(row) else []
     return ("  " if not short else " ").join(pair[short] for pair in marks)
 
@@ -439,6 +449,8 @@ def glossary(
         lines.append(ERRORS_P_BEST)
     if table is not None and "few_cases" in table.columns and bool(table["few_cases"].any()):
         lines.append(f"{FEW_MARK}: scored on fewer than {FEW_CASES} cases: its intervals are wide, its P(best) shaky")
+    if table is not None and "aggregate_only" in table.columns and bool(table["aggregate_only"].any()):
+        lines.append(AGGREGATE_NOTE)
     if table is not None and bool((table["scored"] == 0).any()):
         lines.append(f"{NO_SCORED_MARK}: every call failed: no rank, score, wscore or P(best)")
     lines += stop_notes(table)

@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from evalcore.analysis.ranking import leaderboard as ranking
 from evalcore.analysis.ranking.leaderboard import FEW_CASES, RANKED_BY, STOPPED, PreparedView, finish, prepare
 from evalcore.analysis.ranking.outcomes import PassRates, add_pass_rate
 from evalcore.analysis.scores.repeats import repeat_notes, shown_metric_set
 from evalcore.analysis.scores.results import Filters
 from evalcore.analysis.scores.rules import best_value_text, errors_penalty_text
 from evalcore.analysis.scores.weights import validate_weights, weight_shares
+from evalcore.analysis.tables import text as table_text
 from evalcore.analysis.tables.banner import Banner, banner_markdown, banner_of, flagged, value_of
 from evalcore.analysis.tables.text import BEST_MARK, FEW_MARK, NO_SCORED_MARK, STOPPED_MARK, VALUE_MARK, glossary
 from evalcore.core.metric_set import MetricSet
@@ -427,22 +429,29 @@ def _mark_rows(ranked: pd.DataFrame) -> pd.DataFrame:
     scored = ranked["scored"] if "scored" in ranked.columns else pd.Series(1, index=ranked.index)
     few = ranked["few_cases"] if "few_cases" in ranked.columns else pd.Series(False, index=ranked.index)
     stopped = ranked[STOPPED] if STOPPED in ranked.columns else pd.Series(None, index=ranked.index, dtype=object)
+    reported = (
+        ranked[ranking.AGGREGATE_ONLY]
+        if ranking.AGGREGATE_ONLY in ranked.columns
+        else pd.Series(False, index=ranked.index)
+    )
     return pd.DataFrame(
         {
             "best": ranked["best"],
             "value": ranked["best_value"],
             "few": few.astype(bool),
             "none": scored == 0,
+            "reported": reported.astype(bool),
             "stopped": stopped,
         }
     )
 
 
 def _mark(row: tuple) -> str:
-    best, value, few, none, stopped = row
+    best, value, few, none, reported, stopped = row
     marks = [BEST_MARK] if best else []
     marks += [VALUE_MARK] if value else []
     marks += [NO_SCORED_MARK] if none else [FEW_MARK] if few else []
+    marks += [table_text.AGGREGATE_MARK] if reported else []
     marks += [stopped] if isinstance(stopped, str) and stopped else []
     return "  ".join(marks)
 

@@ -7,6 +7,9 @@
 - :mod:`~evalcore.runfile.importers.promptfoo`: promptfoo result files (``eval -o``, ``export``,
   ``evaluate()``; results versions 2 and 3).
 - :mod:`~evalcore.runfile.importers.inspect_log`: Inspect AI logs (log format versions 1 and 2).
+- :mod:`~evalcore.runfile.importers.eee`: Every Eval Ever records (an aggregate ``<uuid>.json`` and the
+  ``<uuid>_samples.jsonl`` beside it, or a zip of them); ``_eee_files`` pairs those files, ``_eee_items`` reads one line
+  (:func:`records_claimed`: the samples files a folder's records read).
 - :mod:`~evalcore.runfile.importers.lm_eval`: lm-evaluation-harness output (a results file and the
   ``--log_samples`` files beside it, or a zip of their folder); ``_lm_eval_files`` pairs those files.
 - ``_lean``: a parse of promptfoo files and Inspect ``.json`` logs that builds only the parts imported.
@@ -22,6 +25,7 @@ from typing import TYPE_CHECKING
 from evalcore._util.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from evalcore.runfile.importers._eee_files import records_claimed
     from evalcore.runfile.importers._source import iter_files
     from evalcore.runfile.importers.load import import_notes, read_import, source_label
 
@@ -31,11 +35,13 @@ _EXPORTS = {
     "read_import": "load",
     "source_label": "load",
     "import_notes": "load",
+    "records_claimed": "_eee_files",
 }
 __all__ = [
     "import_notes",
     "iter_files",
     "read_import",
+    "records_claimed",
     "source_label",
 ]
 if not TYPE_CHECKING:  # hidden from mypy, which would otherwise type every unknown name as Any

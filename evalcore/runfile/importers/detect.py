@@ -24,8 +24,9 @@ Kind = Literal["evalcore", "promptfoo", "inspect_json", "inspect_eval"]
 
 EXPECTED = (
     "expected an evalcore run file (format: evalcore.run), a promptfoo result file (promptfoo eval -o, "
-    "promptfoo export, or the JSON of evaluate()), an Inspect AI log (.json or .eval) or an lm-evaluation-harness "
-    "results file (results_*.json, read with the samples_*.jsonl beside it)"
+    "promptfoo export, or the JSON of evaluate()), an Inspect AI log (.json or .eval), an lm-evaluation-harness "
+    "results file (results_*.json, read with the samples_*.jsonl beside it) or an Every Eval Ever record "
+    "(<uuid>.json, read with the <uuid>_samples.jsonl beside it)"
 )
 _INSPECT_EVAL_ENTRIES = ("header.json", "_journal/start.json")
 

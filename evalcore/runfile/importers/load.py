@@ -19,8 +19,8 @@ import msgspec
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.importers import _common as common
+from evalcore.runfile.importers import _eee_files, detect, eee, inspect_log, lm_eval, otlp, promptfoo
 from evalcore.runfile.importers import _lm_eval_files as lm_eval_files
-from evalcore.runfile.importers import detect, inspect_log, lm_eval, otlp, promptfoo
 from evalcore.runfile.importers._lean import Lean, inspect_samples, read_lean
 from evalcore.runfile.importers._source import ZIP_MAGIC, ZipArchive, decode_json, load, refused, scrub
 from evalcore.runfile.read import MAX_BYTES, read_run_file, run_from_dict
@@ -32,6 +32,7 @@ TOOL_NAMES = {
     "evalcore": "evalcore",
     "lm_eval": "lm-eval",
     "otlp": "OpenTelemetry traces",
+    "every_eval_ever": "Every Eval Ever",
 }
 Progress = Callable[[int, int], None]
 
@@ -85,6 +86,8 @@ def read_import(
         raise lm_eval_files.samples_refused(name)
     if b'"resourceSpans"' in data[:256]:
         return _read_otlp(data, name, stamp, selection, on_progress)
+    if b'"sample_id"' in data[:4096] and eee.is_instance_line(data):
+        raise _eee_files.samples_refused(name)
     tree, lenient = decode_json(data, name)
     kind = detect.kind_of_json(tree)
     if kind == "evalcore":  # a run file with NaN is refused, with where, by the run file's reader
@@ -104,6 +107,9 @@ def read_import(
     if lm_eval_files.is_results(tree):
         folder = None if isinstance(source, bytes | bytearray) else Path(source).parent
         return _read_lm_eval(tree, folder, name, max_bytes, stamp, on_progress)
+    if eee.is_record(tree):
+        folder = None if isinstance(source, bytes | bytearray) else Path(source).parent
+        return _eee_files.read_record(tree, folder, name, max_bytes, stamp, on_progress, _read)
     logs = detect.inspect_listing(tree)
     if logs is not None:
         raise detect.listing_refused(name, logs)
@@ -179,6 +185,9 @@ def _read_zip(data: bytes, name: str, max_bytes: int, stamp: common.Stamp, on_pr
     names = archive.names()
     if detect.kind_of_zip(names) is None:
         found = lm_eval_files.results_entries(names)
+        records_found = _eee_files.record_entries(names)
+        if records_found and not found:
+            return _eee_files.read_record_zip(archive, records_found, name, stamp, on_progress)
         if found:
             return _read_lm_eval_zip(archive, found, name, stamp, on_progress)
         raise detect.unknown_layout(name, detect.describe_zip(names))
