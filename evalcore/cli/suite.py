@@ -29,6 +29,7 @@ from evalcore.cli._shared import (
     store_holding,
     suite_folder,
 )
+from evalcore.cli.batch import add_batch
 from evalcore.cli.cache import add_run_cache
 from evalcore.cli.output import output_path
 
@@ -82,6 +83,7 @@ def add_run(p: argparse.ArgumentParser) -> None:
     )
     add_race(p)
     add_run_cache(p)
+    add_batch(p)
     p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
     add_run_metadata(
         p, "a label stored in the run's settings, shown by `evalcore runs` and on Runs (repeat), e.g. branch=main"
@@ -125,6 +127,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     import asyncio
 
     from evalcore.core.errors import ConfigError, EvalcoreError
+    from evalcore.execution.batching import check_batchable
     from evalcore.execution.progress import StderrBars
     from evalcore.execution.resume import check_shareable, join_run
     from evalcore.execution.runner import execute_plan, resume_plan, start_run
@@ -165,6 +168,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
         args.suite = suite_folder(args.suite)
         plan, done, claims = _run_plan(args, store), set(), None
         print_refused(plan)
+        check_batchable(plan)
         if args.worker:
             check_shareable(plan)
         run = start_run(plan, store)

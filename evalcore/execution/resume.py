@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Result, Run
+from evalcore.execution.batching import recorded_batch
 from evalcore.execution.budget import Budget, check_budget
 from evalcore.execution.plan import Plan, RunOptions, make_plan
 from evalcore.execution.race_settings import recorded_race
@@ -138,6 +139,8 @@ def resume_plan(
         max_cost_usd=settings.get(CAP_SETTING, 0.0) if max_cost_usd is None else max_cost_usd,
         # An adaptive run continues its race, with its seed, so the rest of its cases come in the same order.
         adaptive=recorded_race(settings),
+        # A batch run polls the batches it sent before it sends the rest.
+        batch=recorded_batch(settings),
     )
     if options.rescore and options.replay is not None:  # the contenders come from the rescored run, not the lineup
         plan = rescore_plan(options.replay, suite, options)
