@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from evalcore.cli.cache import cache_age
 
 if TYPE_CHECKING:
-    from evalcore.execution.batch_estimate import BatchEstimate
     from evalcore.execution.batching import BatchSettings
 
 #: A batch's turnaround ``plan`` assumes when none is given: providers promise 24 h and mostly answer within one.
@@ -53,8 +52,3 @@ def batch_settings(args: argparse.Namespace) -> BatchSettings | None:
     if not poll > 0:
         raise ConfigError(f"--batch-poll {poll:g}: give the seconds between two looks at a batch, e.g. 30")
     return BatchSettings(poll_s=poll)
-
-
-def batch_lines(estimate: BatchEstimate) -> list[str]:
-    """What ``plan --batch`` says: the cost at the batch price, the batches and the wall time."""
-    return estimate.lines()

@@ -134,6 +134,8 @@ def _run(args: argparse.Namespace, store: Store) -> int:
 
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
+    if args.batch and args.resume:
+        raise ConfigError("--batch starts a new run; a resumed run sends its calls as it started. Drop --batch.")
     if args.metadata and args.resume:
         raise ConfigError("--metadata labels a new run; a resumed run keeps the labels it started with. Drop it.")
     if args.retry_errors and not args.resume:

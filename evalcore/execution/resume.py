@@ -196,7 +196,8 @@ def _stored_cases(run: Run, suite: Suite) -> list[Case]:
 
 
 def check_shareable(plan: Plan, run_id: str | None = None) -> None:
-    """Refuse a plan that workers cannot share: an adaptive run (its rounds need one process to decide them).
+    """Refuse a plan that workers cannot share: an adaptive run (its rounds need one process to decide them), a
+    batch run (one process sends and polls its batches).
 
     Args:
         plan: the run's plan.
@@ -205,6 +206,11 @@ def check_shareable(plan: Plan, run_id: str | None = None) -> None:
     Raises:
         ConfigError: one line saying to run it without ``--worker``.
     """
+    if plan.options.batch is not None:
+        raise ConfigError(
+            f"{f'run {run_id}' if run_id else 'the run'} sends its calls in batches, which one process sends and "
+            "polls; run it without --worker"
+        )
     if plan.options.adaptive is not None:
         raise ConfigError(
             f"{f'run {run_id}' if run_id else 'the run'} is adaptive: one process decides its rounds, so it cannot "

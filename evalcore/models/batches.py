@@ -117,7 +117,7 @@ class FakeBatchClient:
     ) -> Answers:
         from evalcore.models.fakes import FakeProvider
 
-        fake, answers = FakeProvider(), {}
+        fake, answers = FakeProvider(), Answers()
         for custom_id, request in requests.items():
             try:
                 reply = await fake.complete(request)
