@@ -15,6 +15,8 @@ come. An adaptive run (``--adaptive --batch``) does this each round, for the con
 - **Resume.** Every batch is recorded in the run's settings under :data:`SETTING` (``sent``: its id, contender,
   cases and reservation) as soon as the provider accepts it, so a stopped process's ``run --resume`` polls the
   batches it sent instead of sending (and paying for) them again.
+- **Cache.** With the reply cache on (``--cache``), a request the cache holds a reply for is answered from it
+  and not sent; the replies a batch brings are stored in it.
 - **Errors.** A request the batch answered with an error is an error result of its case, never scored; so is a
   request a completed batch has no readable line for (its output names what was lost). The cases of a batch that
   failed, expired or was cancelled before answering them, or that could not be sent or read, are left unrun with
@@ -34,6 +36,7 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, CallNotStarted, ConfigError
 from evalcore.core.records import Case, Contender, RunInfo
 from evalcore.models.batches import DONE, BatchState, Prices, batch_client, batch_prices
+from evalcore.models.cache import current_cache, request_digest, request_key
 from evalcore.models.types import Provider, Reply, Request, WrappedProvider
 from evalcore.storage.history import update_settings
 
@@ -145,6 +148,9 @@ class Batches:
         self.sent: list[dict[str, Any]] = [dict(b) for b in recorded.get("sent", []) if isinstance(b, dict)]
         #: Each contender's (interactive, batch) prices; the estimate of a batch scales its interactive one.
         self.prices = {c.id: (prices(c), batch_prices(c, prices(c), _listed(c))) for c in plan.contenders}
+        #: The reply cache's key of each request sent (``--cache``): the reply it brings is stored under it.
+        self._keys: dict[Key, str] = {}
+        self._inner: dict[str, Provider] = {}
         #: What the reservations of batches sent before this process (a resume's) are: reserved again once.
         self._held: set[str] = set()
         #: Each contender's estimated USD per call at the interactive price: its calls in a batch are reserved by
@@ -155,6 +161,7 @@ class Batches:
 
     def providers(self, found: dict[str, Provider]) -> dict[str, Provider]:
         """The run's providers, each answering from its contender's batches."""
+        self._inner = dict(found)
         return {cid: BatchAnswers(p, self.answers, self.unsent) for cid, p in found.items()}
 
     def answered(self, key: Key) -> bool:
@@ -182,12 +189,30 @@ class Batches:
             if batch["id"] not in self._held and self.budget is not None:
                 self.budget.reserved_usd += batch.get("usd") or 0.0  # it is being paid for, whatever the cap
             self._held.add(batch["id"])
-        fresh = [s for s in wanted if s in todo]
+        fresh = await self._from_cache(contender, [s for s in wanted if s in todo])
         if fresh:
             sent = await self._send(contender, fresh, cases)
             pending += [sent] if sent is not None else []
         await asyncio.gather(*(self._collect(contender, b, cases) for b in pending))
         self.progress.contenders[contender.id].waiting = None
+
+    async def _from_cache(self, contender: Contender, slots: list[Slot]) -> list[Slot]:
+        """The slots the reply cache has no reply for; the others answered from it (see the module)."""
+        cache = current_cache()
+        if cache is None:
+            return slots
+        extra = getattr(self._inner.get(contender.id), "cache_extra", None)
+        fresh = []
+        for slot in slots:
+            request = self.request(contender, self.cases[(slot[0], slot[1])], slot[2])
+            digest = request_digest(request, extra(request) if extra is not None else None)
+            key = self._keys[(contender.id, *slot)] = request_key(digest, cache.draw(digest))
+            found = await cache.lookup(key)
+            if found is None:
+                fresh.append(slot)
+            else:
+                self.answers[(contender.id, *slot)] = found  # type: ignore[index]
+        return fresh
 
     async def _send(
         self, contender: Contender, slots: list[Slot], cases: dict[tuple[str, str], Case]
@@ -237,6 +262,9 @@ class Batches:
             found = answers.get(_custom_id(slot))
             if found is not None:
                 self.answers[key] = found  # type: ignore[index]
+                cache, cache_key = current_cache(), self._keys.pop(key, None)  # type: ignore[call-overload]
+                if cache is not None and cache_key is not None and isinstance(found, Reply):
+                    await cache.save(cache_key, contender.model, found)
             elif state.status == DONE:  # a finished batch with no line for it: an error, maybe paid
                 lost += 1
                 self.answers[key] = CallFailed(  # type: ignore[index]

@@ -104,3 +104,20 @@ def test_a_batch_run_cannot_be_shared_by_workers(suite):
 
     with pytest.raises(ConfigError, match="without --worker"):
         check_shareable(make_plan(suite, RunOptions(batch=BATCH)))
+
+
+def test_a_cached_batch_run_sends_only_the_requests_the_cache_has_no_reply_for(tmp_path):
+    cases = {f"c/{i:03d}": (f"Ann needs kind a, {i} units.", WANT) for i in range(12)}
+    lineup = [{"model": "fake/skill", "settings": {"skill": [0.9, 0.5]}}]
+    root = write_suite(tmp_path / "suite", {"lineup": lineup}, cases)
+    store, options = Store(tmp_path / "e.db"), RunOptions(batch=BATCH, cache=True)
+    first, _ = run_suite(make_plan(load_suite(root), options), store)
+    changed = {**cases, "c/003": ("Bob needs kind b, 7 units.", WANT)}
+    root = write_suite(tmp_path / "suite", {"lineup": lineup}, changed)
+    second, status = run_suite(make_plan(load_suite(root), options), store)
+    sent = store.load_run(second).info.settings["batch"]["sent"]
+    assert status == "completed" and sorted(len(b["slots"]) for b in sent) == [1, 1]
+    assert all(b["slots"] == [["shop", "c/003", 0]] for b in sent)
+    results = store.load_run(second).results
+    assert sum("cached" in r.diagnostics for r in results) == 2 * 11 and len(results) == 2 * 12
+    assert len(store.load_run(first).results) == 2 * 12
