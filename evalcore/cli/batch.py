@@ -5,13 +5,21 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from evalcore.cli.cache import cache_age
-
 if TYPE_CHECKING:
     from evalcore.execution.batching import BatchSettings
 
 #: A batch's turnaround ``plan`` assumes when none is given: providers promise 24 h and mostly answer within one.
-TURNAROUND = "1h"
+TURNAROUND, TURNAROUND_S = "1h", 3600.0
+
+
+def _age(text: str) -> float:
+    """An argparse type: seconds of ``90s``, ``15m``, ``12h``, ``1d`` or a plain number of seconds."""
+    from evalcore.execution.reply_cache import parse_age
+
+    try:
+        return parse_age(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def add_batch(p: argparse.ArgumentParser, plan: bool = False) -> None:
@@ -26,8 +34,8 @@ def add_batch(p: argparse.ArgumentParser, plan: bool = False) -> None:
     if plan:
         p.add_argument(
             "--batch-turnaround",
-            type=cache_age,
-            default=cache_age(TURNAROUND),
+            type=_age,
+            default=TURNAROUND_S,
             metavar="AGE",
             help=f"with --batch: how long a batch takes to come back, for the wall time (default {TURNAROUND})",
         )

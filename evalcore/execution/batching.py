@@ -29,14 +29,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, CallNotStarted, ConfigError
 from evalcore.core.records import Case, Contender, RunInfo
-from evalcore.models.batches import DONE, BatchState, Prices, batch_client, batch_prices
+from evalcore.execution.batch_settings import SETTING, BatchSettings
+from evalcore.models.batches import DONE, BatchState, Prices, batch_prices
 from evalcore.models.cache import current_cache, request_digest, request_key
+from evalcore.models.registry import batch_client
 from evalcore.models.types import Provider, Reply, Request, WrappedProvider
 from evalcore.storage.history import update_settings
 
@@ -48,33 +49,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The run setting of a batch run: ``{"poll_s": …, "sent": [{"id", "contender", "slots", "usd", "sent_at",
-#: "ended"}]}``; absent for a run without batches.
-SETTING = "batch"
 #: Polls of a batch in a row that may fail before its cases are left for a resume (which polls it again).
 POLL_FAILURES = 5
 
 Slot = tuple[str, str, int]  # dataset, case, sample
 Key = tuple[str, str, str, int]  # contender, dataset, case, sample
-
-
-@dataclass(frozen=True)
-class BatchSettings:
-    """How a batch run polls (``--batch``, ``--batch-poll``)."""
-
-    #: Seconds between two polls of a batch.
-    poll_s: float = 30.0
-
-
-def batch_record(settings: BatchSettings | None) -> dict[str, Any]:
-    """What a new run's settings record of its batches: nothing for a run without them."""
-    return {} if settings is None else {SETTING: {"poll_s": settings.poll_s, "sent": []}}
-
-
-def recorded_batch(settings: dict[str, Any]) -> BatchSettings | None:
-    """A stored run's batch settings (a resume polls and sends as the run did); None for a run without batches."""
-    found = settings.get(SETTING)
-    return BatchSettings(float(found.get("poll_s", 30.0))) if isinstance(found, dict) else None
 
 
 def check_batchable(plan: Plan) -> None:

@@ -11,7 +11,7 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.images import image_refs
 from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
-from evalcore.execution.batching import BatchSettings, batch_record
+from evalcore.execution.batch_settings import BatchSettings, batch_record
 from evalcore.execution.race_settings import RaceSettings, race_record
 from evalcore.execution.reply_cache import SETTING as CACHE_SETTING
 from evalcore.models.limits import RateLimit

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Result, Run
-from evalcore.execution.batching import recorded_batch
+from evalcore.execution.batch_settings import recorded_batch
 from evalcore.execution.budget import Budget, check_budget
 from evalcore.execution.plan import Plan, RunOptions, make_plan
 from evalcore.execution.race_settings import recorded_race

@@ -4,8 +4,8 @@ A :class:`BatchClient` sends one contender's requests as one batch (:meth:`~Batc
 the batch's id), tells its state (:meth:`~BatchClient.state`) and reads its replies
 (:meth:`~BatchClient.replies`): each request's :class:`~evalcore.models.types.Reply` priced at the batch price,
 or the :class:`~evalcore.core.errors.CallFailed` of a request the batch answered with an error or not at all.
-:func:`batch_client` picks the client of a model id: :class:`FakeBatchClient` for the ``fake/`` models, else
-litellm's batch API (:mod:`evalcore.models.llm_batch`).
+:func:`evalcore.models.registry.batch_client` picks the client of a model id: :class:`FakeBatchClient` for the
+``fake/`` models, else litellm's batch API (:mod:`evalcore.models.llm_batch`).
 
 The fake client keeps nothing: a batch's id holds when it was sent, so a new process (``run --resume``) reads
 the same batch; it is answered :data:`FAKE_TURNAROUND_VARIABLE` seconds after it was sent by the fake models
@@ -135,12 +135,3 @@ def _sent_at(batch_id: str) -> float | None:
         return float(parts[1]) if len(parts) == 3 and parts[0] == "fakebatch" else None
     except ValueError:
         return None
-
-
-def batch_client(model: str) -> BatchClient:
-    """The batch API that answers ``model``: the fake one for ``fake/`` ids, else litellm's."""
-    if model.startswith("fake/"):
-        return FakeBatchClient()
-    from evalcore.models.llm_batch import LiteLLMBatchClient
-
-    return LiteLLMBatchClient()

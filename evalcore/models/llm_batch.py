@@ -22,10 +22,10 @@ from evalcore.models.batches import Answers, BatchState, Prices, priced
 from evalcore.models.llm import (
     PLACEHOLDER_KEY,
     UNSENT_SETTINGS,
-    _reply_content,
     classify,
     litellm_module,
     needs_placeholder_key,
+    reply_content,
     scrub,
 )
 from evalcore.models.types import Reply, Request
@@ -135,7 +135,7 @@ def _read_line(
         return
     try:
         response_obj = litellm_module().ModelResponse(**body)
-        text, tool_calls = _reply_content(response_obj)
+        text, tool_calls = reply_content(response_obj)
     except Exception as exc:
         into[custom_id] = CallFailed("transport", f"{contender.model}: batch {batch_id}: unusable reply: {exc}")
         return

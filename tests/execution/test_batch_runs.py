@@ -7,7 +7,8 @@ import pytest
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Contender
 from evalcore.execution.adaptive import race_stops
-from evalcore.execution.batching import BatchSettings, check_batchable
+from evalcore.execution.batch_settings import BatchSettings
+from evalcore.execution.batching import check_batchable
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.race_settings import RaceSettings
 from evalcore.execution.runner import run_suite
