@@ -1,7 +1,7 @@
 """Batch runs (``evalcore run --batch``, ``docs/batch.md``): each contender's calls of a round go out as one batch.
 
-Before the runner's workers call a round (a plain run's one round: every case), :meth:`Batches.fetch` sends, for
-each contender, the requests it still needs as one batch through the provider's batch API
+Before the runner's workers call a contender's round (a plain run's one round: every case), :meth:`Batches.fetch`
+sends the requests it still needs as one batch through the provider's batch API
 (:mod:`evalcore.models.batches`), polls every batch every ``poll_s`` seconds until it ends, and keeps each request's
 reply or error. The workers then take their replies from :class:`BatchAnswers` instead of calling the model: the
 adapter parses them, the scorer scores them (a judge is called as in any run), the writer stores them as they
@@ -13,8 +13,9 @@ come. An adaptive run (``--adaptive --batch``) does this each round, for the con
   left unrun for ``run --resume --max-cost``. A batch's replies then reserve nothing more: each settles its cost
   as it is stored.
 - **Resume.** Every batch is recorded in the run's settings under :data:`SETTING` (``sent``: its id, contender,
-  cases and reservation) as soon as the provider accepts it, so a stopped process's ``run --resume`` polls the
-  batches it sent instead of sending (and paying for) them again.
+  cases and reservation) as soon as the provider accepts it, and as ended only once the workers have taken its
+  replies (:meth:`Batches.landed`), so a stopped process's ``run --resume`` polls the batches it sent, and reads
+  again one whose replies it had not stored, instead of sending (and paying for) them again.
 - **Cache.** With the reply cache on (``--cache``), a request the cache holds a reply for is answered from it
   and not sent; the replies a batch brings are stored in it.
 - **Errors.** A request the batch answered with an error is an error result of its case, never scored; so is a
@@ -130,6 +131,8 @@ class Batches:
         #: The reply cache's key of each request sent (``--cache``): the reply it brings is stored under it.
         self._keys: dict[Key, str] = {}
         self._inner: dict[str, Provider] = {}
+        #: Batches read whose replies the workers are taking, with how each ended, by contender (:meth:`landed`).
+        self._read: dict[str, list[tuple[dict[str, Any], str]]] = {}
         #: What the reservations of batches sent before this process (a resume's) are: reserved again once.
         self._held: set[str] = set()
         #: Each contender's estimated USD per call at the interactive price: its calls in a batch are reserved by
@@ -259,9 +262,18 @@ class Batches:
             log.warning(
                 "batch %s completed without a readable reply to %d of its %d requests", batch_id, lost, len(slots)
             )
-        entry["ended"] = state.status
         self._release(entry)
-        await asyncio.to_thread(self._record)
+        self._read.setdefault(contender.id, []).append((entry, state.status))
+
+    async def landed(self, contender: Contender) -> None:
+        """Record as ended the batches of ``contender`` whose replies the workers have taken (stored, or being
+        stored): a resume reads a batch until then, so a process stopped between reading a batch and storing its
+        replies neither loses them nor sends them again."""
+        read = self._read.pop(contender.id, [])
+        for entry, status in read:
+            entry["ended"] = status
+        if read:
+            await asyncio.to_thread(self._record)
 
     async def _poll(self, contender: Contender, batch_id: str) -> BatchState:
         client, failures = batch_client(contender.model), 0

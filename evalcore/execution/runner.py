@@ -201,8 +201,6 @@ class _Execution:
         """Call what is not done of ``contenders`` over ``cases`` (all of a plain run's; a round of a race's)."""
         experiments = asyncio.Semaphore(self.plan.parallelism)
         self.round = None if self.race is None else cases
-        if self.batches is not None:  # each contender's calls of the round go out as one batch, answered here
-            await self.batches.fetch(contenders, self.work_for)
         try:
             async with asyncio.TaskGroup() as group:
                 for contender in contenders:
@@ -266,12 +264,16 @@ class _Execution:
             await asyncio.sleep(0.1)
 
     async def _run_contender(self, contender: Contender, experiments: asyncio.Semaphore) -> None:
+        if self.batches is not None:  # its calls of the round go out as one batch, whose replies the workers take
+            await self.batches.fetch([contender], self.work_for)
         async with experiments:
             progress = self.progress.contenders[contender.id]
             progress.started = progress.started or time.monotonic()
             items = self.work_for(contender)
             workers = [self._worker(contender, items) for _ in range(self.plan.concurrency)]
             await asyncio.gather(*workers)
+            if self.batches is not None:  # its replies are stored: a resume reads its batches no more
+                await self.batches.landed(contender)
             if self.race is None:  # a race's contender is finished when it is stopped or the race ends
                 progress.finished = time.monotonic()
             self._report(force=True)

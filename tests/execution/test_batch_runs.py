@@ -122,3 +122,26 @@ def test_a_cached_batch_run_sends_only_the_requests_the_cache_has_no_reply_for(t
     results = store.load_run(second).results
     assert sum("cached" in r.diagnostics for r in results) == 2 * 11 and len(results) == 2 * 12
     assert len(store.load_run(first).results) == 2 * 12
+
+
+def test_a_resumed_run_reads_a_batch_it_sent_and_did_not_store_instead_of_sending_it_again(suite, tmp_db):
+    import asyncio
+
+    from evalcore.execution.runner import execute_plan, resume_plan, start_run
+    from evalcore.storage.history import update_settings
+
+    store = Store(tmp_db)
+    plan = make_plan(suite, RunOptions(limit=6, batch=BATCH))
+    run = start_run(plan, store)
+    first = plan.contenders[0].id
+    slots = [[c.dataset, c.id, 0] for c in plan.cases]
+    stopped = {"id": f"fakebatch-{time.time() - 5:.3f}-0000abcd", "contender": first, "slots": slots, "usd": 0.0,
+               "sent_at": "2026-12-07T00:00:00.000Z", "ended": None}  # fmt: skip
+    update_settings(store, run.info.id, lambda s: {**s, "batch": {**s["batch"], "sent": [stopped]}})
+    store.set_status(run.info.id, "interrupted")
+    plan, run, done = resume_plan(store, run.info.id)
+    assert asyncio.run(execute_plan(plan, store, run, done)) == "completed"
+    sent = store.load_run(run.info.id).info.settings["batch"]["sent"]
+    assert [b["id"] for b in sent if b["contender"] == first] == [stopped["id"]]
+    assert all(b["ended"] == "completed" for b in sent) and len(sent) == len(plan.contenders)
+    assert len(store.load_run(run.info.id).results) == 6 * len(plan.contenders)
