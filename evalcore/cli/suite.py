@@ -191,9 +191,10 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch, claims=claims))
     except KeyboardInterrupt:
         slots = plan.parallelism * plan.concurrency
+        batches = "; the batches it sent are read, not sent again, by the resume" if plan.options.batch else ""
         print(
             f"\ncancelled: finished results are stored; calls still in flight (at most {slots}) were abandoned and "
-            f"their replies not stored. Resume with: evalcore run --resume {run.info.id}",
+            f"their replies not stored{batches}. Resume with: evalcore run --resume {run.info.id}",
             file=sys.stderr,
         )
         return 143 if terminated else 130

@@ -290,7 +290,7 @@ class Batches:
                 continue
             if state.ended:
                 return state
-            progress.waiting = f"batch {batch_id}: {state.status} ({state.done}/{state.total or '?'})"
+            progress.waiting = f"waiting on batch {batch_id} ({state.status}, {state.done} done)"
             progress.waiting_calls = state.total
             await asyncio.sleep(self.poll_s)
 
