@@ -33,6 +33,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.local_server import LocalServer
+from tests.openai_batches import BatchService
 
 Content = str | Callable[[dict[str, Any]], str]
 
@@ -56,6 +57,8 @@ class OpenAIServer(LocalServer):
         self._exact = False
         self._deck: list[str] = []
         self._lock = threading.Lock()
+        #: The batch API's routes (``/v1/files``, ``/v1/batches``), their turnaround and faults.
+        self.batch = BatchService(lambda body: self._content_for(body))
 
     @property
     def calls(self) -> int:
@@ -163,11 +166,21 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
-            body = json.loads(self.rfile.read(length) or b"{}")
+            data = self.rfile.read(length)
+            if self.path.rstrip("/").endswith(("/files", "/batches")):
+                self._answer_batch(*server.batch.post(self.path.rstrip("/"), self.headers, data))
+                return
+            body = json.loads(data or b"{}")
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send(404, {"error": {"message": f"no route {self.path}"}})
                 return
             self._run(server._record(body, dict(self.headers)), body)
+
+        def do_GET(self) -> None:
+            self._answer_batch(*server.batch.get(self.path.partition("?")[0]))
+
+        def _answer_batch(self, code: int, payload: Any) -> None:
+            self._send_raw(code, payload) if isinstance(payload, bytes) else self._send(code, payload)
 
         def _run(self, script: str, body: dict[str, Any]) -> None:
             name, _, arg = script.partition(":")

@@ -152,6 +152,7 @@ def setting_value(text: str) -> Any:
 def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOptions:
     """The run options of :func:`add_selection`'s arguments (and ``run``'s, when present); with the ``suite``,
     its ``run.adaptive`` under the race flags (``--adaptive``, ``--confidence``…)."""
+    from evalcore.cli.batch import batch_settings
     from evalcore.core.errors import ConfigError
     from evalcore.execution.plan import RunOptions
     from evalcore.execution.race_settings import race_settings
@@ -187,6 +188,7 @@ def run_options(args: argparse.Namespace, suite: Suite | None = None) -> RunOpti
         trackers=list(getattr(args, "tracker", None) or []),
         cache=getattr(args, "cache", None),
         cache_max_age_s=getattr(args, "cache_max_age", None),
+        batch=batch_settings(args),
         overrides=Overrides(models=split(args.model), settings=settings, api_base=args.api_base),
         adaptive=race_settings(
             suite.config.run.adaptive if suite is not None else None,

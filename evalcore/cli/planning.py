@@ -20,6 +20,7 @@ from evalcore.cli._shared import (
     suite_folder,
     table,
 )
+from evalcore.cli.batch import add_batch
 
 if TYPE_CHECKING:
     from evalcore.execution.estimate import CostEstimate
@@ -83,6 +84,7 @@ def add_plan(p: argparse.ArgumentParser) -> None:
         "whether the estimate fits under it",
     )
     add_race(p)
+    add_batch(p, plan=True)
     p.add_argument(
         "--detect",
         metavar="SIZE",
@@ -99,6 +101,7 @@ def add_plan(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from evalcore.execution.batch_estimate import estimate_batches
     from evalcore.execution.estimate import as_dict, calls_text, describe, estimate_plan_cost
     from evalcore.execution.race_estimate import estimate_race
 
@@ -110,6 +113,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     race = estimate_race(plan, past, estimate.usd)
     budget = _budget_line(plan, estimate)
     size = _size(args, plan, past, estimate.usd)
+    batch = None if plan.options.batch is None else estimate_batches(plan, estimate, race, args.batch_turnaround)
     if args.format == "json":
         print(
             json.dumps(
@@ -125,6 +129,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                     "limits": {key: _limited(plan, key) for key in plan.limits},
                     "adaptive": None if race is None else dataclasses.asdict(race),
                     "size": None if size is None else dataclasses.asdict(size),
+                    "batch": None if batch is None else dataclasses.asdict(batch),
                 },
                 indent=1,
             )
@@ -151,6 +156,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"estimated cost: {describe(estimate)}")
     if race is not None:
         print(f"adaptive: {race.text()}")
+    for line in [] if batch is None else batch.lines():
+        print(line)
     if budget:
         print(budget)
     for line in [] if size is None else size.lines():

@@ -29,6 +29,7 @@ from evalcore.cli._shared import (
     store_holding,
     suite_folder,
 )
+from evalcore.cli.batch import add_batch
 from evalcore.cli.cache import add_run_cache
 from evalcore.cli.output import output_path
 
@@ -82,6 +83,7 @@ def add_run(p: argparse.ArgumentParser) -> None:
     )
     add_race(p)
     add_run_cache(p)
+    add_batch(p)
     p.add_argument("--revision", help="a label for provenance, e.g. a git commit of your prompts")
     add_run_metadata(
         p, "a label stored in the run's settings, shown by `evalcore runs` and on Runs (repeat), e.g. branch=main"
@@ -125,12 +127,15 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     import asyncio
 
     from evalcore.core.errors import ConfigError, EvalcoreError
+    from evalcore.execution.batching import check_batchable
     from evalcore.execution.progress import StderrBars
     from evalcore.execution.resume import check_shareable, join_run
     from evalcore.execution.runner import execute_plan, resume_plan, start_run
 
     if args.resume and args.replay:
         raise ConfigError("--replay starts a new run; a resumed run replays the run it replayed before. Drop --replay.")
+    if args.batch and args.resume:
+        raise ConfigError("--batch starts a new run; a resumed run sends its calls as it started. Drop --batch.")
     if args.metadata and args.resume:
         raise ConfigError("--metadata labels a new run; a resumed run keeps the labels it started with. Drop it.")
     if args.retry_errors and not args.resume:
@@ -165,6 +170,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
         args.suite = suite_folder(args.suite)
         plan, done, claims = _run_plan(args, store), set(), None
         print_refused(plan)
+        check_batchable(plan)
         if args.worker:
             check_shareable(plan)
         run = start_run(plan, store)
@@ -185,9 +191,10 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             status = asyncio.run(execute_plan(plan, store, run, done, on_progress=watch, claims=claims))
     except KeyboardInterrupt:
         slots = plan.parallelism * plan.concurrency
+        batches = "; the batches it sent are read, not sent again, by the resume" if plan.options.batch else ""
         print(
             f"\ncancelled: finished results are stored; calls still in flight (at most {slots}) were abandoned and "
-            f"their replies not stored. Resume with: evalcore run --resume {run.info.id}",
+            f"their replies not stored{batches}. Resume with: evalcore run --resume {run.info.id}",
             file=sys.stderr,
         )
         return 143 if terminated else 130

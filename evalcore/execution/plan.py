@@ -11,6 +11,7 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.images import image_refs
 from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
+from evalcore.execution.batch_settings import BatchSettings, batch_record
 from evalcore.execution.race_settings import RaceSettings, race_record
 from evalcore.execution.reply_cache import SETTING as CACHE_SETTING
 from evalcore.models.limits import RateLimit
@@ -77,6 +78,8 @@ class RunOptions:
     cache: bool | None = None
     #: Do not reuse a stored reply older than this many seconds (``--cache-max-age``); None: the suite's, else any.
     cache_max_age_s: float | None = None
+    #: Send each contender's calls through its provider's batch API (``--batch``, ``docs/batch.md``); None: not.
+    batch: BatchSettings | None = None
 
 
 @dataclass
@@ -309,6 +312,7 @@ def _settings(plan: Plan) -> dict[str, Any]:
         | _race(plan)
         | ({METADATA_SETTING: dict(o.metadata)} if o.metadata else {})
         | _cache(plan)
+        | batch_record(o.batch)
     )
 
 

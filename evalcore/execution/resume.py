@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Result, Run
+from evalcore.execution.batch_settings import recorded_batch
 from evalcore.execution.budget import Budget, check_budget
 from evalcore.execution.plan import TRACES_SETTING, Plan, RunOptions, make_plan
 from evalcore.execution.race_settings import recorded_race
@@ -139,6 +140,8 @@ def resume_plan(
         max_cost_usd=settings.get(CAP_SETTING, 0.0) if max_cost_usd is None else max_cost_usd,
         # An adaptive run continues its race, with its seed, so the rest of its cases come in the same order.
         adaptive=recorded_race(settings),
+        # A batch run polls the batches it sent before it sends the rest.
+        batch=recorded_batch(settings),
     )
     traced = settings.get(TRACES_SETTING) is not None
     if traced and options.replay is not None:  # the cases are the imported traces', not the suite's
@@ -197,7 +200,8 @@ def _stored_cases(run: Run, suite: Suite) -> list[Case]:
 
 
 def check_shareable(plan: Plan, run_id: str | None = None) -> None:
-    """Refuse a plan that workers cannot share: an adaptive run (its rounds need one process to decide them).
+    """Refuse a plan that workers cannot share: an adaptive run (its rounds need one process to decide them), a
+    batch run (one process sends and polls its batches).
 
     Args:
         plan: the run's plan.
@@ -206,6 +210,11 @@ def check_shareable(plan: Plan, run_id: str | None = None) -> None:
     Raises:
         ConfigError: one line saying to run it without ``--worker``.
     """
+    if plan.options.batch is not None:
+        raise ConfigError(
+            f"{f'run {run_id}' if run_id else 'the run'} sends its calls in batches, which one process sends and "
+            "polls; run it without --worker"
+        )
     if plan.options.adaptive is not None:
         raise ConfigError(
             f"{f'run {run_id}' if run_id else 'the run'} is adaptive: one process decides its rounds, so it cannot "

@@ -21,6 +21,7 @@ from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
 from evalcore.execution.adaptive import open_race
+from evalcore.execution.batching import open_batches
 from evalcore.execution.budget import meter_prices, open_budget
 from evalcore.execution.ending import close_claims, end_without_store, finish_trackers, left_undone, stop_reason
 from evalcore.execution.judge_calls import JudgeSession, open_judging, stored_reply, stored_unjudged, through
@@ -100,6 +101,8 @@ class _Execution:
         self.cache = open_cache(run.info.settings, store.location)  # None: every call asks its model
         with metering(self.meter), caching(self.cache):  # a replay's provider calls no model: it is left as it is
             self.providers = run_providers(plan.contenders, replay_provider(plan) if plan.replay else None)
+        #: A batch run's batches (:mod:`evalcore.execution.batching`): its contenders' providers answer from them.
+        self.batches = open_batches(plan, store, run.info, self.budget, self.progress, self._request, self.providers)
         self.limits = Limits(plan.limits, shared=claims)
         self.gates: dict[str, Gate | None] = {}
         self._last_report = 0.0
@@ -234,6 +237,7 @@ class _Execution:
             elif status == "completed" and (unrun or unjudged):
                 status = "interrupted"  # cases are left to call: resumable, not complete
                 opened = [b.message for b in self.breakers.opened()] + [g for g in [self.adapter_blocked()] if g]
+                opened += self.batches.reasons() if self.batches is not None else []
                 stop = stop_reason(opened, p, unrun, unjudged, self.plan.samples, self.run.info.id)
                 self.progress.message = stop["reason"]
             # A worker leaving slots that others still hold leaves the run running: the last of them sets it.
@@ -260,12 +264,16 @@ class _Execution:
             await asyncio.sleep(0.1)
 
     async def _run_contender(self, contender: Contender, experiments: asyncio.Semaphore) -> None:
+        if self.batches is not None:  # its calls of the round go out as one batch, whose replies the workers take
+            await self.batches.fetch([contender], self.work_for)
         async with experiments:
             progress = self.progress.contenders[contender.id]
             progress.started = progress.started or time.monotonic()
             items = self.work_for(contender)
             workers = [self._worker(contender, items) for _ in range(self.plan.concurrency)]
             await asyncio.gather(*workers)
+            if self.batches is not None:  # its replies are stored: a resume reads its batches no more
+                await self.batches.landed(contender)
             if self.race is None:  # a race's contender is finished when it is stopped or the race ends
                 progress.finished = time.monotonic()
             self._report(force=True)
@@ -290,9 +298,12 @@ class _Execution:
                 progress.skip(blocked)
                 self._report()
                 continue
-            stored = self.unjudged.get((contender.id, case.dataset, case.id, sample))
-            judge_usd = judging.expected_usd(self.messages.of(contender, case)) if judging and budget else 0.0
-            reserved = budget.reserve(contender.id, judge_usd, paid=stored is None) if budget is not None else 0.0
+            key = (contender.id, case.dataset, case.id, sample)
+            stored = self.unjudged.get(key)
+            # A batch's reply was reserved with its batch (its judges reserve as they call): never refused here.
+            reserving = None if self.batches is not None and self.batches.answered(key) else budget
+            judge_usd = judging.expected_usd(self.messages.of(contender, case)) if judging and reserving else 0.0
+            reserved = reserving.reserve(contender.id, judge_usd, paid=stored is None) if reserving is not None else 0.0
             if reserved is None:  # the call would pass the cap: left unrun, not stored, like the above
                 progress.over_budget += 1
                 self._report()
@@ -358,18 +369,7 @@ class _Execution:
     ) -> Result | CallNotStarted:
         """One result: the call (scoring holds no place in its rate limits), or the ``stored`` reply; its score."""
         context = self.contexts[case.dataset]
-        request = Request(
-            contender=contender,
-            messages=self.messages.of(contender, case),
-            response_format=self.adapter.response_format,
-            timeout_s=self.plan.timeout_s,
-            max_attempts=self.plan.max_attempts,
-            backoff_s=self.plan.backoff_s,
-            case=case,
-            sample=sample,
-            fields=context.fields,
-            breaker=breaker,
-        )
+        request = self._request(contender, case, sample, breaker)
         started = [utc_now()]
 
         def call() -> Awaitable[Reply]:
@@ -419,6 +419,12 @@ class _Execution:
             trace=parsed.trace,
         )
 
+    def _request(self, contender: Contender, case: Case, sample: int, breaker: Breaker | None = None) -> Request:
+        messages, fields = self.messages.of(contender, case), self.contexts[case.dataset].fields
+        plan, response_format = self.plan, self.adapter.response_format
+        return Request(contender, messages, response_format, plan.timeout_s, plan.max_attempts, plan.backoff_s,
+                       case=case, sample=sample, fields=fields, breaker=breaker)  # fmt: skip
+
     async def _ascore(self, case: Case, parsed: Parsed, context: Context, client: Client) -> Scored:
         """:meth:`_score` for a scorer that asks a model (a judge); its :class:`CallFailed` propagates."""
         assert self.ascore is not None  # only called when the scorer has one
@@ -432,8 +438,7 @@ class _Execution:
         return self._checked(case, scored)
 
     def _checked(self, case: Case, scored: Scored) -> Scored:
-        value = scored.metrics.get(self.primary)
-        if value is None:
+        if scored.metrics.get(self.primary) is None:
             raise EvalcoreError(
                 f"scorer {self.scorer.name} gave no {self.primary} for "
                 f"{case.dataset}/{case.id}; the primary metric must always have a value"
@@ -441,10 +446,8 @@ class _Execution:
         return scored
 
     def _report(self, force: bool = False) -> None:
-        if self.on_progress is None:
-            return
         clock = time.monotonic()
-        if force or clock - self._last_report >= 0.1:
+        if self.on_progress is not None and (force or clock - self._last_report >= 0.1):
             self._last_report = clock
             self.on_progress(self.progress)
 
@@ -486,12 +489,9 @@ def start_run(plan: Plan, store: Store, run_id: str | None = None) -> Run:
 
 
 def run_suite(
-    plan: Plan,
-    store: Store,
-    on_progress: ProgressCallback | None = None,
-    stop: threading.Event | None = None,
+    plan: Plan, store: Store, on_progress: ProgressCallback | None = None, stop: threading.Event | None = None,
     run_id: str | None = None,
-) -> tuple[str, str]:
+) -> tuple[str, str]:  # fmt: skip
     """Start and finish a run in this thread: returns (run id, final status)."""
     run = start_run(plan, store, run_id)
     status = asyncio.run(execute_plan(plan, store, run, on_progress=on_progress, stop=stop))

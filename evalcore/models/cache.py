@@ -56,6 +56,11 @@ def caching(cache: ReplyCache | None) -> Iterator[None]:
         _CACHE.reset(token)
 
 
+def current_cache() -> ReplyCache | None:
+    """The current reply cache (None: none): a batch run (:mod:`evalcore.execution.batching`) asks it itself."""
+    return _CACHE.get()
+
+
 def cached(provider: Provider) -> Provider:
     """``provider`` behind the current cache; itself when there is none or the provider opts out (``cacheable``
     False: an application endpoint, whose replies depend on more than the request)."""

@@ -131,7 +131,7 @@ class LiteLLMProvider:
             sent = breaker.sending() if breaker is not None else None
             try:
                 response = await self.send(kwargs)
-                text, tool_calls = _reply_content(response)
+                text, tool_calls = reply_content(response)
             except Exception as raised:
                 exc = _not_json(raised) or raised
                 latency = time.monotonic() - started
@@ -256,7 +256,7 @@ def needs_placeholder_key(model: str) -> bool:
         return False
 
 
-def _reply_content(response: Any) -> tuple[str, list[dict[str, Any]] | None]:
+def reply_content(response: Any) -> tuple[str, list[dict[str, Any]] | None]:
     """The text and the tool calls of the first choice; raises :class:`MalformedReply` when it has neither.
 
     A reply that only calls tools has no text: its text is ``""``.

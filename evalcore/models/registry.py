@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable
 
 from evalcore.core.records import Contender
+from evalcore.models.batches import BatchClient, FakeBatchClient
 from evalcore.models.cache import cached
 from evalcore.models.fake_writer import MODEL as WRITER_MODEL
 from evalcore.models.fake_writer import WriterProvider
@@ -78,3 +79,13 @@ def run_providers(contenders: Iterable[Contender], replay: Provider | None = Non
         else:
             found[contender.id] = provider_for(contender)
     return found
+
+
+def batch_client(model: str) -> BatchClient:
+    """The batch API that answers ``model`` (``evalcore run --batch``): the fake one for ``fake/`` ids, else
+    litellm's (:mod:`evalcore.models.llm_batch`, which imports litellm only when a batch is sent)."""
+    if model.startswith("fake/"):
+        return FakeBatchClient()
+    from evalcore.models.llm_batch import LiteLLMBatchClient
+
+    return LiteLLMBatchClient()

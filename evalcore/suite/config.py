@@ -108,6 +108,10 @@ class PriceModel(_Strict):
 
     input_cost_per_token: float = Field(ge=0)
     output_cost_per_token: float = Field(ge=0)
+    #: USD per token through the provider's batch API (``evalcore run --batch``); unset: litellm's batch price
+    #: for the model, else half the price above (``docs/batch.md``).
+    input_cost_per_token_batches: float | None = Field(None, ge=0)
+    output_cost_per_token_batches: float | None = Field(None, ge=0)
 
 
 class DeploymentParamsModel(BaseModel):

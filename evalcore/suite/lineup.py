@@ -53,7 +53,7 @@ def _expand_entry(entry: LineupEntryModel, config: SuiteModel, overrides: Overri
             raise ConfigError(f"evalcore.yaml: lineup: {entry.model}: settings.{key}: empty list")
     keys = list(varied)
     priced = entry.prices or config.prices.get(entry.model)
-    prices = priced.model_dump() if priced else None
+    prices = priced.model_dump(exclude_none=True) if priced else None
     api_base = overrides.api_base or entry.api_base or (None if _is_fake(entry.model) else config.api_base)
     router = None
     if entry.router is not None:
