@@ -36,6 +36,7 @@ def test_suites_under_a_configured_root_are_offered_beside_the_bundled_ones(monk
         "examples/policies",
         "examples/receipts",
         "examples/tools",
+        "examples/traces/suite",
         "evals/shop",
         "evals/team/intake",
         "another folder…",
