@@ -16,6 +16,7 @@ from evalcore.cli import (
     completion,
     decide,
     history,
+    judge,
     pairwise,
     planning,
     ranking,
@@ -49,6 +50,7 @@ examples:
   evalcore pairwise RUN_ID                       win rates and Bradley-Terry ranking of a pairwise judge
   evalcore ratings RUN_ID                        what people said: ranking, agreement, the judge corrected
   evalcore ratings import ratings.jsonl          people's ratings (JSON Lines) into the store
+  evalcore judge align RUN_ID                    few-shot examples where the judge disagreed with people
 """
 
 Adder = Callable[[argparse.ArgumentParser], None]
@@ -66,6 +68,7 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **agreement.COMMANDS,
     **pairwise.COMMANDS,
     **ratings.COMMANDS,
+    **judge.COMMANDS,
     **cache.COMMANDS,
 }
 

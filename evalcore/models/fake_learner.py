@@ -1,0 +1,42 @@
+"""``fake/judge-learner``: a fake judge whose verdicts improve, deterministically, with few-shot examples.
+
+It grades as ``fake/judge`` does (word overlap with the reference), so it makes that judge's mistakes: an answer
+that repeats the reference's words and adds a promise the policy never made passes. Shown examples people graded
+(the block :func:`~evalcore.scoring.judge_prompt.examples_text` writes), it looks for the example whose question
+is most like the one it judges (the share of their words in common, Jaccard's index) and, when that share is at
+least :data:`ALIKE`, gives the people's verdict of that example instead of its own: it learns the kind of item
+it got wrong, and only that kind. So the gain ``evalcore judge align`` measures with it is a real measurement of
+the pipeline (examples chosen from the right folds, shown in the prompt, read back), not a number put in.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: The least share of words two questions have in common for the learner to grade one like the other.
+ALIKE = 0.5
+_EXAMPLE = re.compile(r"<example>\nQuestion: (.*?)\nAnswer: .*?\nPeople's verdict: (\S+)\n</example>", re.DOTALL)
+_QUESTION = re.compile(r"^## Question\n(.*?)\n\n## ", re.DOTALL | re.MULTILINE)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def taught_verdict(prompt: str) -> float | None:
+    """1.0 (pass) or 0.0 (fail): the people's verdict of the example most like the judged question, when one is
+    alike enough; None when the prompt shows no example alike (then the learner grades as ``fake/judge``)."""
+    asked = _QUESTION.search(prompt)
+    if asked is None:
+        return None
+    question = _words(asked[1])
+    best, verdict = 0.0, None
+    for example in _EXAMPLE.finditer(prompt):
+        shown = _words(example[1])
+        alike = len(question & shown) / len(question | shown) if question | shown else 0.0
+        if alike > best:
+            best, verdict = alike, example[2]
+    if verdict is None or best < ALIKE:
+        return None
+    return 1.0 if verdict == "pass" else 0.0

@@ -1,0 +1,80 @@
+"""``align_judge`` on a real offline run: examples from the training folds only, the gain measured on held-out
+ratings, the aligned judge written only when it is better by more than the noise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalcore.analysis.people.alignment import assign_folds
+from evalcore.core.errors import ConfigError
+from evalcore.execution.align import AlignOptions, align_judge, rated_items
+from evalcore.storage.ratings import load_ratings
+from evalcore.storage.store import Store
+from evalcore.suite.loader import load_suite
+from tests.aligning import rated_suite_run
+
+
+@pytest.fixture(autouse=True)
+def instant(monkeypatch):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+
+
+def _align(folder: Path, judge: str = "fake/judge-learner", **options):
+    suite, db, run_id = rated_suite_run(folder, judge)
+    with Store(db) as store:
+        run, ratings = store.load_run(run_id), load_ratings(store, run_id)
+    return suite, run, ratings, align_judge(run, ratings, load_suite(suite), AlignOptions(**options))
+
+
+def test_a_judge_that_learns_from_its_mistakes_is_aligned_and_written(tmp_path):
+    suite, run, _, outcome = _align(tmp_path)
+    report = outcome.report
+    assert outcome.status == "aligned"
+    assert (report.before.accuracy.value, report.after.accuracy.value) == (0.5, 1.0)
+    assert report.difference.lo > 0
+    written = yaml.safe_load(outcome.written.read_text(encoding="utf-8"))
+    assert outcome.written == suite / "judges" / "llm_judge_aligned.yaml"
+    assert {e["verdict"] for e in written["examples"]} == {"fail"}  # the judge only erred on failed replies
+    assert written["scorer_entry"]["options"]["examples"] == "judges/llm_judge_aligned.yaml"
+    assert written["aligned_from"]["run"] == run.info.id
+
+
+def test_no_fold_is_judged_with_an_example_of_its_own(tmp_path):
+    _, run, ratings, outcome = _align(tmp_path, folds=4, seed=7)
+    fold = assign_folds(outcome.items, 4, 7)
+    for f, examples in enumerate(outcome.report.examples):
+        assert examples, f"fold {f} had no example"
+        assert all(fold[i] != f for i in examples)
+
+
+def test_a_judge_that_does_not_learn_is_not_written(tmp_path):
+    suite, _, _, outcome = _align(tmp_path, judge="fake/judge")
+    assert outcome.status == "not better"
+    assert outcome.report.difference.value == 0.0
+    assert not (suite / "judges").exists()
+
+
+def test_the_aligned_judge_file_loads_as_the_suites_judge(tmp_path):
+    suite, _, _, outcome = _align(tmp_path)
+    text = (suite / "evalcore.yaml").read_text(encoding="utf-8")
+    entry = yaml.safe_dump([outcome.entry], sort_keys=False)
+    (suite / "evalcore.yaml").write_text(
+        text.replace("datasets:\n", "  " + entry.replace("\n", "\n  ") + "\ndatasets:\n", 1)
+    )
+    from evalcore.scoring.plugins import build_scorer
+
+    members = build_scorer(load_suite(suite).scorer_refs, suite).members
+    assert [m.id for m in members] == ["llm_judge", "llm_judge_aligned"]
+    assert len(members[1].scorer.examples) == 4
+
+
+def test_too_few_rated_items_for_the_folds_is_a_config_error(tmp_path):
+    suite, db, run_id = rated_suite_run(tmp_path)
+    with Store(db) as store:
+        run, ratings = store.load_run(run_id), load_ratings(store, run_id)[:3]
+    assert len(rated_items(run, ratings, "judge_score")) == 3
+    with pytest.raises(ConfigError, match="3 replies rated by people.*--folds 5 needs at least 5"):
+        align_judge(run, ratings, load_suite(suite), AlignOptions())
