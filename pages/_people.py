@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.analysis.people import human, win_rates
+from evalcore.analysis.people import human, side_by_side, win_rates
 from evalcore.analysis.tables.view import count
 from evalcore.storage.ratings import load_ratings
 from pages import _loaders
@@ -12,6 +12,7 @@ from pages._pairwise import STRENGTH_COLUMNS, WIN_RATE_COLUMNS
 from pages._widgets import plain
 
 _SCORE = st.column_config.NumberColumn(format="%.3f")
+_RATE = st.column_config.NumberColumn(format="percent")
 #: The corrected scores on the judged metric's 0..1 scale, three digits as the CLI prints them.
 _CORRECTED_COLUMNS = {name: _SCORE for name in ("judge", "judge low", "judge high", "corrected", "low", "high")} | {
     "bias": st.column_config.NumberColumn(
@@ -28,7 +29,9 @@ def people_panel(now: _loaders.Current) -> None:
     if not ratings:
         return
     with st.expander("People: ratings, agreement and the judge corrected", icon=":material/groups:"):
-        summary = human.human_summary(_loaders.run_with_results(now), ratings, resamples=200)
+        run = _loaders.run_with_results(now)
+        summary = human.human_summary(run, ratings, resamples=200)
+        judges = side_by_side.judges_side_by_side(run, ratings) if len(side_by_side.judged_metrics(run)) > 1 else []
         made_up = sum(human.is_demo_rater(r) for r in summary.raters)
         demo = (
             " Demo data: the raters are made up, to show how the panel reads."
@@ -54,4 +57,12 @@ def people_panel(now: _loaders.Current) -> None:
             st.caption(
                 "corrected: the judge's mean plus its mean error where people rated randomly drawn replies; "
                 "its interval carries both the sampling of cases and the judge's measured error."
+            )
+        if judges:
+            st.markdown("**Judges side by side**: each against the same people, and its score corrected by them")
+            columns = {"accuracy": _RATE, "kappa": _SCORE} | {c: _SCORE for c in ("corrected", "low", "high", "width")}
+            st.dataframe(side_by_side.side_by_side_rows(judges), hide_index=True, column_config=columns)
+            st.caption(
+                "A judge that agrees more with people narrows the corrected interval: the same ratings correct "
+                "a smaller error. Both corrected scores estimate what people would say."
             )
