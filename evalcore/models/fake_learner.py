@@ -7,12 +7,19 @@ is most like the one it judges (the share of their words in common, Jaccard's in
 least :data:`ALIKE`, gives the people's verdict of that example instead of its own: it learns the kind of item
 it got wrong, and only that kind. So the gain ``evalcore judge align`` measures with it is a real measurement of
 the pipeline (examples chosen from the right folds, shown in the prompt, read back), not a number put in.
+
+To replay a real judge (:func:`learned`), a case may carry that judge's recorded verdict in its metadata
+(``judge_verdict: pass`` or ``fail``): the learner then gives it where no example alike overrides it, so the
+gain measured on real human labels is that of the examples alone.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
+#: The case metadata key of a replayed judge's verdict.
+REPLAYED = "judge_verdict"
 #: The least share of words two questions have in common for the learner to grade one like the other.
 ALIKE = 0.5
 _EXAMPLE = re.compile(r"<example>\nQuestion: (.*?)\nAnswer: .*?\nPeople's verdict: (\S+)\n</example>", re.DOTALL)
@@ -40,3 +47,13 @@ def taught_verdict(prompt: str) -> float | None:
     if verdict is None or best < ALIKE:
         return None
     return 1.0 if verdict == "pass" else 0.0
+
+
+def learned(prompt: str, case: Any) -> float | None:
+    """The learner's verdict where it does not grade by word overlap: an example alike (:func:`taught_verdict`),
+    else the replayed verdict its case carries (metadata ``judge_verdict``); None when neither."""
+    taught = taught_verdict(prompt)
+    if taught is not None:
+        return taught
+    replayed = getattr(case, "metadata", {}).get(REPLAYED) if case is not None else None
+    return None if replayed not in ("pass", "fail") else float(replayed == "pass")

@@ -440,7 +440,7 @@ def verdict(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     covered = shared / len(wanted) if wanted else float(not said)
     backed = shared / len(said) if said else 0.0
     enough = min(1.0, len(said) / max(1.0, 0.5 * len(wanted))) if said else 0.0
-    taught = fake_learner.taught_verdict(prompt) if spec.learns else None
+    taught = fake_learner.learned(prompt, request.case) if spec.learns else None
     covered, backed, enough = (covered, backed, enough) if taught is None else (taught, taught, taught)
     scores: dict[str, Any] = {}
     for d in dimensions:
