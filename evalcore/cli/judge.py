@@ -27,6 +27,11 @@ def add_judge(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge", metavar="NAME", help="the llm_judge scorer (its id) or judge model; needed with several")
     p.add_argument("--shots", type=int, default=4, metavar="K", help="few-shot examples per prompt (default 4)")
     p.add_argument("--folds", type=int, default=5, metavar="F", help="cross-validation folds (default 5)")
+    p.add_argument(
+        "--rewrite-rubric",
+        metavar="MODEL",
+        help="also have MODEL rewrite the rubric from each fold's examples (a litellm id or fake/judge-learner)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the folds, the examples and the bootstrap (default 0)")
     p.add_argument("--max-cost", type=float, metavar="USD", help="stop judging once the judge calls would pass this")
     p.add_argument("--name", help="the aligned judge's id and file name (default: <judge>_aligned)")
@@ -65,6 +70,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_cost=args.max_cost,
         name=args.name,
+        rewrite_rubric=args.rewrite_rubric,
         concurrency=max(1, args.concurrency),
         timeout_s=args.timeout,
         max_attempts=max(1, args.max_attempts),

@@ -6,7 +6,9 @@ judged: people's label ``pass`` when their mean value is at least 0.5, the judge
 is. Cross-validated (:mod:`evalcore.analysis.people.alignment`): per fold, examples are chosen from the other
 folds' disagreements and the aligned judge (the suite's ``llm_judge`` with those ``examples``) is asked about the
 fold's items through the run's judge call path (:class:`~evalcore.execution.judge_calls.JudgeCalls`: circuit
-breaker, the budget cap ``--max-cost``, the suite's prices). The judge "before" is its stored verdict.
+breaker, the budget cap ``--max-cost``, the suite's prices). The judge "before" is its stored verdict. With
+``--rewrite-rubric MODEL``, that model also rewrites the judge's rubric from each fold's examples (one call per
+fold, and one for the judge written), through the same guard.
 
 Nothing is written from partial data: when any held-out item could not be judged (an endpoint down, a reply
 that is not a verdict, the budget cap), the outcome is ``incomplete`` and no judge file is written.
@@ -38,9 +40,9 @@ from evalcore.models.limits import Limits
 from evalcore.models.registry import get_provider
 from evalcore.models.types import Request
 from evalcore.scoring.adapters import Context, Parsed
-from evalcore.scoring.client import Client
-from evalcore.scoring.judge import LlmJudge
-from evalcore.scoring.judge_prompt import Example, prompt_text
+from evalcore.scoring.client import Client, JudgeModel
+from evalcore.scoring.judge import JSON_FORMAT, LlmJudge
+from evalcore.scoring.judge_prompt import Example, VerdictError, parse_rubric, prompt_text, rubric_messages
 from evalcore.scoring.plugins import build_scorer
 from evalcore.suite.loader import Suite
 
@@ -61,6 +63,7 @@ class AlignOptions:
     seed: int = 0
     max_cost: float | None = None
     name: str | None = None
+    rewrite_rubric: str | None = None
     concurrency: int = 4
     timeout_s: float = 60.0
     max_attempts: int = 3
@@ -100,6 +103,8 @@ class AlignOutcome:
     items: int = 0
     spent_usd: float = 0.0
     entry: dict[str, Any] = field(default_factory=dict)
+    #: The aligned judge to write: the examples (and rubric) chosen from every rated item.
+    final: LlmJudge | None = None
 
 
 def chosen_judge(suite: Suite, wanted: str | None) -> tuple[str, LlmJudge, str]:
@@ -164,7 +169,7 @@ def align_judge(run: Run, ratings: list[Rating], suite: Suite, options: AlignOpt
     """Align the suite's judge to the run's ratings (see the module docstring).
 
     Raises:
-        ConfigError: no judge, too few rated items for the folds, or a judge without a price under ``--max-cost``.
+        ConfigError: no judge, too few rated items for the folds, or a model without a price under ``--max-cost``.
     """
     judge_id, judge, metric = chosen_judge(suite, options.judge)
     if metric not in {m.name for m in run.metrics}:
@@ -175,12 +180,28 @@ def align_judge(run: Run, ratings: list[Rating], suite: Suite, options: AlignOpt
             f"run {run.info.id}: {len(items)} replies rated by people and judged by {judge_id}; "
             f"--folds {options.folds} needs at least {options.folds} (rate more on the Rate page)"
         )
+    writer = options.rewrite_rubric
+    writer_models = [JudgeModel(writer)] if writer is not None and writer not in judge.models else []
+    models = [*judge.judge_models, *writer_models]
     budget = None
     if options.max_cost is not None:
-        for model in judge.judge_models:
+        for model in models:
             if prices_of(judge_contender(suite, model)) is None:
-                raise ConfigError(f"judge {model.model} has no known price; give it under prices: to use --max-cost")
+                raise ConfigError(f"{model.model} has no known price; give it under prices: to use --max-cost")
         budget = Budget(options.max_cost, {})
+    calls = JudgeCalls(suite, models, Breakers(), Limits({}), budget, lambda _: lambda *_: None)
+    outcome = asyncio.run(_align(items, judge, calls, options))
+    outcome.spent_usd = budget.spent_usd if budget is not None else 0.0
+    if outcome.status == "aligned":
+        name = options.name or f"{judge_id}_aligned"
+        assert outcome.report is not None and outcome.final is not None
+        outcome.written, outcome.entry = write_aligned(suite, outcome.final, name, run.info.id, outcome.report)
+        outcome.message = f"aligned judge written to {outcome.written}"
+    return outcome
+
+
+async def _align(items: list[Item], judge: LlmJudge, calls: JudgeCalls, options: AlignOptions) -> AlignOutcome:
+    """Judge each fold's items with the judge aligned on the other folds; the report; the final judge when better."""
     fold = assign_folds(len(items), options.folds, options.seed)
     human = [i.human for i in items]
     before = [i.before for i in items]
@@ -188,57 +209,68 @@ def align_judge(run: Run, ratings: list[Rating], suite: Suite, options: AlignOpt
         pick_examples(human, before, [j for j in range(len(items)) if fold[j] != f], options.shots, options.seed + f)
         for f in range(options.folds)
     ]
-    after = asyncio.run(_judge_folds(items, fold, chosen, judge, suite, budget, options))
-    spent = budget.spent_usd if budget is not None else 0.0
-    errors = [a for a in after if a.startswith("error: ")]
-    if errors:
-        return AlignOutcome(
-            "incomplete",
-            f"{len(errors)} of {len(items)} held-out items could not be judged ({errors[0][7:]}); "
-            "nothing measured, no aligned judge written",
-            judged=len(items) - len(errors),
-            items=len(items),
-            spent_usd=spent,
-        )
-    report = alignment_report(
-        human, before, after, folds=options.folds, shots=options.shots, examples=chosen,
-        seed=options.seed,
-    )  # fmt: skip
-    outcome = AlignOutcome("not better", "", report, judged=len(items), items=len(items), spent_usd=spent)
-    if not report.better:
-        outcome.message = "the aligned judge is not better by more than the noise: nothing written"
-        return outcome
-    final = examples_of(items, pick_examples(human, before, range(len(items)), options.shots, options.seed))
-    name = options.name or f"{judge_id}_aligned"
-    outcome.written, outcome.entry = write_aligned(suite, judge, name, final, run.info.id, report)
-    outcome.status = "aligned"
-    outcome.message = f"aligned judge written to {outcome.written}"
-    return outcome
-
-
-async def _judge_folds(
-    items: list[Item],
-    fold: np.ndarray,
-    chosen: list[list[int]],
-    judge: LlmJudge,
-    suite: Suite,
-    budget: Budget | None,
-    options: AlignOptions,
-) -> list[str]:
-    """Each item's label from the judge shown its fold's examples; ``error: …`` where it gave none."""
-    calls = JudgeCalls(suite, judge.judge_models, Breakers(), Limits({}), budget, lambda _: lambda *_: None)
+    aligned = await asyncio.gather(*(_aligned(judge, examples_of(items, c), calls, options) for c in chosen))
     gate = asyncio.Semaphore(options.concurrency)
-    aligned = []
-    for examples in chosen:
-        one = copy.copy(judge)
-        one.examples, one.cache = examples_of(items, examples), {}
-        aligned.append(one)
 
     async def ask(i: int) -> str:
+        one = aligned[int(fold[i])]
+        if isinstance(one, str):  # its rubric could not be rewritten
+            return one
         async with gate:
-            return await _judge_one(aligned[int(fold[i])], items[i], calls, options)
+            return await _judge_one(one, items[i], calls, options)
 
-    return list(await asyncio.gather(*(ask(i) for i in range(len(items)))))
+    after = list(await asyncio.gather(*(ask(i) for i in range(len(items)))))
+    errors = [a for a in after if a.startswith("error: ")]
+    if errors:
+        return _incomplete(f"{len(errors)} of {len(items)} held-out items could not be judged ({errors[0][7:]})",
+                           len(items) - len(errors), len(items))  # fmt: skip
+    report = alignment_report(
+        human, before, after, folds=options.folds, shots=options.shots, examples=chosen, seed=options.seed
+    )
+    if not report.better:
+        message = "the aligned judge is not better by more than the noise: nothing written"
+        return AlignOutcome("not better", message, report, judged=len(items), items=len(items))
+    final = examples_of(items, pick_examples(human, before, range(len(items)), options.shots, options.seed))
+    judged = await _aligned(judge, final, calls, options)
+    if isinstance(judged, str):
+        return _incomplete(f"the final rubric could not be rewritten ({judged[7:]})", len(items), len(items))
+    return AlignOutcome("aligned", "", report, judged=len(items), items=len(items), final=judged)
+
+
+def _incomplete(why: str, judged: int, items: int) -> AlignOutcome:
+    return AlignOutcome("incomplete", f"{why}; nothing measured, no aligned judge written", judged=judged, items=items)
+
+
+async def _aligned(
+    judge: LlmJudge, examples: list[Example], calls: JudgeCalls, options: AlignOptions
+) -> LlmJudge | str:
+    """The judge shown ``examples`` (and, with ``--rewrite-rubric``, a rubric rewritten from them by that model);
+    ``error: …`` when the rewrite gave no rubric."""
+    one = copy.copy(judge)
+    one.examples, one.cache = examples, {}
+    if options.rewrite_rubric is None or not examples:
+        return one
+    caller = Contender(id="evalcore judge align", model=options.rewrite_rubric)
+    request = Request(caller, [], timeout_s=options.timeout_s, max_attempts=options.max_attempts)
+    session = calls.session(caller, 0.0)
+    client = Client(request, get_provider(options.rewrite_rubric), Context("", ()), guard=session)
+    try:
+        # The judge's own model rewrites through the judge's endpoint and settings.
+        own = options.rewrite_rubric in judge.models
+        reply = await client.complete(
+            rubric_messages(judge.rubric, examples),
+            model=options.rewrite_rubric,
+            settings=judge.settings if own else None,
+            api_base=judge.api_base if own else None,
+            response_format=JSON_FORMAT,
+        )
+        one.rubric = parse_rubric(reply.text)
+    except (CallFailed, VerdictError) as exc:
+        log.info("rubric rewrite by %s: %s", options.rewrite_rubric, exc)
+        return f"error: rubric by {options.rewrite_rubric}: {getattr(exc, 'message', exc)}"
+    finally:
+        session.close()
+    return one
 
 
 async def _judge_one(judge: LlmJudge, item: Item, calls: JudgeCalls, options: AlignOptions) -> str:
@@ -260,10 +292,11 @@ async def _judge_one(judge: LlmJudge, item: Item, calls: JudgeCalls, options: Al
 
 
 def write_aligned(
-    suite: Suite, judge: LlmJudge, name: str, examples: list[Example], run_id: str, report: AlignmentReport
+    suite: Suite, judge: LlmJudge, name: str, run_id: str, report: AlignmentReport
 ) -> tuple[Path, dict[str, Any]]:
     """Write the aligned judge's file ``judges/NAME.yaml`` in the suite's folder: its examples, where they came
-    from, the report, and the scorer entry that uses it. Returns the path and that entry."""
+    from, the report, and the scorer entry that uses it (with the rewritten rubric, if any). Returns the path and
+    that entry."""
     import yaml
 
     options: dict[str, Any] = {
@@ -281,7 +314,7 @@ def write_aligned(
         options["api_base"] = judge.api_base
     entry = {"name": "llm_judge", "id": name, "options": options}
     data = {
-        "examples": [dataclasses.asdict(e) for e in examples],
+        "examples": [dataclasses.asdict(e) for e in judge.examples],
         "aligned_from": {"run": run_id, "report": report.to_data()},
         "scorer_entry": entry,
     }

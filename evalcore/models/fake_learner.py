@@ -8,6 +8,9 @@ least :data:`ALIKE`, gives the people's verdict of that example instead of its o
 it got wrong, and only that kind. So the gain ``evalcore judge align`` measures with it is a real measurement of
 the pipeline (examples chosen from the right folds, shown in the prompt, read back), not a number put in.
 
+Asked to rewrite a rubric (:func:`~evalcore.scoring.judge_prompt.rubric_messages`), it adds a line per example,
+``People fail answers to questions like: <question>`` (or ``pass``), which it reads back as it reads examples.
+
 To replay a real judge (:func:`learned`), a case may carry that judge's recorded verdict in its metadata
 (``judge_verdict: pass`` or ``fail``): the learner then gives it where no example alike overrides it, so the
 gain measured on real human labels is that of the examples alone.
@@ -15,14 +18,18 @@ gain measured on real human labels is that of the examples alone.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
+#: What a rubric rewrite prompt says (:data:`~evalcore.scoring.judge_prompt.REWRITE_HEADING`).
+REWRITE = "## Rewrite the rubric"
 #: The case metadata key of a replayed judge's verdict.
 REPLAYED = "judge_verdict"
 #: The least share of words two questions have in common for the learner to grade one like the other.
 ALIKE = 0.5
 _EXAMPLE = re.compile(r"<example>\nQuestion: (.*?)\nAnswer: .*?\nPeople's verdict: (\S+)\n</example>", re.DOTALL)
+_RULE = re.compile(r"^People's verdict: (pass|fail) for questions like: (.*)$", re.MULTILINE)
 _QUESTION = re.compile(r"^## Question\n(.*?)\n\n## ", re.DOTALL | re.MULTILINE)
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -39,11 +46,12 @@ def taught_verdict(prompt: str) -> float | None:
         return None
     question = _words(asked[1])
     best, verdict = 0.0, None
-    for example in _EXAMPLE.finditer(prompt):
-        shown = _words(example[1])
-        alike = len(question & shown) / len(question | shown) if question | shown else 0.0
+    shown = [(e[1], e[2]) for e in _EXAMPLE.finditer(prompt)] + [(r[2], r[1]) for r in _RULE.finditer(prompt)]
+    for text, said in shown:
+        words = _words(text)
+        alike = len(question & words) / len(question | words) if question | words else 0.0
         if alike > best:
-            best, verdict = alike, example[2]
+            best, verdict = alike, said
     if verdict is None or best < ALIKE:
         return None
     return 1.0 if verdict == "pass" else 0.0
@@ -57,3 +65,11 @@ def learned(prompt: str, case: Any) -> float | None:
         return taught
     replayed = getattr(case, "metadata", {}).get(REPLAYED) if case is not None else None
     return None if replayed not in ("pass", "fail") else float(replayed == "pass")
+
+
+def rewritten_rubric(prompt: str) -> str:
+    """The learner's reply to a rubric rewrite: the rubric with a rule per example people graded."""
+    rubric = prompt.split("## Rubric\n", 1)[-1].split("\n\n## ", 1)[0].strip()
+    shown = _EXAMPLE.finditer(prompt)
+    rules = [f"People's verdict: {e[2]} for questions like: {' '.join(e[1].split())}" for e in shown]
+    return json.dumps({"rubric": "\n".join([rubric, *rules])})

@@ -426,6 +426,8 @@ def verdict(spec: FakeSpec, request: Request, rng: random.Random) -> str:
     prompt = "\n".join(message_text(m.get("content")) for m in request.messages)
     if _PAIR.search(prompt):
         return pair_verdict(spec, request, prompt)
+    if spec.learns and fake_learner.REWRITE in prompt:
+        return fake_learner.rewritten_rubric(prompt)
     asked = _ASKED.search(prompt)
     answer = _ANSWER.search(prompt)
     if asked is None or answer is None:

@@ -115,6 +115,34 @@ def examples_text(examples: Sequence[Example]) -> str:
     return "\n".join(parts)
 
 
+REWRITE_HEADING = "## Rewrite the rubric"
+
+
+def rubric_messages(rubric: str, examples: Sequence[Example]) -> list[dict[str, Any]]:
+    """What a model is asked to rewrite a judge's rubric from the replies people graded otherwise than the judge."""
+    parts = ["## Rubric", rubric.strip(), "", examples_text(examples), "", REWRITE_HEADING]
+    parts += [
+        "A grader following the rubric above graded these examples otherwise than people did. Rewrite the rubric",
+        "so a grader following it would grade them as people did; keep what still holds.",
+        'Reply with only this JSON object: {"rubric": "<the new rubric>"}',
+    ]
+    system = "You write grading rubrics. You reply with a single JSON object and nothing else."
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(parts)}]
+
+
+def parse_rubric(raw: str) -> str:
+    """The rubric a rewrite reply holds.
+
+    Raises:
+        VerdictError: the reply is not one JSON object whose only key ``rubric`` is a text that is not blank.
+    """
+    data = reply_object(raw)
+    rubric = data.get("rubric")
+    if set(data) != {"rubric"} or not isinstance(rubric, str) or not rubric.strip():
+        raise VerdictError(f'reply is not {{"rubric": "<text>"}}: {quoted(raw)}')
+    return rubric
+
+
 def verdict_key(model: str, messages: list[dict[str, Any]]) -> str:
     """What a stored verdict is reused on (``evalcore rescore --judge-cache``): the judge model and its prompt."""
     text = json.dumps([model, messages], ensure_ascii=False, sort_keys=True)

@@ -78,3 +78,18 @@ def test_too_few_rated_items_for_the_folds_is_a_config_error(tmp_path):
     assert len(rated_items(run, ratings, "judge_score")) == 3
     with pytest.raises(ConfigError, match="3 replies rated by people.*--folds 5 needs at least 5"):
         align_judge(run, ratings, load_suite(suite), AlignOptions())
+
+
+def test_a_rubric_rewritten_from_the_training_folds_is_measured_and_written(tmp_path):
+    suite, _, _, outcome = _align(tmp_path, rewrite_rubric="fake/judge-learner", shots=2)
+    assert outcome.status == "aligned"
+    rubric = outcome.entry["options"]["rubric"]
+    assert rubric.startswith("Is the answer right for the customer?\nPeople's verdict: fail for questions like: ")
+    assert rubric.count("People's verdict: fail") == 2  # one rule per example of the judge written
+
+
+def test_a_rubric_writer_that_gives_no_rubric_leaves_nothing_written(tmp_path):
+    suite, _, _, outcome = _align(tmp_path, rewrite_rubric="fake/judge")
+    assert outcome.status == "incomplete"
+    assert "rubric by fake/judge: reply is not JSON" in outcome.message
+    assert not (suite / "judges").exists()

@@ -1,6 +1,7 @@
 """The fault matrix's rows for ``evalcore judge align``: the judge endpoint fails while the aligned judge is asked
 about the held-out ratings (5xx, a hang past the timeout, a dropped connection, replies that stop being verdicts
-midway, the budget cap reached midway).
+midway, the budget cap reached midway), and while the judge's model rewrites the rubric (5xx, a reply that is
+not a rubric).
 
 Each row runs a real ``evalcore judge align`` process against the local OpenAI-compatible server
 (:mod:`tests.openai_server`) and asserts the matrix's invariants: exit 1 (the command ran, its outcome is
@@ -30,6 +31,8 @@ ROWS = [
     ("drop", [], "drop", []),
     ("garbage midway", ["ok"] * 8, "bad_content", []),
     ("budget midway", [], "ok", ["--max-cost", "0.003"]),
+    ("5xx on the rubric rewrite", [], "status:500", ["--rewrite-rubric", JUDGE]),
+    ("garbage rubric", [], "ok", ["--rewrite-rubric", JUDGE]),
 ]
 
 

@@ -71,3 +71,25 @@ def test_the_learner_ignores_examples_of_another_kind():
 
 def test_a_judge_that_does_not_learn_ignores_every_example():
     assert _verdict("fake/judge", [ALIKE]) == _verdict("fake/judge", [])
+
+
+def test_the_learner_rewrites_a_rubric_with_a_rule_per_example():
+    from evalcore.models import fake_learner
+    from evalcore.scoring.judge_prompt import REWRITE_HEADING, parse_rubric, rubric_messages
+
+    assert fake_learner.REWRITE == REWRITE_HEADING
+    messages = rubric_messages("Is it right?", [ALIKE])
+    request = Request(Contender("fake/judge-learner", "fake/judge-learner"), messages, max_attempts=1, backoff_s=0)
+    rubric = parse_rubric(asyncio.run(FakeProvider().complete(request)).text)
+    assert rubric == "Is it right?\nPeople's verdict: fail for questions like: " + ALIKE.question
+    judged = judge_messages(rubric, ["correct"], (0, 1), CASE, CASE.expected, True)
+    verdict = FakeProvider().complete(Request(Contender("fake/judge-learner", "fake/judge-learner"), judged, case=CASE))
+    assert json.loads(asyncio.run(verdict).text)["correct"] <= 0.1  # the rule alone teaches it
+
+
+@pytest.mark.parametrize("reply", ['{"rubric": ""}', '{"rubric": "x", "why": "y"}', "Here is a rubric."])
+def test_a_rewrite_reply_that_is_not_a_rubric_is_refused(reply):
+    from evalcore.scoring.judge_prompt import VerdictError, parse_rubric
+
+    with pytest.raises(VerdictError):
+        parse_rubric(reply)
