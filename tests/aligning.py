@@ -79,14 +79,16 @@ def write_suite(folder: Path, judge: str = "fake/judge-learner", extra: str = ""
     return folder
 
 
-def rate(db: Path, run_id: str) -> None:
-    """Store one person's rating of every reply of the run: fail on returns, pass on shipping."""
+def rate(db: Path, run_id: str, every: int = 1) -> None:
+    """Store one person's rating of every reply of the run (or of every ``every``-th case): fail on returns, pass
+    on shipping."""
     with Store(db) as store:
         contender = store.load_run(run_id, results=False).contenders[0].id
         kinds = {str(c["id"]): c["metadata"]["kind"] for c in cases()}  # type: ignore[index]
         ratings = [
             Rating("tickets", case, 0, contender, None, "ana", "fail" if kind == "returns" else "pass")
-            for case, kind in kinds.items()
+            for i, (case, kind) in enumerate(kinds.items())
+            if i % every == 0
         ]
         add_ratings(store, run_id, ratings)
 
@@ -98,14 +100,16 @@ def only_run(db: Path) -> str:
         return str(run["id"])
 
 
-def rated_suite_run(folder: Path, judge: str = "fake/judge-learner", rated: bool = True) -> tuple[Path, Path, str]:
-    """Write the suite, run it in this process into ``folder/evalcore.db`` and rate it (unless not ``rated``):
-    (suite, db, run id). Set ``EVALCORE_FAKE_LATENCY_SCALE=0`` first."""
+def rated_suite_run(
+    folder: Path, judge: str = "fake/judge-learner", rated: bool = True, every: int = 1
+) -> tuple[Path, Path, str]:
+    """Write the suite, run it in this process into ``folder/evalcore.db`` and rate it (unless not ``rated``; every
+    ``every``-th case): (suite, db, run id). Set ``EVALCORE_FAKE_LATENCY_SCALE=0`` first."""
     from evalcore.cli import main
 
     suite, db = write_suite(folder / "suite", judge), folder / "evalcore.db"
     assert main(["run", str(suite), "--db", str(db)]) == 0
     run_id = only_run(db)
     if rated:
-        rate(db, run_id)
+        rate(db, run_id, every)
     return suite, db, run_id
