@@ -5,14 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from evalcore.cli._shared import add_db, open_store, store_holding
 from evalcore.cli.output import output_path
-
-if TYPE_CHECKING:
-    from evalcore.core.records import Run
-    from evalcore.storage.store import Store
 
 
 def add_rescore(p: argparse.ArgumentParser) -> None:
@@ -42,7 +37,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from evalcore.execution.plan import RunOptions
     from evalcore.execution.progress import StderrBars
     from evalcore.execution.replay import open_replay
-    from evalcore.execution.rescore import rescore_plan
+    from evalcore.execution.rescore import keep_ratings, rescore_plan
     from evalcore.execution.runner import execute_plan, start_run
     from evalcore.suite.loader import load_suite
 
@@ -65,7 +60,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     )
     plan = rescore_plan(replay, load_suite(suite_path), options)
     run = start_run(plan, store)
-    _keep_ratings(store, stored, run.info.id)
+    keep_ratings(store, stored, run.info.id)
     reused = "; stored judge verdicts are reused where unchanged" if args.judge_cache else ""
     print(
         f"rescoring run {stored.info.id} as run {run.info.id}: {plan.calls} results, no contender is called{reused}",
@@ -82,16 +77,6 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         return 1
     code = finish_run(args, store, run.info.id, status, watch, plan.samples)
     return 1 if code is None else code
-
-
-def _keep_ratings(store: Store, stored: Run, new_id: str) -> None:
-    """Give the new run the ratings people made of the stored run's replies: a rescore replays the same replies,
-    so what people said of them holds (a judge rescored beside another is compared against the same people)."""
-    from evalcore.storage.ratings import add_ratings, load_ratings
-
-    ratings = list(stored.ratings) or load_ratings(store, stored.info.id)  # a run file's own, else the store's
-    if ratings:
-        add_ratings(store, new_id, ratings)
 
 
 COMMANDS = {
