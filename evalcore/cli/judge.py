@@ -126,6 +126,7 @@ def outcome_lines(run_id: str, outcome: AlignOutcome) -> list[str]:
         "",
         f"agreement difference (aligned - before): {d.value:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}] "
         f"(paired bootstrap, {report.resamples} resamples; better only when the interval lies above 0)",
+        *(f"note: {n}" for n in report.notes),
         f"{outcome.status}: {outcome.message}",
     ]
     if outcome.entry:

@@ -78,6 +78,8 @@ class Item:
     output: Any
     human: str
     before: str
+    #: Every rating of it came in a random draw (not put first because judges disagreed).
+    random: bool = True
 
 
 @dataclass
@@ -139,10 +141,13 @@ def chosen_judge(suite: Suite, wanted: str | None) -> tuple[str, LlmJudge, str]:
 def rated_items(run: Run, ratings: list[Rating], metric: str) -> list[Item]:
     """The replies people rated alone that the judge judged, in a stable order (dataset, case, sample, contender)."""
     people: dict[Key, list[float]] = defaultdict(list)
+    drawn: dict[Key, bool] = {}
     for r in ratings:
         value = human_value(r) if r.b is None else None
         if value is not None:
-            people[(r.dataset, r.case, r.sample, r.a)].append(value)
+            key = (r.dataset, r.case, r.sample, r.a)
+            people[key].append(value)
+            drawn[key] = drawn.get(key, True) and r.random
     results: dict[Key, Result] = {}
     for res in run.results:
         if res.status == "scored" and res.metrics.get(metric) is not None:
@@ -153,7 +158,8 @@ def rated_items(run: Run, ratings: list[Rating], metric: str) -> list[Item]:
         res = results[key]
         judged = float(res.metrics[metric] or 0.0)
         human = "pass" if float(np.mean(people[key])) >= 0.5 else "fail"
-        items.append(Item(key, cases[(key[0], key[1])], res.output, human, "pass" if judged >= 0.5 else "fail"))
+        before = "pass" if judged >= 0.5 else "fail"
+        items.append(Item(key, cases[(key[0], key[1])], res.output, human, before, drawn[key]))
     return items
 
 
@@ -227,6 +233,12 @@ async def _align(items: list[Item], judge: LlmJudge, calls: JudgeCalls, options:
     report = alignment_report(
         human, before, after, folds=options.folds, shots=options.shots, examples=chosen, seed=options.seed
     )
+    chosen_first = sum(not i.random for i in items)
+    if chosen_first:
+        report.notes.append(
+            f"{chosen_first} of {len(items)} items were rated because judges disagreed on them (not drawn at random): "
+            "the agreement describes the rated items, not every reply of the run"
+        )
     if not report.better:
         message = "the aligned judge is not better by more than the noise: nothing written"
         return AlignOutcome("not better", message, report, judged=len(items), items=len(items))

@@ -93,3 +93,17 @@ def test_a_rubric_writer_that_gives_no_rubric_leaves_nothing_written(tmp_path):
     assert outcome.status == "incomplete"
     assert "rubric by fake/judge: reply is not JSON" in outcome.message
     assert not (suite / "judges").exists()
+
+
+def test_items_rated_because_judges_disagreed_are_named_in_the_report(tmp_path):
+    from dataclasses import replace
+
+    suite, db, run_id = rated_suite_run(tmp_path)
+    with Store(db) as store:
+        run, ratings = store.load_run(run_id), load_ratings(store, run_id)
+    ratings = [replace(r, random=i >= 3) for i, r in enumerate(ratings)]
+    outcome = align_judge(run, ratings, load_suite(suite), AlignOptions())
+    assert outcome.report.notes == [
+        "3 of 20 items were rated because judges disagreed on them (not drawn at random): the agreement describes "
+        "the rated items, not every reply of the run"
+    ]
