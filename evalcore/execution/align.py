@@ -6,9 +6,9 @@ judged: people's label ``pass`` when their mean value is at least 0.5, the judge
 is. Cross-validated (:mod:`evalcore.analysis.people.alignment`): per fold, examples are chosen from the other
 folds' disagreements and the aligned judge (the suite's ``llm_judge`` with those ``examples``) is asked about the
 fold's items through the run's judge call path (:class:`~evalcore.execution.judge_calls.JudgeCalls`: circuit
-breaker, the budget cap ``--max-cost``, the suite's prices). The judge "before" is its stored verdict. With
-``--rewrite-rubric MODEL``, that model also rewrites the judge's rubric from each fold's examples (one call per
-fold, and one for the judge written), through the same guard.
+breaker, the suite's ``limits:``, the budget cap ``--max-cost``, the suite's prices). The judge "before" is its
+stored verdict. With ``--rewrite-rubric MODEL``, that model also rewrites the judge's rubric from each fold's
+examples (one call per fold, and one for the judge written), through the same guard.
 
 Nothing is written from partial data: when any held-out item could not be judged (an endpoint down, a reply
 that is not a verdict, the budget cap), the outcome is ``incomplete`` and no judge file is written.
@@ -35,6 +35,7 @@ from evalcore.core.records import Case, Contender, Rating, Result, Run
 from evalcore.execution.budget import Budget
 from evalcore.execution.estimate import prices_of
 from evalcore.execution.judge_calls import JudgeCalls, judge_contender
+from evalcore.execution.plan import rate_limits
 from evalcore.models.breaker import Breakers
 from evalcore.models.limits import Limits
 from evalcore.models.registry import get_provider
@@ -195,7 +196,7 @@ def align_judge(run: Run, ratings: list[Rating], suite: Suite, options: AlignOpt
             if prices_of(judge_contender(suite, model)) is None:
                 raise ConfigError(f"{model.model} has no known price; give it under prices: to use --max-cost")
         budget = Budget(options.max_cost, {})
-    calls = JudgeCalls(suite, models, Breakers(), Limits({}), budget, lambda _: lambda *_: None)
+    calls = JudgeCalls(suite, models, Breakers(), Limits(rate_limits(suite)), budget, lambda _: lambda *_: None)
     outcome = asyncio.run(_align(items, judge, calls, options))
     outcome.spent_usd = budget.spent_usd if budget is not None else 0.0
     if outcome.status == "aligned":

@@ -107,3 +107,43 @@ def test_items_rated_because_judges_disagreed_are_named_in_the_report(tmp_path):
         "3 of 20 items were rated because judges disagreed on them (not drawn at random): the agreement describes "
         "the rated items, not every reply of the run"
     ]
+
+
+class _Counting:
+    """A judge provider that answers ``pass`` after a pause and counts the calls in flight at once."""
+
+    def __init__(self) -> None:
+        self.now = self.most = 0
+
+    async def complete(self, request):  # noqa: ANN001, ANN201
+        import asyncio
+
+        from evalcore.core.records import Usage
+        from evalcore.models.types import Reply
+
+        self.now += 1
+        self.most = max(self.most, self.now)
+        await asyncio.sleep(0.01)
+        self.now -= 1
+        return Reply(text='{"correct": 1, "reasoning": "ok"}', usage=Usage(10, 5, 0.0), latency_s=0.01, attempts=1)
+
+    def __getattr__(self, name):  # noqa: ANN001, ANN204
+        from evalcore.models.fakes import FakeProvider
+
+        return getattr(FakeProvider(), name)
+
+
+@pytest.mark.parametrize(("limits", "most"), [("", 4), ("limits:\n  counting/judge: {concurrency: 1}\n", 1)])
+def test_the_judge_calls_keep_the_suites_rate_limits(tmp_path, monkeypatch, limits, most):
+    from evalcore.models import registry
+
+    suite, db, run_id = rated_suite_run(tmp_path)
+    text = (suite / "evalcore.yaml").read_text(encoding="utf-8").replace("fake/judge-learner", "counting/judge")
+    (suite / "evalcore.yaml").write_text(text.replace("datasets:\n", limits + "datasets:\n", 1), encoding="utf-8")
+    counting = _Counting()
+    monkeypatch.setitem(registry._PROVIDERS, "counting/", counting)
+    with Store(db) as store:
+        run, ratings = store.load_run(run_id), load_ratings(store, run_id)
+    outcome = align_judge(run, ratings, load_suite(suite), AlignOptions(concurrency=4))
+    assert outcome.judged == 20
+    assert counting.most == most
