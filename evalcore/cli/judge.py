@@ -32,6 +32,11 @@ def add_judge(p: argparse.ArgumentParser) -> None:
         metavar="MODEL",
         help="also have MODEL rewrite the rubric from each fold's examples (a litellm id or fake/judge-learner)",
     )
+    p.add_argument(
+        "--rejudge-before",
+        action="store_true",
+        help="ask the judge as it is again for 'before' instead of reading its stored verdicts (twice the calls)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the folds, the examples and the bootstrap (default 0)")
     p.add_argument("--max-cost", type=float, metavar="USD", help="stop judging once the judge calls would pass this")
     p.add_argument("--name", help="the aligned judge's id and file name (default: <judge>_aligned)")
@@ -71,6 +76,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         max_cost=args.max_cost,
         name=args.name,
         rewrite_rubric=args.rewrite_rubric,
+        rejudge_before=args.rejudge_before,
         concurrency=max(1, args.concurrency),
         timeout_s=args.timeout,
         max_attempts=max(1, args.max_attempts),

@@ -7,8 +7,10 @@ is. Cross-validated (:mod:`evalcore.analysis.people.alignment`): per fold, examp
 folds' disagreements and the aligned judge (the suite's ``llm_judge`` with those ``examples``) is asked about the
 fold's items through the run's judge call path (:class:`~evalcore.execution.judge_calls.JudgeCalls`: circuit
 breaker, the suite's ``limits:``, the budget cap ``--max-cost``, the suite's prices). The judge "before" is its
-stored verdict. With ``--rewrite-rubric MODEL``, that model also rewrites the judge's rubric from each fold's
-examples (one call per fold, and one for the judge written), through the same guard.
+stored verdict, or with ``--rejudge-before`` a fresh call with the judge as it is (so a judge model that changed
+since the run is not credited to the alignment). With ``--rewrite-rubric MODEL``, that model also rewrites the
+judge's rubric from each fold's examples (one call per fold, and one for the judge written), through the same
+guard.
 
 Nothing is written from partial data: when any held-out item could not be judged (an endpoint down, a reply
 that is not a verdict, the budget cap), the outcome is ``incomplete`` and no judge file is written.
@@ -21,6 +23,7 @@ import copy
 import dataclasses
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -65,6 +68,7 @@ class AlignOptions:
     max_cost: float | None = None
     name: str | None = None
     rewrite_rubric: str | None = None
+    rejudge_before: bool = False
     concurrency: int = 4
     timeout_s: float = 60.0
     max_attempts: int = 3
@@ -212,21 +216,21 @@ async def _align(items: list[Item], judge: LlmJudge, calls: JudgeCalls, options:
     fold = assign_folds(len(items), options.folds, options.seed)
     human = [i.human for i in items]
     before = [i.before for i in items]
+    if options.rejudge_before:
+        plain = copy.copy(judge)
+        plain.cache = {}
+        fresh = await _judge_all(items, lambda _: plain, calls, options)
+        failed = [f for f in fresh if f.startswith("error: ")]
+        if failed:
+            why = f"{len(failed)} of {len(items)} items could not be judged again as before ({failed[0][7:]})"
+            return _incomplete(why, 0, len(items))
+        before = fresh
     chosen = [
         pick_examples(human, before, [j for j in range(len(items)) if fold[j] != f], options.shots, options.seed + f)
         for f in range(options.folds)
     ]
     aligned = await asyncio.gather(*(_aligned(judge, examples_of(items, c), calls, options) for c in chosen))
-    gate = asyncio.Semaphore(options.concurrency)
-
-    async def ask(i: int) -> str:
-        one = aligned[int(fold[i])]
-        if isinstance(one, str):  # its rubric could not be rewritten
-            return one
-        async with gate:
-            return await _judge_one(one, items[i], calls, options)
-
-    after = list(await asyncio.gather(*(ask(i) for i in range(len(items)))))
+    after = await _judge_all(items, lambda i: aligned[int(fold[i])], calls, options)
     errors = [a for a in after if a.startswith("error: ")]
     if errors:
         return _incomplete(f"{len(errors)} of {len(items)} held-out items could not be judged ({errors[0][7:]})",
@@ -252,6 +256,23 @@ async def _align(items: list[Item], judge: LlmJudge, calls: JudgeCalls, options:
 
 def _incomplete(why: str, judged: int, items: int) -> AlignOutcome:
     return AlignOutcome("incomplete", f"{why}; nothing measured, no aligned judge written", judged=judged, items=items)
+
+
+async def _judge_all(
+    items: list[Item], judge_of: Callable[[int], LlmJudge | str], calls: JudgeCalls, options: AlignOptions
+) -> list[str]:
+    """Each item's label from the judge ``judge_of`` gives it (``--concurrency`` at once); ``error: …`` where it gave
+    none, or where ``judge_of`` gives an error instead of a judge (its rubric could not be rewritten)."""
+    gate = asyncio.Semaphore(options.concurrency)
+
+    async def ask(i: int) -> str:
+        one = judge_of(i)
+        if isinstance(one, str):
+            return one
+        async with gate:
+            return await _judge_one(one, items[i], calls, options)
+
+    return list(await asyncio.gather(*(ask(i) for i in range(len(items)))))
 
 
 async def _aligned(

@@ -113,7 +113,7 @@ class _Counting:
     """A judge provider that answers ``pass`` after a pause and counts the calls in flight at once."""
 
     def __init__(self) -> None:
-        self.now = self.most = 0
+        self.now = self.most = self.calls = 0
 
     async def complete(self, request):  # noqa: ANN001, ANN201
         import asyncio
@@ -122,6 +122,7 @@ class _Counting:
         from evalcore.models.types import Reply
 
         self.now += 1
+        self.calls += 1
         self.most = max(self.most, self.now)
         await asyncio.sleep(0.01)
         self.now -= 1
@@ -147,3 +148,19 @@ def test_the_judge_calls_keep_the_suites_rate_limits(tmp_path, monkeypatch, limi
     outcome = align_judge(run, ratings, load_suite(suite), AlignOptions(concurrency=4))
     assert outcome.judged == 20
     assert counting.most == most
+
+
+def test_rejudging_before_asks_the_judge_as_it_is_once_more_per_item(tmp_path, monkeypatch):
+    from evalcore.models import registry
+
+    suite, db, run_id = rated_suite_run(tmp_path)
+    text = (suite / "evalcore.yaml").read_text(encoding="utf-8").replace("fake/judge-learner", "counting/judge")
+    (suite / "evalcore.yaml").write_text(text, encoding="utf-8")
+    counting = _Counting()
+    monkeypatch.setitem(registry._PROVIDERS, "counting/", counting)
+    with Store(db) as store:
+        run, ratings = store.load_run(run_id), load_ratings(store, run_id)
+    stored = align_judge(run, ratings, load_suite(suite), AlignOptions())
+    fresh = align_judge(run, ratings, load_suite(suite), AlignOptions(rejudge_before=True))
+    assert counting.calls == 20 + 40
+    assert fresh.report.before.accuracy.value == stored.report.before.accuracy.value == 0.5
