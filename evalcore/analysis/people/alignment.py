@@ -130,6 +130,22 @@ class AlignmentReport:
         }
 
 
+def agreement_rows(report: AlignmentReport) -> list[dict[str, object]]:
+    """The judge before and after as rows (accuracy and kappa with their 95% interval), for a table."""
+    return [
+        {
+            "judge": name,
+            "accuracy": a.accuracy.value,
+            "accuracy low": a.accuracy.lo,
+            "accuracy high": a.accuracy.hi,
+            "kappa": a.kappa.value,
+            "kappa low": a.kappa.lo,
+            "kappa high": a.kappa.hi,
+        }
+        for name, a in (("before", report.before), ("aligned", report.after))
+    ]
+
+
 def judge_agreement(human: Sequence[str], judge: Sequence[str], resamples: int = 1000, seed: int = 0) -> JudgeAgreement:
     """Accuracy and Cohen's kappa of ``judge`` against ``human`` (labels), with their 95% intervals."""
     stats = compare_raters(list(human), list(judge), "human", "judge", "labels", B=resamples, seed=seed).stats
