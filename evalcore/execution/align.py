@@ -48,6 +48,7 @@ from evalcore.scoring.client import Client, JudgeModel
 from evalcore.scoring.judge import JSON_FORMAT, LlmJudge
 from evalcore.scoring.judge_prompt import Example, VerdictError, parse_rubric, prompt_text, rubric_messages
 from evalcore.scoring.plugins import build_scorer
+from evalcore.scoring.scorer_set import NAME
 from evalcore.suite.loader import Suite
 
 log = logging.getLogger(__name__)
@@ -183,6 +184,9 @@ def align_judge(run: Run, ratings: list[Rating], suite: Suite, options: AlignOpt
         ConfigError: no judge, too few rated items for the folds, or a model without a price under ``--max-cost``.
     """
     judge_id, judge, metric = chosen_judge(suite, options.judge)
+    name = options.name or f"{judge_id}_aligned"
+    if not NAME.match(name):  # it names a file in the suite's folder and a scorer id: nothing else
+        raise ConfigError(f"--name {name!r} is not a scorer id ([a-z][a-z0-9_]*), e.g. llm_judge_aligned")
     if metric not in {m.name for m in run.metrics}:
         raise ConfigError(f"run {run.info.id} has no metric {metric!r}: it was not judged by {judge_id}")
     items = rated_items(run, ratings, metric)
@@ -204,7 +208,6 @@ def align_judge(run: Run, ratings: list[Rating], suite: Suite, options: AlignOpt
     outcome = asyncio.run(_align(items, judge, calls, options))
     outcome.spent_usd = budget.spent_usd if budget is not None else 0.0
     if outcome.status == "aligned":
-        name = options.name or f"{judge_id}_aligned"
         assert outcome.report is not None and outcome.final is not None
         outcome.written, outcome.entry = write_aligned(suite, outcome.final, name, run.info.id, outcome.report)
         outcome.message = f"aligned judge written to {outcome.written}"

@@ -50,3 +50,12 @@ def test_more_folds_than_rated_replies_is_refused(tmp_path, capsys):
     capsys.readouterr()
     assert main(["judge", "align", run_id, "--db", str(db), "--folds", "30"]) == 2
     assert "--folds 30 needs at least 30 (rate more on the Rate page)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["../../elsewhere", "Aligned", "a/b"])
+def test_a_name_that_is_no_scorer_id_is_refused_before_any_call(tmp_path, capsys, name):
+    suite, db, run_id = rated_suite_run(tmp_path)
+    capsys.readouterr()
+    assert main(["judge", "align", run_id, "--db", str(db), "--name", name]) == 2
+    assert f"--name {name!r} is not a scorer id" in capsys.readouterr().err
+    assert not (suite / "judges").exists()
