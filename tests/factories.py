@@ -390,3 +390,29 @@ def flagged_run(run_id: str = "run-flagged") -> records.Run:
         if r.status == "scored":
             r.metrics["judge_flagged"] = 1.0 if r.contender == c1 and r.case in late else 0.0
     return run
+
+
+def two_judges_run(run_id: str = "run-two-judges", n_cases: int = 200, rated: int = 60, seed: int = 0) -> records.Run:
+    """A run judged by a judge and its aligned version, rated by people on randomly drawn replies (seeded).
+
+    People's verdict of each reply is a coin with P(pass) = 0.6; ``llm_judge_judge_score`` agrees with it on 70%
+    of replies, ``aligned_judge_score`` on 95%. ``ana`` rates ``rated`` replies of each contender.
+    """
+    import numpy as np
+
+    run = make_run(2, n_cases, with_errors=False, run_id=run_id)
+    rng = np.random.default_rng(seed)
+    names = ("llm_judge_judge_score", "aligned_judge_score")
+    run.metrics += [records.Metric(n, "judge: mean of the dimensions") for n in names]
+    ratings = []
+    for contender in run.contenders:
+        mine = [r for r in run.results if r.contender == contender.id]
+        truth = rng.random(len(mine)) < 0.6
+        for r, passed, a, b in zip(mine, truth, rng.random(len(mine)), rng.random(len(mine)), strict=True):
+            r.metrics[names[0]] = float(passed if a < 0.70 else not passed)
+            r.metrics[names[1]] = float(passed if b < 0.95 else not passed)
+        for k in rng.choice(len(mine), rated, replace=False):
+            r, verdict = mine[k], "pass" if truth[k] else "fail"
+            ratings.append(records.Rating(r.dataset, r.case, r.sample, r.contender, None, "ana", verdict))
+    run.ratings = ratings
+    return run

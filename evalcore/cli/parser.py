@@ -17,6 +17,7 @@ from evalcore.cli import (
     decide,
     generate,
     history,
+    judge,
     pairwise,
     planning,
     ranking,
@@ -51,6 +52,7 @@ examples:
   evalcore ratings RUN_ID                        what people said: ranking, agreement, the judge corrected
   evalcore ratings import ratings.jsonl          people's ratings (JSON Lines) into the store
   evalcore generate SUITE --dataset D --from docs   propose new cases; evalcore generate review accepts them
+  evalcore judge align RUN_ID                    few-shot examples where the judge disagreed with people
 """
 
 Adder = Callable[[argparse.ArgumentParser], None]
@@ -69,6 +71,7 @@ COMMANDS: dict[str, tuple[Adder, Handler, str, str]] = {
     **pairwise.COMMANDS,
     **ratings.COMMANDS,
     **generate.COMMANDS,
+    **judge.COMMANDS,
     **cache.COMMANDS,
 }
 

@@ -37,7 +37,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from evalcore.execution.plan import RunOptions
     from evalcore.execution.progress import StderrBars
     from evalcore.execution.replay import open_replay
-    from evalcore.execution.rescore import rescore_plan
+    from evalcore.execution.rescore import keep_ratings, rescore_plan
     from evalcore.execution.runner import execute_plan, start_run
     from evalcore.suite.loader import load_suite
 
@@ -60,6 +60,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     )
     plan = rescore_plan(replay, load_suite(suite_path), options)
     run = start_run(plan, store)
+    keep_ratings(store, stored, run.info.id)
     reused = "; stored judge verdicts are reused where unchanged" if args.judge_cache else ""
     print(
         f"rescoring run {stored.info.id} as run {run.info.id}: {plan.calls} results, no contender is called{reused}",

@@ -13,12 +13,17 @@ rescored and is a ``replay`` error.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Run
 from evalcore.execution.plan import Plan, Replay, RunOptions, make_plan, suite_contexts
 from evalcore.scoring.adapters import prompt_messages
 from evalcore.suite.loader import Suite
 from evalcore.suite.prompts import check_prompt_names, prompts_used
+
+if TYPE_CHECKING:
+    from evalcore.storage.store import Store
 
 
 def rescore_plan(replay: Replay, suite: Suite, options: RunOptions | None = None) -> Plan:
@@ -72,3 +77,14 @@ def _current_cases(run: Run, suite: Suite) -> list[Case]:
             f"({len(gone)} such); rescore it with the suite it was made with (--suite)"
         )
     return [current[c.key] for c in run.cases]
+
+
+def keep_ratings(store: Store, stored: Run, new_id: str) -> None:
+    """Give the rescored run ``new_id`` the ratings people made of ``stored``'s replies (a run file's own, else the
+    store's): a rescore replays the same replies, so what people said of them holds, and a judge rescored beside
+    another is compared with the same people."""
+    from evalcore.storage.ratings import add_ratings, load_ratings
+
+    ratings = list(stored.ratings) or load_ratings(store, stored.info.id)
+    if ratings:
+        add_ratings(store, new_id, ratings)

@@ -41,11 +41,12 @@ _TRUE = {"1", "true", "yes", "on"}
 _ENTRY = re.compile(r"[^@\s]*@[^@\s]+\.[^@\s]+")
 _FORWARDING_HEADERS = ("x-forwarded-for", "forwarded", "x-real-ip")
 
-Action = Literal["launch", "resume", "rescore", "delete", "save", "pin"]
+Action = Literal["launch", "resume", "rescore", "align", "delete", "save", "pin"]
 _VERBS: dict[str, str] = {
     "launch": "Launching a run",
     "resume": "Resuming a run",
     "rescore": "Rescoring a run",
+    "align": "Aligning a judge",
     "delete": "Deleting a run",
     "save": "Saving a run",
     "pin": "Pinning a baseline",

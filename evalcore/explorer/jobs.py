@@ -335,7 +335,7 @@ def rescore_run(
     from evalcore.core.errors import ConfigError
     from evalcore.execution.plan import RunOptions
     from evalcore.execution.replay import open_replay
-    from evalcore.execution.rescore import rescore_plan
+    from evalcore.execution.rescore import keep_ratings, rescore_plan
     from evalcore.execution.runner import start_run
     from evalcore.storage.store import Store
     from evalcore.suite.loader import load_suite
@@ -352,7 +352,7 @@ def rescore_run(
     options = RunOptions(judge_cache=judge_cache, launched_by=access.visitor.stamp())
     plan = rescore_plan(replay, load_suite(suite_path), options)
     run = start_run(plan, store, str(uuid.uuid4()))
-
+    keep_ratings(store, replay.run, run.info.id)
     return _in_background(plan, store, run)
 
 

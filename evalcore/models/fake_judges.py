@@ -11,6 +11,7 @@ import re
 from typing import Any, Protocol
 
 from evalcore.core.images import message_text
+from evalcore.models import fake_learner
 from evalcore.models.types import Request
 
 
@@ -28,6 +29,10 @@ class JudgeSpec(Protocol):
     @property
     def first_bias(self) -> float:
         """How often a pairwise judge prefers the first answer shown."""
+
+    @property
+    def learns(self) -> bool:
+        """It follows people's verdict of a few-shot example alike (:mod:`evalcore.models.fake_learner`)."""
 
 
 _ANSWER = re.compile(r"<answer>\n?(.*?)\n?</answer>", re.DOTALL)
@@ -50,6 +55,8 @@ def verdict(spec: JudgeSpec, request: Request, rng: random.Random) -> str:
     prompt = "\n".join(message_text(m.get("content")) for m in request.messages)
     if _PAIR.search(prompt):
         return pair_verdict(spec, request, prompt)
+    if spec.learns and fake_learner.REWRITE in prompt:
+        return fake_learner.rewritten_rubric(prompt)
     asked = _ASKED.search(prompt)
     answer = _ANSWER.search(prompt)
     if asked is None or answer is None:
@@ -61,6 +68,8 @@ def verdict(spec: JudgeSpec, request: Request, rng: random.Random) -> str:
     covered = shared / len(wanted) if wanted else float(not said)
     backed = shared / len(said) if said else 0.0
     enough = min(1.0, len(said) / max(1.0, 0.5 * len(wanted))) if said else 0.0
+    taught = fake_learner.learned(prompt, request.case) if spec.learns else None
+    covered, backed, enough = (covered, backed, enough) if taught is None else (taught, taught, taught)
     scores: dict[str, Any] = {}
     for d in dimensions:
         raw = backed if d in _GROUNDED else enough if d in _TONE else covered

@@ -20,6 +20,7 @@ Each draw is seeded by model, settings, case and sample (and attempt), so a run 
 ``fake/judge-strict``   a harsher judge: the same evidence, lower scores for partial answers
 ``fake/judge-broken``   a judge whose reply is not JSON one time in four (an error of kind ``judge``)
 ``fake/judge-biased``   a pairwise judge that, one time in three, prefers whichever answer it reads first
+``fake/judge-learner``  ``fake/judge``, but it grades as people did an example alike (:mod:`~.fake_learner`)
 ``fake/agent*``         agents in a tool loop that err in known ways (:mod:`evalcore.models.fake_agent`)
 ======================  =========================================================================
 
@@ -92,6 +93,7 @@ class FakeSpec:
     skilled: bool = False  # right or wrong on a whole case, with the chance its ``skill`` setting gives
     steady: bool = False  # right on a case unless its metadata says difficulty: hard, the same every sample
     vision: bool = False  # takes images (every judge does too: a suite's images go to its judges)
+    learns: bool = False  # a judge that follows the people's verdict of a few-shot example alike
     agent: str = ""  # a fake agent when set: how it errs in a tool loop (evalcore.models.fake_agent)
 
 
@@ -108,6 +110,7 @@ FAKES: dict[str, FakeSpec] = {
     "judge-strict": FakeSpec(0.9, 1.0e-6, 4.0e-6, judge=2.0),
     "judge-broken": FakeSpec(0.4, 1.0e-7, 4.0e-7, judge=1.0, garble=0.25),
     "judge-biased": FakeSpec(0.6, 1.5e-7, 6.0e-7, judge=1.0, first_bias=1 / 3),
+    "judge-learner": FakeSpec(0.6, 1.5e-7, 6.0e-7, judge=1.0, learns=True),
     "agent": FakeSpec(0.6, 1.0e-6, 4.0e-6, agent=fake_agent.RIGHT),
     "agent-skips": FakeSpec(0.4, 5.0e-7, 2.0e-6, agent=fake_agent.SKIPS),
     "agent-forbidden": FakeSpec(0.5, 5.0e-7, 2.0e-6, agent=fake_agent.FORBIDDEN),
@@ -205,20 +208,9 @@ class FakeProvider:
 
 
 def _rng(request: Request, attempt: int) -> random.Random:
-    case = request.case
-    key = json.dumps(
-        [
-            request.contender.model,
-            request.contender.settings,
-            case.dataset if case else "",
-            case.id if case else "",
-            request.sample,
-            attempt,
-        ],
-        sort_keys=True,
-        default=str,
-    )
-    return random.Random(key)
+    where = [request.case.dataset, request.case.id] if request.case else ["", ""]
+    parts = [request.contender.model, request.contender.settings, *where, request.sample, attempt]
+    return random.Random(json.dumps(parts, sort_keys=True, default=str))
 
 
 def _effort(request: Request) -> float:

@@ -12,6 +12,7 @@
           reference: expected                      # the judge sees the expected answer; or none
           samples: 1                               # judge calls per judge and result, averaged
           disagreement_threshold: 0.5              # a panel only: flag a result whose judges spread this much
+          examples: judges/aligned.yaml            # few-shot examples people graded (evalcore judge align)
 
 Metrics: one per dimension (the mean over judges and samples), ``judge_score`` (the mean of the dimensions;
 primary unless ``primary: <dimension>`` says otherwise) and, for a panel, ``judge_disagreement``: the spread
@@ -33,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from evalcore.core.errors import CallFailed, ConfigError, EvalcoreError
@@ -42,7 +44,7 @@ from evalcore.models.fakes import FakeProvider
 from evalcore.scoring._base import Scored
 from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.client import UNJUDGED_PREFIX, Client, JudgeModel, NotCalled
-from evalcore.scoring.judge_prompt import VerdictError, judge_messages, parse_verdict, verdict_key
+from evalcore.scoring.judge_prompt import Example, VerdictError, judge_messages, parse_verdict, verdict_key
 from evalcore.scoring.scorer_set import NAME
 from evalcore.suite.settings import secret_settings_problem
 
@@ -87,6 +89,8 @@ class LlmJudge:
         api_base: str | None = None,
         primary: str = "judge_score",
         disagreement_threshold: float | None = None,
+        examples: str | list[dict[str, Any]] | None = None,
+        suite_dir: Path | None = None,
     ):
         self.models = _models(model)
         if not isinstance(rubric, str) or not rubric.strip():
@@ -121,6 +125,7 @@ class LlmJudge:
         self.threshold = _threshold(disagreement_threshold, self.models)
         if self.threshold is not None:
             self.metrics.append(Metric("judge_flagged", FLAGGED_DESCRIPTION, higher_is_better=False))
+        self.examples = load_examples(examples, suite_dir)
         #: Stored judge records by :func:`verdict_key`, reused instead of calling (``evalcore rescore --judge-cache``).
         self.cache: Mapping[str, dict[str, Any]] = {}
 
@@ -146,7 +151,9 @@ class LlmJudge:
                 called (the budget cap, an open circuit breaker) or its endpoint could not be reached, the message
                 begins with :data:`~evalcore.scoring.client.UNJUDGED_PREFIX`: a resume judges the reply again.
         """
-        messages = judge_messages(self.rubric, self.dimensions, self.scale, case, parsed.output, self.reference)
+        messages = judge_messages(
+            self.rubric, self.dimensions, self.scale, case, parsed.output, self.reference, self.examples
+        )
         judged = await asyncio.gather(*(self._judge(model, messages, client) for model in self.models))
         record = _record(judged)
         unjudged = [j["unjudged"] for j in judged if "unjudged" in j]
@@ -263,6 +270,37 @@ def judge_records(diagnostics: Mapping[str, Any] | None) -> list[dict[str, Any]]
         nested = value.get(DIAGNOSTICS_KEY) if isinstance(value, dict) else None
         if isinstance(nested, dict) and "judges" in nested:
             found.append(nested)
+    return found
+
+
+def load_examples(examples: Any, suite_dir: Path | None) -> list[Example]:
+    """The ``examples`` option: a list of ``{question, answer, verdict}``, or a YAML file (relative to the suite's
+    folder) whose ``examples:`` key holds one, as ``evalcore judge align`` writes it.
+
+    Raises:
+        ConfigError: a missing or unreadable file, or an example without its three texts.
+    """
+    if examples is None:
+        return []
+    where = f"{_WHERE}.examples"
+    if isinstance(examples, str):
+        import yaml
+
+        path = (suite_dir or Path(".")) / examples
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{where}: {examples!r}: cannot read {path}: {exc}") from None
+        examples = data.get("examples") if isinstance(data, dict) else None
+        where = f"{path}: examples"
+    if not isinstance(examples, list):
+        raise ConfigError(f"{where}: give a list of {{question, answer, verdict}} or a file that holds one")
+    found = []
+    for i, item in enumerate(examples):
+        keys = ("question", "answer", "verdict")
+        if not isinstance(item, dict) or set(item) != set(keys) or not all(isinstance(item[k], str) for k in keys):
+            raise ConfigError(f"{where}[{i}]: {str(item)[:80]!r} is not {{question, answer, verdict}}, each a text")
+        found.append(Example(item["question"], item["answer"], item["verdict"]))
     return found
 
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evalcore.core.images import text_input, with_images
 from evalcore.core.records import Case
 
+EXAMPLES_HEADING = "## Examples graded by people"
 SYSTEM = (
     "You are a careful, impartial grader. You judge one answer against a rubric and score it on the "
     "dimensions you are given. You reply with a single JSON object and nothing else."
@@ -49,7 +51,13 @@ class Verdict:
 
 
 def judge_messages(
-    rubric: str, dimensions: list[str], scale: tuple[float, float], case: Case, answer: Any, reference: bool
+    rubric: str,
+    dimensions: list[str],
+    scale: tuple[float, float],
+    case: Case,
+    answer: Any,
+    reference: bool,
+    examples: Sequence[Example] = (),
 ) -> list[dict[str, Any]]:
     """The judge's chat messages for one answer to one case, with the case's images (as content parts).
 
@@ -60,8 +68,12 @@ def judge_messages(
         case: the case answered: its input is the question; its expected answer the reference.
         answer: the contender's parsed output.
         reference: whether the judge sees the case's expected answer.
+        examples: replies people graded, shown after the rubric (:func:`examples_text`).
     """
-    parts = ["## Rubric", rubric.strip(), "", "## Question", prompt_text(text_input(case.input)).strip(), ""]
+    parts = ["## Rubric", rubric.strip(), ""]
+    if examples:
+        parts += [examples_text(examples), ""]
+    parts += ["## Question", prompt_text(text_input(case.input)).strip(), ""]
     if reference:
         parts += ["## Reference answer", "<reference>", prompt_text(case.expected).strip(), "</reference>", ""]
     lo, hi = (_number(v) for v in scale)
@@ -76,6 +88,59 @@ def judge_messages(
         f'Reply with only this JSON object: {{{example}, "reasoning": "<why, in one or two sentences>"}}',
     ]
     return with_images([{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}], case)
+
+
+@dataclass(frozen=True)
+class Example:
+    """A reply people graded, shown to an aligned judge as a few-shot example.
+
+    Attributes:
+        question: the case's question, as the judge prompt shows it.
+        answer: the reply graded.
+        verdict: what people said of it (``pass`` or ``fail``).
+    """
+
+    question: str
+    answer: str
+    verdict: str
+
+
+def examples_text(examples: Sequence[Example]) -> str:
+    """The examples block of an aligned judge's prompt: each example between ``<example>`` tags, its question,
+    answer and people's verdict on lines of their own (the fake judges read them back)."""
+    parts = [EXAMPLES_HEADING, "People graded these answers; grade like them."]
+    for e in examples:
+        parts += ["<example>", "Question: " + e.question.strip(), "Answer: " + e.answer.strip()]
+        parts += ["People's verdict: " + e.verdict, "</example>"]
+    return "\n".join(parts)
+
+
+REWRITE_HEADING = "## Rewrite the rubric"
+
+
+def rubric_messages(rubric: str, examples: Sequence[Example]) -> list[dict[str, Any]]:
+    """What a model is asked to rewrite a judge's rubric from the replies people graded otherwise than the judge."""
+    parts = ["## Rubric", rubric.strip(), "", examples_text(examples), "", REWRITE_HEADING]
+    parts += [
+        "A grader following the rubric above graded these examples otherwise than people did. Rewrite the rubric",
+        "so a grader following it would grade them as people did; keep what still holds.",
+        'Reply with only this JSON object: {"rubric": "<the new rubric>"}',
+    ]
+    system = "You write grading rubrics. You reply with a single JSON object and nothing else."
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(parts)}]
+
+
+def parse_rubric(raw: str) -> str:
+    """The rubric a rewrite reply holds.
+
+    Raises:
+        VerdictError: the reply is not one JSON object whose only key ``rubric`` is a text that is not blank.
+    """
+    data = reply_object(raw)
+    rubric = data.get("rubric")
+    if set(data) != {"rubric"} or not isinstance(rubric, str) or not rubric.strip():
+        raise VerdictError(f'reply is not {{"rubric": "<text>"}}: {quoted(raw)}')
+    return rubric
 
 
 def verdict_key(model: str, messages: list[dict[str, Any]]) -> str:

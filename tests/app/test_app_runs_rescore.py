@@ -110,3 +110,18 @@ def test_a_run_stopped_by_an_unreachable_endpoint_says_why_on_runs(stored_run, t
     at = open_page("pages/runs.py", runs_table=PICK_FIRST)
     assert not at.exception
     assert f"This run stopped: {reason}" in texts(at)
+
+
+def test_a_rescore_from_runs_keeps_peoples_ratings_of_the_replies(stored_run, tmp_path):
+    from evalcore.core.records import Rating
+    from evalcore.storage.ratings import add_ratings, load_ratings
+
+    store = Store(tmp_path / "evalcore.db")
+    result = store.load_run(stored_run).results[0]
+    rating = Rating(result.dataset, result.case, result.sample, result.contender, None, "ana", "pass")
+    add_ratings(store, stored_run, [rating])
+    job = jobs.rescore_run(stored_run, tmp_path / "evalcore.db", Access.owner())
+    job.join(timeout=60)
+    assert [(r.case, r.a, r.verdict) for r in load_ratings(store, job.run_id)] == [
+        (result.case, result.contender, "pass")
+    ]

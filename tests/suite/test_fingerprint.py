@@ -74,3 +74,16 @@ def test_a_misspelt_version_key_is_refused_with_a_suggestion(tmp_path: Path) -> 
     (root / "evalcore.yaml").write_text(yaml.safe_dump({**config, "verison": 2}))
     with pytest.raises(ConfigError, match="version"):
         load_suite(root)
+
+
+def test_a_judges_examples_file_changes_the_fingerprint_when_its_content_does(tmp_path: Path) -> None:
+    judge = {"name": "llm_judge", "options": {"model": "fake/judge", "examples": "judges/aligned.yaml"}}
+    config = {"scorer": judge, "adapter": "chat", "fields": None}
+    root = write_suite(tmp_path / "a", config)
+    (root / "judges").mkdir()
+    examples = root / "judges" / "aligned.yaml"
+    examples.write_text(yaml.safe_dump({"examples": [{"question": "Q?", "answer": "A.", "verdict": "fail"}]}))
+    suite = load_suite(root)
+    before = definition_fingerprint(suite, suite.cases)
+    examples.write_text(yaml.safe_dump({"examples": [{"question": "Q?", "answer": "A.", "verdict": "pass"}]}))
+    assert definition_fingerprint(load_suite(root), suite.cases) != before

@@ -197,7 +197,7 @@ def human_summary(run: Run, ratings: Sequence[Rating] | None = None, *, resample
         summary.single_raters = rater_agreement(_by_item(singles, _single_cell), "interval")
         summary.metric = judged_metric(run)
         if summary.metric:
-            summary.judge_single = _judge_on_singles(run, singles, summary.metric)
+            summary.judge_single = judge_on_singles(run, singles, summary.metric)
             summary.corrected = corrected_scores(run, singles, summary.metric)
             summary.judge_intervals = judge_intervals(run, summary.metric, list(summary.corrected))
     return summary
@@ -265,7 +265,8 @@ def _metric_values(run: Run, metric: str) -> dict[tuple[str, str, int, str], flo
     return values
 
 
-def _judge_on_singles(run: Run, singles: Sequence[Rating], metric: str) -> Agreement | None:
+def judge_on_singles(run: Run, singles: Sequence[Rating], metric: str) -> Agreement | None:
+    """The judged ``metric`` against people's ratings of single replies, on the replies both scored (None: none)."""
     judge = _metric_values(run, metric)
     both = [
         (judge[key], human_value(r))
