@@ -294,7 +294,7 @@ def _left_unrun(name: str, p: Any, samples: int) -> str | None:
     if p.skipped:
         return f"{plural(p.skipped, noun)} of {name} not called: {p.blocked}"
     if getattr(p, "cut_off", 0):
-        return f"{plural(p.cut_off, noun)} of {name} cut off in flight when its endpoint's breaker opened"
+        return f"{plural(p.cut_off, noun)} of {name} stopped by its endpoint's circuit breaker"
     return None
 
 

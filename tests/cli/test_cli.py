@@ -289,7 +289,8 @@ def test_run_against_an_openai_compatible_server_records_usage_cost_and_faults(
         "-d",
         "shop",
     )
-    assert code == 0, err
+    # The refused key opened the breaker: its case is stored stopped, and a resume (the key fixed) asks it again.
+    assert code == 1, err
     run = Store(tmp_db).load_run(json.loads(_run(capsys, "runs", "--db", tmp_db, "--format", "json")[1])[0]["id"])
     by_case = {r.case: r for r in run.results}
     assert by_case["complete/001"].attempts == 2 and by_case["complete/001"].score == 1.0
@@ -298,6 +299,8 @@ def test_run_against_an_openai_compatible_server_records_usage_cost_and_faults(
     assert by_case["vague/001"].status == "error" and by_case["vague/001"].error.kind == "auth"
     url = openai_server.base_url
     assert f"errors: openai/local-model: 1 auth; first: stopped calling {url}: it refused the key (401)" in err
+    assert "1 case of openai/local-model stopped by its endpoint's circuit breaker; retry with" in err
+    assert run.info.status == "interrupted"
     body = openai_server.requests[0]
     assert body["response_format"] == {"type": "json_object"} and body["model"] == "local-model"
     assert "sk-test-not-a-real-key" not in tmp_db.read_bytes().decode("latin-1")

@@ -77,7 +77,7 @@ def test_a_run_where_every_call_of_a_contender_failed_exits_1(suite, tmp_db, ope
     info = only_run(tmp_db)
     assert info["status"] == "interrupted"
     assert all(r.error.message.startswith("stopped calling ") for r in Store(tmp_db).load_run(info["id"]).results)
-    assert "3 cases of openai/x cut off in flight when its endpoint's breaker opened; retry with" in done.stderr
+    assert "3 cases of openai/x stopped by its endpoint's circuit breaker; retry with" in done.stderr
 
 
 def test_a_configuration_error_before_any_call_exits_2(suite, tmp_db):
@@ -114,11 +114,11 @@ def test_a_dead_endpoint_found_while_every_call_was_in_flight_leaves_the_run_res
     info = only_run(tmp_db)
     assert info["status"] == "interrupted" and info["results"] == 3
     assert (
-        f"3 cases of openai/gpt-4o-mini cut off in flight when its endpoint's breaker opened; "
+        f"3 cases of openai/gpt-4o-mini stopped by its endpoint's circuit breaker; "
         f"retry with evalcore run --resume {info['id']}"
     ) in done.stderr
     again = evalcore("run", "--resume", info["id"], "--db", tmp_db)
-    assert again.returncode == 1 and "cut off in flight" in again.stderr, again.stderr
+    assert again.returncode == 1 and "stopped by its endpoint" in again.stderr, again.stderr
 
 
 def test_ctrl_c_exits_130_and_the_run_reads_cancelled(suite, tmp_db):
