@@ -29,6 +29,7 @@ from evalcore.core.records import Case, Contender
 from evalcore.core.schema import FieldSpec
 from evalcore.execution.agent_estimate import AgentSpend, agent_spend
 from evalcore.execution.plan import Plan, plan_messages, suite_contexts
+from evalcore.models.fake_chat import PRICES as CHAT_FAKES
 from evalcore.models.fakes import FAKES, reasoning_tokens
 from evalcore.scoring.adapters import Adapter
 from evalcore.scoring.agent_adapter import AgentAdapter
@@ -244,6 +245,8 @@ def prices_of(contender: Contender) -> tuple[float, float] | None:
     map; None when none is known."""
     if contender.prices:
         return contender.prices.get("input_cost_per_token", 0.0), contender.prices.get("output_cost_per_token", 0.0)
+    if contender.model in CHAT_FAKES:  # the conversation fakes (a simulated user, support bots)
+        return CHAT_FAKES[contender.model][1:]
     if contender.model.startswith("fake/"):
         spec = FAKES.get(contender.model.removeprefix("fake/"))
         return (spec.input_cost_per_token, spec.output_cost_per_token) if spec else None

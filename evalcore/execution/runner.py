@@ -20,6 +20,7 @@ from evalcore._util.groups import first_leaf
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
+from evalcore.execution import conversation
 from evalcore.execution.adaptive import open_race
 from evalcore.execution.budget import meter_prices, open_budget
 from evalcore.execution.ending import close_claims, end_without_store, finish_trackers, left_undone, stop_reason
@@ -361,17 +362,12 @@ class _Execution:
         """One result: the call (scoring holds no place in its rate limits), or the ``stored`` reply; its score."""
         context = self.contexts[case.dataset]
         request = Request(
-            contender=contender,
-            messages=self.messages.of(contender, case),
-            response_format=self.adapter.response_format,
-            timeout_s=self.plan.timeout_s,
-            max_attempts=self.plan.max_attempts,
-            backoff_s=self.plan.backoff_s,
-            case=case,
-            sample=sample,
-            fields=context.fields,
-            breaker=breaker,
-        )
+            contender=contender, messages=self.messages.of(contender, case), case=case, sample=sample,
+            response_format=self.adapter.response_format, timeout_s=self.plan.timeout_s, breaker=breaker,
+            max_attempts=self.plan.max_attempts, backoff_s=self.plan.backoff_s, fields=context.fields,
+        )  # fmt: skip
+        if conversation.kind_of(case) is not None:  # its turns, transcript and scores: one result
+            return await conversation.converse(self, request, provider, gate, judges)
         started = [utc_now()]
 
         def call() -> Awaitable[Reply]:

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 from evalcore.core.records import Contender
 from evalcore.models.cache import cached
+from evalcore.models.fake_chat import MODELS as CHAT_FAKES
+from evalcore.models.fake_chat import FakeChatProvider
 from evalcore.models.fakes import FakeProvider
 from evalcore.models.http import HTTP_PREFIX, HttpTargetProvider
 from evalcore.models.llm import LiteLLMProvider
@@ -38,6 +40,8 @@ def _own_provider(model: str) -> Provider:
     for prefix, provider in _PROVIDERS.items():
         if model.startswith(prefix):
             return provider
+    if model in CHAT_FAKES:  # a simulated user and the support bots of a conversation suite
+        return FakeChatProvider()
     if model.startswith("fake/"):
         return FakeProvider()
     if model.startswith(HTTP_PREFIX):
