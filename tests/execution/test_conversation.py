@@ -114,9 +114,7 @@ def test_a_turn_without_expected_is_not_scored(tmp_path: Path, tmp_db: Path):
 
 
 def test_a_simulated_conversation_ends_when_the_user_says_its_goal_is_met(tmp_path: Path, tmp_db: Path):
-    [result] = [
-        r for r in _run(_suite(tmp_path, ("simulated",)), tmp_db, ["fake/helpdesk"]) if r.case == "cooperative"
-    ]
+    [result] = [r for r in _run(_suite(tmp_path, ("simulated",)), tmp_db, ["fake/helpdesk"]) if r.case == "cooperative"]
     users = [s for s in result.trace if s["kind"] == "user"]
     assert users[-1]["end"] == "done" and result.metrics["goal_completed"] == 1.0
     assert result.metrics["turns"] == pytest.approx(4 / 6)  # four replies of six turns allowed
