@@ -31,10 +31,10 @@ from evalcore.runfile._records import case_of, result_of, run_of
 from evalcore.runfile._refs import References
 from evalcore.runfile._structs import struct_of
 from evalcore.runfile.models import (
+    CONVERSATION_VERSION,
     FORMAT,
     RUN_FILE_MODELS,
     SECTIONS,
-    CONVERSATION_VERSION,
     TRACE_VERSION,
     CaseEntry,
     ContenderEntry,

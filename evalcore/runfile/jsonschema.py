@@ -29,7 +29,8 @@ def json_schema() -> dict[str, Any]:
 
     The cross-field rules (references, uniqueness, one primary metric, status rules, ``pairwise`` only from
     version 2, ``ratings`` only from version 3, a result's ``trace`` only and always from version 4, a
-    transcript's user steps only in version 5, a rating of one reply or of two) are beyond this schema; :func:`evalcore.runfile.read.read_run_file` checks them.
+    transcript's user steps only in version 5, a rating of one reply or of two) are beyond this schema;
+    :func:`evalcore.runfile.read.read_run_file` checks them.
     """
     schema = RunFileV5.model_json_schema()
     schema["title"] = "RunFile"
