@@ -4,13 +4,13 @@ The user's turns come from the case's script, or from a model that plays the use
 ``user:`` of the case) until it says its goal is met (``[DONE]``), gives up (``[GIVE UP]``) or ``max_turns`` is
 reached. The conversation is one case: one result, its transcript the result's ``trace``.
 
-Scores: the suite's per-turn scorers score each reply to a turn that has an ``expected``; a case's value of such
-a metric is the mean over the turns that gave it a value (a turn without ``expected`` is not scored). Conversation
+Scores: the suite's per-turn scorers score each reply to a turn that has an ``expected``; a case's value of such a
+metric is the mean over the turns that gave it a value (a turn without ``expected`` is not scored). Conversation
 scorers (``conversation = True``: ``goal_completed``, ``turns``) score the whole transcript once. A call that fails
 in any turn, the contender's or the simulated user's, makes the case an error, never scored; the result keeps what
 every turn before it used and cost (contender calls in ``usage``, the simulator's under ``diagnostics.simulator``
-and on each user step of the trace). The simulated user is sent the goal, persona, facts and what the contender
-said, never the contender's name.
+and on each user step of the trace); its ``attempts`` count every call of the conversation, both sides'. The
+simulated user is sent the goal, persona, facts and what the contender said, never the contender's name.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class _Tally:
     def __init__(self) -> None:
         self.own = Usage(0, 0, 0.0)
         self.sim = Usage(0, 0, 0.0)
-        self.sim_calls = 0
+        self.sim_calls = self.sim_attempts = 0
         self.latency_s = 0.0
         self.attempts = 0
 
@@ -62,14 +62,26 @@ class _Tally:
         usage.cost_usd = _plus(usage.cost_usd, reply.usage.cost_usd)
         if simulator:
             self.sim_calls += 1
+            self.sim_attempts += reply.attempts
         else:
             self.latency_s += reply.latency_s
             self.attempts += reply.attempts
 
     def simulator(self, model: str) -> dict[str, Any]:
         sim = self.sim
-        return {"model": model, "calls": self.sim_calls, "input_tokens": sim.input_tokens,
-                "output_tokens": sim.output_tokens, "cost_usd": sim.cost_usd}  # fmt: skip
+        return {"model": model, "calls": self.sim_calls, "attempts": self.sim_attempts,
+                "input_tokens": sim.input_tokens, "output_tokens": sim.output_tokens,
+                "cost_usd": sim.cost_usd}  # fmt: skip
+
+    @property
+    def calls(self) -> int:
+        """Every attempt of the conversation's calls, the contender's and the simulated user's."""
+        return self.attempts + self.sim_attempts
+
+    @property
+    def paid(self) -> bool:
+        """Whether a call of the conversation was made (a model answered, or an attempt failed)."""
+        return self.calls > 0
 
 
 def _plus(a: Any, b: Any) -> Any:
@@ -89,6 +101,9 @@ async def converse(
     script = turns_of(case) if kind_of(case) == SCRIPTED else None
     user = user_of(case) if script is None else None
     simulator = _simulator(ex, user, request) if user is not None else None
+    breaker = simulator.request.breaker if simulator is not None else None
+    if breaker is not None and breaker.is_open:  # its user cannot be played: left unrun, as for the contender's
+        return CallNotStarted(f"simulated user {user.model}: {breaker.message}")  # type: ignore[union-attr]
     scripted_expected: list[Any] = []
     parsed = Parsed(output=None)
     turn, limit = 0, len(script) if script is not None else user.max_turns  # type: ignore[union-attr]
@@ -116,13 +131,19 @@ async def converse(
             parsed = ex.adapter.parse(answer.text, context)
             turn += 1
     except OverBudget as exc:
-        return _kept(unfinished_result(contender.id, case, request.sample, exc, started), tally, trace, user)
+        refused = unfinished_result(contender.id, case, request.sample, exc, started)
+        refused.attempts = max(1, tally.calls)
+        return _kept(refused, tally, trace, user)
     except CallFailed as exc:
-        if isinstance(exc, CallNotStarted):
-            return exc
+        if isinstance(exc, CallNotStarted) and not tally.paid:
+            return exc  # nothing was called: left unrun, as a one-reply case
         failure = failed_result(contender.id, case, request.sample, exc, started)
         if simulator is not None and getattr(exc, "simulator", False):
+            tally.sim_attempts += exc.attempts
             failure.error = ErrorInfo(exc.kind, f"simulated user {simulator.contender.model}: {exc.message}")
+        else:
+            tally.attempts += exc.attempts
+        failure.attempts = max(1, tally.calls)
         return _kept(failure, tally, trace, user)
     scored = await _score(ex, case, trace, scripted_expected, parsed, Client(request, provider, context, judges))
     problem = ErrorInfo("model", parsed.problem) if parsed.problem else None
@@ -132,7 +153,7 @@ async def converse(
     return Result(
         contender.id, case.dataset, case.id, request.sample, "scored", scored.metrics.get(ex.primary),
         metrics=scored.metrics, output=parsed.output, raw=history[-1]["content"] if turn else None, error=problem,
-        diagnostics=diagnostics, usage=tally.own, latency_s=tally.latency_s, attempts=max(1, tally.attempts),
+        diagnostics=diagnostics, usage=tally.own, latency_s=tally.latency_s, attempts=max(1, tally.calls),
         started_at=started, trace=trace,
     )  # fmt: skip
 
@@ -144,7 +165,6 @@ def _call(provider: Provider, request: Request) -> Any:
 def _kept(result: Result, tally: _Tally, trace: list[dict[str, Any]], user: SimulatedUser | None) -> Result:
     """A failed conversation's result, keeping what its turns so far used and said."""
     result.usage = Usage(tally.own.input_tokens, tally.own.output_tokens, _plus(tally.own.cost_usd, 0.0))
-    result.attempts = max(result.attempts, tally.attempts)
     result.trace = trace
     if user is not None:
         result.diagnostics = {**result.diagnostics, "simulator": tally.simulator(user.model)}
