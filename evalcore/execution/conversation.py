@@ -94,6 +94,11 @@ async def converse(
     """The result of the conversation case ``request.case`` for ``request.contender``."""
     case, contender = request.case, request.contender
     assert case is not None
+    if getattr(ex.adapter, "call", None) is not None or ex.plan.replay is not None:
+        why = "--replay" if ex.plan.replay is not None else f"the {ex.adapter.name} adapter, which makes its own calls"
+        raise EvalcoreError(
+            f"{case.dataset}/{case.id}: a conversation case cannot run with {why} yet (docs/conversations.md)"
+        )
     started, tally, trace = utc_now(), _Tally(), []
     system = [m for m in ex.messages.of(contender, case) if m.get("role") == "system"]
     history: list[dict[str, Any]] = list(system)

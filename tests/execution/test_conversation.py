@@ -164,3 +164,18 @@ def test_a_simulators_failure_names_the_simulated_user(tmp_path: Path, tmp_db: P
     [failed] = [r for r in _run(root, tmp_db, ["fake/helpdesk"], max_attempts=1) if r.status == "error"]
     assert failed.case == "cooperative" and failed.error.message.startswith("simulated user sim/user: ")
     assert failed.diagnostics["simulator"]["calls"] == 1 and failed.usage.cost_usd > 0
+
+
+def test_the_budget_cap_covers_the_contender_and_the_simulated_user_together(tmp_path: Path, tmp_db: Path):
+    root = _suite(tmp_path, ("simulated",))
+    full = _run(root, tmp_db, ["fake/helpdesk"])
+    both = sum(r.usage.cost_usd + r.diagnostics["simulator"]["cost_usd"] for r in full)
+    cap = both / 2
+    store = Store(tmp_path / "capped.db")
+    options = RunOptions(overrides=Overrides(models=["fake/helpdesk"]), max_cost_usd=cap, concurrency=1)
+    run_id, _ = run_suite(make_plan(load_suite(root), options), store)
+    results = store.load_run(run_id).results
+    spent = sum((r.usage.cost_usd or 0) + (r.diagnostics.get("simulator") or {}).get("cost_usd", 0) for r in results)
+    biggest = max(s["cost_usd"] or 0 for r in full for s in r.trace)
+    assert 0 < spent <= cap + biggest  # at most the call in flight past its estimate
+    assert sum(r.status == "scored" for r in results) < len(full)

@@ -74,3 +74,18 @@ def test_a_misspelt_version_key_is_refused_with_a_suggestion(tmp_path: Path) -> 
     (root / "evalcore.yaml").write_text(yaml.safe_dump({**config, "verison": 2}))
     with pytest.raises(ConfigError, match="version"):
         load_suite(root)
+
+
+def test_a_simulated_users_model_and_prompt_change_the_fingerprint(tmp_path: Path, monkeypatch) -> None:
+    from evalcore.core import conversation
+
+    bundled = Path(__file__).resolve().parents[2] / "data" / "suites" / "support-chat"
+    suite = load_suite(bundled)
+    before = definition_fingerprint(suite, suite.cases)
+    simulated = next(c for c in suite.cases if conversation.kind_of(c) == conversation.SIMULATED)
+    simulated.input = {"user": {**simulated.input["user"], "model": "openai/gpt-4o-mini"}}
+    assert definition_fingerprint(suite, suite.cases) != before
+    monkeypatch.setattr("evalcore.suite.fingerprint.SIMULATOR_PROMPT", conversation.SIMULATOR_PROMPT + " Be brief.")
+    changed = definition_fingerprint(suite, suite.cases)
+    monkeypatch.undo()
+    assert changed != definition_fingerprint(suite, suite.cases)
