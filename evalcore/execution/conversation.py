@@ -16,7 +16,7 @@ simulated user is sent the goal, persona, facts and what the contender said, nev
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from evalcore.core.clock import utc_now
 from evalcore.core.conversation import (
@@ -33,16 +33,27 @@ from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Usage
 from evalcore.execution.judge_calls import suite_prices, through
 from evalcore.execution.outcomes import failed_result, unfinished_result
+from evalcore.execution.plan import Plan, PlanMessages
+from evalcore.models.breaker import Breakers
 from evalcore.models.limits import Gate
 from evalcore.models.metering import OverBudget
 from evalcore.models.registry import get_provider
 from evalcore.models.types import Provider, Reply, Request
-from evalcore.scoring.adapters import Parsed
+from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.client import Client
 from evalcore.scoring.scorers import Scored, scorer_failures
 
-if TYPE_CHECKING:
-    from evalcore.execution.runner import _Execution
+
+class _Execution(Protocol):
+    """What a conversation reads of the run in progress (:class:`evalcore.execution.runner._Execution`)."""
+
+    plan: Plan
+    adapter: Any
+    scorer: Any
+    primary: str
+    contexts: dict[str, Context]
+    messages: PlanMessages
+    breakers: Breakers
 
 
 class _Tally:
@@ -99,7 +110,8 @@ async def converse(
         raise EvalcoreError(
             f"{case.dataset}/{case.id}: a conversation case cannot run with {why} yet (docs/conversations.md)"
         )
-    started, tally, trace = utc_now(), _Tally(), []
+    started, tally = utc_now(), _Tally()
+    trace: list[dict[str, Any]] = []
     system = [m for m in ex.messages.of(contender, case) if m.get("role") == "system"]
     history: list[dict[str, Any]] = list(system)
     context = ex.contexts[case.dataset]
