@@ -31,6 +31,7 @@ from evalcore.core.conversation import (
 )
 from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Usage
+from evalcore.execution.conversation_replay import replayed_sides
 from evalcore.execution.judge_calls import suite_prices, through
 from evalcore.execution.outcomes import failed_result, unfinished_result
 from evalcore.execution.plan import Plan, PlanMessages
@@ -105,10 +106,10 @@ async def converse(
     """The result of the conversation case ``request.case`` for ``request.contender``."""
     case, contender = request.case, request.contender
     assert case is not None
-    if getattr(ex.adapter, "call", None) is not None or ex.plan.replay is not None:
-        why = "--replay" if ex.plan.replay is not None else f"the {ex.adapter.name} adapter, which makes its own calls"
+    if getattr(ex.adapter, "call", None) is not None:
         raise EvalcoreError(
-            f"{case.dataset}/{case.id}: a conversation case cannot run with {why} yet (docs/conversations.md)"
+            f"{case.dataset}/{case.id}: a conversation case cannot run with the {ex.adapter.name} adapter, which "
+            "makes its own calls, yet; use the chat adapter (docs/conversations.md)"
         )
     started, tally = utc_now(), _Tally()
     trace: list[dict[str, Any]] = []
@@ -118,6 +119,13 @@ async def converse(
     script = turns_of(case) if kind_of(case) == SCRIPTED else None
     user = user_of(case) if script is None else None
     simulator = _simulator(ex, user, request) if user is not None else None
+    if ex.plan.replay is not None:  # both sides answered from the stored transcript
+        try:
+            provider, played = replayed_sides(ex.plan.replay.run, contender.id, case, request.sample)
+        except CallFailed as exc:
+            return failed_result(contender.id, case, request.sample, exc, started)
+        if simulator is not None:
+            simulator.provider = played
     breaker = simulator.request.breaker if simulator is not None else None
     if breaker is not None and breaker.is_open:  # its user cannot be played: left unrun, as for the contender's
         return CallNotStarted(f"simulated user {user.model}: {breaker.message}")  # type: ignore[union-attr]

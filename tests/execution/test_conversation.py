@@ -179,3 +179,34 @@ def test_the_budget_cap_covers_the_contender_and_the_simulated_user_together(tmp
     biggest = max(s["cost_usd"] or 0 for r in full for s in r.trace)
     assert 0 < spent <= cap + biggest  # at most the call in flight past its estimate
     assert sum(r.status == "scored" for r in results) < len(full)
+
+
+def test_a_replayed_run_scores_every_conversation_as_the_stored_one_without_calling(tmp_path: Path, tmp_db: Path):
+    from evalcore.execution.replay import open_replay
+
+    root = _suite(tmp_path)
+    store = Store(tmp_db)
+    lineup = Overrides(models=["fake/helpdesk", "fake/helpdesk-forgets"])
+    first, _ = run_suite(make_plan(load_suite(root), RunOptions(overrides=lineup)), store)
+    bot, user = Recording("fake/helpdesk"), Recording("fake/user")
+    registry._PROVIDERS.update({"fake/helpdesk": bot, "fake/user": user})  # a call to either would be recorded
+    options = RunOptions(overrides=lineup, replay=open_replay(first, store))
+    again, status = run_suite(make_plan(load_suite(root), options), store)
+    assert status == "completed" and not bot.requests and not user.requests
+
+    def scores(run_id: str) -> dict:
+        return {r.key: (r.metrics, r.trace) for r in store.load_run(run_id).results}
+
+    assert scores(again) == scores(first)
+
+
+def test_a_replay_of_a_run_without_the_conversation_is_a_replay_error(tmp_path: Path, tmp_db: Path):
+    from evalcore.execution.replay import open_replay
+
+    root = _suite(tmp_path, ("scripted",))
+    store = Store(tmp_db)
+    first, _ = run_suite(make_plan(load_suite(root), RunOptions(overrides=Overrides(models=["fake/helpdesk"]))), store)
+    options = RunOptions(overrides=Overrides(models=["fake/helpdesk-forgets"]), replay=open_replay(first, store))
+    again, _ = run_suite(make_plan(load_suite(root), options), store)
+    results = store.load_run(again).results
+    assert results and all(r.status == "error" and r.error.kind == "replay" for r in results)
