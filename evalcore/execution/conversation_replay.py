@@ -28,6 +28,15 @@ class ReplayedSide:
         self.kind = kind
         self.asked = 0
 
+    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
+        return None
+
+    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
+        return []
+
+    def takes_images(self, model: str) -> bool:
+        return True
+
     async def complete(self, request: Request) -> Reply:
         if self.asked >= len(self.steps):
             who = "contender" if self.kind == "model" else "simulated user"
