@@ -84,6 +84,12 @@ def user_of(case: Case) -> SimulatedUser:
     )
 
 
+def final_value(value: Any) -> Any:
+    """A fact's value once the user settled it: the last of a ``[first, final]`` pair (a user who changes their
+    mind), else the value itself."""
+    return value[-1] if isinstance(value, list) and value else value
+
+
 def max_turns_of(case: Case) -> int:
     """How many user turns the conversation may take: the script's length, or the simulated user's limit."""
     return len(turns_of(case)) if kind_of(case) == SCRIPTED else user_of(case).max_turns

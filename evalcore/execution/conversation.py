@@ -170,13 +170,17 @@ async def converse(
             tally.attempts += exc.attempts
         failure.attempts = max(1, tally.calls)
         return _kept(failure, tally, trace, user)
-    scored = await _score(ex, case, trace, scripted_expected, parsed, Client(request, provider, context, judges))
-    problem = ErrorInfo("model", parsed.problem) if parsed.problem else None
+    try:
+        scored = await _score(ex, case, trace, scripted_expected, parsed, Client(request, provider, context, judges))
+        problem = ErrorInfo("model", parsed.problem) if parsed.problem else None
+    except CallFailed as exc:  # a judge gave no verdict: the conversation is kept, not scored (a resume judges it)
+        scored, problem = Scored({}, getattr(exc, "diagnostics", None) or {}), ErrorInfo(exc.kind, exc.message)
     diagnostics = dict(scored.diagnostics)
     if user is not None:
         diagnostics["simulator"] = tally.simulator(user.model)
     return Result(
-        contender.id, case.dataset, case.id, request.sample, "scored", scored.metrics.get(ex.primary),
+        contender.id, case.dataset, case.id, request.sample, "scored" if scored.metrics else "error",
+        scored.metrics.get(ex.primary),
         metrics=scored.metrics, output=parsed.output, raw=history[-1]["content"] if turn else None, error=problem,
         diagnostics=diagnostics, usage=tally.own, latency_s=tally.latency_s, attempts=max(1, tally.calls),
         started_at=started, trace=trace,
@@ -257,44 +261,63 @@ async def _ask_user(sim: _Simulator, user: SimulatedUser, history: list[dict[str
 async def _score(
     ex: _Execution, case: Case, trace: list[dict[str, Any]], expected: list[Any], final: Parsed, client: Client
 ) -> Scored:
-    """The case's metrics: each per-turn metric's mean over its scored turns, and the conversation scorers'."""
+    """The case's metrics: each per-turn metric's mean over its scored turns, and the conversation scorers'.
+
+    Diagnostics: ``turns`` (each scored turn's metrics), a conversation scorer's under its id (a lone scorer's at
+    the top), a per-turn scorer's under ``<id>@turn<n>`` (so every judge record, and its cost, is kept).
+
+    Raises:
+        CallFailed: a judge gave no verdict; its ``diagnostics`` hold what was scored so far.
+    """
     parts = _parts(ex.scorer)
     context = ex.contexts[case.dataset]
     values: dict[str, list[float]] = {}
     per_turn: list[dict[str, Any]] = []
+    diagnostics: dict[str, Any] = {}
     replies = [s for s in trace if s["kind"] == "model"]
-    for turn, want in enumerate(expected):
-        if want is None or turn >= len(replies):
-            continue
-        parsed = ex.adapter.parse(replies[turn]["content"], context)
-        scores: dict[str, float | None] = {}
-        for scorer, names, key, whole in parts:
+    try:
+        for turn, want in enumerate(expected):
+            if want is None or turn >= len(replies):
+                continue
+            parsed = ex.adapter.parse(replies[turn]["content"], context)
+            scores: dict[str, float | None] = {}
+            for sid, scorer, names, key, whole in parts:
+                given = want.get(key) if key is not None and isinstance(want, dict) else want
+                if whole or given is None:
+                    continue
+                asked = dataclasses.replace(case, input=replies[turn]["content"], expected=given)
+                scored = await _one(scorer, asked, parsed, context, client)
+                scores.update({names[k]: v for k, v in scored.metrics.items() if k in names})
+                _keep(diagnostics, f"{sid or scorer.name}@turn{turn}", scored.diagnostics)
+            per_turn.append({"turn": turn, "metrics": scores})
+            for name, value in scores.items():
+                if value is not None:
+                    values.setdefault(name, []).append(value)
+        metrics: dict[str, float | None] = {m.name: None for m in ex.scorer.metrics}
+        metrics.update({name: sum(v) / len(v) for name, v in values.items()})
+        whole_parsed = dataclasses.replace(final, trace=trace)
+        for sid, scorer, names, _key, whole in parts:
             if whole:
-                continue
-            given = want.get(key) if key is not None and isinstance(want, dict) else want
-            if given is None:
-                continue
-            scored = await _one(scorer, dataclasses.replace(case, input=replies[turn]["content"], expected=given),
-                                parsed, context, client)  # fmt: skip
-            scores.update({names[k]: v for k, v in scored.metrics.items() if k in names})
-        per_turn.append({"turn": turn, "metrics": scores})
-        for name, value in scores.items():
-            if value is not None:
-                values.setdefault(name, []).append(value)
-    metrics: dict[str, float | None] = {m.name: None for m in ex.scorer.metrics}
-    metrics.update({name: sum(v) / len(v) for name, v in values.items()})
-    whole_parsed = dataclasses.replace(final, trace=trace)
-    for scorer, names, _key, whole in parts:
-        if whole:
-            scored = await _one(scorer, case, whole_parsed, context, client)
-            metrics.update({names[k]: v for k, v in scored.metrics.items() if k in names})
+                scored = await _one(scorer, case, whole_parsed, context, client)
+                metrics.update({names[k]: v for k, v in scored.metrics.items() if k in names})
+                _keep(diagnostics, sid, scored.diagnostics)
+    except CallFailed as exc:
+        own = getattr(exc, "diagnostics", None) or {}
+        exc.diagnostics = {**diagnostics, **({"turns": per_turn} if per_turn else {}), **own}  # type: ignore[attr-defined]
+        raise
     if metrics.get(ex.primary) is None:
         raise EvalcoreError(
             f"{case.dataset}/{case.id}: the primary metric {ex.primary} has no value for this conversation (no turn "
             "with `expected` was scored); give its turns `expected`, or make a conversation scorer (goal_completed) "
             "primary with `primary: true`"
         )
-    return Scored(metrics, {"turns": per_turn} if per_turn else {})
+    return Scored(metrics, {**diagnostics, **({"turns": per_turn} if per_turn else {})})
+
+
+def _keep(diagnostics: dict[str, Any], key: str | None, found: dict[str, Any]) -> None:
+    """A scorer's diagnostics, under ``key`` (None: a lone scorer's, at the top)."""
+    if found:
+        diagnostics.update(found if key is None else {key: found})
 
 
 async def _one(scorer: Any, case: Case, parsed: Parsed, context: Any, client: Client) -> Scored:
@@ -305,10 +328,11 @@ async def _one(scorer: Any, case: Case, parsed: Parsed, context: Any, client: Cl
         return scorer.score(case, parsed, context)  # type: ignore[no-any-return]
 
 
-def _parts(scorer: Any) -> list[tuple[Any, dict[str, str], str | None, bool]]:
-    """The suite's scorers as (scorer, its metric names → the suite's, expected key, scores the whole conversation)."""
+def _parts(scorer: Any) -> list[tuple[str | None, Any, dict[str, str], str | None, bool]]:
+    """The suite's scorers as (id, None for a lone scorer; scorer; its metric names → the suite's; expected key;
+    whether it scores the whole conversation)."""
     members = getattr(scorer, "members", None)
     if members is None:
         names = {m.name: m.name for m in scorer.metrics}
-        return [(scorer, names, None, bool(getattr(scorer, "conversation", False)))]
-    return [(m.scorer, m.names, m.expected, bool(getattr(m.scorer, "conversation", False))) for m in members]
+        return [(None, scorer, names, None, bool(getattr(scorer, "conversation", False)))]
+    return [(m.id, m.scorer, m.names, m.expected, bool(getattr(m.scorer, "conversation", False))) for m in members]

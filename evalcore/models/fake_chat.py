@@ -27,7 +27,7 @@ import asyncio
 import re
 from typing import Any
 
-from evalcore.core.conversation import DONE_MARK, GIVE_UP_MARK, SCRIPTED, kind_of, turns_of, user_of
+from evalcore.core.conversation import DONE_MARK, GIVE_UP_MARK, SCRIPTED, final_value, kind_of, turns_of, user_of
 from evalcore.core.errors import CallFailed
 from evalcore.core.images import message_text
 from evalcore.core.records import Usage
@@ -68,9 +68,8 @@ def told_facts(messages: list[str]) -> dict[str, str]:
     return facts
 
 
-def final_value(value: Any) -> str:
-    """A fact's value once the user settled it: the last of a ``[first, final]`` pair."""
-    return str(value[-1] if isinstance(value, list) and value else value)
+def _final(value: Any) -> str:
+    return str(final_value(value))
 
 
 class FakeChatProvider:
@@ -134,8 +133,8 @@ def _user_says(case: Any, said: list[tuple[str, str]]) -> str:
     if last.startswith(_CONFIRMED):
         if changing and any(isinstance(v, list) for v in facts.values()):
             key = next(k for k, v in facts.items() if isinstance(v, list))
-            return f"Sorry, I changed my mind: my {key} is {final_value(facts[key])}."
-        if all(final_value(v) in last for v in facts.values()):
+            return f"Sorry, I changed my mind: my {key} is {_final(facts[key])}."
+        if all(_final(v) in last for v in facts.values()):
             return f"Thank you, that is everything. {DONE_MARK}"
     asked = next((k for k in facts if f"your {k}" in last.casefold()), None)
     if asked is None:
@@ -143,8 +142,8 @@ def _user_says(case: Any, said: list[tuple[str, str]]) -> str:
     if how == VAGUE and sum(f"your {asked}" in b.casefold() for b in bots) == 1:
         return "I am not sure, it is somewhere on the receipt."
     value = facts[asked]
-    first = value[0] if how == CHANGES and isinstance(value, list) and value else final_value(value)
-    return f"My {asked} is {first if changing else final_value(value)}."
+    first = value[0] if how == CHANGES and isinstance(value, list) and value else _final(value)
+    return f"My {asked} is {first if changing else _final(value)}."
 
 
 def _bad(reply: str, facts: dict[str, Any], mine: list[str]) -> bool:
