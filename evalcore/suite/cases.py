@@ -155,19 +155,21 @@ def _case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> 
         unknown = sorted(set(data) - CASE_KEYS)
         guess = did_you_mean(unknown[0], CASE_KEYS) or "."
         raise ConfigError(f"{where}: {unknown[0]}: unknown key{guess} A case has {sorted(CASE_KEYS)}.")
-    metadata = data.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise ConfigError(f"{where}: metadata: must be an object.")
-    value = data.get("input")
+    marker: dict[str, Any] = {}
     if "turns" in data or "user" in data:  # a conversation: its expected answer (the final state) is optional
         value, marker = conversation_case(data, where)
-        metadata = {**metadata, **marker}
         data = {"expected": None, **data, "input": value}
     for key in ("input", "expected"):
         if key not in data:
             raise ConfigError(f"{where}: {key}: required key is missing.")
+    value = data["input"]
     if not isinstance(value, str | dict) or not value or (isinstance(value, str) and not value.strip()):
         raise ConfigError(f"{where}: input: must be a non-empty string or object.")
+    metadata = data.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise ConfigError(f"{where}: metadata: must be an object.")
+    if marker:
+        metadata = {**metadata, **marker}
     variant = str(data.get("variant") or "default")
     return Case(
         dataset=dataset,
