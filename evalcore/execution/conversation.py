@@ -27,6 +27,7 @@ from evalcore.core.conversation import (
     SimulatedUser,
     kind_of,
     turns_of,
+    user_messages,
     user_of,
 )
 from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
@@ -41,7 +42,7 @@ from evalcore.models.metering import OverBudget
 from evalcore.models.registry import get_provider
 from evalcore.models.types import Provider, Reply, Request
 from evalcore.scoring.adapters import Context, Parsed
-from evalcore.scoring.client import Client
+from evalcore.scoring.client import Client, call_adapter
 from evalcore.scoring.scorers import Scored, scorer_failures
 
 
@@ -106,10 +107,11 @@ async def converse(
     """The result of the conversation case ``request.case`` for ``request.contender``."""
     case, contender = request.case, request.contender
     assert case is not None
-    if getattr(ex.adapter, "call", None) is not None:
+    agent = getattr(ex.adapter, "call", None) is not None  # it answers each turn itself (an agent's tool loop)
+    if agent and ex.plan.replay is not None:
         raise EvalcoreError(
-            f"{case.dataset}/{case.id}: a conversation case cannot run with the {ex.adapter.name} adapter, which "
-            "makes its own calls, yet; use the chat adapter (docs/conversations.md)"
+            f"{case.dataset}/{case.id}: a conversation with the {ex.adapter.name} adapter cannot be replayed yet; "
+            "run it again instead (docs/conversations.md)"
         )
     started, tally = utc_now(), _Tally()
     trace: list[dict[str, Any]] = []
@@ -131,6 +133,8 @@ async def converse(
         return CallNotStarted(f"simulated user {user.model}: {breaker.message}")  # type: ignore[union-attr]
     scripted_expected: list[Any] = []
     parsed = Parsed(output=None)
+    answered: list[Parsed] = []  # each turn's reply as the adapter read it
+    raw: str | None = None
     turn, limit = 0, len(script) if script is not None else user.max_turns  # type: ignore[union-attr]
     try:
         while turn < limit:
@@ -148,12 +152,13 @@ async def converse(
                     break
             history.append({"role": "user", "content": said})
             asked = dataclasses.replace(request, messages=list(history))
-            call = _call(provider, asked)
+            call = _call(ex, provider, asked) if agent and ex.plan.replay is None else _call(None, provider, asked)
             answer = await (call() if gate is None else through(gate, call, asked.messages))
             tally.add(answer, simulator=False)
-            trace.append(_model_step(len(trace), turn, answer))
-            history.append({"role": "assistant", "content": answer.text})
             parsed = ex.adapter.parse(answer.text, context)
+            answered.append(parsed)
+            raw = answer.text
+            history.append({"role": "assistant", "content": _record_reply(trace, turn, answer, parsed, agent)})
             turn += 1
     except OverBudget as exc:
         refused = unfinished_result(contender.id, case, request.sample, exc, started)
@@ -171,7 +176,8 @@ async def converse(
         failure.attempts = max(1, tally.calls)
         return _kept(failure, tally, trace, user)
     try:
-        scored = await _score(ex, case, trace, scripted_expected, parsed, Client(request, provider, context, judges))
+        client = Client(request, provider, context, judges)
+        scored = await _score(ex, case, trace, scripted_expected, answered, parsed, client)
         problem = ErrorInfo("model", parsed.problem) if parsed.problem else None
     except CallFailed as exc:  # a judge gave no verdict: the conversation is kept, not scored (a resume judges it)
         scored, problem = Scored({}, getattr(exc, "diagnostics", None) or {}), ErrorInfo(exc.kind, exc.message)
@@ -181,14 +187,29 @@ async def converse(
     return Result(
         contender.id, case.dataset, case.id, request.sample, "scored" if scored.metrics else "error",
         scored.metrics.get(ex.primary),
-        metrics=scored.metrics, output=parsed.output, raw=history[-1]["content"] if turn else None, error=problem,
+        metrics=scored.metrics, output=parsed.output, raw=raw, error=problem,
         diagnostics=diagnostics, usage=tally.own, latency_s=tally.latency_s, attempts=max(1, tally.calls),
         started_at=started, trace=trace,
     )  # fmt: skip
 
 
-def _call(provider: Provider, request: Request) -> Any:
+def _call(ex: _Execution | None, provider: Provider, request: Request) -> Any:
+    """What makes one turn's call: the adapter's own (``ex`` given: an agent's loop, its tools kept), else the
+    provider's, with the conversation so far."""
+    if ex is not None:
+        return lambda: call_adapter(ex.adapter, Client(request, provider, ex.contexts[request.case.dataset]))  # type: ignore[union-attr]
     return lambda: provider.complete(request)
+
+
+def _record_reply(trace: list[dict[str, Any]], turn: int, answer: Reply, parsed: Parsed, agent: bool) -> str:
+    """Add a turn's reply to the transcript (an agent's model and tool steps, numbered in the transcript, each model
+    step with its turn); returns what the user is shown: the reply's text, an agent's final answer."""
+    if not agent or parsed.trace is None:
+        trace.append(_model_step(len(trace), turn, answer))
+        return answer.text
+    for step in parsed.trace:
+        trace.append({**step, "index": len(trace), **({"turn": turn} if step.get("kind") == "model" else {})})
+    return parsed.output if isinstance(parsed.output, str) else ""
 
 
 def _kept(result: Result, tally: _Tally, trace: list[dict[str, Any]], user: SimulatedUser | None) -> Result:
@@ -259,7 +280,13 @@ async def _ask_user(sim: _Simulator, user: SimulatedUser, history: list[dict[str
 
 
 async def _score(
-    ex: _Execution, case: Case, trace: list[dict[str, Any]], expected: list[Any], final: Parsed, client: Client
+    ex: _Execution,
+    case: Case,
+    trace: list[dict[str, Any]],
+    expected: list[Any],
+    answered: list[Parsed],
+    final: Parsed,
+    client: Client,
 ) -> Scored:
     """The case's metrics: each per-turn metric's mean over its scored turns, and the conversation scorers'.
 
@@ -274,18 +301,18 @@ async def _score(
     values: dict[str, list[float]] = {}
     per_turn: list[dict[str, Any]] = []
     diagnostics: dict[str, Any] = {}
-    replies = [s for s in trace if s["kind"] == "model"]
+    asks = user_messages(trace)
     try:
         for turn, want in enumerate(expected):
-            if want is None or turn >= len(replies):
+            if want is None or turn >= len(answered):
                 continue
-            parsed = ex.adapter.parse(replies[turn]["content"], context)
+            parsed = answered[turn]
             scores: dict[str, float | None] = {}
             for sid, scorer, names, key, whole in parts:
                 given = want.get(key) if key is not None and isinstance(want, dict) else want
                 if whole or given is None:
                     continue
-                asked = dataclasses.replace(case, input=replies[turn]["content"], expected=given)
+                asked = dataclasses.replace(case, input=asks[turn], expected=given)
                 scored = await _one(scorer, asked, parsed, context, client)
                 scores.update({names[k]: v for k, v in scored.metrics.items() if k in names})
                 _keep(diagnostics, f"{sid or scorer.name}@turn{turn}", scored.diagnostics)

@@ -210,3 +210,29 @@ def test_a_replay_of_a_run_without_the_conversation_is_a_replay_error(tmp_path: 
     again, _ = run_suite(make_plan(load_suite(root), options), store)
     results = store.load_run(again).results
     assert results and all(r.status == "error" and r.error.kind == "replay" for r in results)
+
+
+def test_an_agent_keeps_its_tools_in_every_turn_of_a_conversation(tmp_path: Path, tmp_db: Path):
+    agent = BUNDLED.parent / "agent"
+    root = tmp_path / "agent-chat"
+    (root / "datasets" / "chats").mkdir(parents=True)
+    shutil.copy(agent / "tools.py", root / "tools.py")
+    config = yaml.safe_load((agent / "evalcore.yaml").read_text())
+    config |= {"scorers": [{"name": "goal_completed", "primary": True}, "turns"], "datasets": {"chats": {}}}
+    config["lineup"] = [{"model": "fake/agent"}]
+    config.pop("weighted_score", None)
+    config.pop("gate", None)
+    (root / "evalcore.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    lookup = {"name": "lookup_order", "arguments": {"order_id": "A17"}}
+    case = {"id": "where", "turns": [{"user": "Where is my order A17?"}, {"user": "Is it the blender?"}],
+            "expected": {"actions": [lookup], "answer": "Order A17 (blender) is shipped."}}  # fmt: skip
+    (root / "datasets" / "chats" / "cases.jsonl").write_text(json.dumps(case) + "\n")
+    [result] = _run(root, tmp_db, ["fake/agent"])
+    kinds = [(s["kind"], s.get("turn")) for s in result.trace]
+    turn = [("model", None), ("tool", None), ("model", None)]  # a call of its tool, then its answer
+    assert kinds == [("user", 0), *[(k, 0 if k == "model" else t) for k, t in turn]] + [
+        ("user", 1),
+        *[(k, 1 if k == "model" else t) for k, t in turn],
+    ]
+    assert [s["index"] for s in result.trace] == list(range(len(result.trace)))
+    assert json.loads(result.raw)["content"] == result.output
