@@ -9,15 +9,15 @@ a rubric over the transcript.
       - name: knowledge_retention
         options: {model: fake/judge}
 
-Each is :class:`~evalcore.scoring.judge.LlmJudge` with its rubric and one dimension named after it (its primary
-metric), run once per conversation (``conversation = True``): the judge reads the whole transcript (``User:`` and
-``Assistant:`` lines) with the question, and the assistant's replies as the answer to judge. ``user_satisfaction``
-gets the user's goal and, as the reference, the case's expected final state (else the facts a simulated user
-settled on); ``knowledge_retention`` gets, as the reference, everything the user said, so the judge can tell a
-reply that contradicts it or asks for it again. Their
-calls, records, budget and failures are a judge's (``diagnostics.judge``; a failed verdict makes the conversation
-an error of kind ``judge``). The fake judges (``fake/judge`` …) score offline by overlap with the reference.
-"""
+``goal_completed`` given a ``model`` option is such a judge too (without one it is a rule,
+:mod:`evalcore.scoring.conversation_scorers`). Each is :class:`~evalcore.scoring.judge.LlmJudge` with its rubric and
+one dimension named after it (its primary metric), run once per conversation (``conversation = True``): the judge
+reads the whole transcript (``User:`` and ``Assistant:`` lines) with the question, and the assistant's replies as
+the answer to judge. ``user_satisfaction`` gets the user's goal and, as the reference, the case's expected final
+state (else the facts a simulated user settled on); ``knowledge_retention`` gets, as the reference, everything the
+user said, so the judge can tell a reply that contradicts it or asks for it again. Their calls, records, budget and
+failures are a judge's (``diagnostics.judge``; a failed verdict makes the conversation an error of kind ``judge``).
+The fake judges (``fake/judge`` …) score offline by overlap with the reference. """
 
 from __future__ import annotations
 
@@ -33,6 +33,10 @@ from evalcore.scoring.judge import LlmJudge
 SATISFACTION_RUBRIC = (
     "Read the conversation from the user's side. Would the user be satisfied: was what they wanted done, were "
     "they understood without repeating themselves, and was each reply clear and polite?"
+)
+GOAL_RUBRIC = (
+    "Did the assistant do what the user wanted, as the reference says it should end? Score the outcome only: "
+    "the highest score when it was fully done and confirmed, the lowest when it was not done."
 )
 RETENTION_RUBRIC = (
     "Does the assistant keep everything the user told it earlier in the conversation: it contradicts nothing the "
@@ -78,6 +82,15 @@ class UserSatisfactionJudge(_ConversationJudge):
         user = user_of(case)
         settled = {k: final_value(v) for k, v in user.facts.items()}  # what a satisfied user sees confirmed
         return f"The user's goal: {user.goal}", case.expected if case.expected is not None else settled or None
+
+
+class GoalCompletedJudge(UserSatisfactionJudge):
+    """``goal_completed`` with a ``model``: a judge says whether the user's goal was met (what it is shown is what
+    ``user_satisfaction``'s judge is shown)."""
+
+    name = "goal_completed"
+    dimension = "goal_completed"
+    default_rubric = GOAL_RUBRIC
 
 
 class KnowledgeRetentionJudge(_ConversationJudge):

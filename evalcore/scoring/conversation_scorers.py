@@ -6,7 +6,8 @@ A scorer with ``conversation = True`` is run once per conversation case by
 
 ``goal_completed``: 1 when the conversation reached its goal, else 0. With the case's ``expected`` (the final
 state: a text, or a list or object of texts) the goal is reached when the contender's last reply contains every
-one of them (ignoring case); without it, when the simulated user said its goal was met (``[DONE]``).
+one of them (ignoring case); without it, when the simulated user said its goal was met (``[DONE]``). Given a
+``model`` option it is a judge instead (:mod:`evalcore.scoring.conversation_judges`).
 
 ``turns``: the share of ``max_turns`` the conversation used (the user turns the contender answered, over the
 script's length or the simulated user's ``max_turns``); lower is better: a contender that settles the matter in
@@ -22,6 +23,7 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case, Metric
 from evalcore.scoring._base import Scored, as_text
 from evalcore.scoring.adapters import Context, Parsed
+from evalcore.scoring.conversation_judges import GoalCompletedJudge
 
 
 class _ConversationScorer:
@@ -35,7 +37,16 @@ class _ConversationScorer:
 
 
 class GoalCompletedScorer(_ConversationScorer):
+    """The rule; given a ``model`` option, a judge (:class:`~evalcore.scoring.conversation_judges.GoalCompletedJudge`)
+    is built instead."""
+
     name = "goal_completed"
+
+    def __new__(cls, **options: Any) -> Any:
+        if "model" in options:
+            return GoalCompletedJudge(**options)
+        return super().__new__(cls)
+
     metrics = [
         Metric(
             "goal_completed",

@@ -63,3 +63,15 @@ def test_a_judge_without_a_verdict_makes_the_conversation_an_error_that_keeps_it
     failed = [r for r in _results(root, tmp_path / "b.db") if r.status == "error"]
     assert failed and all(r.error.kind == "judge" and r.score is None and r.metrics == {} for r in failed)
     assert all(r.trace and r.trace[0]["kind"] == "user" and r.usage.cost_usd > 0 for r in failed)
+
+
+def test_goal_completed_with_a_model_is_a_judge_that_ranks_the_bot_that_confirms_first(tmp_path: Path):
+    root = tmp_path / "chat"
+    shutil.copytree(BUNDLED, root)
+    config = yaml.safe_load((root / "evalcore.yaml").read_text())
+    config["scorers"][0] = {"name": "goal_completed", "primary": True, "options": {"model": "fake/judge"}}
+    (root / "evalcore.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    results = _results(root, tmp_path / "c.db")
+    good, *bad = (_mean(results, bot, "goal_completed") for bot in BOTS)
+    assert good > max(bad)
+    assert "judge" in results[0].diagnostics["goal_completed"]
