@@ -17,7 +17,8 @@ the answer to judge. ``user_satisfaction`` gets the user's goal and, as the refe
 state (else the facts a simulated user settled on); ``knowledge_retention`` gets, as the reference, everything the
 user said, so the judge can tell a reply that contradicts it or asks for it again. Their calls, records, budget and
 failures are a judge's (``diagnostics.judge``; a failed verdict makes the conversation an error of kind ``judge``).
-The fake judges (``fake/judge`` …) score offline by overlap with the reference. """
+The fake judges (``fake/judge`` …) score offline by overlap with the reference.
+"""
 
 from __future__ import annotations
 
