@@ -32,3 +32,14 @@ def test_the_demo_ranks_the_bots_in_the_order_of_their_faults_with_intervals(cap
     assert all(r["errors"] == 0 and r["cases"] == 8 for r in rows)
     assert all(r["wscore_lo"] <= r["wscore"] <= r["wscore_hi"] for r in rows)
     assert good["wscore_lo"] > unconfirmed["wscore_hi"]
+
+
+def test_the_demos_gate_passes_the_good_bot_and_fails_the_forgetful_one(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_FAKE_LATENCY_SCALE", "0")
+    db = str(tmp_path / "demo.db")
+    assert main(["run", str(SUITE), "--db", db, "--quiet"]) == 0
+    capsys.readouterr()
+    (run,) = json.loads((main(["runs", "--db", db, "--format", "json"]), capsys.readouterr().out)[1])
+    assert main(["gate", run["id"], "--db", db, "--contender", "fake/helpdesk"]) == 0
+    assert main(["gate", run["id"], "--db", db, "--contender", "fake/helpdesk-forgets"]) == 1
+    assert "goal_completed" in capsys.readouterr().out
