@@ -179,7 +179,7 @@ async def converse(
         client = Client(request, provider, context, judges)
         scored = await _score(ex, case, trace, scripted_expected, answered, parsed, client)
         problem = ErrorInfo("model", parsed.problem) if parsed.problem else None
-    except CallFailed as exc:  # a judge gave no verdict: the conversation is kept, not scored (a resume judges it)
+    except CallFailed as exc:  # a judge gave no verdict: the conversation is kept, not scored
         scored, problem = Scored({}, getattr(exc, "diagnostics", None) or {}), ErrorInfo(exc.kind, exc.message)
     diagnostics = dict(scored.diagnostics)
     if user is not None:
