@@ -32,7 +32,7 @@ from evalcore.core.conversation import (
 )
 from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Usage
-from evalcore.execution.conversation_replay import replayed_sides
+from evalcore.execution.conversation_replay import ReplayedSide, replayed_sides
 from evalcore.execution.judge_calls import suite_prices, through
 from evalcore.execution.outcomes import failed_result, unfinished_result
 from evalcore.execution.plan import Plan, PlanMessages
@@ -102,9 +102,15 @@ def _plus(a: Any, b: Any) -> Any:
 
 
 async def converse(
-    ex: _Execution, request: Request, provider: Provider, gate: Gate | None, judges: Any
+    ex: _Execution,
+    request: Request,
+    provider: Provider,
+    gate: Gate | None,
+    judges: Any,
+    stored: Result | None = None,
 ) -> Result | CallNotStarted:
-    """The result of the conversation case ``request.case`` for ``request.contender``."""
+    """The result of the conversation case ``request.case`` for ``request.contender``; with ``stored`` (a
+    conversation a resume finds not judged) its stored transcript is judged again, no side called again."""
     case, contender = request.case, request.contender
     assert case is not None
     agent = getattr(ex.adapter, "call", None) is not None  # it answers each turn itself (an agent's tool loop)
@@ -121,13 +127,18 @@ async def converse(
     script = turns_of(case) if kind_of(case) == SCRIPTED else None
     user = user_of(case) if script is None else None
     simulator = _simulator(ex, user, request) if user is not None else None
-    if ex.plan.replay is not None:  # both sides answered from the stored transcript
+    # A stored conversation (an agent's excepted: its turns are several steps each) is read back, then judged.
+    from_store = stored is not None and bool(stored.trace) and not agent
+    if from_store:
+        assert stored is not None and stored.trace is not None
+        provider, played = ReplayedSide(stored.trace, "model"), ReplayedSide(stored.trace, "user")
+    elif ex.plan.replay is not None:
         try:
             provider, played = replayed_sides(ex.plan.replay.run, contender.id, case, request.sample)
         except CallFailed as exc:
             return failed_result(contender.id, case, request.sample, exc, started)
-        if simulator is not None:
-            simulator.provider = played
+    if simulator is not None and (from_store or ex.plan.replay is not None):
+        simulator.provider = played
     breaker = simulator.request.breaker if simulator is not None else None
     if breaker is not None and breaker.is_open:  # its user cannot be played: left unrun, as for the contender's
         return CallNotStarted(f"simulated user {user.model}: {breaker.message}")  # type: ignore[union-attr]
@@ -152,7 +163,8 @@ async def converse(
                     break
             history.append({"role": "user", "content": said})
             asked = dataclasses.replace(request, messages=list(history))
-            call = _call(ex, provider, asked) if agent and ex.plan.replay is None else _call(None, provider, asked)
+            own = agent and ex.plan.replay is None  # the adapter's loop, else a (replayed) model
+            call = _call(ex if own else None, provider, asked)
             answer = await (call() if gate is None else through(gate, call, asked.messages))
             tally.add(answer, simulator=False)
             parsed = ex.adapter.parse(answer.text, context)

@@ -367,7 +367,7 @@ class _Execution:
             max_attempts=self.plan.max_attempts, backoff_s=self.plan.backoff_s, fields=context.fields,
         )  # fmt: skip
         if conversation.kind_of(case) is not None:  # its turns, transcript and scores: one result
-            return await conversation.converse(self, request, provider, gate, judges)
+            return await conversation.converse(self, request, provider, gate, judges, stored)
         started = [utc_now()]
 
         def call() -> Awaitable[Reply]:

@@ -236,3 +236,38 @@ def test_an_agent_keeps_its_tools_in_every_turn_of_a_conversation(tmp_path: Path
     ]
     assert [s["index"] for s in result.trace] == list(range(len(result.trace)))
     assert json.loads(result.raw)["content"] == result.output
+
+
+def test_a_resume_judges_a_stored_conversation_without_calling_either_side_again(tmp_path: Path, tmp_db: Path):
+    import asyncio
+
+    from evalcore.execution.runner import execute_plan, resume_plan
+
+    bot, user = Recording("fake/helpdesk"), Recording("fake/user")
+    register_provider("rec/", bot)
+    register_provider("sim/", user)
+    root = _suite(tmp_path, ("simulated",))
+    for path in (root / "datasets" / "simulated" / "cases").glob("*.yaml"):
+        path.write_text(path.read_text().replace("model: fake/user", "model: sim/user"))
+    config = yaml.safe_load((root / "evalcore.yaml").read_text())
+    dead = {"model": "openai/guard-judge", "api_base": "http://127.0.0.1:9/v1", "scale": [1, 5]}
+    config["scorers"][-1]["options"] = dead  # knowledge_retention's judge cannot be reached
+    config["prices"] = {"openai/guard-judge": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e-6}}
+    config["run"] |= {"concurrency": 1, "parallelism": 1, "max_attempts": 1}
+    (root / "evalcore.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    store = Store(tmp_db)
+    run_id, status = run_suite(make_plan(load_suite(root), RunOptions(overrides=Overrides(models=["rec/bot"]))), store)
+    unjudged = {r.case: r for r in store.load_run(run_id).results}
+    assert status == "interrupted" and 0 < len(unjudged) < 4  # the judge's breaker left the other cases unrun
+    assert all(r.error.message.startswith("not judged: ") for r in unjudged.values())
+    calls = len(bot.requests)
+
+    config["scorers"][-1]["options"] = {"model": "fake/judge", "scale": [1, 5]}  # the judge answers again
+    (root / "evalcore.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    plan, stored, done = resume_plan(store, run_id, force=True)
+    assert asyncio.run(execute_plan(plan, store, stored, done)) == "completed"
+    results = {r.case: r for r in store.load_run(run_id).results}
+    assert len(results) == 4 and all(r.status == "scored" for r in results.values())
+    assert all(results[case].trace == r.trace for case, r in unjudged.items())
+    again = {r.case.id for r in bot.requests[calls:]}
+    assert again and not again & set(unjudged)  # the stored conversations' turns were not asked again
