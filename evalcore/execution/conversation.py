@@ -272,7 +272,9 @@ def _simulator(ex: _Execution, user: SimulatedUser, request: Request) -> _Simula
         id=user.model, model=user.model, settings=settings, api_base=user.api_base,
         prices=suite_prices(ex.plan.suite, user.model),
     )  # fmt: skip
-    base = dataclasses.replace(request, contender=contender, response_format=None, breaker=ex.breakers.of(contender))
+    base = dataclasses.replace(
+        request, contender=contender, response_format=None, breaker=ex.breakers.of(contender), params={}, fields=()
+    )  # the contender's own parameters (its tools) are not the simulated user's
     return _Simulator(contender, get_provider(user.model), base)
 
 
