@@ -9,7 +9,7 @@ import streamlit as st
 from evalcore.analysis.tables import view
 from evalcore.explorer import case_pages, cases_address, drilldown
 from evalcore.explorer.case_images import case_images
-from pages import _actions, _address, _filters, _frame, _loaders, _samples, _trace, _widgets
+from pages import _actions, _address, _chat, _filters, _frame, _loaders, _samples, _trace, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -187,7 +187,9 @@ if detail["scored"]:
     st.dataframe(styled, hide_index=True, column_config={"right": st.column_config.CheckboxColumn("right")})
 _samples.show_flaky(now, row["contender"], row["dataset"], row["case"])
 _samples.show_samples(run, row["contender"], row["dataset"], row["case"])
-_trace.show_trace(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
+picked = drilldown.find_result(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
+if not _chat.show_chat(picked):  # a conversation shows as a chat, any other trace as a timeline
+    _trace.show_trace(run, row["contender"], row["dataset"], row["case"], int(row["sample"]))
 with st.expander("Raw reply"):
     st.code(detail["raw"] if detail["raw"] is not None else "(no reply)", language=None, wrap_lines=True)
 asked = [p for p in drilldown.prompts_asked(run) if row["contender"] in p["contenders"]]

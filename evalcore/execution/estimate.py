@@ -21,15 +21,18 @@ makes the whole estimate unknown.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from evalcore.core.conversation import kind_of
 from evalcore.core.records import Case, Contender
 from evalcore.core.schema import FieldSpec
 from evalcore.execution.agent_estimate import AgentSpend, agent_spend
 from evalcore.execution.plan import Plan, plan_messages, suite_contexts
 from evalcore.models import fake_writer
+from evalcore.models.fake_chat import PRICES as CHAT_FAKES
 from evalcore.models.fakes import FAKES, reasoning_tokens
 from evalcore.scoring.adapters import Adapter
 from evalcore.scoring.agent_adapter import AgentAdapter
@@ -114,6 +117,8 @@ def estimate_plan_cost(plan: Plan, store: Store | None = None) -> CostEstimate:
     max_steps = adapter.options.max_steps if isinstance(adapter, AgentAdapter) else None
     inputs, outputs = _tokens_per_dataset(plan, adapter)
     per = [_contender_estimate(plan, c, inputs, outputs, store, max_steps) for c in plan.contenders]
+    if any(kind_of(c) is not None for c in plan.cases):  # how many turns a conversation takes is known only after
+        per = [dataclasses.replace(c, source=LOWER_BOUND, high_usd=None) for c in per]
     if any(c.usd is None for c in per):
         return CostEstimate(None, None, None, per, max_steps)
     high = None if any(c.high_usd is None for c in per) else sum(c.high_usd or 0.0 for c in per)
@@ -247,6 +252,8 @@ def prices_of(contender: Contender) -> tuple[float, float] | None:
         return contender.prices.get("input_cost_per_token", 0.0), contender.prices.get("output_cost_per_token", 0.0)
     if contender.model == fake_writer.MODEL:
         return fake_writer.PRICES
+    if contender.model in CHAT_FAKES:  # the conversation fakes (a simulated user, support bots)
+        return CHAT_FAKES[contender.model][1:]
     if contender.model.startswith("fake/"):
         spec = FAKES.get(contender.model.removeprefix("fake/"))
         return (spec.input_cost_per_token, spec.output_cost_per_token) if spec else None
@@ -264,6 +271,11 @@ def describe(estimate: CostEstimate) -> str:
     if estimate.usd is None:
         unknown = [c.contender for c in estimate.contenders if c.usd is None]
         return f"unknown (no prices for {', '.join(unknown[:3])}{' …' if len(unknown) > 3 else ''})"
+    if estimate.lower_bound and estimate.max_steps is None:
+        return (
+            f"at least ${estimate.usd:.4f} (one model call per case: a conversation makes one per turn, and a "
+            "simulated user's calls come on top)"
+        )
     if estimate.lower_bound:
         return (
             f"at least ${estimate.usd:.4f} (one model call per case: an agent makes one per step, up to "

@@ -20,6 +20,7 @@ from evalcore._util.groups import first_leaf
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import CallFailed, CallNotStarted, EvalcoreError
 from evalcore.core.records import Case, Contender, ErrorInfo, Result, Run, RunStatus
+from evalcore.execution import conversation
 from evalcore.execution.adaptive import open_race
 from evalcore.execution.batching import open_batches
 from evalcore.execution.budget import meter_prices, open_budget
@@ -370,6 +371,8 @@ class _Execution:
         """One result: the call (scoring holds no place in its rate limits), or the ``stored`` reply; its score."""
         context = self.contexts[case.dataset]
         request = self._request(contender, case, sample, breaker)
+        if conversation.kind_of(case) is not None:  # its turns, transcript and scores: one result
+            return await conversation.converse(self, request, provider, gate, judges, stored)
         started = [utc_now()]
 
         def call() -> Awaitable[Reply]:
@@ -439,10 +442,8 @@ class _Execution:
 
     def _checked(self, case: Case, scored: Scored) -> Scored:
         if scored.metrics.get(self.primary) is None:
-            raise EvalcoreError(
-                f"scorer {self.scorer.name} gave no {self.primary} for "
-                f"{case.dataset}/{case.id}; the primary metric must always have a value"
-            )
+            why = f"gave no {self.primary} for {case.dataset}/{case.id}; the primary metric must always have a value"
+            raise EvalcoreError(f"scorer {self.scorer.name} {why}")
         return scored
 
     def _report(self, force: bool = False) -> None:

@@ -3,6 +3,7 @@ history, who may change the store, and background runs launched from a page.
 
 - :mod:`~evalcore.explorer.drilldown`: cases, their details, want vs got.
 - :mod:`~evalcore.explorer.timeline`: an agent's trace as a timeline, expected actions matched, missing or extra.
+- :mod:`~evalcore.explorer.transcript`: a conversation's transcript as chat messages, with each turn's scores.
 - :mod:`~evalcore.explorer.case_images`: a case's images, from the run's suite folder when they are there.
 - :mod:`~evalcore.explorer.sharing`: run lists, bundled runs, the address bar's state.
 - :mod:`~evalcore.explorer.access`: the deployment's roles (sign-in, launch list, viewer mode): who may view,

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from evalcore.core.records import Contender
 from evalcore.models.batches import BatchClient, FakeBatchClient
 from evalcore.models.cache import cached
+from evalcore.models.fake_chat import MODELS as CHAT_FAKES
+from evalcore.models.fake_chat import FakeChatProvider
 from evalcore.models.fake_writer import MODEL as WRITER_MODEL
 from evalcore.models.fake_writer import WriterProvider
 from evalcore.models.fakes import FakeProvider
@@ -43,6 +45,8 @@ def _own_provider(model: str) -> Provider:
             return provider
     if model == WRITER_MODEL:  # the writer of proposed cases lives apart from the fakes that answer cases
         return WriterProvider()
+    if model in CHAT_FAKES:  # a simulated user and the support bots of a conversation suite
+        return FakeChatProvider()
     if model.startswith("fake/"):
         return FakeProvider()
     if model.startswith(HTTP_PREFIX):

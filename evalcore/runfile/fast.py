@@ -31,6 +31,7 @@ from evalcore.runfile._records import case_of, result_of, run_of
 from evalcore.runfile._refs import References
 from evalcore.runfile._structs import struct_of
 from evalcore.runfile.models import (
+    CONVERSATION_VERSION,
     FORMAT,
     RUN_FILE_MODELS,
     SECTIONS,
@@ -41,6 +42,7 @@ from evalcore.runfile.models import (
     RefusalEntry,
     ResultEntry,
     ResultEntryV4,
+    ResultEntryV5,
     RunEntry,
 )
 from evalcore.runfile.pairwise import KEY, pairwise_problems, verdicts_of
@@ -60,6 +62,8 @@ _CASES: Any = list[struct_of(CaseEntry)]  # type: ignore[misc]
 _RESULTS: Any = list[struct_of(ResultEntry)]  # type: ignore[misc]
 #: Results of schema version 4, each with its trace.
 _TRACED_RESULTS: Any = list[struct_of(ResultEntryV4)]  # type: ignore[misc]
+#: Results of schema version 5, whose traces may be conversations' transcripts.
+_TALKED_RESULTS: Any = list[struct_of(ResultEntryV5)]  # type: ignore[misc]
 
 
 class _Unsure(Exception):
@@ -72,7 +76,7 @@ _DOUBT = (_Unsure, ValueError, TypeError, KeyError, RecursionError, msgspec.Msgs
 #: Strict JSON only: msgspec refuses invalid UTF-8, NaN and Infinity, numbers too large for a float and
 #: unpaired surrogate escapes, the things the full reader names.
 _decode = msgspec.json.Decoder().decode
-_DECODERS = {kind: msgspec.json.Decoder(kind).decode for kind in (_CASES, _RESULTS, _TRACED_RESULTS)}
+_DECODERS = {kind: msgspec.json.Decoder(kind).decode for kind in (_CASES, _RESULTS, _TRACED_RESULTS, _TALKED_RESULTS)}
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -247,6 +251,8 @@ class _Header:
             raise _Unsure
         self.version = version
         self.results: Any = _TRACED_RESULTS if version >= TRACE_VERSION else _RESULTS
+        if version >= CONVERSATION_VERSION:
+            self.results = _TALKED_RESULTS
         try:
             self.info = RunEntry.model_validate(tree["run"])
             self.metrics = [MetricEntry.model_validate(m) for m in _list(tree["metrics"])]

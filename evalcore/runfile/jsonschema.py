@@ -17,34 +17,39 @@ from pydantic import BaseModel
 from evalcore.runfile import models as runfile_models
 from evalcore.runfile import pairwise as runfile_pairwise
 from evalcore.runfile import ratings as runfile_ratings
-from evalcore.runfile.models import ResultEntryV4, RunFileV4
+from evalcore.runfile.models import ResultEntryV5, RunFileV5
 
 #: The modules whose models make up a run file.
 _MODULES = (runfile_models, runfile_pairwise, runfile_ratings)
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of run files, schema versions 1 to 4 (version 2 adds ``pairwise``, version
-    3 ``ratings``, version 4 each result's ``trace``).
+    """The JSON Schema (draft 2020-12) of run files, schema versions 1 to 5 (version 2 adds ``pairwise``, version
+    3 ``ratings``, version 4 each result's ``trace``, version 5 conversations' transcripts in it).
 
     The cross-field rules (references, uniqueness, one primary metric, status rules, ``pairwise`` only from
-    version 2, ``ratings`` only from version 3, a result's ``trace`` only and always in version 4, a rating of one
-    reply or of two) are beyond this schema; :func:`evalcore.runfile.read.read_run_file` checks them.
+    version 2, ``ratings`` only from version 3, a result's ``trace`` only and always from version 4, a
+    transcript's user steps only in version 5, a rating of one reply or of two) are beyond this schema;
+    :func:`evalcore.runfile.read.read_run_file` checks them.
     """
-    schema = RunFileV4.model_json_schema()
+    schema = RunFileV5.model_json_schema()
     schema["title"] = "RunFile"
     schema["description"] = (
         "An evalcore run file: the whole record of one run. Schema version 1, 2 when it holds pairwise verdicts,"
-        " 3 when it holds people's ratings, 4 when its results hold agents' traces."
+        " 3 when it holds people's ratings, 4 when its results hold agents' traces, 5 when a trace is a"
+        " conversation's transcript."
     )
     schema["properties"]["schema_version"] = {
-        "description": "The schema version (an integer): 1; 2 with pairwise verdicts; 3 with ratings; 4 with traces.",
-        "enum": [1, 2, 3, 4],
+        "description": (
+            "The schema version (an integer): 1; 2 with pairwise verdicts; 3 with ratings; 4 with traces; 5 with"
+            " conversations."
+        ),
+        "enum": [1, 2, 3, 4, 5],
         "title": "Schema Version",
         "type": "integer",
     }
-    result = schema["$defs"][ResultEntryV4.__name__]
-    result["required"] = [name for name in result["required"] if name != "trace"]  # only version 4 has it
+    result = schema["$defs"][ResultEntryV5.__name__]
+    result["required"] = [name for name in result["required"] if name != "trace"]  # only version 4 and 5 have it
     # Every field's docstring as its description, as pydantic's use_attribute_docstrings would put it: a
     # field inherits its base class's, a reference drops a description its target has, and keys stay sorted.
     docs = {name: fields for module in _MODULES for name, fields in attribute_docstrings(module).items()}
@@ -55,7 +60,7 @@ def json_schema() -> dict[str, Any]:
         if isinstance(m, type) and issubclass(m, BaseModel)
     }
     defs = schema.get("$defs", {})
-    for name, definition in [(RunFileV4.__name__, schema), *defs.items()]:
+    for name, definition in [(RunFileV5.__name__, schema), *defs.items()]:
         texts = {f: t for base in reversed(models[name].__mro__) for f, t in docs.get(base.__name__, {}).items()}
         properties = definition.get("properties", {})
         for field, text in texts.items():

@@ -33,7 +33,7 @@ from evalcore.core.runids import RUN_ID_PATTERN, run_id_problem
 from evalcore.runfile._cross import Loc, cross_problems
 from evalcore.runfile.pairwise import PairwiseEntry
 from evalcore.runfile.ratings import RatingEntry
-from evalcore.runfile.trace import Trace
+from evalcore.runfile.trace import ConversationTrace, Trace
 
 INT64_MAX = 2**63 - 1
 
@@ -280,6 +280,14 @@ class ResultEntryV4(ResultEntry):
     """The agent's steps, model turns and tool calls in order; null when the adapter gave no trace."""
 
 
+class ResultEntryV5(ResultEntryV4):
+    """A result of schema version 5: a version 4 result whose trace may be a conversation's transcript."""
+
+    trace: ConversationTrace | None  # type: ignore[assignment]
+    """The agent's steps, or the conversation's user messages, model turns and tool calls, in order; null when
+    the result has no trace."""
+
+
 class RefusalEntry(_Model):
     """A lineup entry the suite cannot ask; named, never scored."""
 
@@ -367,10 +375,31 @@ class RunFileV4(RunFileV3):
     """One per contender × case × sample."""
 
 
+class RunFileV5(RunFileV4):
+    """An evalcore run file, schema version 5: version 4 and conversations' transcripts in ``trace``.
+
+    A version 4 file is a version 5 file without a conversation; a writer writes version 5 only for a run with
+    one, so that every reader of version 4 reads the others (and a reader of version 4 refuses it by its number).
+    """
+
+    schema_version: Literal[5]  # type: ignore[assignment]
+    """The schema version (an integer)."""
+    results: list[ResultEntryV5]  # type: ignore[assignment]
+    """One per contender × case × sample."""
+
+
 #: The schema version of a run file whose results hold agents' traces (``docs/run-file.md``, "Schema version 4").
 TRACE_VERSION = 4
+#: The schema version of a run file with conversations' transcripts (``docs/run-file.md``, "Schema version 5").
+CONVERSATION_VERSION = 5
 #: The models by schema version: a reader picks one from ``schema_version``.
-RUN_FILE_MODELS: dict[int, type[RunFileV1]] = {1: RunFileV1, 2: RunFileV2, 3: RunFileV3, 4: RunFileV4}
+RUN_FILE_MODELS: dict[int, type[RunFileV1]] = {
+    1: RunFileV1,
+    2: RunFileV2,
+    3: RunFileV3,
+    4: RunFileV4,
+    5: RunFileV5,
+}
 
 # Where each model sits (list indexes left out), to name the keys allowed next to an unknown one.
 _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {

@@ -4,6 +4,10 @@ A trace is a list of steps in order, each a model turn (:class:`TraceModelStep`)
 (:class:`TraceToolStep`), told apart by ``kind``. :data:`Trace` is the type of a result's ``trace``: a list of
 JSON objects that :func:`check_trace` holds to these models, so the run file's struct (which carries a whole
 field's validator, not a union of models) checks it by the same rule.
+
+Schema version 5 adds a conversation's transcript (:data:`ConversationTrace`): the user's messages
+(:class:`TraceUserStep`) between the contender's model turns, each of which says the user turn it answers
+(:class:`TraceTurnStep`).
 """
 
 from __future__ import annotations
@@ -68,16 +72,60 @@ class TraceToolStep(_Step):
     """Wall time of the call."""
 
 
+class TraceUserStep(_Step):
+    """A user's message in a conversation's transcript (schema version 5): scripted, or a simulated user's."""
+
+    kind: Literal["user"]
+    """``user``."""
+    index: Count
+    """The step's place in the trace, from 0."""
+    turn: Count
+    """The user turn, from 0; the contender's steps that answer it carry the same ``turn``."""
+    content: str
+    """What the user said (a simulated user's end mark included)."""
+    end: Literal["done", "gave_up"] | None
+    """How a simulated user ended the conversation with this message (its goal met, or it gave up); null otherwise."""
+    latency_s: NonNegative | None
+    """Wall time of the simulated user's call; null for a scripted message."""
+    input_tokens: Count | None
+    """Prompt tokens of the simulated user's call; null for a scripted message or when unknown."""
+    output_tokens: Count | None
+    """Completion tokens of the simulated user's call; null for a scripted message or when unknown."""
+    cost_usd: NonNegative | None
+    """Cost of the simulated user's call in US dollars; null for a scripted message or when unknown."""
+
+
+class TraceTurnStep(TraceModelStep):
+    """A model turn of a conversation's transcript (schema version 5): a model turn and the user turn it answers."""
+
+    turn: Count
+    """The user turn it answers, from 0."""
+
+
 _STEPS: dict[Any, type[_Step]] = {"model": TraceModelStep, "tool": TraceToolStep}
+#: The steps of a conversation's transcript (schema version 5).
+_CONVERSATION_STEPS: dict[Any, type[_Step]] = {"model": TraceTurnStep, "tool": TraceToolStep, "user": TraceUserStep}
 
 
 def check_trace(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each step is a model turn or a tool call (:class:`TraceModelStep`, :class:`TraceToolStep`)."""
+    return _check(steps, _STEPS)
+
+
+def check_conversation_trace(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An agent's trace (:func:`check_trace`), or a conversation's transcript: user messages
+    (:class:`TraceUserStep`) and the model turns that answer them (:class:`TraceTurnStep`), with tool calls."""
+    conversation = any(s.get("kind") == "user" for s in steps)
+    return _check(steps, _CONVERSATION_STEPS if conversation else _STEPS)
+
+
+def _check(steps: list[dict[str, Any]], kinds: dict[Any, type[_Step]]) -> list[dict[str, Any]]:
     for i, step in enumerate(steps):
-        model = _STEPS.get(step.get("kind"))
+        model = kinds.get(step.get("kind"))
         if model is None:
             got = json.dumps(step.get("kind"))[:60]
-            raise ValueError(f"step {i}: kind should be 'model' or 'tool' (got {got})")
+            named = " or ".join(repr(k) for k in kinds)
+            raise ValueError(f"step {i}: kind should be {named} (got {got})")
         try:
             model.model_validate(step)
         except ValidationError as e:
@@ -93,3 +141,18 @@ _TRACE_SCHEMA = {
 }
 #: An agent's steps in order (``docs/run-file.md``, "trace").
 Trace = Annotated[list[JsonObject], AfterValidator(check_trace), WithJsonSchema(_TRACE_SCHEMA)]
+_CONVERSATION_SCHEMA = {
+    "type": "array",
+    "items": {
+        "oneOf": [
+            TraceModelStep.model_json_schema(),
+            TraceToolStep.model_json_schema(),
+            TraceUserStep.model_json_schema(),
+            TraceTurnStep.model_json_schema(),
+        ]
+    },
+}
+#: An agent's steps, or a conversation's transcript, in order (schema version 5, ``docs/run-file.md``).
+ConversationTrace = Annotated[
+    list[JsonObject], AfterValidator(check_conversation_trace), WithJsonSchema(_CONVERSATION_SCHEMA)
+]

@@ -24,6 +24,7 @@ from evalcore.runfile import fast as runfile_fast
 from evalcore.runfile import ratings as runfile_ratings
 from evalcore.runfile._entries import entry_maker
 from evalcore.runfile.models import (
+    CONVERSATION_VERSION,
     TRACE_VERSION,
     CaseEntry,
     ContenderEntry,
@@ -69,10 +70,12 @@ def run_to_dict(run: records.Run) -> dict[str, Any]:
     traced = any(r.trace is not None for r in run.results)
     # The oldest version that holds the run: a reader of an older schema reads every file that needs no more.
     version = RATINGS_VERSION if run.ratings else PAIRWISE_VERSION if run.pairwise else SCHEMA_VERSION
+    if traced:
+        version = CONVERSATION_VERSION if any(_talked(r) for r in run.results) else TRACE_VERSION
     result = _TRACED_RESULT if traced else _RESULT
     return {
         "format": FORMAT,
-        "schema_version": TRACE_VERSION if traced else version,
+        "schema_version": version,
         "run": _RUN(run.info),
         "metrics": [_METRIC(m) for m in run.metrics],
         "contenders": [_CONTENDER(c) for c in run.contenders],
@@ -82,6 +85,11 @@ def run_to_dict(run: records.Run) -> dict[str, Any]:
         **({KEY: [_VERDICT(v) for v in run.pairwise]} if run.pairwise else {}),
         **({runfile_ratings.KEY: [runfile_ratings.entry_data(r) for r in run.ratings]} if run.ratings else {}),
     }
+
+
+def _talked(result: records.Result) -> bool:
+    """Whether the result's trace is a conversation's transcript (schema version 5)."""
+    return result.trace is not None and any(s.get("kind") == "user" for s in result.trace)
 
 
 def dump_run(run: records.Run, *, validate: bool = True) -> bytes:
@@ -230,7 +238,7 @@ def _write_in_parts(f: BinaryIO, head: records.Run, parts: Iterable[Sequence[rec
         TypeError, ValueError: something JSON cannot carry.
     """
     tree = run_to_dict(head)
-    traced = tree["schema_version"] == TRACE_VERSION
+    traced = tree["schema_version"] >= TRACE_VERSION
     check = runfile_fast.PartsCheck(tree)
     out = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None  # gzipped()'s settings
 
@@ -247,6 +255,8 @@ def _write_in_parts(f: BinaryIO, head: records.Run, parts: Iterable[Sequence[rec
         # from the store) needs schema version 4, which the whole run's writer picks.
         if not traced and any(r.trace is not None for r in part):
             raise _Doubted
+        if tree["schema_version"] < CONVERSATION_VERSION and any(_talked(r) for r in part):
+            raise _Doubted  # a conversation needs schema version 5, which the whole run's writer picks
         dicts = [(_TRACED_RESULT if traced else _RESULT)(r) for r in part]
         if not check.add(dicts):
             raise _Doubted

@@ -28,6 +28,8 @@ from evalcore.scoring._base import scorer_failures as scorer_failures
 from evalcore.scoring.adapters import Context, Parsed
 from evalcore.scoring.basic_scorers import MaxCharsScorer, NonEmptyScorer, NumericScorer, RegexAbsentScorer
 from evalcore.scoring.classification import ClassificationScorer
+from evalcore.scoring.conversation_judges import KnowledgeRetentionJudge, UserSatisfactionJudge
+from evalcore.scoring.conversation_scorers import GoalCompletedScorer, TurnsScorer
 from evalcore.scoring.judge import LlmJudge
 from evalcore.scoring.numbers import NumbersScorer
 from evalcore.scoring.tool_calls import TOOL_CALL_METRICS, score_tool_calls, unusable_reply_metrics
@@ -247,6 +249,10 @@ SCORERS: dict[str, type] = {
     "classification": ClassificationScorer,
     "llm_judge": LlmJudge,
     "numbers": NumbersScorer,
+    "goal_completed": GoalCompletedScorer,
+    "turns": TurnsScorer,
+    "user_satisfaction": UserSatisfactionJudge,
+    "knowledge_retention": KnowledgeRetentionJudge,
 }
 
 

@@ -14,9 +14,10 @@ from evalcore._util import jsonfast
 from evalcore._util.suggest import did_you_mean
 from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
+from evalcore.suite.conversations import CONVERSATION_KEYS, conversation_case
 
 INPUT_FILES = ("input.txt", "input.json")
-CASE_KEYS = {"id", "variant", "input", "expected", "metadata", "minimum_scores"}
+CASE_KEYS = {"id", "variant", "input", "expected", "metadata", "minimum_scores", *CONVERSATION_KEYS}
 #: Where a case's ``minimum_scores`` go: its metadata (the run file keeps them with the case).
 MINIMUM_SCORES = "minimum_scores"
 
@@ -159,6 +160,10 @@ def case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> C
         unknown = sorted(set(data) - CASE_KEYS)
         guess = did_you_mean(unknown[0], CASE_KEYS) or "."
         raise ConfigError(f"{where}: {unknown[0]}: unknown key{guess} A case has {sorted(CASE_KEYS)}.")
+    marker: dict[str, Any] = {}
+    if "turns" in data or "user" in data:  # a conversation: its expected answer (the final state) is optional
+        value, marker = conversation_case(data, where)
+        data = {"expected": None, **data, "input": value}
     for key in ("input", "expected"):
         if key not in data:
             raise ConfigError(f"{where}: {key}: required key is missing.")
@@ -168,6 +173,8 @@ def case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> C
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise ConfigError(f"{where}: metadata: must be an object.")
+    if marker:
+        metadata = {**metadata, **marker}
     variant = str(data.get("variant") or "default")
     return Case(
         dataset=dataset,

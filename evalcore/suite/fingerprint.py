@@ -1,12 +1,12 @@
 """A suite's definition fingerprint: what decides the scores, hashed, so two runs that share it scored alike.
 
 The fingerprint covers the cases a run asks (dataset, id, input, expected answer and per-case
-``minimum_scores``), the adapter and every scorer with their options, the content of a file a scorer option
-names in the suite's folder (an ``llm_judge``'s ``examples: judges/NAME.yaml``, which ``evalcore judge align``
-writes), the field schemas, the instructions and prompt texts sent to the models, and the suite's ``version:``
-(bumped by hand when code changes what is scored). It leaves out what does not change a score: the lineup, run
-settings, weights, the ``gate:`` block and descriptions. ``evalcore gate`` takes only a run with the same
-fingerprint as an automatic baseline.
+``minimum_scores``; a simulated user's model and seed are in its input), the adapter and every scorer with their
+options, the content of a file a scorer option names in the suite's folder (an ``llm_judge``'s ``examples:
+judges/NAME.yaml``, which ``evalcore judge align`` writes), the field schemas, the instructions and prompt texts
+sent to the models (a simulated user's prompt too), and the suite's ``version:`` (bumped by hand when code changes
+what is scored). It leaves out what does not change a score: the lineup, run settings, weights, the ``gate:``
+block and descriptions. ``evalcore gate`` takes only a run with the same fingerprint as an automatic baseline.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from evalcore._util import jsonfast
+from evalcore.core.conversation import SIMULATED, SIMULATOR_PROMPT, kind_of
 from evalcore.suite.cases import MINIMUM_SCORES
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ def definition_fingerprint(suite: Suite, cases: Sequence[Case]) -> str:
     read = _option_files(suite)
     if read:  # only then: the fingerprints of suites that name no such file stay what they were
         definition["option_files"] = read
+    if any(kind_of(c) == SIMULATED for c in cases):  # the prompt a simulated user's model plays from (its model and
+        definition["simulator"] = SIMULATOR_PROMPT  # seed are in its case); other suites keep their fingerprint
     text = jsonfast.dumps(definition, sort_keys=True, allow_nan=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -31,6 +31,7 @@ def test_suites_under_a_configured_root_are_offered_beside_the_bundled_ones(monk
         "suites/intake",
         "suites/repeats",
         "suites/support",
+        "suites/support-chat",
         "examples/classification",
         "examples/http-target",
         "examples/policies",

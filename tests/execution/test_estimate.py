@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from evalcore.core.conversation import kind_of
 from evalcore.execution.estimate import describe, estimate_plan_cost
 from evalcore.execution.plan import RunOptions, make_plan
 from evalcore.execution.runner import run_suite
@@ -17,7 +18,9 @@ from tests.suites import write_suite
 BUNDLED = sorted(p.parent for p in (Path(__file__).resolve().parents[2] / "data" / "suites").glob("*/evalcore.yaml"))
 #: The bundled agent suites: one call per step, estimated from past traces (tests/execution/test_agent_estimate.py).
 AGENTS = [p for p in BUNDLED if load_suite(p).adapter_ref.name == "agent"]
-SUITES = [p for p in BUNDLED if p not in AGENTS]
+#: The bundled conversation suites: one call per turn, a number known only once each conversation ends.
+CONVERSATIONS = [p for p in BUNDLED if any(kind_of(c) for c in load_suite(p).cases)]
+SUITES = [p for p in BUNDLED if p not in AGENTS and p not in CONVERSATIONS]
 
 
 def actual_cost(store: Store, run_id: str) -> float:
@@ -93,3 +96,14 @@ def test_each_contender_is_estimated_from_the_messages_of_its_own_prompt():
     by_prompt = {c.contender.split("prompt=")[1].split(" ")[0]: c for c in estimate_plan_cost(plan).contenders}
     assert by_prompt["terse"].input_tokens < 0.8 * by_prompt["default"].input_tokens  # the terse prompt is shorter
     assert by_prompt["terse"].output_tokens == by_prompt["default"].output_tokens  # the same answers are asked for
+
+
+@pytest.mark.parametrize("folder", CONVERSATIONS, ids=[p.name for p in CONVERSATIONS])
+def test_the_estimate_of_a_conversation_suite_is_a_lower_bound_of_what_it_costs(folder, tmp_db):
+    plan = make_plan(load_suite(folder))
+    estimate = estimate_plan_cost(plan)
+    store = Store(tmp_db)
+    run_id, _ = run_suite(plan, store)
+    assert estimate.lower_bound and estimate.high_usd is None
+    assert 0 < estimate.usd <= actual_cost(store, run_id)
+    assert describe(estimate).startswith(f"at least ${estimate.usd:.4f} (one model call per case: a conversation")

@@ -128,7 +128,7 @@ def test_wrong_format_says_it_is_not_a_run_file() -> None:
 
 
 @pytest.mark.parametrize(
-    ("version", "hint"), [(5, "(got 5); upgrade evalcore"), (True, "(got true)"), ("1", '(got "1")')]
+    ("version", "hint"), [(6, "(got 6); upgrade evalcore"), (True, "(got true)"), ("1", '(got "1")')]
 )
 def test_unsupported_schema_version_is_refused(version: Any, hint: str) -> None:
     d = _valid()

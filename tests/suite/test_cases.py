@@ -17,6 +17,7 @@ from evalcore.core.errors import ConfigError
 from evalcore.core.records import Case
 from evalcore.core.schema import FieldSpec, check_value
 from evalcore.suite.cases import CASE_KEYS, case_from_mapping, load_dataset_cases
+from evalcore.suite.conversations import conversation_case
 from evalcore.suite.loader import _expected_fix, check_expected
 
 
@@ -34,6 +35,10 @@ def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Cas
     if unknown:
         guess = did_you_mean(unknown[0], CASE_KEYS) or "."
         raise ConfigError(f"{where}: {unknown[0]}: unknown key{guess} A case has {sorted(CASE_KEYS)}.")
+    marker: dict[str, Any] = {}
+    if "turns" in data or "user" in data:
+        value, marker = conversation_case(data, where)
+        data = {"expected": None, **data, "input": value}
     for key in ("input", "expected"):
         if key not in data:
             raise ConfigError(f"{where}: {key}: required key is missing.")
@@ -44,7 +49,7 @@ def _reference_case(data: Any, dataset: str, where: str, default_id: str) -> Cas
     if not isinstance(metadata, dict):
         raise ConfigError(f"{where}: metadata: must be an object.")
     variant = str(data.get("variant") or "default")
-    metadata = shared(metadata)
+    metadata = shared({**metadata, **marker})
     floors = data.get("minimum_scores")
     if floors is not None and "minimum_scores" in metadata:
         raise ConfigError(f"{where}: minimum_scores: given twice (as a key and in metadata); keep one.")

@@ -87,3 +87,18 @@ def test_a_judges_examples_file_changes_the_fingerprint_when_its_content_does(tm
     before = definition_fingerprint(suite, suite.cases)
     examples.write_text(yaml.safe_dump({"examples": [{"question": "Q?", "answer": "A.", "verdict": "pass"}]}))
     assert definition_fingerprint(load_suite(root), suite.cases) != before
+
+
+def test_a_simulated_users_model_and_prompt_change_the_fingerprint(tmp_path: Path, monkeypatch) -> None:
+    from evalcore.core import conversation
+
+    bundled = Path(__file__).resolve().parents[2] / "data" / "suites" / "support-chat"
+    suite = load_suite(bundled)
+    before = definition_fingerprint(suite, suite.cases)
+    simulated = next(c for c in suite.cases if conversation.kind_of(c) == conversation.SIMULATED)
+    simulated.input = {"user": {**simulated.input["user"], "model": "openai/gpt-4o-mini"}}
+    assert definition_fingerprint(suite, suite.cases) != before
+    monkeypatch.setattr("evalcore.suite.fingerprint.SIMULATOR_PROMPT", conversation.SIMULATOR_PROMPT + " Be brief.")
+    changed = definition_fingerprint(suite, suite.cases)
+    monkeypatch.undo()
+    assert changed != definition_fingerprint(suite, suite.cases)
