@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from evalcore.analysis.tables.completeness import (
     completeness,
     missing_note,
@@ -10,6 +12,8 @@ from evalcore.runfile.importers import read_import
 from evalcore.storage.store import Store
 from tests.factories import cut_run, make_run
 from tests.importing import INSPECT
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def test_a_run_cut_short_counts_its_missing_results_and_names_the_contenders_without_any():
@@ -100,3 +104,24 @@ def test_a_note_names_the_contender_that_lacks_results_instead_of_saying_every_c
     note = missing_note(run_completeness(run))
     shape = "(3 contenders × 4 cases × 1 sample)"
     assert note == f"1 of 12 results are missing {shape}; {short} lacks some: its row is ranked on fewer cases"
+
+
+def test_an_import_of_traced_calls_each_made_by_one_model_misses_nothing():
+    # Each traced call is one model's case: no model was meant to answer the others' cases.
+    run = read_import(FIXTURES / "otlp" / "chat-traces.json")
+    assert len(run.contenders) > 1 and len(run.results) == len(run.cases)
+    assert run_completeness(run).missing == 0 and missing_note(run_completeness(run)) is None
+
+
+def test_a_run_each_of_whose_cases_is_one_contender_s_names_its_missing_results_by_case():
+    found = completeness(["a", "b"], 5, 1, {"a": 3, "b": 1}, {"scores_traces_of": "r1"})
+    assert found.expected == 5 and found.missing == 1
+    assert missing_note(found) == "1 of 5 results are missing (5 cases, each of one contender, × 1 sample)"
+
+
+def test_the_settings_that_make_each_case_one_contender_s_are_the_ones_the_importer_and_the_scorer_write():
+    from evalcore.analysis.tables.completeness import OWNED_CASES
+    from evalcore.execution.plan import TRACES_SETTING
+
+    run = read_import(FIXTURES / "otlp" / "chat-traces.json")
+    assert set(OWNED_CASES) == {next(k for k in run.info.settings if k in OWNED_CASES), TRACES_SETTING}

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 
 #: Contenders without a result named one by one; the rest are counted.
 NAMED = 10
+#: The settings of a run each of whose cases belongs to one contender, so that it holds one result per case ×
+#: sample, not per contender × case × sample: an import of traced calls (each made by one model,
+#: :mod:`evalcore.runfile.importers.otlp`) and the run that scores them (``evalcore import --suite``,
+#: :data:`evalcore.execution.plan.TRACES_SETTING`).
+OWNED_CASES = ("traces", "scores_traces_of")
 
 
 @dataclass(frozen=True)
@@ -42,11 +47,14 @@ class Completeness:
     unraced: int = 0
     #: The contenders with some results but fewer than they should hold, in the run's order.
     short: tuple[str, ...] = ()
+    #: Each case belongs to one contender (:data:`OWNED_CASES`): one result per case × sample is a whole run.
+    owned: bool = False
 
     @property
     def expected(self) -> int:
-        """Results a whole run holds: one per contender × case × sample, less those a race chose not to make."""
-        return self.contenders * self.cases * self.samples - self.unraced
+        """Results a whole run holds: one per contender × case × sample (case × sample when each case is one
+        contender's), less those a race chose not to make."""
+        return (1 if self.owned else self.contenders) * self.cases * self.samples - self.unraced
 
     @property
     def missing(self) -> int:
@@ -72,6 +80,9 @@ def completeness(
             to make.
     """
     samples = max(1, samples)
+    if any(key in (settings or {}) for key in OWNED_CASES):  # no contender was meant to answer every case
+        held = sum(counts.get(c, 0) for c in contenders)
+        return Completeness(len(contenders), cases, samples, held, (), owned=True)
     without = tuple(c for c in contenders if not counts.get(c))
     held = sum(counts.get(c, 0) for c in contenders)
     raced = raced_cases(settings or {}, contenders, cases)
@@ -143,12 +154,16 @@ def missing_note(found: Completeness) -> str | None:
     if not found.missing:
         return None
     shape = (
-        f"{_counted(found.contenders, 'contender')} × {_counted(found.cases, 'case')} × "
+        f"{_counted(found.cases, 'case')}, each of one contender, × {_counted(found.samples, 'sample')}"
+        if found.owned
+        else f"{_counted(found.contenders, 'contender')} × {_counted(found.cases, 'case')} × "
         f"{_counted(found.samples, 'sample')}"
     )
     if found.unraced:
         shape += f", less {found.unraced:,} the race chose not to make"
     note = f"{found.missing:,} of {found.expected:,} results are missing ({shape})"
+    if found.owned:
+        return note
     if not found.without:
         if len(found.short) in (0, found.contenders):
             return note + "; every contender lacks some: their rows are ranked on fewer cases"
