@@ -5,9 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalcore.cli._shared import add_db, open_store, store_holding
 from evalcore.cli.output import output_path
+
+if TYPE_CHECKING:
+    from evalcore.core.records import Run
+    from evalcore.execution.plan import Plan
+    from evalcore.storage.store import Store
 
 
 def add_rescore(p: argparse.ArgumentParser) -> None:
@@ -30,15 +36,11 @@ def add_rescore(p: argparse.ArgumentParser) -> None:
 def cmd_rescore(args: argparse.Namespace) -> int:
     """Exit codes as ``evalcore run``'s: 0 completed, 1 when results failed wholesale or the run failed, 2 a
     configuration error before anything was scored, 130 Ctrl-C."""
-    import asyncio
-
-    from evalcore.cli.suite import Watch, finish_run
-    from evalcore.core.errors import ConfigError, EvalcoreError
+    from evalcore.core.errors import ConfigError
     from evalcore.execution.plan import RunOptions
-    from evalcore.execution.progress import StderrBars
     from evalcore.execution.replay import open_replay
     from evalcore.execution.rescore import keep_ratings, rescore_plan
-    from evalcore.execution.runner import execute_plan, start_run
+    from evalcore.execution.runner import start_run
     from evalcore.suite.loader import load_suite
 
     if args.output:
@@ -66,7 +68,20 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         f"rescoring run {stored.info.id} as run {run.info.id}: {plan.calls} results, no contender is called{reused}",
         file=sys.stderr,
     )
-    watch = Watch(None if args.quiet else StderrBars())
+    return run_started(plan, store, run, args.quiet, args)
+
+
+def run_started(plan: Plan, store: Store, run: Run, quiet: bool, args: argparse.Namespace) -> int:
+    """Execute a run that calls no contender (a rescore, traces scored), with progress bars unless ``quiet``;
+    its exit code, and what it did said as ``evalcore run`` says it (``args.output``: where to write the run)."""
+    import asyncio
+
+    from evalcore.cli.suite import Watch, finish_run
+    from evalcore.core.errors import EvalcoreError
+    from evalcore.execution.progress import StderrBars
+    from evalcore.execution.runner import execute_plan
+
+    watch = Watch(None if quiet else StderrBars())
     try:
         status = asyncio.run(execute_plan(plan, store, run, on_progress=watch))
     except KeyboardInterrupt:

@@ -4,7 +4,6 @@ no expected answer (:mod:`evalcore.execution.trace_scoring`), with a summary of 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any
 
 from evalcore.analysis.scores.formats import plural
@@ -54,30 +53,16 @@ def score_traces(args: argparse.Namespace, store: Store, imported: Run, scorers:
     Returns:
         The exit code of a run (``evalcore run``'s): 0 completed, 1 when it did not or results failed wholesale.
     """
-    import asyncio
-
-    from evalcore.cli.suite import Watch, finish_run
-    from evalcore.core.errors import EvalcoreError
+    from evalcore.cli.rescore import run_started
     from evalcore.execution.plan import RunOptions
-    from evalcore.execution.progress import StderrBars
-    from evalcore.execution.runner import execute_plan, start_run
+    from evalcore.execution.runner import start_run
     from evalcore.execution.trace_scoring import trace_plan
 
     plan = trace_plan(imported, scorers, RunOptions(max_cost_usd=args.max_cost))
     run = start_run(plan, store)
     for line in summary(imported, scorers, run.info.id):
         print(line)
-    watch = Watch(None if args.quiet else StderrBars())
-    try:
-        status = asyncio.run(execute_plan(plan, store, run, on_progress=watch))
-    except KeyboardInterrupt:
-        print(f"\ncancelled: resume with: evalcore run --resume {run.info.id}", file=sys.stderr)
-        return 130
-    except EvalcoreError as exc:
-        print(f"error: {exc}\nrun {run.info.id}: failed", file=sys.stderr)
-        return 1
-    code = finish_run(argparse.Namespace(output=None), store, run.info.id, status, watch, plan.samples)
-    return 1 if code is None else code
+    return run_started(plan, store, run, args.quiet, argparse.Namespace(output=None))
 
 
 def summary(imported: Run, scorers: TraceScorers, run_id: str) -> list[str]:
