@@ -14,28 +14,19 @@ from typing import Any
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Case, Result, Run, Usage
-from evalcore.models.types import Reply, Request
+from evalcore.models.types import Reply, Request, StoredReplies
 
 #: The last stored run indexed, and its results by key: a replay asks one run for every case.
 _INDEX: list[Any] = [None, {}]
 
 
-class ReplayedSide:
+class ReplayedSide(StoredReplies):
     """One side of a stored conversation (``model``: the contender; ``user``: a simulated user), turn by turn."""
 
     def __init__(self, trace: list[dict[str, Any]], kind: str):
         self.steps = [s for s in trace if s.get("kind") == kind]
         self.kind = kind
         self.asked = 0
-
-    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
-        return None
-
-    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
-        return []
-
-    def takes_images(self, model: str) -> bool:
-        return True
 
     async def complete(self, request: Request) -> Reply:
         if self.asked >= len(self.steps):

@@ -20,7 +20,7 @@ from typing import Any
 
 from evalcore.core.errors import CallFailed
 from evalcore.core.records import Usage
-from evalcore.models.types import Reply, Request
+from evalcore.models.types import Reply, Request, StoredReplies
 
 #: The error kind of a call a replay cannot answer.
 REPLAY_KIND = "replay"
@@ -50,7 +50,7 @@ class StoredFailure:
     attempts: int
 
 
-class ReplayProvider:
+class ReplayProvider(StoredReplies):
     """Answers every call from a stored run's replies; calls no model.
 
     Args:
@@ -68,18 +68,6 @@ class ReplayProvider:
         self.source = source
         self.answers = answers
         self.unavailable = dict(unavailable or {})
-
-    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
-        """A replay asks no model, so it refuses none."""
-        return None
-
-    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
-        """A replay needs no API key."""
-        return []
-
-    def takes_images(self, model: str) -> bool:
-        """A replay answers from stored replies, whatever the messages hold."""
-        return True
 
     async def complete(self, request: Request) -> Reply:
         """The stored reply for the request's contender, case and sample.

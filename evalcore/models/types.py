@@ -113,3 +113,17 @@ class WrappedProvider:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+class StoredReplies:
+    """A provider that answers from stored replies (a replayed run, a replayed conversation): it asks no model,
+    so it refuses none, needs no key and takes any message. Subclasses say how they answer a call."""
+
+    def refusal(self, model: str, settings: dict[str, Any]) -> str | None:
+        return None
+
+    def missing_keys(self, model: str, api_base: str | None) -> list[str]:
+        return []
+
+    def takes_images(self, model: str) -> bool:
+        return True
