@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.images import image_refs
-from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Refusal, Run, RunInfo
+from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Metric, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
 from evalcore.execution.race_settings import RaceSettings, race_record
 from evalcore.execution.reply_cache import SETTING as CACHE_SETTING
@@ -97,6 +98,12 @@ class Plan:
     #: The run's budget cap in USD (:mod:`evalcore.execution.budget`); None: no cap.
     max_cost_usd: float | None = None
 
+    @cached_property
+    def metrics(self) -> tuple[Metric, ...]:
+        """The metrics the suite's scorer declares, in its order: derived once, on first use, and read by the
+        checks before the run, its stored header and the runner (which metric is primary)."""
+        return tuple(build_scorer(self.suite.scorer_refs, self.suite.path).metrics)
+
     @property
     def replay(self) -> Replay | None:
         """The stored run that answers this plan's calls, if any."""
@@ -124,7 +131,8 @@ def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
     cases = select_cases(suite, options)
     contenders, refused = split_refused(lineup, images=any(image_refs(c.input) for c in cases))
     if any(MINIMUM_SCORES in c.metadata for c in cases):
-        check_minimum_scores(cases, ["score", *(m.name for m in build_scorer(suite.scorer_refs, suite.path).metrics)])
+        plan_metrics = build_scorer(suite.scorer_refs, suite.path).metrics
+        check_minimum_scores(cases, ["score", *(m.name for m in plan_metrics)])
     return Plan(
         suite=suite,
         contenders=contenders,
@@ -227,7 +235,6 @@ def suite_contexts(suite: Suite) -> dict[str, Context]:
 def new_run(plan: Plan, run_id: str | None = None) -> Run:
     """The header of a run about to start: no results yet."""
     suite = plan.suite
-    metrics = build_scorer(suite.scorer_refs, suite.path).metrics
     info = RunInfo(
         id=run_id or str(uuid.uuid4()),
         suite=suite.name,
@@ -248,7 +255,7 @@ def new_run(plan: Plan, run_id: str | None = None) -> Run:
     )
     return Run(
         info=info,
-        metrics=list(metrics),
+        metrics=list(plan.metrics),
         contenders=list(plan.contenders),
         cases=list(plan.cases),
         results=[],

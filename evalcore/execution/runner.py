@@ -76,12 +76,16 @@ class _Execution:
         self.plan, self.run, self.store, self.done = plan, run, store, done
         self.adapter = build_adapter(suite.adapter_ref, suite.path)
         self.scorer = build_scorer(suite.scorer_refs, suite.path)
-        self.primary = next(m.name for m in self.scorer.metrics if m.primary)
+        self.primary = next(m.name for m in plan.metrics if m.primary)
         #: A scorer that asks a model (an LLM judge) scores with the run's client; None keeps the plain path.
         self.ascore = getattr(self.scorer, "ascore", None)
         if self.ascore is not None and plan.options.judge_cache and plan.replay is not None:
             self.scorer.use_cache(stored_verdicts(plan.replay.run))
-        self.adapter_blocked = getattr(self.adapter, "blocked", lambda: None)  # why no case can start (MCP gone)
+        #: Why no case can start (an agent's MCP server is gone); None for an adapter that needs nothing running.
+        self.adapter_blocked: Callable[[], str | None] | None = getattr(self.adapter, "blocked", None)
+        #: Whether a call is the provider's own (an adapter without its own ``call``, or a replay, whose provider
+        #: answers with the stored raw text that parse() reads whoever made the call).
+        self.direct = getattr(self.adapter, "call", None) is None or plan.replay is not None
         self.contexts = suite_contexts(suite)
         self.messages = plan_messages(plan, self.adapter, self.contexts)
         self.on_progress, self.stop = on_progress, stop
@@ -233,7 +237,8 @@ class _Execution:
                 stop = {"stopped_by": STOPPED_BY_USER}
             elif status == "completed" and (unrun or unjudged):
                 status = "interrupted"  # cases are left to call: resumable, not complete
-                opened = [b.message for b in self.breakers.opened()] + [g for g in [self.adapter_blocked()] if g]
+                gone = self.adapter_blocked() if self.adapter_blocked is not None else None
+                opened = [b.message for b in self.breakers.opened()] + [g for g in [gone] if g]
                 stop = stop_reason(opened, p, unrun, unjudged, self.plan.samples, self.run.info.id)
                 self.progress.message = stop["reason"]
             # A worker leaving slots that others still hold leaves the run running: the last of them sets it.
@@ -276,6 +281,7 @@ class _Execution:
         breaker = self.breakers.of(contender)
         gate, budget, judging, trackers = self._gate(contender), self.budget, self.judging, self.trackers
         writer, pairs = self.writer, self.pairs if self.pairs.judge is not None else None  # None: no answers kept
+        adapter_blocked, unjudged = self.adapter_blocked, self.unjudged
         for case, sample in items:
             while writer.down.is_set():  # the store went away: no call starts until it is back
                 await asyncio.sleep(0.05)
@@ -285,12 +291,13 @@ class _Execution:
                 continue
             # An endpoint that cannot be reached (the contender's, or its judge's): left unrun, not stored
             blocked = breaker.message if breaker.is_open else judging.blocked() if judging is not None else None
-            blocked = blocked or self.adapter_blocked()  # or what its cases need (an agent's MCP server) is gone
+            if not blocked and adapter_blocked is not None:  # or what its cases need (an agent's MCP server) is gone
+                blocked = adapter_blocked()
             if blocked:
                 progress.skip(blocked)
                 self._report()
                 continue
-            stored = self.unjudged.get((contender.id, case.dataset, case.id, sample))
+            stored = unjudged.get((contender.id, case.dataset, case.id, sample)) if unjudged else None
             judge_usd = judging.expected_usd(self.messages.of(contender, case)) if judging and budget else 0.0
             reserved = budget.reserve(contender.id, judge_usd, paid=stored is None) if budget is not None else 0.0
             if reserved is None:  # the call would pass the cap: left unrun, not stored, like the above
@@ -372,12 +379,13 @@ class _Execution:
             fields=context.fields,
             breaker=breaker,
         )
-        started = [utc_now()]
+        # When the call starts: stamped by call() (on the plain path its first step, so nothing reads this first
+        # value), else now (a stored reply, or a call that may wait for its rate limits and never start).
+        started = [utc_now() if stored is not None or gate is not None else ""]
 
         def call() -> Awaitable[Reply]:
             started[0] = utc_now()  # once the rate limits let the call start
-            # A replay answers with the stored raw text, which parse() reads whoever made the call.
-            if getattr(self.adapter, "call", None) is None or self.plan.replay is not None:
+            if self.direct:
                 return provider.complete(request)
             return call_adapter(self.adapter, Client(request, provider, context))
 

@@ -158,7 +158,7 @@ def _case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> 
         if key not in data:
             raise ConfigError(f"{where}: {key}: required key is missing.")
     value = data["input"]
-    if not isinstance(value, str | dict) or not value or (isinstance(value, str) and not value.strip()):
+    if not isinstance(value, (str, dict)) or not value or (isinstance(value, str) and not value.strip()):
         raise ConfigError(f"{where}: input: must be a non-empty string or object.")
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, dict):
@@ -202,9 +202,8 @@ def _shared_keys(value: Any) -> Any:
     this every case would hold its own copy of every key."""
     if not isinstance(value, dict):
         return value
-    intern = sys.intern
     try:
-        return {intern(k): v for k, v in value.items()}
+        return dict(zip(map(sys.intern, value), value.values(), strict=True))  # no Python loop per key
     except TypeError:  # a key that is not a str (YAML allows them): kept as it is
         return {sys.intern(k) if isinstance(k, str) else k: v for k, v in value.items()}
 
