@@ -23,7 +23,6 @@ _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
 _encode_sorted = msgspec.json.Encoder(order="deterministic").encode
 _LEAVES = frozenset({str, int, bool, type(None)})
-_TEXT = frozenset({str})
 
 
 def loads(text: str) -> Any:
@@ -55,9 +54,10 @@ def _same_text(value: Any) -> bool:
     """Whether msgspec writes ``value`` as ``json.dumps`` does (see the module)."""
     kind = type(value)
     if kind is dict:
-        if not _TEXT.issuperset(map(type, value)):  # every key a str, asked without a Python loop
-            return False
         items: Any = value.values()
+        for key in value:
+            if type(key) is not str:
+                return False
     elif kind is list or kind is tuple:
         items = value
     elif kind in _LEAVES:
@@ -66,8 +66,6 @@ def _same_text(value: Any) -> bool:
         return _plain_float(value)
     else:
         return False
-    if _LEAVES.issuperset(map(type, items)):  # only leaves (most objects and lists): no Python loop either
-        return True
     for item in items:
         kind = type(item)
         if kind in _LEAVES:

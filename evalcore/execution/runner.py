@@ -13,7 +13,6 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from evalcore._util.groups import first_leaf
@@ -54,7 +53,6 @@ if TYPE_CHECKING:
     from evalcore.storage.claims import Claims
 
 log = logging.getLogger(__name__)
-_NO_TICKET = nullcontext()  # a run without a budget: its calls draw on no ticket
 
 Key = tuple[str, str, str, int]
 
@@ -307,8 +305,11 @@ class _Execution:
             session = judging.session(contender, judge_usd) if judging is not None else None
             # The case's first call draws on this reservation; later ones (an agent's steps) reserve their own.
             ticket = Ticket(reserved - judge_usd) if budget is not None else None
-            with prepaid(ticket) if ticket is not None else _NO_TICKET:  # no budget: nothing to draw on
+            if ticket is None:  # no budget: nothing to draw on
                 result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
+            else:
+                with prepaid(ticket):
+                    result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
             if session is not None:
                 session.close()  # what it reserved and did not use goes back
             if isinstance(result, CallNotStarted):  # as if blocked above: no call made, left unrun (reported then)

@@ -202,8 +202,9 @@ def _shared_keys(value: Any) -> Any:
     this every case would hold its own copy of every key."""
     if not isinstance(value, dict):
         return value
+    intern = sys.intern
     try:
-        return dict(zip(map(sys.intern, value), value.values(), strict=True))  # no Python loop per key
+        return {intern(k): v for k, v in value.items()}
     except TypeError:  # a key that is not a str (YAML allows them): kept as it is
         return {sys.intern(k) if isinstance(k, str) else k: v for k, v in value.items()}
 
