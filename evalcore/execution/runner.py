@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from evalcore._util.groups import first_leaf
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from evalcore.storage.claims import Claims
 
 log = logging.getLogger(__name__)
+_NO_TICKET = nullcontext()  # a run without a budget: its calls draw on no ticket
 
 Key = tuple[str, str, str, int]
 
@@ -79,11 +81,8 @@ class _Execution:
         self.ascore = getattr(self.scorer, "ascore", None)
         if self.ascore is not None and plan.options.judge_cache and plan.replay is not None:
             self.scorer.use_cache(stored_verdicts(plan.replay.run))
-        #: Why no case can start (an agent's MCP server is gone); None for an adapter that needs nothing running.
-        self.adapter_blocked: Callable[[], str | None] | None = getattr(self.adapter, "blocked", None)
-        #: Whether a call is the provider's own (an adapter without its own ``call``, or a replay, whose provider
-        #: answers with the stored raw text that parse() reads whoever made the call).
-        self.direct = getattr(self.adapter, "call", None) is None or plan.replay is not None
+        self.adapter_blocked = getattr(self.adapter, "blocked", lambda: None)  # why no case can start (MCP gone)
+        self.direct = getattr(self.adapter, "call", None) is None or plan.replay is not None  # see _one's call()
         self.contexts = suite_contexts(suite)
         self.messages = plan_messages(plan, self.adapter, self.contexts)
         self.on_progress, self.stop = on_progress, stop
@@ -235,8 +234,7 @@ class _Execution:
                 stop = {"stopped_by": STOPPED_BY_USER}
             elif status == "completed" and (unrun or unjudged):
                 status = "interrupted"  # cases are left to call: resumable, not complete
-                gone = self.adapter_blocked() if self.adapter_blocked is not None else None
-                opened = [b.message for b in self.breakers.opened()] + [g for g in [gone] if g]
+                opened = [b.message for b in self.breakers.opened()] + [g for g in [self.adapter_blocked()] if g]
                 stop = stop_reason(opened, p, unrun, unjudged, self.plan.samples, self.run.info.id)
                 self.progress.message = stop["reason"]
             # A worker leaving slots that others still hold leaves the run running: the last of them sets it.
@@ -279,7 +277,6 @@ class _Execution:
         breaker = self.breakers.of(contender)
         gate, budget, judging, trackers = self._gate(contender), self.budget, self.judging, self.trackers
         writer, pairs = self.writer, self.pairs if self.pairs.judge is not None else None  # None: no answers kept
-        adapter_blocked, unjudged = self.adapter_blocked, self.unjudged
         for case, sample in items:
             while writer.down.is_set():  # the store went away: no call starts until it is back
                 await asyncio.sleep(0.05)
@@ -289,13 +286,12 @@ class _Execution:
                 continue
             # An endpoint that cannot be reached (the contender's, or its judge's): left unrun, not stored
             blocked = breaker.message if breaker.is_open else judging.blocked() if judging is not None else None
-            if not blocked and adapter_blocked is not None:  # or what its cases need (an agent's MCP server) is gone
-                blocked = adapter_blocked()
+            blocked = blocked or self.adapter_blocked()  # or what its cases need (an agent's MCP server) is gone
             if blocked:
                 progress.skip(blocked)
                 self._report()
                 continue
-            stored = unjudged.get((contender.id, case.dataset, case.id, sample)) if unjudged else None
+            stored = self.unjudged.get((contender.id, case.dataset, case.id, sample)) if self.unjudged else None
             judge_usd = judging.expected_usd(self.messages.of(contender, case)) if judging and budget else 0.0
             reserved = budget.reserve(contender.id, judge_usd, paid=stored is None) if budget is not None else 0.0
             if reserved is None:  # the call would pass the cap: left unrun, not stored, like the above
@@ -305,11 +301,8 @@ class _Execution:
             session = judging.session(contender, judge_usd) if judging is not None else None
             # The case's first call draws on this reservation; later ones (an agent's steps) reserve their own.
             ticket = Ticket(reserved - judge_usd) if budget is not None else None
-            if ticket is None:  # no budget: nothing to draw on
+            with prepaid(ticket) if ticket is not None else _NO_TICKET:  # no budget: nothing to draw on
                 result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
-            else:
-                with prepaid(ticket):
-                    result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
             if session is not None:
                 session.close()  # what it reserved and did not use goes back
             if isinstance(result, CallNotStarted):  # as if blocked above: no call made, left unrun (reported then)
@@ -380,13 +373,11 @@ class _Execution:
             fields=context.fields,
             breaker=breaker,
         )
-        # When the call starts: stamped by call() (on the plain path its first step, so nothing reads this first
-        # value), else now (a stored reply, or a call that may wait for its rate limits and never start).
-        started = [utc_now() if stored is not None or gate is not None else ""]
+        started = [utc_now() if stored is not None or gate is not None else ""]  # else call() stamps it first
 
         def call() -> Awaitable[Reply]:
             started[0] = utc_now()  # once the rate limits let the call start
-            if self.direct:
+            if self.direct:  # no adapter call; or a replay, whose stored raw text parse() reads whoever made the call
                 return provider.complete(request)
             return call_adapter(self.adapter, Client(request, provider, context))
 
