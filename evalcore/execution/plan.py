@@ -187,6 +187,13 @@ class PlanMessages:
         return self.by_prompt[contender.settings.get(PROMPT_SETTING)][case.key]
 
 
+def messages_sent(plan: Plan, messages: PlanMessages, contender_id: str, dataset: str, case_id: str) -> Messages:
+    """The messages a contender of the plan was sent for a case (for a tracker that records prompts)."""
+    contender = next(c for c in plan.contenders if c.id == contender_id)
+    case = next(c for c in plan.cases if c.key == (dataset, case_id))
+    return list(messages.of(contender, case))
+
+
 def plan_messages(plan: Plan, adapter: Adapter, contexts: dict[str, Context]) -> PlanMessages:
     """Every message list the plan's contenders send; the adapter builds them only when one has no prompt."""
     by_prompt: dict[str | None, dict[CaseKey, Messages]] = {name: m for name, m in plan.rendered.items()}
