@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from evalcore.core.clock import utc_now
 from evalcore.core.errors import ConfigError
 from evalcore.core.images import image_refs
-from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Refusal, Run, RunInfo
+from evalcore.core.records import CORRECTED, RANK_BY, Case, Contender, Metric, Refusal, Run, RunInfo
 from evalcore.core.version import __version__
 from evalcore.execution.batch_settings import BatchSettings, batch_record
 from evalcore.execution.race_settings import RaceSettings, race_record
@@ -108,6 +109,12 @@ class Plan:
     #: None: every contender answers every case.
     slots: dict[str, set[CaseKey]] | None = None
 
+    @cached_property
+    def metrics(self) -> tuple[Metric, ...]:
+        """The metrics the suite's scorer declares, in its order: derived once, on first use, and read by the
+        checks before the run, its stored header and the runner (which metric is primary)."""
+        return tuple(build_scorer(self.suite.scorer_refs, self.suite.path).metrics)
+
     @property
     def replay(self) -> Replay | None:
         """The stored run that answers this plan's calls, if any."""
@@ -146,7 +153,8 @@ def make_plan(suite: Suite, options: RunOptions | None = None) -> Plan:
     cases = select_cases(suite, options)
     contenders, refused = split_refused(lineup, images=any(image_refs(c.input) for c in cases))
     if any(MINIMUM_SCORES in c.metadata for c in cases):
-        check_minimum_scores(cases, ["score", *(m.name for m in build_scorer(suite.scorer_refs, suite.path).metrics)])
+        plan_metrics = build_scorer(suite.scorer_refs, suite.path).metrics
+        check_minimum_scores(cases, ["score", *(m.name for m in plan_metrics)])
     return Plan(
         suite=suite,
         contenders=contenders,
@@ -201,6 +209,13 @@ class PlanMessages:
         return self.by_prompt[contender.settings.get(PROMPT_SETTING)][case.key]
 
 
+def messages_sent(plan: Plan, messages: PlanMessages, contender_id: str, dataset: str, case_id: str) -> Messages:
+    """The messages a contender of the plan was sent for a case (for a tracker that records prompts)."""
+    contender = next(c for c in plan.contenders if c.id == contender_id)
+    case = next(c for c in plan.cases if c.key == (dataset, case_id))
+    return list(messages.of(contender, case))
+
+
 def plan_messages(plan: Plan, adapter: Adapter, contexts: dict[str, Context]) -> PlanMessages:
     """Every message list the plan's contenders send; the adapter builds them only when one has no prompt."""
     by_prompt: dict[str | None, dict[CaseKey, Messages]] = {name: m for name, m in plan.rendered.items()}
@@ -249,7 +264,6 @@ def suite_contexts(suite: Suite) -> dict[str, Context]:
 def new_run(plan: Plan, run_id: str | None = None) -> Run:
     """The header of a run about to start: no results yet."""
     suite = plan.suite
-    metrics = build_scorer(suite.scorer_refs, suite.path).metrics
     info = RunInfo(
         id=run_id or str(uuid.uuid4()),
         suite=suite.name,
@@ -270,7 +284,7 @@ def new_run(plan: Plan, run_id: str | None = None) -> Run:
     )
     return Run(
         info=info,
-        metrics=list(metrics),
+        metrics=list(plan.metrics),
         contenders=list(plan.contenders),
         cases=list(plan.cases),
         results=[],

@@ -4,10 +4,13 @@ images, the budget and the race."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from evalcore.analysis.scores.weights import validate_weights
 from evalcore.core.errors import ConfigError, WeightsError
 from evalcore.core.images import image_refs
 from evalcore.core.metric_set import MetricSet
+from evalcore.core.records import Metric
 from evalcore.execution.budget import check_budget
 from evalcore.execution.judge_calls import check_judges_take_images
 from evalcore.execution.pairwise import check_pairwise
@@ -34,7 +37,7 @@ def check_ready(plan: Plan) -> None:
     if check_adapter is not None and plan.replay is None:  # what it would start (an agent's MCP servers)
         check_adapter()
     build_trackers(tracker_refs(plan.suite.config.trackers, plan.options.trackers), plan.suite.path)
-    check_weights(plan.suite)
+    check_weights(plan.suite, plan.metrics)
     check_pairwise(plan.suite, [c.id for c in plan.contenders])
     if any(image_refs(c.input) for c in plan.cases):
         check_judges_take_images(plan.suite)
@@ -42,11 +45,13 @@ def check_ready(plan: Plan) -> None:
     check_race(plan.options.adaptive, plan.contenders)
 
 
-def check_weights(suite: Suite) -> None:
+def check_weights(suite: Suite, metrics: Sequence[Metric] | None = None) -> None:
     """Refuse suite weights that name no weightable column: a typo would otherwise surface only after
     every model was called, when the leaderboard is drawn (and the run file could not be written)."""
     try:
-        validate_weights(suite.weights, MetricSet.of(build_scorer(suite.scorer_refs, suite.path).metrics))
+        if metrics is None:  # the plan's, when there is one
+            metrics = build_scorer(suite.scorer_refs, suite.path).metrics
+        validate_weights(suite.weights, MetricSet.of(metrics))
     except WeightsError as exc:
         raise ConfigError(
             f"{suite.path / 'evalcore.yaml'}: weighted_score.weights: {exc}. Fix the name; no model was called."

@@ -13,8 +13,8 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING
 
 from evalcore._util.groups import first_leaf
 from evalcore.core.clock import utc_now
@@ -28,7 +28,7 @@ from evalcore.execution.ending import close_claims, end_without_store, finish_tr
 from evalcore.execution.judge_calls import JudgeSession, open_judging, stored_reply, stored_unjudged, through
 from evalcore.execution.outcomes import failed_result, unfinished_result
 from evalcore.execution.pairwise import PairJudging
-from evalcore.execution.plan import Plan, new_run, plan_messages, suite_contexts
+from evalcore.execution.plan import Plan, messages_sent, new_run, plan_messages, suite_contexts
 from evalcore.execution.progress import ContenderProgress, Progress, ProgressCallback
 from evalcore.execution.readiness import check_ready
 from evalcore.execution.replay import replay_provider, with_stored_trace
@@ -56,7 +56,6 @@ if TYPE_CHECKING:
     from evalcore.storage.claims import Claims
 
 log = logging.getLogger(__name__)
-_NO_TICKET = nullcontext()  # a run without a budget: its calls draw on no ticket
 
 Key = tuple[str, str, str, int]
 
@@ -78,12 +77,13 @@ class _Execution:
         self.plan, self.run, self.store, self.done = plan, run, store, done
         self.adapter = build_adapter(suite.adapter_ref, suite.path)
         self.scorer = build_scorer(suite.scorer_refs, suite.path)
-        self.primary = next(m.name for m in self.scorer.metrics if m.primary)
+        self.primary = next(m.name for m in plan.metrics if m.primary)
         #: A scorer that asks a model (an LLM judge) scores with the run's client; None keeps the plain path.
         self.ascore = getattr(self.scorer, "ascore", None)
         if self.ascore is not None and plan.options.judge_cache and plan.replay is not None:
             self.scorer.use_cache(stored_verdicts(plan.replay.run))
-        self.adapter_blocked = getattr(self.adapter, "blocked", lambda: None)  # why no case can start (MCP gone)
+        self.adapter_blocked = getattr(self.adapter, "blocked", None)  # why no case can start (MCP gone); None: never
+        self.direct = getattr(self.adapter, "call", None) is None or plan.replay is not None  # see _one's call()
         self.contexts = suite_contexts(suite)
         self.messages = plan_messages(plan, self.adapter, self.contexts)
         self.on_progress, self.stop = on_progress, stop
@@ -135,7 +135,8 @@ class _Execution:
         self._start_progress()
         self.writer.start()
         if self.trackers is not None:
-            self.trackers.start(RunStarted(self.run.info, list(self.plan.contenders), self.run.metrics, self._prompt))
+            sent = partial(messages_sent, self.plan, self.messages)  # for a tracker that records prompts
+            self.trackers.start(RunStarted(self.run.info, list(self.plan.contenders), self.run.metrics, sent))
         work = asyncio.create_task(self._run_all())
         watcher = asyncio.create_task(self._watch_stop(work))
         status: RunStatus = "completed"
@@ -237,7 +238,8 @@ class _Execution:
                 stop = {"stopped_by": STOPPED_BY_USER}
             elif status == "completed" and (unrun or unjudged):
                 status = "interrupted"  # cases are left to call: resumable, not complete
-                opened = [b.message for b in self.breakers.opened()] + [g for g in [self.adapter_blocked()] if g]
+                gone = [g for g in [self.adapter_blocked and self.adapter_blocked()] if g]  # an agent's MCP server
+                opened = [b.message for b in self.breakers.opened()] + gone
                 opened += self.batches.reasons() if self.batches is not None else []
                 stop = stop_reason(opened, p, unrun, unjudged, self.plan.samples, self.run.info.id)
                 self.progress.message = stop["reason"]
@@ -250,12 +252,6 @@ class _Execution:
                 self.progress.unsent = finish_trackers(self.trackers, self.store, self.run.info.id)
             self._report(force=True)
         return self.progress.status
-
-    def _prompt(self, contender_id: str, dataset: str, case_id: str) -> list[dict[str, Any]]:
-        """The messages a contender was sent for a case (for a tracker that records prompts)."""
-        contender = next(c for c in self.plan.contenders if c.id == contender_id)
-        case = next(c for c in self.plan.cases if c.key == (dataset, case_id))
-        return list(self.messages.of(contender, case))
 
     async def _watch_stop(self, work: asyncio.Future) -> None:
         while self.stop is not None:
@@ -294,13 +290,14 @@ class _Execution:
                 continue
             # An endpoint that cannot be reached (the contender's, or its judge's): left unrun, not stored
             blocked = breaker.message if breaker.is_open else judging.blocked() if judging is not None else None
-            blocked = blocked or self.adapter_blocked()  # or what its cases need (an agent's MCP server) is gone
+            if not blocked and self.adapter_blocked is not None:  # or what its cases need (MCP server) is gone
+                blocked = self.adapter_blocked()
             if blocked:
                 progress.skip(blocked)
                 self._report()
                 continue
             key = (contender.id, case.dataset, case.id, sample)
-            stored = self.unjudged.get(key)
+            stored = self.unjudged.get(key) if self.unjudged else None
             # A batch's reply was reserved with its batch (its judges reserve as they call): never refused here.
             reserving = None if self.batches is not None and self.batches.answered(key) else budget
             judge_usd = judging.expected_usd(self.messages.of(contender, case)) if judging and reserving else 0.0
@@ -312,8 +309,11 @@ class _Execution:
             session = judging.session(contender, judge_usd) if judging is not None else None
             # The case's first call draws on this reservation; later ones (an agent's steps) reserve their own.
             ticket = Ticket(reserved - judge_usd) if budget is not None else None
-            with prepaid(ticket) if ticket is not None else _NO_TICKET:  # no budget: nothing to draw on
+            if ticket is None:  # no budget: nothing to draw on
                 result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
+            else:
+                with prepaid(ticket):
+                    result = await self._one(provider, contender, case, sample, breaker, gate, session, stored)
             if session is not None:
                 session.close()  # what it reserved and did not use goes back
             if isinstance(result, CallNotStarted):  # as if blocked above: no call made, left unrun (reported then)
@@ -373,12 +373,11 @@ class _Execution:
         request = self._request(contender, case, sample, breaker)
         if conversation.kind_of(case) is not None:  # its turns, transcript and scores: one result
             return await conversation.converse(self, request, provider, gate, judges, stored)
-        started = [utc_now()]
+        started = [utc_now() if stored is not None or gate is not None else ""]  # else call() stamps it first
 
         def call() -> Awaitable[Reply]:
             started[0] = utc_now()  # once the rate limits let the call start
-            # A replay answers with the stored raw text, which parse() reads whoever made the call.
-            if getattr(self.adapter, "call", None) is None or self.plan.replay is not None:
+            if self.direct:  # no adapter call; or a replay, whose stored raw text parse() reads whoever made the call
                 return provider.complete(request)
             return call_adapter(self.adapter, Client(request, provider, context))
 

@@ -88,17 +88,13 @@ def score_fields(
             n_settled += 1
             n_missed += got is None
     metrics = {
-        "field_accuracy": _mean(credits),
+        "field_accuracy": sum(credits) / len(credits) if credits else 0.0,
         "exact_match": 1.0 if credits.count(1.0) == len(credits) else 0.0,  # all(c == 1.0 …), without a generator
         "restraint": n_left_null / n_open if n_open else None,
         "hallucinated_rate": 1 - n_left_null / n_open if n_open else None,
         "missed_rate": n_missed / n_settled if n_settled else None,
     }
     return Scored(metrics=metrics, diagnostics=diagnostics)
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
 
 
 class FieldsScorer:

@@ -168,7 +168,7 @@ def case_from_mapping(data: Any, dataset: str, where: str, default_id: str) -> C
         if key not in data:
             raise ConfigError(f"{where}: {key}: required key is missing.")
     value = data["input"]
-    if not isinstance(value, str | dict) or not value or (isinstance(value, str) and not value.strip()):
+    if not isinstance(value, (str, dict)) or not value or (isinstance(value, str) and not value.strip()):
         raise ConfigError(f"{where}: input: must be a non-empty string or object.")
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, dict):

@@ -65,3 +65,27 @@ def test_minimum_scores_naming_no_metric_are_refused_with_a_suggestion(tmp_path)
     )
     with pytest.raises(ConfigError, match="minimum_scores: 'field_acuracy' is no metric of the suite; did you mean"):
         make_plan(load_suite(root))
+
+
+def test_starting_a_run_derives_its_metrics_once_from_the_plan(tmp_path, monkeypatch):
+    from evalcore.execution import plan as plan_module
+    from evalcore.execution import readiness
+    from evalcore.execution.runner import start_run
+    from evalcore.storage.store import Store
+
+    plan = make_plan(load_suite(write_suite(tmp_path / "suite")))
+    declared = [m.name for m in plan.metrics]
+    builds: list[object] = []
+    build = plan_module.build_scorer
+
+    def counted(*args, **kwargs):
+        builds.append(args)
+        return build(*args, **kwargs)
+
+    for module in (plan_module, readiness):
+        monkeypatch.setattr(module, "build_scorer", counted)
+    with Store(tmp_path / "store.sqlite") as store:
+        run = start_run(plan, store)
+    assert [m.name for m in run.metrics] == declared == ["field_accuracy", "exact_match", "restraint",
+                                                           "hallucinated_rate", "missed_rate"]  # fmt: skip
+    assert builds == []  # the checks and the header read the plan's metrics: no scorer is built again
