@@ -23,10 +23,9 @@ from evalcore.core.errors import RunFileError
 Kind = Literal["evalcore", "promptfoo", "inspect_json", "inspect_eval"]
 
 EXPECTED = (
-    "expected an evalcore run file (format: evalcore.run), a promptfoo result file (promptfoo eval -o, "
-    "promptfoo export, or the JSON of evaluate()), an Inspect AI log (.json or .eval), an lm-evaluation-harness "
-    "results file (results_*.json, read with the samples_*.jsonl beside it) or an Every Eval Ever record "
-    "(<uuid>.json, read with the <uuid>_samples.jsonl beside it)"
+    "expected an evalcore run file (format: evalcore.run), a promptfoo result file (eval -o, export), an Inspect "
+    "AI log (.json, .eval), an lm-evaluation-harness results_*.json (with its samples_*.jsonl), an Every Eval Ever "
+    "record (<uuid>.json, with its _samples.jsonl) or OpenTelemetry traces (OTLP JSON)"
 )
 _INSPECT_EVAL_ENTRIES = ("header.json", "_journal/start.json")
 
