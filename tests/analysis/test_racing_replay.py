@@ -94,12 +94,13 @@ def test_a_replayed_race_judged_after_every_case_decides_as_a_run():
         assert replay_race(matrix, 1) == _replay_by_judging_every_round(matrix, 1)
 
 
-@pytest.mark.parametrize("confidence", [0.5, 0.8])
-def test_a_replayed_race_at_a_low_confidence_decides_as_a_run(confidence):
-    # below 63% confidence the threshold log((K - 1) / α) is under 1: the evidence's floor at 0 matters
+@pytest.mark.parametrize(("accuracies", "confidence"), [([0.8, 0.75], 0.5), ([0.8, 0.75, 0.7], 0.8)])
+def test_a_replayed_race_at_a_low_confidence_decides_as_a_run(accuracies, confidence):
+    # at 50% confidence and two contenders the threshold log((K - 1) / α) = log 2 is under 1: the evidence's
+    # floor at 0 (the bettor's starting wealth) is what the stop compares
     rng = np.random.default_rng(10)
     for _ in range(4):
-        matrix = _lineup([0.8, 0.75, 0.7], 200, rng, nested=False)
+        matrix = _lineup(accuracies, 200, rng, nested=False)
         assert replay_race(matrix, 10, confidence) == _replay_by_judging_every_round(matrix, 10, confidence)
 
 
