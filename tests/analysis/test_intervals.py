@@ -20,6 +20,15 @@ from evalcore.analysis.stats.intervals import (
 )
 
 
+@pytest.fixture(autouse=True)
+def _found_afresh():
+    """Every test finds its quantiles itself: a quantile a test before it cached would hide a wrong search."""
+    from evalcore.analysis.stats import intervals
+
+    intervals._QUANTILES.clear()
+    intervals._clopper_pearson.cache_clear()
+
+
 def test_from_32_cases_a_proportion_gets_the_agresti_coull_interval():
     # binom.confint(4, 200) and binom.confint(190, 200), method "agresti-coull".
     low, high = proportion_interval(np.array([4.0, 190.0]), np.array([200.0, 200.0]))

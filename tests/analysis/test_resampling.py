@@ -392,3 +392,75 @@ def test_p_best_and_intervals_are_the_same_whatever_order_the_run_lists_its_case
     first = bootstrap(results_frame(run), RUN_METRICS, {"score": 1})
     second = bootstrap(results_frame(shuffled), RUN_METRICS, {"score": 1})
     pd.testing.assert_frame_equal(first, second)
+
+
+def test_no_result_gives_an_empty_table_with_the_columns_of_a_full_one():
+    full = bootstrap(frame({"a": [1.0, 0.0]}), METRICS, {"score": 1}, B=20)
+    empty = bootstrap(frame({"a": [1.0]}).iloc[:0], METRICS, {"score": 1}, B=20)
+    assert empty.empty and list(empty.columns) == list(full.columns)
+
+
+def test_the_bootstrap_draws_the_documented_1000_resamples_by_default():
+    # docs/leaderboard.md: "B = 1000 resamples of the cases"
+    df = frame({"a": [1.0, 0.5, 0.0, 0.25] * 5, "b": [0.5, 0.75, 0.25, 1.0] * 5})
+    pd.testing.assert_frame_equal(bootstrap(df, METRICS, {"score": 1}), bootstrap(df, METRICS, {"score": 1}, B=1000))
+
+
+def test_a_macro_bootstrap_reads_the_macro_resamples():
+    # a is right on the three cases of x and wrong on the one of y: every macro resample is (1 + 0) / 2, a
+    # point, so the interval is the boundary rule's around 0.5 on 4 cases, [0.5·L, 1 − 0.5·L] with
+    # L = 0.025^(1/4) (Clopper–Pearson's 4 of 4); a micro average would be a proportion's, 3 of 4
+    df = pd.concat([frame({"a": [1.0, 1.0, 1.0]}, dataset="x"), frame({"a": [0.0]}, dataset="y")])
+    out = bootstrap(df, METRICS, B=100, average="macro")
+    share = 0.025**0.25
+    assert out.loc[0, "score_lo"] == pytest.approx(0.5 * share) and out.loc[0, "score_hi"] == pytest.approx(
+        1 - 0.5 * share
+    )
+
+
+def _spread_frame(n_scored: int, n_rated: int) -> pd.DataFrame:
+    """One contender with scores of 0.25 to 1 on ``n_scored`` cases, a hallucination rate on the first
+    ``n_rated`` of them only: neither is all 0 or 1, so both keep the bootstrap interval."""
+    rows = [
+        result("a", f"{i:03d}", [0.25, 0.5, 1.0][i % 3], hallucinated=[0.5, 0.25][i % 2] if i < n_rated else NAN)
+        for i in range(n_scored)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_a_metric_known_on_fewer_cases_reads_its_interval_at_the_expanded_level_of_its_own_cases():
+    resampled = resample(_spread_frame(40, 6), MetricSet.of(METRICS), B=300, seed=2)
+    out = intervals(resampled, MetricSet.of(METRICS), {})
+    low, high = percentile_interval(resampled.tables["hallucinated_rate"], expanded_level(np.array([6])))
+    assert (out.loc[0, "hallucinated_rate_lo"], out.loc[0, "hallucinated_rate_hi"]) == (low[0], high[0])
+
+
+def test_the_wscore_interval_is_read_at_the_expanded_level_of_the_number_of_scored_cases():
+    resampled = resample(_spread_frame(12, 12), MetricSet.of(METRICS), B=300, seed=2)
+    out = intervals(resampled, MetricSet.of(METRICS), {"score": 1})
+    low, high = percentile_interval(100 * resampled.tables["score"], expanded_level(np.array([12])))
+    assert out.loc[0, "wscore_lo"] == pytest.approx(low[0]) and out.loc[0, "wscore_hi"] == pytest.approx(high[0])
+    assert high[0] - low[0] > np.subtract(*percentile_interval(100 * resampled.tables["score"])[::-1])[0]
+
+
+def test_resamples_without_case_counts_give_the_plain_percentile_interval():
+    resampled = resample(_spread_frame(12, 12), MetricSet.of(METRICS), B=300, seed=2)
+    bare = dataclasses.replace(resampled, cases={})
+    out = intervals(bare, MetricSet.of(METRICS), {"score": 1})
+    low, high = percentile_interval(resampled.tables["score"])
+    assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == (low[0], high[0])
+
+
+def test_a_wscore_on_0_to_100_never_takes_the_boundary_rule_of_a_value_in_0_1():
+    # a scores 0 on every case: every resampled wscore is 0, a point the boundary rule would widen to
+    # [0, 1 - 0.025^(1/10)] were it read as a share
+    out = bootstrap(frame({"a": [0.0] * 10, "b": [1.0] * 10}), METRICS, {"score": 1}, B=50).set_index("contender")
+    assert (out.loc["a", "wscore_lo"], out.loc["a", "wscore_hi"]) == (0.0, 0.0)
+
+
+def test_a_contender_the_race_stopped_is_never_best_in_a_resample():
+    # a is ahead on every case, but the race stopped it: it ranks below the others (P(best) 0), b takes all
+    df = frame({"a": [1.0, 0.9, 1.0, 0.8], "b": [0.5, 0.25, 0.5, 0.0]})
+    resampled = resample(df, MetricSet.of(METRICS), B=100)
+    out = intervals(resampled, MetricSet.of(METRICS), {"score": 1}, out_of_race=["a"]).set_index("contender")
+    assert out["p_best"].to_dict() == {"a": 0.0, "b": 1.0}
