@@ -177,3 +177,14 @@ def test_two_cases_are_read_at_the_expanded_level_of_one_degree_of_freedom():
 
     # t(0.975, 1) = 12.71, times √2: the level rounds to 1 (the resamples' extremes), far from the 0.95 asked.
     assert expanded_level(2)[0] > 0.9999
+
+
+def test_the_t_quantile_cache_is_cleared_before_it_would_hold_more_than_it_keeps():
+    from evalcore.analysis.stats import intervals
+
+    first = list(range(1, intervals._KEPT - 95))
+    intervals.t_quantiles(0.975, first)
+    # 200 more would take it past the limit: it starts again with the ones asked for, found afresh
+    again = intervals.t_quantiles(0.975, [10, *range(5_000, 5_199)])
+    assert len(intervals._QUANTILES) == 200 <= intervals._KEPT
+    assert again[0] == pytest.approx(2.2281, abs=1e-4)  # Student's t table, 0.975 quantile, 10 degrees of freedom

@@ -421,17 +421,18 @@ def test_a_macro_bootstrap_reads_the_macro_resamples():
 def _spread_frame(n_scored: int, n_rated: int) -> pd.DataFrame:
     """One contender with scores of 0.25 to 1 on ``n_scored`` cases, a hallucination rate on the first
     ``n_rated`` of them only: neither is all 0 or 1, so both keep the bootstrap interval."""
+    rates = [0.1, 0.7, 0.3, 0.9, 0.5]
     rows = [
-        result("a", f"{i:03d}", [0.25, 0.5, 1.0][i % 3], hallucinated=[0.5, 0.25][i % 2] if i < n_rated else NAN)
+        result("a", f"{i:03d}", [0.25, 0.5, 1.0][i % 3], hallucinated=rates[i % 5] if i < n_rated else NAN)
         for i in range(n_scored)
     ]
     return pd.DataFrame(rows)
 
 
 def test_a_metric_known_on_fewer_cases_reads_its_interval_at_the_expanded_level_of_its_own_cases():
-    resampled = resample(_spread_frame(40, 6), MetricSet.of(METRICS), B=300, seed=2)
+    resampled = resample(_spread_frame(60, 10), MetricSet.of(METRICS), B=300, seed=2)
     out = intervals(resampled, MetricSet.of(METRICS), {})
-    low, high = percentile_interval(resampled.tables["hallucinated_rate"], expanded_level(np.array([6])))
+    low, high = percentile_interval(resampled.tables["hallucinated_rate"], expanded_level(np.array([10])))
     assert (out.loc[0, "hallucinated_rate_lo"], out.loc[0, "hallucinated_rate_hi"]) == (low[0], high[0])
 
 
@@ -464,3 +465,17 @@ def test_a_contender_the_race_stopped_is_never_best_in_a_resample():
     resampled = resample(df, MetricSet.of(METRICS), B=100)
     out = intervals(resampled, MetricSet.of(METRICS), {"score": 1}, out_of_race=["a"]).set_index("contender")
     assert out["p_best"].to_dict() == {"a": 0.0, "b": 1.0}
+
+
+def test_a_resample_where_no_row_has_a_wscore_under_the_weights_gives_no_one_a_share_of_p_best():
+    # a's hallucination rate is unknown on one case of two: a resample drawing that case twice (a chance of
+    # 1/4) leaves a with a score but no wscore under a weight on that rate, so P(best) is 3/4, not 1
+    df = pd.DataFrame([result("a", "1", 1.0, hallucinated=0.5), result("a", "2", 1.0, hallucinated=NAN)])
+    out = bootstrap(df, METRICS, {"hallucinated_rate": -1}, B=4000, seed=1)
+    assert out.loc[0, "p_best"] == pytest.approx(0.75, abs=0.02)
+
+
+def test_weights_under_which_no_row_ever_has_a_wscore_give_no_p_best():
+    df = frame({"a": [1.0, 0.5], "b": [0.0, 0.5]}, hallucinated=NAN)
+    out = bootstrap(df, METRICS, {"hallucinated_rate": -1}, B=50)
+    assert out["p_best"].isna().all()
