@@ -479,3 +479,54 @@ def test_weights_under_which_no_row_ever_has_a_wscore_give_no_p_best():
     df = frame({"a": [1.0, 0.5], "b": [0.0, 0.5]}, hallucinated=NAN)
     out = bootstrap(df, METRICS, {"hallucinated_rate": -1}, B=50)
     assert out["p_best"].isna().all()
+
+
+def _three_datasets() -> pd.DataFrame:
+    # dataset means 1/2 (x: 1, 0), 1 (y: 1, 1, 1) and 0 (z: 0): micro 4/6, macro (1/2 + 1 + 0) / 3 = 1/2
+    return pd.concat(
+        [frame({"a": [1.0, 0.0]}, dataset="x"), frame({"a": [1.0] * 3}, dataset="y"), frame({"a": [0.0]}, dataset="z")]
+    )
+
+
+def test_a_macro_table_is_the_mean_of_the_dataset_means_and_micro_the_mean_of_the_cases():
+    matrix = case_matrix(_three_datasets(), METRICS)
+    unchanged = np.ones((1, 6))  # every case drawn once: the table itself
+    assert resampled_tables(matrix, unchanged, "macro")["score"][0, 0] == pytest.approx(0.5)
+    assert resampled_tables(matrix, unchanged)["score"][0, 0] == pytest.approx(4 / 6)
+
+
+def _hits(scores: list[float], **kwargs) -> pd.DataFrame:
+    """Field accuracy as scored and a hallucination rate of 0 or 1: 5 hallucinations in the first 20 cases."""
+    return pd.DataFrame(
+        [result("a", f"{i:03d}", s, hallucinated=float(i % 4 == 0 and i < 20), **kwargs) for i, s in enumerate(scores)]
+    )
+
+
+# R: binom.confint(5, 20, method = "exact") (Clopper–Pearson)
+FIVE_OF_20 = (0.08657147, 0.49104587)
+
+
+def test_every_metric_of_0_and_1_gets_a_proportion_s_interval():
+    out = bootstrap(_hits([0.5, 1.0] * 10), METRICS, B=100)
+    assert (out.loc[0, "hallucinated_rate_lo"], out.loc[0, "hallucinated_rate_hi"]) == pytest.approx(
+        FIVE_OF_20, abs=1e-7
+    )
+
+
+def test_cases_with_no_value_leave_a_0_1_score_its_proportion_s_interval_over_the_others():
+    scores = [1.0 if i % 4 == 0 else 0.0 for i in range(20)] + [NAN, NAN]  # 5 of 20, and two errors
+    out = bootstrap(frame({"a": scores}), METRICS, B=100)
+    assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == pytest.approx(FIVE_OF_20, abs=1e-7)
+
+
+def test_a_contender_of_0_1_scores_keeps_its_proportion_s_interval_beside_one_that_has_fractions():
+    scores = [1.0 if i % 4 == 0 else 0.0 for i in range(20)]
+    out = bootstrap(frame({"a": scores, "b": [0.5] * 20}), METRICS, B=100).set_index("contender")
+    assert (out.loc["a", "score_lo"], out.loc["a", "score_hi"]) == pytest.approx(FIVE_OF_20, abs=1e-7)
+
+
+def test_a_macro_table_averages_only_the_datasets_where_the_contender_has_a_value():
+    # z's only case is an error: a's macro score is (1/2 + 1) / 2 over x and y
+    df = pd.concat([_three_datasets().iloc[:5], frame({"a": [NAN]}, dataset="z")])
+    unchanged = np.ones((1, 6))
+    assert resampled_tables(case_matrix(df, METRICS), unchanged, "macro")["score"][0, 0] == pytest.approx(0.75)
