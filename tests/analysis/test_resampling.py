@@ -530,3 +530,40 @@ def test_a_macro_table_averages_only_the_datasets_where_the_contender_has_a_valu
     df = pd.concat([_three_datasets().iloc[:5], frame({"a": [NAN]}, dataset="z")])
     unchanged = np.ones((1, 6))
     assert resampled_tables(case_matrix(df, METRICS), unchanged, "macro")["score"][0, 0] == pytest.approx(0.75)
+
+
+def test_resample_draws_the_documented_1000_seeded_resamples_by_default():
+    # docs/leaderboard.md: "B = 1000 resamples of the cases, ..., seeded"
+    df = frame({"a": [1.0, 0.5, 0.0, 0.25] * 5})
+    default, explicit = resample(df, MetricSet.of(METRICS)), resample(df, MetricSet.of(METRICS), B=1000, seed=0)
+    np.testing.assert_array_equal(default.tables["score"], explicit.tables["score"])
+
+
+def test_no_result_resamples_to_no_table():
+    empty = resample(frame({"a": [1.0]}).iloc[:0], MetricSet.of(METRICS))
+    assert empty.tables == {} and len(empty.contenders) == 0
+
+
+def test_no_resample_gives_tables_of_no_row_one_column_per_contender():
+    tables = resample(frame({"a": [1.0, 0.0], "b": [0.5, 0.5]}), MetricSet.of(METRICS), B=0).tables
+    assert {name: t.shape for name, t in tables.items()} == {name: (0, 2) for name in tables} and "score" in tables
+
+
+def test_micro_resamples_draw_from_every_case_whatever_its_dataset():
+    # 4 of 6 cases right (micro 2/3): a micro resample draws any mix of datasets, so its score moves around 2/3
+    # (a draw within each dataset would keep each dataset's share and average 2/3 with less spread), and its
+    # mean is the table's 2/3, not the macro average's 1/2
+    scores = resample(_three_datasets(), MetricSet.of(METRICS), B=2000, seed=4).tables["score"][:, 0]
+    within = resample(_three_datasets(), MetricSet.of(METRICS), B=2000, seed=4, average="macro").tables["score"][:, 0]
+    assert scores.mean() == pytest.approx(2 / 3, abs=0.01) and within.mean() == pytest.approx(0.5, abs=0.02)
+    # the standard error of a mean of 6 draws from {1, 1, 1, 1, 0, 0}: √((2/3)(1/3) / 6) ≈ 0.192
+    assert scores.std() == pytest.approx(math.sqrt(2 / 9 / 6), rel=0.06)
+
+
+def test_a_run_with_samples_keeps_the_proportion_s_interval_of_a_0_1_score_beside_its_repeat_metrics():
+    scores = [1.0 if i % 4 == 0 else 0.0 for i in range(20)]  # 5 of 20, every sample agreeing
+    thrice = pd.concat([frame({"a": scores}).assign(sample=s) for s in range(3)], ignore_index=True)
+    metric_set = MetricSet.of(METRICS, 3)
+    out = intervals(resample(thrice, metric_set, B=100), metric_set, {})
+    assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == pytest.approx(FIVE_OF_20, abs=1e-7)
+    assert out.filter(like="^3_lo").notna().all(axis=None)
