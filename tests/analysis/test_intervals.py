@@ -233,3 +233,17 @@ def test_a_point_interval_of_no_case_or_of_a_value_outside_0_1_is_left_a_point()
 
     low, high = widen_points(np.array([0.5, 1.5]), np.array([0.5, 1.5]), np.array([0.5, 1.5]), np.array([0, 10]))
     assert low.tolist() == [0.5, 1.5] and high.tolist() == [0.5, 1.5]
+
+
+def test_a_mean_of_no_value_is_null_without_a_warning():
+    from evalcore.analysis.stats.intervals import ratio
+
+    # 1/1, 3/2 and 0 of 0 values: the last has no mean (pytest turns a 0/0 warning into a failure)
+    assert ratio(np.array([1.0, 3.0, 0.0]), np.array([1.0, 2.0, 0.0])).tolist() == pytest.approx(
+        [1.0, 1.5, np.nan], nan_ok=True
+    )
+
+
+def test_the_percentile_interval_of_a_single_finite_resample_is_that_value():
+    low, high = percentile_interval(np.array([[0.3, 0.1], [np.nan, 0.5]]))
+    assert (low[0], high[0]) == (0.3, 0.3) and low[1] == pytest.approx(0.1 + 0.025 * 0.4)
