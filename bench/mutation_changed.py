@@ -49,7 +49,12 @@ TARGETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "evalcore/analysis/**/resampling.py",
-        ("tests/analysis/**/test_resampling.py", "tests/analysis/**/test_significance.py"),
+        (
+            "tests/analysis/**/test_resampling.py",
+            "tests/analysis/**/test_significance.py",
+            "tests/analysis/**/test_aggregate_metrics.py",
+            "tests/analysis/**/test_repeats.py",
+        ),
     ),
     ("evalcore/analysis/**/ppi.py", ("tests/analysis/**/test_ppi.py",)),
     ("evalcore/analysis/**/racing.py", ("tests/analysis/**/test_racing*.py",)),

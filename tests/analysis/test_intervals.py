@@ -20,6 +20,15 @@ from evalcore.analysis.stats.intervals import (
 )
 
 
+@pytest.fixture(autouse=True)
+def _found_afresh():
+    """Every test finds its quantiles itself: a quantile a test before it cached would hide a wrong search."""
+    from evalcore.analysis.stats import intervals
+
+    intervals._QUANTILES.clear()
+    intervals._clopper_pearson.cache_clear()
+
+
 def test_from_32_cases_a_proportion_gets_the_agresti_coull_interval():
     # binom.confint(4, 200) and binom.confint(190, 200), method "agresti-coull".
     low, high = proportion_interval(np.array([4.0, 190.0]), np.array([200.0, 200.0]))
@@ -168,3 +177,73 @@ def test_two_cases_are_read_at_the_expanded_level_of_one_degree_of_freedom():
 
     # t(0.975, 1) = 12.71, times √2: the level rounds to 1 (the resamples' extremes), far from the 0.95 asked.
     assert expanded_level(2)[0] > 0.9999
+
+
+def test_the_t_quantile_cache_is_cleared_before_it_would_hold_more_than_it_keeps():
+    from evalcore.analysis.stats import intervals
+
+    first = list(range(1, intervals._KEPT - 95))
+    intervals.t_quantiles(0.975, first)
+    # 200 more would take it past the limit: it starts again with the ones asked for, found afresh
+    again = intervals.t_quantiles(0.975, [10, *range(5_000, 5_199)])
+    assert len(intervals._QUANTILES) == 200 <= intervals._KEPT
+    assert again[0] == pytest.approx(2.2281, abs=1e-4)  # Student's t table, 0.975 quantile, 10 degrees of freedom
+
+
+def test_the_acceleration_skips_unknown_values_and_is_zero_where_nothing_varies():
+    from evalcore.analysis.stats.intervals import mean_acceleration
+
+    # column 0: 0, 0, 1 known (the 5 is not): Σd³ / (6 (Σd²)^1.5) = (2/9) / (6 (2/3)^1.5); column 1: symmetric,
+    # 0; column 2: constant, 0 (no spread to divide by)
+    values = np.array([[0.0, 0.0, 0.5], [0.0, 1.0, 0.5], [1.0, 1.0, 0.5], [5.0, 0.0, 0.5]])
+    known = np.array([[True] * 3, [True] * 3, [True] * 3, [False, True, True]])
+    expected = (2 / 9) / (6 * (2 / 3) ** 1.5)
+    assert mean_acceleration(values, known).tolist() == pytest.approx([expected, 0.0, 0.0], abs=1e-15)
+
+
+def test_the_incomplete_beta_function_is_0_at_0_1_at_1_and_the_binomial_tail_between():
+    from evalcore.analysis.stats.intervals import _incomplete_beta
+
+    # I_x(2, 3) = P(at least 2 of 4 trials succeed at chance x): at 1/2, (6 + 4 + 1) / 16
+    assert _incomplete_beta(0.0, 2.0, 3.0) == 0.0 and _incomplete_beta(1.0, 2.0, 3.0) == 1.0
+    assert _incomplete_beta(-0.5, 2.0, 3.0) == 0.0 and _incomplete_beta(1.5, 2.0, 3.0) == 1.0
+    assert _incomplete_beta(0.5, 2.0, 3.0) == pytest.approx(11 / 16, abs=1e-14)
+
+
+def test_the_incomplete_beta_function_element_by_element_is_the_same_function():
+    from evalcore.analysis.stats.intervals import _incomplete_betas
+
+    x = np.array([-0.5, 0.0, 0.5, 1.0, 1.5])
+    found = _incomplete_betas(x, np.full(5, 2.0), 3.0)
+    assert found.tolist() == pytest.approx([0.0, 0.0, 11 / 16, 1.0, 1.0], abs=1e-14)
+
+
+def test_a_point_interval_of_one_case_takes_the_boundary_rule_at_the_level_asked():
+    from evalcore.analysis.stats.intervals import widen_points
+
+    # one case at 1: Clopper–Pearson's one-sided bound (α/2)^(1/1), at 95% 0.025, at 90% 0.05
+    low, high = widen_points(np.array([1.0]), np.array([1.0]), np.array([1.0]), np.array([1]))
+    assert (low[0], high[0]) == pytest.approx((0.025, 1.0))
+    low, high = widen_points(np.array([1.0]), np.array([1.0]), np.array([1.0]), np.array([1]), level=0.9)
+    assert (low[0], high[0]) == pytest.approx((0.05, 1.0))
+
+
+def test_a_point_interval_of_no_case_or_of_a_value_outside_0_1_is_left_a_point():
+    from evalcore.analysis.stats.intervals import widen_points
+
+    low, high = widen_points(np.array([0.5, 1.5]), np.array([0.5, 1.5]), np.array([0.5, 1.5]), np.array([0, 10]))
+    assert low.tolist() == [0.5, 1.5] and high.tolist() == [0.5, 1.5]
+
+
+def test_a_mean_of_no_value_is_null_without_a_warning():
+    from evalcore.analysis.stats.intervals import ratio
+
+    # 1/1, 3/2 and 0 of 0 values: the last has no mean (pytest turns a 0/0 warning into a failure)
+    assert ratio(np.array([1.0, 3.0, 0.0]), np.array([1.0, 2.0, 0.0])).tolist() == pytest.approx(
+        [1.0, 1.5, np.nan], nan_ok=True
+    )
+
+
+def test_the_percentile_interval_of_a_single_finite_resample_is_that_value():
+    low, high = percentile_interval(np.array([[0.3, 0.1], [np.nan, 0.5]]))
+    assert (low[0], high[0]) == (0.3, 0.3) and low[1] == pytest.approx(0.1 + 0.025 * 0.4)

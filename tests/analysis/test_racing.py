@@ -1,16 +1,24 @@
 import math
 
 import numpy as np
+import pytest
 
 from evalcore.analysis.stats.racing import (
     CASES_RAN_OUT,
     ONE_LEFT,
     TIED,
+    Round,
+    _judge,
+    _points_down,
+    evidence,
     judge_round,
     log_wealth,
     lower_bound,
+    pair_level,
+    race_stops,
     replay_race,
     stop_text,
+    stop_texts,
 )
 
 
@@ -135,3 +143,142 @@ def test_leaders_exactly_tied_are_led_by_the_one_the_leaderboard_ranks_first():
     assert judge_round({"a": a, "b": a.copy()}, ["a", "b"], 2, margin=5).leader == "a"
     cheaper_b = judge_round({"a": a, "b": a.copy()}, ["a", "b"], 2, margin=5, costs={"a": 0.002, "b": 0.001})
     assert cheaper_b.leader == "b" and cheaper_b.ended == TIED
+
+
+def test_a_stop_s_bound_says_by_how_many_points_the_contender_is_behind():
+    stop = {"after_cases": 120, "of_cases": 500, "behind": "fake/x", "by_at_least": 0.5}
+    assert stop_text(stop) == "stopped after 120 of 500 cases: behind fake/x by at least 0.5 points"
+
+
+def test_a_run_s_race_stops_are_read_by_contender_and_anything_else_is_no_stop():
+    stop = {"contender": "fake/y", "after_cases": 120, "of_cases": 500, "behind": "fake/x", "by_at_least": 6.37}
+    settings = {"adaptive": {"stops": [stop, "not a stop"]}}
+    assert race_stops(settings) == {"fake/y": stop}
+    assert stop_texts(settings) == {"fake/y": "stopped after 120 of 500 cases: behind fake/x by at least 6.37 points"}
+    assert race_stops({"adaptive": {"stops": "none"}}) == {} == race_stops({"adaptive": ["x"]}) == race_stops({})
+
+
+def test_each_of_the_best_s_rivals_is_tested_at_alpha_over_k_minus_1():
+    # Bonferroni over the K - 1 rivals of the true best: 5% shared by 4 rivals, 1.25% each; one contender alone, 5%
+    assert pair_level(0.95, 5) == pytest.approx(0.0125) and pair_level(0.95, 3) == pytest.approx(0.025)
+    assert pair_level(0.95, 1) == pytest.approx(0.05)
+
+
+def test_a_bound_is_told_in_points_rounded_down_to_two_decimals():
+    # a share of 0.31237 is 31.237 points: 31.23, never 31.24 (a bound never grows in the telling)
+    assert _points_down(0.31237) == 31.23 and _points_down(0.99999) == 99.99 and _points_down(0.0) == 0.0
+
+
+def test_an_observation_left_out_places_no_bet():
+    # the wealth of a sequence with gaps is that of the sequence without them, at every observation
+    rng = np.random.default_rng(5)
+    x = rng.random((3, 60))
+    valid = rng.random((3, 60)) < 0.7
+    gapped = log_wealth(np.where(valid, x, 0.9), valid, 0.45)
+    for row in range(3):
+        alone = log_wealth(x[row][valid[row]][None, :], np.ones((1, valid[row].sum()), bool), 0.45)[0]
+        assert gapped[row][valid[row]] == pytest.approx(alone, rel=1e-12)
+
+
+def test_the_evidence_starts_from_the_bettor_s_wealth_of_one_and_never_goes_below_it():
+    # b is ahead on every case: every bet that a is no more than 20 points behind loses, yet the most the
+    # bettor held is its start, 1 (log 0)
+    a, b = np.zeros((1, 50)), np.ones((1, 50))
+    assert log_wealth(np.zeros((1, 50)), np.ones((1, 50), bool), 0.4)[0, -1] < 0
+    assert evidence(a, b, by=-0.2).tolist() == [0.0]
+
+
+def test_a_lower_bound_at_any_level_is_zero_when_two_contenders_score_the_same_on_every_case():
+    # every difference is 0: no bet against an offset above 0 is ever placed, so none is ruled out
+    same = np.array([1.0, 0.0, 1.0, 1.0] * 25)
+    assert lower_bound(same, same.copy(), 0.5) == 0.0 and lower_bound(same, same.copy(), 0.05) == 0.0
+
+
+def test_without_a_margin_a_race_of_identical_contenders_never_ends_as_tied():
+    rng = np.random.default_rng(2)
+    a, b = _lineup([0.8, 0.8], 3000, rng, nested=True)
+    assert judge_round({"a": a, "b": b}, ["a", "b"], 2).ended is None
+
+
+def test_a_margin_under_a_point_still_ends_a_race_of_identical_contenders():
+    # the per-case difference is 0 on 3000 cases: the bets against "b is 0.5 points ahead" win every case
+    rng = np.random.default_rng(2)
+    a, b = _lineup([0.8, 0.8], 3000, rng, nested=True)
+    assert judge_round({"a": a, "b": b}, ["a", "b"], 2, margin=0.5).ended == TIED
+
+
+def test_equal_contenders_with_independent_errors_are_not_tied_on_a_few_hundred_cases():
+    # a - b has a standard deviation of √(2·0.8·0.2) ≈ 0.57: on 200 cases its standard error is 4 points, so
+    # no 95% bound can yet rule out that b is 5 points ahead
+    rng = np.random.default_rng(8)
+    a, b = _lineup([0.8, 0.8], 200, rng)
+    assert judge_round({"a": a, "b": b}, ["a", "b"], 2, margin=5).ended is None
+
+
+def test_a_lone_contender_leads_a_race_that_has_ended():
+    decided = judge_round({"a": np.array([1.0, 0.0])}, ["a"], 3)
+    assert decided.stops == [] and decided.leader == "a" and decided.ended == ONE_LEFT
+
+
+def test_a_race_with_nobody_running_has_no_leader_and_no_end_to_report():
+    assert judge_round({"a": np.array([1.0])}, [], 2) == Round([], None, None)
+
+
+def test_a_contender_with_no_score_yet_does_not_lead():
+    # every answer of b failed so far: a leads even on a low score
+    decided = judge_round({"a": np.array([0.1, 0.0, 0.2]), "b": np.full(3, np.nan)}, ["a", "b"], 2)
+    assert decided.leader == "a"
+
+
+def test_a_stopped_contender_records_the_cases_it_had_answered_with_a_score():
+    rng = np.random.default_rng(1)
+    good, bad = _lineup([0.95, 0.3], 200, rng)
+    bad[::10] = np.nan  # 20 of its answers could not be scored
+    decided = judge_round({"good": good, "bad": bad}, ["good", "bad"], 2)
+    assert [(s.contender, s.after_cases) for s in decided.stops] == [("bad", 180)] and decided.leader == "good"
+
+
+def test_a_stopped_contender_is_named_behind_the_rival_with_the_most_evidence_against_it():
+    rng = np.random.default_rng(3)
+    best, worst, middle = _lineup([0.95, 0.1, 0.6], 300, rng)
+    decided = judge_round({"best": best, "worst": worst, "middle": middle}, ["best", "worst", "middle"], 3)
+    assert {s.contender: s.behind for s in decided.stops}["worst"] == "best"
+
+
+def test_a_contender_behind_two_rivals_with_the_same_scores_is_named_behind_the_first_in_the_lineup():
+    rng = np.random.default_rng(3)
+    best, worst = _lineup([0.95, 0.1], 300, rng)
+    scores = {"x": best, "worst": worst, "y": best.copy()}
+    decided = judge_round(scores, ["x", "worst", "y"], 3)
+    assert {s.contender: s.behind for s in decided.stops} == {"worst": "x"}
+
+
+def test_leaders_tied_in_score_and_cost_are_led_by_the_smaller_id_whatever_the_order():
+    rng = np.random.default_rng(2)
+    a, _ = _lineup([0.8, 0.8], 300, rng, nested=True)
+    assert judge_round({"b": a, "a": a.copy()}, ["b", "a"], 2).leader == "a"
+
+
+def test_evidence_that_reaches_the_threshold_exactly_stops_the_contender():
+    # Ville's inequality bounds the chance that the wealth ever reaches 1/a (≥, not >); at 60% confidence the
+    # threshold, log(1 / 0.4) ≈ 0.92, is below 1
+    for confidence in (0.95, 0.6):
+        threshold = np.log(1 / pair_level(confidence, 2))
+
+        def held(pairs, threshold=threshold):
+            return np.full(len(pairs), threshold)
+
+        scores = {"a": np.array([1.0, 1.0]), "b": np.array([0.0, 0.0])}
+        decided = _judge(scores, ["a", "b"], 2, confidence, 0.0, held, bounds=False)
+        assert [s.contender for s in decided.stops] == ["b"]
+
+
+def test_a_race_ties_on_the_first_case_where_the_bets_rule_out_a_rival_the_margin_ahead():
+    # the margin is in points: the race asks evidence() whether the leader is behind by 5 points, i.e. 0.05
+    rng = np.random.default_rng(2)
+    a, b = _lineup([0.8, 0.8], 400, rng, nested=True)
+    reached = evidence(a[None, :], b[None, :], -0.05)
+    first = next(n for n in range(1, 401) if evidence(a[None, :n], b[None, :n], -0.05)[0] >= math.log(20))
+    assert reached[0] >= math.log(20)
+    assert judge_round({"a": a[:first], "b": b[:first]}, ["a", "b"], 2, margin=5).ended == TIED
+    assert judge_round({"a": a[: first - 1], "b": b[: first - 1]}, ["a", "b"], 2, margin=5).ended is None

@@ -85,3 +85,25 @@ def test_a_race_that_runs_out_of_cases_lists_the_leader_first():
     matrix[[0, 2], 1:97:2] = 1.0
     race = replay_race(matrix, 10)
     assert race.ended == CASES_RAN_OUT and race.survivors == [1, 0, 2]
+
+
+def test_a_replayed_race_judged_after_every_case_decides_as_a_run():
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        matrix = _lineup([0.9, 0.6, 0.5], 60, rng, nested=False)
+        assert replay_race(matrix, 1) == _replay_by_judging_every_round(matrix, 1)
+
+
+@pytest.mark.parametrize(("accuracies", "confidence"), [([0.8, 0.75], 0.5), ([0.8, 0.75, 0.7], 0.8)])
+def test_a_replayed_race_at_a_low_confidence_decides_as_a_run(accuracies, confidence):
+    # at 50% confidence and two contenders the threshold log((K - 1) / α) = log 2 is under 1: the evidence's
+    # floor at 0 (the bettor's starting wealth) is what the stop compares
+    rng = np.random.default_rng(10)
+    for _ in range(4):
+        matrix = _lineup(accuracies, 200, rng, nested=False)
+        assert replay_race(matrix, 10, confidence) == _replay_by_judging_every_round(matrix, 10, confidence)
+
+
+def test_a_race_over_no_case_runs_out_of_cases_with_everyone_in_and_the_first_row_leading():
+    race = replay_race(np.zeros((3, 0)), 10)
+    assert race == Replayed([0, 0, 0], [0, 1, 2], CASES_RAN_OUT)

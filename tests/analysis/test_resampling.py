@@ -392,3 +392,178 @@ def test_p_best_and_intervals_are_the_same_whatever_order_the_run_lists_its_case
     first = bootstrap(results_frame(run), RUN_METRICS, {"score": 1})
     second = bootstrap(results_frame(shuffled), RUN_METRICS, {"score": 1})
     pd.testing.assert_frame_equal(first, second)
+
+
+def test_no_result_gives_an_empty_table_with_the_columns_of_a_full_one():
+    full = bootstrap(frame({"a": [1.0, 0.0]}), METRICS, {"score": 1}, B=20)
+    empty = bootstrap(frame({"a": [1.0]}).iloc[:0], METRICS, {"score": 1}, B=20)
+    assert empty.empty and list(empty.columns) == list(full.columns)
+
+
+def test_the_bootstrap_draws_the_documented_1000_resamples_by_default():
+    # docs/leaderboard.md: "B = 1000 resamples of the cases"
+    df = frame({"a": [1.0, 0.5, 0.0, 0.25] * 5, "b": [0.5, 0.75, 0.25, 1.0] * 5})
+    pd.testing.assert_frame_equal(bootstrap(df, METRICS, {"score": 1}), bootstrap(df, METRICS, {"score": 1}, B=1000))
+
+
+def test_a_macro_bootstrap_reads_the_macro_resamples():
+    # a is right on the three cases of x and wrong on the one of y: every macro resample is (1 + 0) / 2, a
+    # point, so the interval is the boundary rule's around 0.5 on 4 cases, [0.5·L, 1 − 0.5·L] with
+    # L = 0.025^(1/4) (Clopper–Pearson's 4 of 4); a micro average would be a proportion's, 3 of 4
+    df = pd.concat([frame({"a": [1.0, 1.0, 1.0]}, dataset="x"), frame({"a": [0.0]}, dataset="y")])
+    out = bootstrap(df, METRICS, B=100, average="macro")
+    share = 0.025**0.25
+    assert out.loc[0, "score_lo"] == pytest.approx(0.5 * share) and out.loc[0, "score_hi"] == pytest.approx(
+        1 - 0.5 * share
+    )
+
+
+def _spread_frame(n_scored: int, n_rated: int) -> pd.DataFrame:
+    """One contender with scores of 0.25 to 1 on ``n_scored`` cases, a hallucination rate on the first
+    ``n_rated`` of them only: neither is all 0 or 1, so both keep the bootstrap interval."""
+    rates = [0.1, 0.7, 0.3, 0.9, 0.5]
+    rows = [
+        result("a", f"{i:03d}", [0.25, 0.5, 1.0][i % 3], hallucinated=rates[i % 5] if i < n_rated else NAN)
+        for i in range(n_scored)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_a_metric_known_on_fewer_cases_reads_its_interval_at_the_expanded_level_of_its_own_cases():
+    resampled = resample(_spread_frame(60, 10), MetricSet.of(METRICS), B=300, seed=2)
+    out = intervals(resampled, MetricSet.of(METRICS), {})
+    low, high = percentile_interval(resampled.tables["hallucinated_rate"], expanded_level(np.array([10])))
+    assert (out.loc[0, "hallucinated_rate_lo"], out.loc[0, "hallucinated_rate_hi"]) == (low[0], high[0])
+
+
+def test_the_wscore_interval_is_read_at_the_expanded_level_of_the_number_of_scored_cases():
+    resampled = resample(_spread_frame(12, 12), MetricSet.of(METRICS), B=300, seed=2)
+    out = intervals(resampled, MetricSet.of(METRICS), {"score": 1})
+    low, high = percentile_interval(100 * resampled.tables["score"], expanded_level(np.array([12])))
+    assert out.loc[0, "wscore_lo"] == pytest.approx(low[0]) and out.loc[0, "wscore_hi"] == pytest.approx(high[0])
+    assert high[0] - low[0] > np.subtract(*percentile_interval(100 * resampled.tables["score"])[::-1])[0]
+
+
+def test_resamples_without_case_counts_give_the_plain_percentile_interval():
+    resampled = resample(_spread_frame(12, 12), MetricSet.of(METRICS), B=300, seed=2)
+    bare = dataclasses.replace(resampled, cases={})
+    out = intervals(bare, MetricSet.of(METRICS), {"score": 1})
+    low, high = percentile_interval(resampled.tables["score"])
+    assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == (low[0], high[0])
+
+
+def test_a_wscore_on_0_to_100_never_takes_the_boundary_rule_of_a_value_in_0_1():
+    # a scores 0 on every case: every resampled wscore is 0, a point the boundary rule would widen to
+    # [0, 1 - 0.025^(1/10)] were it read as a share
+    out = bootstrap(frame({"a": [0.0] * 10, "b": [1.0] * 10}), METRICS, {"score": 1}, B=50).set_index("contender")
+    assert (out.loc["a", "wscore_lo"], out.loc["a", "wscore_hi"]) == (0.0, 0.0)
+
+
+def test_a_contender_the_race_stopped_is_never_best_in_a_resample():
+    # a is ahead on every case, but the race stopped it: it ranks below the others (P(best) 0), b takes all
+    df = frame({"a": [1.0, 0.9, 1.0, 0.8], "b": [0.5, 0.25, 0.5, 0.0]})
+    resampled = resample(df, MetricSet.of(METRICS), B=100)
+    out = intervals(resampled, MetricSet.of(METRICS), {"score": 1}, out_of_race=["a"]).set_index("contender")
+    assert out["p_best"].to_dict() == {"a": 0.0, "b": 1.0}
+
+
+def test_a_resample_where_no_row_has_a_wscore_under_the_weights_gives_no_one_a_share_of_p_best():
+    # a's hallucination rate is unknown on one case of two: a resample drawing that case twice (a chance of
+    # 1/4) leaves a with a score but no wscore under a weight on that rate, so P(best) is 3/4, not 1
+    df = pd.DataFrame([result("a", "1", 1.0, hallucinated=0.5), result("a", "2", 1.0, hallucinated=NAN)])
+    out = bootstrap(df, METRICS, {"hallucinated_rate": -1}, B=4000, seed=1)
+    assert out.loc[0, "p_best"] == pytest.approx(0.75, abs=0.02)
+
+
+def test_weights_under_which_no_row_ever_has_a_wscore_give_no_p_best():
+    df = frame({"a": [1.0, 0.5], "b": [0.0, 0.5]}, hallucinated=NAN)
+    out = bootstrap(df, METRICS, {"hallucinated_rate": -1}, B=50)
+    assert out["p_best"].isna().all()
+
+
+def _three_datasets() -> pd.DataFrame:
+    # dataset means 1/2 (x: 1, 0), 1 (y: 1, 1, 1) and 0 (z: 0): micro 4/6, macro (1/2 + 1 + 0) / 3 = 1/2
+    return pd.concat(
+        [frame({"a": [1.0, 0.0]}, dataset="x"), frame({"a": [1.0] * 3}, dataset="y"), frame({"a": [0.0]}, dataset="z")]
+    )
+
+
+def test_a_macro_table_is_the_mean_of_the_dataset_means_and_micro_the_mean_of_the_cases():
+    matrix = case_matrix(_three_datasets(), METRICS)
+    unchanged = np.ones((1, 6))  # every case drawn once: the table itself
+    assert resampled_tables(matrix, unchanged, "macro")["score"][0, 0] == pytest.approx(0.5)
+    assert resampled_tables(matrix, unchanged)["score"][0, 0] == pytest.approx(4 / 6)
+
+
+def _hits(scores: list[float], **kwargs) -> pd.DataFrame:
+    """Field accuracy as scored and a hallucination rate of 0 or 1: 5 hallucinations in the first 20 cases."""
+    return pd.DataFrame(
+        [result("a", f"{i:03d}", s, hallucinated=float(i % 4 == 0 and i < 20), **kwargs) for i, s in enumerate(scores)]
+    )
+
+
+# R: binom.confint(5, 20, method = "exact") (Clopper–Pearson)
+FIVE_OF_20 = (0.08657147, 0.49104587)
+
+
+def test_every_metric_of_0_and_1_gets_a_proportion_s_interval():
+    out = bootstrap(_hits([0.5, 1.0] * 10), METRICS, B=100)
+    assert (out.loc[0, "hallucinated_rate_lo"], out.loc[0, "hallucinated_rate_hi"]) == pytest.approx(
+        FIVE_OF_20, abs=1e-7
+    )
+
+
+def test_cases_with_no_value_leave_a_0_1_score_its_proportion_s_interval_over_the_others():
+    scores = [1.0 if i % 4 == 0 else 0.0 for i in range(20)] + [NAN, NAN]  # 5 of 20, and two errors
+    out = bootstrap(frame({"a": scores}), METRICS, B=100)
+    assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == pytest.approx(FIVE_OF_20, abs=1e-7)
+
+
+def test_a_contender_of_0_1_scores_keeps_its_proportion_s_interval_beside_one_that_has_fractions():
+    scores = [1.0 if i % 4 == 0 else 0.0 for i in range(20)]
+    out = bootstrap(frame({"a": scores, "b": [0.5] * 20}), METRICS, B=100).set_index("contender")
+    assert (out.loc["a", "score_lo"], out.loc["a", "score_hi"]) == pytest.approx(FIVE_OF_20, abs=1e-7)
+
+
+def test_a_macro_table_averages_only_the_datasets_where_the_contender_has_a_value():
+    # z's only case is an error: a's macro score is (1/2 + 1) / 2 over x and y
+    df = pd.concat([_three_datasets().iloc[:5], frame({"a": [NAN]}, dataset="z")])
+    unchanged = np.ones((1, 6))
+    assert resampled_tables(case_matrix(df, METRICS), unchanged, "macro")["score"][0, 0] == pytest.approx(0.75)
+
+
+def test_resample_draws_the_documented_1000_seeded_resamples_by_default():
+    # docs/leaderboard.md: "B = 1000 resamples of the cases, ..., seeded"
+    df = frame({"a": [1.0, 0.5, 0.0, 0.25] * 5})
+    default, explicit = resample(df, MetricSet.of(METRICS)), resample(df, MetricSet.of(METRICS), B=1000, seed=0)
+    np.testing.assert_array_equal(default.tables["score"], explicit.tables["score"])
+
+
+def test_no_result_resamples_to_no_table():
+    empty = resample(frame({"a": [1.0]}).iloc[:0], MetricSet.of(METRICS))
+    assert empty.tables == {} and len(empty.contenders) == 0
+
+
+def test_no_resample_gives_tables_of_no_row_one_column_per_contender():
+    tables = resample(frame({"a": [1.0, 0.0], "b": [0.5, 0.5]}), MetricSet.of(METRICS), B=0).tables
+    assert {name: t.shape for name, t in tables.items()} == {name: (0, 2) for name in tables} and "score" in tables
+
+
+def test_micro_resamples_draw_from_every_case_whatever_its_dataset():
+    # 4 of 6 cases right (micro 2/3): a micro resample draws any mix of datasets, so its score moves around 2/3
+    # (a draw within each dataset would keep each dataset's share and average 2/3 with less spread), and its
+    # mean is the table's 2/3, not the macro average's 1/2
+    scores = resample(_three_datasets(), MetricSet.of(METRICS), B=2000, seed=4).tables["score"][:, 0]
+    within = resample(_three_datasets(), MetricSet.of(METRICS), B=2000, seed=4, average="macro").tables["score"][:, 0]
+    assert scores.mean() == pytest.approx(2 / 3, abs=0.01) and within.mean() == pytest.approx(0.5, abs=0.02)
+    # the standard error of a mean of 6 draws from {1, 1, 1, 1, 0, 0}: √((2/3)(1/3) / 6) ≈ 0.192
+    assert scores.std() == pytest.approx(math.sqrt(2 / 9 / 6), rel=0.06)
+
+
+def test_a_run_with_samples_keeps_the_proportion_s_interval_of_a_0_1_score_beside_its_repeat_metrics():
+    scores = [1.0 if i % 4 == 0 else 0.0 for i in range(20)]  # 5 of 20, every sample agreeing
+    thrice = pd.concat([frame({"a": scores}).assign(sample=s) for s in range(3)], ignore_index=True)
+    metric_set = MetricSet.of(METRICS, 3)
+    out = intervals(resample(thrice, metric_set, B=100), metric_set, {})
+    assert (out.loc[0, "score_lo"], out.loc[0, "score_hi"]) == pytest.approx(FIVE_OF_20, abs=1e-7)
+    assert out.filter(like="^3_lo").notna().all(axis=None)
