@@ -248,9 +248,9 @@ def blind_view(run: Run, item: QueueItem) -> BlindView:
     replies = {r.contender: r for r in run.results if (r.dataset, r.case, r.sample) == key}
     shown = tuple(_reply(replies[c]) for c in item.shown)
     kind = kind_of(case)
-    if kind is None:
+    chats = tuple(tuple(chat_of(replies[c], blind=True) or ()) for c in item.shown) if kind else ()
+    if not chats or not all(chats):  # a conversation stored without its transcript shows as a case and a reply
         return BlindView(_text(case.input), _text(case.expected), shown)
-    chats = tuple(tuple(chat_of(replies[c], blind=True) or ()) for c in item.shown)
     goal = user_of(case).goal if kind == SIMULATED else ""
     return BlindView(goal, _text(case.expected), shown, chats)
 

@@ -49,3 +49,12 @@ def test_a_one_reply_case_has_no_chat():
     run = make_run(2, 1, with_errors=False)
     case = run.cases[0]
     assert blind_view(run, QueueItem(case.dataset, case.id, 0, (run.results[0].contender,))).chats == ()
+
+
+def test_a_conversation_stored_without_its_transcript_shows_its_case_and_final_reply():
+    run = _conversation_run({"turns": [{"user": "Refund, please."}]}, "scripted")
+    run.results[1].trace = None
+    case = run.cases[0]
+    view = blind_view(run, QueueItem(case.dataset, case.id, 0, tuple(r.contender for r in run.results)))
+    assert view.chats == () and "Refund, please." in view.input
+    assert len(view.replies) == 2 and all("client_name" in reply for reply in view.replies)  # the outputs
