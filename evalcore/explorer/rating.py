@@ -13,8 +13,9 @@ replies from both runs, named ``X · base`` and ``X · candidate``, so people's 
 ratings that the People panel and ``evalcore ratings`` read like any other.
 
 Blinding is the server's: a :class:`QueueItem` knows the contenders and stays in the session; the page shows
-only its :class:`BlindView` (the case and the replies as ``A``/``B``), and the names once the rater's queue is
-done (:mod:`evalcore.explorer.blinding`). Nothing here imports streamlit.
+only its :class:`BlindView` (the case and the replies as ``A``/``B``; a conversation whole, as a chat with no
+tokens, costs or scores), and the names once the rater's queue is done (:mod:`evalcore.explorer.blinding`). Nothing
+here imports streamlit.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A conversation's transcript as a chat: the user's messages and the contender's replies in order, each reply
-with the scores its turn was given (the Cases page shows it with ``st.chat_message``)."""
+with the scores its turn was given (the Cases page shows it with ``st.chat_message``; the Rate page, blind)."""
 
 from __future__ import annotations
 
