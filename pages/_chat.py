@@ -1,12 +1,14 @@
-"""The Cases page's conversation section: a transcript as a chat, each reply with its turn's scores beside it
-(the messages come from :mod:`evalcore.explorer.transcript`)."""
+"""A transcript as a chat: the Cases page's conversation section, each reply with its turn's scores beside it,
+and the Rate page's blind conversations (the messages come from :mod:`evalcore.explorer.transcript`)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import streamlit as st
 
 from evalcore.core.records import Result
-from evalcore.explorer.transcript import chat_of
+from evalcore.explorer.transcript import ChatMessage, chat_of
 from pages._widgets import plain
 
 
@@ -21,6 +23,12 @@ def show_chat(result: Result) -> bool:
         st.caption(
             plain(f"Simulated user {simulator['model']}: {simulator['calls']} calls, apart from the contender's")
         )
+    show_messages(messages)
+    return True
+
+
+def show_messages(messages: Sequence[ChatMessage]) -> None:
+    """Chat messages in order, each with its scores and note under it (a blind chat has none: the Rate page's)."""
     for message in messages:
         with st.chat_message(message.role):
             st.text(message.text)
@@ -28,7 +36,6 @@ def show_chat(result: Result) -> bool:
             note = " · ".join(p for p in (scores, message.note) if p)
             if note:
                 st.caption(plain(note))
-    return True
 
 
 def _score(value: float | None) -> str:

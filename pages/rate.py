@@ -1,5 +1,6 @@
 """Rate: people rate replies blind, two side by side or one on the judge's rubric, for the run picked in the sidebar,
-or that run's replies (the candidate) against another run's of the same suite (the base).
+or that run's replies (the candidate) against another run's of the same suite (the base). A conversation is rated
+whole, shown as a chat.
 
 The queue and the blinding live in :mod:`evalcore.explorer.rating` and :mod:`evalcore.explorer.blinding`: the
 contenders' names stay on the server until the rater's queue is done (``EVALCORE_RATE_REVEAL=each``: after each
@@ -15,7 +16,7 @@ import streamlit as st
 from evalcore.core.errors import EvalcoreError
 from evalcore.explorer import blinding, changes, rating
 from evalcore.storage.ratings import add_ratings, load_ratings
-from pages import _actions, _frame, _loaders, _rate_base, _rater, _review, _widgets
+from pages import _actions, _frame, _loaders, _rate_base, _rate_view, _rater, _review, _widgets
 from pages._state import Keys
 from pages._widgets import plain
 
@@ -97,16 +98,7 @@ view = rating.blind_view(run, item)
 # The item's place in the queue tells two replies to one case apart without naming who wrote them (a widget's
 # key reaches the browser), so one reply's choices never carry over to the next.
 key = f"{item.dataset}/{item.case}/{item.sample}/{mode}/{queue.index(item)}"
-with st.container(border=True):
-    st.markdown("**Input**")
-    st.text(view.input)
-    if view.expected:
-        st.markdown("**Expected**")
-        st.text(view.expected)
-for column, side, reply in zip(st.columns(len(view.replies)), "AB", view.replies, strict=False):
-    with column.container(border=True):
-        st.markdown(f"**{side}**" if len(view.replies) == 2 else "**Reply**")
-        st.text(reply)
+_rate_view.show_item(view)  # a conversation whole, as a chat
 comment = st.text_input("Comment (optional)", key=Keys.RATE_COMMENT + key)
 
 

@@ -13,8 +13,9 @@ replies from both runs, named ``X · base`` and ``X · candidate``, so people's 
 ratings that the People panel and ``evalcore ratings`` read like any other.
 
 Blinding is the server's: a :class:`QueueItem` knows the contenders and stays in the session; the page shows
-only its :class:`BlindView` (the case and the replies as ``A``/``B``), and the names once the rater's queue is
-done (:mod:`evalcore.explorer.blinding`). Nothing here imports streamlit.
+only its :class:`BlindView` (the case and the replies as ``A``/``B``; a conversation whole, as a chat with no
+tokens, costs or scores), and the names once the rater's queue is done (:mod:`evalcore.explorer.blinding`). Nothing
+here imports streamlit.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from evalcore.analysis.decisions.compare import pair_contenders
+from evalcore.core.conversation import SIMULATED, kind_of, user_of
 from evalcore.core.records import DEMO_RATER, Metric, Rating, Result, Run
+from evalcore.explorer.transcript import ChatMessage, chat_of
 from evalcore.runfile.ratings import SCALE, checked
 from evalcore.scoring.judge import FLAGGED_DESCRIPTION
 
@@ -64,11 +67,21 @@ class QueueItem:
 
 @dataclass(frozen=True)
 class BlindView:
-    """What the browser sees of an item: the case and the replies, never who wrote them."""
+    """What the browser sees of an item: the case and the replies, never who wrote them.
+
+    Attributes:
+        input: the case's input; of a conversation, the simulated user's goal (empty for a script: its turns are
+            in the chats).
+        expected: the case's expected answer (a conversation's expected final state).
+        replies: each shown contender's reply, A first.
+        chats: of a conversation, each shown contender's whole conversation, A first, as a blind chat (what was
+            said, no tokens, costs or scores: :func:`~evalcore.explorer.transcript.chat_of`); empty otherwise.
+    """
 
     input: str
     expected: str
     replies: tuple[str, ...]
+    chats: tuple[tuple[ChatMessage, ...], ...] = ()
 
 
 def rater_problem(rater: str) -> str | None:
@@ -234,7 +247,13 @@ def blind_view(run: Run, item: QueueItem) -> BlindView:
     case = next(c for c in run.cases if (c.dataset, c.id) == (item.dataset, item.case))
     key = (item.dataset, item.case, item.sample)
     replies = {r.contender: r for r in run.results if (r.dataset, r.case, r.sample) == key}
-    return BlindView(_text(case.input), _text(case.expected), tuple(_reply(replies[c]) for c in item.shown))
+    shown = tuple(_reply(replies[c]) for c in item.shown)
+    kind = kind_of(case)
+    chats = tuple(tuple(chat_of(replies[c], blind=True) or ()) for c in item.shown) if kind else ()
+    if not chats or not all(chats):  # a conversation stored without its transcript shows as a case and a reply
+        return BlindView(_text(case.input), _text(case.expected), shown)
+    goal = user_of(case).goal if kind == SIMULATED else ""
+    return BlindView(goal, _text(case.expected), shown, chats)
 
 
 def _text(value: Any) -> str:

@@ -1,5 +1,5 @@
 """A conversation's transcript as a chat: the user's messages and the contender's replies in order, each reply
-with the scores its turn was given (the Cases page shows it with ``st.chat_message``)."""
+with the scores its turn was given (the Cases page shows it with ``st.chat_message``; the Rate page, blind)."""
 
 from __future__ import annotations
 
@@ -33,23 +33,25 @@ def is_conversation(result: Result) -> bool:
     return result.trace is not None and any(isinstance(s, dict) and s.get("kind") == "user" for s in result.trace)
 
 
-def chat_of(result: Result) -> list[ChatMessage] | None:
-    """The result's conversation as chat messages, in order; None when its trace is no conversation."""
+def chat_of(result: Result, *, blind: bool = False) -> list[ChatMessage] | None:
+    """The result's conversation as chat messages, in order; None when its trace is no conversation.
+
+    ``blind``: what was said only, with no notes and no scores (the Rate page's): a reply's tokens and cost could
+    tell the contenders apart, and the judges' scores would lead the rater."""
     if not is_conversation(result):
         return None
     assert result.trace is not None
     scores = {t["turn"]: t.get("metrics") or {} for t in result.diagnostics.get("turns") or [] if "turn" in t}
     messages: list[ChatMessage] = []
     for step in result.trace:
-        kind, turn = step.get("kind"), int(step.get("turn") or 0)
+        kind, turn, text = step.get("kind"), int(step.get("turn") or 0), step.get("content") or ""
         if kind == "user":
             ended = {"done": "ended: goal met", "gave_up": "ended: gave up"}.get(step.get("end") or "", "")
             note = " · ".join(p for p in (_usage(step), ended) if p)
-            messages.append(ChatMessage("user", step.get("content") or "", turn, note))
+            messages.append(ChatMessage("user", text, turn, "" if blind else note))
         elif kind == "model":
-            messages.append(
-                ChatMessage("assistant", step.get("content") or "", turn, _usage(step), scores.get(turn, {}))
-            )
+            shown = ("", {}) if blind else (_usage(step), scores.get(turn, {}))
+            messages.append(ChatMessage("assistant", text, turn, *shown))
     return messages
 
 

@@ -33,3 +33,11 @@ def test_a_simulated_users_ending_is_noted():
 def test_an_agents_trace_is_no_chat():
     assert chat_of(_result([{k: v for k, v in REPLY.items() if k != "turn"}])) is None
     assert chat_of(_result(None)) is None
+
+
+def test_a_blind_chat_says_what_was_said_with_no_tokens_costs_scores_or_ending():
+    ending = {**USER, "index": 2, "turn": 1, "content": "Thanks. [DONE]", "end": "done", "cost_usd": 0.00001}
+    result = _result([USER, REPLY, ending], {"turns": [{"turn": 0, "metrics": {"contains": 0.5}}]})
+    chat = chat_of(result, blind=True)
+    assert [(m.role, m.text) for m in chat] == [(m.role, m.text) for m in chat_of(result)]
+    assert all(m.note == "" and m.scores == {} for m in chat)

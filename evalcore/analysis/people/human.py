@@ -132,15 +132,18 @@ def human_verdicts(ratings: Sequence[Rating]) -> list[PairVerdict]:
     ]
 
 
-def human_value(rating: Rating) -> float | None:
-    """A single reply's rating on a judged metric's 0..1 scale: the mean of its dimension scores (1..5 mapped
-    to 0..1), ``pass`` 1, ``fail`` 0, or its verdict read as a number; None for a label, and for a rating off
-    its scale (:class:`~evalcore.runfile.ratings.RatingEntry` refuses one, but a store may hold one from before)."""
+def human_value(rating: Rating, metric: str | None = None) -> float | None:
+    """A single reply's rating on a judged metric's 0..1 scale: its score on ``metric`` itself when the rater
+    scored that dimension (a conversation judge's, ``user_satisfaction``), else the mean of its dimension scores
+    (1..5 mapped to 0..1), ``pass`` 1, ``fail`` 0, or its verdict read as a number; None for a label, and for a
+    rating off its scale (:class:`~evalcore.runfile.ratings.RatingEntry` refuses one, but a store may hold one
+    from before)."""
     if rating.scores:
         low, high = SCALE
         if not all(low <= v <= high for v in rating.scores.values()):  # NaN fails too: never outweighs the rest
             return None
-        return float(np.mean([(v - low) / (high - low) for v in rating.scores.values()]))
+        own = [rating.scores[metric]] if metric in rating.scores else list(rating.scores.values())
+        return float(np.mean([(v - low) / (high - low) for v in own]))
     if rating.verdict in _WORDS:
         return _WORDS[rating.verdict]
     if verdict_problem(rating.verdict) is not None:  # NaN or 1e308 read as a score would outweigh the rest
@@ -151,14 +154,22 @@ def human_value(rating: Rating) -> float | None:
         return None
 
 
+#: The judges of a whole conversation, whose metric is their one dimension, in the order one is corrected first.
+CONVERSATION_JUDGES = ("goal_completed", "user_satisfaction", "knowledge_retention")
+
+
 def judged_metric(run: Run) -> str | None:
-    """The metric an LLM judge gives (``judge_score``, else the primary metric when a judge gives it)."""
+    """The metric an LLM judge gives: ``judge_score``, else the primary metric when a judge gives it, else the
+    first conversation judge's (``user_satisfaction`` …, :data:`CONVERSATION_JUDGES`), which people rate on the
+    Rate page as a whole conversation."""
     judged = [m for m in run.metrics if m.description.startswith("judge")]
     names = [m.name for m in judged]
     if "judge_score" in names:
         return "judge_score"
     primary = [m.name for m in judged if m.primary]
-    return primary[0] if primary else None
+    if primary:
+        return primary[0]
+    return next((name for name in CONVERSATION_JUDGES if name in names), None)
 
 
 def rater_agreement(items: dict[tuple, dict[str, Any]], level: str) -> RaterAgreement:
@@ -269,9 +280,9 @@ def judge_on_singles(run: Run, singles: Sequence[Rating], metric: str) -> Agreem
     """The judged ``metric`` against people's ratings of single replies, on the replies both scored (None: none)."""
     judge = _metric_values(run, metric)
     both = [
-        (judge[key], human_value(r))
+        (judge[key], value)
         for r in singles
-        if (key := (r.dataset, r.case, r.sample, r.a)) in judge and human_value(r) is not None
+        if (key := (r.dataset, r.case, r.sample, r.a)) in judge and (value := human_value(r, metric)) is not None
     ]
     if not both:
         return None
@@ -293,7 +304,7 @@ def corrected_scores(run: Run, singles: Sequence[Rating], metric: str) -> dict[s
     judge = _metric_values(run, metric)
     people: dict[tuple[str, str, int, str], list[float]] = defaultdict(list)
     for r in singles:
-        value = human_value(r)
+        value = human_value(r, metric)
         if r.random and value is not None and (r.dataset, r.case, r.sample, r.a) in judge:
             people[(r.dataset, r.case, r.sample, r.a)].append(value)
     out = {}
