@@ -1,11 +1,13 @@
 """pages/cases.py under AppTest, a conversation: its transcript shown as a chat, each reply with its turn's
-scores, a simulated user's calls named apart from the contender's."""
+scores, a simulated user's calls named apart from the contender's, an imported Inspect dialogue as a chat."""
 
 from __future__ import annotations
 
 from evalcore.core.records import Usage
+from evalcore.runfile.importers import read_import
 from tests.app.test_app_shared import open_page, seed, texts, unescaped
 from tests.factories import make_run
+from tests.importing import INSPECT
 
 PAGE = "pages/cases.py"
 TRANSCRIPT = [
@@ -43,3 +45,23 @@ def test_a_conversation_shows_as_a_chat_with_each_replys_turn_scores(monkeypatch
     assert any(c.startswith("contains 1.00 · 10 in / 4 out tokens") for c in captions)
     assert any(c.endswith("ended: goal met") for c in captions)
     assert any(c.startswith("Simulated user fake/user: 2 calls") for c in captions)
+
+
+def test_an_imported_inspect_dialogue_shows_as_a_chat_with_its_score(monkeypatch, tmp_path):
+    run = read_import(INSPECT / "support-chat.eval")
+    seed(monkeypatch, tmp_path, run)
+    at = open_page(PAGE)
+    table = at.dataframe[0].value
+    row = next(i for i, r in enumerate(table.itertuples()) if r.case == "where-4417")
+    at.session_state["case_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception and not at.error
+    chat = at.get("chat_message")
+    # the second turn's reply is the tool call and the answer from its result
+    assert [m.proto.name for m in chat] == ["user", "assistant", "user", "assistant", "assistant", "user", "assistant"]
+    said = [m.value for m in at.text]
+    assert [t for t in said if t in ("Where is my order?", "It is 4417.", "Thanks!")] == [
+        "Where is my order?", "It is 4417.", "Thanks!",
+    ]  # fmt: skip
+    assert "Conversation" in texts(at) and "Trace" not in texts(at)
+    assert next(m.value for m in at.metric if m.label == "Score") == "100%"

@@ -168,3 +168,13 @@ def test_an_otlp_traces_file_is_read_with_its_badge_and_notes(monkeypatch, tmp_p
     assert "Imported: support-bot, 2 contenders, 7 cases, 7 results." in texts(at)
     assert "OpenTelemetry traces" in _badges(at)[0]
     assert "were not captured" in texts(at)
+
+
+def test_an_uploaded_inspect_log_of_dialogues_notes_how_many_samples_were_conversations(monkeypatch, tmp_path):
+    seed(monkeypatch, tmp_path)
+    chat = ("support-chat.eval", (INSPECT / "support-chat.eval").read_bytes(), "application/octet-stream")
+    at = upload(open_page(PAGE), chat)
+    assert not at.exception and not at.error
+    assert "Imported: support_chat, 1 contender, 3 cases, 3 results." in texts(at)
+    notes = next(c.value for c in at.code if "were conversations" in c.value)
+    assert notes.startswith("2 of 3 samples were conversations (more than one user turn)")

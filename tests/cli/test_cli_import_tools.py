@@ -215,3 +215,15 @@ def test_an_inspect_listing_in_a_folder_is_skipped_as_a_listing(tmp_path):
     done = evalcore("import", tmp_path, db=tmp_path / "e.db")
     assert done.returncode == 0, done.stderr
     assert "logs.json: Inspect's listing of the folder's logs" in done.stderr
+
+
+def test_importing_an_inspect_log_of_dialogues_says_how_many_samples_were_conversations(tmp_path):
+    db, out = tmp_path / "e.db", tmp_path / "run.json"
+    done = evalcore("import", INSPECT / "support-chat.eval", db=db)
+    assert done.returncode == 0, done.stderr
+    assert "  note: 2 of 3 samples were conversations (more than one user turn)" in done.stdout
+    (run_id,) = _ids(db)
+    assert evalcore("export", run_id, "-o", out, db=db).returncode == 0
+    assert json.loads(out.read_text())["schema_version"] == 5
+    stored = {r.case: r.trace for r in read_run_file(out).results}
+    assert [s["kind"] for s in stored["greeted-5521"]] == ["user", "model", "user", "model", "tool", "model"]

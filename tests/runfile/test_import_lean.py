@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.importers import import_notes, load, promptfoo, read_import
+from evalcore.runfile.importers._inspect_chat import MESSAGE_KEYS
 from evalcore.runfile.importers._inspect_events import EVENT_KEYS
 from evalcore.runfile.importers._lean import inspect_samples, patch_non_finite, read_lean
 from tests.importing import INSPECT, INSPECT_FILES, PROMPTFOO, PROMPTFOO_FILES
@@ -93,8 +94,16 @@ def test_an_inspect_sample_is_read_without_its_transcript():
     pairs = list(inspect_samples(lean.samples, None))
     where, sample = pairs[0]
     assert where == "samples.0" and {"id", "input", "target", "output", "scores", "error_retries"} <= set(sample)
-    assert not {"messages", "attachments", "events_data", "store"} & set(sample)
+    assert not {"attachments", "events_data", "store"} & set(sample)
     assert lean.samples == [None] * len(pairs)  # each let go of once read
+
+
+def test_an_inspect_samples_messages_keep_only_the_fields_a_transcript_is_made_from():
+    lean = read_lean((INSPECT / "support-chat.json").read_bytes())
+    _, sample = next(inspect_samples(lean.samples, None))
+    assert [m["role"] for m in sample["messages"]][:3] == ["user", "assistant", "user"]
+    assert all(set(m) <= set(MESSAGE_KEYS) for m in sample["messages"])
+    assert not any("source" in m or "metadata" in m for m in sample["messages"])
 
 
 def test_an_inspect_samples_events_keep_only_the_fields_a_trace_is_made_from():

@@ -6,7 +6,8 @@
 - :mod:`~evalcore.runfile.importers.detect`: how the kind is told, and the line that refuses an unknown one.
 - :mod:`~evalcore.runfile.importers.promptfoo`: promptfoo result files (``eval -o``, ``export``,
   ``evaluate()``; results versions 2 and 3).
-- :mod:`~evalcore.runfile.importers.inspect_log`: Inspect AI logs (log format versions 1 and 2).
+- :mod:`~evalcore.runfile.importers.inspect_log`: Inspect AI logs (log format versions 1 and 2); ``_inspect_events``
+  makes a sample's events a trace, ``_inspect_chat`` a multi-turn sample's dialogue a conversation's transcript.
 - :mod:`~evalcore.runfile.importers.eee`: Every Eval Ever records (an aggregate ``<uuid>.json`` and the
   ``<uuid>_samples.jsonl`` beside it, or a zip of them); ``_eee_files`` pairs those files, ``_eee_items`` reads one line
   (:func:`records_claimed`: the samples files a folder's records read).

@@ -48,6 +48,23 @@ def trace_of(events: Any) -> list[dict[str, Any]] | None:
     return steps
 
 
+def event_steps(events: Any) -> dict[tuple[str, str], dict[str, Any]]:
+    """The model and tool steps an Inspect sample's finished events make, by ``("model", the id of the message
+    the model wrote)`` and ``("tool", the tool call's id)``: a conversation's transcript takes their usage."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for event in events if isinstance(events, list) else []:
+        if not isinstance(event, dict) or event.get("pending"):
+            continue
+        if event.get("event") == "model":
+            choices = common.obj(event.get("output")).get("choices")
+            message = common.obj(choices[0].get("message")) if choices and isinstance(choices[0], dict) else {}
+            if message.get("id") is not None:
+                found["model", str(message["id"])] = _model_step(0, event)
+        elif event.get("event") == "tool" and event.get("id") is not None:
+            found["tool", str(event["id"])] = _tool_step(0, event)
+    return found
+
+
 def _model_step(index: int, event: dict[str, Any]) -> dict[str, Any]:
     output = common.obj(event.get("output"))
     choices = output.get("choices")

@@ -12,7 +12,7 @@ Here msgspec reads:
   so ``"key" in row`` and ``row.get`` read as on the whole tree. A nested object whose truthiness is read
   (``response``, ``gradingResult``) and that has none of the fields read keeps its keys, unparsed;
 - an Inspect log's header in full, and its samples one at a time, each with every key but its transcript,
-  whose events are built with only the fields a trace is made from.
+  whose events and messages are built with only the fields a trace is made from.
 
 ``NaN`` and ``Infinity`` are not JSON: before the parse each bare one becomes a sentinel string
 (:data:`~evalcore.runfile.importers._source.NON_FINITE_SENTINELS`, written ``"\u0000NaN"``) that
@@ -40,6 +40,7 @@ from msgspec import UNSET, Raw, UnsetType
 
 from evalcore.runfile.importers import detect, promptfoo
 from evalcore.runfile.importers._common import Notes
+from evalcore.runfile.importers._inspect_chat import MESSAGE_KEYS
 from evalcore.runfile.importers._inspect_events import EVENT_KEYS
 from evalcore.runfile.importers._source import NON_FINITE_SENTINELS, scrub
 from evalcore.runfile.importers.inspect_log import NOT_HEADER, NOT_IMPORTED, NOT_READ
@@ -79,8 +80,10 @@ def _names(kind: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
 
 _Event = _reader("_Event", EVENT_KEYS)
 _decode_events = msgspec.json.Decoder(list[_Event]).decode  # type: ignore[valid-type]
+_Message = _reader("_Message", MESSAGE_KEYS)
+_decode_messages = msgspec.json.Decoder(list[_Message]).decode  # type: ignore[valid-type]
 _FIELDS: dict[type[msgspec.Struct], tuple[tuple[str, str], ...]] = {
-    kind: _names(kind) for kind in (_Row, _Event, *(nested for _, nested in _NESTED))
+    kind: _names(kind) for kind in (_Row, _Event, _Message, *(nested for _, nested in _NESTED))
 }
 
 
@@ -227,9 +230,11 @@ def inspect_samples(samples: list[Raw | None], notes: Notes | None) -> Iterator[
         if raw is None or _first(raw) != _OPEN_OBJECT:
             continue
         fields = _decode_fields(raw)
-        sample = {k: _decode(v) for k, v in fields.items() if k not in NOT_READ and k != "events"}
+        sample = {k: _decode(v) for k, v in fields.items() if k not in NOT_READ and k not in ("events", "messages")}
         if "events" in fields:  # only the fields a trace is made from
             sample["events"] = [_present(event) for event in _decode_events(fields["events"])]
+        if "messages" in fields:  # only the fields a conversation's transcript is made from
+            sample["messages"] = [_present(message) for message in _decode_messages(fields["messages"])]
         where = f"samples.{i}"
         yield where, scrub(sample, where, notes, NOT_IMPORTED) if notes is not None else sample
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from evalcore.core import records
 from evalcore.runfile.importers import _common as common
+from evalcore.runfile.importers._inspect_chat import script, transcript, user_turns
 from evalcore.runfile.importers._inspect_events import content_text, trace_of
 from evalcore.runfile.importers._source import scrub
 
@@ -59,9 +60,9 @@ COMPLETED = records.Metric(
 #: A sample's parts that are not imported as they are (the transcript; its ``events`` become the result's
 #: trace, from fields whose ``NaN`` reads as unknown anyway): ``NaN`` in them is left alone.
 NOT_IMPORTED = frozenset({"events", "messages", "attachments", "events_data", "store", "timelines", "error_retries"})
-#: A sample's parts the importer never reads (``error_retries`` is counted, ``events`` made a trace): a lean
-#: parse leaves them out.
-NOT_READ = NOT_IMPORTED - {"error_retries", "events"}
+#: A sample's parts the importer never reads (``error_retries`` is counted, ``events`` made a trace, ``messages``
+#: a conversation's transcript): a lean parse leaves them out.
+NOT_READ = NOT_IMPORTED - {"error_retries", "events", "messages"}
 #: The keys of a ``.json`` log that are not its header: the samples, and their reductions (never imported).
 NOT_HEADER = frozenset({"samples", "reductions"})
 _SAMPLE_ENTRY = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
@@ -101,6 +102,11 @@ def import_inspect(
         if on_progress is not None and (done % 500 == 0 or done == total):
             on_progress(done, total)
     metrics = reader.finish(results)
+    if reader.conversations:
+        notes.add(
+            f"{reader.conversations} of {done} samples were conversations (more than one user turn): each one's "
+            "user turns are its case's script and its dialogue is its result's transcript"
+        )
     status = str(header.get("status") or "started")
     info = records.RunInfo(
         id=common.run_id("inspect", stamp.digest),
@@ -111,6 +117,8 @@ def import_inspect(
         weights={},
         settings=_settings(header, spec, status, results, reader.skipped, notes),
     )
+    if reader.conversations:
+        info.settings[common.IMPORT_KEY]["source_counts"]["conversations"] = reader.conversations
     run = records.Run(info, metrics, [reader.contender], reader.cases(), results)
     common.sort_results(run)
     revision = common.obj(spec.get("revision"))
@@ -161,6 +169,7 @@ class _Samples:
         self._metric_of: dict[tuple[str, str | None], str] = {}
         self._cases: dict[str, records.Case] = {}
         self.skipped = 0
+        self.conversations = 0
 
     def result(self, sample: dict[str, Any], where: str) -> records.Result | None:
         error = sample.get("error")
@@ -169,7 +178,8 @@ class _Samples:
             self.skipped += 1
             self.notes.add(f"{where}: cancelled when the eval stopped; not imported")
             return None
-        case = self._case(sample)
+        turns = user_turns(sample.get("messages"))
+        case = self._case(sample, turns)
         epoch = sample.get("epoch")
         retries = sample.get("error_retries")
         result = records.Result(
@@ -186,7 +196,11 @@ class _Samples:
         )
         text = _completion(sample.get("output"))
         result.output, result.raw = text, text
-        result.trace = trace_of(sample.get("events"))
+        if turns is None:
+            result.trace = trace_of(sample.get("events"))
+        else:
+            result.trace = transcript(sample["messages"], sample.get("events"))
+            self.conversations += 1
         if message is not None:
             result.status = "error"
             result.error = records.ErrorInfo(common.error_kind(message), message)
@@ -248,16 +262,19 @@ class _Samples:
             prompt += sum(p for p in parts if p is not None)
         return records.Usage(prompt, common.count(usage.get("output_tokens")), common.money(usage.get("total_cost")))
 
-    def _case(self, sample: dict[str, Any]) -> records.Case:
+    def _case(self, sample: dict[str, Any], turns: list[str] | None) -> records.Case:
+        """The sample's case; a conversation's (``turns`` given) holds its user turns as a script."""
         case_id = str(sample.get("id"))
         case = self._cases.get(case_id)
         if case is None:
             metadata = dict(common.obj(sample.get("metadata")))
             if sample.get("choices"):
                 metadata["choices"] = sample["choices"]
-            case = records.Case(
-                self.dataset, case_id, "default", _input(sample.get("input")), sample.get("target"), metadata
-            )
+            given: str | dict[str, Any] = _input(sample.get("input"))
+            if turns is not None:
+                given, marker = script(turns)
+                metadata.update(marker)
+            case = records.Case(self.dataset, case_id, "default", given, sample.get("target"), metadata)
             self._cases[case_id] = case
         return case
 
