@@ -14,7 +14,7 @@ from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.importers import _common as common
 from evalcore.runfile.importers import eee
-from evalcore.runfile.importers._source import ZipArchive, decode_json
+from evalcore.runfile.importers._source import ZipArchive, json_entries
 from evalcore.runfile.importers.detect import UnknownLayoutError, describe_zip, unknown_layout
 
 Progress = Callable[[int, int], None]
@@ -48,11 +48,7 @@ def read_record_zip(
     archive: ZipArchive, entries: list[str], name: str, stamp: common.Stamp, on_progress: Progress | None
 ) -> records.Run:
     """A zip of a record's folder: its one aggregate record and the samples file beside it."""
-    found = []
-    for entry in entries:
-        tree, _ = decode_json(archive.read(entry), name, where=f"{entry}: ")
-        if eee.is_record(tree):
-            found.append((entry, tree))
+    found = json_entries(archive, entries, name, eee.is_record)
     if not found:
         raise unknown_layout(name, describe_zip(archive.names()))
     if len(found) != 1:

@@ -25,7 +25,7 @@ import math
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, BinaryIO
@@ -124,6 +124,22 @@ def decode_json(data: bytes, name: str, where: str = "") -> tuple[Any, bool]:
         raise refused(name, "not valid JSON", f"{where}{jsonfast.error_text(e)}") from None
     except (ValueError, RecursionError) as e:
         raise refused(name, "not valid JSON", f"{where or '(file): '}{e}") from None
+
+
+def json_entries(
+    archive: ZipArchive, entries: list[str], name: str, keep: Callable[[Any], bool]
+) -> list[tuple[str, Any]]:
+    """The entries of a zip (of ``entries``) whose JSON value ``keep`` takes, each with that value, in order.
+
+    Raises:
+        RunFileError: an entry is not JSON (named, with the line and column).
+    """
+    found = []
+    for entry in entries:
+        tree, _ = decode_json(archive.read(entry), name, where=f"{entry}: ")
+        if keep(tree):
+            found.append((entry, tree))
+    return found
 
 
 def scrub(value: Any, path: str, notes: Notes, skip: frozenset[str] = frozenset()) -> Any:

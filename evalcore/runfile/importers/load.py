@@ -22,7 +22,7 @@ from evalcore.runfile.importers import _common as common
 from evalcore.runfile.importers import _eee_files, detect, eee, inspect_log, lm_eval, otlp, promptfoo
 from evalcore.runfile.importers import _lm_eval_files as lm_eval_files
 from evalcore.runfile.importers._lean import Lean, inspect_samples, read_lean
-from evalcore.runfile.importers._source import ZIP_MAGIC, ZipArchive, decode_json, load, refused, scrub
+from evalcore.runfile.importers._source import ZIP_MAGIC, ZipArchive, decode_json, json_entries, load, refused, scrub
 from evalcore.runfile.read import MAX_BYTES, read_run_file, run_from_dict
 
 #: How the badge names each tool.
@@ -198,11 +198,7 @@ def _read_lm_eval_zip(
     archive: ZipArchive, entries: list[str], name: str, stamp: common.Stamp, on_progress: Progress | None
 ) -> records.Run:
     """A zip of an lm-evaluation-harness output folder: its one results file and the samples beside it."""
-    runs = []
-    for entry in entries:
-        tree, _ = decode_json(archive.read(entry), name, where=f"{entry}: ")
-        if lm_eval_files.is_results(tree):
-            runs.append((entry, tree))
+    runs = json_entries(archive, entries, name, lm_eval_files.is_results)
     if len(runs) != 1:
         raise lm_eval_files.zip_refused(name, [entry for entry, _ in runs] or entries)
     entry, tree = runs[0]
