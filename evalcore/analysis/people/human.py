@@ -167,10 +167,11 @@ def judge_dimensions(run: Run) -> list[str]:
 
 def rated_dimension(run: Run, metric: str) -> str:
     """The dimension of a rating that ``metric`` is read against (:func:`human_value`): a conversation judge's
-    ``<id>_judge_score`` is its one dimension ``<id>`` (``user_satisfaction``), which people score on the Rate page;
-    any other metric is itself (a dimension, or a judge's mean read as the mean of the rater's scores)."""
+    ``<id>_judge_score`` is its one dimension ``<id>`` (``user_satisfaction``, :data:`CONVERSATION_JUDGES`), which
+    people score on the Rate page; any other metric is itself (a dimension, or a judge's mean read as the mean of
+    the rater's scores: a per-turn judge named after one of its dimensions has others)."""
     own = metric.removesuffix("_" + JUDGE_SCORE)
-    return own if own != metric and own in judge_dimensions(run) else metric
+    return own if own != metric and own in CONVERSATION_JUDGES and own in judge_dimensions(run) else metric
 
 
 def judged_metric(run: Run) -> str | None:
