@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 
 from evalcore.analysis.people.alignment import AlignmentReport, alignment_report, assign_folds, pick_examples
-from evalcore.analysis.people.human import human_value
+from evalcore.analysis.people.human import human_value, rated_dimension
 from evalcore.core.errors import CallFailed, ConfigError
 from evalcore.core.images import text_input
 from evalcore.core.records import Case, Contender, Rating, Result, Run
@@ -148,8 +148,9 @@ def rated_items(run: Run, ratings: list[Rating], metric: str) -> list[Item]:
     """The replies people rated alone that the judge judged, in a stable order (dataset, case, sample, contender)."""
     people: dict[Key, list[float]] = defaultdict(list)
     drawn: dict[Key, bool] = {}
+    dimension = rated_dimension(run, metric)
     for r in ratings:
-        value = human_value(r) if r.b is None else None
+        value = human_value(r, dimension) if r.b is None else None
         if value is not None:
             key = (r.dataset, r.case, r.sample, r.a)
             people[key].append(value)

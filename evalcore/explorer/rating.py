@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from evalcore.analysis.decisions.compare import pair_contenders
+from evalcore.analysis.people import human
 from evalcore.core.conversation import SIMULATED, kind_of, user_of
 from evalcore.core.records import DEMO_RATER, Metric, Rating, Result, Run
 from evalcore.explorer.transcript import ChatMessage, chat_of
@@ -300,7 +301,7 @@ def single_rating(item: QueueItem, rater: str, verdict: str, scores: dict[str, f
 
 def judge_dimensions(run: Run) -> list[str]:
     """The LLM judge's dimensions (metrics described ``judge: NAME, 0..1``), which a single reply is rated on."""
-    return [m.name for m in run.metrics if m.description == f"judge: {m.name}, 0..1"]
+    return human.judge_dimensions(run)
 
 
 def base_candidate_run(base: Run, candidate: Run) -> tuple[Run, list[tuple[str, str]]]:

@@ -4,17 +4,19 @@ of the bundled ``support-chat`` suite, ``evalcore ratings RUN`` reads the Rate p
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
-from evalcore.analysis.people.human import human_value
+from evalcore.analysis.people.human import human_value, rated_dimension
 from evalcore.cli import main
-from evalcore.core.records import Rating
+from evalcore.core.records import Metric, Rating
 from evalcore.explorer import rating
 from evalcore.storage.ratings import add_ratings
 from evalcore.storage.store import Store
+from tests.factories import rated_run
 
 SUITE = Path(__file__).resolve().parents[2] / "data" / "suites" / "support-chat"
 
@@ -63,3 +65,18 @@ def test_a_rating_that_scored_the_metrics_own_dimension_is_read_on_it():
     assert human_value(scored, "knowledge_retention") == 0.0
     assert human_value(scored) == 0.5  # any other metric: the mean of the dimensions
     assert human_value(scored, "judge_score") == 0.5
+
+
+def test_only_a_conversation_judges_mean_is_read_on_its_one_dimension():
+    # A per-turn judge named after one of its two dimensions: its mean is the mean of the rater's scores.
+    metrics = [
+        Metric("helpful", "judge: helpful, 0..1"),
+        Metric("safe", "judge: safe, 0..1"),
+        Metric("helpful_judge_score", "judge: mean of the dimensions"),
+        Metric("user_satisfaction", "judge: user_satisfaction, 0..1"),
+        Metric("user_satisfaction_judge_score", "judge: mean of the dimensions"),
+    ]
+    run = dataclasses.replace(rated_run(), metrics=metrics)
+    assert rated_dimension(run, "user_satisfaction_judge_score") == "user_satisfaction"
+    assert rated_dimension(run, "helpful_judge_score") == "helpful_judge_score"
+    assert rated_dimension(run, "safe") == "safe"

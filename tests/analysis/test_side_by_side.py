@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from evalcore.analysis.people.side_by_side import judged_metrics, judges_side_by_side, side_by_side_rows
 from tests.factories import rated_run, two_judges_run
+from tests.support_chat import rated_support_chat
 
 
 def test_every_judges_metric_is_compared_in_the_runs_order():
@@ -44,3 +47,14 @@ def test_one_row_per_judge_and_contender():
 def test_a_run_with_one_judge_has_one_column():
     run = rated_run()
     assert [j.metric for j in judges_side_by_side(run, run.ratings)] == ["judge_score"]
+
+
+def test_each_conversation_judge_is_corrected_by_the_raters_score_on_its_own_dimension(tmp_path):
+    # Every conversation fully satisfying and retaining nothing: each judge's corrected score is that dimension's.
+    run, ratings = rated_support_chat(tmp_path / "evalcore.db", {"user_satisfaction": 5.0, "knowledge_retention": 1.0})
+    judges = {j.metric: j for j in judges_side_by_side(run, ratings)}
+    assert list(judges) == ["user_satisfaction_judge_score", "knowledge_retention_judge_score"]
+    for metric, people in (("user_satisfaction_judge_score", 1.0), ("knowledge_retention_judge_score", 0.0)):
+        assert {c: m.rated for c, m in judges[metric].corrected.items()} == {c.id: 8 for c in run.contenders}
+        for m in judges[metric].corrected.values():
+            assert m.value == pytest.approx(people), metric  # every conversation rated: the people's mean

@@ -10,11 +10,13 @@ import yaml
 
 from evalcore.analysis.people.alignment import assign_folds
 from evalcore.core.errors import ConfigError
-from evalcore.execution.align import AlignOptions, align_judge, rated_items
+from evalcore.execution.align import AlignOptions, align_judge, chosen_judge, rated_items
 from evalcore.storage.ratings import load_ratings
 from evalcore.storage.store import Store
 from evalcore.suite.loader import load_suite
 from tests.aligning import rated_suite_run
+from tests.support_chat import SUITE as SUPPORT_CHAT
+from tests.support_chat import rated_support_chat
 
 
 @pytest.fixture(autouse=True)
@@ -164,3 +166,14 @@ def test_rejudging_before_asks_the_judge_as_it_is_once_more_per_item(tmp_path, m
     fresh = align_judge(run, ratings, load_suite(suite), AlignOptions(rejudge_before=True))
     assert counting.calls == 20 + 40
     assert fresh.report.before.accuracy.value == stored.report.before.accuracy.value == 0.5
+
+
+def test_a_conversation_judge_is_aligned_to_the_raters_score_on_its_own_dimension(tmp_path):
+    # Fully satisfied, nothing retained: people pass every conversation on satisfaction and fail it on retention.
+    run, ratings = rated_support_chat(tmp_path / "evalcore.db", {"user_satisfaction": 5.0, "knowledge_retention": 1.0})
+    suite = load_suite(SUPPORT_CHAT)
+    for judge, people in (("user_satisfaction", "pass"), ("knowledge_retention", "fail")):
+        _, _, metric = chosen_judge(suite, judge)
+        items = rated_items(run, ratings, metric)
+        assert len(items) == 24
+        assert {i.human for i in items} == {people}, judge

@@ -156,6 +156,22 @@ def human_value(rating: Rating, metric: str | None = None) -> float | None:
 
 #: The judges of a whole conversation, whose metric is their one dimension, in the order one is corrected first.
 CONVERSATION_JUDGES = ("goal_completed", "user_satisfaction", "knowledge_retention")
+#: A judge's mean of its dimensions, ``<id>_judge_score`` under its scorer id when a run has several judges.
+JUDGE_SCORE = "judge_score"
+
+
+def judge_dimensions(run: Run) -> list[str]:
+    """The LLM judges' dimensions (metrics described ``judge: NAME, 0..1``), which people score a single reply on."""
+    return [m.name for m in run.metrics if m.description == f"judge: {m.name}, 0..1"]
+
+
+def rated_dimension(run: Run, metric: str) -> str:
+    """The dimension of a rating that ``metric`` is read against (:func:`human_value`): a conversation judge's
+    ``<id>_judge_score`` is its one dimension ``<id>`` (``user_satisfaction``, :data:`CONVERSATION_JUDGES`), which
+    people score on the Rate page; any other metric is itself (a dimension, or a judge's mean read as the mean of
+    the rater's scores: a per-turn judge named after one of its dimensions has others)."""
+    own = metric.removesuffix("_" + JUDGE_SCORE)
+    return own if own != metric and own in CONVERSATION_JUDGES and own in judge_dimensions(run) else metric
 
 
 def judged_metric(run: Run) -> str | None:
@@ -278,11 +294,11 @@ def _metric_values(run: Run, metric: str) -> dict[tuple[str, str, int, str], flo
 
 def judge_on_singles(run: Run, singles: Sequence[Rating], metric: str) -> Agreement | None:
     """The judged ``metric`` against people's ratings of single replies, on the replies both scored (None: none)."""
-    judge = _metric_values(run, metric)
+    judge, dimension = _metric_values(run, metric), rated_dimension(run, metric)
     both = [
         (judge[key], value)
         for r in singles
-        if (key := (r.dataset, r.case, r.sample, r.a)) in judge and (value := human_value(r, metric)) is not None
+        if (key := (r.dataset, r.case, r.sample, r.a)) in judge and (value := human_value(r, dimension)) is not None
     ]
     if not both:
         return None
@@ -301,10 +317,10 @@ def corrected_scores(run: Run, singles: Sequence[Rating], metric: str) -> dict[s
 
     Only ratings of randomly drawn replies count (``random``); several raters of one reply are averaged.
     """
-    judge = _metric_values(run, metric)
+    judge, dimension = _metric_values(run, metric), rated_dimension(run, metric)
     people: dict[tuple[str, str, int, str], list[float]] = defaultdict(list)
     for r in singles:
-        value = human_value(r, metric)
+        value = human_value(r, dimension)
         if r.random and value is not None and (r.dataset, r.case, r.sample, r.a) in judge:
             people[(r.dataset, r.case, r.sample, r.a)].append(value)
     out = {}

@@ -17,12 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalcore.analysis.people.agreement import Agreement
-from evalcore.analysis.people.human import corrected_scores, judge_on_singles
+from evalcore.analysis.people.human import JUDGE_SCORE, corrected_scores, judge_on_singles
 from evalcore.analysis.people.ppi import CorrectedMean
 from evalcore.core.records import Rating, Run
-
-#: A judged metric's name: an ``llm_judge``'s mean of its dimensions, under its scorer id when there are several.
-JUDGE_SCORE = "judge_score"
 
 
 @dataclass
