@@ -14,6 +14,12 @@ from evalcore.runfile.write import run_to_dict
 from tests.factories import make_run
 
 
+@pytest.fixture(autouse=True)
+def _made_afresh() -> None:
+    """Every test makes its structs itself: a struct an earlier test (or an import) cached would hide a wrong one."""
+    struct_of.cache_clear()
+
+
 def _result(**changes: Any) -> dict[str, Any]:
     scored = next(r for r in run_to_dict(make_run())["results"] if r["status"] == "scored")
     return {**scored, **changes}
