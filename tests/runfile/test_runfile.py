@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.jsonschema import json_schema
-from evalcore.runfile.read import read_run_file, run_from_dict
+from evalcore.runfile.read import invalid, read_run_file, run_from_dict, validate_run_dict
 from evalcore.runfile.write import dump_run, run_to_dict, write_run_file
 from tests.factories import make_run, valid_runs
 from tests.runfile.violations import RULES, Mutation, set_at
@@ -254,6 +254,51 @@ def test_problems_are_capped_with_a_count() -> None:
         r["attempts"] = 0
     problems = _problems(d)
     assert len(problems) == 1001 and problems[-1] == "… and 200 more problems"
+
+
+def test_an_uppercase_unpaired_surrogate_escape_is_refused_naming_where() -> None:
+    text = dump_run(make_run()).decode().replace('"raw":"', '"raw":"\\uD800', 1)
+    assert _problems(text.encode())[0].startswith("results.0.raw: string holds an unpaired UTF-16 surrogate")
+
+
+def test_an_unpaired_surrogate_escape_in_a_key_is_refused_naming_the_key() -> None:
+    text = dump_run(make_run()).decode().replace('"metadata":{', '"metadata":{"\\udc00":1,', 1)
+    (problem,) = _problems(text.encode())
+    assert problem == "cases.0.metadata.\udc00: key holds an unpaired UTF-16 surrogate escape (\\ud800-\\udfff)"
+
+
+def test_invalid_utf8_after_a_leading_newline_is_placed_on_line_two() -> None:
+    assert _problems(b'\n{"a": "\xff"}') == ["line 2, byte 8: invalid UTF-8 (invalid start byte: b'\\xff')"]
+
+
+def test_json_nested_too_deeply_for_the_parser_is_refused() -> None:
+    assert _problems(b"[" * 100_000 + b"]" * 100_000) == ["(file): invalid JSON: nested too deeply"]
+
+
+@pytest.mark.parametrize(("raw", "what"), [(b"true", "a boolean"), (b"null", "null")])
+def test_top_level_true_or_null_is_named(raw: bytes, what: str) -> None:
+    assert _problems(raw) == [f"(top level): expected a JSON object (got {what})"]
+
+
+@pytest.mark.parametrize("key", ["format", "schema_version"])
+def test_a_missing_format_or_schema_version_is_named_missing(key: str) -> None:
+    d = _valid()
+    del d[key]
+    (problem,) = _problems(d)
+    assert problem.startswith(f"{key}: ") and "(missing)" in problem
+
+
+@pytest.mark.parametrize(
+    ("count", "last"), [(1000, "p999"), (1001, "… and 1 more problem"), (1002, "… and 2 more problems")]
+)
+def test_the_problem_list_is_cut_at_1000_with_the_rest_counted(count: int, last: str) -> None:
+    problems = invalid("f.json", [f"p{i}" for i in range(count)]).problems
+    assert len(problems) == min(count, 1001) and problems[-1] == last
+
+
+def test_a_validated_run_file_model_is_converted_to_its_run() -> None:
+    run = make_run()
+    assert run_from_dict(validate_run_dict(run_to_dict(run))) == run_from_dict(run_to_dict(run))
 
 
 # --- writing -------------------------------------------------------------------------------------
