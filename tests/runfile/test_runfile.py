@@ -301,6 +301,19 @@ def test_a_validated_run_file_model_is_converted_to_its_run() -> None:
     assert run_from_dict(validate_run_dict(run_to_dict(run))) == run_from_dict(run_to_dict(run))
 
 
+def test_a_schema_version_that_is_no_integer_is_not_told_to_upgrade() -> None:
+    d = _valid()
+    d["schema_version"] = "1"
+    (problem,) = _problems(d)
+    assert problem.startswith("schema_version: ") and problem.endswith('(got "1")')
+
+
+@pytest.mark.parametrize("read", [run_from_dict, validate_run_dict])
+def test_a_parsed_run_file_given_no_name_is_called_run_file(read: Any) -> None:
+    with pytest.raises(RunFileError, match="^run file: not a valid evalcore run file"):
+        read({"format": "other"})
+
+
 # --- writing -------------------------------------------------------------------------------------
 
 
