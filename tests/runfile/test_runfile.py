@@ -6,6 +6,7 @@ import gzip
 import json
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -312,6 +313,48 @@ def test_a_schema_version_that_is_no_integer_is_not_told_to_upgrade() -> None:
 def test_a_parsed_run_file_given_no_name_is_called_run_file(read: Any) -> None:
     with pytest.raises(RunFileError, match="^run file: not a valid evalcore run file"):
         read({"format": "other"})
+
+
+def test_a_plain_file_over_the_cap_is_named_and_its_size_not_called_decompressed(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_bytes(dump_run(make_run()))
+    with pytest.raises(RunFileError) as caught:
+        read_run_file(path, max_bytes=100)
+    assert str(caught.value).startswith(f"{path}: not a valid evalcore run file")
+    assert caught.value.problems == ["(file): size exceeds the limit of 100 bytes"]
+
+
+def test_a_file_of_exactly_the_cap_is_read() -> None:
+    data = dump_run(make_run())
+    assert read_run_file(data, max_bytes=len(data)) == read_run_file(data)
+
+
+def test_a_missing_file_is_named_with_the_reason_alone(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.json"
+    with pytest.raises(RunFileError) as caught:
+        read_run_file(path)
+    assert str(caught.value) == f"{path}: cannot read the file: No such file or directory"
+
+
+def test_an_unnamed_run_file_is_called_by_its_path_or_run_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(b"[]")
+    for source, called in [(path, str(path)), (b"[]", "run file")]:
+        with pytest.raises(RunFileError) as caught:
+            read_run_file(source)
+        assert str(caught.value).startswith(f"{called}: not a valid evalcore run file")
+
+
+def test_a_gzip_bomb_is_refused_without_being_decompressed_whole() -> None:
+    bomb = gzip.compress(b" " * (64 << 20))
+    tracemalloc.start()
+    try:
+        with pytest.raises(RunFileError, match="decompressed size exceeds"):
+            read_run_file(bomb, max_bytes=1 << 20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
 
 
 # --- writing -------------------------------------------------------------------------------------
