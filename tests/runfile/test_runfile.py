@@ -6,6 +6,7 @@ import gzip
 import json
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from evalcore.core import records
 from evalcore.core.errors import RunFileError
 from evalcore.runfile.jsonschema import json_schema
-from evalcore.runfile.read import read_run_file, run_from_dict
+from evalcore.runfile.read import invalid, read_run_file, run_from_dict, validate_run_dict
 from evalcore.runfile.write import dump_run, run_to_dict, write_run_file
 from tests.factories import make_run, valid_runs
 from tests.runfile.violations import RULES, Mutation, set_at
@@ -254,6 +255,106 @@ def test_problems_are_capped_with_a_count() -> None:
         r["attempts"] = 0
     problems = _problems(d)
     assert len(problems) == 1001 and problems[-1] == "… and 200 more problems"
+
+
+def test_an_uppercase_unpaired_surrogate_escape_is_refused_naming_where() -> None:
+    text = dump_run(make_run()).decode().replace('"raw":"', '"raw":"\\uD800', 1)
+    assert _problems(text.encode())[0].startswith("results.0.raw: string holds an unpaired UTF-16 surrogate")
+
+
+def test_an_unpaired_surrogate_escape_in_a_key_is_refused_naming_the_key() -> None:
+    text = dump_run(make_run()).decode().replace('"metadata":{', '"metadata":{"\\udc00":1,', 1)
+    (problem,) = _problems(text.encode())
+    assert problem == "cases.0.metadata.\udc00: key holds an unpaired UTF-16 surrogate escape (\\ud800-\\udfff)"
+
+
+def test_invalid_utf8_after_a_leading_newline_is_placed_on_line_two() -> None:
+    assert _problems(b'\n{"a": "\xff"}') == ["line 2, byte 8: invalid UTF-8 (invalid start byte: b'\\xff')"]
+
+
+def test_json_nested_too_deeply_for_the_parser_is_refused() -> None:
+    assert _problems(b"[" * 100_000 + b"]" * 100_000) == ["(file): invalid JSON: nested too deeply"]
+
+
+@pytest.mark.parametrize(("raw", "what"), [(b"true", "a boolean"), (b"null", "null")])
+def test_top_level_true_or_null_is_named(raw: bytes, what: str) -> None:
+    assert _problems(raw) == [f"(top level): expected a JSON object (got {what})"]
+
+
+@pytest.mark.parametrize("key", ["format", "schema_version"])
+def test_a_missing_format_or_schema_version_is_named_missing(key: str) -> None:
+    d = _valid()
+    del d[key]
+    (problem,) = _problems(d)
+    assert problem.startswith(f"{key}: ") and "(missing)" in problem
+
+
+@pytest.mark.parametrize(
+    ("count", "last"), [(1000, "p999"), (1001, "… and 1 more problem"), (1002, "… and 2 more problems")]
+)
+def test_the_problem_list_is_cut_at_1000_with_the_rest_counted(count: int, last: str) -> None:
+    problems = invalid("f.json", [f"p{i}" for i in range(count)]).problems
+    assert len(problems) == min(count, 1001) and problems[-1] == last
+
+
+def test_a_validated_run_file_model_is_converted_to_its_run() -> None:
+    run = make_run()
+    assert run_from_dict(validate_run_dict(run_to_dict(run))) == run_from_dict(run_to_dict(run))
+
+
+def test_a_schema_version_that_is_no_integer_is_not_told_to_upgrade() -> None:
+    d = _valid()
+    d["schema_version"] = "1"
+    (problem,) = _problems(d)
+    assert problem.startswith("schema_version: ") and problem.endswith('(got "1")')
+
+
+@pytest.mark.parametrize("read", [run_from_dict, validate_run_dict])
+def test_a_parsed_run_file_given_no_name_is_called_run_file(read: Any) -> None:
+    with pytest.raises(RunFileError, match="^run file: not a valid evalcore run file"):
+        read({"format": "other"})
+
+
+def test_a_plain_file_over_the_cap_is_named_and_its_size_not_called_decompressed(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_bytes(dump_run(make_run()))
+    with pytest.raises(RunFileError) as caught:
+        read_run_file(path, max_bytes=100)
+    assert str(caught.value).startswith(f"{path}: not a valid evalcore run file")
+    assert caught.value.problems == ["(file): size exceeds the limit of 100 bytes"]
+
+
+def test_a_file_of_exactly_the_cap_is_read() -> None:
+    data = dump_run(make_run())
+    assert read_run_file(data, max_bytes=len(data)) == read_run_file(data)
+
+
+def test_a_missing_file_is_named_with_the_reason_alone(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.json"
+    with pytest.raises(RunFileError) as caught:
+        read_run_file(path)
+    assert str(caught.value) == f"{path}: cannot read the file: No such file or directory"
+
+
+def test_an_unnamed_run_file_is_called_by_its_path_or_run_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(b"[]")
+    for source, called in [(path, str(path)), (b"[]", "run file")]:
+        with pytest.raises(RunFileError) as caught:
+            read_run_file(source)
+        assert str(caught.value).startswith(f"{called}: not a valid evalcore run file")
+
+
+def test_a_gzip_bomb_is_refused_without_being_decompressed_whole() -> None:
+    bomb = gzip.compress(b" " * (64 << 20))
+    tracemalloc.start()
+    try:
+        with pytest.raises(RunFileError, match="decompressed size exceeds"):
+            read_run_file(bomb, max_bytes=1 << 20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
 
 
 # --- writing -------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 from evalcore.runfile.write import run_to_dict
 from tests.factories import make_run
 from tests.runfile.test_runfile_pairwise import with_verdicts
+from tests.runfile.test_runfile_ratings import with_ratings
 
 
 def valid() -> dict[str, Any]:
@@ -74,6 +75,17 @@ def add_contender(contender_id: str) -> Mutation:
 
     def mutate(d: dict[str, Any]) -> None:
         d["contenders"].append(dict(copy.deepcopy(d["contenders"][0]), id=contender_id))
+
+    return mutate
+
+
+def on_ratings(mutation: Mutation) -> Mutation:
+    """``mutation`` applied to a minimal valid file of schema version 3 (people's ratings) instead."""
+
+    def mutate(d: dict[str, Any]) -> None:
+        d.clear()
+        d.update(run_to_dict(with_ratings(make_run(3, 4))))
+        mutation(d)
 
     return mutate
 
@@ -203,6 +215,24 @@ RULES: list[tuple[str, Mutation, str, str]] = [
         on_verdicts(lambda d: d["pairwise"].append(dict(d["pairwise"][0]))),
         "pairwise.2",
         "duplicate comparison: already at pairwise.0",
+    ),
+    (
+        "rating of an unknown case",
+        on_ratings(set_at("ratings.2.case", "vague/999")),
+        "ratings.2.case",
+        "is not a (dataset, id) in cases[]",
+    ),
+    (
+        "rating of an unanswered sample",
+        on_ratings(set_at("ratings.2.sample", 7)),
+        "ratings.2.sample",
+        "has no reply by",
+    ),
+    (
+        "duplicate rating",
+        on_ratings(lambda d: d["ratings"].append(dict(d["ratings"][2]))),
+        "ratings.3",
+        "duplicate rating: already at ratings.2",
     ),
     (
         "unknown verdict outcome",
