@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from evalcore.analysis.decisions.gate import FAIL, PASS, WARN, evaluate, gate_of
+from evalcore.analysis.decisions.gate import DEFAULT_GATE_TEXT, FAIL, PASS, WARN, GateError, evaluate, gate_of
 from tests.factories import binary_run
 
 
@@ -29,12 +29,16 @@ def test_a_bare_minimum_on_errors_cost_or_time_is_a_ceiling_and_a_score_one_a_fl
 
 def test_a_minimum_on_a_value_nothing_scored_fails_at_its_level_and_says_so() -> None:
     cand = binary_run("cand", {"m": [None] * 5})
-    gate = gate_of({"minimum": {"score": 0.5, "field_accuracy": {"min": 0.5, "level": "warn"}}})
+    gate = gate_of({"minimum": {"score": 0.5, "field_accuracy": {"min": 0.5, "level": "warn"}, "cost": 0.001}})
     by = {c.name: c for c in evaluate(cand, gate).checks}
-    for name, status in (("score", FAIL), ("field_accuracy", WARN)):
+    for name, limit, status in (
+        ("score", "≥ 50.0%", FAIL),
+        ("field_accuracy", "≥ 50.0%", WARN),
+        ("cost", "≤ $0.001", FAIL),
+    ):
         check = by[name]
         assert math.isnan(check.value)
-        assert (check.kind, check.scope, check.limit, check.status) == ("minimum", "all", "≥ 50.0%", status)
+        assert (check.kind, check.scope, check.limit, check.status) == ("minimum", "all", limit, status)
         assert check.detail == "no value: nothing scored"
 
 
@@ -102,3 +106,23 @@ def test_a_relative_regression_from_a_baseline_of_zero_is_infinite_when_it_rises
 def test_an_unchanged_score_is_no_worse_by_plus_zero_never_minus_zero() -> None:
     report = evaluate(binary_run("cand", {"m": [1] * 10}), None, baseline=binary_run("base", {"m": [1] * 10}))
     assert [math.copysign(1.0, c.value) for c in report.checks] == [1.0, 1.0]
+
+
+def test_a_gate_naming_a_dataset_or_name_the_run_lacks_is_refused_saying_what_it_has() -> None:
+    cand = binary_run("cand", {"m": [1] * 5})
+    with pytest.raises(GateError, match=r"^gate: minimum\.datasets names 'nope'; the datasets are tax$"):
+        evaluate(cand, gate_of({"minimum": {"datasets": {"nope": {"score": 0.5}}}}))
+    with pytest.raises(GateError, match=r"cannot check 'tokens':"):
+        evaluate(cand, gate_of({"minimum": {"tokens": 1, "datasets": {"tax": {"score": 0.5}}}}))
+
+
+def test_an_explicit_gate_is_not_called_the_default_gate() -> None:
+    report = evaluate(binary_run("cand", {"m": [1] * 5}), gate_of({"minimum": {"score": 0.5}}))
+    assert DEFAULT_GATE_TEXT not in report.notes
+
+
+def test_with_several_contenders_and_none_named_the_top_ranked_is_judged_and_the_notes_say_so() -> None:
+    cand = binary_run("cand", {"a": [0] * 3 + [1] * 2, "b": [1] * 5})
+    report = evaluate(cand, gate_of({"minimum": {"score": 0.5}}))
+    assert report.contender == "b"
+    assert "run cand: judging its top-ranked contender b (choose another with --contender)" in report.notes
