@@ -126,3 +126,26 @@ def test_with_several_contenders_and_none_named_the_top_ranked_is_judged_and_the
     report = evaluate(cand, gate_of({"minimum": {"score": 0.5}}))
     assert report.contender == "b"
     assert "run cand: judging its top-ranked contender b (choose another with --contender)" in report.notes
+
+
+def test_an_error_rate_at_the_ceiling_passes_and_one_above_a_warn_ceiling_warns() -> None:
+    cand = binary_run("cand", {"m": [None] + [1] * 19})
+    (at,) = evaluate(cand, gate_of({"errors": {"max_rate": 0.05}})).checks
+    assert (at.status, at.detail) == (PASS, "error rate: errors / results")
+    (above,) = evaluate(cand, gate_of({"errors": {"max_rate": 0.01, "level": "warn"}})).checks
+    assert above.status == WARN
+
+
+def test_per_dataset_minimums_listed_first_still_leave_the_overall_ones_checked() -> None:
+    cand = binary_run("cand", {"m": [0] * 5 + [1] * 5})
+    gate = gate_of({"minimum": {"datasets": {"tax": {"score": 0.4}}, "score": 0.9}})
+    by = {(c.name, c.scope): c.status for c in evaluate(cand, gate).checks}
+    assert by == {("score", "all"): FAIL, ("score", "tax"): PASS}
+
+
+def test_a_named_contender_is_judged_without_a_note_and_an_unknown_one_lists_the_run_s() -> None:
+    cand = binary_run("cand", {"a": [1] * 5, "b": [1] * 5})
+    report = evaluate(cand, gate_of({"minimum": {"score": 0.5}}), contender="a")
+    assert report.contender == "a" and report.notes == []
+    with pytest.raises(GateError, match=r"^run cand has no contender 'x'; it has a, b$"):
+        evaluate(cand, gate_of({"minimum": {"score": 0.5}}), contender="x")
