@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from evalcore.analysis.decisions.gate import DEFAULT_GATE_TEXT, FAIL, PASS, WARN, GateError, evaluate, gate_of
+from evalcore.analysis.decisions.gate import FAIL, PASS, WARN, GateError, evaluate, gate_of
 from tests.factories import binary_run
 
 
@@ -116,9 +116,9 @@ def test_a_gate_naming_a_dataset_or_name_the_run_lacks_is_refused_saying_what_it
         evaluate(cand, gate_of({"minimum": {"tokens": 1, "datasets": {"tax": {"score": 0.5}}}}))
 
 
-def test_an_explicit_gate_is_not_called_the_default_gate() -> None:
+def test_an_explicit_gate_on_a_run_of_one_contender_has_no_note() -> None:
     report = evaluate(binary_run("cand", {"m": [1] * 5}), gate_of({"minimum": {"score": 0.5}}))
-    assert DEFAULT_GATE_TEXT not in report.notes
+    assert report.notes == []
 
 
 def test_with_several_contenders_and_none_named_the_top_ranked_is_judged_and_the_notes_say_so() -> None:
