@@ -48,3 +48,14 @@ def test_ranking_an_empty_table_gives_an_empty_ranked_table() -> None:
     ranked = rank(_table({"contender": "a"}).iloc[:0], {}, METRICS)
     assert ranked.empty
     assert {"wscore", "rank", "best", "best_value", "few_cases"} <= set(ranked.columns)
+
+
+def test_best_value_is_still_chosen_beside_a_row_with_nothing_scored_and_best_is_a_true_or_false_column() -> None:
+    rows = _table(
+        {"contender": "a", "score": 0.8, "cost": 0.002},
+        {"contender": "b", "score": 0.79, "cost": 0.001},
+        {"contender": "c", "score": float("nan"), "scored": 0, "errors": 40},
+    )
+    ranked = rank(rows, {}, METRICS).set_index("contender")
+    assert ranked["best_value"].to_dict() == {"a": False, "b": True, "c": False}
+    assert ranked["best"].dtype == bool and ranked["best"].to_dict() == {"a": True, "b": False, "c": False}
