@@ -64,8 +64,10 @@ TARGETS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tests/analysis/**/test_compare.py",
             "tests/analysis/**/test_guardrails.py",
             "tests/analysis/**/test_outcomes.py",
+            "tests/analysis/**/test_gate_*.py",
         ),
     ),
+    ("evalcore/analysis/**/leaderboard.py", ("tests/analysis/**/test_leaderboard*.py",)),
 )
 
 
