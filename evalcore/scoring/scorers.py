@@ -298,6 +298,11 @@ REFERENCE: dict[str, ReferenceUse] = {
     "classification": ReferenceUse(False),
     "llm_judge": ReferenceUse(False, option="reference", value="none"),
     "numbers": ReferenceUse(True),
+    # A conversation's scorers read its case's goal or final state and its transcript: a traced call has neither.
+    "goal_completed": ReferenceUse(False),
+    "turns": ReferenceUse(False),
+    "user_satisfaction": ReferenceUse(False),
+    "knowledge_retention": ReferenceUse(False),
 }
 #: The attribute a custom scorer (``module:Class``) sets to True to say it never reads the expected answer.
 REFERENCE_FREE_ATTRIBUTE = "reference_free"

@@ -292,8 +292,17 @@ def test_yaml_is_only_ever_read_with_safe_load():
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "yaml":
                 calls.setdefault(node.attr, set()).add(name)
-    assert set(calls) <= {"safe_load", "YAMLError", "compose", "MappingNode", "SequenceNode", "ScalarNode"}, calls
-    assert calls["safe_load"] == {"evalcore/suite/loader.py", "evalcore/suite/cases.py"}
+    assert set(calls) <= {
+        "safe_load",
+        "safe_dump",
+        "YAMLError",
+        "compose",
+        "MappingNode",
+        "SequenceNode",
+        "ScalarNode",
+    }, calls
+    # The suite and its cases, and an aligned judge's examples file (``llm_judge``'s ``examples:``).
+    assert calls["safe_load"] == {"evalcore/suite/loader.py", "evalcore/suite/cases.py", "evalcore/scoring/judge.py"}
 
 
 def test_only_the_suite_code_loader_imports_code_and_only_the_module_the_config_names():
